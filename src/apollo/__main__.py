@@ -1,0 +1,3 @@
+from apollo.cli.entry import main
+
+main()

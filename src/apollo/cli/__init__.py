@@ -1,0 +1,1 @@
+"""The ``apollo`` command line: thin wrappers over the library, one module per command family."""

@@ -1,0 +1,119 @@
+"""What every command shares: options, the resolved environment, output, and error handling.
+
+Exit codes: 0 done, 1 error, 2 usage, 3 confirmation required, 4 refused. Errors print one
+line (what, where, what to do); ``-v`` adds the traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+
+from apollo.errors import EXIT_ERROR, ApolloError
+
+T = TypeVar("T")
+
+WorkspaceOpt = Annotated[
+    Path | None,
+    typer.Option("--workspace", "-w", help="OpenClaw workspace [default: $OPENCLAW_WORKSPACE_DIR or ~/.openclaw/workspace]",
+                 show_default=False),
+]
+StateDirOpt = Annotated[
+    Path | None,
+    typer.Option("--state-dir", help="OpenClaw state dir [default: $OPENCLAW_STATE_DIR or ~/.openclaw]", show_default=False),
+]
+AgentOpt = Annotated[str, typer.Option("--agent", help="Agent id whose sessions to use.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable JSON on stdout, nothing else.")]
+LangOpt = Annotated[
+    str | None, typer.Option("--lang", help="Report language: zh or en [default: config, else locale, else zh]",
+                             show_default=False),
+]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print only the essential line.")]
+VerboseOpt = Annotated[bool, typer.Option("--verbose", "-v", help="More detail; tracebacks on errors.")]
+FormatOpt = Annotated[
+    str, typer.Option("--format", "-f", help="Transcript format: auto, openclaw, claude-code, openai, jsonl, markdown.")
+]
+
+
+@dataclass
+class Env:
+    """The resolved environment of one command: paths, config, language and output mode."""
+
+    paths: Any
+    config: Any
+    lang: str
+    json: bool = False
+    quiet: bool = False
+    verbose: bool = False
+
+    @property
+    def workspace(self) -> Path:
+        return self.paths.workspace
+
+    def out(self, text: str = "") -> None:
+        """Human output; suppressed in --json mode so stdout stays machine-readable."""
+        if not self.json:
+            print(text)
+
+    def info(self, text: str) -> None:
+        """Secondary human output: hidden by -q and by --json."""
+        if not self.json and not self.quiet:
+            print(text)
+
+    def emit(self, data: Any) -> None:
+        """The JSON document of a --json run."""
+        print(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+
+
+def make_env(*, workspace: Path | None = None, state_dir: Path | None = None, agent: str | None = None,
+             json_out: bool = False, lang: str | None = None, quiet: bool = False, verbose: bool = False) -> Env:
+    from apollo import config as config_mod
+    from apollo.workspace import Paths, resolve_lang
+
+    paths = Paths.resolve(workspace, state_dir, agent)
+    config = config_mod.load(paths.workspace)
+    return Env(paths, config, resolve_lang(lang, config), json_out, quiet, verbose)
+
+
+def warn(text: str) -> None:
+    print(text, file=sys.stderr)
+
+
+def run(action: Callable[[], T], *, verbose: bool = False) -> T:
+    """Run a command body; turn every failure into one clear line and the right exit code."""
+    try:
+        return action()
+    except ApolloError as exc:
+        if verbose:
+            traceback.print_exc()
+        print(f"apollo: {exc.line()}", file=sys.stderr)
+        raise typer.Exit(exc.exit_code) from None
+    except typer.Exit:
+        raise
+    except KeyboardInterrupt:
+        print("apollo: interrupted; nothing further was changed", file=sys.stderr)
+        raise typer.Exit(130) from None
+    except OSError as exc:
+        if verbose:
+            traceback.print_exc()
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"apollo: {where}{exc.strerror or exc}", file=sys.stderr)
+        raise typer.Exit(EXIT_ERROR) from None
+    except Exception as exc:  # noqa: BLE001 - last resort: one line, never a traceback unless -v
+        if verbose:
+            traceback.print_exc()
+        print(f"apollo: internal error: {type(exc).__name__}: {exc} (rerun with -v for details)", file=sys.stderr)
+        raise typer.Exit(EXIT_ERROR) from None
+
+
+def not_built(feature: str, issue: int) -> None:
+    """Commands whose issue has not landed say so plainly and fail; none pretends to work."""
+    print(f"apollo: {feature} is not built yet (tracked in issue #{issue})", file=sys.stderr)
+    raise typer.Exit(EXIT_ERROR)

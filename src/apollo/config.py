@@ -1,0 +1,144 @@
+"""Layered TOML configuration: built-in defaults, then the user's file, then the workspace's.
+
+The defaults file doubles as the schema: a key the defaults do not have, or a value of
+another type, is an error that names the file, the line and the key, because a typo in a
+cleaner's configuration must never silently fall back to a default.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from apollo.errors import ConfigError
+
+DEFAULT_SOURCE = "default"
+
+
+def user_config_path() -> Path:
+    """``~/.config/apollo/config.toml`` (platformdirs), or ``$APOLLO_CONFIG`` when set."""
+    override = os.environ.get("APOLLO_CONFIG")
+    if override:
+        return Path(override)
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir("apollo")) / "config.toml"
+
+
+def workspace_config_path(workspace: Path) -> Path:
+    return workspace / ".apollo" / "config.toml"
+
+
+@dataclass
+class Config:
+    """The merged configuration and, for each dotted key, the file it came from."""
+
+    values: dict[str, Any]
+    sources: dict[str, str] = field(default_factory=dict)
+
+    def get(self, dotted: str) -> Any:
+        node: Any = self.values
+        for part in dotted.split("."):
+            node = node[part]
+        return node
+
+    def section(self, name: str) -> dict[str, Any]:
+        return self.values[name]
+
+    def source_of(self, dotted: str) -> str:
+        return self.sources.get(dotted, DEFAULT_SOURCE)
+
+    def flat(self) -> list[tuple[str, Any, str]]:
+        """(dotted key, value, source) for every leaf, in file order."""
+        rows: list[tuple[str, Any, str]] = []
+
+        def walk(prefix: str, node: dict[str, Any]) -> None:
+            for key, value in node.items():
+                dotted = f"{prefix}{key}"
+                if isinstance(value, dict):
+                    walk(f"{dotted}.", value)
+                else:
+                    rows.append((dotted, value, self.source_of(dotted)))
+
+        walk("", self.values)
+        return rows
+
+
+def _defaults() -> dict[str, Any]:
+    text = resources.files("apollo.data").joinpath("defaults.toml").read_text(encoding="utf-8")
+    return tomllib.loads(text)
+
+
+def _line_of(text: str, key: str) -> int | None:
+    """Best-effort line number of ``key = ...`` in a TOML text, for error messages."""
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if stripped.startswith(f"{key} ") or stripped.startswith(f"{key}="):
+            return number
+    return None
+
+
+def _same_type(default: Any, value: Any) -> bool:
+    if isinstance(default, bool) or isinstance(value, bool):
+        return isinstance(default, bool) and isinstance(value, bool)
+    if isinstance(default, (int, float)) and isinstance(value, (int, float)):
+        return isinstance(default, float) or isinstance(value, int)
+    return type(default) is type(value)
+
+
+def _merge(base: dict[str, Any], layer: dict[str, Any], *, path: Path, text: str, prefix: str,
+           sources: dict[str, str]) -> None:
+    for key, value in layer.items():
+        dotted = f"{prefix}{key}"
+        if key not in base:
+            known = ", ".join(sorted(base)) or "none"
+            raise ConfigError(
+                f"unknown key '{dotted}'",
+                where=f"{path}:{_line_of(text, key) or '?'}",
+                hint=f"known keys here: {known}",
+            )
+        default = base[key]
+        if isinstance(default, dict):
+            if not isinstance(value, dict):
+                raise ConfigError(f"'{dotted}' must be a table", where=f"{path}:{_line_of(text, key) or '?'}")
+            _merge(default, value, path=path, text=text, prefix=f"{dotted}.", sources=sources)
+            continue
+        if not _same_type(default, value):
+            raise ConfigError(
+                f"'{dotted}' must be {type(default).__name__}, got {type(value).__name__} {value!r}",
+                where=f"{path}:{_line_of(text, key) or '?'}",
+            )
+        base[key] = float(value) if isinstance(default, float) else value
+        sources[dotted] = str(path)
+
+
+def _read_layer(path: Path) -> tuple[dict[str, Any], str]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"not UTF-8 text ({exc.reason})", where=str(path)) from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read ({exc.strerror})", where=str(path)) from None
+    try:
+        return tomllib.loads(text), text
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"not valid TOML: {exc}", where=str(path), hint="fix the file or move it away") from None
+
+
+def load(workspace: Path | None = None, *, extra_layers: list[Path] | None = None) -> Config:
+    """Defaults, then the user file, then ``<workspace>/.apollo/config.toml``; later wins."""
+    values = _defaults()
+    sources: dict[str, str] = {}
+    layers = [user_config_path()]
+    if workspace is not None:
+        layers.append(workspace_config_path(workspace))
+    layers.extend(extra_layers or [])
+    for path in layers:
+        if path.is_file():
+            layer, text = _read_layer(path)
+            _merge(values, layer, path=path, text=text, prefix="", sources=sources)
+    return Config(values, sources)

@@ -1,0 +1,58 @@
+"""Errors that carry the CLI exit code, so library and CLI agree on what went wrong.
+
+Exit codes (everywhere): 0 done, 1 error, 2 usage, 3 confirmation required (nothing
+changed), 4 refused (permission, protected path, lock held).
+"""
+
+from __future__ import annotations
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+EXIT_CONFIRM = 3
+EXIT_REFUSED = 4
+
+
+class ApolloError(Exception):
+    """A failure the user can act on: what went wrong, where, and what to do."""
+
+    exit_code = EXIT_ERROR
+
+    def __init__(self, what: str, *, where: str | None = None, hint: str | None = None):
+        super().__init__(what)
+        self.what = what
+        self.where = where
+        self.hint = hint
+
+    def line(self) -> str:
+        """The one line the CLI prints."""
+        parts = [self.what]
+        if self.where:
+            parts[0] = f"{self.where}: {self.what}"
+        if self.hint:
+            parts.append(self.hint)
+        return " — ".join(parts)
+
+
+class UsageError(ApolloError):
+    exit_code = EXIT_USAGE
+
+
+class ConfigError(ApolloError):
+    """A configuration file that cannot be used; names the file, line and key."""
+
+
+class ConfirmationRequired(ApolloError):
+    """Nothing was changed because the user has not confirmed yet."""
+
+    exit_code = EXIT_CONFIRM
+
+
+class Refused(ApolloError):
+    """Not allowed: permission, protected path, lock held, wrong actor."""
+
+    exit_code = EXIT_REFUSED
+
+
+class InputError(ApolloError):
+    """Input that cannot be read at all (a file that is not a transcript, a missing path)."""

@@ -1,0 +1,107 @@
+"""One in-memory model for every transcript format.
+
+A transcript is a sequence of :class:`Element` (a block of text, thinking, a tool call or
+result, a heartbeat poll or reply, a compaction summary, a metadata entry) with stable ids
+and links. Readers produce elements; writers never rebuild a file from elements: they copy
+the source record by record and apply :class:`Edit` s, so whatever a reader did not
+understand passes through byte for byte.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+
+class Kind(StrEnum):
+    TEXT = "text"
+    THINKING = "thinking"
+    TOOL_CALL = "tool_call"
+    TOOL_RESULT = "tool_result"
+    HEARTBEAT_POLL = "heartbeat_poll"
+    HEARTBEAT_REPLY = "heartbeat_reply"
+    COMPACTION = "compaction_summary"
+    METADATA = "metadata"
+
+
+class Role(StrEnum):
+    USER = "user"
+    ASSISTANT = "assistant"
+    TOOL = "tool"
+    SYSTEM = "system"
+
+
+@dataclass(slots=True)
+class Element:
+    """One unit the filter can keep, shorten or drop.
+
+    ``text`` is the content as the model reads it, with agent wrappers (OpenClaw's
+    ``[Tue 2026-04-07 14:29 GMT+8]`` prefix, ``Sender (untrusted metadata)`` blocks) moved to
+    ``envelope``: those are never content, but they still cost tokens.
+    """
+
+    id: str
+    role: Role
+    kind: Kind
+    text: str
+    index: int = 0
+    tokens: int = 0
+    envelope: str = ""
+    timestamp: str | None = None
+    #: id of the element (or entry) this one follows in the conversation tree
+    parent: str | None = None
+    #: id of the source record (JSONL entry / message) the element was read from
+    record_id: str | None = None
+    #: line number (1-based) of that record in the source file, for messages and warnings
+    line: int | None = None
+    #: tool call id shared by a TOOL_CALL and its TOOL_RESULT
+    call_id: str | None = None
+    tool_name: str | None = None
+    speaker: str | None = None
+    #: False for elements the model no longer sees (off the active branch, before a compaction)
+    in_context: bool = True
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class ReadWarning:
+    """Something wrong with the input that did not stop the read: always with file and line."""
+
+    path: str
+    line: int | None
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line else self.path
+        return f"{where}: {self.message}"
+
+
+@dataclass(slots=True)
+class Transcript:
+    format: str
+    source: Path | None
+    elements: list[Element]
+    warnings: list[ReadWarning] = field(default_factory=list)
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def in_context(self) -> list[Element]:
+        return [e for e in self.elements if e.in_context]
+
+    @property
+    def total_tokens(self) -> int:
+        return sum(e.tokens for e in self.elements if e.in_context)
+
+
+@dataclass(slots=True)
+class Edit:
+    """What a writer does to one element: drop it, or replace its text (a merge or a shortening).
+
+    ``merged_from`` lists the ids of elements this one now stands for (they are dropped).
+    """
+
+    action: str  # "drop" | "replace"
+    text: str | None = None
+    merged_from: list[str] = field(default_factory=list)
+    note: str | None = None

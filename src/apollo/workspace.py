@@ -1,0 +1,94 @@
+"""Where the agent lives: workspace, state dir and agent id, resolved as in SPEC §3.
+
+Workspace: ``--workspace``, else ``$OPENCLAW_WORKSPACE_DIR``, else
+``~/.openclaw/workspace`` (``workspace-<profile>`` when ``$OPENCLAW_PROFILE`` is set).
+State dir: ``--state-dir``, else ``$OPENCLAW_STATE_DIR``, else ``~/.openclaw``.
+"""
+
+from __future__ import annotations
+
+import locale
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from apollo.config import Config
+from apollo.errors import UsageError
+
+DEFAULT_AGENT = "main"
+
+
+def resolve_workspace(explicit: Path | None = None) -> Path:
+    if explicit is not None:
+        return explicit.expanduser().absolute()
+    env = os.environ.get("OPENCLAW_WORKSPACE_DIR")
+    if env:
+        return Path(env).expanduser().absolute()
+    profile = os.environ.get("OPENCLAW_PROFILE")
+    name = f"workspace-{profile}" if profile and profile != "default" else "workspace"
+    return (Path.home() / ".openclaw" / name).absolute()
+
+
+def resolve_state_dir(explicit: Path | None = None) -> Path:
+    if explicit is not None:
+        return explicit.expanduser().absolute()
+    env = os.environ.get("OPENCLAW_STATE_DIR")
+    if env:
+        return Path(env).expanduser().absolute()
+    return (Path.home() / ".openclaw").absolute()
+
+
+def resolve_lang(explicit: str | None, config: Config) -> str:
+    """``--lang``, else the config, else the locale, else Chinese (the seeds' language)."""
+    for candidate in (explicit, config.get("general.lang")):
+        if candidate:
+            if candidate not in ("zh", "en"):
+                raise UsageError(f"unknown language {candidate!r}", hint="use --lang zh or --lang en")
+            return candidate
+    for var in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = os.environ.get(var, "")
+        if value and value not in ("C", "POSIX") and not value.startswith("C."):
+            return "zh" if value.lower().startswith("zh") else "en"
+    try:
+        code = locale.getlocale()[0] or ""
+    except ValueError:
+        code = ""
+    return "en" if code.lower().startswith("en") else "zh"
+
+
+@dataclass(frozen=True)
+class Paths:
+    """Every location Apollo reads or writes for one agent, derived in one place."""
+
+    workspace: Path
+    state_dir: Path
+    agent: str = DEFAULT_AGENT
+
+    @property
+    def agent_dir(self) -> Path:
+        return self.state_dir / "agents" / self.agent
+
+    @property
+    def sessions_dir(self) -> Path:
+        """Legacy JSONL store: ``<state>/agents/<agent>/sessions/``."""
+        return self.agent_dir / "sessions"
+
+    @property
+    def sessions_index(self) -> Path:
+        return self.sessions_dir / "sessions.json"
+
+    @property
+    def sqlite_store(self) -> Path:
+        """OpenClaw 2026.9+ store: ``<state>/agents/<agent>/agent/openclaw-agent.sqlite``."""
+        return self.agent_dir / "agent" / "openclaw-agent.sqlite"
+
+    def in_workspace(self, relative: str) -> Path:
+        return self.workspace / relative
+
+    @classmethod
+    def resolve(cls, workspace: Path | None = None, state_dir: Path | None = None,
+                agent: str | None = None) -> Paths:
+        name = agent or DEFAULT_AGENT
+        if not name or "/" in name or name in (".", ".."):
+            raise UsageError(f"invalid agent id {name!r}", hint="an agent id is a plain name such as 'main'")
+        return cls(resolve_workspace(workspace), resolve_state_dir(state_dir), name)
