@@ -1,0 +1,65 @@
+"""Fixtures shared by every test area.
+
+Every test runs with HOME, XDG_CONFIG_HOME and the OpenClaw variables pointed into its own
+temporary folder, so no test can read or touch the real ~/.openclaw or ~/.config/apollo.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLES = REPO / "examples"
+DEMO_NOW = "2026-11-29T12:00:00+08:00"
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    for var in ("OPENCLAW_WORKSPACE_DIR", "OPENCLAW_STATE_DIR", "OPENCLAW_PROFILE", "APOLLO_CONFIG",
+                "APOLLO_NOW", "APOLLO_ACTOR"):
+        monkeypatch.delenv(var, raising=False)
+    return home
+
+
+@pytest.fixture(scope="session")
+def example_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One fresh build of the bundled example (workspace + state dir), shared read-only."""
+    dest = tmp_path_factory.mktemp("example")
+    subprocess.run([sys.executable, str(EXAMPLES / "make_examples.py"), "--dest", str(dest)], check=True,
+                   capture_output=True)
+    return dest
+
+
+@pytest.fixture
+def example(example_tree: Path, tmp_path: Path) -> Path:
+    """A private, writable copy of the example tree (``workspace/`` and ``openclaw-state/``).
+
+    Copied with symlinks kept as links and mtimes preserved, so time-based rules see the
+    example's ages.
+    """
+    dest = tmp_path / "example"
+    shutil.copytree(example_tree, dest, symlinks=True)
+    return dest
+
+
+@pytest.fixture
+def apollo_cli(monkeypatch: pytest.MonkeyPatch):
+    """Run the real ``apollo`` console script in a subprocess; returns CompletedProcess."""
+
+    def call(*args: str, env: dict[str, str] | None = None, input: str | None = None, cwd: Path | None = None):
+        full_env = dict(os.environ)
+        full_env.update(env or {})
+        exe = Path(sys.executable).parent / "apollo"
+        return subprocess.run([str(exe), *args], capture_output=True, text=True, env=full_env, input=input,
+                              cwd=cwd, timeout=300)
+
+    return call
