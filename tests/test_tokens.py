@@ -36,3 +36,17 @@ def test_exact_counter_is_reported_by_name() -> None:
     assert "o200k" in name
     assert count("hello world") == len(O200K.encode_ordinary("hello world"))
     assert tokens.get_counter("estimate")[0] == "estimate"
+
+
+def test_estimate_within_ten_percent_per_message_on_the_example_sessions(example_tree) -> None:
+    from apollo import transcript
+
+    errors = []
+    for session in sorted((example_tree / "openclaw-state/agents/main/sessions").glob("*.jsonl")):
+        for element in transcript.read(session).elements:
+            text = element.envelope + element.text
+            exact = len(O200K.encode_ordinary(text))
+            if exact:
+                errors.append(abs(tokens.estimate(text) - exact) / exact)
+    assert len(errors) > 300
+    assert sum(errors) / len(errors) <= 0.10

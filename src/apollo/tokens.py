@@ -13,18 +13,25 @@ import functools
 import re
 from collections.abc import Callable
 
-# Calibration constants (see README "Token counting"): tokens per character class.
-_CJK_PER_CHAR = 0.72
-_WORD_BASE = 1.0
-_WORD_EXTRA_PER_CHAR = 1 / 7.5
+# Calibration constants (see README "Token counting"; refit with tools/calibrate_tokens.py --fit):
+# tokens per character class, fitted against o200k_base.
+_CJK_PER_CHAR = 0.7805
+_WORD_BASE = 0.9688
+_WORD_EXTRA_PER_CHAR = 0.0072
+_UPPER_PER_CHAR = 0.3773
 _DIGITS_PER_TOKEN = 3
-_SYMBOL_PER_CHAR = 0.55
+_SYMBOL_PER_CHAR = 0.7886
+_NEWLINE_RUN = 0.7629
+_SPACE_RUN = 0.4032
 
 _TOKEN_CLASSES = re.compile(
     r"(?P<cjk>[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff])"
-    r"|(?P<word>[A-Za-z]+)"
+    r"|(?P<upper>[A-Z]{2,}(?![a-z]))"
+    r"|(?P<word>[A-Za-z][a-z]*)"
     r"|(?P<digits>[0-9]+)"
-    r"|(?P<space>\s+)"
+    r"|(?P<newline>\n[\n ]*)"
+    r"|(?P<spaces>[ \t]{2,})"
+    r"|(?P<space>\s)"
     r"|(?P<symbol>[^\sA-Za-z0-9])"
 )
 
@@ -41,8 +48,14 @@ def estimate(text: str) -> int:
             total += _CJK_PER_CHAR
         elif kind == "word":
             total += _WORD_BASE + max(0, span - 4) * _WORD_EXTRA_PER_CHAR
+        elif kind == "upper":
+            total += span * _UPPER_PER_CHAR
         elif kind == "digits":
             total += -(-span // _DIGITS_PER_TOKEN)
+        elif kind == "newline":
+            total += _NEWLINE_RUN
+        elif kind == "spaces":
+            total += _SPACE_RUN
         elif kind == "symbol":
             total += _SYMBOL_PER_CHAR
     return max(1, round(total))
