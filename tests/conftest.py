@@ -14,9 +14,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
-EXAMPLES = REPO / "examples"
-DEMO_NOW = "2026-11-29T12:00:00+08:00"
+from constants import EXAMPLES
 
 
 @pytest.fixture(autouse=True)
@@ -63,3 +61,9 @@ def apollo_cli(monkeypatch: pytest.MonkeyPatch):
                               cwd=cwd, timeout=300)
 
     return call
+
+
+# --- Real agent loaders (issue #3; see tests/realclient/support.py) --------------------------------
+# pi_validate / pi_replay run our output through the real pi-coding-agent 0.73.1; openclaw_cli runs
+# the real openclaw 2026.9.6 (Node 24) offline. Installed into .cache/node/ on first use.
+from realclient.support import openclaw_cli, pi_package, pi_replay, pi_validate  # noqa: E402, F401

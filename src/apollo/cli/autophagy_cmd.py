@@ -1,16 +1,315 @@
-"""``apollo autophagy``: tiered destructive cleanup behind plans, confirmation, snapshots and a log."""
+"""``apollo autophagy``: tiered destructive cleanup behind plans, confirmation, snapshots and a log.
+
+A thin layer over :mod:`apollo.autophagy.api`. Exit codes: 0 done (or nothing to do), 1 error,
+2 usage, 3 confirmation required (nothing was changed), 4 refused (sub-agent, lock held,
+OpenClaw running).
+"""
 
 from __future__ import annotations
 
+import sys
+from typing import Annotated, Any
+
 import typer
 
-from apollo.cli.common import not_built
+from apollo.cli.common import (
+    AgentOpt,
+    Env,
+    JsonOpt,
+    LangOpt,
+    QuietOpt,
+    StateDirOpt,
+    VerboseOpt,
+    WorkspaceOpt,
+    make_env,
+    run,
+)
+from apollo.errors import ConfirmationRequired
 
 app = typer.Typer(help="autophagy: tiered cleanup with confirmation, snapshot, restore and log.",
                   no_args_is_help=True)
 
+ActorOpt = Annotated[str | None, typer.Option(
+    "--as", help="Who is asking: main or subagent [default: $APOLLO_ACTOR, else main]. A sub-agent may run "
+                 "only status and small.", show_default=False)]
+
+
+def _env(workspace: Any, state_dir: Any, agent: str, json_out: bool, lang: str | None, quiet: bool = False,
+         verbose: bool = False) -> Env:
+    return make_env(workspace=workspace, state_dir=state_dir, agent=agent, json_out=json_out, lang=lang,
+                    quiet=quiet, verbose=verbose)
+
+
+def _console():
+    from rich.console import Console
+
+    return Console(highlight=False)
+
+
+def _interactive(env: Env) -> bool:
+    return not env.json and sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def _finish(env: Env, result: dict[str, Any]) -> None:
+    from apollo.autophagy.report import report
+
+    if env.json:
+        env.emit(dict(result))
+    else:
+        env.out(report(result, env.lang))
+
+
+def _nothing(env: Env, tier: str) -> None:
+    if env.json:
+        env.emit({"tier": tier, "deleted": [], "skipped": [], "snapshot": None, "log": None})
+    else:
+        env.out("没有需要清理的内容。" if env.lang == "zh" else "Nothing to clean.")
+
+
+def _need_confirmation(env: Env, plan: Any, hint_zh: str, hint_en: str) -> None:
+    """Print the plan (JSON for machines) and stop with exit code 3: nothing was changed."""
+    from apollo.autophagy.report import plan_text
+
+    hint = hint_zh if env.lang == "zh" else hint_en
+    if env.json:
+        env.emit(plan.to_public(env.lang))
+    else:
+        env.out(plan_text(plan, env.lang, confirm_hint=hint))
+    raise ConfirmationRequired("nothing was changed: confirmation required", hint=hint)
+
 
 @app.command("status")
-def status() -> None:
-    """What each tier would remove (read-only)."""
-    not_built("autophagy status", 6)
+def status(workspace: WorkspaceOpt = None, state_dir: StateDirOpt = None, agent: AgentOpt = "main",
+           json_out: JsonOpt = False, lang: LangOpt = None, actor: ActorOpt = None,
+           verbose: VerboseOpt = False) -> None:
+    """What each tier would remove (count, size, examples), what is kept, snapshots, last log entry.
+
+    Read-only. With --json: {"workspace", "state_dir", "agent", "tiers": {"small"|"medium"|"large":
+    {"risk", "count", "bytes", "kinds", "examples", "suggested"}}, "protected", "notes", "tasks",
+    "snapshots", "last_log"}.
+    """
+
+    def action() -> None:
+        from apollo.autophagy import api
+        from apollo.autophagy.report import status_text
+
+        api.resolve_actor(actor)
+        env = _env(workspace, state_dir, agent, json_out, lang, verbose=verbose)
+        data = api.status(env.paths, env.config)
+        if env.json:
+            env.emit(data)
+        else:
+            env.out(status_text(data, env.lang))
+
+    run(action, verbose=verbose)
+
+
+@app.command("small")
+def small(yes: Annotated[bool, typer.Option("--yes", "-y", help="The user asked for it: run without asking "
+                                             "(for agents passing the user's request on).")] = False,
+          workspace: WorkspaceOpt = None, state_dir: StateDirOpt = None, agent: AgentOpt = "main",
+          json_out: JsonOpt = False, lang: LangOpt = None, actor: ActorOpt = None, quiet: QuietOpt = False,
+          verbose: VerboseOpt = False) -> None:
+    """Tier 1 🟢: temp files, bytecode, caches, build output, backups, old logs, heartbeat-log
+    entries older than 30 days.
+
+    On a terminal: shows the plan and asks y/N. --yes: runs at once. Without a terminal and
+    without --yes: changes nothing, prints the plan and exits 3. Every run takes a snapshot first.
+    """
+
+    def action() -> None:
+        from apollo.autophagy import api
+
+        who = api.resolve_actor(actor)
+        env = _env(workspace, state_dir, agent, json_out, lang, quiet, verbose)
+        operator = "子代理（转达用户请求）" if who == "subagent" else "用户确认"
+        if yes:
+            plan, result = api.run_now(env.paths, env.config, "small", actor=who, lang=env.lang,
+                                       operator=operator if who == "subagent" else "代理转达用户请求（--yes）")
+            if result is None:
+                _nothing(env, "small")
+            else:
+                _finish(env, result)
+            return
+        plan = api.plan(env.paths, env.config, "small", actor=who)
+        if not plan.items:
+            _nothing(env, "small")
+            return
+        if not _interactive(env):
+            _need_confirmation(env, plan, "未确认，没有任何改动。确认后运行：apollo autophagy small --yes",
+                               "Nothing was changed. To run it: apollo autophagy small --yes")
+        from rich.prompt import Confirm
+
+        from apollo.autophagy.report import plan_text
+
+        console = _console()
+        env.out(plan_text(plan, env.lang))
+        if not Confirm.ask("确认删除以上内容？" if env.lang == "zh" else "Remove these?", default=False,
+                           console=console):
+            raise ConfirmationRequired("nothing was changed: not confirmed")
+        _finish(env, api.execute(env.paths, env.config, plan.plan_id, actor=who, lang=env.lang, operator=operator))
+
+    run(action, verbose=verbose)
+
+
+def _ids(values: list[str] | None) -> list[str]:
+    return [part.strip() for value in values or [] for part in value.replace(",", " ").split() if part.strip()]
+
+
+@app.command("medium")
+def medium(select: Annotated[list[str] | None, typer.Option(
+               "--select", help="Only these item IDs (repeatable, or comma-separated); suggestions included.",
+               show_default=False)] = None,
+           include_suggested: Annotated[bool, typer.Option(
+               "--include-suggested", help="Also remove the suggested (superseded) memory entries.")] = False,
+           confirm: Annotated[str | None, typer.Option(
+               "--confirm", metavar="PLAN_ID", help="Execute exactly this plan.", show_default=False)] = None,
+           workspace: WorkspaceOpt = None, state_dir: StateDirOpt = None, agent: AgentOpt = "main",
+           json_out: JsonOpt = False, lang: LangOpt = None, actor: ActorOpt = None, quiet: QuietOpt = False,
+           verbose: VerboseOpt = False) -> None:
+    """Tier 2 🟡: corrupted files, broken symlinks, memory entries marked outdated, expired reminders.
+
+    Without --confirm: writes a plan (.autophagy/plans/<id>.json, valid 30 minutes), prints it and
+    exits 3 (on a terminal it asks). --confirm PLAN_ID executes exactly that plan; --select limits it.
+    Main agent only.
+    """
+
+    def action() -> None:
+        from apollo.autophagy import api
+
+        who = api.resolve_actor(actor)
+        env = _env(workspace, state_dir, agent, json_out, lang, quiet, verbose)
+        chosen = _ids(select)
+        if confirm:
+            _finish(env, api.execute(env.paths, env.config, confirm, chosen or None, actor=who,
+                                     include_suggested=include_suggested, lang=env.lang))
+            return
+        plan = api.plan(env.paths, env.config, "medium", actor=who)
+        if not plan.items:
+            _nothing(env, "medium")
+            return
+        extra = "".join(f" --select {i}" for i in chosen) + (" --include-suggested" if include_suggested else "")
+        command = f"apollo autophagy medium --confirm {plan.plan_id}{extra}"
+        if not _interactive(env):
+            _need_confirmation(env, plan, f"未确认，没有任何改动。确认（30 分钟内）：{command}",
+                               f"Nothing was changed. To confirm (within 30 minutes): {command}")
+        from rich.prompt import Prompt
+
+        from apollo.autophagy.report import plan_text
+
+        console = _console()
+        env.out(plan_text(plan, env.lang))
+        answer = Prompt.ask("删除哪些？all = 全部（不含建议），或输入 ID，回车 = 不删" if env.lang == "zh" else
+                            "Remove which? all = every item (no suggestions), or IDs; Enter = none",
+                            default="", console=console).strip()
+        if not answer or answer.lower() in ("n", "no", "none"):
+            raise ConfirmationRequired("nothing was changed: not confirmed")
+        ids = None if answer.lower() in ("all", "y", "yes") else _ids([answer])
+        _finish(env, api.execute(env.paths, env.config, plan.plan_id, ids or chosen or None, actor=who,
+                                 include_suggested=include_suggested, lang=env.lang))
+
+    run(action, verbose=verbose)
+
+
+@app.command("large")
+def large(confirm: Annotated[str | None, typer.Option(
+              "--confirm", metavar="PLAN_ID", help="First confirmation: the plan id.", show_default=False)] = None,
+          confirm_phrase: Annotated[str | None, typer.Option(
+              "--confirm-phrase", help="Second confirmation: type 确认大自噬.", show_default=False)] = None,
+          workspace: WorkspaceOpt = None, state_dir: StateDirOpt = None, agent: AgentOpt = "main",
+          json_out: JsonOpt = False, lang: LangOpt = None, actor: ActorOpt = None, quiet: QuietOpt = False,
+          verbose: VerboseOpt = False) -> None:
+    """Tier 3 🔴: the agent's whole conversation context (session transcripts, sessions.json, the
+    SQLite session store). Needs both --confirm PLAN_ID and --confirm-phrase 确认大自噬; either
+    alone changes nothing. Refused while OpenClaw runs. Never automatic; main agent only.
+    """
+
+    def action() -> None:
+        from apollo.autophagy import api
+        from apollo.autophagy.rules import load
+
+        who = api.resolve_actor(actor)
+        env = _env(workspace, state_dir, agent, json_out, lang, quiet, verbose)
+        phrase = load(env.config).data.large.phrase
+        if confirm and confirm_phrase:
+            _finish(env, api.execute(env.paths, env.config, confirm, phrase=confirm_phrase, actor=who, lang=env.lang))
+            return
+        if confirm:
+            raise ConfirmationRequired("nothing was changed: the second confirmation is missing",
+                                       hint=f"add --confirm-phrase {phrase}")
+        plan = api.plan(env.paths, env.config, "large", actor=who)
+        if not plan.items:
+            _nothing(env, "large")
+            return
+        command = f"apollo autophagy large --confirm {plan.plan_id} --confirm-phrase {phrase}"
+        if not _interactive(env) or confirm_phrase:
+            _need_confirmation(env, plan, f"未确认，没有任何改动。这会清空全部会话上下文，只有快照可以找回。确认：{command}",
+                               f"Nothing was changed. This wipes the whole conversation context; only the snapshot "
+                               f"can bring it back. To confirm: {command}")
+        from rich.prompt import Prompt
+
+        from apollo.autophagy.report import plan_text
+
+        console = _console()
+        env.out(plan_text(plan, env.lang))
+        first = Prompt.ask("第一次确认：输入计划 ID" if env.lang == "zh" else "First confirmation: type the plan id",
+                           default="", console=console).strip()
+        if first != plan.plan_id:
+            raise ConfirmationRequired("nothing was changed: the plan id was not confirmed")
+        second = Prompt.ask(f"第二次确认：输入 {phrase}" if env.lang == "zh" else f"Second confirmation: type {phrase}",
+                            default="", console=console).strip()
+        _finish(env, api.execute(env.paths, env.config, plan.plan_id, phrase=second, actor=who, lang=env.lang))
+
+    run(action, verbose=verbose)
+
+
+@app.command("restore")
+def restore(snapshot: Annotated[str, typer.Argument(metavar="SNAPSHOT", help="Snapshot name (see `snapshots`) or "
+                                                    "its path.", show_default=False)],
+            dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would be restored; change nothing.")] = False,
+            workspace: WorkspaceOpt = None, state_dir: StateDirOpt = None, agent: AgentOpt = "main",
+            json_out: JsonOpt = False, lang: LangOpt = None, actor: ActorOpt = None,
+            verbose: VerboseOpt = False) -> None:
+    """Put a snapshot's files back, byte for byte. Never overwrites a file (except one that still
+    holds exactly what autophagy left there), never follows a symlink, refuses escaping paths."""
+
+    def action() -> None:
+        from apollo.autophagy import api
+        from apollo.autophagy.report import restore_text
+
+        who = api.resolve_actor(actor)
+        env = _env(workspace, state_dir, agent, json_out, lang, verbose=verbose)
+        data = api.restore(env.paths, env.config, snapshot, dry_run, actor=who, lang=env.lang)
+        if env.json:
+            env.emit(data)
+        else:
+            env.out(restore_text(data, env.lang))
+
+    run(action, verbose=verbose)
+
+
+@app.command("snapshots")
+def snapshots(purge: Annotated[bool, typer.Option("--purge", help="Remove snapshots older than the retention "
+                                                  "(7 days, by the manifest's time).")] = False,
+              workspace: WorkspaceOpt = None, state_dir: StateDirOpt = None, agent: AgentOpt = "main",
+              json_out: JsonOpt = False, lang: LangOpt = None, actor: ActorOpt = None,
+              verbose: VerboseOpt = False) -> None:
+    """List the snapshots with their expiry; --purge removes the expired ones now."""
+
+    def action() -> None:
+        from apollo.autophagy import api
+        from apollo.autophagy.report import snapshots_text
+
+        who = api.resolve_actor(actor)
+        env = _env(workspace, state_dir, agent, json_out, lang, verbose=verbose)
+        purged = None
+        if purge:
+            api.require_main(who, "autophagy snapshots --purge")
+            purged = [str(p) for p in api.purge_expired_snapshots(env.paths, env.config)]
+        listing = api.snapshots(env.paths, env.config)
+        if env.json:
+            env.emit({"snapshots": listing, **({"purged": purged} if purged is not None else {})})
+        else:
+            env.out(snapshots_text(listing, purged, env.lang))
+
+    run(action, verbose=verbose)

@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
+import sys
+
 
 def main() -> None:
+    if sys.argv[1:2] == ["heartbeat"]:
+        # Runs every 30 minutes: answered without importing typer/rich when the options are plain.
+        from apollo.integration.heartbeat import fast_main
+
+        code = fast_main(sys.argv[2:])
+        if code is not None:
+            sys.exit(code)
     from apollo.cli.app import app
 
     app()

@@ -2,27 +2,254 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Annotated
+
 import typer
 
-from apollo.cli.common import not_built
+from apollo.cli.common import (
+    AgentOpt,
+    FormatOpt,
+    JsonOpt,
+    LangOpt,
+    QuietOpt,
+    StateDirOpt,
+    VerboseOpt,
+    WorkspaceOpt,
+    make_env,
+    run,
+    warn,
+)
 
 app = typer.Typer(help="renal: classify, check and filter the context without destroying anything.",
                   no_args_is_help=True)
 
 
+_CATEGORY_STYLE = {"decision": "bold green", "preference": "bold cyan", "task": "bold yellow",
+                   "question": "bold magenta", "process": "", "noise": "dim"}
+
+
 @app.command("classify")
-def classify() -> None:
-    """Classify every element of a transcript."""
-    not_built("renal classify", 4)
+def classify(
+    input_path: Annotated[Path, typer.Argument(metavar="INPUT", help="Transcript file (any supported format, or an "
+                                               "OpenClaw .sqlite store).", show_default=False)],
+    fmt: FormatOpt = "auto",
+    only: Annotated[list[str] | None, typer.Option(
+        "--only", help="Table: show only this category (repeatable): decision, preference, task, question, "
+                       "process, noise.", show_default=False)] = None,
+    json_out: JsonOpt = False,
+    workspace: WorkspaceOpt = None,
+    verbose: VerboseOpt = False,
+) -> None:
+    """Classify every element of a transcript: category, action, confidence and the reason.
+
+    Categories: decision, preference, task, question (kept while current), process, noise.
+    Actions: keep, compress, drop, confirm (uncertain: never dropped without you).
+    With --json: {"messages": [{"id", "category", "action", "confidence", "reason", ...}], "summary": {...}},
+    one message per element, in order.
+    """
+
+    def action() -> None:
+        from apollo.renal.classify import CATEGORIES, classify_path
+
+        unknown = sorted(set(only or ()) - set(CATEGORIES))
+        if unknown:
+            from apollo.errors import UsageError
+
+            raise UsageError(f"unknown category {', '.join(unknown)}", hint=f"use one of: {', '.join(CATEGORIES)}")
+        env = make_env(workspace=workspace, json_out=json_out, verbose=verbose)
+        result = classify_path(input_path, fmt, env.config)
+        for warning in result.summary["warnings"]:
+            warn(f"apollo: warning: {warning}")
+        if env.json:
+            env.emit({"messages": [v.to_dict() for v in result.verdicts], "summary": result.summary})
+            return
+        _print_classification(result, set(only or CATEGORIES))
+
+    run(action, verbose=verbose)
+
+
+def _print_classification(result, shown: set[str]) -> None:  # noqa: ANN001 - apollo.renal.classify.ClassifyResult
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    summary = result.summary
+    table = Table(title=f"apollo renal classify · {summary['format']}", show_lines=False, expand=True)
+    table.add_column("#", justify="right", no_wrap=True)
+    table.add_column("who", no_wrap=True)
+    table.add_column("category", no_wrap=True)
+    table.add_column("action", no_wrap=True)
+    table.add_column("conf", justify="right", no_wrap=True)
+    table.add_column("text  ·  reason", ratio=1)
+    for index, (element, verdict) in enumerate(zip(result.transcript.elements, result.verdicts, strict=True), 1):
+        if verdict.category not in shown:
+            continue
+        text = escape(" ".join((element.text or f"[{element.kind.value}]").split()))
+        status = "" if verdict.status == "current" else f" ({verdict.status})"
+        style = _CATEGORY_STYLE[verdict.category]
+        who = element.role.value if element.kind.value == "text" else element.kind.value.replace("_", " ")
+        table.add_row(str(index), who, f"[{style}]{verdict.category}[/]" if style else verdict.category,
+                      verdict.action + status, f"{verdict.confidence:.2f}",
+                      f"{text[:160]}{'…' if len(text) > 160 else ''}\n[dim]{escape(verdict.reason)}[/]")
+    console = Console()
+    console.print(table)
+    keep = summary["keep"]
+    balance = summary["balance"]
+    console.print(
+        f"{summary['elements']} elements · {summary['tokens']} tokens ({summary['counter']}) · "
+        f"density {summary['density']:.0%} · estimated saving {summary['estimated_saving']:.0%}\n"
+        f"keep: {keep['decisions']} decision(s), {keep['preferences']} preference(s), {keep['active_tasks']} active "
+        f"task(s), {keep['open_questions']} open question(s) · {summary['confirmations']} repeated confirmation(s) · "
+        f"{summary['needs_confirmation']} to confirm · balance {balance['icon']}",
+        highlight=False,
+    )
 
 
 @app.command("check")
-def check() -> None:
-    """Measure the current context (the heartbeat check)."""
-    not_built("renal check", 4)
+def check(
+    input_path: Annotated[Path | None, typer.Argument(
+        metavar="[INPUT]", help="Transcript to measure [default: the agent's current session, else today's "
+                                "memory/YYYY-MM-DD.md in the workspace].", show_default=False)] = None,
+    fmt: FormatOpt = "auto",
+    no_write: Annotated[bool, typer.Option("--no-write", help="Do not write .renal/filter-state.json.")] = False,
+    json_out: JsonOpt = False,
+    lang: LangOpt = None,
+    workspace: WorkspaceOpt = None,
+    state_dir: StateDirOpt = None,
+    agent: AgentOpt = "main",
+    quiet: QuietOpt = False,
+    verbose: VerboseOpt = False,
+) -> None:
+    """Measure the context (the heartbeat check): tokens, density, confirmations, tasks, topics, balance.
+
+    Filtering is needed when two or more thresholds are exceeded (renal.token_threshold,
+    renal.density_threshold, renal.confirmation_threshold). Writes <workspace>/.renal/filter-state.json
+    and ends with the heartbeat line: 🫘 上下文正常 / 🫘 上下文需过滤（节省X%） (-q prints only that line).
+    """
+
+    def action() -> None:
+        import sys
+
+        from apollo.renal import check as check_mod
+
+        env = make_env(workspace=workspace, state_dir=state_dir, agent=agent, json_out=json_out, lang=lang,
+                       quiet=quiet, verbose=verbose)
+        if sys.stderr.isatty() and not env.json and not env.quiet:
+            from rich.console import Console
+
+            with Console(stderr=True).status("checking the context…") as status:
+                result = check_mod.check(env.paths, env.config, input_path, fmt,
+                                         progress=lambda n: status.update(f"checking the context… {n:,} elements"))
+        else:
+            result = check_mod.check(env.paths, env.config, input_path, fmt)
+        state_path = None if no_write else check_mod.write_state(env.paths, result)
+        line = check_mod.heartbeat_line(result, env.lang)
+        if env.json:
+            env.emit({**result.to_state(), "state_file": str(state_path) if state_path else None, "heartbeat": line})
+            return
+        if not env.quiet:
+            env.out(check_mod.render_report(result, env.lang))
+            if state_path is not None:
+                env.out(f"{'状态已写入' if env.lang == 'zh' else 'state written to'} {state_path}")
+            env.out()
+        env.out(line)
+
+    run(action, verbose=verbose)
 
 
 @app.command("filter")
-def filter_() -> None:
-    """Filter a transcript: keep what matters, concentrate repetition, drop noise."""
-    not_built("renal filter", 5)
+def filter_(
+    input_path: Annotated[Path, typer.Argument(metavar="INPUT", help="Transcript file (or an OpenClaw .sqlite store).",
+                                               show_default=False)],
+    fmt: FormatOpt = "auto",
+    output: Annotated[Path | None, typer.Option(
+        "--output", "-o", help="Where to write the result [default: <input>.filtered<ext> next to the input, "
+                               "never over an existing file].", show_default=False)] = None,
+    keep_ratio: Annotated[float | None, typer.Option(
+        "--keep-ratio", help="Fit into this share of the tokens (0-1]: noise first, then redundancy, then the "
+                             "least informative process; must-keep last.", show_default=False)] = None,
+    budget: Annotated[int | None, typer.Option("--budget", help="Fit into this many tokens (like --keep-ratio).",
+                                               show_default=False)] = None,
+    mode: Annotated[str, typer.Option("--mode", help="rewrite: a filtered copy in the input's format; compact: "
+                                                     "append one native compaction entry (OpenClaw/pi only).")] = "rewrite",
+    in_place: Annotated[bool, typer.Option("--in-place", help="--mode compact: append to the session itself "
+                                                              "(refused if it changes while Apollo reads it).")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Report only: write nothing, no snapshot.")] = False,
+    json_out: JsonOpt = False,
+    lang: LangOpt = None,
+    workspace: WorkspaceOpt = None,
+    quiet: QuietOpt = False,
+    verbose: VerboseOpt = False,
+) -> None:
+    """Filter a transcript: keep what matters, concentrate repetition, drop noise, report the saving.
+
+    Non-destructive: the input is never changed (except `--mode compact --in-place`, which only
+    appends one entry). The important content is snapshotted to <workspace>/.renal/snapshots/ first.
+    """
+
+    def action() -> None:
+        from apollo.renal import report as report_mod
+        from apollo.renal.filter import filter_path
+
+        env = make_env(workspace=workspace, json_out=json_out, lang=lang, quiet=quiet, verbose=verbose)
+        result = filter_path(input_path, fmt, env.config, keep_ratio=keep_ratio, budget=budget, mode=mode,
+                             output=output, dry_run=dry_run, workspace=workspace,
+                             lang=env.lang if lang or env.config.get("general.lang") else None, in_place=in_place)
+        for warning in result.report["warnings"]:
+            warn(f"apollo: warning: {warning}")
+        if env.json:
+            env.emit(result.report)
+            return
+        if env.quiet:
+            env.out(str(result.output_path) if result.output_path else report_mod.render(result.report, env.lang))
+            return
+        env.out(report_mod.render(result.report, result.report["lang"]))
+
+    run(action, verbose=verbose)
+
+
+@app.command("report")
+def report(
+    input_path: Annotated[Path, typer.Argument(metavar="INPUT", help="Transcript file (any format, or an OpenClaw "
+                                                                     ".sqlite store).", show_default=False)],
+    html: Annotated[Path | None, typer.Option(
+        "--html", help="Where to write the page [default: ./<input name>.renal-report.html]; an earlier Apollo "
+                       "report there is replaced, any other file is refused.", show_default=False)] = None,
+    fmt: FormatOpt = "auto",
+    keep_ratio: Annotated[float | None, typer.Option(
+        "--keep-ratio", help="Show the filter fitting this share of the tokens (as `renal filter --keep-ratio`).",
+        show_default=False)] = None,
+    budget: Annotated[int | None, typer.Option("--budget", help="Show the filter fitting this many tokens.",
+                                               show_default=False)] = None,
+    json_out: JsonOpt = False,
+    lang: LangOpt = None,
+    workspace: WorkspaceOpt = None,
+    quiet: QuietOpt = False,
+    verbose: VerboseOpt = False,
+) -> None:
+    """Write one self-contained HTML page of what the filter would do: the timeline by category, what is
+    kept, merged and dropped (and why), tokens before and after, the balance over time, the must-keep list.
+
+    Read-only: it runs the filter as a dry run. The page works offline (no network, no CDN).
+    """
+
+    def action() -> None:
+        from apollo.renal.html_report import default_html_path, write_report
+
+        env = make_env(workspace=workspace, json_out=json_out, lang=lang, quiet=quiet, verbose=verbose)
+        destination = html if html is not None else default_html_path(input_path)
+        made = write_report(input_path, destination, fmt, env.config, keep_ratio=keep_ratio, budget=budget,
+                            workspace=workspace,
+                            lang=env.lang if lang or env.config.get("general.lang") else None)
+        for warning in made.report["warnings"]:
+            warn(f"apollo: warning: {warning}")
+        if env.json:
+            env.emit({"html": str(made.output), "elements": len(made.data["elements"]),
+                      "report": made.report})
+            return
+        env.out(str(made.output) if env.quiet else
+                f"{made.output}  ({len(made.data['elements']):,} elements, saving {made.report['saving']:.0%}; "
+                f"open it in a browser)")
+
+    run(action, verbose=verbose)

@@ -2,14 +2,148 @@
 
 from __future__ import annotations
 
+from collections import Counter as Tally
+from pathlib import Path
+from typing import Annotated, Any
+
 import typer
 
-from apollo.cli.common import not_built
+from apollo.cli.common import (
+    AgentOpt,
+    FormatOpt,
+    JsonOpt,
+    StateDirOpt,
+    VerboseOpt,
+    WorkspaceOpt,
+    make_env,
+    run,
+    warn,
+)
 
 app = typer.Typer(help="Read transcripts in every supported format.", no_args_is_help=True)
 
+PathArg = Annotated[Path | None, typer.Argument(
+    help="Transcript file (or an OpenClaw .sqlite store). Default: the agent's current session.",
+    show_default=False)]
+SessionOpt = Annotated[str | None, typer.Option("--session", "-s",
+                                                help="Session id (or unique prefix) instead of the current one.")]
+AllOpt = Annotated[bool, typer.Option("--all", "-a",
+                                      help="Also list elements the model no longer sees (other branches, "
+                                           "before a compaction).")]
+CounterOpt = Annotated[str, typer.Option("--counter", help="Token counter: estimate or exact.")]
+
+
+def _source(path: Path | None, session: str | None, env: Any) -> Any:
+    from apollo.transcript import discovery, openclaw_sqlite
+
+    if path is None:
+        return discovery.current_session(env.paths, session)
+    if session is not None or path.suffix == ".sqlite":
+        return openclaw_sqlite.resolve_ref(path, session)
+    return path
+
+
+def _totals(transcript: Any, count: Any) -> dict[str, Any]:
+    in_context = transcript.in_context()
+    by_kind: Tally[str] = Tally()
+    by_role: Tally[str] = Tally()
+    for element in in_context:
+        by_kind[str(element.kind)] += element.tokens
+        by_role[str(element.role)] += element.tokens
+    return {
+        "elements": len(transcript.elements),
+        "in_context": len(in_context),
+        "tokens": transcript.total_tokens,
+        "tokens_all": sum(e.tokens for e in transcript.elements),
+        "envelope_tokens": sum(count(e.envelope) for e in in_context if e.envelope),
+        "by_kind": dict(by_kind.most_common()),
+        "by_role": dict(by_role.most_common()),
+        "warnings": len(transcript.warnings),
+        "counter": transcript.meta.get("counter"),
+    }
+
+
+def _preview(text: str, width: int = 72) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
 
 @app.command("show")
-def show() -> None:
-    """The elements of a transcript with kinds, roles and token counts."""
-    not_built("transcript show", 3)
+def show(
+    path: PathArg = None,
+    fmt: FormatOpt = "auto",
+    session: SessionOpt = None,
+    agent: AgentOpt = "main",
+    workspace: WorkspaceOpt = None,
+    state_dir: StateDirOpt = None,
+    json_out: JsonOpt = False,
+    show_all: AllOpt = False,
+    counter: CounterOpt = "estimate",
+    verbose: VerboseOpt = False,
+) -> None:
+    """The elements of a transcript with kinds, roles and token counts, and the session's totals.
+
+    Without PATH, the agent's most recently active session (sessions.json or the SQLite store).
+    """
+
+    def body() -> None:
+        from apollo import transcript as transcripts
+        from apollo.tokens import get_counter
+
+        env = make_env(workspace=workspace, state_dir=state_dir, agent=agent, json_out=json_out, verbose=verbose)
+        source = _source(path, session, env)
+        transcript = transcripts.read(source, fmt, counter=counter)
+        for warning in transcript.warnings:
+            warn(f"warning: {warning}")
+        shown = transcript.elements if show_all else transcript.in_context()
+        totals = _totals(transcript, get_counter(counter)[1])
+        if env.json:
+            env.emit({
+                "source": str(source),
+                "format": transcript.format,
+                "elements": [_element_json(e) for e in shown],
+                "totals": totals,
+                "warnings": [{"file": w.path, "line": w.line, "message": w.message} for w in transcript.warnings],
+            })
+            return
+        _print_table(source, transcript, shown, totals)
+
+    run(body, verbose=verbose)
+
+
+def _element_json(element: Any) -> dict[str, Any]:
+    return {
+        "id": element.id, "index": element.index, "role": str(element.role), "kind": str(element.kind),
+        "tokens": element.tokens, "in_context": element.in_context, "text": element.text,
+        "envelope": element.envelope, "timestamp": element.timestamp, "parent": element.parent,
+        "line": element.line, "call_id": element.call_id, "tool_name": element.tool_name,
+        "speaker": element.speaker,
+    }
+
+
+def _print_table(source: Any, transcript: Any, shown: list[Any], totals: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    table = Table(title=f"{source} ({transcript.format})", title_justify="left")
+    widths = {"#": len(str(len(shown))), "id": min(12, max((len(e.id) for e in shown), default=2)), "role": 9,
+              "kind": max((len(str(e.kind)) for e in shown), default=4), "tokens": 6}
+    text_width = max(16, console.width - sum(widths.values()) - 3 * (len(widths) + 1) - 1)
+    for column, width in widths.items():
+        table.add_column(column, justify="right" if column in ("#", "tokens") else "left", no_wrap=True,
+                         min_width=width, max_width=width, overflow="ellipsis")
+    table.add_column("text", no_wrap=True, overflow="ellipsis", max_width=text_width)
+    for element in shown:
+        style = None if element.in_context else "dim"
+        text = _preview(element.text, text_width) if not element.tool_name or element.kind == "tool_result" \
+            else f"{element.tool_name} {_preview(element.text, text_width)}"
+        table.add_row(str(element.index), element.id, str(element.role), str(element.kind),
+                      str(element.tokens), text if element.in_context else "(out of context) " + text, style=style)
+    console.print(table)
+    kinds = ", ".join(f"{kind} {tokens}" for kind, tokens in totals["by_kind"].items())
+    console.print(f"{totals['in_context']} of {totals['elements']} elements in context, "
+                  f"{totals['tokens']} tokens ({totals['counter']}), of which {totals['envelope_tokens']} "
+                  f"in envelopes; by kind: {kinds or 'none'}")
+    if totals["warnings"]:
+        console.print(f"{totals['warnings']} warning(s) on stderr")

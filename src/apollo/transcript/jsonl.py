@@ -32,7 +32,7 @@ class ConversationJsonl(TranscriptFormat):
     def sniff(self, path: Path, head: bytes) -> bool:
         first = head.split(b"\n", 1)[0].strip()
         record = _parse(first) if first else None
-        return bool(record) and "text" in record and "role" in record and "type" not in record
+        return record is not None and "text" in record and "role" in record and "type" not in record
 
     def iter_elements(self, path: Path, warnings: list[ReadWarning], count: Counter) -> Iterator[Element]:
         index = 0

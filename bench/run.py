@@ -1,0 +1,358 @@
+"""``make bench``: every figure is a ratio against a reference measured in the same run.
+
+Absolute times on a shared 2-core machine mean little; a ratio against something every machine
+has (orjson parsing the same file, ``find`` walking the same tree, the interpreter starting)
+travels. Each measurement runs in its own process, reference and subject alternate so that a
+burst of load hits both, and the median of the repeats is used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import shutil
+import sys
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from bench import generate
+from bench.find_patterns import find_argv
+from bench.measure import ComponentMissing, Run, RunFailed, Series, run_process
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "bench" / "out"
+RESULTS = ROOT / "bench" / "results.json"
+DOCS = ROOT / "docs" / "bench.md"
+
+SESSION_SIZES = [("1 MB", 1_000_000), ("10 MB", 10_000_000), ("50 MB", 50_000_000)]
+WORKSPACE_SIZES = [("10k files", 10_000), ("100k files", 100_000)]
+#: a day of a busy agent's session: what a heartbeat every 30 minutes really checks
+HEARTBEAT_SESSION_BYTES = 200_000
+SEED = 20261129
+#: once the subject's measured runs took this long, no more repeats of that comparison
+SUBJECT_BUDGET_SECONDS = 45.0
+NOT_BUILT = "n/a (not built)"
+
+#: ratio name -> (goal, what is measured)
+GOALS: dict[str, tuple[float, str]] = {
+    "renal_check_vs_parse": (3.0, "renal check time / orjson parse time, worst size"),
+    "check_memory_growth": (2.0, "renal check peak RSS at 50 MB / at 1 MB"),
+    "renal_filter_vs_parse": (6.0, "renal filter time / orjson parse time, worst size"),
+    "renal_filter_exponent": (1.1, "exponent b of filter time ~ size^b, fitted over the three sizes"),
+    "autophagy_status_vs_find": (2.0, "autophagy status time / find with the same patterns, worst size"),
+    "heartbeat_vs_python_start": (4.0, "`apollo heartbeat` process / `python -c pass` process"),
+}
+
+
+@dataclass
+class Comparison:
+    """A subject measured against its reference on one input."""
+
+    measure: str
+    input: str
+    reference: Series
+    subject: Series
+    #: None while it works; "n/a (not built)" or "error: ..." once it cannot be measured
+    problem: str | None = None
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def ratio(self) -> float | None:
+        if self.problem or not self.subject.runs or not self.reference.runs:
+            return None
+        return self.subject.median / self.reference.median
+
+    def to_json(self) -> dict:
+        return {"measure": self.measure, "input": self.input, "problem": self.problem,
+                "ratio": None if self.ratio is None else round(self.ratio, 3),
+                "reference": self.reference.to_json(), "subject": self.subject.to_json(), **self.extra}
+
+
+class Bench:
+    def __init__(self, repeat: int | None, only: set[str], console: Console):
+        self.repeat = repeat
+        self.only = only
+        self.console = console
+        self.python = sys.executable
+        self.env = {**os.environ, "APOLLO_NOW": generate.BENCH_NOW.isoformat(),
+                    "APOLLO_CONFIG": str(OUT / "no-user-config.toml"), "PYTHONDONTWRITEBYTECODE": "0"}
+        self.scratch = OUT / "run"
+        self.comparisons: list[Comparison] = []
+
+    # -- running -------------------------------------------------------------------------------
+
+    def _child(self, *args: str) -> list[str]:
+        return [self.python, "-m", "bench.child", *args]
+
+    def _pair(self, comparison: Comparison, reference: list[str], subject: list[str], times: int,
+              progress: Progress, task, env: dict[str, str] | None = None, *, warm_subject: bool = True) -> None:
+        """Warm up (page cache, bytecode), then alternate reference and subject ``times`` times,
+        or fewer once the subject has used its time budget (a 50 MB filter is not run ten times)."""
+        env = env or self.env
+        run_process(reference, cwd=ROOT, env=env)
+        if warm_subject:
+            self._subject_run(comparison, subject, env, record=False)
+        spent = 0.0
+        for _ in range(times):
+            if comparison.problem is not None or (comparison.subject.runs and spent > SUBJECT_BUDGET_SECONDS):
+                break
+            comparison.reference.runs.append(run_process(reference, cwd=ROOT, env=env))
+            run = self._subject_run(comparison, subject, env, record=True)
+            spent += run.wall if run else 0.0
+            progress.advance(task)
+        progress.advance(task, times - len(comparison.reference.runs) + 1)
+
+    @staticmethod
+    def _subject_run(comparison: Comparison, subject: list[str], env: dict[str, str], *, record: bool) -> Run | None:
+        try:
+            run = run_process(subject, cwd=ROOT, env=env)
+        except ComponentMissing:
+            comparison.problem = NOT_BUILT
+            return None
+        except RunFailed as failure:
+            comparison.problem = f"error: {failure}"
+            return None
+        if record:
+            comparison.subject.runs.append(run)
+        return run
+
+    def _times(self, default: int) -> int:
+        return self.repeat or default
+
+    # -- the measurements ------------------------------------------------------------------------
+
+    def sessions(self, progress: Progress) -> None:
+        wanted = [name for name in ("check", "filter") if name in self.only]
+        if not wanted:
+            return
+        task = progress.add_task("renal on sessions", total=sum(
+            (self._times(3) + 1) * len(wanted) for _ in SESSION_SIZES))
+        workspace = self.scratch / "renal-workspace"
+        state = self.scratch / "renal-state"
+        workspace.mkdir(parents=True, exist_ok=True)
+        state.mkdir(parents=True, exist_ok=True)
+        sessions = []
+        for label, size in SESSION_SIZES:
+            progress.update(task, description=f"generating a {label} session")
+            sessions.append((label, generate.cached(OUT, f"session-{size}", generate.write_session, size, SEED + size,
+                                                           suffix=".jsonl")))
+        for measure in wanted:
+            for index, (label, session) in enumerate(sessions):
+                progress.update(task, description=f"renal {measure}, {label} session")
+                parse = self._child("parse", str(session))
+                if measure == "check":
+                    subject = self._child("check", str(session), str(workspace), str(state))
+                else:
+                    subject = self._child("filter", str(session), str(workspace),
+                                          str(self.scratch / f"filtered-{session.name}"))
+                comparison = Comparison(f"renal {measure}", label, Series("orjson parse"), Series(f"renal {measure}"),
+                                        extra={"bytes": session.stat().st_size})
+                self._pair(comparison, parse, subject, self._times(3), progress, task, warm_subject=index == 0)
+                self.comparisons.append(comparison)
+
+    def workspaces(self, progress: Progress) -> None:
+        if "status" not in self.only:
+            return
+        task = progress.add_task("autophagy status", total=sum(self._times(3) + 1 for _ in WORKSPACE_SIZES))
+        state = self.scratch / "autophagy-state"
+        state.mkdir(parents=True, exist_ok=True)
+        for label, files in WORKSPACE_SIZES:
+            progress.update(task, description=f"autophagy status, {label} (generating)")
+            workspace = generate.cached(OUT, f"workspace-{files}", generate.write_workspace, files, SEED + files)
+            progress.update(task, description=f"autophagy status, {label}")
+            comparison = Comparison("autophagy status", label, Series("find, same patterns"),
+                                    Series("autophagy status"), extra={"files": files})
+            self._pair(comparison, find_argv(workspace), self._child("status", str(workspace), str(state)),
+                       self._times(3), progress, task)
+            self.comparisons.append(comparison)
+
+    def heartbeat(self, progress: Progress) -> None:
+        if "heartbeat" not in self.only:
+            return
+        times = self._times(10)
+        task = progress.add_task("apollo heartbeat", total=times + 1)
+        cached_workspace, cached_state = generate.heartbeat_state(OUT, HEARTBEAT_SESSION_BYTES, SEED)
+        # the heartbeat writes its state: give it a fresh copy so every run of the bench starts alike
+        home = self.scratch / "heartbeat"
+        shutil.rmtree(home, ignore_errors=True)
+        shutil.copytree(cached_workspace.parent, home, symlinks=True)
+        env = {**self.env, "OPENCLAW_WORKSPACE_DIR": str(home / "workspace"), "OPENCLAW_STATE_DIR": str(home / "state")}
+        apollo = str(Path(self.python).parent / "apollo")
+        comparison = Comparison("apollo heartbeat", f"{HEARTBEAT_SESSION_BYTES // 1000} kB",
+                                Series("python -c pass"), Series("apollo heartbeat"),
+                                extra={"bytes": HEARTBEAT_SESSION_BYTES})
+        self._pair(comparison, [self.python, "-c", "pass"], [apollo, "heartbeat"], times, progress, task, env)
+        self.comparisons.append(comparison)
+
+    # -- results ---------------------------------------------------------------------------------
+
+    def _of(self, measure: str) -> list[Comparison]:
+        return [c for c in self.comparisons if c.measure == measure]
+
+    def ratios(self) -> dict[str, float | str]:
+        """The headline figures; a missing component gives its reason, never a number."""
+
+        def worst(measure: str) -> float | str:
+            found = self._of(measure)
+            problems = [c.problem for c in found if c.problem]
+            if not found:
+                return "not run"
+            if problems:
+                return problems[0]
+            return round(max(c.ratio for c in found if c.ratio is not None), 3)
+
+        filters = self._of("renal filter")
+        checks = self._of("renal check")
+        exponent: float | str = worst("renal filter")
+        if isinstance(exponent, float):
+            exponent = round(_fitted_exponent([(c.extra["bytes"], c.subject.median) for c in filters]), 3)
+        growth: float | str = worst("renal check")
+        if isinstance(growth, float):
+            growth = round(checks[-1].subject.peak_rss_kb / checks[0].subject.peak_rss_kb, 3)
+        return {"renal_check_vs_parse": worst("renal check"), "check_memory_growth": growth,
+                "renal_filter_vs_parse": worst("renal filter"), "renal_filter_exponent": exponent,
+                "autophagy_status_vs_find": worst("autophagy status"),
+                "heartbeat_vs_python_start": worst("apollo heartbeat")}
+
+    def results(self) -> dict:
+        ratios = self.ratios()
+        verdicts = {name: _verdict(value, GOALS[name][0]) for name, value in ratios.items()}
+        return {
+            "ratios": ratios,
+            "goals": {name: {"at_most": goal, "what": what} for name, (goal, what) in GOALS.items()},
+            "verdicts": verdicts,
+            "measurements": [c.to_json() for c in self.comparisons],
+            "environment": {"when": datetime.now(UTC).isoformat(timespec="seconds"), "python": platform.python_version(),
+                            "machine": platform.machine(), "cpus": os.cpu_count(), "system": platform.platform(),
+                            "generator_version": generate.GENERATOR_VERSION, "seed": SEED},
+        }
+
+
+def _fitted_exponent(points: list[tuple[int, float]]) -> float:
+    """Least-squares slope of log(time) against log(size): 1.0 is linear."""
+    xs = [math.log(size) for size, _ in points]
+    ys = [math.log(seconds) for _, seconds in points]
+    mean_x, mean_y = sum(xs) / len(xs), sum(ys) / len(ys)
+    return sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys, strict=True)) / sum((x - mean_x) ** 2 for x in xs)
+
+
+def _verdict(value: float | str, goal: float) -> str:
+    if isinstance(value, str):
+        return value
+    return "met" if value <= goal else "missed"
+
+
+def _seconds(series: Series) -> str:
+    if not series.runs:
+        return "—"
+    median = series.median
+    return f"{median * 1000:.1f} ms" if median < 1 else f"{median:.2f} s"
+
+
+_REFERENCE_OF = {"renal check": "orjson parse", "renal filter": "orjson parse",
+                 "autophagy status": "find", "apollo heartbeat": "python -c pass"}
+_RATIO_OF = {"renal check": "renal_check_vs_parse", "renal filter": "renal_filter_vs_parse",
+             "autophagy status": "autophagy_status_vs_find", "apollo heartbeat": "heartbeat_vs_python_start"}
+
+
+def _rows(bench: Bench, results: dict) -> list[list[str]]:
+    """One row per input, then the derived figures (exponent, memory growth)."""
+    rows = []
+    for c in bench.comparisons:
+        goal = GOALS[_RATIO_OF[c.measure]][0]
+        if c.ratio is None:
+            ratio, verdict = "—", c.problem or ""
+        else:
+            ratio, verdict = f"{c.ratio:.2f}x", ("met" if c.ratio <= goal else "MISSED")
+        memory = f"{c.subject.peak_rss_kb / 1024:.0f} MB" if c.subject.runs and c.measure == "renal check" else ""
+        rows.append([f"{c.measure} ÷ {_REFERENCE_OF[c.measure]}", c.input, _seconds(c.reference),
+                     _seconds(c.subject), ratio, f"≤ {goal:g}x", verdict, memory])
+    ratios, verdicts = results["ratios"], results["verdicts"]
+    for name, label, measure in (("renal_filter_exponent", "renal filter cost exponent", "renal filter"),
+                                 ("check_memory_growth", "renal check peak RSS 50 MB ÷ 1 MB", "renal check")):
+        if not bench._of(measure):
+            continue
+        value = ratios[name]
+        shown = f"{value:.2f}" if isinstance(value, float) else "—"
+        verdict = {"met": "met", "missed": "MISSED"}.get(verdicts[name], verdicts[name])
+        unit = "" if name.endswith("exponent") else "x"
+        rows.append([label, "1 / 10 / 50 MB", "", "", shown + unit if shown != "—" else shown,
+                     f"≤ {GOALS[name][0]:g}{unit}", verdict, ""])
+    return rows
+
+
+HEADERS = ["measure", "input", "reference", "apollo", "ratio", "goal", "result", "peak RSS"]
+
+
+def print_table(console: Console, rows: list[list[str]]) -> None:
+    table = Table(title="Apollo benchmarks: ratios against references measured in the same run")
+    for header in HEADERS:
+        table.add_column(header, justify="right" if header in ("reference", "apollo", "ratio", "goal", "peak RSS")
+                         else "left", no_wrap=header != "measure")
+    styles = {"met": "green", "MISSED": "bold red"}
+    for row in rows:
+        table.add_row(*row[:6], f"[{styles.get(row[6], 'yellow')}]{row[6]}[/]", row[7])
+    console.print(table)
+
+
+def markdown_table(rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(HEADERS) + " |", "|" + "---|" * len(HEADERS)]
+    lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+_START, _END = "<!-- bench-table:start -->", "<!-- bench-table:end -->"
+
+
+def update_docs(markdown: str, results: dict) -> bool:
+    """Replace the table between the markers in docs/bench.md with this run's."""
+    if not DOCS.exists():
+        return False
+    text = DOCS.read_text(encoding="utf-8")
+    if _START not in text or _END not in text:
+        return False
+    env = results["environment"]
+    stamp = f"Measured {env['when'][:10]} on {env['cpus']} CPUs, Python {env['python']} ({env['system']})."
+    head, rest = text.split(_START, 1)
+    _, tail = rest.split(_END, 1)
+    DOCS.write_text(f"{head}{_START}\n{stamp}\n\n{markdown}\n{_END}{tail}", encoding="utf-8")
+    return True
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeat", type=int, help="runs per measurement (default: 3; 10 for the heartbeat)")
+    parser.add_argument("--only", action="append", choices=["check", "filter", "status", "heartbeat"],
+                        help="measure only this (repeatable)")
+    parser.add_argument("--update-docs", action="store_true", help="write the table into docs/bench.md")
+    args = parser.parse_args(argv)
+    # piped (make bench | tee): wide enough for the table; on a terminal, its own width
+    console = Console() if sys.stdout.isatty() else Console(width=130)
+    bench = Bench(args.repeat, set(args.only or ["check", "filter", "status", "heartbeat"]), console)
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=console, transient=False) as progress:
+        bench.sessions(progress)
+        bench.workspaces(progress)
+        bench.heartbeat(progress)
+    results = bench.results()
+    rows = _rows(bench, results)
+    print_table(console, rows)
+    markdown = markdown_table(rows)
+    results["table_markdown"] = markdown
+    RESULTS.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    console.print(f"wrote {RESULTS.relative_to(ROOT)}")
+    if args.update_docs:
+        console.print("updated docs/bench.md" if update_docs(markdown, results) else
+                      "[yellow]docs/bench.md has no bench-table markers; not updated[/]")
+    missed = [name for name, verdict in results["verdicts"].items() if verdict == "missed"]
+    if missed:
+        console.print(f"[bold red]goals missed:[/] {', '.join(missed)}")
+    return 0

@@ -1,0 +1,866 @@
+"""Autophagy as a library: what the CLI, the MCP server and the heartbeat call.
+
+The procedure of SPEC §2.3: scan → plan → confirmation → snapshot → delete → verify → log.
+
+* :func:`status` — read-only: what each tier would remove, what is kept, snapshots, last log entry.
+* :func:`plan` — scan one tier and save the plan (``.autophagy/plans/<plan_id>.json``).
+* :func:`execute` — run exactly a saved plan (or the selected IDs of it): re-qualify each item
+  with today's rules, copy everything into a snapshot and seal it, then remove, each file
+  re-checked right before it goes; write ``result.json`` and the cleanup-log entry.
+* :func:`restore`, :func:`snapshots`, :func:`purge_expired_snapshots`.
+
+Medium and large are for the main agent only (Q15); large needs the plan id *and* the phrase
+(Q12: never automatic). One run at a time: a lock in ``.autophagy/``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sqlite3
+import stat
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from apollo import clock
+from apollo.autophagy import large as large_tier
+from apollo.autophagy import log as cleanup_log
+from apollo.autophagy import remove
+from apollo.autophagy import rules as rules_mod
+from apollo.autophagy.entries import cut
+from apollo.autophagy.fs import (
+    Fingerprint,
+    Root,
+    Unsafe,
+    display,
+    open_file,
+    read_fd,
+    sha256_bytes,
+    split_relative,
+    valid_parts,
+    write_new,
+)
+from apollo.autophagy.plan import Item, Plan, RootInfo, decode, encode, make_plan
+from apollo.autophagy.rules import RISK, CompiledRules, PatternSet
+from apollo.autophagy.scan import Scanner, Tasks, load_tasks
+from apollo.autophagy.snapshot import Place, SnapshotWriter, list_snapshots, locate, purge_expired
+from apollo.autophagy.snapshot import restore as restore_files
+from apollo.errors import ApolloError, ConfirmationRequired, InputError, Refused, UsageError
+
+ACTORS = ("main", "subagent")
+SUBAGENT_TIERS = ("small",)
+LOCK_NAME = "autophagy.lock"
+STATE_FOLDER = ".autophagy"
+_PLAN_ID = re.compile(r"[sml]-[0-9a-f]{8}\Z")
+
+
+def resolve_actor(explicit: str | None = None) -> str:
+    """``--as``, else ``$APOLLO_ACTOR``, else the main agent."""
+    actor = (explicit or os.environ.get("APOLLO_ACTOR") or "main").strip().lower()
+    if actor not in ACTORS:
+        raise UsageError(f"unknown actor {actor!r}", hint="use --as main or --as subagent")
+    return actor
+
+
+def require_main(actor: str | None, what: str) -> None:
+    """Refuse (exit 4) anything but status and small to a sub-agent (Q15)."""
+    if resolve_actor(actor) != "main":
+        raise Refused(f"{what} is for the main agent only; a sub-agent may run `status` and `small` (Q15)",
+                      hint="ask the main agent (the user's session) to run it")
+
+
+def _require(actor: str | None, tier: str, what: str) -> None:
+    if tier not in SUBAGENT_TIERS:
+        require_main(actor, what)
+    else:
+        resolve_actor(actor)
+
+
+# -- places ---------------------------------------------------------------------------------------
+
+@dataclass
+class Places:
+    """Where Apollo keeps plans, snapshots and the log for one workspace."""
+
+    workspace: Root
+    plans: Place
+    snapshots: Place
+    log: tuple[Root, tuple[str, ...]]
+    state: Place
+    extra_protect: PatternSet
+    _owned: list[Root] = field(default_factory=list)
+
+    def close(self) -> None:
+        for root in self._owned:
+            root.close()
+        self.workspace.close()
+
+
+def _place(workspace: Root, configured: str, owned: list[Root]) -> tuple[Place, str | None]:
+    """A configured folder: inside the workspace (reached without links), or an absolute path."""
+    path = Path(configured).expanduser()
+    if path.is_absolute():
+        inside = os.path.realpath(path).startswith(str(workspace.path) + os.sep)
+        if not inside:
+            path.mkdir(parents=True, exist_ok=True)
+            root = Root(path, label=str(path))
+            owned.append(root)
+            return Place(root, ()), None
+        path = Path(os.path.relpath(os.path.realpath(path), workspace.path))
+    parts = split_relative(path.as_posix())
+    return Place(workspace, parts), "/".join(parts)
+
+
+def open_places(paths: Any, config: Any) -> Places:
+    workspace = Root(paths.workspace, label="workspace")
+    owned: list[Root] = []
+    section = config.section("autophagy")
+    inside: list[str] = []
+    plans, rel = _place(workspace, section["plan_dir"], owned)
+    inside += [rel + "/"] if rel else []
+    snaps, rel = _place(workspace, section["snapshot_dir"], owned)
+    inside += [rel + "/"] if rel else []
+    log_path = Path(section["log_file"]).expanduser()
+    log_place, rel = _place(workspace, str(log_path.parent) if str(log_path.parent) != "." else ".autophagy", owned)
+    log_parts = (*log_place.parts, log_path.name)
+    inside += ["/".join(log_parts)] if rel is not None else []
+    state = Place(workspace, (STATE_FOLDER,))
+    return Places(workspace, plans, snaps, (log_place.root, log_parts), state, PatternSet.compile(inside), owned)
+
+
+@contextmanager
+def _places(paths: Any, config: Any) -> Iterator[Places]:
+    try:
+        places = open_places(paths, config)
+    except Unsafe as exc:
+        raise InputError(exc.reason, where=str(paths.workspace)) from None
+    try:
+        yield places
+    finally:
+        places.close()
+
+
+@contextmanager
+def _lock(places: Places) -> Iterator[None]:
+    """One autophagy run at a time per workspace; a second one is refused (exit 4)."""
+    from filelock import FileLock, Timeout
+
+    fd = places.state.open(create=True)
+    try:
+        try:
+            st = os.stat(LOCK_NAME, dir_fd=fd, follow_symlinks=False)
+            if not stat.S_ISREG(st.st_mode):
+                raise Refused(f"{places.state.path / LOCK_NAME} is not a regular file; refusing to use it as a lock")
+        except FileNotFoundError:
+            pass
+    finally:
+        os.close(fd)
+    lock = FileLock(str(places.state.path / LOCK_NAME), timeout=0)
+    try:
+        lock.acquire()
+    except Timeout:
+        raise Refused("another autophagy run is in progress (its lock is held)", where=str(places.state.path / LOCK_NAME),
+                      hint="wait for it to finish, then run this again") from None
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+def _rules(config: Any) -> CompiledRules:
+    return rules_mod.load(config)
+
+
+def _scanner(places: Places, rules: CompiledRules, config: Any, tiers: tuple[str, ...], tasks: Tasks) -> Scanner:
+    return Scanner(rules, places.workspace, tiers, clock.now(), float(config.get("autophagy.recent_minutes")), tasks,
+                   places.extra_protect)
+
+
+def _tasks(places: Places, rules: CompiledRules) -> Tasks:
+    return load_tasks(places.workspace, rules)
+
+
+# -- status ---------------------------------------------------------------------------------------
+
+def _tier_summary(items: Sequence[Item], display_path: Any) -> dict[str, Any]:
+    chosen = [i for i in items if not i.suggested]
+    return {
+        "count": len(chosen),
+        "bytes": sum(i.bytes for i in chosen),
+        "kinds": dict(Counter(i.kind for i in chosen)),
+        "examples": [f"{display_path(i)}:{i.line} {i.text}" if i.text else display_path(i) for i in chosen[:5]],
+        "suggested": sum(1 for i in items if i.suggested),
+    }
+
+
+def status(paths: Any, config: Any) -> dict[str, Any]:
+    """What each tier would remove, what is kept, snapshots and their expiry, the last log
+    entry. Read-only: creates nothing, removes nothing."""
+    rules = _rules(config)
+    with _places(paths, config) as places:
+        tasks = _tasks(places, rules)
+        scanned = _scanner(places, rules, config, ("small", "medium"), tasks).scan()
+        retention = float(config.get("autophagy.snapshot_retention_days"))
+        snaps = [s.public() for s in list_snapshots(places.snapshots, retention)]
+        last = cleanup_log.last_entry(*places.log)
+    by_tier = {"small": [], "medium": []}
+    tier_of = {r.kind: t for t in ("small", "medium") for r, _, _ in rules.rules(t)}
+    for item in scanned.items:
+        by_tier[tier_of.get(item.kind, "medium")].append(item)
+    tiers: dict[str, Any] = {t: {"risk": RISK[t], **_tier_summary(v, lambda i: display(i.rel))} for t, v in by_tier.items()}
+    large_info: dict[str, Any] = {"risk": RISK["large"]}
+    try:
+        found = large_tier.scan(paths, rules)
+        probe = Plan("", "large", "", "", paths.agent, found.roots, found.items)
+        large_info.update(_tier_summary(found.items, probe.display_path))
+        large_info["sessions"] = sum(len(i.sessions) for i in found.items if i.action == "sqlite") + \
+            sum(1 for i in found.items if i.kind == "session_transcript")
+    except (Unsafe, OSError, sqlite3.Error) as exc:
+        large_info["error"] = getattr(exc, "reason", None) or str(exc)
+    running = large_tier.gateway_running(paths.state_dir, rules.data.large.gateway)
+    large_info["gateway"] = {"running": running is not None, **({"evidence": running.evidence} if running else {})}
+    tiers["large"] = large_info
+    return {
+        "workspace": str(paths.workspace),
+        "state_dir": str(paths.state_dir),
+        "agent": paths.agent,
+        "tiers": tiers,
+        "protected": scanned.protected,
+        "notes": scanned.notes,
+        "tasks": list(tasks.titles),
+        "snapshots": snaps,
+        "last_log": last,
+    }
+
+
+# -- plans ------------------------------------------------------------------------------------------
+
+def _plan_parts(places: Places, plan_id: str) -> tuple[str, ...]:
+    if not _PLAN_ID.match(plan_id or ""):
+        raise UsageError(f"{plan_id!r} is not a plan id", hint="plan ids look like m-1a2b3c4d; make a plan first")
+    return (*places.plans.parts, f"{plan_id}.json")
+
+
+def _save(places: Places, plan: Plan) -> None:
+    fd = places.plans.open(create=True)
+    try:
+        write_new(fd, f"{plan.plan_id}.json", encode(plan))
+    finally:
+        os.close(fd)
+
+
+def load_plan(places: Places, plan_id: str) -> Plan:
+    parts = _plan_parts(places, plan_id)
+    try:
+        parent = places.plans.root.open_dir(parts[:-1])
+    except Unsafe:
+        parent = None
+    if parent is None:
+        raise UsageError(f"no plan {plan_id}", hint="make a new plan; plans are kept for 30 minutes")
+    try:
+        fd = open_file(parent, parts[-1])
+    except (FileNotFoundError, Unsafe):
+        raise UsageError(f"no plan {plan_id}", where=str(places.plans.path),
+                         hint="make a new plan; plans are kept for 30 minutes") from None
+    finally:
+        os.close(parent)
+    try:
+        return decode(read_fd(fd))
+    except Exception:  # noqa: BLE001 - any damage to a plan means it is not run
+        raise InputError(f"plan {plan_id} cannot be read; it will not be run", where=str(places.plans.path),
+                         hint="make a new plan") from None
+    finally:
+        os.close(fd)
+
+
+def _purge(places: Places, config: Any) -> list[Path]:
+    """Expired snapshots (by their manifest time) and stale plans: on every run."""
+    retention = float(config.get("autophagy.snapshot_retention_days"))
+    purged = purge_expired(places.snapshots, retention)
+    ttl = float(config.get("autophagy.plan_ttl_minutes"))
+    try:
+        fd = places.plans.open()
+    except Unsafe:
+        return purged
+    try:
+        with os.scandir(fd) as it:
+            names = [e.name for e in it if _PLAN_ID.match(e.name.removesuffix(".json")) and e.name.endswith(".json")]
+    finally:
+        os.close(fd)
+    for name in names:
+        try:
+            plan = load_plan(places, name.removesuffix(".json"))
+            stale = clock.parse_iso(plan.expires_at).timestamp() + ttl * 60 < clock.now().timestamp()
+        except ApolloError:
+            stale = False
+        if stale:
+            remove.unlink_own(places.plans.root, (*places.plans.parts, name))
+    return purged
+
+
+def purge_expired_snapshots(paths: Any, config: Any) -> list[Path]:
+    """For the heartbeat: purge what has expired; skipped (empty list) while a run holds the lock."""
+    with _places(paths, config) as places:
+        try:
+            with _lock(places):
+                return _purge(places, config)
+        except Refused:
+            return []
+
+
+def _scan_tier(places: Places, rules: CompiledRules, config: Any, paths: Any, tier: str,
+               tasks: Tasks) -> tuple[list[Item], dict[str, RootInfo], list[dict[str, str]], list[dict[str, str]]]:
+    ws = places.workspace
+    roots = {"workspace": RootInfo(str(ws.path), ws.dev, ws.ino)}
+    if tier == "large":
+        running = large_tier.gateway_running(paths.state_dir, rules.data.large.gateway)
+        if running:
+            raise Refused(running.message(rules.data.large.gateway, "en"))
+        try:
+            found = large_tier.scan(paths, rules)
+        except Unsafe as exc:
+            raise Refused(exc.reason) from None
+        return found.items, {**roots, **found.roots}, [], found.notes
+    scanned = _scanner(places, rules, config, (tier,), tasks).scan()
+    return scanned.items, roots, scanned.protected, scanned.notes
+
+
+def plan(paths: Any, config: Any, tier: str, *, actor: str | None = None) -> Plan:
+    """Scan one tier and save the plan; an empty plan is returned but not saved."""
+    if tier not in rules_mod.TIERS:
+        raise UsageError(f"unknown tier {tier!r}", hint="use small, medium or large")
+    _require(actor, tier, f"autophagy {tier}")
+    rules = _rules(config)
+    with _places(paths, config) as places:
+        tasks = _tasks(places, rules)  # an unreadable protect list stops everything before anything is written
+        with _lock(places):
+            return _plan_locked(paths, config, tier, places, rules, tasks)
+
+
+def _plan_locked(paths: Any, config: Any, tier: str, places: Places, rules: CompiledRules, tasks: Tasks) -> Plan:
+    _purge(places, config)
+    items, roots, protected, notes = _scan_tier(places, rules, config, paths, tier, tasks)
+    made = make_plan(tier, paths.agent, roots, items, protected, notes, float(config.get("autophagy.plan_ttl_minutes")))
+    if made.items:
+        _save(places, made)
+    return made
+
+
+# -- execution ------------------------------------------------------------------------------------
+
+class Result(dict):
+    """The public result, exactly ``{"tier", "deleted", "skipped", "snapshot", "log"}``;
+    :attr:`report` carries what the human report adds (counts by category, what was kept)."""
+
+    report: dict[str, Any]
+
+
+def kept_summary(places: Places, rules: CompiledRules, tasks: Tasks) -> dict[str, Any]:
+    """What the report lists as kept: core memory (entries), tasks in progress, preferences."""
+    from apollo.autophagy.entries import markdown_entries
+
+    memory: list[dict[str, Any]] = []
+    preferences: list[str] = []
+    with os.scandir(places.workspace.fd) as it:
+        listing = sorted(it, key=lambda e: e.name)
+    for entry in listing:
+        is_dir = entry.is_dir(follow_symlinks=False)
+        if not is_dir and rules.report_memory.match(entry.name, entry.name, False):
+            try:
+                fd = open_file(places.workspace.fd, entry.name)
+                try:
+                    blocks = markdown_entries(read_fd(fd))
+                finally:
+                    os.close(fd)
+                memory.append({"path": entry.name, "entries": sum(1 for b in blocks if b.kind != "section")})
+            except (OSError, Unsafe):
+                memory.append({"path": entry.name, "entries": None})
+        if rules.report_preferences.match(entry.name, entry.name, is_dir):
+            preferences.append(entry.name + ("/" if is_dir else ""))
+    return {"memory": memory, "tasks": list(tasks.titles), "preferences": preferences}
+
+
+@dataclass
+class Run:
+    """Bookkeeping of one execution, for the result, result.json and the log."""
+
+    plan: Plan
+    lang: str
+    deleted: list[str] = field(default_factory=list)
+    skipped: list[dict[str, str]] = field(default_factory=list)
+    rewritten: list[dict[str, str]] = field(default_factory=list)
+    done: list[Item] = field(default_factory=list)
+
+    def skip(self, item: Item, reason: str, reason_zh: str, path: str | None = None) -> None:
+        self.skipped.append({"path": path or self.name(item), "reason": reason_zh if self.lang == "zh" else reason})
+
+    def name(self, item: Item) -> str:
+        shown = self.plan.display_path(item)
+        if item.text:
+            return f"{shown}:{item.line} {item.text[:60]}"
+        return f"{shown} ({item.count} entries)" if item.action == "cut" else shown
+
+
+def _roots(plan: Plan, paths: Any, places: Places) -> dict[str, Root]:
+    where = {"workspace": paths.workspace, "sessions": paths.sessions_dir, "agent": paths.agent_dir}
+    roots: dict[str, Root] = {}
+    try:
+        for label, info in plan.roots.items():
+            if label == "workspace":
+                if (places.workspace.dev, places.workspace.ino) != (info.dev, info.ino):
+                    raise Unsafe("the workspace is not the folder the plan was made for",
+                                 "工作区不是制定计划时的那个目录")
+                roots[label] = places.workspace
+            else:
+                roots[label] = Root(where[label], expect=(info.dev, info.ino), label=label)
+    except Unsafe as exc:
+        for label, root in roots.items():
+            if label != "workspace":
+                root.close()
+        raise Refused(exc.reason) from None
+    return roots
+
+
+def _requalify(scanner: Scanner, root: Root, item: Item, tier: str) -> tuple[os.stat_result, list[Item]]:
+    """Check one planned item against the file system and today's rules; raise Unsafe if it
+    no longer qualifies exactly as shown."""
+    parts = valid_parts(item.parts)
+    st = root.lstat(parts)
+    planned = Fingerprint.from_list(item.fp)
+    if item.action == "cut":
+        if not planned.same_file(st) or st.st_size < item.prefix_size:
+            raise Unsafe("changed since the plan", "制定计划后已改变", "changed")
+    elif item.action == "tree":
+        if not planned.same_file(st):
+            raise Unsafe("changed since the plan", "制定计划后已改变", "changed")
+    elif not planned.unchanged(st):
+        raise Unsafe("changed since the plan", "制定计划后已改变", "changed")
+    if root.label != "workspace":
+        return st, [item]
+    rel, name = "/".join(parts), parts[-1]
+    is_dir = stat.S_ISDIR(st.st_mode)
+    editable = False
+    reason = scanner.protected_path(parts, is_dir or stat.S_ISLNK(st.st_mode))
+    if reason:
+        above = scanner.protected_path(parts[:-1], True) if len(parts) > 1 else None
+        if item.action == "cut" and not above and scanner.editable(rel, name):
+            editable = True
+        else:
+            raise Unsafe(reason[0], reason[1], "protected")
+    parent = root.open_dir(parts[:-1])
+    try:
+        fresh = scanner.evaluate(tier, parent, parts, st, editable=editable, record=False)
+    finally:
+        os.close(parent)
+    same = [f for f in fresh if f.kind == item.kind and f.action == item.action]
+    if item.action == "cut":
+        same = same or [f for f in fresh if f.action == "cut"]
+    if not same:
+        raise Unsafe("no longer qualifies under the current rules", "按当前规则已不符合清理条件", "changed")
+    return st, same
+
+
+def _members(item: Item, fresh: Item) -> tuple[list[tuple[tuple[str, ...], Fingerprint, bool]], list[tuple[str, ...]]]:
+    """Folder members that the plan showed and that are still exactly the same now, and the
+    planned members that are not (changed, replaced, gone, or now protected)."""
+    now = {tuple(m.parts): (Fingerprint.from_list(m.fp), m.is_dir) for m in fresh.members}
+    keep = []
+    dropped = []
+    for member in item.members:
+        parts = tuple(member.parts)
+        planned = Fingerprint.from_list(member.fp)
+        current = now.get(parts)
+        if current is not None and current[1] == member.is_dir and (
+                (member.is_dir and (planned.dev, planned.ino) == (current[0].dev, current[0].ino))
+                or (not member.is_dir and planned == current[0])):
+            keep.append((parts, planned, member.is_dir))
+        else:
+            dropped.append(parts)
+    return keep, dropped
+
+
+def _copy_into(writer: SnapshotWriter, root: Root, parts: tuple[str, ...], planned: Fingerprint, *,
+               item: Item, exact: bool) -> None:
+    parent = root.open_dir(parts[:-1])
+    try:
+        st = os.stat(parts[-1], dir_fd=parent, follow_symlinks=False)
+        if stat.S_ISLNK(st.st_mode):
+            if not planned.unchanged(st):
+                raise Unsafe("changed since the plan", "制定计划后已改变", "changed")
+            writer.record({"type": "symlink", "root": root.label, "path": "/".join(parts),
+                           "target": os.readlink(parts[-1], dir_fd=parent), "mtime_ns": st.st_mtime_ns,
+                           "item": item.id, "kind": item.kind, "action": item.action})
+            return
+        fd = open_file(parent, parts[-1])
+    finally:
+        os.close(parent)
+    try:
+        st = os.fstat(fd)
+        if (exact and not planned.unchanged(st)) or (not exact and not planned.same_file(st)):
+            raise Unsafe("changed since the plan", "制定计划后已改变", "changed")
+        writer.copy_file(fd, st, root=root.label, parts=parts, item=item.id, kind=item.kind, action=item.action)
+    finally:
+        os.close(fd)
+
+
+def _cut_builder(items: Sequence[Item]):
+    first = items[0]
+
+    def build(old: bytes, st: os.stat_result) -> bytes:
+        if not Fingerprint.from_list(first.fp).same_file(st) or len(old) < first.prefix_size \
+                or sha256_bytes(old[:first.prefix_size]) != first.prefix_sha256:
+            raise Unsafe("changed since the plan", "制定计划后已改变", "changed")
+        ranges = sorted({(c[0], c[1]) for item in items for c in item.cuts})
+        merged: list[tuple[int, int]] = []
+        for start, end in ranges:  # an entry inside another selected one goes with it
+            if merged and start < merged[-1][1]:
+                merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+            else:
+                merged.append((start, end))
+        return cut(old, merged)
+
+    return build
+
+
+def _index_builder(item: Item, empty: bytes):
+    def build(old: bytes, st: os.stat_result) -> bytes:
+        if not Fingerprint.from_list(item.fp).unchanged(st):
+            raise Unsafe("changed since the plan", "制定计划后已改变", "changed")
+        return empty
+
+    return build
+
+
+def execute(paths: Any, config: Any, plan_id: str, selected: Sequence[str] | None = None, phrase: str | None = None,
+            actor: str | None = None, *, include_suggested: bool = False, trigger: str = "user",
+            operator: str = "用户确认", lang: str = "en") -> dict[str, Any]:
+    """Run exactly the plan ``plan_id`` (only ``selected`` IDs when given). Returns
+    ``{"tier", "deleted", "skipped", "snapshot", "log"}``."""
+    rules = _rules(config)
+    with _places(paths, config) as places:
+        _tasks(places, rules)  # fail closed before anything is written
+        with _lock(places):
+            return _execute_locked(paths, config, places, rules, plan_id, selected, phrase, actor,
+                                   include_suggested=include_suggested, trigger=trigger, operator=operator, lang=lang)
+
+
+def _execute_locked(paths: Any, config: Any, places: Places, rules: CompiledRules, plan_id: str,
+                    selected: Sequence[str] | None, phrase: str | None, actor: str | None, *, include_suggested: bool,
+                    trigger: str, operator: str, lang: str) -> Result:
+    loaded = load_plan(places, plan_id)
+    _require(actor, loaded.tier, f"autophagy {loaded.tier}")
+    if loaded.agent != paths.agent:
+        raise UsageError(f"plan {plan_id} was made for agent {loaded.agent!r}, not {paths.agent!r}")
+    if loaded.expired():
+        raise ConfirmationRequired(f"plan {plan_id} expired at {loaded.expires_at}; nothing was changed",
+                                   hint=f"make a new plan: apollo autophagy {loaded.tier}")
+    if loaded.tier == "large":
+        if phrase != rules.data.large.phrase:
+            raise ConfirmationRequired(
+                "the large tier needs both confirmations; the phrase is missing or wrong, so nothing was changed",
+                hint=f"apollo autophagy large --confirm {plan_id} --confirm-phrase {rules.data.large.phrase}")
+        running = large_tier.gateway_running(paths.state_dir, rules.data.large.gateway)
+        if running:
+            raise Refused(running.message(rules.data.large.gateway, lang))
+    unknown = sorted(set(selected or ()) - {i.id for i in loaded.items})
+    if unknown:
+        raise UsageError(f"no item {', '.join(unknown)} in plan {plan_id}",
+                         hint=f"IDs of this plan: {', '.join(i.id for i in loaded.items)}")
+    items = loaded.selected(list(selected or []), include_suggested)
+    _purge(places, config)
+    tasks = _tasks(places, rules)
+    roots = _roots(loaded, paths, places)
+    try:
+        outcome = _run(loaded, items, roots, places, rules, config, tasks, paths, lang=lang, trigger=trigger,
+                       operator=operator)
+    finally:
+        for label, root in roots.items():
+            if label != "workspace":
+                root.close()
+    remove.unlink_own(places.plans.root, _plan_parts(places, plan_id))
+    return outcome
+
+
+def run_now(paths: Any, config: Any, tier: str, *, actor: str | None = None, operator: str = "用户确认",
+            lang: str = "en", trigger: str = "user") -> tuple[Plan, dict[str, Any] | None]:
+    """Plan and execute at once: the small tier with ``--yes`` (the request itself is the
+    confirmation). Returns the plan and the result (None when there was nothing to do)."""
+    if tier != "small":
+        raise UsageError("only the small tier runs without a separate confirmation")
+    made = plan(paths, config, tier, actor=actor)
+    if not made.items:
+        return made, None
+    return made, execute(paths, config, made.plan_id, actor=actor, operator=operator, lang=lang, trigger=trigger)
+
+
+def _run(loaded: Plan, items: Sequence[Item], roots: dict[str, Root], places: Places, rules: CompiledRules,
+         config: Any, tasks: Tasks, paths: Any, *, lang: str, trigger: str, operator: str) -> dict[str, Any]:
+    run = Run(loaded, lang)
+    log_rel = "/".join(places.log[1])
+    if not items:
+        empty = Result(tier=loaded.tier, deleted=[], skipped=[], snapshot=None, log=log_rel)
+        empty.report = {"counts": {}, "kept": kept_summary(places, rules, tasks), "time": clock.now().isoformat(),
+                        "risk": loaded.risk, "expires_at": None}
+        return empty
+    scanner = _scanner(places, rules, config, (loaded.tier,), tasks)
+    writer = SnapshotWriter(places.snapshots, tier=loaded.tier, plan_id=loaded.plan_id, trigger=trigger,
+                            operator=operator)
+    snapshot_rel = _shown(places, writer.path)
+    ready: list[tuple[Item, list[Item]]] = []
+    failure: str | None = None
+    try:
+        for item in items:  # 1. re-qualify and copy everything into the snapshot
+            root = roots[item.root]
+            try:
+                _st, fresh = _requalify(scanner, root, item, loaded.tier)
+                _snapshot_item(writer, root, item, fresh, paths, rules)
+                ready.append((item, fresh))
+            except Unsafe as exc:
+                run.skip(item, exc.reason, exc.reason_zh)
+            except OSError as exc:
+                run.skip(item, exc.strerror or str(exc), exc.strerror or str(exc))
+        if loaded.tier == "large":
+            _summary(writer, ready, paths, config)
+        writer.seal()
+        _delete(run, ready, roots, rules, paths)  # 2. remove, each re-checked right before
+    except BaseException as exc:
+        failure = f"{type(exc).__name__}: {exc}"
+        raise
+    finally:
+        result = Result(tier=loaded.tier, deleted=run.deleted, skipped=run.skipped, snapshot=snapshot_rel, log=log_rel)
+        try:
+            writer.write_result({**result, "plan_id": loaded.plan_id, "rewritten": run.rewritten,
+                                 "finished_at": clock.now().isoformat(), "failure": failure})
+            _log(places, loaded, run, tasks, snapshot_rel, trigger, operator, failure)
+        except OSError:
+            if failure is None:
+                raise  # the run itself went well: a missing log entry is an error of its own
+    counts: Counter[str] = Counter()
+    for item in run.done:
+        counts[item.category] += item.count if item.category in ("context", "stale_cache") and item.count else 1
+    retention = float(config.get("autophagy.snapshot_retention_days"))
+    result.report = {"counts": dict(counts), "kept": kept_summary(places, rules, tasks),
+                     "time": clock.now().isoformat(), "risk": loaded.risk,
+                     "expires_at": (writer.created + timedelta(days=retention)).isoformat()}
+    return result
+
+
+def _shown(places: Places, path: Path) -> str:
+    try:
+        return str(path.relative_to(places.workspace.path))
+    except ValueError:
+        return str(path)
+
+
+def _snapshot_item(writer: SnapshotWriter, root: Root, item: Item, fresh: list[Item], paths: Any,
+                   rules: CompiledRules) -> None:
+    parts = tuple(item.parts)
+    planned = Fingerprint.from_list(item.fp)
+    if item.action == "tree":
+        for member_parts, fp, is_dir in _members(item, fresh[0])[0]:
+            if is_dir:
+                st = root.lstat(member_parts)
+                writer.record({"type": "dir", "root": root.label, "path": "/".join(member_parts),
+                               "mode": stat.S_IMODE(st.st_mode), "item": item.id, "kind": item.kind, "action": "tree"})
+            else:
+                _copy_into(writer, root, member_parts, fp, item=item, exact=True)
+        return
+    if item.action == "sqlite":
+        blob, target = writer.blob_path()
+        store = paths.agent_dir / rules.data.large.sqlite.store
+        large_tier.backup(store, target)
+        data = target.read_bytes()
+        st = root.lstat(parts)
+        writer.record({"type": "file", "file": blob, "root": root.label, "path": "/".join(parts), "size": len(data),
+                       "sha256": sha256_bytes(data), "mode": stat.S_IMODE(st.st_mode),
+                       "mtime": clock.now().isoformat(), "mtime_ns": st.st_mtime_ns, "item": item.id,
+                       "kind": item.kind, "action": "sqlite", "sessions": item.sessions})
+        return
+    if any(e.get("path") == "/".join(parts) and e.get("root") == root.label and e.get("action") == "cut"
+           for e in writer.entries):
+        return  # another entry of the same file: the file is in the snapshot already
+    _copy_into(writer, root, parts, planned, item=item, exact=item.action != "cut")
+
+
+def _summary(writer: SnapshotWriter, ready: list[tuple[Item, list[Item]]], paths: Any, config: Any) -> None:
+    from apollo.transcript.openclaw_sqlite import SessionRef
+
+    sources: list[tuple[str, Any]] = []
+    for entry in writer.entries:
+        if entry.get("action") == "sqlite":
+            db = writer.path / entry["file"]
+            sources += [(s["session_id"], SessionRef(db, s["session_id"])) for s in entry.get("sessions", [])
+                        if s.get("events")]
+        elif entry.get("kind") == "session_transcript":
+            sources.append((entry["path"], writer.path / entry["file"]))
+    digest = large_tier.summarize(sources, config)
+    digest.update({"created_at": clock.now().isoformat(), "agent": paths.agent})
+    writer.add_file(large_tier.SUMMARY, (json.dumps(digest, ensure_ascii=False, indent=1) + "\n").encode("utf-8"))
+
+
+def _delete(run: Run, ready: list[tuple[Item, list[Item]]], roots: dict[str, Root], rules: CompiledRules,
+            paths: Any) -> None:
+    cuts: dict[tuple[str, tuple[str, ...]], list[Item]] = {}
+    for item, fresh in ready:
+        root = roots[item.root]
+        parts = tuple(item.parts)
+        try:
+            if item.action == "unlink":
+                remove.unlink_file(root, parts, Fingerprint.from_list(item.fp))
+                _verify_gone(root, parts)
+                run.deleted.append(run.name(item))
+                run.done.append(item)
+            elif item.action == "tree":
+                members, dropped = _members(item, fresh[0])
+                for member in dropped:
+                    run.skip(item, "changed, replaced or protected since the plan", "制定计划后已改变、被替换或受保护",
+                             path=display("/".join(member)))
+                outcome = remove.remove_members(root, members)
+                for member, exc in outcome.skipped:
+                    run.skip(item, exc.reason, exc.reason_zh, path=display("/".join(member)))
+                if outcome.removed:
+                    run.deleted.append(run.name(item) + "/")
+                    run.done.append(item)
+            elif item.action == "cut":
+                cuts.setdefault((item.root, parts), []).append(item)
+            elif item.action == "index":
+                done = remove.rewrite(root, parts, _index_builder(item, rules.data.large.legacy.empty_index.encode()),
+                                      carry_appends=False)
+                run.rewritten.append({"root": item.root, "path": "/".join(parts), "after_sha256": done.after_sha256})
+                run.deleted.append(run.name(item))
+                run.done.append(item)
+            elif item.action == "sqlite":
+                _wipe(run, root, item, rules, paths)
+        except Unsafe as exc:
+            run.skip(item, exc.reason, exc.reason_zh)
+        except OSError as exc:
+            run.skip(item, exc.strerror or str(exc), exc.strerror or str(exc))
+    for (label, parts), group in cuts.items():
+        try:
+            done = remove.rewrite(roots[label], parts, _cut_builder(group))
+            run.rewritten.append({"root": label, "path": "/".join(parts), "after_sha256": done.after_sha256})
+            for item in group:
+                run.deleted.append(run.name(item))
+                run.done.append(item)
+        except Unsafe as exc:
+            for item in group:
+                run.skip(item, exc.reason, exc.reason_zh)
+        except OSError as exc:
+            for item in group:
+                run.skip(item, exc.strerror or str(exc), exc.strerror or str(exc))
+
+
+def _verify_gone(root: Root, parts: tuple[str, ...]) -> None:
+    try:
+        root.lstat(parts)
+    except Unsafe:
+        return
+    raise Unsafe("still there after removal", "删除后仍然存在", "error")
+
+
+def _wipe(run: Run, root: Root, item: Item, rules: CompiledRules, paths: Any) -> None:
+    spec = rules.data.large.sqlite
+    parts = tuple(item.parts)
+    parent = root.open_dir(parts[:-1])
+    try:
+        db = f"/proc/self/fd/{parent}/{parts[-1]}" if Path(f"/proc/self/fd/{parent}").is_dir() \
+            else str(root.path.joinpath(*parts))
+        try:
+            remove.wipe_sessions(db, spec.session_tables, spec.related_tables,
+                                 large_tier.verifier(item.sessions, rules, paths.agent))
+        except sqlite3.OperationalError as exc:
+            raise Unsafe(f"the store is busy or locked ({exc}); is OpenClaw running?",
+                         f"存储正忙或被锁定（{exc}）；OpenClaw 是否在运行？", "busy") from None
+        fd = open_file(parent, parts[-1])
+        try:
+            after = sha256_bytes(read_fd(fd))
+        finally:
+            os.close(fd)
+    finally:
+        os.close(parent)
+    run.rewritten.append({"root": item.root, "path": "/".join(parts), "after_sha256": after})
+    run.deleted.append(f"{run.name(item)} ({len(item.sessions)} sessions)")
+    run.done.append(item)
+
+
+def _log(places: Places, loaded: Plan, run: Run, tasks: Tasks, snapshot: str, trigger: str, operator: str,
+         failure: str | None) -> None:
+    kept = [p["path"] for p in loaded.protected if "/" not in p["path"].rstrip("/")][:20]
+    kept += [f"{p['path']}（进行中任务引用）" for p in loaded.protected if p["reason"] == "referenced by an active task"]
+    kept += [f"进行中任务：{t}" for t in tasks.titles]
+    skipped = [f"{s['path']}（{s['reason']}）" for s in run.skipped]
+    if failure:
+        outcome = f"中途失败：{failure}；已删除 {len(run.deleted)} 项，快照已保存"
+    elif run.skipped:
+        outcome = f"部分完成：删除 {len(run.deleted)} 项，跳过 {len(run.skipped)} 项"
+    else:
+        outcome = f"完成：删除 {len(run.deleted)} 项"
+    text = cleanup_log.entry(moment=clock.now(), tier=loaded.tier, removed=run.deleted, kept=kept, trigger=trigger,
+                             snapshot=snapshot, operator=operator, outcome=outcome, skipped=skipped)
+    cleanup_log.append(*places.log, text)
+
+
+# -- snapshots and restore ---------------------------------------------------------------------------
+
+def snapshots(paths: Any, config: Any) -> list[dict[str, Any]]:
+    """The snapshots on disk with their expiry (read-only)."""
+    with _places(paths, config) as places:
+        return [s.public() for s in list_snapshots(places.snapshots, float(config.get("autophagy.snapshot_retention_days")))]
+
+
+def restore(paths: Any, config: Any, snapshot: str, dry_run: bool = False, *, actor: str | None = None,
+            lang: str = "en") -> dict[str, Any]:
+    """Put a snapshot's files back (see :mod:`apollo.autophagy.snapshot` for what is refused)."""
+    _require(actor, "restore", "autophagy restore")
+    rules = _rules(config)
+    retention = float(config.get("autophagy.snapshot_retention_days"))
+    with _places(paths, config) as places, _lock(places):
+        try:
+            info = locate(places.snapshots, snapshot, retention)
+        except Unsafe as exc:
+            raise UsageError(exc.reason, hint="list them with: apollo autophagy snapshots") from None
+        if info.problem:
+            raise InputError(info.problem, where=str(info.path))
+        entries = info.manifest.get("entries", [])
+        if any(e.get("action") == "sqlite" for e in entries) and not dry_run:
+            running = large_tier.gateway_running(paths.state_dir, rules.data.large.gateway)
+            if running:
+                raise Refused(running.message(rules.data.large.gateway, lang))
+        roots = {"workspace": places.workspace}
+        opened: list[Root] = []
+        try:
+            for label, where in (("sessions", paths.sessions_dir), ("agent", paths.agent_dir)):
+                if any(e.get("root") == label for e in entries):
+                    where.mkdir(parents=True, exist_ok=True)
+                    roots[label] = Root(where, label=label)
+                    opened.append(roots[label])
+            if not dry_run:
+                _check_sqlite_restorable(entries, roots)
+            outcome = restore_files(places.snapshots, info, roots, dry_run=dry_run, lang=lang)
+        finally:
+            for root in opened:
+                root.close()
+    return {"snapshot": info.name, "dry_run": dry_run, "restored": outcome.restored, "replaced": outcome.replaced,
+            "skipped": outcome.skipped}
+
+
+def _check_sqlite_restorable(entries: list[dict[str, Any]], roots: dict[str, Root]) -> None:
+    """A wiped SQLite store is put back only if nothing was written to it since (no WAL frames)."""
+    for entry in entries:
+        if entry.get("action") != "sqlite":
+            continue
+        parts = split_relative(entry["path"])
+        wal = (*parts[:-1], parts[-1] + "-wal")
+        try:
+            if roots["agent"].lstat(wal).st_size:
+                raise Refused("the SQLite store has been written to since the wipe (its WAL is not empty); "
+                              "restoring it would lose that", where=str(roots["agent"].path.joinpath(*wal)),
+                              hint="the consistent copy is in the snapshot's files/ folder; stop OpenClaw and copy it by hand")
+        except Unsafe:
+            continue

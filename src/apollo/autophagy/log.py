@@ -1,0 +1,90 @@
+"""The cleanup log, ``.autophagy/cleanup-log.md``: one entry per run that changed anything, in
+the seed's format. Appending is atomic (the whole log rewritten to a temp file, fsynced,
+renamed over), so a crash leaves the old log or the new one, never half an entry."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from datetime import datetime
+
+from apollo.autophagy import remove
+from apollo.autophagy.fs import Root, Unsafe, open_file, read_fd, write_new
+
+TYPE = {"small": "🗑️小", "medium": "🧹中", "large": "💥大"}
+TRIGGER = {"user": "用户要求", "auto": "自动", "threshold": "硬阈值"}
+LIST_LIMIT = 40
+
+
+def _listing(values: Sequence[str]) -> str:
+    if not values:
+        return "（无）"
+    shown = "；".join(values[:LIST_LIMIT])
+    return shown + (f"；……等共 {len(values)} 项" if len(values) > LIST_LIMIT else "")
+
+
+def entry(*, moment: datetime, tier: str, removed: Sequence[str], kept: Sequence[str], trigger: str,
+          snapshot: str, operator: str, outcome: str, skipped: Sequence[str]) -> str:
+    lines = [
+        f"## [{moment.strftime('%Y-%m-%d %H:%M')}] 清理记录",
+        f"类型：{TYPE[tier]}",
+        f"清理了什么：{_listing(removed)}",
+        f"保留了什么：{_listing(kept)}",
+        f"触发原因：{TRIGGER.get(trigger, trigger)}",
+        f"快照文件：{snapshot or '（无）'}",
+        f"操作者：{operator}",
+        f"结果：{outcome}",
+    ]
+    if skipped:
+        lines.append(f"跳过：{_listing(skipped)}")
+    return "\n".join(lines) + "\n\n"
+
+
+def append(root: Root, parts: tuple[str, ...], text: str) -> None:
+    """Add ``text`` at the end of the log, creating it (with a title) if needed."""
+    parent = root.open_dir(parts[:-1], create=True)
+    try:
+        try:
+            os.stat(parts[-1], dir_fd=parent, follow_symlinks=False)
+            exists = True
+        except FileNotFoundError:
+            exists = False
+        if not exists:
+            try:
+                write_new(parent, parts[-1], ("# apollo-autophagy 清理日志\n\n" + text).encode("utf-8"), mode=0o644)
+                return
+            except FileExistsError:
+                pass
+    finally:
+        os.close(parent)
+    data = text.encode("utf-8")
+
+    def build(old: bytes, _st: os.stat_result) -> bytes:
+        return old + (b"" if not old or old.endswith(b"\n") else b"\n") + data
+
+    try:
+        remove.rewrite(root, parts, build)
+    except Unsafe as exc:
+        raise OSError(f"cannot append to the cleanup log: {exc.reason}") from None
+
+
+def last_entry(root: Root, parts: tuple[str, ...]) -> str | None:
+    """The newest entry of the log (for status), or None."""
+    try:
+        parent = root.open_dir(parts[:-1])
+    except Unsafe:
+        return None
+    try:
+        fd = open_file(parent, parts[-1])
+    except (OSError, Unsafe):
+        return None
+    finally:
+        os.close(parent)
+    try:
+        text = read_fd(fd).decode("utf-8", "replace")
+    finally:
+        os.close(fd)
+    start = text.rfind("\n## [")
+    if start == -1:
+        start = 0 if text.startswith("## [") else -1
+    return text[start:].strip() if start != -1 else None

@@ -1,0 +1,321 @@
+"""THE ONLY MODULE IN APOLLO THAT REMOVES OR REPLACES BYTES.
+
+Every unlink, rmdir, atomic rewrite (temp file, fsync, rename over the old name) and SQL
+``DELETE`` lives here, so that one short file can be audited (tests/autophagy/test_one_remover.py
+proves that no other module calls them). The rules of this module:
+
+* Everything is reached through directory descriptors (:class:`~apollo.autophagy.fs.Root`):
+  ``O_NOFOLLOW | O_DIRECTORY`` on every folder, ``unlink(name, dir_fd=...)``, never a path
+  string, never a symlink, never another device.
+* Right before a file goes, its identity (device, inode, size, mtime) is compared with what
+  the plan showed; anything different is left alone and reported (:class:`Unsafe`).
+* A name is unlinked, never truncated: the other names of a hard-linked file keep its bytes.
+* A rewrite writes a new file next to the old one and renames it over; bytes appended to the
+  old file meanwhile are carried over; any other change aborts the rewrite.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import secrets
+import sqlite3
+import stat
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from apollo.autophagy.fs import (
+    O_CREATE,
+    Fingerprint,
+    Root,
+    Unsafe,
+    fsync_dir,
+    open_file,
+    read_fd,
+    sha256_bytes,
+)
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def _changed(what: str = "changed since the plan") -> Unsafe:
+    return Unsafe(what, "制定计划后已改变" if what == "changed since the plan" else what, "changed")
+
+
+def unlink_file(root: Root, parts: Sequence[str], expected: Fingerprint) -> None:
+    """Remove one name (file or symlink) if it is still exactly what the plan showed."""
+    parent = root.open_dir(parts[:-1])
+    try:
+        _unlink_checked(parent, parts[-1], expected)
+    finally:
+        os.close(parent)
+
+
+def _unlink_checked(parent: int, name: str, expected: Fingerprint) -> None:
+    try:
+        st = os.stat(name, dir_fd=parent, follow_symlinks=False)
+    except FileNotFoundError:
+        raise Unsafe("gone since the plan", "制定计划后已不存在", "gone") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise _changed("is a folder now")
+    if not expected.unchanged(st):
+        raise _changed()
+    os.unlink(name, dir_fd=parent)
+
+
+@dataclass
+class TreeOutcome:
+    removed: list[tuple[str, ...]]
+    skipped: list[tuple[tuple[str, ...], Unsafe]]
+
+
+def remove_members(root: Root, members: Sequence[tuple[tuple[str, ...], Fingerprint, bool]]) -> TreeOutcome:
+    """Remove the files of a folder item (each re-checked), then its folders deepest first,
+    each only if it is the same folder and now empty."""
+    outcome = TreeOutcome([], [])
+    files = sorted((m for m in members if not m[2]), key=lambda m: m[0])
+    folders = sorted((m for m in members if m[2]), key=lambda m: len(m[0]), reverse=True)
+    parent_parts: tuple[str, ...] | None = None
+    parent = -1
+    try:
+        for parts, expected, _ in files:
+            try:
+                if parts[:-1] != parent_parts or parent < 0:
+                    if parent >= 0:
+                        os.close(parent)
+                        parent = -1
+                    parent_parts = None
+                    parent = root.open_dir(parts[:-1])
+                    parent_parts = parts[:-1]
+                _unlink_checked(parent, parts[-1], expected)
+                outcome.removed.append(parts)
+            except Unsafe as exc:
+                outcome.skipped.append((parts, exc))
+            except OSError as exc:
+                outcome.skipped.append((parts, Unsafe(exc.strerror or str(exc), exc.strerror or str(exc), "error")))
+    finally:
+        if parent >= 0:
+            os.close(parent)
+    for parts, expected, _ in folders:
+        try:
+            remove_empty_dir(root, parts, expected)
+            outcome.removed.append(parts)
+        except Unsafe as exc:
+            outcome.skipped.append((parts, exc))
+        except OSError as exc:
+            outcome.skipped.append((parts, Unsafe(exc.strerror or str(exc), exc.strerror or str(exc), "error")))
+    return outcome
+
+
+def remove_empty_dir(root: Root, parts: Sequence[str], expected: Fingerprint) -> None:
+    parent = root.open_dir(parts[:-1])
+    try:
+        try:
+            st = os.stat(parts[-1], dir_fd=parent, follow_symlinks=False)
+        except FileNotFoundError:
+            raise Unsafe("gone since the plan", "制定计划后已不存在", "gone") from None
+        if not expected.same_file(st):
+            raise _changed()
+        try:
+            os.rmdir(parts[-1], dir_fd=parent)
+        except OSError as exc:
+            if exc.errno in (39, 66):  # ENOTEMPTY / ENOTEMPTY on BSD
+                raise Unsafe("not empty: it holds files that were kept or are new since the plan",
+                             "非空：里面有保留的文件或计划之后新增的文件", "changed") from None
+            raise
+    finally:
+        os.close(parent)
+
+
+# -- atomic rewrites -----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Rewrite:
+    before_sha256: str
+    after_sha256: str
+    before_size: int
+    after_size: int
+
+
+def rewrite(root: Root, parts: Sequence[str], build: Callable[[bytes, os.stat_result], bytes], *,
+            carry_appends: bool = True, mtime_ns: int | None = None) -> Rewrite:
+    """Replace a file's content atomically: ``build(old bytes, stat)`` gives the new content
+    (and raises :class:`Unsafe` if the old one is not what the plan showed). ``mtime_ns`` sets
+    the new file's modification time (a restore puts the original's back)."""
+    parent = root.open_dir(parts[:-1])
+    name = parts[-1]
+    try:
+        fd = open_file(parent, name)
+        try:
+            st = os.fstat(fd)
+            old = read_fd(fd)
+            new = build(old, st)
+            temp = f".{name[:180]}.apollo-{secrets.token_hex(4)}.tmp"
+            out = os.open(temp, O_CREATE, stat.S_IMODE(st.st_mode), dir_fd=parent)
+            try:
+                try:
+                    _write_all(out, new)
+                    os.fchmod(out, stat.S_IMODE(st.st_mode))
+                    with contextlib.suppress(PermissionError):
+                        os.fchown(out, st.st_uid, st.st_gid)
+                    tail = _appended(fd, old, st) if carry_appends else b""
+                    _write_all(out, tail)
+                    if mtime_ns is not None:
+                        os.utime(out, ns=(mtime_ns, mtime_ns))
+                    os.fsync(out)
+                    current = os.stat(name, dir_fd=parent, follow_symlinks=False)
+                    if (current.st_dev, current.st_ino) != (st.st_dev, st.st_ino):
+                        raise _changed("replaced by another file since it was read")
+                    os.rename(temp, name, src_dir_fd=parent, dst_dir_fd=parent)
+                except BaseException:
+                    _drop(parent, temp)
+                    raise
+                fsync_dir(parent)
+                late = _appended(fd, old + tail, os.fstat(fd)) if carry_appends else b""
+                if late:  # written to the old file after our last look: carry it over too
+                    _write_all(out, late)
+                    os.fsync(out)
+                    tail += late
+            finally:
+                os.close(out)
+        finally:
+            os.close(fd)
+    finally:
+        os.close(parent)
+    return Rewrite(sha256_bytes(old), sha256_bytes(new + tail), len(old), len(new) + len(tail))
+
+
+def _appended(fd: int, seen: bytes, st: os.stat_result) -> bytes:
+    """Bytes added at the end of the open file since ``seen`` was read; any other change aborts."""
+    now = os.fstat(fd)
+    if now.st_size == len(seen) and now.st_mtime_ns == st.st_mtime_ns:
+        return b""
+    if now.st_size < len(seen) or sha256_bytes(read_fd(fd, len(seen))) != sha256_bytes(seen):
+        raise _changed("changed while it was being rewritten")
+    return os.pread(fd, now.st_size - len(seen), len(seen))
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _drop(dir_fd: int, name: str) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(name, dir_fd=dir_fd)
+
+
+def drop_temporary(dir_fd: int, name: str) -> None:
+    """Remove a temporary name Apollo itself just created (restore links it into place first)."""
+    _drop(dir_fd, name)
+
+
+# -- Apollo's own data: expired snapshots and plans -----------------------------------------------
+
+def purge_tree(root: Root, parts: Sequence[str]) -> int:
+    """Remove a folder of Apollo's own (an expired snapshot) through descriptors; links inside
+    are unlinked, never followed. Returns the number of names removed."""
+    parent = root.open_dir(parts[:-1])
+    try:
+        return _purge_below(parent, parts[-1], root.dev)
+    finally:
+        os.close(parent)
+
+
+def _purge_below(parent: int, name: str, dev: int) -> int:
+    st = os.stat(name, dir_fd=parent, follow_symlinks=False)
+    if not stat.S_ISDIR(st.st_mode):
+        os.unlink(name, dir_fd=parent)
+        return 1
+    if st.st_dev != dev:
+        raise Unsafe(f"{name} is a mount point; never crossed", f"{name} 是挂载点，绝不跨越", "device")
+    fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=parent)
+    count = 0
+    try:
+        with os.scandir(fd) as entries:
+            names = [e.name for e in entries]
+        for child in names:
+            count += _purge_below(fd, child, dev)
+    finally:
+        os.close(fd)
+    os.rmdir(name, dir_fd=parent)
+    return count + 1
+
+
+def unlink_own(root: Root, parts: Sequence[str]) -> None:
+    """Remove one file of Apollo's own (an expired plan)."""
+    parent = root.open_dir(parts[:-1])
+    try:
+        st = os.stat(parts[-1], dir_fd=parent, follow_symlinks=False)
+        if stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode):
+            os.unlink(parts[-1], dir_fd=parent)
+    finally:
+        os.close(parent)
+
+
+# -- SQLite --------------------------------------------------------------------------------------
+
+def _quoted(table: str) -> str:
+    if not _IDENTIFIER.match(table):
+        raise Unsafe(f"not a table name: {table!r}", f"不是表名：{table!r}")
+    return f'"{table}"'
+
+
+def wipe_sessions(db_path: str, session_tables: Sequence[str], related_tables: Sequence[str],
+                  verify: Callable[[sqlite3.Connection], None]) -> dict[str, int]:
+    """Delete every row of ``session_tables`` (cascading, with foreign keys on) and the rows of
+    ``related_tables`` that name those sessions, in one transaction; ``verify`` runs inside the
+    transaction first and raises :class:`Unsafe` if the store is not what the plan showed.
+    Deleted content is overwritten (secure_delete) and the WAL folded back into the file."""
+    connection = sqlite3.connect(db_path, isolation_level=None, timeout=0)
+    counts: dict[str, int] = {}
+    try:
+        connection.execute("PRAGMA foreign_keys = ON")
+        connection.execute("PRAGMA secure_delete = ON")
+        connection.execute("BEGIN IMMEDIATE")
+        try:
+            verify(connection)
+            existing = {r[0] for r in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            ids: set[str] = set()
+            keys: set[str] = set()
+            for table in session_tables:
+                if table not in existing:
+                    continue
+                columns = {r[1] for r in connection.execute(f"PRAGMA table_info({_quoted(table)})")}
+                if "session_id" in columns:
+                    ids.update(r[0] for r in connection.execute(f"SELECT session_id FROM {_quoted(table)}"))
+                if "session_key" in columns:
+                    keys.update(r[0] for r in connection.execute(f"SELECT session_key FROM {_quoted(table)}"))
+            for table in related_tables:
+                if table not in existing:
+                    continue
+                columns = {r[1] for r in connection.execute(f"PRAGMA table_info({_quoted(table)})")}
+                where = []
+                params: list[str] = []
+                if "session_id" in columns:
+                    where.append("session_id IN (SELECT value FROM json_each(?))")
+                    params.append(json.dumps(sorted(ids)))
+                if "session_key" in columns:
+                    where.append("session_key IN (SELECT value FROM json_each(?))")
+                    params.append(json.dumps(sorted(keys)))
+                if where:
+                    cursor = connection.execute(f"DELETE FROM {_quoted(table)} WHERE {' OR '.join(where)}", params)
+                    counts[table] = cursor.rowcount
+            for table in session_tables:
+                if table in existing:
+                    counts[table] = connection.execute(f"DELETE FROM {_quoted(table)}").rowcount
+            problems = connection.execute("PRAGMA foreign_key_check").fetchall()
+            if problems:
+                raise Unsafe(f"foreign key check failed after the wipe ({len(problems)} rows); rolled back",
+                             f"删除后外键检查失败（{len(problems)} 行），已回滚", "error")
+            connection.execute("COMMIT")
+        except BaseException:
+            connection.execute("ROLLBACK")
+            raise
+        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        connection.close()
+    return counts

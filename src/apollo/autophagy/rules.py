@@ -1,0 +1,329 @@
+"""The autophagy rules as data: loading, validating, and matching path patterns.
+
+The built-in ``rules.toml`` is read first, then every file in ``autophagy.rule_files`` (relative
+to the configuration file that names it), then ``autophagy.protect``. Any failure raises
+:class:`~apollo.errors.ConfigError` before anything is scanned, so an unreadable protect list
+can never lead to a deletion.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from apollo.errors import ConfigError
+
+TIERS = ("small", "medium", "large")
+RISK = {"small": "low", "medium": "medium", "large": "high"}
+CATEGORIES = ("redundant", "stale_cache", "memory", "context")
+CHECKS = ("match", "entries", "corrupt", "broken_symlink", "marked_entries", "superseded_entries", "reminders")
+VALIDATORS = ("json", "jsonl", "utf8", "zip", "gzip", "tar")
+
+
+class Rule(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    kind: str
+    check: str
+    reason: str
+    reason_zh: str
+    category: str = "redundant"
+    type: str = "file"
+    patterns: list[str] = []
+    exclude: list[str] = []
+    idle_hours: float = 0.0
+    max_age_days: float = 0.0
+    validator: str = ""
+
+
+class TaskProtect(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    file: str
+    finished_statuses: list[str]
+    status_keys: list[str]
+    path_keys: list[str]
+    title_keys: list[str]
+
+
+class ProtectReport(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    memory: list[str]
+    preferences: list[str]
+
+
+class Protect(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    patterns: list[str]
+    entries_editable: list[str]
+    tasks: TaskProtect
+    report: ProtectReport
+
+
+class Heartbeat(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    entry_prefix: str
+    timestamp: str
+    jsonl_keys: list[str]
+
+
+class Corrupt(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    max_check_mb: float
+    legacy_encodings: list[str]
+
+
+class Memory(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    markers: list[str]
+    supersede_phrases: list[str]
+    reference_stopwords: list[str]
+    subject_separators: list[str]
+    max_subject_chars: int
+
+
+class Reminders(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    folders: list[str]
+    time_keys: list[str]
+    done_keys: list[str]
+    status_keys: list[str]
+    done_statuses: list[str]
+
+
+class Legacy(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    patterns: list[str]
+    index: str
+    empty_index: str
+
+
+class SqliteStore(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    store: str
+    session_tables: list[str]
+    related_tables: list[str]
+    transcript_table: str
+
+
+class Gateway(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    lock_dirs: list[str]
+    lock_pattern: str
+    config_file: str
+    default_port: int
+    stop_hint: str
+    stop_hint_zh: str
+
+
+class Large(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    phrase: str
+    legacy: Legacy
+    sqlite: SqliteStore
+    gateway: Gateway
+
+
+class RuleSet(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    protect: Protect
+    small: list[Rule]
+    medium: list[Rule]
+    heartbeat: Heartbeat
+    corrupt: Corrupt
+    memory: Memory
+    reminders: Reminders
+    large: Large
+
+
+# -- patterns ------------------------------------------------------------------------------------
+
+def _component_regex(component: str) -> str:
+    out: list[str] = []
+    i = 0
+    while i < len(component):
+        ch = component[i]
+        if ch == "*":
+            out.append("[^/]*")
+        elif ch == "?":
+            out.append("[^/]")
+        elif ch == "[":
+            end = component.find("]", i + 2 if component[i + 1:i + 2] in ("!", "^") else i + 1)
+            if end == -1:
+                out.append(re.escape(ch))
+            else:
+                body = component[i + 1:end]
+                negate = body[:1] in ("!", "^")
+                body = body[1:] if negate else body
+                body = body.replace("\\", "\\\\").replace("/", "")
+                out.append(f"[{'^/' if negate else ''}{body}]")
+                i = end
+        else:
+            out.append(re.escape(ch))
+        i += 1
+    return "".join(out)
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """One pattern: a name at any depth, or an anchored path; folders only with a trailing '/'."""
+
+    text: str
+    dir_only: bool
+    anchored: bool
+    regex: re.Pattern[str]
+
+    @classmethod
+    def compile(cls, text: str, *, ignore_case: bool = False) -> Pattern:
+        if not isinstance(text, str) or not text.strip("/"):
+            raise ConfigError(f"empty pattern {text!r}")
+        dir_only = text.endswith("/")
+        body = text.strip("/")
+        flags = re.IGNORECASE if ignore_case else 0
+        if "/" not in body:
+            return cls(text, dir_only, False, re.compile(_component_regex(body) + r"\Z", flags))
+        pieces = ["(?:[^/]+/)*" if part == "**" else _component_regex(part) + "/" for part in body.split("/")]
+        return cls(text, dir_only, True, re.compile("".join(pieces) + r"\Z", flags))
+
+    def matches(self, rel: str, name: str, is_dir: bool) -> bool:
+        if self.dir_only and not is_dir:
+            return False
+        if self.anchored:
+            return self.regex.match(rel + "/") is not None
+        return self.regex.match(name) is not None
+
+
+@dataclass(frozen=True)
+class PatternSet:
+    """Several patterns checked at once; the first that matches is reported."""
+
+    patterns: tuple[Pattern, ...]
+    _names: re.Pattern[str] | None = field(default=None, compare=False)
+
+    @classmethod
+    def compile(cls, texts: Sequence[str], *, ignore_case: bool = False) -> PatternSet:
+        patterns = tuple(Pattern.compile(t, ignore_case=ignore_case) for t in texts)
+        plain = [p.regex.pattern for p in patterns if not p.anchored]
+        union = re.compile("|".join(f"(?:{r})" for r in plain), re.IGNORECASE if ignore_case else 0) if plain else None
+        return cls(patterns, union)
+
+    def match(self, rel: str, name: str, is_dir: bool) -> Pattern | None:
+        quick_miss = self._names is not None and self._names.match(name) is None
+        for pattern in self.patterns:
+            if quick_miss and not pattern.anchored:
+                continue
+            if pattern.matches(rel, name, is_dir):
+                return pattern
+        return None
+
+    def match_any_prefix(self, parts: Sequence[str], is_dir: bool) -> tuple[str, Pattern] | None:
+        """The first (shortest) prefix of ``parts`` that matches, with the pattern."""
+        for depth in range(1, len(parts) + 1):
+            rel = "/".join(parts[:depth])
+            found = self.match(rel, parts[depth - 1], is_dir or depth < len(parts))
+            if found:
+                return rel, found
+        return None
+
+    def __bool__(self) -> bool:
+        return bool(self.patterns)
+
+
+# -- loading -------------------------------------------------------------------------------------
+
+def _builtin_text() -> str:
+    return resources.files("apollo.autophagy").joinpath("rules.toml").read_text(encoding="utf-8")
+
+
+def _merge_extension(base: dict[str, Any], extra: dict[str, Any], where: str) -> None:
+    """A user rule file adds rules and extends lists; it never silently replaces a protect entry."""
+    allowed = {"small", "medium", "protect", "memory", "heartbeat", "reminders"}
+    for key, value in extra.items():
+        if key not in allowed:
+            raise ConfigError(f"unknown section {key!r} in a rule file", where=where,
+                              hint=f"a rule file may contain: {', '.join(sorted(allowed))}")
+        if key in ("small", "medium"):
+            if not isinstance(value, list):
+                raise ConfigError(f"{key!r} must be an array of tables ([[{key}]])", where=where)
+            base[key].extend(value)
+            continue
+        if not isinstance(value, dict):
+            raise ConfigError(f"{key!r} must be a table", where=where)
+        for sub, item in value.items():
+            current = base[key].get(sub)
+            if not isinstance(current, list) or not isinstance(item, list):
+                raise ConfigError(f"'{key}.{sub}' cannot be changed by a rule file (lists can only be extended)",
+                                  where=where)
+            current.extend(item)
+
+
+def _check_rules(rules: RuleSet) -> None:
+    for tier in ("small", "medium"):
+        for rule in getattr(rules, tier):
+            where = f"[[{tier}]] kind={rule.kind!r}"
+            if rule.check not in CHECKS:
+                raise ConfigError(f"unknown check {rule.check!r}", where=where, hint=f"use one of {', '.join(CHECKS)}")
+            if rule.category not in CATEGORIES:
+                raise ConfigError(f"unknown category {rule.category!r}", where=where,
+                                  hint=f"use one of {', '.join(CATEGORIES)}")
+            if rule.type not in ("file", "dir"):
+                raise ConfigError(f"type must be 'file' or 'dir', not {rule.type!r}", where=where)
+            if rule.check == "corrupt" and rule.validator not in VALIDATORS:
+                raise ConfigError(f"unknown validator {rule.validator!r}", where=where,
+                                  hint=f"use one of {', '.join(VALIDATORS)}")
+            if rule.check in ("match", "entries", "corrupt", "marked_entries", "superseded_entries") and not rule.patterns:
+                raise ConfigError("a rule needs patterns", where=where)
+            if rule.check == "entries" and rule.max_age_days <= 0:
+                raise ConfigError("an entries rule needs max_age_days > 0", where=where)
+    for text in (rules.heartbeat.entry_prefix, rules.heartbeat.timestamp, *rules.memory.supersede_phrases):
+        try:
+            re.compile(text)
+        except re.error as exc:
+            raise ConfigError(f"bad regular expression {text!r}: {exc}", where="autophagy rules") from None
+
+
+def load(config: Any = None) -> CompiledRules:
+    """Built-in rules + the user's rule files + the user's protect patterns, validated."""
+    try:
+        data = tomllib.loads(_builtin_text())
+    except (OSError, tomllib.TOMLDecodeError) as exc:  # a broken installation: fail closed
+        raise ConfigError(f"cannot read the built-in autophagy rules ({exc})") from None
+    extra_protect: list[str] = []
+    if config is not None:
+        section = config.section("autophagy")
+        source = config.source_of("autophagy.rule_files")
+        base_dir = Path(source).parent if source != "default" else Path.cwd()
+        for name in section.get("rule_files", []):
+            path = (base_dir / name).expanduser()
+            try:
+                extra = tomllib.loads(path.read_text(encoding="utf-8"))
+            except OSError as exc:
+                raise ConfigError(f"cannot read autophagy rule file ({exc.strerror or exc})", where=str(path),
+                                  hint="fix autophagy.rule_files; nothing is deleted until it can be read") from None
+            except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+                raise ConfigError(f"autophagy rule file is not valid TOML ({exc})", where=str(path),
+                                  hint="nothing is deleted until it can be read") from None
+            _merge_extension(data, extra, str(path))
+        extra_protect = list(section.get("protect", []))
+        if not all(isinstance(p, str) and p.strip("/") for p in extra_protect):
+            raise ConfigError("autophagy.protect must be a list of non-empty patterns",
+                              where=config.source_of("autophagy.protect"))
+    data["protect"]["patterns"] = [*data["protect"]["patterns"], *extra_protect]
+    try:
+        rules = msgspec.convert(data, RuleSet)
+    except msgspec.ValidationError as exc:
+        raise ConfigError(f"invalid autophagy rules: {exc}", hint="compare with the built-in rules.toml") from None
+    _check_rules(rules)
+    return CompiledRules(rules)
+
+
+class CompiledRules:
+    """The rule set with every pattern compiled once."""
+
+    def __init__(self, rules: RuleSet):
+        self.data = rules
+        self.protect = PatternSet.compile(rules.protect.patterns, ignore_case=True)
+        self.editable = PatternSet.compile(rules.protect.entries_editable, ignore_case=True)
+        self.tiers: dict[str, list[tuple[Rule, PatternSet, PatternSet]]] = {
+            tier: [(r, PatternSet.compile(r.patterns), PatternSet.compile(r.exclude)) for r in getattr(rules, tier)]
+            for tier in ("small", "medium")
+        }
+        self.reminder_folders = PatternSet.compile([f.rstrip("/") + "/" for f in rules.reminders.folders])
+        self.legacy_sessions = PatternSet.compile(rules.large.legacy.patterns)
+        self.report_memory = PatternSet.compile(rules.protect.report.memory, ignore_case=True)
+        self.report_preferences = PatternSet.compile(rules.protect.report.preferences, ignore_case=True)
+
+    def rules(self, tier: str) -> list[tuple[Rule, PatternSet, PatternSet]]:
+        return self.tiers.get(tier, [])

@@ -1,0 +1,545 @@
+"""The engine: walk a workspace through directory descriptors and apply the rules.
+
+It knows mechanisms (match a name, prune timestamped entries, validate content, find broken
+links, cut marked entries, expire reminders) and no pattern: those come from the rules. The
+same :meth:`Scanner.evaluate` decides during a scan and again, for one path, right before
+execution, so a plan can never run something the rules would not pick today.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import PurePosixPath
+
+from apollo.autophagy import checks, entries
+from apollo.autophagy.fs import Fingerprint, Root, Unsafe, display, open_file, read_fd, sha256_bytes
+from apollo.autophagy.plan import Item, Member
+from apollo.autophagy.rules import CompiledRules, PatternSet, Rule
+from apollo.errors import ConfigError
+
+MAX_DEPTH = 512
+
+
+@dataclass(frozen=True)
+class Tasks:
+    """What active tasks protect: their files (and everything below them) and their titles."""
+
+    paths: frozenset[str] = frozenset()
+    titles: tuple[str, ...] = ()
+
+    def protects(self, parts: Sequence[str]) -> bool:
+        return any("/".join(parts[:depth]) in self.paths for depth in range(1, len(parts) + 1))
+
+
+def _task_paths(value: object, keys: set[str]) -> Iterator[str]:
+    if isinstance(value, dict):
+        for key, child in value.items():
+            if key in keys:
+                if isinstance(child, str):
+                    yield child
+                elif isinstance(child, list):
+                    yield from (c for c in child if isinstance(c, str))
+            yield from _task_paths(child, keys)
+    elif isinstance(value, list):
+        for child in value:
+            yield from _task_paths(child, keys)
+
+
+def _task_objects(value: object, status_keys: Sequence[str]) -> Iterator[dict]:
+    if isinstance(value, dict):
+        if any(isinstance(value.get(k), str) for k in status_keys):
+            yield value
+            return
+        for child in value.values():
+            yield from _task_objects(child, status_keys)
+    elif isinstance(value, list):
+        for child in value:
+            yield from _task_objects(child, status_keys)
+
+
+def _relative_to_workspace(reference: str, root: Root) -> str | None:
+    text = os.path.expanduser(reference.strip())
+    if not text:
+        return None
+    path = PurePosixPath(text)
+    if path.is_absolute():
+        for base in (root.path, root.given):
+            try:
+                path = path.relative_to(base)
+                break
+            except ValueError:
+                continue
+        else:
+            return None
+    parts: list[str] = []
+    for part in path.parts:
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if not parts:
+                return None
+            parts.pop()
+        else:
+            parts.append(part)
+    return "/".join(parts) or None
+
+
+def load_tasks(root: Root, rules: CompiledRules) -> Tasks:
+    """Read the task-state file; if it exists and cannot be read, nothing may be deleted."""
+    spec = rules.data.protect.tasks
+    parts = tuple(spec.file.split("/"))
+    where = str(root.path / spec.file)
+    try:
+        parent = root.open_dir(parts[:-1])
+    except Unsafe as exc:
+        if exc.code == "gone":
+            return Tasks()
+        raise ConfigError(f"cannot read the task state ({exc.reason})", where=where,
+                          hint="nothing is deleted while the protect list cannot be read") from None
+    try:
+        try:
+            fd = open_file(parent, parts[-1])
+        except FileNotFoundError:
+            return Tasks()
+        except (OSError, Unsafe) as exc:
+            reason = exc.reason if isinstance(exc, Unsafe) else (exc.strerror or str(exc))
+            raise ConfigError(f"cannot read the task state ({reason})", where=where,
+                              hint="nothing is deleted while the protect list cannot be read") from None
+        try:
+            data = read_fd(fd)
+        finally:
+            os.close(fd)
+    finally:
+        os.close(parent)
+    try:
+        state = json.loads(data.decode("utf-8-sig"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"the task state is not valid JSON ({exc})", where=where,
+                          hint="fix the file; nothing is deleted while the protect list cannot be read") from None
+    finished = {s.casefold() for s in spec.finished_statuses}
+    keys = set(spec.path_keys)
+    protected: set[str] = set()
+    titles: list[str] = []
+    for task in _task_objects(state, spec.status_keys):
+        status = next((task[k] for k in spec.status_keys if isinstance(task.get(k), str)), "")
+        if status.strip().casefold() in finished:
+            continue
+        titles.append(next((str(task[k]) for k in spec.title_keys if task.get(k)), "?"))
+        for reference in _task_paths(task, keys):
+            rel = _relative_to_workspace(reference, root)
+            if rel:
+                protected.add(rel)
+    return Tasks(frozenset(protected), tuple(titles))
+
+
+@dataclass
+class ScanResult:
+    items: list[Item] = field(default_factory=list)
+    protected: list[dict[str, str]] = field(default_factory=list)
+    notes: list[dict[str, str]] = field(default_factory=list)
+
+
+@dataclass
+class Scanner:
+    """Applies the rules of some tiers to one workspace root."""
+
+    rules: CompiledRules
+    root: Root
+    tiers: tuple[str, ...]
+    now: datetime
+    recent_minutes: float
+    tasks: Tasks
+    extra_protect: PatternSet
+    result: ScanResult = field(default_factory=ScanResult)
+
+    def __post_init__(self) -> None:
+        self._now_ts = self.now.timestamp()
+        self._timestamp = re.compile(self.rules.data.heartbeat.timestamp)
+
+    # -- decisions ------------------------------------------------------------------------------
+
+    def protected_reason(self, rel: str, name: str, is_dir: bool) -> tuple[str, str] | None:
+        found = self.rules.protect.match(rel, name, is_dir) or self.extra_protect.match(rel, name, is_dir)
+        if found:
+            return f"protected ({found.text})", f"受保护（{found.text}）"
+        if rel in self.tasks.paths:
+            return "referenced by an active task", "进行中任务引用的文件"
+        return None
+
+    def protected_path(self, parts: Sequence[str], is_dir: bool) -> tuple[str, str] | None:
+        """The protect check of a whole path: the path or any folder above it."""
+        for depth in range(1, len(parts) + 1):
+            rel = "/".join(parts[:depth])
+            reason = self.protected_reason(rel, parts[depth - 1], is_dir or depth < len(parts))
+            if reason:
+                return reason
+        return None
+
+    def editable(self, rel: str, name: str) -> bool:
+        return self.rules.editable.match(rel, name, False) is not None and rel not in self.tasks.paths
+
+    def recent(self, st: os.stat_result) -> bool:
+        return st.st_mtime > self._now_ts - self.recent_minutes * 60
+
+    def _keep(self, parts: Sequence[str], reason: str, reason_zh: str) -> None:
+        self.result.protected.append({"path": display("/".join(parts)), "reason": reason, "reason_zh": reason_zh})
+
+    def _note(self, parts: Sequence[str], reason: str, reason_zh: str) -> None:
+        self.result.notes.append({"path": display("/".join(parts)) or ".", "reason": reason, "reason_zh": reason_zh})
+
+    def in_reminders(self, parts: Sequence[str]) -> bool:
+        return self.rules.reminder_folders.match_any_prefix(parts[:-1], True) is not None
+
+    def evaluate(self, tier: str, dir_fd: int, parts: tuple[str, ...], st: os.stat_result, *,
+                 editable: bool = False, in_reminders: bool | None = None, record: bool = True) -> list[Item]:
+        """The items one file, link or folder yields under ``tier`` (empty when none)."""
+        name = parts[-1]
+        rel = "/".join(parts)
+        mode = st.st_mode
+        items: list[Item] = []
+        for rule, patterns, exclude in self.rules.rules(tier):
+            if stat.S_ISLNK(mode):
+                if rule.check == "broken_symlink":
+                    items += self._broken_link(rule, dir_fd, parts, st, record)
+                continue
+            if stat.S_ISDIR(mode):
+                if rule.check == "match" and rule.type == "dir" and patterns.match(rel, name, True) \
+                        and not exclude.match(rel, name, True):
+                    return self._tree(rule, dir_fd, parts, st)
+                continue
+            if not stat.S_ISREG(mode):
+                continue
+            if editable and rule.check not in ("marked_entries", "superseded_entries"):
+                continue
+            if rule.check == "reminders":
+                inside = self.in_reminders(parts) if in_reminders is None else in_reminders
+                if not inside:
+                    continue
+            elif not patterns.match(rel, name, False) or exclude.match(rel, name, False):
+                continue
+            if rule.check == "match" and rule.type != "file":
+                continue
+            if rule.check != "entries" and self.recent(st):
+                if record:
+                    self._keep(parts, f"modified in the last {self.recent_minutes:g} minutes",
+                               f"最近 {self.recent_minutes:g} 分钟内修改过")
+                return items
+            found = self._file_rule(rule, dir_fd, parts, st)
+            if not found:
+                continue
+            if found[0].action == "unlink":
+                return [found[0]] if not any(i.action == "cut" for i in items) else items
+            items += found
+        return items
+
+    def _item(self, rule: Rule, parts: Sequence[str], st: os.stat_result, action: str, size: int,
+              reason: str | None = None, reason_zh: str | None = None, **extra: object) -> Item:
+        return Item(id="", kind=rule.kind, category=rule.category, root="workspace", parts=list(parts), action=action,
+                    bytes=size, reason=reason or rule.reason, reason_zh=reason_zh or rule.reason_zh,
+                    fp=Fingerprint.of(st).to_list(), **extra)  # type: ignore[arg-type]
+
+    def _read(self, dir_fd: int, name: str) -> bytes | None:
+        try:
+            fd = open_file(dir_fd, name)
+        except (OSError, Unsafe):
+            return None
+        try:
+            return read_fd(fd)
+        finally:
+            os.close(fd)
+
+    def _file_rule(self, rule: Rule, dir_fd: int, parts: tuple[str, ...], st: os.stat_result) -> list[Item]:
+        name = parts[-1]
+        if rule.check == "match":
+            if rule.idle_hours and self._now_ts - st.st_mtime < rule.idle_hours * 3600:
+                return []
+            return [self._item(rule, parts, st, "unlink", st.st_size)]
+        if rule.check == "corrupt":
+            try:
+                fd = open_file(dir_fd, name)
+            except (OSError, Unsafe):
+                return []
+            try:
+                verdict = checks.validate(rule.validator, fd, st.st_size, self.rules.data.corrupt)
+            finally:
+                os.close(fd)
+            if not verdict:
+                return []
+            return [self._item(rule, parts, st, "unlink", st.st_size, f"{rule.reason}: {verdict[0]}",
+                               f"{rule.reason_zh}：{verdict[1]}")]
+        if rule.check == "reminders":
+            data = self._read(dir_fd, name)
+            fields = checks.reminder_fields(data, PurePosixPath(name).suffix.lower()) if data is not None else None
+            verdict = checks.reminder_verdict(fields, self.rules.data.reminders, self._timestamp, self.now) \
+                if fields is not None else None
+            if not verdict:
+                return []
+            return [self._item(rule, parts, st, "unlink", st.st_size, f"{rule.reason}: {verdict[0]}",
+                               f"{rule.reason_zh}：{verdict[1]}")]
+        data = self._read(dir_fd, name)
+        if data is None or len(data) != st.st_size:
+            return []
+        if rule.check == "entries":
+            cutoff = self.now - timedelta(days=rule.max_age_days)
+            found = entries.old_entries(data, PurePosixPath(name).suffix.lower(), self.rules.data.heartbeat, cutoff)
+            if not found.cuts:
+                return []
+            removed = sum(end - start for start, end in found.cuts)
+            return [self._item(rule, parts, st, "cut", removed,
+                               f"{found.removed} {rule.reason} ({found.kept} newer kept)",
+                               f"{found.removed} 条{rule.reason_zh}（保留较新的 {found.kept} 条）",
+                               cuts=[list(c) for c in found.cuts], prefix_size=len(data),
+                               prefix_sha256=sha256_bytes(data), count=found.removed)]
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            return []
+        blocks = entries.markdown_entries(data)
+        marked = entries.marked_entries(blocks, self.rules.data.memory)
+        common = {"prefix_size": len(data), "prefix_sha256": sha256_bytes(data)}
+        if rule.check == "marked_entries":
+            return [self._item(rule, parts, st, "cut", e.end - e.start, f"{rule.reason} ({marker})",
+                               f"{rule.reason_zh}（{marker}）", cuts=[[e.start, e.end]], text=e.first.strip(),
+                               line=e.line, **common) for e, marker in marked]
+        found_superseded = entries.superseded_entries(blocks, self.rules.data.memory, [e for e, _ in marked])
+        return [self._item(rule, parts, st, "cut", old.end - old.start, f"{rule.reason} (line {new.line}: {new.first.strip()[:80]})",
+                           f"{rule.reason_zh}（第 {new.line} 行：{new.first.strip()[:80]}）", cuts=[[old.start, old.end]],
+                           text=old.first.strip(), line=old.line, suggested=True, **common)
+                for old, new, _how in found_superseded]
+
+    def _broken_link(self, rule: Rule, dir_fd: int, parts: tuple[str, ...], st: os.stat_result,
+                     record: bool) -> list[Item]:
+        try:
+            target = os.readlink(parts[-1], dir_fd=dir_fd)
+        except OSError:
+            return []
+        resolved = self._resolve_inside(parts[:-1], target)
+        if resolved is None:
+            return []
+        target_parts, exists = resolved
+        if exists:
+            return []
+        reason = self.protected_path(target_parts, False) if target_parts else None
+        named = next((p for p in PurePosixPath(target).parts if self.rules.protect.match(p, p, False)), None)
+        if reason or named:
+            if record:
+                self._keep(parts, "link to a protected path", "指向受保护路径的链接")
+            return []
+        if self.recent(st):
+            if record:
+                self._keep(parts, f"modified in the last {self.recent_minutes:g} minutes",
+                           f"最近 {self.recent_minutes:g} 分钟内修改过")
+            return []
+        return [self._item(rule, parts, st, "unlink", st.st_size, f"{rule.reason}: → {display(target)}",
+                           f"{rule.reason_zh}：→ {display(target)}")]
+
+    def _resolve_inside(self, base: Sequence[str], target: str) -> tuple[tuple[str, ...], bool] | None:
+        """Resolve a link target physically without following any link: (parts, exists), or
+        None when it leaves the workspace or passes through another link (never examined)."""
+        if target.startswith("/"):
+            try:
+                rel = PurePosixPath(target).relative_to(self.root.path)
+            except ValueError:
+                return None
+            walk: list[str] = []
+            pending = list(rel.parts)
+        else:
+            walk = list(base)
+            pending = list(PurePosixPath(target).parts)
+        fd = os.dup(self.root.fd)
+        try:
+            for part in walk:
+                fd = _step(fd, part)
+            trail = list(walk)
+            for index, part in enumerate(pending):
+                if part in ("", "."):
+                    continue
+                if part == "..":
+                    if not trail:
+                        return None
+                    trail.pop()
+                    os.close(fd)
+                    fd = os.dup(self.root.fd)
+                    for p in trail:
+                        fd = _step(fd, p)
+                    continue
+                last = index == len(pending) - 1
+                try:
+                    st = os.stat(part, dir_fd=fd, follow_symlinks=False)
+                except FileNotFoundError:
+                    return (*trail, part), False
+                except OSError:
+                    return None
+                if stat.S_ISLNK(st.st_mode):
+                    return None
+                trail.append(part)
+                if last:
+                    return tuple(trail), True
+                if not stat.S_ISDIR(st.st_mode) or st.st_dev != self.root.dev:
+                    return None
+                fd = _step(fd, part)
+            return tuple(trail), True
+        except (OSError, Unsafe):
+            return None
+        finally:
+            os.close(fd)
+
+    def _tree(self, rule: Rule, dir_fd: int, parts: tuple[str, ...], st: os.stat_result) -> list[Item]:
+        """A whole folder: every member the rules allow; protected or recent members stay (and
+        so does the folder around them)."""
+        try:
+            top = os.open(parts[-1], os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=dir_fd)
+        except OSError:
+            return []
+        members: list[Member] = [Member(list(parts), [st.st_dev, st.st_ino, 0, 0, stat.S_IFDIR], True)]
+        size = 0
+        kept = 0
+        stack: list[tuple[int, tuple[str, ...], Iterator[os.DirEntry[str]]]] = [(top, parts, iter(_listing(top)))]
+        while stack:
+            fd, base, pending = stack[-1]
+            entry = next(pending, None)
+            if entry is None:
+                os.close(fd)
+                stack.pop()
+                continue
+            child = (*base, entry.name)
+            rel = "/".join(child)
+            try:
+                est = entry.stat(follow_symlinks=False)
+            except OSError:
+                kept += 1
+                continue
+            is_dir = stat.S_ISDIR(est.st_mode)
+            reason = self.protected_reason(rel, entry.name, is_dir)
+            if reason:
+                self._keep(child, *reason)
+                kept += 1
+                continue
+            if stat.S_ISLNK(est.st_mode):
+                target = self._safe_readlink(fd, entry.name)
+                if target is None or any(self.rules.protect.match(p, p, False) for p in PurePosixPath(target).parts):
+                    self._keep(child, "link to a protected path", "指向受保护路径的链接")
+                    kept += 1
+                    continue
+                members.append(Member(list(child), Fingerprint.of(est).to_list()))
+                continue
+            if is_dir:
+                if est.st_dev != self.root.dev:
+                    self._note(child, "mount point; never crossed", "挂载点，绝不跨越")
+                    kept += 1
+                    continue
+                if len(stack) >= MAX_DEPTH:
+                    self._note(child, "too deep; not entered", "层级过深，未进入")
+                    kept += 1
+                    continue
+                try:
+                    sub = os.open(entry.name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+                except OSError:
+                    kept += 1
+                    continue
+                members.append(Member(list(child), [est.st_dev, est.st_ino, 0, 0, stat.S_IFDIR], True))
+                stack.append((sub, child, iter(_listing(sub))))
+                continue
+            if not stat.S_ISREG(est.st_mode) or self.recent(est):
+                if self.recent(est):
+                    self._keep(child, f"modified in the last {self.recent_minutes:g} minutes",
+                               f"最近 {self.recent_minutes:g} 分钟内修改过")
+                kept += 1
+                continue
+            members.append(Member(list(child), Fingerprint.of(est).to_list()))
+            size += est.st_size
+        files = sum(1 for m in members if not m.is_dir)
+        note = f" ({files} files" + (f", {kept} kept inside)" if kept else ")")
+        note_zh = f"（{files} 个文件" + (f"，其中 {kept} 项保留）" if kept else "）")
+        return [self._item(rule, parts, st, "tree", size, rule.reason + note, rule.reason_zh + note_zh,
+                           members=members)]
+
+    @staticmethod
+    def _safe_readlink(dir_fd: int, name: str) -> str | None:
+        try:
+            return os.readlink(name, dir_fd=dir_fd)
+        except OSError:
+            return None
+
+    # -- the walk -------------------------------------------------------------------------------
+
+    def scan(self) -> ScanResult:
+        """Every item of the scanner's tiers in the workspace, plus what was kept and why."""
+        top = os.dup(self.root.fd)
+        stack: list[tuple[int, tuple[str, ...], bool, Iterator[os.DirEntry[str]]]] = [(top, (), False, iter(_listing(top)))]
+        while stack:
+            fd, base, reminders, pending = stack[-1]
+            entry = next(pending, None)
+            if entry is None:
+                os.close(fd)
+                stack.pop()
+                continue
+            self._visit(fd, base, reminders, entry, stack)
+        return self.result
+
+    def _visit(self, fd: int, base: tuple[str, ...], reminders: bool, entry: os.DirEntry[str], stack: list) -> None:
+        name = entry.name
+        parts = (*base, name)
+        rel = "/".join(parts)
+        try:
+            is_dir = entry.is_dir(follow_symlinks=False)
+        except OSError:
+            return
+        reason = self.protected_reason(rel, name, is_dir)
+        if reason is None and entry.is_symlink():
+            reason = self.protected_reason(rel, name, True)
+        editable = False
+        if reason:
+            if is_dir or not self.editable(rel, name):
+                self._keep(parts, *reason)
+                return
+            editable = True
+        try:
+            st = entry.stat(follow_symlinks=False)
+        except OSError:
+            return
+        if is_dir:
+            if st.st_dev != self.root.dev:
+                self._note(parts, "mount point; never crossed", "挂载点，绝不跨越")
+                return
+            if "small" in self.tiers:
+                found = self.evaluate("small", fd, parts, st)
+                if found:
+                    self.result.items += found
+                    return
+            if len(stack) >= MAX_DEPTH:
+                self._note(parts, "too deep; not entered", "层级过深，未进入")
+                return
+            try:
+                sub = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+            except OSError as exc:
+                self._note(parts, f"cannot enter ({exc.strerror})", f"无法进入（{exc.strerror}）")
+                return
+            inside = reminders or self.rules.reminder_folders.match(rel, name, True) is not None
+            stack.append((sub, parts, inside, iter(_listing(sub, on_error=lambda e: self._note(parts, *e)))))
+            return
+        for tier in self.tiers:
+            if tier != "large":
+                self.result.items += self.evaluate(tier, fd, parts, st, editable=editable, in_reminders=reminders)
+
+
+def _step(fd: int, name: str) -> int:
+    child = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+    os.close(fd)
+    return child
+
+
+def _listing(fd: int, on_error=None) -> list[os.DirEntry[str]]:
+    try:
+        with os.scandir(fd) as it:
+            return sorted(it, key=lambda e: e.name)
+    except OSError as exc:
+        if on_error:
+            on_error((f"cannot list ({exc.strerror})", f"无法列出（{exc.strerror}）"))
+        return []

@@ -1,0 +1,443 @@
+"""Snapshots: real copies of everything a run removes, taken before anything is removed.
+
+``<snapshot_dir>/autophagy-snapshot-<timestamp>/`` holds ``files/<n>`` (byte copies, never
+hard links), ``manifest.json`` (for each copy: root, path, size, sha256, mode, mtime; and the
+snapshot's ``created_at``), everything fsynced before the first deletion, and after the run
+``result.json`` (what was really removed, and the checksum of each rewritten file as it was
+left). Restore puts files back byte for byte; it refuses absolute or escaping paths, never
+follows a symlink at the destination and never overwrites a file, except one that still holds
+exactly the bytes autophagy itself left there (a rewritten MEMORY.md, an emptied sessions.json,
+the wiped SQLite store), so nothing anyone wrote since can be lost.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from apollo import clock
+from apollo.autophagy import remove
+from apollo.autophagy.fs import (
+    CHUNK,
+    O_CREATE,
+    Root,
+    Unsafe,
+    display,
+    fsync_dir,
+    iter_fd,
+    open_file,
+    read_fd,
+    split_relative,
+    write_new,
+)
+
+PREFIX = "autophagy-snapshot-"
+MANIFEST = "manifest.json"
+RESULT = "result.json"
+
+
+def _dump(data: Any) -> bytes:
+    return (json.dumps(data, ensure_ascii=True, indent=1) + "\n").encode("ascii")
+
+
+@dataclass
+class Place:
+    """A folder Apollo keeps its own files in, reached without following links."""
+
+    root: Root
+    parts: tuple[str, ...]
+
+    def open(self, create: bool = False) -> int:
+        return self.root.open_dir(self.parts, create=create)
+
+    @property
+    def path(self) -> Path:
+        return self.root.path.joinpath(*self.parts)
+
+
+class SnapshotWriter:
+    """Copies files in, then writes the manifest; a run deletes only after :meth:`seal`."""
+
+    def __init__(self, place: Place, *, tier: str, plan_id: str, trigger: str, operator: str):
+        self.created = clock.now()
+        self.place = place
+        base = place.open(create=True)
+        try:
+            name = f"{PREFIX}{clock.stamp(self.created)}"
+            suffix = 1
+            while True:
+                candidate = name if suffix == 1 else f"{name}-{suffix}"
+                try:
+                    os.mkdir(candidate, 0o700, dir_fd=base)
+                    break
+                except FileExistsError:
+                    suffix += 1
+            self.name = candidate
+            fsync_dir(base)
+        finally:
+            os.close(base)
+        self.parts = (*place.parts, self.name)
+        self.entries: list[dict[str, Any]] = []
+        self.extra: dict[str, str] = {}
+        self.meta = {"created_at": self.created.isoformat(), "tier": tier, "plan_id": plan_id, "trigger": trigger,
+                     "operator": operator, "complete": False}
+        with self._dir() as fd:
+            os.mkdir("files", 0o700, dir_fd=fd)
+            write_new(fd, MANIFEST, _dump({**self.meta, "entries": []}))
+            fsync_dir(fd)
+
+    @property
+    def path(self) -> Path:
+        return self.place.root.path.joinpath(*self.parts)
+
+    def _dir(self) -> _Fd:
+        return _Fd(self.place.root.open_dir(self.parts))
+
+    def _blob_name(self) -> str:
+        return f"{len(self.entries) + 1:06d}"
+
+    def copy_file(self, fd: int, st: os.stat_result, *, root: str, parts: tuple[str, ...], item: str, kind: str,
+                  action: str) -> dict[str, Any]:
+        """Copy an open file (the very inode that will be removed) into the snapshot."""
+        blob = self._blob_name()
+        digest = hashlib.sha256()
+        size = 0
+        with self._dir() as snap:
+            files = os.open("files", os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=snap)
+            try:
+                out = os.open(blob, O_CREATE, 0o600, dir_fd=files)
+                try:
+                    for chunk in iter_fd(fd):
+                        digest.update(chunk)
+                        size += len(chunk)
+                        view = memoryview(chunk)
+                        while view:
+                            view = view[os.write(out, view):]
+                    os.fsync(out)
+                finally:
+                    os.close(out)
+                fsync_dir(files)
+            finally:
+                os.close(files)
+        if size != st.st_size:
+            raise Unsafe("changed while it was being copied", "复制时发生了变化", "changed")
+        entry = {"type": "file", "file": f"files/{blob}", "root": root, "path": "/".join(parts), "size": size,
+                 "sha256": digest.hexdigest(), "mode": stat.S_IMODE(st.st_mode),
+                 "mtime": datetime.fromtimestamp(st.st_mtime, UTC).isoformat(), "mtime_ns": st.st_mtime_ns,
+                 "item": item, "kind": kind, "action": action}
+        self.entries.append(entry)
+        return entry
+
+    def record(self, entry: dict[str, Any]) -> None:
+        """A folder or a symlink (kept as its target text, never followed)."""
+        self.entries.append(entry)
+
+    def add_file(self, name: str, data: bytes) -> None:
+        """An extra file of the snapshot itself (the large tier's summary)."""
+        with self._dir() as fd:
+            write_new(fd, name, data)
+        self.extra[name] = hashlib.sha256(data).hexdigest()
+
+    def blob_path(self) -> tuple[str, Path]:
+        """A fresh blob name and its path, for a copy made by another writer (SQLite's backup)."""
+        blob = self._blob_name()
+        return f"files/{blob}", self.path / "files" / blob
+
+    def seal(self) -> None:
+        """Write the final manifest (fsynced); from here on, deleting is allowed."""
+        data = _dump({**self.meta, "complete": True, "extra": self.extra, "entries": self.entries})
+        remove.rewrite(self.place.root, (*self.parts, MANIFEST), lambda _old, _st: data, carry_appends=False)
+        with self._dir() as fd:
+            fsync_dir(fd)
+
+    def write_result(self, result: dict[str, Any]) -> None:
+        with self._dir() as fd:
+            write_new(fd, RESULT, _dump(result))
+            fsync_dir(fd)
+
+
+class _Fd:
+    def __init__(self, fd: int):
+        self.fd = fd
+
+    def __enter__(self) -> int:
+        return self.fd
+
+    def __exit__(self, *exc: object) -> None:
+        os.close(self.fd)
+
+
+# -- reading snapshots ---------------------------------------------------------------------------
+
+@dataclass
+class SnapshotInfo:
+    name: str
+    path: Path
+    created_at: datetime | None
+    expires_at: datetime | None
+    tier: str = ""
+    files: int = 0
+    bytes: int = 0
+    complete: bool = False
+    problem: str = ""
+    manifest: dict[str, Any] = field(default_factory=dict)
+
+    def public(self) -> dict[str, Any]:
+        return {"name": self.name, "path": str(self.path), "tier": self.tier,
+                "created_at": self.created_at.isoformat() if self.created_at else None,
+                "expires_at": self.expires_at.isoformat() if self.expires_at else None,
+                "files": self.files, "bytes": self.bytes, "complete": self.complete,
+                **({"problem": self.problem} if self.problem else {})}
+
+
+def _read_json(dir_fd: int, name: str) -> Any:
+    fd = open_file(dir_fd, name)
+    try:
+        return json.loads(read_fd(fd).decode("ascii"))
+    finally:
+        os.close(fd)
+
+
+def list_snapshots(place: Place, retention_days: float) -> list[SnapshotInfo]:
+    """Every snapshot folder, oldest first, with its expiry judged by the manifest's time."""
+    try:
+        base = place.open()
+    except Unsafe:
+        return []
+    found: list[SnapshotInfo] = []
+    try:
+        with os.scandir(base) as it:
+            names = sorted(e.name for e in it if e.name.startswith(PREFIX) and e.is_dir(follow_symlinks=False))
+        for name in names:
+            info = SnapshotInfo(name, place.path / name, None, None)
+            try:
+                fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=base)
+                try:
+                    manifest = _read_json(fd, MANIFEST)
+                finally:
+                    os.close(fd)
+                info.manifest = manifest
+                info.created_at = clock.parse_iso(manifest["created_at"])
+                info.expires_at = info.created_at + timedelta(days=retention_days)
+                info.tier = str(manifest.get("tier", ""))
+                entries = manifest.get("entries", [])
+                info.files = sum(1 for e in entries if e.get("type") == "file")
+                info.bytes = sum(int(e.get("size", 0)) for e in entries if e.get("type") == "file")
+                info.complete = bool(manifest.get("complete"))
+            except (OSError, Unsafe, ValueError, KeyError, TypeError) as exc:
+                info.problem = f"manifest unreadable ({exc}); never purged automatically"
+            found.append(info)
+    finally:
+        os.close(base)
+    return found
+
+
+def purge_expired(place: Place, retention_days: float, now: datetime | None = None) -> list[Path]:
+    """Remove snapshots whose manifest time is more than ``retention_days`` ago."""
+    moment = now or clock.now()
+    purged = []
+    for info in list_snapshots(place, retention_days):
+        if info.expires_at is not None and info.expires_at <= moment:
+            remove.purge_tree(place.root, (*place.parts, info.name))
+            purged.append(info.path)
+    return purged
+
+
+def locate(place: Place, snapshot: str, retention_days: float) -> SnapshotInfo:
+    """A snapshot by name or path; anything outside the snapshot folder is refused."""
+    wanted = Path(snapshot)
+    name = wanted.name
+    if (wanted.is_absolute() or len(wanted.parts) > 1) and \
+            Path(os.path.realpath(wanted.parent)) != Path(os.path.realpath(place.path)):
+        raise Unsafe(f"{snapshot} is not inside {place.path}", f"{snapshot} 不在 {place.path} 里")
+    for info in list_snapshots(place, retention_days):
+        if info.name == name:
+            return info
+    raise Unsafe(f"no snapshot named {name} in {place.path}", f"{place.path} 中没有名为 {name} 的快照", "gone")
+
+
+# -- restore -------------------------------------------------------------------------------------
+
+@dataclass
+class RestoreOutcome:
+    restored: list[str] = field(default_factory=list)
+    replaced: list[str] = field(default_factory=list)
+    skipped: list[dict[str, str]] = field(default_factory=list)
+
+
+def _blob(place: Place, info: SnapshotInfo, entry: dict[str, Any]) -> int:
+    relative = split_relative(str(entry["file"]))
+    parent = place.root.open_dir((*place.parts, info.name, *relative[:-1]))
+    try:
+        return open_file(parent, relative[-1])
+    finally:
+        os.close(parent)
+
+
+def _verify_blob(fd: int, entry: dict[str, Any]) -> None:
+    digest = hashlib.sha256()
+    for chunk in iter_fd(fd):
+        digest.update(chunk)
+    if digest.hexdigest() != entry["sha256"]:
+        raise Unsafe("the snapshot copy does not match its checksum; not restored",
+                     "快照副本与校验和不符，未恢复", "changed")
+
+
+def restore(place: Place, info: SnapshotInfo, roots: dict[str, Root], *, dry_run: bool, lang: str) -> RestoreOutcome:
+    """Put the snapshot's files back (see the module docstring for what is refused)."""
+    outcome = RestoreOutcome()
+    result = _result(place, info)
+    left_behind = {(r["root"], r["path"]): r["after_sha256"] for r in result.get("rewritten", [])}
+    entries = sorted(info.manifest.get("entries", []), key=lambda e: (e.get("type") != "dir", str(e.get("path"))))
+    for entry in entries:
+        where = f"{entry.get('root')}:{display(str(entry.get('path')))}"
+        try:
+            root = roots.get(str(entry.get("root")))
+            if root is None:
+                raise Unsafe(f"unknown root {entry.get('root')!r}", f"未知的根目录 {entry.get('root')!r}")
+            parts = split_relative(str(entry["path"]))
+            shown = display("/".join(parts)) if root.label == "workspace" else display(str(root.path / "/".join(parts)))
+            done = _restore_one(place, info, root, parts, entry, left_behind.get((entry["root"], entry["path"])),
+                                dry_run)
+            (outcome.replaced if done == "replaced" else outcome.restored).append(shown)
+        except Unsafe as exc:
+            outcome.skipped.append({"path": where, "reason": exc.reason_zh if lang == "zh" else exc.reason})
+        except OSError as exc:
+            outcome.skipped.append({"path": where, "reason": exc.strerror or str(exc)})
+    return outcome
+
+
+def _result(place: Place, info: SnapshotInfo) -> dict[str, Any]:
+    try:
+        fd = place.root.open_dir((*place.parts, info.name))
+    except Unsafe:
+        return {}
+    try:
+        return _read_json(fd, RESULT)
+    except (OSError, Unsafe, ValueError):
+        return {}
+    finally:
+        os.close(fd)
+
+
+def _restore_one(place: Place, info: SnapshotInfo, root: Root, parts: tuple[str, ...], entry: dict[str, Any],
+                 left_sha: str | None, dry_run: bool) -> str:
+    kind = entry.get("type")
+    parent = root.open_dir(parts[:-1], create=not dry_run) if not dry_run else _existing_parent(root, parts)
+    try:
+        existing = _lstat(parent, parts[-1]) if parent is not None else None
+        if kind == "dir":
+            if existing is not None:
+                if stat.S_ISDIR(existing.st_mode):
+                    return "restored"
+                raise Unsafe("exists and is not a folder; left alone", "已存在且不是目录，未改动", "exists")
+            if not dry_run:
+                os.mkdir(parts[-1], int(entry.get("mode", 0o755)), dir_fd=parent)
+            return "restored"
+        if kind == "symlink":
+            if existing is not None:
+                raise Unsafe("exists; never overwritten", "已存在，绝不覆盖", "exists")
+            if not dry_run:
+                os.symlink(str(entry["target"]), parts[-1], dir_fd=parent)
+                if entry.get("mtime_ns"):
+                    os.utime(parts[-1], ns=(entry["mtime_ns"], entry["mtime_ns"]), dir_fd=parent,
+                             follow_symlinks=False)
+            return "restored"
+        if existing is not None:
+            if stat.S_ISLNK(existing.st_mode):
+                raise Unsafe("is a symlink now; never followed or overwritten", "现在是符号链接，绝不跟随或覆盖", "link")
+            if left_sha is None:
+                raise Unsafe("exists; never overwritten", "已存在，绝不覆盖", "exists")
+            return _replace_if_untouched(place, info, root, parts, entry, left_sha, dry_run)
+        blob = _blob(place, info, entry)
+        try:
+            _verify_blob(blob, entry)
+            if not dry_run:
+                _put_new(parent, parts[-1], blob, entry)
+        finally:
+            os.close(blob)
+        return "restored"
+    finally:
+        if parent is not None:
+            os.close(parent)
+
+
+def _existing_parent(root: Root, parts: tuple[str, ...]) -> int | None:
+    try:
+        return root.open_dir(parts[:-1])
+    except Unsafe as exc:
+        if exc.code == "gone":
+            return None
+        raise
+
+
+def _lstat(dir_fd: int, name: str) -> os.stat_result | None:
+    try:
+        return os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+
+
+def _put_new(parent: int, name: str, blob: int, entry: dict[str, Any]) -> None:
+    """Write under a temporary name, then link it into place: ``link`` fails if the name
+    exists, so a file that appeared meanwhile is never overwritten."""
+    temp = f".{name[:180]}.apollo-restore.tmp"
+    out = os.open(temp, O_CREATE, 0o600, dir_fd=parent)
+    try:
+        offset = 0
+        while chunk := os.pread(blob, CHUNK, offset):
+            offset += len(chunk)
+            view = memoryview(chunk)
+            while view:
+                view = view[os.write(out, view):]
+        os.fchmod(out, int(entry.get("mode", 0o644)))
+        mtime_ns = int(entry.get("mtime_ns", 0))
+        if mtime_ns:
+            os.utime(out, ns=(mtime_ns, mtime_ns))
+        os.fsync(out)
+    finally:
+        os.close(out)
+    try:
+        os.link(temp, name, src_dir_fd=parent, dst_dir_fd=parent, follow_symlinks=False)
+    except FileExistsError:
+        raise Unsafe("exists; never overwritten", "已存在，绝不覆盖", "exists") from None
+    finally:
+        remove.drop_temporary(parent, temp)
+    fsync_dir(parent)
+
+
+def _replace_if_untouched(place: Place, info: SnapshotInfo, root: Root, parts: tuple[str, ...],
+                          entry: dict[str, Any], left_sha: str, dry_run: bool) -> str:
+    blob = _blob(place, info, entry)
+    try:
+        _verify_blob(blob, entry)
+        original = read_fd(blob)
+    finally:
+        os.close(blob)
+
+    def build(current: bytes, _st: os.stat_result) -> bytes:
+        if hashlib.sha256(current).hexdigest() != left_sha:
+            raise Unsafe("changed since autophagy rewrote it; not overwritten (the original is in the snapshot)",
+                         "自噬改写后又被修改过，未覆盖（原文件在快照中）", "exists")
+        return original
+
+    if dry_run:
+        fd = root.open_dir(parts[:-1])
+        try:
+            current = open_file(fd, parts[-1])
+            try:
+                build(read_fd(current), os.fstat(current))
+            finally:
+                os.close(current)
+        finally:
+            os.close(fd)
+        return "replaced"
+    remove.rewrite(root, parts, build, carry_appends=False, mtime_ns=int(entry.get("mtime_ns", 0)) or None)
+    return "replaced"
+

@@ -1,0 +1,116 @@
+"""Claude Code's PreCompact hook: renal's important-content snapshot, written before Claude Code
+summarises the session and the details are gone from its context.
+
+Claude Code runs ``apollo hook precompact`` with the hook's JSON on stdin
+(``session_id, transcript_path, cwd, hook_event_name: "PreCompact", trigger: "manual" | "auto",
+custom_instructions``). Apollo reads the transcript, classifies it as ``renal filter`` would
+(dry run: the transcript is Claude Code's and is never touched), and writes the decisions,
+preferences, active tasks and open questions to ``<project>/.renal/snapshots/``. The hook never
+blocks a compaction: whatever happens it exits 0, and says what it did in ``systemMessage``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from apollo.errors import ApolloError, InputError
+
+
+@dataclass
+class PrecompactResult:
+    snapshot: Path | None
+    counts: dict[str, int]
+    trigger: str
+
+    def message(self, lang: str) -> str:
+        zh = lang == "zh"
+        if self.snapshot is None:
+            return ("🫘 apollo-renal：压缩前没有需要保存的重要内容" if zh else
+                    "🫘 apollo-renal: nothing important to save before compaction")
+        c = self.counts
+        if zh:
+            return (f"🫘 apollo-renal：压缩前已保存 决策{c.get('decision', 0)}项 / 偏好{c.get('preference', 0)}项 / "
+                    f"任务{c.get('task', 0)}项 / 未解决问题{c.get('question', 0)}项 → {self.snapshot}")
+        return (f"🫘 apollo-renal: saved {c.get('decision', 0)} decision(s), {c.get('preference', 0)} preference(s), "
+                f"{c.get('task', 0)} task(s), {c.get('question', 0)} open question(s) before compaction → "
+                f"{self.snapshot}")
+
+
+def project_slug(cwd: Path) -> str:
+    """Claude Code's folder name for a project under ``~/.claude/projects/``: every character
+    that is not an ASCII letter or digit becomes ``-`` (long names are cut at 200 and hashed,
+    so for those only the prefix is compared)."""
+    import re
+
+    return re.sub(r"[^a-zA-Z0-9]", "-", str(cwd))
+
+
+def current_transcript(cwd: Path, config_dir: Path | None = None) -> Path:
+    """The transcript of the Claude Code session running in ``cwd``: the most recently written
+    ``<session>.jsonl`` of its project folder (sub-agents' ``agent-*.jsonl`` excepted)."""
+    from apollo.integration.install import claude_config_dir
+
+    projects = (config_dir or claude_config_dir()) / "projects"
+    slug = project_slug(cwd.expanduser().absolute())
+    folders = [projects / slug] if len(slug) <= 200 else sorted(projects.glob(f"{slug[:200]}-*"))
+    found = [p for folder in folders if folder.is_dir() for p in folder.glob("*.jsonl")
+             if not p.name.startswith("agent-")]
+    if not found:
+        raise InputError("no Claude Code session for this folder", where=str(projects / slug),
+                         hint="run it inside a project where Claude Code has been used, or pass the transcript path")
+    return max(found, key=lambda p: p.stat().st_mtime_ns)
+
+
+def parse_hook_input(text: str) -> dict[str, Any]:
+    """The hook's stdin: a JSON object with at least ``transcript_path``."""
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise InputError(f"the hook input is not JSON ({exc})", where="stdin",
+                         hint="Claude Code passes the PreCompact hook a JSON object on stdin") from None
+    if not isinstance(data, dict) or not isinstance(data.get("transcript_path"), str) or not data["transcript_path"]:
+        raise InputError("the hook input has no transcript_path", where="stdin")
+    return data
+
+
+def precompact(hook: dict[str, Any], workspace: Path | None = None) -> PrecompactResult:
+    """Write the snapshot for the session in ``hook``; the project (``cwd``) is the workspace."""
+    from apollo import config as config_mod
+    from apollo.renal import snapshot
+    from apollo.renal.filter import filter_path
+
+    root = (workspace or Path(hook.get("cwd") or Path.cwd())).expanduser().absolute()
+    config = config_mod.load(root)
+    transcript = Path(hook["transcript_path"]).expanduser()
+    result = filter_path(transcript, "claude-code", config, dry_run=True, workspace=root)
+    written = snapshot.write(result.fates, result.transcript, root / config.get("renal.snapshot_dir"))
+    counts: dict[str, int] = {}
+    for item in snapshot.items(result.fates):
+        counts[item["category"]] = counts.get(item["category"], 0) + 1
+    return PrecompactResult(written, counts, str(hook.get("trigger") or ""))
+
+
+def precompact_main(stdin_text: str, *, workspace: Path | None = None, verbose: bool = False) -> int:
+    """The hook command: JSON ``{"systemMessage": ...}`` on stdout, always exit 0."""
+    from apollo import config as config_mod
+    from apollo.workspace import resolve_lang
+
+    try:
+        hook = parse_hook_input(stdin_text)
+        result = precompact(hook, workspace)
+        lang = resolve_lang(None, config_mod.load(workspace or Path(hook.get("cwd") or Path.cwd())))
+        message = result.message(lang)
+    except (ApolloError, OSError) as exc:
+        if verbose:
+            import traceback
+
+            traceback.print_exc()
+        line = exc.line() if isinstance(exc, ApolloError) else f"{getattr(exc, 'filename', '') or ''} {exc}".strip()
+        print(f"apollo: {line}", file=sys.stderr)
+        message = f"🫘 apollo-renal: no snapshot before compaction — {line}"
+    print(json.dumps({"systemMessage": message}, ensure_ascii=False))
+    return 0

@@ -1,0 +1,166 @@
+"""``apollo heartbeat``: what OpenClaw runs every 30 minutes — cheap, one line, always exit 0.
+
+Renal check of the current session, purge of expired autophagy snapshots, the seed's status line
+(``🫘 上下文正常`` / ``🫘 上下文需过滤（节省X%）``), the check written to ``.renal/filter-state.json``
+and a ``renal`` section merged into the heartbeat state file (config ``heartbeat.state_file``)
+without touching its other keys. It runs often, so it imports neither typer nor rich:
+``apollo.cli.entry`` sends ``apollo heartbeat`` straight to :func:`fast_main`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from apollo.errors import EXIT_ERROR, ApolloError, InputError
+
+SECTION = "renal"
+
+
+@dataclass
+class HeartbeatResult:
+    line: str
+    state: dict[str, Any] | None
+    session: str | None
+    state_file: Path | None
+    heartbeat_file: Path | None
+    purged: list[Path] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"line": self.line, "needs_filter": bool(self.state and self.state.get("needs_filter")),
+                "session": self.session, "renal": self.state,
+                "state_file": str(self.state_file) if self.state_file else None,
+                "heartbeat_file": str(self.heartbeat_file) if self.heartbeat_file else None,
+                "purged_snapshots": [str(p) for p in self.purged], "warnings": self.warnings}
+
+
+def merge_section(path: Path, key: str, value: Any) -> None:
+    """Set ``key`` in the JSON object at ``path``, keeping every other key (locked, atomic).
+
+    A file that is not a JSON object is someone else's: it is reported and left alone.
+    """
+    import fcntl
+
+    from apollo.autophagy import fs, remove
+
+    def merged(raw: bytes) -> bytes:
+        try:
+            data = json.loads(raw) if raw.strip() else {}
+        except ValueError as exc:
+            raise InputError(f"not valid JSON ({exc}); left alone", where=str(path),
+                             hint="fix or move the file; the renal state is still in .renal/filter-state.json") from None
+        if not isinstance(data, dict):
+            raise InputError("not a JSON object; left alone", where=str(path))
+        data[key] = value
+        return (json.dumps(data, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        folder = fs.Root(path.parent, label="heartbeat state folder")
+    except fs.Unsafe as exc:
+        raise InputError(exc.reason, where=str(path.parent)) from None
+    try:
+        fcntl.flock(folder.fd, fcntl.LOCK_EX)  # two heartbeats at once must not lose each other's keys
+        try:
+            os.stat(path.name, dir_fd=folder.fd, follow_symlinks=False)
+        except FileNotFoundError:
+            fs.write_new(folder.fd, path.name, merged(b""), mode=0o644)
+            fs.fsync_dir(folder.fd)
+            return
+        try:
+            remove.rewrite(folder, (path.name,), lambda old, _st: merged(old), carry_appends=False)
+        except fs.Unsafe as exc:
+            raise InputError(f"{exc.reason}; left alone", where=str(path)) from None
+    finally:
+        folder.close()
+
+
+def run(paths: Any, config: Any, lang: str) -> HeartbeatResult:
+    """One heartbeat. Only a broken configuration raises: a heartbeat file that is not ours to
+    rewrite, or a snapshot purge that fails, are warnings, because a heartbeat must always answer."""
+    from apollo.autophagy.api import purge_expired_snapshots
+    from apollo.renal.check import check, heartbeat_line, write_state
+
+    warnings: list[str] = []
+    purged: list[Path] = []
+    try:
+        purged = list(purge_expired_snapshots(paths, config))
+    except ApolloError as exc:
+        warnings.append(f"snapshot purge: {exc.line()}")
+    result = check(paths, config)
+    state_file = write_state(paths, result)
+    state = result.to_state()
+    line = heartbeat_line(result, lang)
+    heartbeat_file: Path | None = paths.workspace / config.get("heartbeat.state_file")
+    try:
+        merge_section(heartbeat_file, SECTION, {**state, "line": line, "state_file": str(state_file),
+                                                "purged_snapshots": len(purged)})
+    except ApolloError as exc:
+        warnings.append(exc.line())
+        heartbeat_file = None
+    return HeartbeatResult(line, state, state.get("source"), state_file, heartbeat_file, purged, warnings)
+
+
+def main(*, workspace: Path | None = None, state_dir: Path | None = None, agent: str | None = None,
+         json_out: bool = False, lang: str | None = None, verbose: bool = False) -> int:
+    """The command: print the line (or the JSON), warnings to stderr; the exit code."""
+    try:
+        from apollo import config as config_mod
+        from apollo.workspace import Paths, resolve_lang
+
+        paths = Paths.resolve(workspace, state_dir, agent)
+        config = config_mod.load(paths.workspace)
+        result = run(paths, config, resolve_lang(lang, config))
+    except ApolloError as exc:
+        if verbose:
+            import traceback
+
+            traceback.print_exc()
+        print(f"apollo: {exc.line()}", file=sys.stderr)
+        return exc.exit_code
+    except OSError as exc:
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"apollo: {where}{exc.strerror or exc}", file=sys.stderr)
+        return EXIT_ERROR
+    for warning in result.warnings:
+        print(f"apollo: warning: {warning}", file=sys.stderr)
+    try:
+        print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2) if json_out else result.line, flush=True)
+    except BrokenPipeError:  # `apollo heartbeat | head -1`: the reader has what it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 0
+
+
+_VALUE_OPTIONS = {"--workspace": "workspace", "-w": "workspace", "--state-dir": "state_dir", "--agent": "agent",
+                  "--lang": "lang"}
+_FLAG_OPTIONS = {"--json": "json_out", "--verbose": "verbose", "-v": "verbose"}
+
+
+def fast_main(argv: list[str]) -> int | None:
+    """``apollo heartbeat`` without typer. Returns None for anything it does not understand
+    (``--help``, a typo) so the full CLI answers exactly as it would."""
+    options: dict[str, Any] = {}
+    index = 0
+    while index < len(argv):
+        word = argv[index]
+        name, eq, inline = word.partition("=")
+        if name in _VALUE_OPTIONS:
+            if eq:
+                value = inline
+            elif index + 1 < len(argv):
+                index += 1
+                value = argv[index]
+            else:
+                return None
+            options[_VALUE_OPTIONS[name]] = Path(value) if name in ("--workspace", "-w", "--state-dir") else value
+        elif word in _FLAG_OPTIONS:
+            options[_FLAG_OPTIONS[word]] = True
+        else:
+            return None
+        index += 1
+    return main(**options)

@@ -1,0 +1,712 @@
+"""``apollo install``: put Apollo where the agent will use it, and take it away again exactly.
+
+OpenClaw: the two skills and the two wrapper scripts at the seeds' paths, plus a marked block in
+HEARTBEAT.md. Claude Code: a PreCompact hook in settings.json and the /renal command. One engine
+for both: every item is recorded with its sha256 in a manifest (``.apollo/install-manifest.json``
+below the target), so a second run changes nothing, ``--force`` refreshes only what Apollo wrote,
+a file Apollo did not write is never overwritten, and ``--uninstall`` removes exactly what was
+added — through :mod:`apollo.autophagy.remove`, the one module that deletes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from apollo import __version__
+from apollo.autophagy import fs
+from apollo.errors import ConfigError, InputError, Refused
+
+MANIFEST = ".apollo/install-manifest.json"
+BACKUP_DIR = ".apollo/install-backup"
+HEARTBEAT_BEGIN = "<!-- apollo:begin heartbeat (managed by `apollo install`; `apollo install --uninstall` removes it) -->"
+HEARTBEAT_END = "<!-- apollo:end heartbeat -->"
+
+
+# --------------------------------------------------------------------------- what gets installed
+
+@dataclass(frozen=True)
+class FileItem:
+    """A whole file Apollo owns."""
+
+    rel: str
+    content: bytes
+    executable: bool = False
+
+
+@dataclass(frozen=True)
+class BlockItem:
+    """A marked block Apollo owns inside a file the user owns (HEARTBEAT.md)."""
+
+    rel: str
+    begin: str
+    end: str
+    body: str
+
+    @property
+    def text(self) -> str:
+        return f"{self.begin}\n{self.body.rstrip()}\n{self.end}\n"
+
+
+@dataclass(frozen=True)
+class HookItem:
+    """One command hook Apollo owns inside a JSON settings file the user owns (Claude Code)."""
+
+    rel: str
+    event: str
+    matcher: str
+    command: str
+    timeout: int = 60
+
+    @property
+    def entry(self) -> dict[str, Any]:
+        return {"type": "command", "command": self.command, "timeout": self.timeout}
+
+    def owns(self, command: Any) -> bool:
+        """Apollo's hook whatever path the install wrote for ``apollo`` (a venv may have moved)."""
+        import shlex
+
+        try:
+            words = shlex.split(command) if isinstance(command, str) else []
+        except ValueError:
+            return False
+        mine = shlex.split(self.command)
+        return len(words) == len(mine) and Path(words[0]).name == Path(mine[0]).name and words[1:] == mine[1:]
+
+
+Item = FileItem | BlockItem | HookItem
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where to install and what: an OpenClaw workspace or a Claude Code config folder."""
+
+    kind: str
+    root: Path
+    items: tuple[Item, ...]
+
+
+def _template(*parts: str) -> bytes:
+    return resources.files("apollo.integration").joinpath("templates", *parts).read_bytes()
+
+
+def openclaw_target(workspace: Path) -> Target:
+    items: list[Item] = [
+        FileItem("skills/apollo-renal/SKILL.md", _template("openclaw", "skills", "apollo-renal", "SKILL.md")),
+        FileItem("skills/apollo-autophagy/SKILL.md",
+                 _template("openclaw", "skills", "apollo-autophagy", "SKILL.md")),
+        FileItem("scripts/renal/renal-check.sh", _template("openclaw", "scripts", "renal", "renal-check.sh"), True),
+        FileItem("scripts/autophagy/autophagy.sh",
+                 _template("openclaw", "scripts", "autophagy", "autophagy.sh"), True),
+        BlockItem("HEARTBEAT.md", HEARTBEAT_BEGIN, HEARTBEAT_END,
+                  _template("openclaw", "HEARTBEAT.block.md").decode("utf-8")),
+    ]
+    return Target("openclaw", workspace, tuple(items))
+
+
+def claude_config_dir() -> Path:
+    """Claude Code's user folder: ``$CLAUDE_CONFIG_DIR`` or ``~/.claude``."""
+    override = os.environ.get("CLAUDE_CONFIG_DIR")
+    return Path(override).expanduser() if override else Path.home() / ".claude"
+
+
+def _apollo_command() -> str:
+    """``apollo`` when that is this very program on PATH, else this program's absolute path:
+    Claude Code runs hooks with the user's PATH, where a virtualenv's apollo may be missing."""
+    import shlex
+    import shutil
+    import sys
+
+    here = Path(sys.executable).parent / "apollo"
+    found = shutil.which("apollo")
+    if found and (not here.exists() or Path(found).resolve() == here.resolve()):
+        return "apollo"
+    return shlex.quote(str(here)) if here.exists() else "apollo"
+
+
+def claude_code_target(project: Path | None) -> Target:
+    """``<project>/.claude/`` with --project, else the user's ``~/.claude/`` (every project)."""
+    root = (project.expanduser().absolute() / ".claude") if project is not None else claude_config_dir()
+    items: list[Item] = [
+        HookItem("settings.json", "PreCompact", "", f"{_apollo_command()} hook precompact"),
+        FileItem("commands/renal.md", _template("claude-code", "commands", "renal.md")),
+    ]
+    return Target("claude-code", root, tuple(items))
+
+
+# --------------------------------------------------------------------------- the report
+
+@dataclass
+class Step:
+    rel: str
+    action: str
+    detail: str = ""
+    problem: bool = False
+
+
+_WORDS = {
+    "created": ("已创建", "created"), "unchanged": ("已是最新", "up to date"), "updated": ("已更新", "updated"),
+    "outdated": ("有新版本（--force 更新）", "newer version available (--force refreshes it)"),
+    "kept-modified": ("你改过，保留", "changed by you, kept"), "replaced": ("已替换", "replaced"),
+    "adopted": ("与 Apollo 的相同，已接管", "identical to Apollo's, adopted"),
+    "conflict": ("已存在且不是 Apollo 写的，未动", "exists and was not written by Apollo; left alone"),
+    "removed": ("已删除", "removed"), "block-added": ("已加入标记块", "marked block added"),
+    "block-removed": ("已移除标记块", "marked block removed"), "hook-added": ("已加入钩子", "hook added"),
+    "hook-removed": ("已移除钩子", "hook removed"), "gone": ("已不存在", "already gone"),
+    "unreadable": ("无法解析，未动", "cannot be parsed; left alone"),
+    "nothing": ("没有安装记录", "nothing installed here"),
+}
+
+
+@dataclass
+class Report:
+    kind: str
+    root: Path
+    operation: str
+    steps: list[Step] = field(default_factory=list)
+
+    def add(self, rel: str, action: str, detail: str = "", *, problem: bool = False) -> None:
+        self.steps.append(Step(rel, action, detail, problem))
+
+    @property
+    def problems(self) -> list[Step]:
+        return [s for s in self.steps if s.problem]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"target": self.kind, "root": str(self.root), "operation": self.operation, "ok": not self.problems,
+                "steps": [{"path": s.rel, "action": s.action, "detail": s.detail, "problem": s.problem}
+                          for s in self.steps]}
+
+    def lines(self, lang: str) -> list[str]:
+        zh = lang == "zh"
+        title = {"install": ("安装", "install"), "uninstall": ("卸载", "uninstall")}[self.operation]
+        out = [f"apollo {title[1]} → {self.kind}: {self.root}" if not zh else
+               f"Apollo {title[0]} → {self.kind}：{self.root}"]
+        for step in self.steps:
+            mark = "✗" if step.problem else "✓"
+            word = _WORDS[step.action][0 if zh else 1]
+            out.append(f"  {mark} {step.rel}: {word}{' — ' + step.detail if step.detail else ''}")
+        return out
+
+    def raise_for_problems(self) -> None:
+        if self.problems:
+            first = self.problems[0]
+            raise Refused(f"{len(self.problems)} item(s) left alone", where=str(self.root / first.rel),
+                          hint="move the file away (or fix it) and run the command again")
+
+
+# --------------------------------------------------------------------------- manifest and files
+
+def _sha(data: bytes) -> str:
+    return fs.sha256_bytes(data)
+
+
+def _parts(rel: str) -> tuple[str, ...]:
+    return fs.split_relative(rel)
+
+
+class _Tree:
+    """Safe reads and writes below the target root: never through a symlink, never off the device.
+
+    New files are created here (``O_EXCL``, never over anything); replacing and removing go
+    through :mod:`apollo.autophagy.remove`, each checked against the bytes this run read.
+    """
+
+    def __init__(self, root: fs.Root):
+        self.root = root
+        self.created_dirs: list[str] = []
+
+    def read(self, rel: str) -> bytes | None:
+        parts = _parts(rel)
+        try:
+            parent = self.root.open_dir(parts[:-1])
+        except fs.Unsafe as exc:
+            if exc.code == "gone":
+                return None
+            raise
+        try:
+            try:
+                fd = fs.open_file(parent, parts[-1])
+            except FileNotFoundError:
+                return None
+            try:
+                return fs.read_fd(fd)
+            finally:
+                os.close(fd)
+        finally:
+            os.close(parent)
+
+    def mode(self, rel: str) -> int | None:
+        try:
+            return stat.S_IMODE(self.root.lstat(_parts(rel)).st_mode)
+        except fs.Unsafe:
+            return None
+
+    def ensure_dir(self, rel: str) -> None:
+        os.close(self._ensure_dirs(_parts(rel)))
+
+    def _ensure_dirs(self, parts: tuple[str, ...]) -> int:
+        fd = os.dup(self.root.fd)
+        try:
+            for depth, part in enumerate(parts, 1):
+                try:
+                    child = self.root.open_dir(parts[:depth])
+                except fs.Unsafe as exc:
+                    if exc.code != "gone":
+                        raise
+                    os.mkdir(part, 0o755, dir_fd=fd)
+                    self.created_dirs.append("/".join(parts[:depth]))
+                    child = self.root.open_dir(parts[:depth])
+                os.close(fd)
+                fd = child
+            return fd
+        except BaseException:
+            os.close(fd)
+            raise
+
+    def create(self, rel: str, data: bytes, *, executable: bool = False) -> None:
+        """A new file (it must not exist), its folders created and recorded."""
+        parts = _parts(rel)
+        mode = 0o755 if executable else 0o644
+        parent = self._ensure_dirs(parts[:-1])
+        try:
+            fs.write_new(parent, parts[-1], data, mode=mode)
+            _chmod(parent, parts[-1], mode)  # the umask must not take the wrapper's executable bit
+            fs.fsync_dir(parent)
+        finally:
+            os.close(parent)
+
+    def replace(self, rel: str, data: bytes, *, based_on: bytes) -> None:
+        """Swap in ``data`` atomically, only if the file still holds ``based_on`` (else Unsafe)."""
+        from apollo.autophagy import remove
+
+        def build(old: bytes, _st: os.stat_result) -> bytes:
+            if old != based_on:
+                raise fs.Unsafe("changed while Apollo was installing", "安装期间被修改", "changed")
+            return data
+
+        remove.rewrite(self.root, _parts(rel), build, carry_appends=False)
+
+    def remove(self, rel: str, *, based_on: bytes) -> None:
+        """Unlink ``rel`` if it still holds ``based_on`` and is the same file (identity re-checked)."""
+        from apollo.autophagy import remove
+
+        parts = _parts(rel)
+        parent = self.root.open_dir(parts[:-1])
+        try:
+            fd = fs.open_file(parent, parts[-1])
+            try:
+                st = os.fstat(fd)
+                if fs.read_fd(fd) != based_on:
+                    raise fs.Unsafe("changed while Apollo was uninstalling", "卸载期间被修改", "changed")
+            finally:
+                os.close(fd)
+        finally:
+            os.close(parent)
+        remove.unlink_file(self.root, parts, fs.Fingerprint.of(st))
+
+    def remove_dir(self, rel: str) -> bool:
+        """Remove an empty folder Apollo created; False when it now holds something (kept)."""
+        from apollo.autophagy import remove
+
+        parts = _parts(rel)
+        try:
+            st = self.root.lstat(parts)
+            remove.remove_empty_dir(self.root, parts, fs.Fingerprint.of(st))
+        except fs.Unsafe as exc:
+            if exc.code in ("gone",):
+                return True
+            if exc.code == "changed":
+                return False
+            raise
+        return True
+
+
+def _chmod(dir_fd: int, name: str, mode: int) -> None:
+    fd = fs.open_file(dir_fd, name)
+    try:
+        os.fchmod(fd, mode)
+    finally:
+        os.close(fd)
+
+
+@contextmanager
+def _open_root(target: Target, *, create: bool) -> Iterator[fs.Root]:
+    path = target.root
+    if not path.exists():
+        if not create:
+            raise InputError("does not exist", where=str(path))
+        if target.kind == "openclaw":
+            raise InputError("the workspace does not exist", where=str(path),
+                             hint="create it (openclaw setup) or pass --workspace")
+        path.mkdir(parents=True, exist_ok=True)
+    try:
+        root = fs.Root(path, label=target.kind)
+    except fs.Unsafe as exc:
+        raise InputError(exc.reason, where=str(path)) from None
+    try:
+        import fcntl
+
+        fcntl.flock(root.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        root.close()
+        raise Refused("another `apollo install` is running here", where=str(path), hint="wait and retry") from None
+    try:
+        yield root
+    finally:
+        root.close()
+
+
+def _load_manifest(tree: _Tree, root: Path) -> dict[str, Any]:
+    raw = tree.read(MANIFEST)
+    if raw is None:
+        return {"format": 1, "files": {}, "blocks": {}, "hooks": {}, "dirs": []}
+    try:
+        data = json.loads(raw)
+        if not isinstance(data, dict) or data.get("format") != 1:
+            raise ValueError("unknown manifest format")
+    except ValueError as exc:
+        raise ConfigError(f"the install manifest cannot be read ({exc})", where=str(root / MANIFEST),
+                          hint="Apollo will not guess what it installed; restore the file or remove Apollo's "
+                               "files by hand") from None
+    for key in ("files", "blocks", "hooks"):
+        data.setdefault(key, {})
+    data.setdefault("dirs", [])
+    return data
+
+
+def _save_manifest(tree: _Tree, manifest: dict[str, Any], target: Target) -> None:
+    """Written only when what it records changed, so a second install touches nothing at all."""
+    from apollo.clock import now
+
+    old = tree.read(MANIFEST)
+    previous = json.loads(old) if old is not None else {}
+    manifest.update({"apollo": __version__, "target": target.kind})
+    if {k: v for k, v in previous.items() if k != "updated_at"} == \
+            {k: v for k, v in manifest.items() if k != "updated_at"}:
+        return
+    manifest["updated_at"] = now().isoformat()
+    data = (json.dumps(manifest, ensure_ascii=False, indent=2, sort_keys=True) + "\n").encode("utf-8")
+    if old is None:
+        tree.create(MANIFEST, data)
+    else:
+        tree.replace(MANIFEST, data, based_on=old)
+
+
+def _backup(tree: _Tree, rel: str, data: bytes) -> str:
+    """Keep the user's version of a file before --force replaces it (nothing lost)."""
+    from apollo.clock import stamp
+
+    saved = f"{BACKUP_DIR}/{rel}.{stamp()}"
+    tree.create(saved, data)
+    return saved
+
+
+# --------------------------------------------------------------------------- marked blocks
+
+def _find_block(text: str, item: BlockItem) -> tuple[int, int] | None:
+    """(start, end) of the marked block, end past its newline; None when absent; error when broken."""
+    start = text.find(item.begin)
+    count_begin, count_end = text.count(item.begin), text.count(item.end)
+    if start < 0 and count_end == 0:
+        return None
+    end = text.find(item.end, max(start, 0))
+    if count_begin != 1 or count_end != 1 or start < 0 or end < 0:
+        raise ValueError("the Apollo markers are incomplete or repeated")
+    end += len(item.end)
+    if text[end:end + 1] == "\n":
+        end += 1
+    return start, end
+
+
+def _separator(text: str) -> str:
+    """What goes between the user's text and an appended block: one blank line."""
+    if not text or text.endswith("\n\n"):
+        return ""
+    return "\n" if text.endswith("\n") else "\n\n"
+
+
+def _without_block(text: str, span: tuple[int, int], separator: str | None) -> str:
+    """The text with the block and the blank line that set it apart taken out: exactly the
+    user's text when the block is still where it was appended."""
+    before, after = text[:span[0]], text[span[1]:]
+    if separator is not None and not after and before.endswith(separator):
+        return before[:len(before) - len(separator)]
+    if not before.strip():
+        return after.lstrip("\n")
+    if not after.strip():
+        return before.rstrip("\n") + "\n"
+    return before.rstrip("\n") + "\n\n" + after.lstrip("\n")
+
+
+# --------------------------------------------------------------------------- settings.json hooks
+
+def _hook_present(settings: dict[str, Any], item: HookItem) -> bool:
+    groups = settings.get("hooks", {}).get(item.event, [])
+    return any(item.owns(h.get("command")) for g in groups if isinstance(g, dict)
+               for h in g.get("hooks", []) if isinstance(h, dict))
+
+
+def _add_hook(settings: dict[str, Any], item: HookItem) -> None:
+    hooks = settings.setdefault("hooks", {})
+    if not isinstance(hooks, dict) or not isinstance(hooks.setdefault(item.event, []), list):
+        raise ValueError(f"'hooks.{item.event}' is not a list")
+    hooks[item.event].append({"matcher": item.matcher, "hooks": [item.entry]})
+
+
+def _drop_hook(settings: dict[str, Any], item: HookItem) -> None:
+    hooks = settings.get("hooks", {})
+    kept = []
+    for group in hooks.get(item.event, []):
+        if isinstance(group, dict) and isinstance(group.get("hooks"), list):
+            group["hooks"] = [h for h in group["hooks"] if not (isinstance(h, dict) and item.owns(h.get("command")))]
+            if not group["hooks"]:
+                continue
+        kept.append(group)
+    if kept:
+        hooks[item.event] = kept
+    else:
+        hooks.pop(item.event, None)
+    if not hooks:
+        settings.pop("hooks", None)
+
+
+def _json_bytes(data: dict[str, Any]) -> bytes:
+    return (json.dumps(data, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+
+
+# --------------------------------------------------------------------------- install
+
+def install(target: Target, *, force: bool = False) -> Report:
+    """Install every item of ``target``; idempotent; ``force`` refreshes only Apollo's own items."""
+    report = Report(target.kind, target.root, "install")
+    with _open_root(target, create=True) as root:
+        tree = _Tree(root)
+        manifest = _load_manifest(tree, target.root)
+        tree.ensure_dir(str(Path(MANIFEST).parent))  # recorded like every folder Apollo creates
+        for item in target.items:
+            if isinstance(item, FileItem):
+                _install_file(tree, manifest, item, force, report)
+            elif isinstance(item, BlockItem):
+                _install_block(tree, manifest, item, force, report)
+            else:
+                _install_hook(tree, manifest, item, report)
+        manifest["dirs"] = sorted(set(manifest["dirs"]) | set(tree.created_dirs))
+        _save_manifest(tree, manifest, target)
+    return report
+
+
+def _install_file(tree: _Tree, manifest: dict[str, Any], item: FileItem, force: bool, report: Report) -> None:
+    wanted = _sha(item.content)
+    current = tree.read(item.rel)
+    recorded = manifest["files"].get(item.rel)
+    if current is None:
+        tree.create(item.rel, item.content, executable=item.executable)
+        manifest["files"][item.rel] = {"sha256": wanted}
+        report.add(item.rel, "created")
+        return
+    have = _sha(current)
+    if recorded is None:
+        if have == wanted:
+            manifest["files"][item.rel] = {"sha256": wanted, "adopted": True}
+            report.add(item.rel, "adopted")
+        else:
+            report.add(item.rel, "conflict", problem=True)
+        return
+    if have == wanted:
+        manifest["files"][item.rel] = {**recorded, "sha256": wanted}
+        _fix_mode(tree, item)
+        report.add(item.rel, "unchanged")
+    elif have == recorded["sha256"]:
+        if force:
+            tree.replace(item.rel, item.content, based_on=current)
+            manifest["files"][item.rel] = {**recorded, "sha256": wanted}
+            report.add(item.rel, "updated")
+        else:
+            report.add(item.rel, "outdated")
+    elif force:
+        saved = _backup(tree, item.rel, current)
+        tree.replace(item.rel, item.content, based_on=current)
+        manifest["files"][item.rel] = {**recorded, "sha256": wanted}
+        report.add(item.rel, "replaced", f"your version: {saved}")
+    else:
+        report.add(item.rel, "kept-modified", "--force replaces it and keeps your version in " + BACKUP_DIR)
+
+
+def _fix_mode(tree: _Tree, item: FileItem) -> None:
+    """A wrapper that lost its executable bit is still Apollo's file: give it back."""
+    mode = tree.mode(item.rel)
+    if item.executable and mode is not None and not mode & 0o100:
+        parts = _parts(item.rel)
+        parent = tree.root.open_dir(parts[:-1])
+        try:
+            _chmod(parent, parts[-1], mode | 0o111)
+        finally:
+            os.close(parent)
+
+
+def _install_block(tree: _Tree, manifest: dict[str, Any], item: BlockItem, force: bool, report: Report) -> None:
+    raw = tree.read(item.rel)
+    recorded = manifest["blocks"].get(item.rel)
+    wanted = _sha(item.text.encode())
+    if raw is None:
+        tree.create(item.rel, item.text.encode())
+        manifest["blocks"][item.rel] = {"sha256": wanted, "created_file": True}
+        report.add(item.rel, "created")
+        return
+    try:
+        text = raw.decode("utf-8")
+        span = _find_block(text, item)
+    except (UnicodeDecodeError, ValueError) as exc:
+        report.add(item.rel, "unreadable", str(exc), problem=True)
+        return
+    if span is None:
+        separator = _separator(text)
+        tree.replace(item.rel, (text + separator + item.text).encode(), based_on=raw)
+        manifest["blocks"][item.rel] = {"sha256": wanted, "created_file": False, "separator": separator}
+        report.add(item.rel, "block-added")
+        return
+    have = _sha(text[span[0]:span[1]].encode())
+    if not text[span[0]:span[1]].endswith("\n"):
+        have = _sha((text[span[0]:span[1]] + "\n").encode())
+    if have == wanted:
+        manifest["blocks"][item.rel] = recorded or {"sha256": wanted, "created_file": False}
+        report.add(item.rel, "unchanged")
+        return
+    ours_untouched = recorded is not None and have == recorded["sha256"]
+    if not force:
+        report.add(item.rel, "outdated" if ours_untouched else "kept-modified",
+                   "" if ours_untouched else "--force replaces the marked block")
+        return
+    detail = "" if ours_untouched else f"your version: {_backup(tree, item.rel, raw)}"
+    updated = text[:span[0]] + item.text + text[span[1]:]
+    tree.replace(item.rel, updated.encode(), based_on=raw)
+    manifest["blocks"][item.rel] = {"sha256": wanted, "created_file": bool(recorded and recorded["created_file"])}
+    report.add(item.rel, "updated" if ours_untouched else "replaced", detail)
+
+
+def _read_settings(tree: _Tree, rel: str) -> tuple[dict[str, Any] | None, bytes | None]:
+    """(settings, the bytes read or None when absent); None settings when not a JSON object."""
+    raw = tree.read(rel)
+    if raw is None:
+        return {}, None
+    try:
+        data = json.loads(raw.decode("utf-8")) if raw.strip() else {}
+    except (UnicodeDecodeError, ValueError):
+        return None, raw
+    return (data if isinstance(data, dict) else None), raw
+
+
+def _install_hook(tree: _Tree, manifest: dict[str, Any], item: HookItem, report: Report) -> None:
+    settings, raw = _read_settings(tree, item.rel)
+    if settings is None:
+        report.add(item.rel, "unreadable", "not a JSON object", problem=True)
+        return
+    key = f"{item.rel}#{item.event}"
+    if _hook_present(settings, item):
+        manifest["hooks"].setdefault(key, {"command": item.command, "created_file": False})
+        report.add(item.rel, "unchanged", f"{item.event}: {item.command}")
+        return
+    try:
+        _add_hook(settings, item)
+    except ValueError as exc:
+        report.add(item.rel, "unreadable", str(exc), problem=True)
+        return
+    if raw is None:
+        tree.create(item.rel, _json_bytes(settings))
+    else:
+        tree.replace(item.rel, _json_bytes(settings), based_on=raw)
+    manifest["hooks"][key] = {"command": item.command, "created_file": raw is None}
+    report.add(item.rel, "hook-added", f"{item.event}: {item.command}")
+
+
+# --------------------------------------------------------------------------- uninstall
+
+def uninstall(target: Target) -> Report:
+    """Remove exactly what the manifest says Apollo added; anything the user changed stays."""
+    report = Report(target.kind, target.root, "uninstall")
+    if not target.root.exists():
+        report.add(".", "nothing")
+        return report
+    with _open_root(target, create=False) as root:
+        tree = _Tree(root)
+        manifest_bytes = tree.read(MANIFEST)
+        if manifest_bytes is None:
+            report.add(MANIFEST, "nothing")
+            return report
+        manifest = _load_manifest(tree, target.root)
+        by_rel = {item.rel: item for item in target.items}
+        for rel, entry in sorted(manifest["files"].items()):
+            current = tree.read(rel)
+            item = by_rel.get(rel)
+            if current is None:
+                report.add(rel, "gone")
+            elif _sha(current) in {entry["sha256"], _sha(item.content) if isinstance(item, FileItem) else ""}:
+                tree.remove(rel, based_on=current)
+                report.add(rel, "removed")
+            else:
+                report.add(rel, "kept-modified", "changed since install; not removed")
+        for rel, entry in sorted(manifest["blocks"].items()):
+            item = by_rel.get(rel)
+            _uninstall_block(tree, rel, entry, item if isinstance(item, BlockItem) else None, report)
+        for key, entry in sorted(manifest["hooks"].items()):
+            rel, _, event = key.partition("#")
+            _uninstall_hook(tree, rel, HookItem(rel, event, "", entry["command"]), entry, report)
+        tree.remove(MANIFEST, based_on=manifest_bytes)
+        for rel in sorted(manifest["dirs"], key=lambda d: (d.count("/"), d), reverse=True):
+            if not tree.remove_dir(rel):
+                report.add(rel + "/", "kept-modified", "holds files that are not Apollo's; kept")
+    return report
+
+
+def _uninstall_block(tree: _Tree, rel: str, entry: dict[str, Any], item: BlockItem | None,
+                     report: Report) -> None:
+    raw = tree.read(rel)
+    if raw is None or item is None:
+        report.add(rel, "gone")
+        return
+    try:
+        text = raw.decode("utf-8")
+        span = _find_block(text, item)
+    except (UnicodeDecodeError, ValueError) as exc:
+        report.add(rel, "unreadable", str(exc), problem=True)
+        return
+    if span is None:
+        report.add(rel, "gone")
+        return
+    block = text[span[0]:span[1]]
+    if _sha((block if block.endswith("\n") else block + "\n").encode()) not in {entry["sha256"],
+                                                                                 _sha(item.text.encode())}:
+        report.add(rel, "kept-modified", "the marked block was changed; not removed")
+        return
+    remaining = _without_block(text, span, entry.get("separator"))
+    if entry.get("created_file") and not remaining.strip():
+        tree.remove(rel, based_on=raw)
+        report.add(rel, "removed")
+    else:
+        tree.replace(rel, remaining.encode(), based_on=raw)
+        report.add(rel, "block-removed")
+
+
+def _uninstall_hook(tree: _Tree, rel: str, item: HookItem, entry: dict[str, Any], report: Report) -> None:
+    settings, raw = _read_settings(tree, rel)
+    if settings is None:
+        report.add(rel, "unreadable", "not a JSON object", problem=True)
+        return
+    if raw is None or not _hook_present(settings, item):
+        report.add(rel, "gone")
+        return
+    _drop_hook(settings, item)
+    if entry.get("created_file") and not settings:
+        tree.remove(rel, based_on=raw)
+        report.add(rel, "removed")
+    else:
+        tree.replace(rel, _json_bytes(settings), based_on=raw)
+        report.add(rel, "hook-removed", f"{item.event}: {item.command}")

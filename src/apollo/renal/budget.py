@@ -1,0 +1,146 @@
+"""Fit a transcript into a token budget, giving up the least valuable words first.
+
+The order is the spec's (SPEC §1.5): noise and redundancy are gone before this runs; then the
+process elements give way, shortened (see :mod:`apollo.renal.condense`) or dropped by how
+little information they carry per token, the oldest first among equals. The must-keep elements
+(decisions, preferences, tasks, open questions, the recent tail) lose at most their fillers and
+articles (``terse``) while anything else can give way; only when they alone exceed the budget are
+they shortened further and then dropped, oldest first, and the result says so.
+
+Within the process elements this is a multiple-choice knapsack solved greedily: every element
+first gets its shortest form in order of value per token (so as many informative messages as
+possible stay), then the leftover budget lengthens them again, best gain per token first (so a
+generous budget gives back readable text).
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass, field
+
+#: how much of its value a message keeps at each form (readability): full text is worth most
+FORM_QUALITY = {"full": 1.0, "tidy": 0.98, "terse": 0.95, "compact": 0.9, "notes": 0.8}
+#: value per token^DENSITY_EXPONENT orders the first fill: 0 = value alone, 1 = value per token
+DENSITY_EXPONENT = 0.5
+#: the forms a must-keep element may take before anything is dropped: fillers and articles go, content stays
+MUST_KEEP_FORMS = ("full", "tidy", "terse")
+
+
+@dataclass(slots=True)
+class Form:
+    name: str
+    text: str
+    tokens: int
+
+
+@dataclass(slots=True)
+class Candidate:
+    """One element the budget may shorten or drop; ``forms[0]`` is its full text."""
+
+    id: str
+    value: float
+    position: int
+    forms: list[Form]
+    must_keep: bool = False
+
+
+@dataclass(slots=True)
+class Fit:
+    """The form chosen for each candidate (index into ``forms``; absent = dropped)."""
+
+    chosen: dict[str, int] = field(default_factory=dict)
+    tokens: int = 0
+    budget: int = 0
+    must_keep_shortened: list[str] = field(default_factory=list)
+    must_keep_dropped: list[str] = field(default_factory=list)
+
+    @property
+    def met(self) -> bool:
+        return self.tokens <= self.budget
+
+
+def fit(candidates: list[Candidate], budget: int) -> Fit:
+    """Choose forms so the total stays within ``budget`` tokens (when at all possible)."""
+    result = Fit(budget=budget)
+    keep = [c for c in candidates if c.must_keep]
+    process = [c for c in candidates if not c.must_keep]
+    for c in keep:  # must-keep text starts at its lightest trim: every content word stays
+        result.chosen[c.id] = _lightest_trim(c)
+    keep_tokens = sum(c.forms[result.chosen[c.id]].tokens for c in keep)
+    squeezed = keep_tokens > budget
+    if squeezed:  # nothing else can stay: the must-keep alone do not fit
+        keep_tokens = _squeeze_must_keep(keep, budget, result)
+    used = keep_tokens + (0 if squeezed else _fill(process, budget - keep_tokens, result.chosen))
+    result.tokens = used + _lengthen(keep, process, budget - used, result.chosen)
+    result.must_keep_shortened = [c.id for c in keep if result.chosen.get(c.id, 0) > 0]
+    return result
+
+
+def _lightest_trim(candidate: Candidate) -> int:
+    """The shortest form that keeps a must-keep element's substance (no deeper than ``terse``)."""
+    allowed = [i for i, form in enumerate(candidate.forms) if form.name in MUST_KEEP_FORMS]
+    return allowed[-1] if allowed else 0
+
+
+def _fill(process: list[Candidate], room: int, chosen: dict[str, int]) -> int:
+    """Every process element at its shortest form, most informative per token first."""
+    used = 0
+    order = sorted(process, key=lambda c: (-c.value / max(1, c.forms[-1].tokens) ** DENSITY_EXPONENT, -c.position))
+    for c in order:
+        cost = c.forms[-1].tokens
+        if used + cost <= room:
+            chosen[c.id] = len(c.forms) - 1
+            used += cost
+    return used
+
+
+def _lengthen(keep: list[Candidate], process: list[Candidate], room: int, chosen: dict[str, int]) -> int:
+    """Spend what is left giving text back: must-keep first, then the best gain per token."""
+    used = 0
+    heap: list[tuple[int, float, int, str, int]] = []
+    by_id = {c.id: c for c in (*keep, *process)}
+    must = {c.id for c in keep}
+
+    def offer(c: Candidate) -> None:
+        current = chosen.get(c.id)
+        if not current:
+            return
+        here, longer = c.forms[current], c.forms[current - 1]
+        gain = c.value * (FORM_QUALITY.get(longer.name, 1.0) - FORM_QUALITY.get(here.name, 1.0))
+        rank = -gain / max(1, longer.tokens - here.tokens)
+        heapq.heappush(heap, (0 if c.id in must else 1, rank, -c.position, c.id, current))
+
+    for c in by_id.values():
+        offer(c)
+    while heap:
+        _, _, _, cid, current = heapq.heappop(heap)
+        if chosen.get(cid) != current:
+            continue
+        c = by_id[cid]
+        extra = c.forms[current - 1].tokens - c.forms[current].tokens
+        if used + extra <= room:
+            chosen[cid] = current - 1
+            used += extra
+            offer(c)
+    return used
+
+
+def _squeeze_must_keep(keep: list[Candidate], budget: int, result: Fit) -> int:
+    """Shorten must-keep elements further (oldest first, one form at a time), then drop the oldest."""
+    total = sum(c.forms[result.chosen[c.id]].tokens for c in keep)
+    oldest_first = sorted(keep, key=lambda c: c.position)
+    depth = 1
+    while total > budget and any(len(c.forms) > depth for c in keep):
+        for c in oldest_first:
+            if total <= budget:
+                break
+            if len(c.forms) > depth and result.chosen[c.id] < depth:
+                total -= c.forms[result.chosen[c.id]].tokens - c.forms[depth].tokens
+                result.chosen[c.id] = depth
+        depth += 1
+    for c in oldest_first:
+        if total <= budget:
+            break
+        total -= c.forms[result.chosen.pop(c.id)].tokens
+        result.must_keep_dropped.append(c.id)
+    return total

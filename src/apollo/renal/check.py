@@ -1,0 +1,241 @@
+"""The heartbeat check (SPEC §1.3): measure the current context, decide whether it needs filtering.
+
+Reads the agent's current session (the most recently active one in its session store), else
+today's ``memory/YYYY-MM-DD.md`` — streamed through the classifier, so a 50 MB session is
+measured in bounded memory. Filtering is needed when ``min_exceeded`` (default two) of the
+thresholds are exceeded: tokens, information density, repeated confirmations. The result goes
+to ``<workspace>/.renal/filter-state.json`` (written atomically) and prints as the seed's report
+and its one heartbeat line, ``🫘 上下文正常`` / ``🫘 上下文需过滤（节省X%）``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from apollo import clock
+from apollo.errors import InputError
+from apollo.renal.balance import Balance
+from apollo.renal.classify import Classifier, Tally, summarize
+from apollo.tokens import get_counter
+
+#: the fields the upstream renal-check.sh writes, in its order, then Apollo's own
+UPSTREAM_FIELDS = ("tokens", "density", "confirmations", "active_tasks", "active_topics", "warnings",
+                   "needs_filter", "status", "checked_at")
+
+
+@dataclass(slots=True)
+class CheckResult:
+    tokens: int
+    density: float
+    confirmations: int
+    active_tasks: int
+    active_topics: int
+    open_questions: int
+    estimated_saving: float
+    balance: Balance
+    #: which thresholds are exceeded: "tokens", "density", "confirmations"
+    exceeded: list[str]
+    warnings: list[str]
+    needs_filter: bool
+    #: "normal" (nothing exceeded), "watch" (fewer than needed), "needs_filter"
+    status: str
+    checked_at: str
+    source: str | None
+    format: str | None
+    counter: str
+    elements: int = 0
+    thresholds: dict[str, Any] = field(default_factory=dict)
+    state_file: str = ".renal/filter-state.json"
+
+    def to_state(self) -> dict[str, Any]:
+        """The filter-state.json document: the upstream fields, then Apollo's."""
+        return {
+            "tokens": self.tokens,
+            "density": round(self.density, 4),
+            "confirmations": self.confirmations,
+            "active_tasks": self.active_tasks,
+            "active_topics": self.active_topics,
+            "warnings": self.warnings,
+            "needs_filter": self.needs_filter,
+            "status": self.status,
+            "checked_at": self.checked_at,
+            "estimated_saving": round(self.estimated_saving, 4),
+            "balance": self.balance.to_dict(),
+            "source": self.source,
+            "format": self.format,
+            "counter": self.counter,
+            "open_questions": self.open_questions,
+            "elements": self.elements,
+            "exceeded": self.exceeded,
+            "thresholds": self.thresholds,
+        }
+
+
+def _default_source(paths: Any) -> tuple[Any, list[str]]:
+    """The agent's current session, else today's memory file, else nothing (with why)."""
+    notes: list[str] = []
+    try:
+        from apollo.transcript import discovery
+    except ImportError:
+        discovery = None
+    if discovery is not None and hasattr(discovery, "current_session"):
+        try:
+            return discovery.current_session(paths), notes
+        except InputError as exc:
+            notes.append(f"no current session ({exc.line()})")
+    memory = paths.workspace / "memory" / f"{clock.now():%Y-%m-%d}.md"
+    if memory.is_file():
+        return memory, notes
+    notes.append(f"no memory file {memory}")
+    return None, notes
+
+
+def _thresholds(config: Any) -> dict[str, Any]:
+    renal = config.section("renal") if config is not None else {}
+    return {"tokens": renal.get("token_threshold", 50000), "density": renal.get("density_threshold", 0.5),
+            "confirmations": renal.get("confirmation_threshold", 5), "min_exceeded": renal.get("min_exceeded", 2)}
+
+
+def check(paths: Any, config: Any, source: Any | None = None, fmt: str = "auto", *,
+          progress: Callable[[int], None] | None = None) -> CheckResult:
+    """Measure ``source`` (default: the current session, else today's memory file).
+
+    ``progress`` is called with the number of elements read so far, every few thousand.
+    """
+    from apollo.transcript import iter_elements
+    from apollo.transcript.model import ReadWarning
+
+    limits = _thresholds(config)
+    notes: list[str] = []
+    if source is None:
+        source, notes = _default_source(paths)
+    counter = config.get("general.counter") if config is not None else "estimate"
+    classifier = Classifier(config)
+    tally = Tally(compress_keeps=classifier.rules.settings["compress_keeps"])
+    read_warnings: list[ReadWarning] = []
+    format_name: str | None = None
+    if source is not None:
+        from apollo.transcript import detect, get_format
+
+        # a SessionRef (one session of OpenClaw's SQLite store) is detected by its database file
+        format_name = (detect(Path(getattr(source, "db", source))) if fmt == "auto" else get_format(fmt)).name
+        elements = iter_elements(source, fmt, counter=counter, warnings=read_warnings)
+        for count, element in enumerate(elements, 1):
+            tally.apply(classifier.feed(element))
+            if progress is not None and count % 5000 == 0:
+                progress(count)
+        tally.apply(classifier.finish())
+    summary = summarize(classifier, tally)
+    exceeded = []
+    if tally.tokens > limits["tokens"]:
+        exceeded.append("tokens")
+    if tally.tokens and tally.density < limits["density"]:
+        exceeded.append("density")
+    if tally.confirmations > limits["confirmations"]:
+        exceeded.append("confirmations")
+    needs_filter = len(exceeded) >= limits["min_exceeded"]
+    balance = classifier.balance.result()
+    warnings = [*_describe(exceeded, tally, limits), *notes]
+    warnings += [f"balance {balance.level}: {', '.join(s.kind for s in balance.signs)}"] if balance.signs else []
+    if read_warnings:
+        warnings.append(f"{len(read_warnings)} unreadable record(s) skipped, first: {read_warnings[0]}")
+    return CheckResult(
+        tokens=tally.tokens, density=tally.density, confirmations=tally.confirmations,
+        active_tasks=summary["keep"]["active_tasks"], active_topics=summary["active_topics"],
+        open_questions=summary["keep"]["open_questions"], estimated_saving=tally.saving, balance=balance,
+        exceeded=exceeded, warnings=warnings, needs_filter=needs_filter,
+        status="needs_filter" if needs_filter else "watch" if exceeded else "normal",
+        checked_at=clock.now().isoformat(timespec="seconds"), source=str(source) if source is not None else None,
+        format=format_name, counter=get_counter(counter)[0], elements=tally.elements, thresholds=limits,
+        state_file=config.get("renal.state_file") if config is not None else ".renal/filter-state.json",
+    )
+
+
+def _describe(exceeded: list[str], tally: Tally, limits: dict[str, Any]) -> list[str]:
+    texts = {
+        "tokens": f"tokens {tally.tokens} > {limits['tokens']}",
+        "density": f"density {tally.density:.0%} < {limits['density']:.0%}",
+        "confirmations": f"confirmations {tally.confirmations} > {limits['confirmations']}",
+    }
+    return [texts[name] for name in exceeded]
+
+
+def write_state(paths: Any, result: CheckResult) -> Path:
+    """Write ``<workspace>/<renal.state_file>`` atomically (temp file, fsync, rename); returns its path."""
+    target = paths.workspace / result.state_file
+    target.parent.mkdir(parents=True, exist_ok=True)
+    data = (json.dumps(result.to_state(), ensure_ascii=False, indent=2) + "\n").encode()
+    handle, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    with os.fdopen(handle, "wb") as out:
+        out.write(data)
+        out.flush()
+        os.fsync(out.fileno())
+    os.replace(temp, target)
+    return target
+
+
+def heartbeat_line(result: CheckResult, lang: str = "zh") -> str:
+    """Exactly ``🫘 上下文正常`` or ``🫘 上下文需过滤（节省X%）`` (English with ``lang="en"``)."""
+    saving = round(result.estimated_saving * 100)
+    if lang == "en":
+        return f"🫘 context needs filtering (saves {saving}%)" if result.needs_filter else "🫘 context healthy"
+    return f"🫘 上下文需过滤（节省{saving}%）" if result.needs_filter else "🫘 上下文正常"
+
+
+_TEXT = {
+    "zh": {
+        "title": "🫘 [apollo-renal] 上下文净化报告", "state": "当前状态：", "tokens": "Token估算",
+        "density": "有效信息密度", "confirmations": "重复确认", "tasks": "进行中任务", "topics": "活跃话题",
+        "questions": "未解决问题", "saving": "预计节省", "balance": "平衡状态", "source": "来源",
+        "times": "次", "items": "个", "none": "（未找到当前会话或今日记忆文件）",
+        "normal": "🟢  上下文状态正常", "watch": "🟡  上下文需关注（超标：{items}）",
+        "needs_filter": "🔴  上下文需过滤（超标：{items}）", "next": "下一步建议",
+        "next_normal": "继续当前任务", "next_filter": "运行 apollo renal filter（或等待用户确认）",
+        "next_dream": "触发apollo-dream", "names": {"tokens": "Token", "density": "密度", "confirmations": "重复确认"},
+    },
+    "en": {
+        "title": "🫘 [apollo-renal] context check", "state": "Current state:", "tokens": "Tokens",
+        "density": "Information density", "confirmations": "Repeated confirmations", "tasks": "Active tasks",
+        "topics": "Active topics", "questions": "Open questions", "saving": "Estimated saving", "balance": "Balance",
+        "source": "Source", "times": "", "items": "", "none": "(no current session and no memory file for today)",
+        "normal": "🟢  context healthy", "watch": "🟡  context to watch (exceeded: {items})",
+        "needs_filter": "🔴  context needs filtering (exceeded: {items})", "next": "Next step",
+        "next_normal": "carry on with the current task", "next_filter": "run apollo renal filter (or wait for the user)",
+        "next_dream": "trigger apollo-dream", "names": {"tokens": "tokens", "density": "density",
+                                                          "confirmations": "confirmations"},
+    },
+}
+
+
+def render_report(result: CheckResult, lang: str = "zh") -> str:
+    """The seed's renal-check.sh report, then what Apollo adds (saving, balance, source)."""
+    t = _TEXT[lang]
+    counter = "" if result.counter == "estimate" else f" ({result.counter})"
+    lines = [
+        t["title"], t["state"],
+        f"  - {t['tokens']}：{result.tokens}{counter}" if lang == "zh" else f"  - {t['tokens']}: {result.tokens}{counter}",
+    ]
+    rows = [
+        (t["density"], f"{result.density:.0%}"),
+        (t["confirmations"], f"{result.confirmations}{t['times']}"),
+        (t["tasks"], f"{result.active_tasks}{t['items']}"),
+        (t["topics"], f"{result.active_topics}{t['items']}"),
+        (t["questions"], f"{result.open_questions}{t['items']}"),
+        (t["saving"], f"{result.estimated_saving:.0%}"),
+        (t["balance"], result.balance.describe(lang)),
+        (t["source"], result.source or t["none"]),
+    ]
+    separator = "：" if lang == "zh" else ": "
+    lines += [f"  - {name}{separator}{value}" for name, value in rows]
+    items = ("、" if lang == "zh" else ", ").join(t["names"][name] for name in result.exceeded)
+    lines += ["", t[result.status].format(items=items)]
+    advice = (t["next_dream"] if result.balance.level == "red" else
+              t["next_filter"] if result.needs_filter else t["next_normal"])
+    lines.append(f"{t['next']}{separator}{advice}")
+    return "\n".join(lines)

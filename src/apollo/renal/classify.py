@@ -1,0 +1,746 @@
+"""The classifier: one verdict per transcript element, decided with context, in one stream.
+
+Each element gets a category (decision, preference, task, question, process, noise), an action
+(keep, compress, drop, confirm), a confidence and a reason a person can read. Two passes run
+together, with bounded memory:
+
+- a local pass reads each element with a small window of what came before it (who holds the
+  floor, whether the last turn asked a yes/no question or proposed something): "好的" after a
+  plan is noise, "对" after "要用 PostgreSQL 吗？" is the answer;
+- a resolution pass over the must-keep candidates only (decisions, preferences, active tasks,
+  open questions, the pending proposal, recent tool calls) revises earlier verdicts when later
+  elements settle them: a question answered, a decision replaced (``superseded_by``), a task
+  reported done, a proposal accepted, a tool call repeated.
+
+:class:`Classifier` streams: ``feed(element)`` returns the new verdict and any revisions of
+earlier ones as :data:`Change` s; :func:`classify` and :func:`classify_path` collect them.
+Anything uncertain is ``confirm``, never ``drop``; the user's keep/drop patterns win (Q5).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter, OrderedDict, deque
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from apollo.renal import reading
+from apollo.renal.balance import BalanceTracker, Thresholds
+from apollo.renal.rules import RuleSet, Signal
+from apollo.renal.rules import load as load_rules
+from apollo.transcript.model import Element, Kind, Role, Transcript
+
+CATEGORIES = ("decision", "preference", "task", "question", "process", "noise")
+ACTIONS = ("keep", "compress", "drop", "confirm")
+#: categories SPEC §1.1 keeps always while they are current
+MUST_KEEP = frozenset({"decision", "preference", "task", "question"})
+_QUOTE = 40
+
+
+@dataclass(slots=True)
+class Verdict:
+    """What the classifier decided about one element, and why."""
+
+    id: str
+    category: str
+    action: str
+    confidence: float
+    reason: str
+    #: current | superseded | answered | done | duplicate
+    status: str = "current"
+    superseded_by: str | None = None
+    duplicate_of: str | None = None
+    #: machine name of the deciding rule: "social:acknowledgement", "intent:decision", "kind:heartbeat_poll"…
+    rule: str = ""
+    tokens: int = 0
+    #: counts as a repeated confirmation (重复确认: 好的/收到/OK/thanks)
+    confirmation: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"id": self.id, "category": self.category, "action": self.action,
+                                "confidence": round(self.confidence, 3), "reason": self.reason,
+                                "status": self.status, "rule": self.rule, "tokens": self.tokens}
+        if self.superseded_by is not None:
+            data["superseded_by"] = self.superseded_by
+        if self.duplicate_of is not None:
+            data["duplicate_of"] = self.duplicate_of
+        return data
+
+
+#: (position of the element in the stream, the verdict it replaces or None, the new verdict)
+Change = tuple[int, "Verdict | None", Verdict]
+
+
+@dataclass(slots=True)
+class _Turn:
+    """What the local pass remembers of a recent conversational turn."""
+
+    pos: int
+    id: str
+    speaker: str
+    role: str
+    substantive: bool
+    question: bool = False
+    yes_no: bool = False
+    #: asks the other side to do something ("能帮我…吗？"): "好" to it accepts rather than answers
+    request: bool = False
+    proposal: bool = False
+    signals: frozenset[str] = frozenset()
+
+
+@dataclass(slots=True)
+class _Candidate:
+    """An element the resolution pass may still revise."""
+
+    pos: int
+    verdict: Verdict
+    keys: frozenset[str] = frozenset()
+    speaker: str = ""
+    role: str = ""
+    topic: int | None = None
+
+
+@dataclass(slots=True)
+class _Call:
+    candidate: _Candidate
+    digest: str
+    repeat_of: _Call | None = None
+    result_digest: str | None = None
+    result_id: str | None = None
+
+
+def _digest(*parts: str) -> str:
+    return hashlib.blake2b("\0".join(parts).encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
+
+
+def _quote(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= _QUOTE else flat[: _QUOTE - 1] + "…"
+
+
+class Classifier:
+    """Streams verdicts over a transcript's elements with bounded memory (see the module doc)."""
+
+    def __init__(self, config: Any | None = None, *, rules: RuleSet | None = None):
+        self.rules = rules if rules is not None else load_rules(config)
+        settings = self.rules.settings
+        self._confirm_below = settings["confirm_below"]
+        self._social_max_chars = settings["social_max_chars"]
+        self._tool_keep_tokens = settings["tool_keep_tokens"]
+        self._compress_tokens = settings["compress_tokens"]
+        self._long_user_tokens = settings["long_user_tokens"]
+        self._duplicate_min_tokens = settings["duplicate_min_tokens"]
+        self._memory = settings["memory"]
+        self._max_candidates = settings["max_candidates"]
+        self.balance = BalanceTracker(Thresholds.from_config(config))
+        self._pos = -1
+        self._changes: list[Change] = []
+        self._fresh: list[_Candidate] = []
+        self._turns: deque[_Turn] = deque(maxlen=32)
+        self._open_questions: list[_Candidate] = []
+        self._decisions: list[_Candidate] = []
+        self._preferences: list[_Candidate] = []
+        self._tasks: list[_Candidate] = []
+        self._proposal: _Candidate | None = None
+        self._texts: OrderedDict[str, _Candidate] = OrderedDict()
+        self._calls: OrderedDict[str, _Call] = OrderedDict()
+        self._pending_calls: dict[str, _Call] = {}
+        self._awaiting: list[_Candidate] = []
+
+    # -- the stream ----------------------------------------------------------------------------
+
+    def feed(self, element: Element) -> list[Change]:
+        """Classify the next element; returns its verdict first, then revisions of earlier ones."""
+        self._pos += 1
+        self._changes = []
+        self._fresh = []
+        verdict = self._guard(self._decide(element))
+        verdict = self._override(element, verdict)
+        for candidate in self._fresh:
+            candidate.verdict = verdict
+        if verdict.rule == "user:drop":
+            self._forget(self._fresh)
+        return [(self._pos, None, verdict), *self._changes]
+
+    def finish(self) -> list[Change]:
+        """End of the transcript: tool output and reasoning nothing acted on yet stay whole."""
+        self._changes = []
+        for candidate in self._awaiting:
+            self._amend(candidate, action="keep", confidence=0.8, rule="context:latest",
+                        reason="the latest tool output or reasoning: nothing has acted on it yet")
+        self._awaiting = []
+        return self._changes
+
+    @property
+    def active_task_ids(self) -> list[str]:
+        return [c.verdict.id for c in self._tasks]
+
+    @property
+    def open_question_ids(self) -> list[str]:
+        return [c.verdict.id for c in self._open_questions]
+
+    def active_topics(self) -> int:
+        """Topics with an open task or question, plus the one being talked about now."""
+        topics = {c.topic for c in (*self._tasks, *self._open_questions) if c.topic is not None}
+        if self.balance.current_topic is not None:
+            topics.add(self.balance.current_topic)
+        return len(topics)
+
+    # -- verdicts and revisions ------------------------------------------------------------------
+
+    def _verdict(self, element: Element, category: str, action: str, confidence: float, reason: str, rule: str,
+                 **extra: Any) -> Verdict:
+        return Verdict(element.id, category, action, confidence, reason, rule=rule,
+                       tokens=element.tokens if element.in_context else 0, **extra)
+
+    def _guard(self, verdict: Verdict) -> Verdict:
+        """Current must-keep elements are kept; nothing uncertain is dropped or compressed."""
+        if verdict.category in MUST_KEEP and verdict.status == "current" and verdict.action != "keep":
+            return replace(verdict, action="keep")
+        if verdict.action in ("drop", "compress") and verdict.confidence < self._confirm_below:
+            return replace(verdict, action="confirm")
+        return verdict
+
+    def _amend(self, candidate: _Candidate, **changes: Any) -> None:
+        old = candidate.verdict
+        if old.rule == "user:drop":
+            return
+        if old.rule == "user:keep":  # the user's keep stands: only links and status may change
+            changes = {k: v for k, v in changes.items() if k in ("status", "superseded_by", "duplicate_of")}
+        new = self._guard(replace(old, **changes))
+        if new != old:
+            candidate.verdict = new
+            self._changes.append((candidate.pos, old, new))
+
+    def _candidate(self, store: list[_Candidate] | None, element: Element, role: str, speaker: str,
+                   keys: frozenset[str] = frozenset(), topic: int | None = None) -> _Candidate:
+        """A revisable record of the element being classified (its verdict is filled in by ``feed``)."""
+        candidate = _Candidate(self._pos, Verdict(element.id, "process", "keep", 0.0, ""), keys, speaker, role,
+                               topic)
+        self._fresh.append(candidate)
+        if store is not None:
+            store.append(candidate)
+            if len(store) > self._max_candidates:
+                del store[0]
+        return candidate
+
+    def _forget(self, candidates: list[_Candidate]) -> None:
+        for store in (self._open_questions, self._decisions, self._preferences, self._tasks, self._awaiting):
+            store[:] = [c for c in store if c not in candidates]
+        if self._proposal in candidates:
+            self._proposal = None
+
+    def _override(self, element: Element, verdict: Verdict) -> Verdict:
+        """Q5: the user's keep patterns, then drop patterns, have the final word."""
+        for pattern in self.rules.keep:
+            if pattern.search(element.text):
+                category = "process" if verdict.category == "noise" else verdict.category
+                return replace(verdict, category=category, action="keep", confidence=1.0, rule="user:keep",
+                               reason=f"your keep pattern /{pattern.pattern}/ (the classifier said: {verdict.reason})")
+        for pattern in self.rules.drop:
+            if pattern.search(element.text):
+                return replace(verdict, category="noise", action="drop", confidence=1.0, rule="user:drop",
+                               status="current", reason=f"your drop pattern /{pattern.pattern}/")
+        return verdict
+
+    # -- by kind ---------------------------------------------------------------------------------
+
+    def _decide(self, element: Element) -> Verdict:
+        if not element.in_context:
+            return self._verdict(element, "process", "keep", 1.0, "outside the model's context (another branch, "
+                                 "or before a compaction): the filter leaves it alone", "context:outside")
+        kind = element.kind
+        if kind is Kind.HEARTBEAT_POLL:
+            return self._verdict(element, "noise", "drop", 0.97, "heartbeat poll", "kind:heartbeat_poll")
+        if kind is Kind.HEARTBEAT_REPLY and self._is_agent_chatter(element.text):
+            return self._verdict(element, "noise", "drop", 0.97, "heartbeat reply with nothing to report",
+                                 "kind:heartbeat_reply")
+        if kind is Kind.METADATA:
+            return self._verdict(element, "process", "keep", 0.95, "session metadata: structure, not conversation",
+                                 "kind:metadata")
+        if kind is Kind.COMPACTION:
+            return self._verdict(element, "process", "keep", 0.9, "compaction summary: the agent's digest of "
+                                 "earlier context, kept whole", "kind:compaction")
+        if kind is Kind.THINKING:
+            return self._thinking(element)
+        if kind is Kind.TOOL_CALL:
+            return self._tool_call(element)
+        if kind is Kind.TOOL_RESULT or element.role is Role.TOOL:
+            return self._tool_result(element)
+        return self._text(element)
+
+    def _is_agent_chatter(self, text: str) -> bool:
+        rules = self.rules
+        return not text.strip() or any(rules[name].search(text) for name in ("heartbeat_ok", "no_reply"))
+
+    def _acted(self) -> None:
+        """The agent moved on: the tool output and reasoning before this point have been used."""
+        self._awaiting = []
+
+    def _thinking(self, element: Element) -> Verdict:
+        verdict = self._verdict(element, "process", "drop", 0.8, "reasoning already turned into what the agent "
+                                "did next", "process:thinking")
+        self._awaiting.append(self._candidate(None, element, "assistant", "assistant"))
+        return verdict
+
+    def _tool_call(self, element: Element) -> Verdict:
+        self._acted()
+        digest = _digest(element.tool_name or "", element.text)
+        earlier = self._calls.get(digest)
+        candidate = self._candidate(None, element, "assistant", "assistant")
+        call = _Call(candidate, digest, repeat_of=earlier)
+        if earlier is not None:
+            verdict = self._verdict(element, "noise", "drop", 0.8, f"repeats the identical call #{earlier.candidate.verdict.id} "
+                                    f"({element.tool_name or 'tool'}, same arguments)", "repeat:tool_call",
+                                    status="duplicate", duplicate_of=earlier.candidate.verdict.id)
+        elif element.tokens > self._compress_tokens:
+            verdict = self._verdict(element, "process", "compress", 0.75, f"large {element.tool_name or 'tool'} call "
+                                    "arguments, already executed", "process:tool_call")
+        else:
+            verdict = self._verdict(element, "process", "keep", 0.8, f"{element.tool_name or 'tool'} call",
+                                    "process:tool_call")
+        self._calls[digest] = call
+        self._calls.move_to_end(digest)
+        if len(self._calls) > self._memory:
+            self._calls.popitem(last=False)
+        if element.call_id:
+            self._pending_calls[element.call_id] = call
+            if len(self._pending_calls) > self._memory:
+                del self._pending_calls[next(iter(self._pending_calls))]
+        return verdict
+
+    def _tool_result(self, element: Element) -> Verdict:
+        call = self._pending_calls.pop(element.call_id, None) if element.call_id else None
+        digest = _digest(element.text)
+        if call is not None:
+            call.result_digest, call.result_id = digest, element.id
+            earlier = call.repeat_of
+            if earlier is not None and earlier.result_digest == digest:
+                return self._verdict(element, "noise", "drop", 0.85, f"same output as #{earlier.result_id} of the "
+                                     "identical call", "repeat:tool_result", status="duplicate",
+                                     duplicate_of=earlier.result_id)
+            if earlier is not None:
+                self._amend(call.candidate, category="process", action="keep", confidence=0.75, status="current",
+                            duplicate_of=None, rule="process:tool_call",
+                            reason=f"same call as #{earlier.candidate.verdict.id}, but its output changed")
+        if element.tokens <= self._tool_keep_tokens:
+            return self._verdict(element, "process", "keep", 0.8, "short tool output", "process:tool_result")
+        self._awaiting.append(self._candidate(None, element, "tool", "tool"))
+        return self._verdict(element, "process", "compress", 0.85, "tool output the agent has already acted on: "
+                             "head and tail are enough", "process:tool_result")
+
+    # -- conversation text -------------------------------------------------------------------------
+
+    def _text(self, element: Element) -> Verdict:
+        role = element.role.value
+        speaker = element.speaker or role
+        text = element.text.strip()
+        rules = self.rules
+        if role == "assistant":
+            self._acted()
+        if not text:
+            self._remember(element, speaker, role, substantive=False)
+            reason = "no content, only the agent's wrapper" if element.envelope.strip() else "empty message"
+            return self._verdict(element, "noise", "drop", 0.8, reason, "empty")
+        for name in ("heartbeat_poll", "heartbeat_ok", "no_reply"):
+            if rules[name].search(text):
+                return self._verdict(element, "noise", "drop", rules[name].confidence, rules[name].about,
+                                     f"agent:{name}")
+        if role == "system":
+            self._remember(element, speaker, role, substantive=True)
+            return self._verdict(element, "preference", "keep", 0.9, "system prompt: standing instructions",
+                                 "role:system")
+        found = reading.read(text, role, rules, social=len(text) <= self._social_max_chars)
+        reference = self._reference()
+        previous_other = next((t for t in reversed(self._turns) if t.speaker != speaker), None)
+        if found.social_only:
+            verdict = self._social(element, found, role, speaker, reference, previous_other)
+        elif found.fragment_only:
+            verdict = self._verdict(element, "process", "keep", 0.7, f'"{_quote(text)}": an unfinished fragment',
+                                    "content:fragment")
+        else:
+            digest, earlier = self._earlier_copy(element, text)
+            if earlier is not None:
+                verdict = self._verdict(element, "noise", "drop", 0.85, f"repeats #{earlier.verdict.id} word for word",
+                                        "repeat:text", status="duplicate", duplicate_of=earlier.verdict.id)
+            else:
+                verdict = self._content(element, found, role, speaker, reference)
+                if digest is not None:
+                    self._remember_copy(digest, element)
+        substantive = verdict.category != "noise" and verdict.rule not in ("content:fragment", "context:interjection",
+                                                                           "context:opening")
+        self._remember(element, speaker, role, substantive=substantive, found=found)
+        return verdict
+
+    def _reference(self) -> _Turn | None:
+        """The turn a reply responds to: the latest substantive one (acknowledgements and fragments
+        in between are transparent, as in a run of "uh-huh … yeah")."""
+        return next((t for t in reversed(self._turns) if t.substantive), None)
+
+    def _remember(self, element: Element, speaker: str, role: str, *, substantive: bool,
+                  found: reading.Reading | None = None) -> None:
+        turn = _Turn(self._pos, element.id, speaker, role, substantive)
+        if found is not None:
+            turn.signals = frozenset({*(s.name for s in found.social), *found.found})
+            turn.question = found.question or found.tag
+            turn.yes_no = (found.question and not found.wh) or found.tag
+            turn.request = found.question and "request" in found.found
+            turn.proposal = "proposal" in found.found
+        self._turns.append(turn)
+
+    def _social(self, element: Element, found: reading.Reading, role: str, speaker: str, reference: _Turn | None,
+                previous_other: _Turn | None) -> Verdict:
+        signals = found.social
+        quoted = _quote(element.text)
+        for signal in signals:
+            if signal.after and not (previous_other and previous_other.signals & signal.after):
+                return self._verdict(element, "process", "keep", 0.6, f'"{quoted}" is not a reply to '
+                                     f"{' or '.join(sorted(signal.after))} here", "context:conditional")
+        spoken = [s for s in signals if s.name != "filler"]
+        if not spoken and found.incomplete:
+            return self._verdict(element, "process", "keep", 0.7, f'"{quoted}": a hesitation before the speaker '
+                                 "goes on", "content:fragment")
+        primary: Signal = spoken[0] if spoken else signals[0]
+        answers = bool(spoken) and all(s.answers or s.name == "filler" for s in signals)
+        anywhere = any(s.anywhere for s in signals)
+        confirmation = any(s.confirmation for s in signals)
+        # "Yeah," with a comma: the speaker goes on, so it may open a turn rather than acknowledge one
+        confidence = primary.confidence - (0.15 if found.incomplete else 0.0)
+        noise_reason = f'{primary.about}: "{quoted}"'
+        last = self._turns[-1] if self._turns else None
+        if reference is None or last is None:
+            if anywhere:
+                return self._noise(element, confidence, noise_reason, primary, confirmation)
+            return self._verdict(element, "process", "keep", 0.5, f'"{quoted}" with nothing before it to reply to '
+                                 "(it may answer something before the transcript starts)", "context:opening")
+        if last.speaker == speaker and last.substantive and not anywhere:
+            return self._verdict(element, "process", "keep", 0.55, f'"{quoted}" inside the speaker\'s own turn: an '
+                                 "interjection, not a reply", "context:interjection")
+        replying = reference.speaker != speaker
+        if replying and reference.question and answers:
+            if reference.request:
+                return self._noise(element, confidence, f'"{quoted}" accepts the request #{reference.id}', primary,
+                                   confirmation)
+            if reference.yes_no:
+                return self._answer(element, role, reference, quoted, "yes")
+            return self._noise(element, min(confidence, 0.65), f'"{quoted}" does not answer the open question '
+                               f"#{reference.id}", primary, confirmation)
+        if replying and reference.proposal and answers and role == "user":
+            self._accept(reference, element)
+            return self._noise(element, confidence, f'"{quoted}" accepts the proposal #{reference.id}, '
+                               "which is kept as the decision", primary, confirmation)
+        return self._noise(element, confidence, f"{noise_reason} after {reference.role} #{reference.id}",
+                           primary, confirmation)
+
+    def _noise(self, element: Element, confidence: float, reason: str, signal: Signal, confirmation: bool) -> Verdict:
+        return self._verdict(element, "noise", "drop", confidence, reason, f"social:{signal.name}",
+                             confirmation=confirmation)
+
+    def _answer(self, element: Element, role: str, question: _Turn, quoted: str, polarity: str) -> Verdict:
+        """A bare yes or no to a yes/no question: the answer is content, and the pair states a decision
+        when the agent asked and the user answered."""
+        decides = question.role == "assistant" and role == "user"
+        candidate = next((c for c in self._open_questions if c.pos == question.pos), None)
+        if candidate is not None:
+            self._open_questions.remove(candidate)
+            self._amend(candidate, category="decision" if decides else candidate.verdict.category,
+                        status="current" if decides else "answered", confidence=0.75, rule="context:answered",
+                        reason=f'yes/no question answered "{quoted}" ({polarity}) in #{element.id}'
+                               + (": with its answer it states a decision" if decides else ""))
+            if decides:
+                self._decisions.append(candidate)
+        return self._verdict(element, "decision" if decides else "process", "keep", 0.75,
+                             f'"{quoted}" answers the yes/no question #{question.id} ({polarity})', "context:answer")
+
+    def _accept(self, proposal: _Turn, element: Element) -> None:
+        candidate = self._proposal
+        if candidate is None or candidate.pos != proposal.pos:
+            return
+        self._proposal = None
+        self._amend(candidate, category="decision", action="keep", confidence=0.75, rule="context:accepted",
+                    reason=f"proposal accepted by the user in #{element.id}")
+        self._supersede(candidate, self._decisions, strong=False)
+        self._decisions.append(candidate)
+
+    def _earlier_copy(self, element: Element, text: str) -> tuple[str | None, _Candidate | None]:
+        """The same message seen before, word for word: one copy is enough (a question asked
+        again after its answer is not a repeat but a sign for the balance check)."""
+        if element.tokens < self._duplicate_min_tokens:
+            return None, None
+        digest = _digest(element.role.value, " ".join(text.lower().split()))
+        earlier = self._texts.get(digest)
+        if earlier is None or earlier.verdict.status == "answered":
+            return digest, None
+        self._texts.move_to_end(digest)
+        return digest, earlier
+
+    def _remember_copy(self, digest: str, element: Element) -> None:
+        # share the open-question record, so an answer shows here too
+        question = next((c for c in self._fresh if c in self._open_questions), None)
+        self._texts[digest] = question or self._candidate(None, element, element.role.value, "")
+        if len(self._texts) > self._memory:
+            self._texts.popitem(last=False)
+
+    def _content(self, element: Element, found: reading.Reading, role: str, speaker: str,
+                 reference: _Turn | None) -> Verdict:
+        quoted = _quote(element.text)
+        markers = found.found
+        bare = found.bare
+        replying = reference is not None and reference.speaker != speaker
+        if bare in ("rejection", "agreement") and replying and reference.question and reference.yes_no:
+            return self._answer(element, role, reference, quoted, "no" if bare == "rejection" else "yes")
+        negative = "negativity" in markers
+        if role == "user":
+            topic, keys = self.balance.observe_reading(element.id, found, self.rules, element.timestamp)
+        else:
+            topic, keys = self.balance.current_topic, reading.keywords(found.content_text(), self.rules)
+        done = "completion" in markers and "continuation" not in markers and not found.question
+        if found.content and any(not c.question for c in found.content):
+            self._answered_by(element, speaker)
+
+        def marker(name: str) -> str:
+            return f'"{markers[name]}"'
+
+        if role == "user":
+            if "preference" in markers:
+                return self._stance(element, "preference", 0.85, f"states a preference ({marker('preference')})",
+                                    keys, role, speaker, topic, markers)
+            if "decision" in markers:
+                return self._stance(element, "decision", 0.85, f"makes a decision ({marker('decision')})", keys, role,
+                                    speaker, topic, markers)
+            if "supersede" in markers and self._best(keys, self._decisions)[0] is not None:
+                return self._stance(element, "decision", 0.75, f"changes an earlier decision ({marker('supersede')})",
+                                    keys, role, speaker, topic, markers)
+            if "task" in markers and (found.question or not done):
+                self._candidate(self._tasks, element, role, speaker, keys, topic)
+                return self._verdict(element, "task", "keep", 0.8, f"asks for work ({marker('task')})", "intent:task")
+            if found.question:
+                self._candidate(self._open_questions, element, role, speaker, keys, topic)
+                return self._verdict(element, "question", "keep", 0.8, "asks a question", "intent:question")
+            if done:
+                self._close_task(element, keys)
+                return self._verdict(element, "process", "keep", 0.7, f"reports it works ({marker('completion')})",
+                                     "intent:completion")
+            if "preference_hint" in markers:
+                return self._stance(element, "preference", 0.6, f"may state a preference "
+                                    f"({marker('preference_hint')})", keys, role, speaker, topic, markers)
+            if negative:
+                return self._verdict(element, "process", "keep", 0.7, f"objects or corrects ({marker('negativity')})",
+                                     "intent:negativity")
+            if bare in ("agreement", "rejection"):
+                return self._verdict(element, "process", "keep", 0.65, f'"{quoted}": {bare}', f"content:{bare}")
+            if element.tokens > self._long_user_tokens:
+                return self._verdict(element, "process", "compress", 0.6, "long pasted text: its core may be enough",
+                                     "process:long_user")
+            return self._verdict(element, "process", "keep", 0.6, "discussion", "process:discussion")
+        if "decision" in markers:
+            return self._stance(element, "decision", 0.7, f"states a decision ({marker('decision')})", keys, role,
+                                speaker, topic, markers)
+        if done:
+            self._close_task(element, keys)
+            return self._verdict(element, "process", "keep", 0.75, f"reports work done ({marker('completion')})",
+                                 "intent:completion")
+        if found.question:
+            self._candidate(self._open_questions, element, role, speaker, keys, topic)
+            return self._verdict(element, "question", "keep", 0.75, "asks the user a question", "intent:question")
+        if "proposal" in markers:
+            self._proposal = self._candidate(None, element, role, speaker, keys, topic)
+            return self._verdict(element, "process", "keep", 0.7, f"proposes ({marker('proposal')}); awaiting the "
+                                 "user's answer", "intent:proposal")
+        if element.tokens > self._compress_tokens:
+            return self._verdict(element, "process", "compress", 0.7, "long explanation: its core is enough once "
+                                 "read", "process:explanation")
+        return self._verdict(element, "process", "keep", 0.6, "a short reply", "process:reply")
+
+    # -- resolution ------------------------------------------------------------------------------
+
+    def _stance(self, element: Element, category: str, confidence: float, reason: str, keys: frozenset[str],
+                role: str, speaker: str, topic: int | None, markers: dict[str, str]) -> Verdict:
+        """A decision or a preference: it may replace an earlier one of the same kind."""
+        store = self._decisions if category == "decision" else self._preferences
+        candidate = self._candidate(None, element, role, speaker, keys, topic)
+        self._supersede(candidate, store, strong="supersede" in markers)
+        store.append(candidate)
+        if len(store) > self._max_candidates:
+            del store[0]
+        return self._verdict(element, category, "keep", confidence, reason, f"intent:{category}")
+
+    def _best(self, keys: frozenset[str], store: list[_Candidate]) -> tuple[_Candidate | None, int, float]:
+        best: tuple[_Candidate | None, int, float] = (None, 0, 0.0)
+        for candidate in store:
+            shared, share = reading.overlap(keys, candidate.keys)
+            if shared and (shared, share) >= (best[1], best[2]):
+                best = (candidate, shared, share)
+        return best
+
+    def _supersede(self, newer: _Candidate, store: list[_Candidate], *, strong: bool) -> None:
+        """Mark the earlier decision (or preference) that ``newer`` replaces: surely when the newer
+        one says so (改用, instead) and they share a topic word, tentatively (confirm) when they
+        share most of their words."""
+        earlier, shared, share = self._best(newer.keys, store)
+        settings = self.rules.settings
+        if earlier is None:
+            return
+        if strong and shared >= settings["supersede_min_shared"]:
+            confidence = 0.8
+        elif shared >= 2 and share >= settings["supersede_overlap"]:
+            confidence = 0.6
+        else:
+            return
+        # the earlier one also settled other things ("PostgreSQL, and Docker for deployment"): in part only
+        whole = shared / len(earlier.keys) >= 0.5
+        store.remove(earlier)
+        self._amend(earlier, status="superseded", superseded_by=newer.verdict.id, action="drop",
+                    confidence=confidence if whole else min(confidence, 0.6), rule="resolve:superseded",
+                    reason=f"replaced{'' if whole else ' in part'} by the later #{newer.verdict.id}")
+
+    def _close_task(self, element: Element, keys: frozenset[str]) -> None:
+        """A report of work done closes the active task it is about (or, failing any shared word,
+        the latest one, tentatively)."""
+        if not self._tasks:
+            return
+        task, shared, _ = self._best(keys, self._tasks)
+        confidence = 0.75
+        if task is None:
+            task, confidence = self._tasks[-1], 0.6
+        self._tasks.remove(task)
+        self._amend(task, status="done", action="compress", confidence=confidence, rule="resolve:done",
+                    reason=f"no longer active: reported done in #{element.id}")
+
+    def _answered_by(self, element: Element, speaker: str) -> None:
+        """A substantive reply answers the other side's open questions."""
+        answered = [c for c in self._open_questions if c.speaker != speaker]
+        if not answered:
+            return
+        self._open_questions = [c for c in self._open_questions if c.speaker == speaker]
+        for candidate in answered:
+            self._amend(candidate, status="answered", action="compress", confidence=0.75, rule="resolve:answered",
+                        reason=f"answered in #{element.id}")
+
+
+# -- collecting a stream -----------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Tally:
+    """Running totals over a stream of changes: what ``check`` and the summary report."""
+
+    compress_keeps: float = 0.3
+    elements: int = 0
+    tokens: int = 0
+    categories: Counter[str] = field(default_factory=Counter)
+    actions: Counter[str] = field(default_factory=Counter)
+    statuses: Counter[tuple[str, str]] = field(default_factory=Counter)
+    action_tokens: Counter[str] = field(default_factory=Counter)
+    confirmations: int = 0
+
+    def apply(self, changes: Iterable[Change]) -> None:
+        for _, old, new in changes:
+            if old is None:
+                self.elements += 1
+            else:
+                self._count(old, -1)
+            self._count(new, 1)
+
+    def _count(self, verdict: Verdict, sign: int) -> None:
+        self.tokens += sign * verdict.tokens
+        self.categories[verdict.category] += sign
+        self.actions[verdict.action] += sign
+        self.statuses[(verdict.category, verdict.status)] += sign
+        self.action_tokens[verdict.action] += sign * verdict.tokens
+        if verdict.confirmation and verdict.category == "noise":
+            self.confirmations += sign
+
+    def current(self, category: str) -> int:
+        return self.statuses[(category, "current")]
+
+    @property
+    def waste_tokens(self) -> int:
+        """Tokens the filter would remove as noise or redundancy (dropped outright)."""
+        return self.action_tokens["drop"]
+
+    @property
+    def removable_tokens(self) -> int:
+        return round(self.waste_tokens + self.action_tokens["compress"] * (1 - self.compress_keeps))
+
+    @property
+    def density(self) -> float:
+        """SPEC §1.3: 1 − (tokens removed as noise or redundancy) / total."""
+        return 1.0 - self.waste_tokens / self.tokens if self.tokens else 1.0
+
+    @property
+    def saving(self) -> float:
+        return self.removable_tokens / self.tokens if self.tokens else 0.0
+
+    def summary(self) -> dict[str, Any]:
+        outdated = Counter()
+        for (_, status), count in self.statuses.items():
+            if status != "current":
+                outdated[status] += count
+        return {
+            "elements": self.elements,
+            "tokens": self.tokens,
+            "categories": {c: self.categories[c] for c in CATEGORIES},
+            "actions": {a: self.actions[a] for a in ACTIONS},
+            "keep": {"decisions": self.current("decision"), "preferences": self.current("preference"),
+                     "active_tasks": self.current("task"), "open_questions": self.current("question")},
+            "outdated": {s: outdated[s] for s in ("superseded", "answered", "done", "duplicate")},
+            "confirmations": self.confirmations,
+            "needs_confirmation": self.actions["confirm"],
+            "removable_tokens": self.removable_tokens,
+            "density": round(self.density, 4),
+            "estimated_saving": round(self.saving, 4),
+        }
+
+
+def summarize(classifier: Classifier, tally: Tally) -> dict[str, Any]:
+    """The summary of a finished stream: totals, what stays active, and the balance."""
+    return {**tally.summary(), "active_task_ids": classifier.active_task_ids,
+            "open_question_ids": classifier.open_question_ids, "active_topics": classifier.active_topics(),
+            "balance": classifier.balance.result().to_dict()}
+
+
+def _collect(classifier: Classifier, elements: Iterable[Element], tally: Tally) -> list[Verdict]:
+    verdicts: list[Verdict] = []
+
+    def apply(changes: list[Change]) -> None:
+        tally.apply(changes)
+        for position, old, new in changes:
+            if old is None:
+                verdicts.append(new)
+            else:
+                verdicts[position] = new
+
+    for element in elements:
+        apply(classifier.feed(element))
+    apply(classifier.finish())
+    return verdicts
+
+
+def classify(elements: Iterable[Element], config: Any | None = None, *, rules: RuleSet | None = None) -> list[Verdict]:
+    """One verdict per element, in order (revisions from later elements already applied)."""
+    return _collect(Classifier(config, rules=rules), elements, Tally())
+
+
+@dataclass(slots=True)
+class ClassifyResult:
+    verdicts: list[Verdict]
+    summary: dict[str, Any]
+    transcript: Transcript
+
+
+def classify_path(path: Path, fmt: str = "auto", config: Any | None = None) -> ClassifyResult:
+    """Read a transcript (any supported format) and classify it; the summary names the format,
+    the token counter and any lines that could not be read."""
+    from apollo.transcript import read
+
+    counter = config.get("general.counter") if config is not None else "estimate"
+    transcript = read(Path(path), fmt, counter=counter)
+    classifier = Classifier(config)
+    tally = Tally(compress_keeps=classifier.rules.settings["compress_keeps"])
+    verdicts = _collect(classifier, transcript.elements, tally)
+    summary = {"format": transcript.format, "counter": transcript.meta.get("counter", counter),
+               **summarize(classifier, tally), "warnings": [str(w) for w in transcript.warnings]}
+    return ClassifyResult(verdicts, summary, transcript)

@@ -1,0 +1,199 @@
+"""Concentration (浓缩) and reabsorption (重吸收): the filter's rules as data and their engine.
+
+- the recent tail (the last user turns) is what the agent is doing now: it stays whole;
+- old tool output becomes its head and tail, with a marker saying how much was cut;
+- a heartbeat turn (poll + "nothing to report") goes as a pair; a poll that led to work stays;
+- the same point made again by the same speaker is merged into its latest statement;
+- waste that still carries a fact (a date, a number, a path, a name…) is rescued.
+Numbers and patterns live in ``rules/filter.toml``; user rule files extend them.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import tomllib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from apollo.errors import ConfigError
+from apollo.renal.condense import Condenser, Rules, load_rules
+from apollo.transcript.model import Element, Kind, Role
+
+_NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
+_CONTENT_KINDS = (Kind.TEXT,)
+
+
+@dataclass(frozen=True, slots=True)
+class FilterRules:
+    settings: dict[str, Any]
+    reabsorb: tuple[re.Pattern[str], ...]
+    reabsorb_min_words: int
+    condense: Rules
+
+    def __getitem__(self, key: str) -> Any:
+        return self.settings[key]
+
+
+def _builtin() -> dict[str, Any]:
+    text = resources.files("apollo.renal").joinpath("rules/filter.toml").read_text(encoding="utf-8")
+    return tomllib.loads(text)
+
+
+@functools.lru_cache(maxsize=8)
+def load(user_files: tuple[str, ...] = ()) -> FilterRules:
+    """Built-in ``rules/filter.toml`` and ``condense.toml``, extended by the user's rule files."""
+    data = _builtin()["filter"]
+    settings = {k: v for k, v in data.items() if not isinstance(v, dict)}
+    reabsorb = dict(data["reabsorb"])
+    documents = []
+    for file in user_files:
+        try:
+            document = tomllib.loads(Path(file).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            raise ConfigError(f"cannot read rule file ({exc})", where=file) from None
+        documents.append(document)
+        for key, value in document.get("filter", {}).items():
+            if key == "reabsorb" and isinstance(value, dict):
+                reabsorb["patterns"] = [*reabsorb["patterns"], *value.get("patterns", [])]
+                reabsorb["min_words"] = value.get("min_words", reabsorb["min_words"])
+            elif key not in settings:
+                raise ConfigError(f"unknown setting 'filter.{key}'", where=file,
+                                  hint=f"known: {', '.join(sorted(settings))}")
+            elif type(value) is not type(settings[key]) and not (
+                    isinstance(settings[key], float) and isinstance(value, int)):
+                raise ConfigError(f"'filter.{key}' must be {type(settings[key]).__name__}", where=file)
+            else:
+                settings[key] = value
+    try:
+        patterns = tuple(re.compile(p, re.IGNORECASE) for p in reabsorb["patterns"])
+    except re.error as exc:
+        raise ConfigError(f"filter.reabsorb: invalid pattern ({exc})", where="rule files") from None
+    condense = load_rules([Path(f) for f in user_files]) if user_files else load_rules()
+    return FilterRules(settings, patterns, int(reabsorb["min_words"]), condense)
+
+
+# -- the recent tail ------------------------------------------------------------------------------
+def tail_start(elements: Sequence[Element], turns: int) -> int:
+    """Index (in ``elements``) where the last ``turns`` user turns begin; ``len`` when there are none."""
+    if turns <= 0:
+        return len(elements)
+    seen = 0
+    for position in range(len(elements) - 1, -1, -1):
+        element = elements[position]
+        if element.role is Role.USER and element.kind is Kind.TEXT:
+            seen += 1
+            if seen == turns:
+                return position
+    return 0 if elements else len(elements)
+
+
+# -- tool output ------------------------------------------------------------------------------------
+def cut_output(text: str, rules: FilterRules, count, lang: str) -> str | None:
+    """Head + marker + tail of a long tool output, or None when it is short enough to keep."""
+    settings = rules.settings
+    lines = text.splitlines()
+    tokens = count(text)
+    if len(lines) <= settings["tool_output_max_lines"] and tokens <= settings["tool_output_max_tokens"]:
+        return None
+    marker = settings["tool_marker_zh" if lang == "zh" else "tool_marker_en"]
+    head_n, tail_n = settings["tool_head_lines"], settings["tool_tail_lines"]
+    if len(lines) > head_n + tail_n + 1:
+        head, tail = lines[:head_n], lines[-tail_n:] if tail_n else []
+        cut = lines[head_n:len(lines) - tail_n]
+        shortened = "\n".join([*head, marker.format(lines=len(cut), tokens=count("\n".join(cut))), *tail])
+    else:
+        head_c, tail_c = settings["tool_head_chars"], settings["tool_tail_chars"]
+        if len(text) <= head_c + tail_c + 200:
+            return None
+        middle = text[head_c:len(text) - tail_c]
+        shortened = "\n".join([text[:head_c], marker.format(lines=middle.count("\n") + 1, tokens=count(middle)),
+                               text[len(text) - tail_c:]])
+    return shortened if count(shortened) < tokens else None
+
+
+# -- heartbeats --------------------------------------------------------------------------------------
+def heartbeat_pairs(elements: Sequence[Element]) -> set[str]:
+    """Ids of heartbeat polls and replies that form a "nothing to report" exchange.
+
+    A poll goes together with its turn only when the agent answered nothing but a heartbeat
+    reply (thinking aside): a heartbeat that made the agent act is part of the work.
+    """
+    doomed: set[str] = set()
+    turn: list[Element] = []
+
+    def close() -> None:
+        if turn and turn[0].kind is Kind.HEARTBEAT_POLL:
+            rest = turn[1:]
+            if all(e.kind in (Kind.HEARTBEAT_REPLY, Kind.THINKING, Kind.METADATA) for e in rest):
+                doomed.update(e.id for e in turn if e.kind is not Kind.METADATA)
+        turn.clear()
+
+    for element in elements:
+        if element.role is Role.USER and element.kind in (Kind.TEXT, Kind.HEARTBEAT_POLL):
+            close()
+        turn.append(element)
+    close()
+    # a reply the reader recognised as a heartbeat acknowledgement goes even without its poll
+    doomed.update(e.id for e in elements if e.kind is Kind.HEARTBEAT_REPLY)
+    return doomed
+
+
+# -- repetition -------------------------------------------------------------------------------------
+def repeats(elements: Sequence[Element], condenser: Condenser, rules: FilterRules,
+            eligible: set[str]) -> dict[str, list[str]]:
+    """``{later id: [earlier ids it restates]}`` for messages of the same speaker.
+
+    The earlier message must be said again in full: the later one holds ``repeat_coverage`` of
+    its content words and every one of its numbers, so merging loses nothing.
+    """
+    window = rules["repeat_window"]
+    needed_share = rules["repeat_coverage"]
+    min_words = rules["repeat_min_words"]
+    recent: dict[str, list[tuple[str, frozenset[str], frozenset[str]]]] = {}
+    merged_into: dict[str, list[str]] = {}
+    absorbed: set[str] = set()
+    for element in elements:
+        if element.kind not in _CONTENT_KINDS or element.id not in eligible:
+            continue
+        words = condenser.content_units(element.text)
+        if len(words) < min_words:
+            continue
+        numbers = frozenset(_NUMBER.findall(element.text))
+        speaker = f"{element.role}:{element.speaker or ''}"
+        history = recent.setdefault(speaker, [])
+        for earlier_id, earlier_words, earlier_numbers in history:
+            if earlier_id in absorbed:
+                continue
+            if earlier_numbers <= numbers and len(earlier_words & words) >= needed_share * len(earlier_words):
+                absorbed.add(earlier_id)
+                merged_into.setdefault(element.id, []).extend([*merged_into.pop(earlier_id, []), earlier_id])
+        history.append((element.id, words, numbers))
+        if len(history) > window:
+            history.pop(0)
+    return merged_into
+
+
+# -- reabsorption -----------------------------------------------------------------------------------
+def carries_fact(text: str, rules: FilterRules, condenser: Condenser, names: frozenset[str]) -> str | None:
+    """Why a message marked as waste must be kept (a fact it carries), or None."""
+    for pattern in rules.reabsorb:
+        match = pattern.search(text)
+        if match:
+            return match.group().strip()
+    social = rules.condense.phatic_words
+    specific = [w for w in condenser.content_units(text) if w not in social and w not in names and not w.isdigit()]
+    if len(specific) >= rules.reabsorb_min_words:
+        return " ".join(sorted(specific)[:3])
+    return None
+
+
+_SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？]*\s*")
+
+
+def without_questions(text: str) -> str:
+    """The text less its question sentences (what an answered question leaves behind)."""
+    return "".join(s for s in _SENTENCE.findall(text) if not s.rstrip().endswith(("?", "？")))

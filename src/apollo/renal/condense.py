@@ -1,0 +1,440 @@
+"""Shorten a message without losing what it says (浓缩: 长解释 → 核心观点).
+
+A message loses, level by level, only what carries no information: phatic sentences and
+discourse fillers (``tidy``), then light grammar a reader restores without effort (``terse``),
+then, under a tight budget only, function words (``compact``: prepositions and conjunctions stay)
+and at last those too (``notes``). The words and patterns live
+in ``rules/condense.toml``; this engine knows only the order. No level removes more than
+``max_content_loss`` of a message's distinct content words, and negations, numbers and
+bracketed annotations (``[shares a photo of …]``) always stay.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import tomllib
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+LEVELS = ("tidy", "terse", "compact", "notes")
+
+_TOKEN = re.compile(
+    r"(?P<cjk>[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff])"
+    r"|(?P<word>[A-Za-z0-9]+(?:['’][A-Za-z]+|-[A-Za-z0-9]+)*)"
+    r"|(?P<space>\s+)"
+    r"|(?P<end>[.!?。！？]+)"
+    r"|(?P<open>\[)"
+    r"|(?P<close>\])"
+    r"|(?P<punct>\S)"
+)
+_PARTS = re.compile(r"[a-z0-9]+")
+_WORDLIKE = ("word", "cjk")
+_SEPARATORS = {",", "，", ";", "；", ":", "：", "-", "–", "—", "、"}
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """Every list of rules/condense.toml, all languages merged (scripts never collide)."""
+
+    function_words: frozenset[str]
+    never_drop: frozenset[str]
+    phatic_words: frozenset[str]
+    phatic_phrases: tuple[tuple[str, ...], ...]
+    phatic_patterns: tuple[re.Pattern[str], ...]
+    interjections: tuple[tuple[str, ...], ...]
+    hedges: tuple[tuple[str, ...], ...]
+    intensifiers: frozenset[str]
+    intensifiers_before_evaluative: frozenset[str]
+    articles: frozenset[str]
+    clause_subjects: frozenset[str]
+    auxiliaries: frozenset[str]
+    particles: frozenset[str]
+    joining_words: frozenset[str]
+    keep_words: frozenset[str]
+    max_content_loss: float = 0.2
+    min_content_letters: int = 3
+
+
+def _norm(text: str) -> str:
+    return text.lower().replace("’", "'")
+
+
+def _phrase(text: str) -> tuple[str, ...]:
+    return tuple(_norm(m.group()) for m in _TOKEN.finditer(text) if m.lastgroup in _WORDLIKE)
+
+
+def rules_from_data(documents: Iterable[dict[str, Any]]) -> Rules:
+    """Merge rule documents' ``[condense]`` tables (built-in first, then the user's); lists add up."""
+    lists: dict[str, list[str]] = {}
+    settings: dict[str, Any] = {}
+    for document in documents:
+        for key, value in document.get("condense", {}).items():
+            if not isinstance(value, dict):
+                settings[key] = value
+                continue
+            for list_key, values in value.items():
+                lists.setdefault(list_key, []).extend(values)
+
+    def words(key: str) -> frozenset[str]:
+        return frozenset(_norm(v) for v in lists.get(key, []))
+
+    def phrases(key: str) -> tuple[tuple[str, ...], ...]:
+        found = {_phrase(v) for v in lists.get(key, [])}
+        return tuple(sorted((p for p in found if p), key=len, reverse=True))
+
+    phatic = phrases("phatic_words")
+    return Rules(
+        function_words=words("function_words"),
+        never_drop=words("never_drop"),
+        phatic_words=frozenset(p[0] for p in phatic if len(p) == 1),
+        phatic_phrases=phatic,
+        phatic_patterns=tuple(re.compile(p, re.IGNORECASE) for p in lists.get("phatic_patterns", [])),
+        interjections=phrases("interjections"),
+        hedges=phrases("hedges"),
+        intensifiers=words("intensifiers"),
+        intensifiers_before_evaluative=words("intensifiers_before_evaluative"),
+        articles=words("articles"),
+        clause_subjects=words("clause_subjects"),
+        auxiliaries=words("auxiliaries"),
+        particles=words("particles"),
+        joining_words=words("joining_words"),
+        keep_words=words("keep_words"),
+        max_content_loss=float(settings.get("max_content_loss", 0.2)),
+        min_content_letters=int(settings.get("min_content_letters", 3)),
+    )
+
+
+def builtin_rule_document() -> dict[str, Any]:
+    text = resources.files("apollo.renal").joinpath("rules/condense.toml").read_text(encoding="utf-8")
+    return tomllib.loads(text)
+
+
+def load_rules(extra_files: Sequence[Path] = ()) -> Rules:
+    """The built-in rules plus the user's rule files (``renal.rule_files``)."""
+    documents = [builtin_rule_document()]
+    for path in extra_files:
+        documents.append(tomllib.loads(Path(path).read_text(encoding="utf-8")))
+    return rules_from_data(documents)
+
+
+@dataclass(slots=True)
+class _Token:
+    text: str
+    kind: str
+    norm: str
+    sentence: int
+    protected: bool  # numbers and bracketed annotations
+    units: tuple[str, ...]  # content units this token carries
+
+
+class Condenser:
+    """Builds the shortening ladder of a text; one instance serves a whole transcript."""
+
+    def __init__(self, rules: Rules | None = None):
+        self.rules = rules or load_rules()
+
+    # -- content -----------------------------------------------------------------------
+    def _units(self, kind: str, norm: str) -> tuple[str, ...]:
+        rules = self.rules
+        if kind == "cjk":
+            return () if norm in rules.function_words else (norm,)
+        if kind != "word":
+            return ()
+        return tuple(p for p in _PARTS.findall(norm)
+                     if p.isdigit() or (len(p) >= rules.min_content_letters and p not in rules.function_words))
+
+    def content_units(self, text: str) -> frozenset[str]:
+        """Distinct content words (CJK: content characters) of ``text``."""
+        return frozenset(u for m in _TOKEN.finditer(text) for u in self._units(m.lastgroup or "", _norm(m.group())))
+
+    def coverage(self, original: str, shortened: str) -> float:
+        needed = self.content_units(original)
+        return len(needed & self.content_units(shortened)) / len(needed) if needed else 1.0
+
+    # -- tokens and sentences -------------------------------------------------------------
+    def _tokenize(self, text: str) -> list[_Token]:
+        tokens: list[_Token] = []
+        sentence = 0
+        depth = 0
+        for match in _TOKEN.finditer(text):
+            kind = match.lastgroup or "punct"
+            raw = match.group()
+            norm = _norm(raw)
+            if kind == "open":
+                if depth == 0 and tokens and tokens[-1].sentence == sentence and any(
+                        t.kind in _WORDLIKE for t in tokens if t.sentence == sentence):
+                    sentence += 1
+                depth += 1
+            inside = depth > 0
+            protected = inside or (kind == "word" and any(c.isdigit() for c in raw))
+            tokens.append(_Token(raw, kind, norm, sentence, protected, self._units(kind, norm)))
+            if kind == "close" and depth:
+                depth -= 1
+                if depth == 0:
+                    sentence += 1
+            elif depth == 0 and (kind == "end" or (kind == "space" and "\n" in raw)):
+                sentence += 1
+        return tokens
+
+    # -- candidate removals ---------------------------------------------------------------
+    def _match_phrase(self, words: list[int], tokens: list[_Token], start: int,
+                      phrases: tuple[tuple[str, ...], ...]) -> int:
+        """Length (in word positions) of the longest phrase starting at ``words[start]``, or 0."""
+        for phrase in phrases:
+            end = start + len(phrase)
+            if end <= len(words) and all(tokens[words[start + k]].norm == phrase[k] for k in range(len(phrase))):
+                return len(phrase)
+        return 0
+
+    def _is_phatic(self, sentence: list[int], tokens: list[_Token], names: frozenset[str]) -> bool:
+        rules = self.rules
+        words = [i for i in sentence if tokens[i].kind in _WORDLIKE]
+        if not words or any(tokens[i].protected or tokens[i].norm in rules.never_drop for i in words):
+            return False
+        plain = "".join(tokens[i].text for i in sentence if tokens[i].kind != "end").strip(" ,，")
+        if any(p.fullmatch(_norm(plain)) for p in rules.phatic_patterns):
+            return True
+        position = 0
+        saw_phatic = False
+        while position < len(words):
+            token = tokens[words[position]]
+            span = self._match_phrase(words, tokens, position, rules.phatic_phrases)
+            if span:
+                saw_phatic = True
+                position += span
+            elif token.norm in names or token.norm in rules.function_words or not token.units:
+                position += 1
+            else:
+                return False
+        return saw_phatic
+
+    def _vocative(self, tokens: list[_Token], index: int, names: frozenset[str]) -> bool:
+        token = tokens[index]
+        return token.kind == "word" and (token.norm in names or (token.text[:1].isupper() and token.norm != "i"))
+
+    def _candidates(self, tokens: list[_Token], names: frozenset[str]) -> list[tuple[int, tuple[int, ...]]]:
+        """(level, token indices) in the order they are tried; each level after the previous."""
+        rules = self.rules
+        by_sentence: dict[int, list[int]] = {}
+        for i, token in enumerate(tokens):
+            by_sentence.setdefault(token.sentence, []).append(i)
+        found: list[tuple[int, tuple[int, ...]]] = []
+        for sentence in by_sentence.values():
+            if self._is_phatic(sentence, tokens, names):
+                found.append((0, tuple(sentence)))
+        for sentence in by_sentence.values():
+            words = [i for i in sentence if tokens[i].kind in _WORDLIKE and not tokens[i].protected]
+            found.extend((0, span) for span in self._openers(sentence, words, tokens, names))
+            found.extend((0, span) for span in self._fillers(sentence, words, tokens))
+        for sentence in by_sentence.values():
+            words = [i for i in sentence if tokens[i].kind in _WORDLIKE and not tokens[i].protected]
+            for start in self._clause_starts(sentence, words, tokens):
+                found.extend((1, span) for span in self._subject_auxiliary(words, start, tokens))
+            for position, i in enumerate(words):
+                token = tokens[i]
+                if token.norm in rules.articles and not (position and token.text[:1].isupper()):
+                    found.append((1, (i,)))
+        for sentence in by_sentence.values():
+            for i in sentence:
+                token = tokens[i]
+                if token.kind in _WORDLIKE and not token.protected and self._function_only(token):
+                    found.append((3 if token.norm in rules.joining_words else 2, (i,)))
+        return found
+
+    def _clause_starts(self, sentence: list[int], words: list[int], tokens: list[_Token]) -> list[int]:
+        """Positions in ``words`` where a clause begins: the sentence start, after a separator,
+        and after the interjections and the name that open a sentence ("Hey Maria, I'm…")."""
+        starts = {0}
+        separator_seen = False
+        word_positions = {index: position for position, index in enumerate(words)}
+        for index in sentence:
+            if tokens[index].text in _SEPARATORS:
+                separator_seen = True
+            elif index in word_positions and separator_seen:
+                starts.add(word_positions[index])
+                separator_seen = False
+        return sorted(starts)
+
+    def _subject_auxiliary(self, words: list[int], start: int, tokens: list[_Token]) -> list[tuple[int, ...]]:
+        rules = self.rules
+        if start >= len(words):
+            return []
+        first = tokens[words[start]]
+        if start + 1 < len(words) and first.norm in rules.clause_subjects and (
+                tokens[words[start + 1]].norm in rules.auxiliaries):
+            return [(words[start], words[start + 1])]
+        subject, apostrophe, rest = first.norm.partition("'")
+        if apostrophe and subject in rules.clause_subjects and f"'{rest}" in rules.auxiliaries:
+            return [(words[start],)]
+        return []
+
+    def _function_only(self, token: _Token) -> bool:
+        """Grammar only: every part a function word (``I'm``, ``of``), a particle (``的``); no negation."""
+        if token.norm in self.rules.never_drop:
+            return False
+        if token.kind == "cjk":
+            return token.norm in self.rules.particles
+        if token.norm in self.rules.keep_words:
+            return False
+        parts = _PARTS.findall(token.norm)
+        if "'" in token.norm:  # a contraction is what its first word is: "it's" like "it", "Jon's" like "Jon"
+            parts = parts[:1]
+        return all(p in self.rules.function_words for p in parts)
+
+    def _openers(self, sentence: list[int], words: list[int], tokens: list[_Token],
+                 names: frozenset[str]) -> list[tuple[int, ...]]:
+        """Interjections and the addressee's name that open or close a sentence."""
+        rules = self.rules
+        spans: list[tuple[int, ...]] = []
+        position = 0
+        opened = False
+        while position < len(words):
+            span = self._match_phrase(words, tokens, position, rules.interjections)
+            if not span:
+                break
+            spans.append(tuple(words[position:position + span]) + self._trailing_separator(sentence, words[position + span - 1], tokens))
+            position += span
+            opened = True
+        if position < len(words) and self._vocative(tokens, words[position], names) and (
+                opened or tokens[words[position]].norm in names):
+            after = self._trailing_separator(sentence, words[position], tokens)
+            if after or position + 1 == len(words):
+                spans.append((words[position], *after))
+        if len(words) >= 2:
+            last = words[-1]
+            before = sentence.index(last)
+            previous = [t for t in sentence[:before] if tokens[t].kind != "space"]
+            if previous and tokens[previous[-1]].text in _SEPARATORS and self._vocative(tokens, last, names):
+                spans.append((previous[-1], last))
+        return spans
+
+    @staticmethod
+    def _trailing_separator(sentence: list[int], index: int, tokens: list[_Token]) -> tuple[int, ...]:
+        position = sentence.index(index) + 1
+        while position < len(sentence) and tokens[sentence[position]].kind == "space":
+            position += 1
+        if position < len(sentence) and tokens[sentence[position]].text in _SEPARATORS:
+            return (sentence[position],)
+        return ()
+
+    def _fillers(self, sentence: list[int], words: list[int], tokens: list[_Token]) -> list[tuple[int, ...]]:
+        rules = self.rules
+        spans: list[tuple[int, ...]] = []
+        position = 0
+        while position < len(words):
+            i = words[position]
+            token = tokens[i]
+            span = self._match_phrase(words, tokens, position, rules.hedges)
+            if span and self._at_boundary(sentence, words[position], words[position + span - 1], tokens):
+                spans.append(tuple(words[position:position + span])
+                             + self._trailing_separator(sentence, words[position + span - 1], tokens))
+                position += span
+                continue
+            following = words[position + 1] if position + 1 < len(words) else None
+            after_negation = position > 0 and tokens[words[position - 1]].norm in rules.never_drop
+            if following is not None and not after_negation and (
+                    token.norm in rules.intensifiers
+                    or (token.norm in rules.intensifiers_before_evaluative
+                        and tokens[following].norm in rules.phatic_words)):
+                spans.append((i,))
+            position += 1
+        return spans
+
+    @staticmethod
+    def _at_boundary(sentence: list[int], first: int, last: int, tokens: list[_Token]) -> bool:
+        start, end = sentence.index(first), sentence.index(last)
+        before = [t for t in sentence[:start] if tokens[t].kind != "space"]
+        after = [t for t in sentence[end + 1:] if tokens[t].kind != "space"]
+        edge_before = not before or tokens[before[-1]].text in _SEPARATORS
+        edge_after = not after or tokens[after[0]].kind == "end" or tokens[after[0]].text in _SEPARATORS
+        return edge_before or edge_after
+
+    def is_phatic(self, text: str, names: Iterable[str] = ()) -> bool:
+        """Every sentence of ``text`` is a greeting, thanks, acknowledgement or reaction."""
+        tokens = self._tokenize(text)
+        name_set = frozenset(_norm(n) for n in names)
+        by_sentence: dict[int, list[int]] = {}
+        for i, token in enumerate(tokens):
+            by_sentence.setdefault(token.sentence, []).append(i)
+        sentences = [s for s in by_sentence.values() if any(tokens[i].kind in _WORDLIKE for i in s)]
+        return bool(sentences) and all(self._is_phatic(s, tokens, name_set) for s in sentences)
+
+    # -- the ladder --------------------------------------------------------------------------
+    def ladder(self, text: str, names: Iterable[str] = ()) -> list[tuple[str, str]]:
+        """``[(level, shortened text)]``: each strictly shorter than the one before, none empty."""
+        tokens = self._tokenize(text)
+        name_set = frozenset(_norm(n) for n in names)
+        counts = Counter(u for t in tokens for u in set(t.units))
+        total = len(counts)
+        floor = math.ceil((1 - self.rules.max_content_loss) * total - 1e-9)
+        kept_distinct = total
+        removed = [False] * len(tokens)
+        results: list[tuple[str, str]] = []
+        previous = text
+        candidates = self._candidates(tokens, name_set)
+        for level, name in enumerate(LEVELS):
+            for candidate_level, span in candidates:
+                if candidate_level != level or any(removed[i] for i in span):
+                    continue
+                if any(tokens[i].norm in self.rules.never_drop for i in span if tokens[i].kind in _WORDLIKE):
+                    continue
+                lost_units = Counter(u for i in span for u in tokens[i].units)
+                lost = sum(1 for u, n in lost_units.items() if counts[u] - n <= 0)
+                if kept_distinct - lost < floor:
+                    continue
+                for i in span:
+                    removed[i] = True
+                for u, n in lost_units.items():
+                    counts[u] -= n
+                kept_distinct -= lost
+            shortened = _render(tokens, removed)
+            if shortened and len(shortened) < len(previous):
+                results.append((name, shortened))
+                previous = shortened
+        return results
+
+
+def _glues(left: str, right: str) -> bool:
+    return left.isascii() and right.isascii() and left.isalnum() and right.isalnum()
+
+
+def _render(tokens: list[_Token], removed: list[bool]) -> str:
+    """Join what is kept, tidy the punctuation left behind, re-capitalize sentence starts."""
+    first_word: dict[int, int] = {}
+    for i, token in enumerate(tokens):
+        if token.kind in _WORDLIKE:
+            first_word.setdefault(token.sentence, i)
+    parts: list[str] = []
+    started: set[int] = set()
+    gap = False
+    for i, token in enumerate(tokens):
+        if removed[i]:
+            gap = True
+            continue
+        text = token.text
+        if gap and parts and _glues(parts[-1][-1:], text[:1]):
+            parts.append(" ")  # "1的1" must not become the number 11
+        gap = False
+        if token.kind in _WORDLIKE and token.sentence not in started:
+            started.add(token.sentence)
+            original = tokens[first_word[token.sentence]].text
+            if i != first_word[token.sentence] and original[:1].isupper() and text[:1].islower():
+                text = text[:1].upper() + text[1:]
+        if token.kind == "end" and token.sentence not in started:
+            continue  # the sentence it closed is gone
+        parts.append(text)
+    joined = "".join(parts)
+    joined = re.sub(r"[ \t]{2,}", " ", joined)
+    joined = re.sub(r"(^|[.!?。！？\n])([ \t]*)(?:[,;:，；：、\-–—][ \t]*)+", r"\1\2", joined)
+    joined = re.sub(r"[ \t]+([,.!?;:)\]。！？，；：、])", r"\1", joined)
+    joined = re.sub(r"([(\[])[ \t]+", r"\1", joined)
+    joined = re.sub(r"([,;:，；：、])(?:\s*[,;:，；：、])+", r"\1", joined)
+    joined = re.sub(r"[,;:，；：、]+\s*([.!?。！？])", r"\1", joined)
+    joined = re.sub(r"[ \t]*[,;:，；：、\-–—]+[ \t]*$", "", joined)
+    joined = re.sub(r"(?m)^[ \t]+|[ \t]+$", "", joined)
+    return joined.strip()

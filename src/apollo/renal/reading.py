@@ -1,0 +1,345 @@
+"""What one message says, before its place in the conversation is considered.
+
+A message is cut into clauses at punctuation (and at spaces between Chinese characters, as
+people write "行行 我知道"). Each clause is looked up in the social lexicons (is it only
+"好的", "uh-huh", "谢谢"?) and searched for intent markers (a preference, a decision, a task, a
+question). The classifier then decides with context; this module knows no context.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from apollo.renal.rules import RuleSet, Signal, normalize_phrase
+
+# Clause boundaries: Chinese and Latin punctuation, ellipses, a period that ends a sentence (not
+# "main.py" or "4.5"), line breaks, and a space between two Chinese characters.
+_SPLIT = re.compile(
+    r"([，。！？；、…～\n]+|\.{2,}|[,!?;~]+|\.(?=\s|$|[\"')\]])|(?<=[\u3400-\u9fff])\s+(?=[\u3400-\u9fff]))"
+)
+# Everything that is not a word character, a space, an apostrophe, a hyphen or an emoji.
+_PUNCT = re.compile(r"[^\w\s'\-\U0001F000-\U0001FAFF\u2600-\u27BF]")
+_EMOJI = re.compile(r"[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F]+")
+_QUESTION_MARKS = ("?", "？")
+_INCOMPLETE_MARKS = (",", "，", "-", "—", "、", "…")
+_LATIN_WORD = re.compile(r"[a-z][a-z0-9_+#-]*[a-z0-9+#]|[a-z]")
+_CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
+_INTENT_SIGNALS = ("request", "preference", "preference_hint", "decision", "supersede", "proposal",
+                   "task", "completion", "continuation", "negativity", "apology")
+_WHOLE_INTENT_SIGNALS = ("tag_question", "rejection", "agreement", "fragment")
+
+
+@dataclass(slots=True)
+class Clause:
+    body: str
+    end: str
+    norm: str = ""
+    social: Signal | None = None
+    question: bool = False
+    whole: str | None = None  # the whole-clause intent signal it is (rejection, agreement, fragment, tag)
+
+
+@dataclass(slots=True)
+class Reading:
+    """The message's clauses and the signals found in them."""
+
+    clauses: list[Clause]
+    #: social signals of the social clauses, in order
+    social: list[Signal] = field(default_factory=list)
+    #: intent signal name -> the text that matched it (first occurrence)
+    found: dict[str, str] = field(default_factory=dict)
+    #: a real question (a tag such as "对吧" or "right?" is not)
+    question: bool = False
+    wh: bool = False
+    #: ends a statement with a tag ("…，对吧", "…, right?"): asks for confirmation, not information
+    tag: bool = False
+    #: the message stops mid-sentence ("I've, uh,")
+    incomplete: bool = False
+
+    @property
+    def content(self) -> list[Clause]:
+        return [c for c in self.clauses if c.social is None]
+
+    @property
+    def social_only(self) -> bool:
+        """Only social clauses, and not only forms of address ("老王" alone is a summons)."""
+        return (bool(self.clauses) and all(c.social is not None for c in self.clauses)
+                and any(not c.social.attached for c in self.clauses if c.social is not None))
+
+    @property
+    def fragment_only(self) -> bool:
+        content = self.content
+        return bool(content) and all(c.whole == "fragment" for c in content)
+
+    @property
+    def bare(self) -> str | None:
+        """The whole-clause signal a one-clause content message is ("不用" → rejection), if any."""
+        content = self.content
+        return content[0].whole if len(content) == 1 else None
+
+    @property
+    def social_text(self) -> str:
+        return "，".join(c.body.strip() for c in self.clauses if c.social is not None)
+
+    def content_text(self) -> str:
+        return " ".join(c.body for c in self.content)
+
+
+def split_clauses(text: str) -> list[Clause]:
+    parts = _SPLIT.split(text)
+    clauses: list[Clause] = []
+    for index in range(0, len(parts), 2):
+        body = parts[index].strip()
+        end = parts[index + 1] if index + 1 < len(parts) else ""
+        if body:
+            clauses.append(Clause(body, end))
+        elif clauses and end:
+            clauses[-1].end += end
+    return clauses
+
+
+def _strip_annotations(text: str, rules: RuleSet) -> str:
+    for pattern in _annotation_patterns(rules):
+        text = pattern.sub(" ", text)
+    return text
+
+
+@functools.lru_cache(maxsize=8)
+def _annotation_patterns_cached(patterns: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile(p, re.IGNORECASE) for p in patterns)
+
+
+def _annotation_patterns(rules: RuleSet) -> tuple[re.Pattern[str], ...]:
+    return _annotation_patterns_cached(tuple(rules.normalize["annotation_patterns"]))
+
+
+def normalize_clause(body: str, rules: RuleSet) -> str:
+    text = _strip_annotations(body.lower(), rules)
+    text = _PUNCT.sub(" ", text)
+    return normalize_phrase(text).strip("-' ")
+
+
+def _collapse_repeats(text: str, single_characters: bool) -> Iterator[str]:
+    """"谢谢谢谢" → "谢谢", "yeah yeah" → "yeah": a repeated phrase says it once."""
+    words = text.split()
+    if len(words) > 1:
+        for size in range(1, len(words) // 2 + 1):
+            if len(words) % size == 0 and words == words[:size] * (len(words) // size):
+                yield " ".join(words[:size])
+                return
+        return
+    for size in range(1 if single_characters else 2, len(text) // 2 + 1):
+        if len(text) % size == 0 and text == text[:size] * (len(text) // size):
+            yield text[:size]
+            return
+
+
+def _strip_fillers(text: str, fillers: frozenset[str]) -> str:
+    words = text.split()
+    if len(words) > 1:
+        while words and words[0] in fillers:
+            words.pop(0)
+        while words and words[-1] in fillers:
+            words.pop()
+        return " ".join(words)
+    while len(text) > 1 and text[0] in fillers:
+        text = text[1:]
+    return "" if text in fillers else text
+
+
+def _variants(norm: str, rules: RuleSet) -> Iterator[str]:
+    """The clause as written, then without sentence-final particles, without fillers, said once."""
+    particles = rules.normalize["trailing_particles"]
+    single = rules.normalize["collapse_single_characters"]
+    fillers = rules["filler"].phrases
+    seen: set[str] = set()
+    bare = norm.rstrip(particles) or norm
+    plain = _EMOJI.sub(" ", bare).strip() or bare
+    for candidate in (norm, bare, plain, _strip_fillers(plain, fillers)):
+        for variant in (candidate, *_collapse_repeats(candidate, single)):
+            if variant and variant not in seen:
+                seen.add(variant)
+                yield variant
+
+
+@functools.lru_cache(maxsize=16384)
+def social_signal(norm: str, rules: RuleSet) -> Signal | None:
+    """The social signal a normalized clause is made of, if any (a clause of only fillers is ``filler``)."""
+    filler = rules["filler"]
+    if not norm:
+        return filler
+    found = _listed(norm, rules) or _joined(norm, rules)
+    if found is not None:
+        return found
+    bare = norm.rstrip(rules.normalize["trailing_particles"]) or norm
+    return filler if not _strip_fillers(bare, filler.phrases) or filler.match_whole(bare) else None
+
+
+def _listed(norm: str, rules: RuleSet) -> Signal | None:
+    for variant in _variants(norm, rules):
+        signal = rules.social_phrases.get(variant)
+        if signal is None:
+            signal = next((s for s in rules.social_patterns if s.match_whole(variant)), None)
+        if signal is not None:
+            return signal
+    return None
+
+
+def _joined(norm: str, rules: RuleSet) -> Signal | None:
+    """Two formulas written without a comma: "好的谢谢", "不客气欢迎下次提问" (each part two
+    characters or more, so "好好" stays a doubled character)."""
+    if not 4 <= len(norm) <= 16 or not _CJK_RUN.fullmatch(norm):
+        return None
+    for cut in range(2, len(norm) - 1):
+        first = _listed(norm[:cut], rules)
+        if first is not None and _listed(norm[cut:], rules) is not None:
+            return first
+    return None
+
+
+def _match_text(clause: Clause) -> str:
+    """What intent patterns see: the clause lower-cased, with its question mark if it had one."""
+    mark = "?" if any(m in clause.end for m in _QUESTION_MARKS) or clause.body.endswith(_QUESTION_MARKS) else ""
+    return clause.body.lower().replace("\u2019", "'").rstrip(".。!！,，;；:：~～ ") + mark
+
+
+@functools.lru_cache(maxsize=32)
+def _signals_for(rules: RuleSet, role: str) -> tuple[tuple[Signal, ...], tuple[Signal, ...]]:
+    """(intent signals that apply to ``role``, whole-clause intent signals)."""
+    return (tuple(rules[n] for n in _INTENT_SIGNALS if rules[n].applies_to(role)),
+            tuple(rules[n] for n in _WHOLE_INTENT_SIGNALS))
+
+
+def read(text: str, role: str, rules: RuleSet, *, social: bool = True) -> Reading:
+    """Cut ``text`` into clauses and find its signals; ``social=False`` skips the social lookup
+    (long messages are never made only of formulas)."""
+    clauses = split_clauses(text)
+    reading = Reading(clauses)
+    if clauses:
+        reading.incomplete = any(mark in clauses[-1].end for mark in _INCOMPLETE_MARKS)
+    question_signal, wh_signal = rules["question"], rules["wh_question"]
+    intent, whole_intent = _signals_for(rules, role)
+    content: list[str] = []
+    for clause in clauses:
+        matched = _match_text(clause)
+        asks = question_signal.search(matched) is not None
+        if social or len(clause.body) <= 24:
+            clause.norm = normalize_clause(clause.body, rules)
+            clause.whole = next((s.name for s in whole_intent if s.match_whole(clause.norm)), None)
+        if clause.whole == "tag_question":
+            # "…, right?" / "…，对吧": a tag closing a statement (a bare "right" is a backchannel)
+            bare = clause.norm in rules["tag_question"].phrases
+            closing = (clause is clauses[-1] and (len(clauses) > 1 or not bare)
+                       and _CJK_RUN.search(clause.norm) is not None)
+            reading.tag = reading.tag or asks or closing
+        elif asks:
+            clause.question = True
+        if social:
+            signal = social_signal(clause.norm, rules)
+            if signal is not None and (not clause.question or signal.allow_question):
+                clause.social = signal
+                reading.social.append(signal)
+                continue
+        content.append(matched)
+        if clause.question:
+            reading.question = True
+            reading.wh = reading.wh or wh_signal.search(matched) is not None
+    if content:  # one search per signal over the content clauses, one clause a line (^ and $ per clause)
+        joined = "\n".join(content)
+        for signal in intent:
+            hit = signal.search(joined)
+            if hit is not None:
+                reading.found[signal.name] = hit.group(0)
+    if social and len(clauses) > 1 and not reading.social_only:
+        _read_as_one(text, reading, rules)
+    return reading
+
+
+def _read_as_one(text: str, reading: Reading, rules: RuleSet) -> None:
+    """A short message whose clauses only make sense together: "Oh, no." is "oh no", not "oh" + "no"."""
+    norm = normalize_clause(text, rules)
+    if len(norm) > 32:
+        return
+    signal = social_signal(norm, rules)
+    if signal is None or signal.name == "filler" or (reading.question and not signal.allow_question):
+        return
+    end = reading.clauses[-1].end
+    reading.clauses = [Clause(text, end, norm, signal)]
+    reading.social = [signal]
+    reading.found.clear()
+    reading.question = reading.wh = reading.tag = False
+
+
+# -- topic words ----------------------------------------------------------------------------
+
+
+#: signals whose words say what kind of statement a message is ("决定", "switch", "以后"), not what
+#: it is about; task verbs ("部署", "translate") stay topic words
+_MARKER_SIGNALS = ("question", "wh_question", "tag_question", "preference", "preference_hint", "decision",
+                   "supersede", "proposal", "completion", "continuation", "negativity", "rejection", "agreement",
+                   "apology", "fragment")
+
+
+@functools.lru_cache(maxsize=8)
+def _marker_terms(rules: RuleSet) -> frozenset[str]:
+    """Markers of one word or two characters ("decided", "改用", "以后"); longer phrases such as
+    "已部署" or "用中文回复" contain topic words and exclude nothing."""
+    terms: set[str] = set()
+    for signal in (rules[name] for name in _MARKER_SIGNALS):
+        terms.update(p for p in signal.phrases if _LATIN_WORD.fullmatch(p))
+    for signal in (*rules.social, *(rules[name] for name in _MARKER_SIGNALS)):
+        # "谢谢", "决定"; English social words ("hello", "great") can be what a message is about
+        terms.update(p for p in signal.phrases if len(p) == 2 and _CJK_RUN.fullmatch(p))
+    return frozenset(terms)
+
+
+@functools.lru_cache(maxsize=65536)
+def _stem(word: str) -> str:
+    return _stemmer().stemWord(word)
+
+
+@functools.cache
+def _stemmer():  # type: ignore[no-untyped-def]
+    import snowballstemmer
+
+    return snowballstemmer.stemmer("english")
+
+
+def keywords(text: str, rules: RuleSet, *, limit: int = 1500) -> frozenset[str]:
+    """Topic words of ``text``: stemmed Latin words and pairs of adjacent Chinese characters,
+    without stop words and without the markers' own words. Only the first ``limit`` characters
+    are read (a topic shows early; memory stays bounded)."""
+    low = text[:limit].lower()
+    settings = rules.keywords
+    stop_words = _stop_words(tuple(settings["en_stopwords"]))
+    stop_chars = settings["zh_stop_chars"]
+    markers = _marker_terms(rules)
+    minimum = settings["min_word_letters"]
+    found: set[str] = set()
+    for word in _LATIN_WORD.findall(low):
+        if len(word) >= minimum and word not in stop_words and word not in markers:
+            found.add(_stem(word))
+    for run in _CJK_RUN.findall(low):
+        pairs = [run[i:i + 2] for i in range(len(run) - 1)]
+        # characters inside a marker ("改用" in "部署改用") belong to no topic pair
+        marked = {j for i, pair in enumerate(pairs) if pair in markers for j in (i, i + 1)}
+        for i, pair in enumerate(pairs):
+            if i not in marked and i + 1 not in marked and pair[0] not in stop_chars and pair[1] not in stop_chars:
+                found.add(pair)
+    return frozenset(found)
+
+
+@functools.lru_cache(maxsize=8)
+def _stop_words(words: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(words)
+
+
+def overlap(a: frozenset[str], b: frozenset[str]) -> tuple[int, float]:
+    """(shared words, shared / size of the smaller set): how much two messages are about the same thing."""
+    if not a or not b:
+        return 0, 0.0
+    shared = len(a & b)
+    return shared, shared / min(len(a), len(b))

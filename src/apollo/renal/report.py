@@ -1,0 +1,186 @@
+"""The seed's purification report (SPEC §1.4), as data and as text in Chinese or English.
+
+``build`` gives the JSON document of ``--json``; ``render`` prints the seed's block,
+``🫘 [apollo-renal] 上下文净化报告``, line for line, with the English variant alongside.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+#: removed as noise or redundancy: what the spec's information density leaves out
+NOISE_BUCKETS = ("acknowledgement", "noise", "heartbeat")
+REDUNDANT_BUCKETS = ("duplicate", "outdated")
+KEPT_CATEGORIES = ("decision", "preference", "task", "question")
+
+
+def build(transcript: Any, fates: list[Any], fit: Any, balance_state: Any, lang: str, *, counter: str, mode: str,
+          output: Path | None, snapshot: Path | None, dry_run: bool, compaction: dict[str, Any] | None) -> dict:
+    before = sum(f.element.tokens for f in fates)
+    waste = sum(f.element.tokens for f in fates if f.bucket in NOISE_BUCKETS + REDUNDANT_BUCKETS)
+    if compaction is not None:
+        after = compaction["summary_tokens"] + sum(f.element.tokens for f in fates if f.in_tail)
+    else:
+        after = sum(f.tokens_after for f in fates)
+    kept = {c: sum(1 for f in fates if f.must_keep and f.category == c and f.action != "drop")
+            for c in KEPT_CATEGORIES}
+    kept["process"] = sum(1 for f in fates if not f.must_keep and f.action != "drop"
+                          and f.element.kind.value != "metadata")
+    removed = {bucket: sum(1 for f in fates if f.bucket == bucket and f.action == "drop")
+               for bucket in ("acknowledgement", "noise", "heartbeat", "process", "thinking", "duplicate",
+                              "outdated", "budget")}
+    density_before = 1 - waste / before if before else 1.0
+    remaining_waste = sum(f.tokens_after for f in fates if f.action != "drop" and f.category == "noise"
+                          and not f.rescued)
+    density_after = 1 - remaining_waste / after if after else 1.0
+    status = _status(balance_state)
+    confirm = [_item(f) for f in fates if f.confirm and f.action != "drop"]
+    report: dict[str, Any] = {
+        "source": str(transcript.source) if transcript.source else transcript.meta.get("session"),
+        "format": transcript.format,
+        "mode": mode,
+        "dry_run": dry_run,
+        "lang": lang,
+        "counter": counter,
+        "before": {"tokens": before, "density": round(density_before, 4)},
+        "after": {"tokens": after, "density": round(density_after, 4)},
+        "density_gain": round(density_after - density_before, 4),
+        "saving": round(1 - after / before, 4) if before else 0.0,
+        "kept": kept,
+        "removed": removed,
+        "concentrated": {
+            "merged": sum(len(f.merged_from) for f in fates if f.action != "drop"),
+            "tool_outputs_cut": sum(1 for f in fates if f.bucket == "tool_output" and f.action == "shorten"),
+            "condensed": sum(1 for f in fates if f.action == "shorten" and f.bucket != "tool_output"),
+        },
+        "rescued": [dict(_item(f), fact=f.rescued) for f in fates if f.rescued and f.action != "drop"],
+        "needs_confirmation": confirm,
+        "outdated": [dict(_item(f), status=f.status, kept=f.action != "drop") for f in fates if f.outdated],
+        "balance": status,
+        "next_step": _next_step(status, confirm, fit),
+        "output": str(output) if output else None,
+        "snapshot": str(snapshot) if snapshot else None,
+        "warnings": [str(w) for w in transcript.warnings],
+    }
+    if fit is not None:
+        report["budget"] = {
+            "target": fit.budget, "tokens": fit.tokens, "met": fit.met,
+            "must_keep_shortened": fit.must_keep_shortened, "must_keep_dropped": fit.must_keep_dropped,
+        }
+    if compaction is not None:
+        report["compaction"] = {k: v for k, v in compaction.items() if k != "summary"}
+    return report
+
+
+def _item(fate: Any) -> dict[str, Any]:
+    text = fate.element.text
+    return {"id": fate.element.id, "category": fate.category,
+            "text": text if len(text) <= 200 else text[:199] + "…"}
+
+
+def _status(balance_state: dict[str, Any] | None) -> dict[str, Any]:
+    return dict(balance_state) if balance_state else {"status": "green", "icon": "🟢", "signs": []}
+
+
+def _next_step(status: dict[str, Any], confirm: list[Any], fit: Any) -> str:
+    if status.get("status") == "red":
+        return "dream"
+    if confirm or (fit is not None and (fit.must_keep_dropped or not fit.met)):
+        return "confirm"
+    return "continue"
+
+
+_TEXT = {
+    "zh": {
+        "title": "🫘 [apollo-renal] 上下文净化报告",
+        "before": "过滤前状态：", "after": "过滤后状态：",
+        "tokens": "  - 总token估计：{tokens:,}", "density": "  - 有效信息密度：{density:.0%}",
+        "density_gain": "  - 有效信息密度：{density:.0%}（提升{gain:.0%}）",
+        "ops": "过滤操作：",
+        "kept": "  ✅ 保留：决策{decision}项 / 偏好{preference}项 / 进行中任务{task}项 / 未解决问题{question}项",
+        "removed": "  ❌ 删除：重复确认{acknowledgement}个 / 中间过程{process}项 / 噪音{noise}项",
+        "concentrated": "  🔁 浓缩：合并重复{merged}项 / 工具输出截断{tool_outputs_cut}项 / 精简{condensed}项 / "
+                        "旧思考{thinking}段 / 心跳{heartbeat}个 / 过时{outdated}项",
+        "rescued": "  🛟 重吸收：抢救{n}项（含事实/数字/日期等）",
+        "confirm": "  ⚠️ 需确认：{n}项（未删除）",
+        "saving": "节省率：{saving:.0%} token",
+        "balance": "平衡状态：",
+        "balance_line": {"green": "  🟢 对话正常", "yellow": "  🟡 连续质疑/负面/偏离，需注意",
+                         "red": "  🔴 失衡严重，建议apollo-dream深度介入"},
+        "next": "下一步建议：{step}",
+        "steps": {"continue": "继续当前任务", "dream": "触发apollo-dream", "confirm": "等待用户确认"},
+        "budget": "预算：目标{target:,} token，结果{tokens:,} token（{met}）",
+        "met": {True: "已达成", False: "未达成"},
+        "budget_keep": "  ⚠️ 预算迫使精简必保内容{short}项、删除{dropped}项",
+        "output": "输出：{path}", "snapshot": "重要内容快照：{path}", "dry": "（试运行：未写入任何文件）",
+        "compaction": "原生压缩条目：{entry}（保留自 {first}，摘要 {tokens:,} token）",
+    },
+    "en": {
+        "title": "🫘 [apollo-renal] Context purification report",
+        "before": "Before:", "after": "After:",
+        "tokens": "  - Estimated tokens: {tokens:,}", "density": "  - Information density: {density:.0%}",
+        "density_gain": "  - Information density: {density:.0%} (up {gain:.0%})",
+        "ops": "Operations:",
+        "kept": "  ✅ Kept: {decision} decisions / {preference} preferences / {task} active tasks / "
+                "{question} open questions",
+        "removed": "  ❌ Removed: {acknowledgement} repeated confirmations / {process} process items / {noise} noise",
+        "concentrated": "  🔁 Concentrated: {merged} repeats merged / {tool_outputs_cut} tool outputs cut / "
+                        "{condensed} condensed / {thinking} old thinking / {heartbeat} heartbeats / "
+                        "{outdated} outdated",
+        "rescued": "  🛟 Reabsorbed: {n} rescued (facts, numbers, dates…)",
+        "confirm": "  ⚠️ Needs confirmation: {n} (not removed)",
+        "saving": "Saving: {saving:.0%} of tokens",
+        "balance": "Balance:",
+        "balance_line": {"green": "  🟢 Conversation normal", "yellow": "  🟡 Repeated questioning / negativity / drift: watch",
+                         "red": "  🔴 Seriously unbalanced: apollo-dream recommended"},
+        "next": "Next step: {step}",
+        "steps": {"continue": "continue the current task", "dream": "run apollo-dream", "confirm": "wait for the user's confirmation"},
+        "budget": "Budget: target {target:,} tokens, result {tokens:,} tokens ({met})",
+        "met": {True: "met", False: "not met"},
+        "budget_keep": "  ⚠️ The budget forced {short} must-keep items shortened and {dropped} dropped",
+        "output": "Output: {path}", "snapshot": "Important-content snapshot: {path}",
+        "dry": "(dry run: nothing written)",
+        "compaction": "Native compaction entry: {entry} (keeps from {first}, summary {tokens:,} tokens)",
+    },
+}
+
+
+def render(report: dict[str, Any], lang: str) -> str:
+    t = _TEXT["zh" if lang == "zh" else "en"]
+    removed = report["removed"]
+    lines = [t["title"], "", t["before"], t["tokens"].format(tokens=report["before"]["tokens"]),
+             t["density"].format(density=report["before"]["density"]), "", t["ops"],
+             t["kept"].format(**report["kept"]),
+             t["removed"].format(acknowledgement=removed["acknowledgement"],
+                                 process=removed["process"] + removed["budget"],
+                                 noise=removed["noise"] + removed["heartbeat"]),
+             t["concentrated"].format(**report["concentrated"], thinking=removed["thinking"],
+                                      heartbeat=removed["heartbeat"], outdated=removed["outdated"])]
+    if report["rescued"]:
+        lines.append(t["rescued"].format(n=len(report["rescued"])))
+    if report["needs_confirmation"]:
+        lines.append(t["confirm"].format(n=len(report["needs_confirmation"])))
+    lines += ["", t["after"], t["tokens"].format(tokens=report["after"]["tokens"]),
+              t["density_gain"].format(density=report["after"]["density"], gain=max(report["density_gain"], 0)),
+              "", t["saving"].format(saving=report["saving"])]
+    budget = report.get("budget")
+    if budget:
+        lines.append(t["budget"].format(target=budget["target"], tokens=budget["tokens"], met=t["met"][budget["met"]]))
+        if budget["must_keep_shortened"] or budget["must_keep_dropped"]:
+            lines.append(t["budget_keep"].format(short=len(budget["must_keep_shortened"]),
+                                                 dropped=len(budget["must_keep_dropped"])))
+    status = report["balance"].get("status", "green")
+    lines += ["", t["balance"], t["balance_line"].get(status, t["balance_line"]["green"])]
+    lines += ["", t["next"].format(step=t["steps"][report["next_step"]])]
+    if report.get("compaction"):
+        c = report["compaction"]
+        lines.append(t["compaction"].format(entry=c["entry_id"], first=c["first_kept_entry_id"],
+                                            tokens=c["summary_tokens"]))
+    if report["output"]:
+        lines.append(t["output"].format(path=report["output"]))
+    if report["snapshot"]:
+        lines.append(t["snapshot"].format(path=report["snapshot"]))
+    if report["dry_run"]:
+        lines.append(t["dry"])
+    return "\n".join(lines)

@@ -1,0 +1,297 @@
+"""The classifier's rules as data: signals (lexicons and patterns) and settings, from TOML.
+
+Built-in files live in ``apollo/renal/rules/`` (social, intent, agent, classify); users extend
+them with files of the same shape listed in ``renal.rule_files`` and have the final word with
+``renal.keep_patterns`` / ``renal.drop_patterns`` (Q5). The engine knows signal *names* and what
+each means; every word and pattern is here, compiled once per configuration.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import tomllib
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from apollo.errors import ConfigError
+
+BUILTIN_FILES = ("social.toml", "intent.toml", "agent.toml", "classify.toml")
+
+#: signals the engine gives a meaning to; a user file may add *social* signals of its own
+ENGINE_SIGNALS = frozenset({
+    "acknowledgement", "receipt", "backchannel", "filler", "appreciation", "laughter", "thanks", "thanks_reply",
+    "reassurance", "greeting", "closing", "wish", "compliance", "vocative", "request",
+    "question", "wh_question", "tag_question", "preference", "preference_hint", "decision", "supersede",
+    "proposal", "task", "completion", "continuation", "negativity", "rejection", "agreement", "apology",
+    "fragment", "heartbeat_poll", "heartbeat_ok", "no_reply",
+})
+WHOLE_TEXT_SIGNALS = frozenset({"heartbeat_poll", "heartbeat_ok", "no_reply"})
+_SIGNAL_KEYS = {"about": str, "social": bool, "answers": bool, "anywhere": bool, "attached": bool,
+                "confirmation": bool, "allow_question": bool,
+                "after": list, "confidence": float, "roles": list, "whole": bool, "zh": list, "en": list,
+                "phrases": list, "patterns": list}
+_LIST_KEYS = ("zh", "en", "phrases", "patterns", "after", "roles")
+_ROLES = {"user", "assistant", "system", "tool"}
+
+
+def normalize_phrase(text: str) -> str:
+    """How phrases and clauses are compared: lower case, single spaces."""
+    return " ".join(text.lower().split())
+
+
+@dataclass(frozen=True, slots=True)
+class Signal:
+    """One compiled signal: how to recognise it in a clause and what it implies."""
+
+    name: str
+    about: str
+    social: bool
+    answers: bool
+    anywhere: bool
+    attached: bool
+    confirmation: bool
+    allow_question: bool
+    after: frozenset[str]
+    confidence: float
+    roles: frozenset[str] | None
+    whole: bool
+    phrases: frozenset[str]
+    regex: re.Pattern[str] | None
+
+    def match_whole(self, norm: str) -> bool:
+        """The normalized clause *is* this signal (a listed phrase, or a pattern found in it);
+        for signals with ``whole = true``."""
+        return norm in self.phrases or (self.regex is not None and self.regex.search(norm) is not None)
+
+    def search(self, text: str) -> re.Match[str] | None:
+        return self.regex.search(text) if self.regex is not None else None
+
+    def applies_to(self, role: str) -> bool:
+        return self.roles is None or role in self.roles
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class RuleSet:
+    """Every signal, the settings, and the user's keep/drop patterns, ready to match (hashed by identity)."""
+
+    signals: dict[str, Signal]
+    social: tuple[Signal, ...]
+    #: every social phrase, to the first social signal listing it (filler excluded)
+    social_phrases: dict[str, Signal]
+    #: social signals with patterns, in file order (filler excluded)
+    social_patterns: tuple[Signal, ...]
+    settings: dict[str, Any]
+    normalize: dict[str, Any]
+    keywords: dict[str, Any]
+    keep: tuple[re.Pattern[str], ...]
+    drop: tuple[re.Pattern[str], ...]
+    sources: tuple[str, ...]
+
+    def __getitem__(self, name: str) -> Signal:
+        return self.signals[name]
+
+
+_BOUNDARY = "\\b"  # a trie token standing for a word boundary, not a character
+
+
+def _is_word_char(char: str) -> bool:
+    return char.isascii() and (char.isalnum() or char == "_")
+
+
+def _trie_pattern(phrases: list[str]) -> str:
+    """Phrases as one regex shaped like a prefix tree: a search then tries each position once per
+    shared prefix instead of once per phrase (a flat alternation of hundreds of phrases is slow)."""
+    trie: dict[str, dict] = {}
+    for phrase in phrases:
+        node = trie
+        for token in [*phrase, *([_BOUNDARY] if _is_word_char(phrase[-1]) else [])]:
+            node = node.setdefault(token, {})
+        node[""] = {}
+
+    def build(node: dict[str, dict]) -> str:
+        branches = [(token if token == _BOUNDARY else re.escape(token)) + build(child)
+                    for token, child in sorted(node.items()) if token]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        return f"(?:{body})?" if "" in node else body
+
+    return build(trie)
+
+
+def _phrases_pattern(phrases: list[str]) -> str:
+    """English phrases start at a word boundary (and end at one after a letter); Chinese anywhere."""
+    latin = [p for p in phrases if _is_word_char(p[0])]
+    other = [p for p in phrases if not _is_word_char(p[0])]
+    parts = ([_BOUNDARY + _trie_pattern(latin)] if latin else []) + ([_trie_pattern(other)] if other else [])
+    return "|".join(f"(?:{part})" for part in parts)
+
+
+def _compile(name: str, spec: dict[str, Any]) -> Signal:
+    phrases = [normalize_phrase(p) for key in ("zh", "en", "phrases") for p in spec.get(key, []) if p.strip()]
+    whole = bool(spec.get("whole", spec.get("social", False)))
+    parts: list[str] = []
+    if not whole and phrases:  # markers found anywhere: the phrases join the regex
+        parts.append(_phrases_pattern(sorted(set(phrases))))
+    parts.extend(f"(?:{pattern})" for pattern in spec.get("patterns", []))
+    roles = spec.get("roles")
+    # intent markers are searched over a message's clauses one per line (^ and $ per clause); agent
+    # chatter is matched against the whole text, where ^ and $ mean the whole message
+    flags = re.IGNORECASE | (0 if name in WHOLE_TEXT_SIGNALS else re.MULTILINE)
+    return Signal(
+        name=name,
+        about=spec.get("about", name),
+        social=bool(spec.get("social", False)),
+        answers=bool(spec.get("answers", False)),
+        anywhere=bool(spec.get("anywhere", False)),
+        attached=bool(spec.get("attached", False)),
+        confirmation=bool(spec.get("confirmation", False)),
+        allow_question=bool(spec.get("allow_question", False)),
+        after=frozenset(spec.get("after", [])),
+        confidence=float(spec.get("confidence", 0.8)),
+        roles=frozenset(roles) if roles else None,
+        whole=whole,
+        phrases=frozenset(phrases),
+        regex=re.compile("|".join(parts), flags) if parts else None,
+    )
+
+
+def _check_signal(name: str, spec: Any, where: str, known: set[str]) -> None:
+    if not isinstance(spec, dict):
+        raise ConfigError(f"[signal.{name}] must be a table", where=where)
+    for key, value in spec.items():
+        expected = _SIGNAL_KEYS.get(key)
+        if expected is None:
+            raise ConfigError(f"[signal.{name}]: unknown key '{key}'", where=where,
+                              hint=f"known keys: {', '.join(sorted(_SIGNAL_KEYS))}")
+        if expected is float and isinstance(value, int) and not isinstance(value, bool):
+            continue
+        if not isinstance(value, expected) or (key in _LIST_KEYS and not all(isinstance(v, str) for v in value)):
+            raise ConfigError(f"[signal.{name}].{key} must be {expected.__name__}"
+                              f"{' of strings' if expected is list else ''}", where=where)
+    for pattern in spec.get("patterns", []):
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise ConfigError(f"[signal.{name}]: invalid pattern {pattern!r} ({exc})", where=where) from None
+    if "confidence" in spec and not 0.0 <= float(spec["confidence"]) <= 1.0:
+        raise ConfigError(f"[signal.{name}].confidence must be between 0 and 1", where=where)
+    unknown_roles = set(spec.get("roles", [])) - _ROLES
+    if unknown_roles:
+        raise ConfigError(f"[signal.{name}].roles: unknown role(s) {sorted(unknown_roles)}", where=where,
+                          hint=f"roles are {', '.join(sorted(_ROLES))}")
+    if name not in known and name not in ENGINE_SIGNALS and not spec.get("social"):
+        raise ConfigError(
+            f"unknown signal '{name}'", where=where,
+            hint="a new signal must say `social = true` (the classifier has no other meaning for it); "
+                 f"known signals: {', '.join(sorted(ENGINE_SIGNALS))}",
+        )
+
+
+def _merge_settings(base: dict[str, Any], layer: dict[str, Any], where: str, prefix: str) -> None:
+    for key, value in layer.items():
+        if key not in base:
+            raise ConfigError(f"unknown setting '{prefix}{key}'", where=where,
+                              hint=f"known: {', '.join(sorted(base))}")
+        if isinstance(base[key], dict):
+            if not isinstance(value, dict):
+                raise ConfigError(f"'{prefix}{key}' must be a table", where=where)
+            _merge_settings(base[key], value, where, f"{prefix}{key}.")
+        elif isinstance(base[key], float) and isinstance(value, int | float) and not isinstance(value, bool):
+            base[key] = float(value)
+        elif type(base[key]) is not type(value):
+            raise ConfigError(f"'{prefix}{key}' must be {type(base[key]).__name__}", where=where)
+        else:
+            base[key] = value
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"cannot read rule file ({exc.strerror})", where=str(path)) from None
+    except UnicodeDecodeError:
+        raise ConfigError("rule file is not UTF-8 text", where=str(path)) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"rule file is not valid TOML: {exc}", where=str(path)) from None
+
+
+def _apply_layer(specs: dict[str, dict[str, Any]], settings: dict[str, Any], data: dict[str, Any], where: str,
+                 *, builtin: bool) -> None:
+    """Add one file's signals (lists extend, scalars override) and settings; other tables are
+    other engines' (condense.toml shares ``renal.rule_files``) and left to them."""
+    for name, spec in data.get("signal", {}).items():
+        if not builtin:
+            _check_signal(name, spec, where, set(specs))
+        target = specs.setdefault(name, {})
+        for key, value in spec.items():
+            target[key] = [*target.get(key, []), *value] if key in ("zh", "en", "phrases", "patterns") else value
+    if "classify" in data:
+        if builtin:
+            settings.update(data["classify"])
+        else:
+            _merge_settings(settings, data["classify"], where, "classify.")
+
+
+def _compile_user_patterns(patterns: tuple[str, ...], key: str, where: str) -> tuple[re.Pattern[str], ...]:
+    compiled = []
+    for pattern in patterns:
+        try:
+            compiled.append(re.compile(pattern, re.IGNORECASE))
+        except re.error as exc:
+            raise ConfigError(f"{key}: invalid regular expression {pattern!r} ({exc})", where=where) from None
+    return tuple(compiled)
+
+
+@functools.lru_cache(maxsize=8)
+def _build(user_files: tuple[str, ...], keep: tuple[str, ...], drop: tuple[str, ...], patterns_from: str) -> RuleSet:
+    specs: dict[str, dict[str, Any]] = {}
+    settings: dict[str, Any] = {}
+    package = resources.files("apollo.renal").joinpath("rules")
+    for name in BUILTIN_FILES:
+        _apply_layer(specs, settings, tomllib.loads(package.joinpath(name).read_text(encoding="utf-8")),
+                     f"apollo/renal/rules/{name}", builtin=True)
+    for file in user_files:
+        _apply_layer(specs, settings, _read_toml(Path(file)), file, builtin=False)
+    signals = {name: _compile(name, spec) for name, spec in specs.items()}
+    missing = ENGINE_SIGNALS - signals.keys()
+    if missing:
+        raise ConfigError(f"rule files lack signals {sorted(missing)}", where="apollo/renal/rules")
+    social = tuple(s for s in signals.values() if s.social)
+    phrases: dict[str, Signal] = {}
+    for signal in social:
+        if signal.name != "filler":
+            for phrase in signal.phrases:
+                phrases.setdefault(phrase, signal)
+    return RuleSet(
+        signals=signals,
+        social=social,
+        social_phrases=phrases,
+        social_patterns=tuple(s for s in social if s.regex is not None and s.name != "filler"),
+        settings={k: v for k, v in settings.items() if not isinstance(v, dict)},
+        normalize=settings["normalize"],
+        keywords=settings["keywords"],
+        keep=_compile_user_patterns(keep, "renal.keep_patterns", patterns_from),
+        drop=_compile_user_patterns(drop, "renal.drop_patterns", patterns_from),
+        sources=(*(f"apollo/renal/rules/{n}" for n in BUILTIN_FILES), *user_files),
+    )
+
+
+def load(config: Any | None = None) -> RuleSet:
+    """The rules for ``config`` (an :class:`apollo.config.Config`; ``None`` = built-in rules only).
+
+    ``renal.rule_files`` are resolved against the directory of the config file that named them.
+    """
+    if config is None:
+        return _build((), (), (), "")
+    files_source = config.source_of("renal.rule_files")
+    base = Path(files_source).parent if files_source != "default" else Path.cwd()
+    user_files = tuple(str((base / Path(f).expanduser()).resolve()) for f in config.get("renal.rule_files"))
+    patterns_from = config.source_of("renal.keep_patterns")
+    if patterns_from == "default":
+        patterns_from = config.source_of("renal.drop_patterns")
+    return _build(user_files, tuple(config.get("renal.keep_patterns")), tuple(config.get("renal.drop_patterns")),
+                  patterns_from)

@@ -1,0 +1,63 @@
+"""How much information each message carries, relative to the conversation it is in.
+
+A word that appears in few messages of the conversation is specific (a name, a place, a
+dish, a project); a word said everywhere (great, really, thanks) is chatter. A message's
+value is the specificity (inverse document frequency within the transcript) of its content
+words, each counted in full at its first mention and less every time it is said again; what
+sits in a question counts half, since a question asks where its answer tells. Chinese text is
+measured in character pairs. Nothing here is tuned to any data set: it is the textbook
+information measure (tf-idf with novelty), computed on the transcript alone.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+
+from apollo.renal.condense import Condenser
+
+_CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2,}")
+_SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？]*")
+_QUESTION_END = ("?", "？")
+QUESTION_WEIGHT = 0.5
+
+
+def units(text: str, condenser: Condenser) -> set[str]:
+    """Content words, plus CJK character pairs (Chinese has no spaces to find words by)."""
+    found = {u for u in condenser.content_units(text) if not _is_cjk(u)}
+    for run in _CJK_RUN.findall(text):
+        found.update(run[i:i + 2] for i in range(len(run) - 1)
+                     if not (run[i] in condenser.rules.function_words and run[i + 1] in condenser.rules.function_words))
+    return found
+
+
+def _is_cjk(unit: str) -> bool:
+    return len(unit) == 1 and "\u3400" <= unit <= "\ufaff"
+
+
+def information(texts: Sequence[str], condenser: Condenser | None = None) -> list[float]:
+    """One value per text, in order: specific, new, stated content scores high."""
+    condenser = condenser or Condenser()
+    per_text: list[dict[str, float]] = []
+    frequency: dict[str, int] = {}
+    for text in texts:
+        weights: dict[str, float] = {}
+        for sentence in _SENTENCE.findall(text) or [text]:
+            weight = QUESTION_WEIGHT if sentence.rstrip().endswith(_QUESTION_END) else 1.0
+            for unit in units(sentence, condenser):
+                weights[unit] = max(weights.get(unit, 0.0), weight)
+        per_text.append(weights)
+        for unit in weights:
+            frequency[unit] = frequency.get(unit, 0) + 1
+    total = max(len(texts), 1)
+    said: dict[str, int] = {}
+    values: list[float] = []
+    for weights in per_text:
+        value = 0.0
+        for unit, weight in weights.items():
+            value += weight * math.log(total / frequency[unit]) / (1 + said.get(unit, 0))
+        for unit in weights:
+            said[unit] = said.get(unit, 0) + 1
+        values.append(value)
+    return values

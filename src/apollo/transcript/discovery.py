@@ -1,0 +1,103 @@
+"""Which session is the agent's current one.
+
+Legacy store (OpenClaw before 2026.9): ``<state>/agents/<agent>/sessions/sessions.json`` maps
+session keys to ``{sessionId, updatedAt (ms), sessionFile?}``; transcripts are
+``<sessionId>.jsonl`` beside it (archived ones renamed ``*.jsonl.reset.<time>`` /
+``*.jsonl.deleted.<time>``). Files the index does not name count by their modification time.
+New store (2026.9+): ``<state>/agents/<agent>/agent/openclaw-agent.sqlite``, whose
+``session_windows`` table carries ``updated_at`` per session. The current session is the most
+recently updated one across both stores, archived transcripts excepted.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+
+from apollo.errors import InputError
+from apollo.transcript.openclaw_sqlite import SessionRef, list_stored_sessions
+
+_ARCHIVED = re.compile(r"\.jsonl\.(reset|deleted)\.")
+
+
+@dataclass(frozen=True, slots=True)
+class SessionInfo:
+    session_id: str
+    source: Path | SessionRef
+    updated_at_ms: int | None
+    store: str  # "jsonl" | "sqlite"
+    key: str | None = None
+    archived: bool = False
+
+
+def _legacy_sessions(sessions_dir: Path, index_file: Path) -> list[SessionInfo]:
+    found: dict[Path, SessionInfo] = {}
+    if index_file.is_file():
+        try:
+            index = orjson.loads(index_file.read_bytes())
+        except orjson.JSONDecodeError as exc:
+            raise InputError(f"sessions.json is not valid JSON ({exc})", where=str(index_file),
+                             hint="pass the session file as PATH instead") from None
+        for key, entry in (index.items() if isinstance(index, dict) else []):
+            if not isinstance(entry, dict) or not isinstance(entry.get("sessionId"), str):
+                continue
+            path = _session_file(sessions_dir, entry)
+            if path is None:
+                continue
+            updated = entry.get("updatedAt")
+            found[path] = SessionInfo(entry["sessionId"], path, updated if isinstance(updated, int) else None,
+                                      "jsonl", key)
+    if sessions_dir.is_dir():
+        for path in sorted(sessions_dir.iterdir()):
+            if path in found or not path.is_file():
+                continue
+            archived = bool(_ARCHIVED.search(path.name))
+            if path.suffix == ".jsonl" or archived:
+                session_id = path.name.split(".jsonl")[0]
+                found[path] = SessionInfo(session_id, path, path.stat().st_mtime_ns // 1_000_000, "jsonl",
+                                          archived=archived)
+    return list(found.values())
+
+
+def _session_file(sessions_dir: Path, entry: dict) -> Path | None:
+    """``sessionFile`` when it exists (it may be absolute from another home), else by name here."""
+    candidates = []
+    if isinstance(entry.get("sessionFile"), str):
+        named = Path(entry["sessionFile"])
+        candidates += [named, sessions_dir / named.name]
+    candidates.append(sessions_dir / f"{entry['sessionId']}.jsonl")
+    return next((c for c in candidates if c.is_file()), None)
+
+
+def list_sessions(paths) -> list[SessionInfo]:  # noqa: ANN001 - apollo.workspace.Paths
+    """Every session of the agent in both stores, most recently updated first."""
+    sessions = _legacy_sessions(paths.sessions_dir, paths.sessions_index)
+    if paths.sqlite_store.is_file():
+        sessions += [SessionInfo(s.session_id, SessionRef(paths.sqlite_store, s.session_id), s.updated_at_ms,
+                                 "sqlite", s.session_key) for s in list_stored_sessions(paths.sqlite_store)]
+    return sorted(sessions, key=lambda s: (not s.archived, s.updated_at_ms or 0), reverse=True)
+
+
+def current_session(paths, session_id: str | None = None) -> Path | SessionRef:  # noqa: ANN001
+    """The session asked for by id (or unique id prefix), else the most recently active one."""
+    sessions = list_sessions(paths)
+    looked = (f"looked in {paths.sessions_index} (legacy index), {paths.sessions_dir} (JSONL files) "
+              f"and {paths.sqlite_store} (OpenClaw 2026.9+ store)")
+    if session_id is not None:
+        matches = [s for s in sessions if s.session_id == session_id] or \
+                  [s for s in sessions if s.session_id.startswith(session_id)]
+        if not matches:
+            raise InputError(f"no session {session_id!r} for agent {paths.agent!r}", where=str(paths.agent_dir),
+                             hint=looked)
+        if len({s.session_id for s in matches}) > 1:
+            raise InputError(f"{session_id!r} matches {len(matches)} sessions", where=str(paths.agent_dir),
+                             hint="give more of the id: " + ", ".join(s.session_id for s in matches[:4]))
+        return matches[0].source
+    live = [s for s in sessions if not s.archived]
+    if not live:
+        raise InputError(f"no session found for agent {paths.agent!r}", where=str(paths.agent_dir),
+                         hint=looked + "; pass a transcript PATH, --state-dir or --agent")
+    return live[0].source

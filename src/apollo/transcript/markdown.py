@@ -1,0 +1,165 @@
+"""A daily memory file, ``<workspace>/memory/YYYY-MM-DD.md`` (what the renal check script reads).
+
+Elements are the file's blocks: headings, list items (each item with its continuation lines;
+nested items are their own elements, parented to the enclosing item), paragraphs, fenced code
+and front matter. Element id ``L<n>``: the 1-based line the block starts on. ``text`` is the
+block without its Markdown marker (``## ``, ``- ``), which the writer puts back on replace.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from apollo.errors import UsageError
+from apollo.transcript.base import Counter, TranscriptFormat, atomic_output, copy_bytes, line_ending
+from apollo.transcript.model import Edit, Element, Kind, ReadWarning, Role
+
+_HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$")
+_ITEM = re.compile(r"^([ \t]*)([-*+]|\d{1,9}[.)])([ \t]+(?:\[[ xX]\][ \t]+)?|$)")
+_FENCE = re.compile(r"^[ \t]*(```|~~~)")
+_DATE = re.compile(r"(\d{4}-\d{2}-\d{2})")
+
+
+@dataclass(slots=True)
+class Block:
+    kind: str  # heading | item | paragraph | code | front_matter
+    start: int  # 0-based first line
+    end: int  # exclusive
+    text: str
+    marker: str = ""
+    indent: int = 0
+    parent: int | None = None  # start line of the enclosing heading or item
+
+    @property
+    def element_id(self) -> str:
+        return f"L{self.start + 1}"
+
+
+def _decode(raw: bytes) -> list[str]:
+    return raw.decode("utf-8", "surrogateescape").splitlines(keepends=True)
+
+
+def parse_blocks(lines: list[str]) -> list[Block]:
+    blocks: list[Block] = []
+    bare = [line.rstrip("\r\n") for line in lines]
+    i = 0
+    if bare and bare[0].strip() == "---":
+        close = next((j for j in range(1, len(bare)) if bare[j].strip() in ("---", "...")), None)
+        if close is not None:
+            blocks.append(Block("front_matter", 0, close + 1, "\n".join(bare[1:close])))
+            i = close + 1
+    heading: int | None = None
+    open_items: list[Block] = []
+    while i < len(bare):
+        line = bare[i]
+        if not line.strip():
+            i += 1
+            continue
+        if (match := _FENCE.match(line)) is not None:
+            fence = match.group(1)
+            j = next((k for k in range(i + 1, len(bare)) if bare[k].strip().startswith(fence)), len(bare) - 1)
+            parent = open_items[-1].start if open_items else heading
+            blocks.append(Block("code", i, j + 1, "\n".join(bare[i:j + 1]), parent=parent))
+            i = j + 1
+            continue
+        if (match := _HEADING.match(line)) is not None:
+            blocks.append(Block("heading", i, i + 1, match.group(2), marker=match.group(1) + " "))
+            heading, open_items = i, []
+            i += 1
+            continue
+        if (match := _ITEM.match(line)) is not None:
+            indent = len(match.group(1).expandtabs(4))
+            marker = match.group(0)
+            j = i + 1
+            while j < len(bare) and bare[j].strip() and not _ITEM.match(bare[j]) and not _HEADING.match(bare[j]) \
+                    and not _FENCE.match(bare[j]) and len(bare[j]) - len(bare[j].lstrip()) > indent:
+                j += 1
+            while open_items and open_items[-1].indent >= indent:
+                open_items.pop()
+            body = [line[len(marker):]] + [b.strip() for b in bare[i + 1:j]]
+            block = Block("item", i, j, "\n".join(body), marker=marker, indent=indent,
+                          parent=open_items[-1].start if open_items else heading)
+            blocks.append(block)
+            open_items.append(block)
+            i = j
+            continue
+        j = i + 1
+        while j < len(bare) and bare[j].strip() and not _HEADING.match(bare[j]) and not _ITEM.match(bare[j]) \
+                and not _FENCE.match(bare[j]):
+            j += 1
+        blocks.append(Block("paragraph", i, j, "\n".join(bare[i:j]), parent=heading))
+        open_items = []
+        i = j
+    return blocks
+
+
+class DailyMarkdown(TranscriptFormat):
+    name = "markdown"
+    where = "OpenClaw workspace: memory/YYYY-MM-DD.md daily notes (and MEMORY.md); any Markdown file"
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        return path.suffix.lower() in (".md", ".markdown")
+
+    def iter_elements(self, path: Path, warnings: list[ReadWarning], count: Counter) -> Iterator[Element]:
+        raw = path.read_bytes()
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = raw[:exc.start].count(b"\n") + 1
+            warnings.append(ReadWarning(str(path), line, "invalid UTF-8; the bytes are kept unchanged on write"))
+        date = _DATE.search(path.name)
+        for position, block in enumerate(parse_blocks(_decode(raw))):
+            yield Element(block.element_id, Role.ASSISTANT, Kind.TEXT, block.text, index=position,
+                          tokens=count(block.text), timestamp=date.group(1) if date else None,
+                          parent=f"L{block.parent + 1}" if block.parent is not None else None,
+                          record_id=block.element_id, line=block.start + 1,
+                          extra={"block": block.kind, "marker": block.marker})
+
+    def write(self, source: Path, dest: Path, edits: Mapping[str, Edit]) -> None:
+        if not edits:
+            copy_bytes(source, dest)
+            return
+        lines = _decode(source.read_bytes())
+        blocks = {block.element_id: block for block in parse_blocks(lines)}
+        unknown = [key for key in edits if key not in blocks]
+        if unknown:
+            raise UsageError(f"edits name {len(unknown)} block(s) not in the file: {', '.join(unknown[:3])}")
+        dropped = {key for key, edit in edits.items() if edit.action == "drop"}
+        for edit in edits.values():
+            dropped.update(m for m in edit.merged_from if m in blocks and m not in edits)
+        output: list[str | None] = list(lines)
+        for key in sorted(dropped, key=lambda k: blocks[k].start):
+            block = blocks[key]
+            for n in range(block.start, block.end):
+                output[n] = None
+            if block.start == 0 or not lines[block.start - 1].strip():
+                n = block.end
+                while n < len(lines) and not lines[n].strip():
+                    output[n] = None
+                    n += 1
+        for key, edit in edits.items():
+            if edit.action == "replace" and edit.text is not None and key not in dropped:
+                block = blocks[key]
+                output[block.start] = _render(block, edit.text, line_ending(lines[block.end - 1].encode()).decode()
+                                              or line_ending(lines[block.start].encode()).decode())
+                for n in range(block.start + 1, block.end):
+                    output[n] = None
+        with atomic_output(dest) as out:
+            out.write("".join(line for line in output if line is not None).encode("utf-8", "surrogateescape"))
+
+
+def _render(block: Block, text: str, ending: str) -> str:
+    text_lines = text.split("\n")
+    if block.kind == "item":
+        pad = " " * len(block.marker.expandtabs(4))
+        rendered = [block.marker + text_lines[0]] + [pad + line for line in text_lines[1:]]
+    elif block.kind == "heading":
+        rendered = [block.marker + " ".join(text_lines)]
+    elif block.kind == "front_matter":
+        rendered = ["---", *text_lines, "---"]
+    else:
+        rendered = text_lines
+    return "\n".join(rendered).replace("\n", ending or "\n") + ending

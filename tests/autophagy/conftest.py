@@ -1,0 +1,19 @@
+"""Fixtures of the autophagy tests (helpers live in autophagy/support.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from autophagy.support import NOW, Ws
+
+
+@pytest.fixture
+def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Ws:
+    monkeypatch.setenv("APOLLO_NOW", NOW)
+    made = Ws(tmp_path / "case")
+    made.workspace.mkdir(parents=True)
+    made.state.mkdir()
+    made.outside.mkdir()
+    return made

@@ -1,0 +1,115 @@
+"""Support for the autophagy tests: real temporary workspaces: files with chosen ages, real symlinks,
+an outside folder that must never be touched, and a view of a tree that shows any change."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+from apollo import config as config_mod
+from apollo.autophagy import api
+from apollo.clock import parse_iso
+from apollo.workspace import Paths
+
+NOW = "2026-11-29T12:00:00+08:00"
+NOW_TS = parse_iso(NOW).timestamp()
+HOUR = 3600.0
+DAY = 86400.0
+
+
+def tree(base: Path) -> dict[str, tuple]:
+    """Every name under ``base`` (links not followed) with its type, content hash, mode and mtime."""
+    found: dict[str, tuple] = {}
+    if not os.path.lexists(base):
+        return found
+    for dirpath, dirnames, filenames in os.walk(base, followlinks=False):
+        for name in dirnames + filenames:
+            path = os.path.join(dirpath, name)
+            rel = os.path.relpath(path, base)
+            st = os.lstat(path)
+            if stat.S_ISLNK(st.st_mode):
+                found[rel] = ("link", os.readlink(path))
+            elif stat.S_ISDIR(st.st_mode):
+                found[rel] = ("dir", stat.S_IMODE(st.st_mode))
+            else:
+                with open(path, "rb") as handle:
+                    digest = hashlib.sha256(handle.read()).hexdigest()
+                found[rel] = ("file", digest, stat.S_IMODE(st.st_mode), st.st_mtime_ns)
+    return found
+
+
+def files_only(view: dict[str, tuple]) -> dict[str, tuple]:
+    return {k: v[:2] for k, v in view.items() if v[0] != "dir"}
+
+
+@dataclass
+class Ws:
+    """A workspace, a state dir and an outside folder under one temporary root."""
+
+    root: Path
+
+    @property
+    def workspace(self) -> Path:
+        return self.root / "workspace"
+
+    @property
+    def state(self) -> Path:
+        return self.root / "state"
+
+    @property
+    def outside(self) -> Path:
+        return self.root / "outside"
+
+    def put(self, rel: str, data: bytes | str = b"x", *, age: float = 3 * DAY, base: Path | None = None,
+            mode: int | None = None) -> Path:
+        path = (base or self.workspace) / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data.encode() if isinstance(data, str) else data)
+        if mode is not None:
+            path.chmod(mode)
+        os.utime(path, (NOW_TS - age, NOW_TS - age))
+        return path
+
+    def link(self, rel: str, target: str | Path, *, age: float = 3 * DAY, base: Path | None = None) -> Path:
+        path = (base or self.workspace) / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        os.symlink(target, path)
+        os.utime(path, (NOW_TS - age, NOW_TS - age), follow_symlinks=False)
+        return path
+
+    def paths(self, agent: str = "main") -> Paths:
+        return Paths.resolve(self.workspace, self.state, agent)
+
+    def config(self):
+        return config_mod.load(self.workspace)
+
+    def configure(self, text: str) -> None:
+        (self.workspace / ".apollo").mkdir(parents=True, exist_ok=True)
+        (self.workspace / ".apollo" / "config.toml").write_text(text, encoding="utf-8")
+
+    # -- runs ---------------------------------------------------------------------------------------
+    def status(self) -> dict[str, Any]:
+        return api.status(self.paths(), self.config())
+
+    def plan(self, tier: str, **kw: Any):
+        return api.plan(self.paths(), self.config(), tier, **kw)
+
+    def execute(self, plan_id: str, **kw: Any):
+        return api.execute(self.paths(), self.config(), plan_id, **kw)
+
+    def small(self, **kw: Any):
+        return api.run_now(self.paths(), self.config(), "small", **kw)[1]
+
+    def medium(self, include_suggested: bool = True):
+        made = self.plan("medium")
+        if not made.items:
+            return None
+        return self.execute(made.plan_id, include_suggested=include_suggested)
+
+    def snapshots(self) -> list[dict[str, Any]]:
+        return api.snapshots(self.paths(), self.config())

@@ -1,0 +1,175 @@
+"""`apollo heartbeat`: renal check of the current session, snapshot purge, one line, the state in
+.renal/filter-state.json and a `renal` section merged into the heartbeat state file; always exit 0."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from apollo.errors import InputError
+from apollo.integration import heartbeat
+from constants import DEMO_NOW
+
+APOLLO = str(Path(sys.executable).parent / "apollo")
+
+
+def _run(example: Path, *args: str, env: dict[str, str] | None = None, program: list[str] | None = None):
+    full = {**os.environ, "APOLLO_NOW": DEMO_NOW, **(env or {})}
+    return subprocess.run([*(program or [APOLLO]), "heartbeat", "--workspace", str(example / "workspace"),
+                           "--state-dir", str(example / "openclaw-state"), *args],
+                          capture_output=True, text=True, env=full, timeout=300)
+
+
+def test_one_line_state_file_and_merged_section(example: Path) -> None:
+    state_file = example / "workspace" / ".apollo" / "heartbeat-realtime.json"
+    state_file.parent.mkdir(parents=True, exist_ok=True)
+    state_file.write_text(json.dumps({"circadian": {"phase": "afternoon"}, "renal": {"old": True}}), encoding="utf-8")
+    done = _run(example, "--lang", "zh")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout in ("🫘 上下文正常\n",) or done.stdout.startswith("🫘 上下文需过滤（节省")
+    assert done.stdout.count("\n") == 1
+    renal_state = json.loads((example / "workspace" / ".renal" / "filter-state.json").read_text(encoding="utf-8"))
+    for key in ("tokens", "density", "confirmations", "active_tasks", "active_topics", "warnings", "needs_filter",
+                "status", "checked_at"):
+        assert key in renal_state
+    merged = json.loads(state_file.read_text(encoding="utf-8"))
+    assert merged["circadian"] == {"phase": "afternoon"}  # other keys untouched
+    assert merged["renal"]["line"] == done.stdout.strip() and "old" not in merged["renal"]
+    assert merged["renal"]["tokens"] == renal_state["tokens"] and merged["renal"]["checked_at"] == DEMO_NOW
+
+
+def test_needs_filter_still_exits_zero_and_says_the_saving(example: Path) -> None:
+    config = example / "workspace" / ".apollo" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text("[renal]\ntoken_threshold = 100\nconfirmation_threshold = 0\n", encoding="utf-8")
+    done = _run(example, "--lang", "zh")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("🫘 上下文需过滤（节省") and done.stdout.rstrip().endswith("%）")
+    english = _run(example, "--lang", "en", "--json")
+    data = json.loads(english.stdout)
+    assert data["needs_filter"] is True and data["line"].startswith("🫘 context needs filtering (saves ")
+    assert data["renal"]["needs_filter"] is True and data["session"].endswith(".jsonl")
+
+
+def test_expired_snapshots_are_purged_on_the_heartbeat(example: Path) -> None:
+    from apollo import config as config_mod
+    from apollo.autophagy import api
+    from apollo.workspace import Paths
+
+    paths = Paths.resolve(example / "workspace", example / "openclaw-state")
+    os.environ["APOLLO_NOW"] = "2026-11-01T12:00:00+08:00"  # a snapshot 28 days before the demo's day
+    try:
+        made, result = api.run_now(paths, config_mod.load(paths.workspace), "small")
+    finally:
+        del os.environ["APOLLO_NOW"]
+    assert result is not None
+    snapshot = paths.workspace / result["snapshot"]
+    assert snapshot.is_dir()
+    done = _run(example, "--json")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert [Path(p).name for p in data["purged_snapshots"]] == [snapshot.name]
+    assert not snapshot.exists()
+    merged = json.loads((paths.workspace / ".apollo" / "heartbeat-realtime.json").read_text(encoding="utf-8"))
+    assert merged["renal"]["purged_snapshots"] == 1
+
+
+def test_no_session_is_a_healthy_line_not_an_error(tmp_path: Path) -> None:
+    workspace, state = tmp_path / "workspace", tmp_path / "state"
+    workspace.mkdir()
+    state.mkdir()
+    done = subprocess.run([APOLLO, "heartbeat", "-w", str(workspace), "--state-dir", str(state), "--lang", "en"],
+                          capture_output=True, text=True, env={**os.environ, "APOLLO_NOW": DEMO_NOW})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "🫘 context healthy\n"
+    state_doc = json.loads((workspace / ".renal" / "filter-state.json").read_text(encoding="utf-8"))
+    assert state_doc["tokens"] == 0 and any("no current session" in w for w in state_doc["warnings"])
+
+
+def test_a_heartbeat_file_that_is_not_ours_is_left_alone(example: Path) -> None:
+    state_file = example / "workspace" / ".apollo" / "heartbeat-realtime.json"
+    state_file.parent.mkdir(parents=True, exist_ok=True)
+    state_file.write_text("[1, 2, 3]", encoding="utf-8")
+    done = _run(example)
+    assert done.returncode == 0
+    assert "not a JSON object; left alone" in done.stderr
+    assert state_file.read_text(encoding="utf-8") == "[1, 2, 3]"
+    assert (example / "workspace" / ".renal" / "filter-state.json").is_file()
+
+
+def test_the_heartbeat_file_path_comes_from_config(example: Path) -> None:
+    config = example / "workspace" / ".apollo" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('[heartbeat]\nstate_file = "state/realtime.json"\n', encoding="utf-8")
+    assert _run(example).returncode == 0
+    assert "renal" in json.loads((example / "workspace" / "state" / "realtime.json").read_text(encoding="utf-8"))
+
+
+def test_fast_path_and_typer_path_agree(example: Path) -> None:
+    fast = _run(example, "--lang", "en")
+    full = _run(example, "--lang", "en", program=[sys.executable, "-c",
+                                                  "import sys; from apollo.cli.app import app; "
+                                                  "sys.argv[0] = 'apollo'; app()"])
+    assert fast.returncode == full.returncode == 0
+    assert fast.stdout == full.stdout
+    helped = subprocess.run([APOLLO, "heartbeat", "--help"], capture_output=True, text=True)
+    assert helped.returncode == 0 and "--state-dir" in helped.stdout  # anything unusual goes to typer
+    typo = subprocess.run([APOLLO, "heartbeat", "--jsn"], capture_output=True, text=True)
+    assert typo.returncode == 2 and "--jsn" in typo.stderr
+
+
+def test_the_fast_path_does_not_import_typer_or_rich(example: Path) -> None:
+    probe = ("import sys, runpy; sys.argv = ['apollo', 'heartbeat', '-w', sys.argv[1], '--state-dir', sys.argv[2]]\n"
+             "from apollo.cli.entry import main\n"
+             "try:\n    main()\nexcept SystemExit as done:\n    code = done.code\n"
+             "print('LOADED', sorted(m for m in sys.modules if m.split('.')[0] in ('typer', 'rich', 'click')))")
+    done = subprocess.run([sys.executable, "-c", probe, str(example / "workspace"), str(example / "openclaw-state")],
+                          capture_output=True, text=True, env={**os.environ, "APOLLO_NOW": DEMO_NOW})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "LOADED []"
+
+
+def test_bad_config_is_a_clear_error(example: Path) -> None:
+    config = example / "workspace" / ".apollo" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text("[renal]\ntoken_treshold = 1\n", encoding="utf-8")
+    done = _run(example)
+    assert done.returncode == 1 and "unknown key 'renal.token_treshold'" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_merge_section_keeps_every_other_key_under_concurrency(tmp_path: Path) -> None:
+    target = tmp_path / "hb.json"
+    target.write_text(json.dumps({"keep": 1}), encoding="utf-8")
+    errors: list[BaseException] = []
+
+    def writer(key: str) -> None:
+        try:
+            for n in range(20):
+                heartbeat.merge_section(target, key, {"n": n})
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=writer, args=(f"k{i}",)) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors
+    assert json.loads(target.read_text(encoding="utf-8")) == {"keep": 1, **{f"k{i}": {"n": 19} for i in range(4)}}
+
+
+def test_merge_section_refuses_a_symlink(tmp_path: Path) -> None:
+    real = tmp_path / "real.json"
+    real.write_text("{}", encoding="utf-8")
+    link = tmp_path / "hb.json"
+    link.symlink_to(real)
+    with pytest.raises(InputError):
+        heartbeat.merge_section(link, "renal", {})
+    assert real.read_text(encoding="utf-8") == "{}"

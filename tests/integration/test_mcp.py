@@ -1,0 +1,122 @@
+"""`apollo mcp`: every tool answered through the official MCP SDK's own client over stdio, on the
+example workspace; the destructive tool keeps the CLI's confirmation protocol."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+pytest.importorskip("mcp")
+from mcp import ClientSession, StdioServerParameters, stdio_client  # noqa: E402
+
+from constants import DEMO_NOW  # noqa: E402
+
+APOLLO = str(Path(sys.executable).parent / "apollo")
+TOOLS = ["renal_check", "renal_classify", "renal_filter", "autophagy_status", "autophagy_plan", "autophagy_execute"]
+
+
+def _session_files(example: Path) -> list[Path]:
+    return sorted((example / "openclaw-state" / "agents" / "main" / "sessions").glob("*.jsonl"))
+
+
+def _talk(example: Path, calls: list[tuple[str, dict[str, Any]]], env: dict[str, str] | None = None) -> list[Any]:
+    """Start the server, list its tools, make the calls in order; returns [tools, *results]."""
+    params = StdioServerParameters(
+        command=APOLLO,
+        args=["mcp", "--workspace", str(example / "workspace"), "--state-dir", str(example / "openclaw-state")],
+        env={"APOLLO_NOW": DEMO_NOW, "LANG": "en_US.UTF-8", **(env or {})})
+
+    async def run() -> list[Any]:
+        async with stdio_client(params) as streams, ClientSession(*streams) as session:
+            await session.initialize()
+            out: list[Any] = [await session.list_tools()]
+            for name, arguments in calls:
+                if callable(arguments):
+                    arguments = arguments(out)
+                out.append(await session.call_tool(name, arguments))
+            return out
+
+    return anyio.run(run)
+
+
+def _data(result: Any) -> dict[str, Any]:
+    assert not result.is_error, result.content[0].text
+    return result.structured_content if result.structured_content is not None else json.loads(result.content[0].text)
+
+
+def test_every_tool_answers_through_the_sdk_client(example: Path) -> None:
+    sessions = _session_files(example)
+    tools, check, classify, filtered, status, plan, executed = _talk(example, [
+        ("renal_check", {}),
+        ("renal_classify", {"limit": 5}),
+        ("renal_filter", {"dry_run": True}),
+        ("autophagy_status", {}),
+        ("autophagy_plan", {"tier": "small"}),
+        ("autophagy_execute", lambda out: {"plan_id": _data(out[-1])["plan_id"]}),
+    ])
+    assert [t.name for t in tools.tools] == TOOLS
+    by_name = {t.name: t for t in tools.tools}
+    assert by_name["autophagy_execute"].annotations.destructive_hint is True
+    assert by_name["renal_check"].annotations.read_only_hint is True
+
+    check = _data(check)
+    assert check["tokens"] > 0 and check["source"] in {str(s) for s in sessions}
+    assert check["line"].startswith("🫘 context")
+    classify = _data(classify)
+    assert classify["total"] > 5 and len(classify["verdicts"]) == 5
+    assert {v["category"] for v in classify["verdicts"]} <= {"decision", "preference", "task", "question", "process",
+                                                            "noise"}
+    filtered = _data(filtered)
+    assert filtered["output_path"] is None and filtered["snapshot_path"] is None  # a dry run writes nothing
+    assert filtered["report"]["dry_run"] and filtered["report"]["before"]["tokens"] > filtered["report"]["after"]["tokens"]
+    assert "small" in json.dumps(_data(status))
+    plan = _data(plan)
+    assert plan["tier"] == "small" and plan["items"] and "autophagy_execute" in plan["next"]
+    executed = _data(executed)
+    assert executed["tier"] == "small" and executed["deleted"] and executed["snapshot"]
+    for item in plan["items"]:
+        if item["kind"] != "heartbeat_entries":  # old entries are cut from a log that stays
+            assert not (example / "workspace" / item["path"]).exists(), item
+
+
+def test_large_cannot_run_without_the_users_phrase(example: Path) -> None:
+    sessions = _session_files(example)
+    before = {p: p.read_bytes() for p in sessions}
+    _tools, plan, no_phrase, wrong_phrase, made_up = _talk(example, [
+        ("autophagy_plan", {"tier": "large"}),
+        ("autophagy_execute", lambda out: {"plan_id": _data(out[1])["plan_id"]}),
+        ("autophagy_execute", lambda out: {"plan_id": _data(out[1])["plan_id"], "confirm_phrase": "yes"}),
+        ("autophagy_execute", {"plan_id": "l-00000000", "confirm_phrase": "确认大自噬"}),
+    ])
+    plan = _data(plan)
+    assert plan["tier"] == "large" and "确认大自噬" in plan["next"]
+    for refused in (no_phrase, wrong_phrase):
+        assert refused.is_error and "ConfirmationRequired" in refused.content[0].text
+    assert made_up.is_error
+    assert {p: p.read_bytes() for p in sessions} == before  # nothing was deleted
+
+
+def test_large_with_the_phrase_runs_and_a_subagent_is_refused(example: Path) -> None:
+    _tools, refused = _talk(example, [("autophagy_plan", {"tier": "large"})], env={"APOLLO_ACTOR": "subagent"})
+    assert refused.is_error and "main agent" in refused.content[0].text
+    _tools, plan, done = _talk(example, [
+        ("autophagy_plan", {"tier": "large"}),
+        ("autophagy_execute", lambda out: {"plan_id": _data(out[1])["plan_id"], "confirm_phrase": "确认大自噬"}),
+    ])
+    done = _data(done)
+    assert done["tier"] == "large" and done["deleted"] and done["snapshot"]
+    assert _session_files(example) == []
+
+
+def test_bad_arguments_are_tool_errors_not_crashes(example: Path) -> None:
+    _tools, tier, missing = _talk(example, [
+        ("autophagy_plan", {"tier": "huge"}),
+        ("renal_check", {"path": str(example / "nope.jsonl")}),
+    ])
+    assert tier.is_error and "unknown tier" in tier.content[0].text
+    assert missing.is_error and "no such file" in missing.content[0].text

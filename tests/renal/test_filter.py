@@ -1,0 +1,232 @@
+"""``apollo renal filter``: shortening, budgets, output contracts, modes and the CLI, on real files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from apollo import transcript
+from apollo.errors import Refused, UsageError
+from apollo.renal import budget as budget_mod
+from apollo.renal import filter as filter_mod
+from apollo.renal.condense import Condenser
+from apollo.renal.filter import filter_path
+from apollo.renal.report import render
+from apollo.tokens import get_counter
+from renal.filter_support import build
+
+CONDENSER = Condenser()
+CHAT = [
+    ("user", "Caroline", "Hey Mel! Good to see you! How have you been?"),
+    ("assistant", "Melanie", "Hey Caroline! I'm swamped with the kids & work. What's up with you? Anything new?"),
+    ("user", "Caroline", "I went to a LGBTQ support group yesterday and it was so powerful."),
+    ("assistant", "Melanie", "Wow, that's cool, Caroline! What happened that was so awesome?"),
+    ("user", "Caroline", "The transgender stories were so inspiring! [shares a photo of a painting of a woman]"),
+    ("assistant", "Melanie", "That's really cool. You've got guts."),
+    ("user", "Caroline", "Thanks!"),
+    ("assistant", "Melanie", "I ran a charity race for mental health last Saturday, 5 km in 31 minutes."),
+    ("user", "Caroline", "Gonna continue my edu and check out counseling certification options next month."),
+    ("assistant", "Melanie", "Sounds great! Keep it up!"),
+]
+
+
+def _chat(path: Path, turns=CHAT) -> Path:
+    path.write_text("".join(json.dumps({"id": f"D1:{i + 1}", "role": role, "speaker": speaker, "text": text}) + "\n"
+                            for i, (role, speaker, text) in enumerate(turns)), encoding="utf-8")
+    return path
+
+
+def _lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+# -- shortening -----------------------------------------------------------------------------------------
+def test_ladder_removes_chatter_first_and_keeps_facts() -> None:
+    text = "Hey Jon! I went to the Louvre with my sister last week and we did not see the Mona Lisa."
+    forms = dict(CONDENSER.ladder(text, ["Jon"]))
+    assert list(forms) == ["tidy", "terse", "compact", "notes"]
+    assert forms["tidy"].startswith("I went to the Louvre")
+    assert "Louvre" in forms["notes"] and "not" in forms["notes"] and "last week" in forms["notes"]
+    lengths = [len(t) for t in forms.values()]
+    assert lengths == sorted(lengths, reverse=True)
+
+
+def test_a_message_of_pure_chatter_is_phatic_and_a_fact_is_not() -> None:
+    assert CONDENSER.is_phatic("Wow, that's awesome! Thanks so much!")
+    assert CONDENSER.is_phatic("好的，收到！")
+    assert not CONDENSER.is_phatic("Thanks! The meeting moved to 3pm.")
+    assert not CONDENSER.is_phatic("我不吃辣。")
+
+
+@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("abcdefghij ABC.,!?'-[]123 好的收到不是会议")), max_size=160),
+       st.lists(st.sampled_from(["Jon", "Mel", "abc"]), max_size=2))
+def test_every_form_keeps_most_content_negations_and_numbers(text: str, names: list[str]) -> None:
+    floor = 1 - CONDENSER.rules.max_content_loss
+    for _, shortened in CONDENSER.ladder(text, names):
+        assert shortened and len(shortened) < len(text)
+        assert CONDENSER.coverage(text, shortened) >= floor - 1e-9
+        for number in ("123", "12", "1", "2", "3"):
+            assert text.count(number) <= 0 or number in shortened
+        assert ("不" in text) <= ("不" in shortened)
+
+
+# -- budget -----------------------------------------------------------------------------------------------
+def _candidate(cid: str, value: float, position: int, *sizes: int, must: bool = False) -> budget_mod.Candidate:
+    names = ["full", "tidy", "terse", "compact", "notes"]
+    forms = [budget_mod.Form(names[i], f"{cid}-{i}", size) for i, size in enumerate(sizes)]
+    return budget_mod.Candidate(cid, value, position, forms, must_keep=must)
+
+
+def test_budget_drops_process_before_must_keep_and_fits() -> None:
+    candidates = [_candidate("keep", 1.0, 0, 50, 45, must=True), _candidate("rich", 9.0, 1, 40, 30, 20),
+                  _candidate("poor", 0.1, 2, 40, 30, 20)]
+    fit = budget_mod.fit(candidates, 70)
+    assert fit.met and fit.tokens <= 70
+    assert "keep" in fit.chosen and "rich" in fit.chosen and "poor" not in fit.chosen
+    assert not fit.must_keep_dropped
+
+
+def test_budget_below_the_must_keep_drops_the_oldest_and_says_so() -> None:
+    candidates = [_candidate("old", 1.0, 0, 50, must=True), _candidate("new", 1.0, 1, 50, must=True)]
+    fit = budget_mod.fit(candidates, 60)
+    assert fit.must_keep_dropped == ["old"] and fit.met
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.floats(0, 10), st.lists(st.integers(1, 200), min_size=1, max_size=4), st.booleans()),
+                max_size=25), st.integers(0, 1500))
+def test_budget_is_met_whenever_it_can_be(spec, budget: int) -> None:
+    candidates = [_candidate(f"c{i}", value, i, *sorted(sizes, reverse=True), must=must)
+                  for i, (value, sizes, must) in enumerate(spec)]
+    fit = budget_mod.fit(candidates, budget)
+    assert fit.tokens == sum(c.forms[fit.chosen[c.id]].tokens for c in candidates if c.id in fit.chosen)
+    assert fit.tokens <= budget
+    kept_process = [c for c in candidates if not c.must_keep and c.id in fit.chosen]
+    assert not (fit.must_keep_dropped and kept_process), "a must-keep element went while process stayed"
+
+
+# -- the harness contract (conversation JSONL) --------------------------------------------------------------
+@pytest.mark.parametrize("ratio", [0.5, 0.25])
+def test_keep_ratio_fits_exactly_counted_tokens_with_input_ids(tmp_path: Path, ratio: float) -> None:
+    source = _chat(tmp_path / "input.jsonl")
+    result = filter_path(source, "jsonl", keep_ratio=ratio, output=tmp_path / "out.jsonl", workspace=tmp_path)
+    count = get_counter("exact")[1]
+    before = sum(count(m["text"]) for m in _lines(source))
+    out = _lines(tmp_path / "out.jsonl")
+    assert sum(count(m["text"]) for m in out) <= ratio * before
+    ids = {m["id"] for m in _lines(source)}
+    assert out and all(m["id"] in ids and set(m.get("merged_from", [])) <= ids for m in out)
+    assert result.report["budget"]["met"]
+    texts = "\n".join(m["text"] for m in out)
+    assert "31" in texts or ratio < 0.5  # a dated, measured event is among the first things kept
+
+
+def test_malformed_lines_pass_through_and_are_reported(tmp_path: Path) -> None:
+    source = _chat(tmp_path / "input.jsonl")
+    with source.open("a", encoding="utf-8") as handle:
+        handle.write("{not json\n")
+    result = filter_path(source, "jsonl", output=tmp_path / "out.jsonl", workspace=tmp_path)
+    assert "{not json\n" in (tmp_path / "out.jsonl").read_text(encoding="utf-8")
+    assert any(":11" in w for w in result.report["warnings"])
+
+
+# -- OpenClaw: rewrite, compact, in place --------------------------------------------------------------------
+def test_compact_in_place_appends_one_native_entry(tmp_path: Path) -> None:
+    labeled = build("en-tool-heavy", tmp_path)
+    before = labeled.path.read_bytes()
+    result = filter_path(labeled.path, mode="compact", in_place=True, workspace=tmp_path)
+    after = labeled.path.read_bytes()
+    assert after.startswith(before) and after[len(before):].count(b"\n") == 1
+    entry = json.loads(after[len(before):])
+    assert entry["type"] == "compaction" and entry["tokensBefore"] == result.report["before"]["tokens"]
+    assert "PostgreSQL 16" in entry["summary"] and "never push directly to main" in entry["summary"]
+    assert entry["firstKeptEntryId"] == result.report["compaction"]["first_kept_entry_id"]
+    chain = transcript.read(labeled.path).in_context()
+    assert [e.kind for e in chain].count(transcript.Kind.COMPACTION) == 1
+    assert min(e.line for e in chain if e.kind is not transcript.Kind.COMPACTION) == next(
+        e.line for e in chain if e.record_id == entry["firstKeptEntryId"])
+
+
+def test_compact_in_place_refuses_when_the_session_changes_meanwhile(tmp_path: Path, monkeypatch) -> None:
+    labeled = build("zh-tool-heavy", tmp_path)
+    real = filter_mod.dialysis
+
+    def meanwhile(elements, config):  # the agent writes a new message while Apollo works
+        leaf = json.loads(labeled.path.read_text(encoding="utf-8").splitlines()[-1])["id"]
+        entry = {"type": "message", "id": "feedbeef", "parentId": leaf, "timestamp": "2026-04-07T07:00:00.000Z",
+                 "message": {"role": "user", "content": [{"type": "text", "text": "还在吗？"}], "timestamp": 1}}
+        with labeled.path.open("a", encoding="utf-8") as handle:
+            handle.write(json.dumps(entry, ensure_ascii=False) + "\n")
+        return real(elements, config)
+
+    monkeypatch.setattr(filter_mod, "dialysis", meanwhile)
+    with pytest.raises(Refused):
+        filter_path(labeled.path, mode="compact", in_place=True, workspace=tmp_path)
+    last = json.loads(labeled.path.read_text(encoding="utf-8").splitlines()[-1])
+    assert last["id"] == "feedbeef"  # the agent's message is the last line: nothing was appended after it
+
+
+def test_compact_digest_is_in_the_conversation_language(tmp_path: Path) -> None:
+    labeled = build("zh-tool-heavy", tmp_path)
+    result = filter_path(labeled.path, mode="compact", workspace=tmp_path)
+    entry = json.loads(result.output_path.read_text(encoding="utf-8").splitlines()[-1])
+    assert "以后所有回复都用中文" in entry["summary"] and "## 偏好" in entry["summary"]
+
+
+def test_options_that_cannot_work_are_usage_errors(tmp_path: Path) -> None:
+    source = _chat(tmp_path / "input.jsonl")
+    with pytest.raises(UsageError):
+        filter_path(source, "jsonl", mode="compact", workspace=tmp_path)
+    with pytest.raises(UsageError):
+        filter_path(source, "jsonl", in_place=True, workspace=tmp_path)
+    with pytest.raises(UsageError):
+        filter_path(source, "jsonl", keep_ratio=1.5, workspace=tmp_path)
+    with pytest.raises(UsageError):
+        filter_path(source, "jsonl", keep_ratio=0.5, budget=100, workspace=tmp_path)
+
+
+# -- the CLI ------------------------------------------------------------------------------------------------------
+def test_cli_writes_next_to_the_input_never_over_it(tmp_path: Path, apollo_cli) -> None:
+    source = _chat(tmp_path / "chat.jsonl")
+    original = source.read_bytes()
+    first = apollo_cli("renal", "filter", str(source), "--workspace", str(tmp_path), "--lang", "en")
+    second = apollo_cli("renal", "filter", str(source), "--workspace", str(tmp_path), "--lang", "zh")
+    assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
+    assert source.read_bytes() == original
+    assert (tmp_path / "chat.filtered.jsonl").is_file() and (tmp_path / "chat.filtered-2.jsonl").is_file()
+    assert "Context purification report" in first.stdout and str(tmp_path / "chat.filtered.jsonl") in first.stdout
+    assert "上下文净化报告" in second.stdout and "节省率" in second.stdout
+
+
+def test_cli_json_and_dry_run(tmp_path: Path, apollo_cli) -> None:
+    source = _chat(tmp_path / "chat.jsonl")
+    done = apollo_cli("renal", "filter", str(source), "--dry-run", "--json", "--keep-ratio", "0.5",
+                      "--workspace", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["dry_run"] and report["output"] is None and report["budget"]["met"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["chat.jsonl"]
+
+
+def test_cli_reports_unreadable_input_without_a_traceback(tmp_path: Path, apollo_cli) -> None:
+    junk = tmp_path / "junk.bin"
+    junk.write_bytes(b"\x00\x01 not a transcript")
+    done = apollo_cli("renal", "filter", str(junk), "--workspace", str(tmp_path))
+    assert done.returncode == 1 and "Traceback" not in done.stderr and "junk.bin" in done.stderr
+    bad = apollo_cli("renal", "filter", str(junk), "--in-place", "--workspace", str(tmp_path))
+    assert bad.returncode == 2
+
+
+def test_report_renders_the_seed_lines_in_both_languages(tmp_path: Path) -> None:
+    labeled = build("zh-chat", tmp_path)
+    report = filter_path(labeled.path, dry_run=True, workspace=tmp_path).report
+    zh, en = render(report, "zh"), render(report, "en")
+    for line in ("🫘 [apollo-renal] 上下文净化报告", "过滤前状态：", "✅ 保留：决策", "❌ 删除：重复确认", "节省率：",
+                 "平衡状态：", "下一步建议："):
+        assert line in zh
+    assert "Saving:" in en and "Kept:" in en
