@@ -82,8 +82,9 @@ class Bench:
         self.only = only
         self.console = console
         self.python = sys.executable
+        # the generator's clock, and no user configuration: every machine measures the same work
         self.env = {**os.environ, "APOLLO_NOW": generate.BENCH_NOW.isoformat(),
-                    "APOLLO_CONFIG": str(OUT / "no-user-config.toml"), "PYTHONDONTWRITEBYTECODE": "0"}
+                    "APOLLO_CONFIG": str(OUT / "no-user-config.toml")}
         self.scratch = OUT / "run"
         self.comparisons: list[Comparison] = []
 

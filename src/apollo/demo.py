@@ -76,7 +76,8 @@ def demo_steps(run: DemoRun, lang: str) -> list[DemoStep]:
     return [
         DemoStep("renal: measure the current session (the heartbeat check)", ["renal", "check", *where]),
         DemoStep("renal: filter the current session (rewrite, next to nothing: a new file)",
-                 ["renal", "filter", str(_newest_session(session)), "-o", str(filtered), *where]),
+                 ["renal", "filter", str(_newest_session(session)), "-o", str(filtered),
+                  "--workspace", str(run.workspace), "--lang", lang]),
         DemoStep("autophagy: what each tier would remove (read-only)", ["autophagy", "status", *where]),
         DemoStep("autophagy: small cleanup (tier 1), confirmed with --yes", ["autophagy", "small", "--yes", *where]),
         DemoStep("autophagy: medium cleanup plan (tier 2; needs --confirm PLAN_ID to run)",

@@ -60,6 +60,12 @@ def _protected(rel: str) -> bool:
         or rel.startswith("task-files/")
 
 
+def _in_rebuildable_folder(rel: str) -> bool:
+    """Build output and cache folders go whole, their links included (never their targets)."""
+    return any(p in ("build", "dist", "__pycache__", ".pytest_cache") or p.endswith(".egg-info")
+               for p in rel.split("/")[:-1])
+
+
 def _build(root: Path, spec: list) -> None:
     workspace, outside = root / "workspace", root / "outside"
     for folder in (workspace, outside, root / "state"):
@@ -118,6 +124,9 @@ def _check(root: Path, before: dict, before_outside: dict, tier: str) -> None:
             assert all(line in new for line in old if "[过时]".encode() not in line), f"{tier}: {rel!r} lost a line"
         elif _protected(rel) or recent:
             assert after.get(rel) == value, f"{tier}: {rel!r} (protected or recent) changed"
+        elif value[0] == "link" and rel not in after:
+            assert rel in before["@dangling-inside"] or _in_rebuildable_folder(rel), \
+                f"{tier}: the link {rel!r} was removed but was neither broken nor inside build output or a cache"
     assert (workspace / "skills" / "s" / "SKILL.md").read_text() == "skill"
     assert (workspace / "task-files" / "draft.tmp").read_text() == "needed by a task"
 
@@ -134,7 +143,14 @@ def test_random_workspaces_every_tier(spec: list) -> None:
         config = config_mod.load(paths.workspace)
         before = tree(root / "workspace")
         before["@sibling"] = tree(root)["sibling.tmp"]
+        workspace = os.path.realpath(root / "workspace")
+        before["@dangling-inside"] = {
+            rel for rel, value in before.items() if value[0] == "link"
+            and not os.path.exists(root / "workspace" / rel)
+            and os.path.realpath(root / "workspace" / rel).startswith(workspace + os.sep)}
         for rel, value in list(before.items()):
+            if rel.startswith("@"):
+                continue
             if rel.rsplit("/", 1)[-1] == "MEMORY.md" and value[0] == "file":
                 before["@text:" + rel] = (root / "workspace" / rel).read_bytes()
         before_outside = tree(root / "outside")

@@ -129,3 +129,31 @@ def test_installed_settings_and_hook_io_match_claude_codes_types(claude_types: P
     wrong = settings.replace('"type": "command"', '"type": "shell"')
     failed = _typecheck(claude_types, f"const settings: Settings = {wrong};", tmp_path)
     assert failed.returncode != 0 and "command" in failed.stdout  # the check can fail
+
+
+# ---- finding the current session for /renal ------------------------------------------------------
+
+def test_project_slug_matches_claude_codes_folder_names() -> None:
+    from apollo.integration.claude_code import project_slug
+
+    assert project_slug(Path("/Users/foo/src/github.com/omnara-ai/omnara")) == \
+        "-Users-foo-src-github-com-omnara-ai-omnara"
+    assert project_slug(Path("/home/user/my_example workspace")) == "-home-user-my-example-workspace"
+    assert project_slug(Path("/home/u/文档")) == "-home-u---"
+
+
+def test_hook_session_finds_the_newest_main_transcript(apollo_cli, tmp_path: Path) -> None:
+    project = tmp_path / "my_proj.v2"
+    project.mkdir()
+    folder = tmp_path / "cc" / "projects" / ("-" + str(project).replace("/", "-")[1:].replace("_", "-")
+                                             .replace(".", "-"))
+    folder.mkdir(parents=True)
+    for age, name in ((30, "old.jsonl"), (20, "current.jsonl"), (10, "agent-sub.jsonl")):
+        path = folder / name
+        path.write_text("{}\n", encoding="utf-8")
+        os.utime(path, (1_800_000_000 - age, 1_800_000_000 - age))
+    done = apollo_cli("hook", "session", "--project", str(project), env={"CLAUDE_CONFIG_DIR": str(tmp_path / "cc")})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == str(folder / "current.jsonl")
+    missing = apollo_cli("hook", "session", "--project", str(tmp_path), env={"CLAUDE_CONFIG_DIR": str(tmp_path / "cc")})
+    assert missing.returncode == 1 and "no Claude Code session for this folder" in missing.stderr

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -174,8 +175,17 @@ def test_symlinked_skills_folder_is_refused_not_followed(workspace: Path, tmp_pa
     outside = tmp_path / "outside"
     outside.mkdir()
     (workspace / "skills").symlink_to(outside, target_is_directory=True)
-    with pytest.raises(Exception, match="symlink"):
+    with pytest.raises(inst.Refused, match="symlink"):
         inst.install(inst.openclaw_target(workspace))
+    assert list(outside.iterdir()) == []
+
+
+def test_cli_refuses_a_symlinked_folder_with_exit_4(apollo_cli, workspace: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (workspace / "scripts").symlink_to(outside, target_is_directory=True)
+    done = apollo_cli("install", "-w", str(workspace))
+    assert done.returncode == 4 and "symlink" in done.stderr and "Traceback" not in done.stderr
     assert list(outside.iterdir()) == []
 
 
@@ -206,17 +216,23 @@ def test_wrappers_find_the_workspace_and_pass_arguments(workspace: Path, tmp_pat
 
 def test_wrapper_falls_back_to_python_module_and_explains_when_missing(workspace: Path, tmp_path: Path) -> None:
     inst.install(inst.openclaw_target(workspace))
-    bare = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
-    done = subprocess.run(["bash", str(workspace / "scripts/renal/renal-check.sh")], capture_output=True, text=True,
-                          env=bare)
-    if done.returncode == 127:
-        assert "pip install apollo-hygiene" in done.stderr
-    python_bin = Path(sys.executable).parent
-    with_python = {"PATH": f"{python_bin}:/usr/bin:/bin", "HOME": str(tmp_path)}
-    (python_bin / "apollo").exists()
+    only_python = tmp_path / "only-python"
+    only_python.mkdir()
+    (only_python / "python3").write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n', encoding="utf-8")
+    (only_python / "python3").chmod(0o755)  # Apollo importable, but no `apollo` on PATH
+    for tool in ("bash", "dirname", "env"):
+        (only_python / tool).symlink_to(shutil.which(tool))
     done = subprocess.run(["bash", str(workspace / "scripts/autophagy/autophagy.sh"), "--help"], capture_output=True,
-                          text=True, env=with_python)
-    assert done.returncode == 0 and "autophagy" in done.stdout
+                          text=True, env={"PATH": str(only_python), "HOME": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    assert "python -m apollo autophagy" in done.stdout and "status" in done.stdout
+    nothing = tmp_path / "nothing"
+    nothing.mkdir()
+    for tool in ("bash", "dirname"):
+        (nothing / tool).symlink_to(shutil.which(tool))
+    done = subprocess.run([str(nothing / "bash"), str(workspace / "scripts/renal/renal-check.sh")], capture_output=True,
+                          text=True, env={"PATH": str(nothing), "HOME": str(tmp_path)})
+    assert done.returncode == 127 and "pip install apollo-hygiene" in done.stderr
 
 
 # ---- Claude Code ----------------------------------------------------------------------------------
@@ -332,7 +348,7 @@ def test_uninstall_never_follows_a_symlink_swapped_in(workspace: Path, tmp_path:
     (renal_dir / "SKILL.md").unlink()
     renal_dir.rmdir()
     renal_dir.symlink_to(outside, target_is_directory=True)
-    with pytest.raises(Exception, match="symlink"):
+    with pytest.raises(inst.Refused, match="symlink"):
         inst.uninstall(inst.openclaw_target(workspace))
     assert (outside / "SKILL.md").is_file()
 

@@ -177,6 +177,12 @@ def _claude_code(tmp_path: Path) -> Path:
     return path
 
 
+def _empty(tmp_path: Path) -> Path:
+    path = tmp_path / "empty.json"
+    path.write_text("[]\n")
+    return path
+
+
 def _openclaw(tmp_path: Path) -> Path:
     return generate.write_session(tmp_path / "openclaw.jsonl", 120_000, seed=11)
 
@@ -199,8 +205,8 @@ def _openclaw_sqlite(tmp_path: Path) -> Path:
     return db
 
 
-@pytest.mark.parametrize("build", [_openai, _jsonl, _markdown, _claude_code, _openclaw, _openclaw_sqlite],
-                         ids=["openai", "jsonl", "markdown", "claude-code", "openclaw", "openclaw-sqlite"])
+@pytest.mark.parametrize("build", [_openai, _jsonl, _markdown, _claude_code, _openclaw, _openclaw_sqlite, _empty],
+                         ids=["openai", "jsonl", "markdown", "claude-code", "openclaw", "openclaw-sqlite", "empty"])
 def test_every_input_format_renders(chromium: str, profile: Path, apollo_cli, tmp_path: Path, build) -> None:
     source = build(tmp_path)
     html = tmp_path / "report.html"
@@ -210,7 +216,8 @@ def test_every_input_format_renders(chromium: str, profile: Path, apollo_cli, tm
     _assert_counts_match(page, _filter_report(apollo_cli, source, "--lang", "en"))
     data = _embedded(page)
     assert data["lang"] == "en" and data["labels"]["reason"] == "why"
-    assert len(data["elements"]) == len(transcript.read(source).in_context()) > 0
+    assert len(data["elements"]) == len(transcript.read(source).in_context())
+    assert data["elements"] or build is _empty
     _assert_timeline(page, data)
 
 

@@ -326,7 +326,8 @@ class Scanner:
         if exists:
             return []
         reason = self.protected_path(target_parts, False) if target_parts else None
-        named = next((p for p in PurePosixPath(target).parts if self.rules.protect.match(p, p, False)), None)
+        named = next((p for p in PurePosixPath(target).parts
+                      if self.rules.protect.match(p, p, True) or self.rules.protect.match(p, p, False)), None)
         if reason or named:
             if record:
                 self._keep(parts, "link to a protected path", "指向受保护路径的链接")
@@ -416,18 +417,25 @@ class Scanner:
                 kept += 1
                 continue
             is_dir = stat.S_ISDIR(est.st_mode)
-            reason = self.protected_reason(rel, entry.name, is_dir)
+            is_link = stat.S_ISLNK(est.st_mode)
+            reason = self.protected_reason(rel, entry.name, is_dir or is_link)
+            reason = reason or (self.protected_reason(rel, entry.name, False) if is_link else None)
             if reason:
                 self._keep(child, *reason)
                 kept += 1
                 continue
-            if stat.S_ISLNK(est.st_mode):
+            if is_link:  # the link itself goes with the folder; its target is never looked at
                 target = self._safe_readlink(fd, entry.name)
-                if target is None or any(self.rules.protect.match(p, p, False) for p in PurePosixPath(target).parts):
+                if target is None or any(self.rules.protect.match(p, p, True) or self.rules.protect.match(p, p, False)
+                                         for p in PurePosixPath(target).parts):
                     self._keep(child, "link to a protected path", "指向受保护路径的链接")
                     kept += 1
-                    continue
-                members.append(Member(list(child), Fingerprint.of(est).to_list()))
+                elif self.recent(est):
+                    self._keep(child, f"modified in the last {self.recent_minutes:g} minutes",
+                               f"最近 {self.recent_minutes:g} 分钟内修改过")
+                    kept += 1
+                else:
+                    members.append(Member(list(child), Fingerprint.of(est).to_list()))
                 continue
             if is_dir:
                 if est.st_dev != self.root.dev:

@@ -38,7 +38,7 @@ LangOpt = Annotated[
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print only the essential line.")]
 VerboseOpt = Annotated[bool, typer.Option("--verbose", "-v", help="More detail; tracebacks on errors.")]
 FormatOpt = Annotated[
-    str, typer.Option("--format", "-f", help="Transcript format: auto, openclaw, claude-code, openai, jsonl, markdown.")
+    str, typer.Option("--format", "-f", help="Transcript format: auto, openclaw, openclaw-sqlite, claude-code, openai, jsonl, markdown.")
 ]
 
 

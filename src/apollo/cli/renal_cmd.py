@@ -214,7 +214,7 @@ def report(
     input_path: Annotated[Path, typer.Argument(metavar="INPUT", help="Transcript file (any format, or an OpenClaw "
                                                                      ".sqlite store).", show_default=False)],
     html: Annotated[Path | None, typer.Option(
-        "--html", help="Where to write the page [default: ./<input name>.renal-report.html]; an earlier Apollo "
+        "--html", help="Where to write the page \\[default: ./<input name>.renal-report.html]; an earlier Apollo "
                        "report there is replaced, any other file is refused.", show_default=False)] = None,
     fmt: FormatOpt = "auto",
     keep_ratio: Annotated[float | None, typer.Option(

@@ -1,0 +1,1 @@
+"""Apollo inside the agents people use: routing, installation, heartbeat, Claude Code hooks, MCP."""

@@ -96,13 +96,13 @@ def run(paths: Any, config: Any, lang: str) -> HeartbeatResult:
     state_file = write_state(paths, result)
     state = result.to_state()
     line = heartbeat_line(result, lang)
-    heartbeat_file: Path | None = paths.workspace / config.get("heartbeat.state_file")
+    heartbeat_file = paths.workspace / config.get("heartbeat.state_file")
     try:
         merge_section(heartbeat_file, SECTION, {**state, "line": line, "state_file": str(state_file),
                                                 "purged_snapshots": len(purged)})
     except ApolloError as exc:
         warnings.append(exc.line())
-        heartbeat_file = None
+        return HeartbeatResult(line, state, state.get("source"), state_file, None, purged, warnings)
     return HeartbeatResult(line, state, state.get("source"), state_file, heartbeat_file, purged, warnings)
 
 

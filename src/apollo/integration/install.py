@@ -67,7 +67,8 @@ class HookItem:
 
     @property
     def entry(self) -> dict[str, Any]:
-        return {"type": "command", "command": self.command, "timeout": self.timeout}
+        return {"type": "command", "command": self.command, "timeout": self.timeout,
+                "statusMessage": "Apollo: saving the important context before compaction"}
 
     def owns(self, command: Any) -> bool:
         """Apollo's hook whatever path the install wrote for ``apollo`` (a venv may have moved)."""
@@ -161,6 +162,7 @@ _WORDS = {
     "block-removed": ("已移除标记块", "marked block removed"), "hook-added": ("已加入钩子", "hook added"),
     "hook-removed": ("已移除钩子", "hook removed"), "gone": ("已不存在", "already gone"),
     "unreadable": ("无法解析，未动", "cannot be parsed; left alone"),
+    "kept-not-empty": ("还有其他文件，保留", "still holds other files; kept"),
     "nothing": ("没有安装记录", "nothing installed here"),
 }
 
@@ -487,20 +489,32 @@ def _json_bytes(data: dict[str, Any]) -> bytes:
 def install(target: Target, *, force: bool = False) -> Report:
     """Install every item of ``target``; idempotent; ``force`` refreshes only Apollo's own items."""
     report = Report(target.kind, target.root, "install")
-    with _open_root(target, create=True) as root:
+    with _open_root(target, create=True) as root, _refusing_unsafe(target):
         tree = _Tree(root)
         manifest = _load_manifest(tree, target.root)
         tree.ensure_dir(str(Path(MANIFEST).parent))  # recorded like every folder Apollo creates
-        for item in target.items:
-            if isinstance(item, FileItem):
-                _install_file(tree, manifest, item, force, report)
-            elif isinstance(item, BlockItem):
-                _install_block(tree, manifest, item, force, report)
-            else:
-                _install_hook(tree, manifest, item, report)
-        manifest["dirs"] = sorted(set(manifest["dirs"]) | set(tree.created_dirs))
-        _save_manifest(tree, manifest, target)
+        try:
+            for item in target.items:
+                if isinstance(item, FileItem):
+                    _install_file(tree, manifest, item, force, report)
+                elif isinstance(item, BlockItem):
+                    _install_block(tree, manifest, item, force, report)
+                else:
+                    _install_hook(tree, manifest, item, report)
+        finally:  # what was written before a failure is recorded, so --uninstall still finds it
+            manifest["dirs"] = sorted(set(manifest["dirs"]) | set(tree.created_dirs))
+            _save_manifest(tree, manifest, target)
     return report
+
+
+@contextmanager
+def _refusing_unsafe(target: Target) -> Iterator[None]:
+    """A symlink or a file changed under our feet is a refusal with the CLI's exit code 4."""
+    try:
+        yield
+    except fs.Unsafe as exc:
+        raise Refused(exc.reason, where=str(target.root),
+                      hint="Apollo never writes through a symlink or over a file that changed meanwhile") from None
 
 
 def _install_file(tree: _Tree, manifest: dict[str, Any], item: FileItem, force: bool, report: Report) -> None:
@@ -635,7 +649,7 @@ def uninstall(target: Target) -> Report:
     if not target.root.exists():
         report.add(".", "nothing")
         return report
-    with _open_root(target, create=False) as root:
+    with _open_root(target, create=False) as root, _refusing_unsafe(target):
         tree = _Tree(root)
         manifest_bytes = tree.read(MANIFEST)
         if manifest_bytes is None:
@@ -662,7 +676,7 @@ def uninstall(target: Target) -> Report:
         tree.remove(MANIFEST, based_on=manifest_bytes)
         for rel in sorted(manifest["dirs"], key=lambda d: (d.count("/"), d), reverse=True):
             if not tree.remove_dir(rel):
-                report.add(rel + "/", "kept-modified", "holds files that are not Apollo's; kept")
+                report.add(rel + "/", "kept-not-empty")
     return report
 
 

@@ -424,7 +424,6 @@ class Decision:
     confirmation: str
     warnings: list[str]
     reason: str
-    intents: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {"system": self.system, "tier": self.tier, "confirmation": self.confirmation,
@@ -448,10 +447,11 @@ def parse_usage(value: str | float | None) -> float | None:
     return number
 
 
-_SYSTEM_NAMES = {
-    "zh": {"autophagy": {"small": "小自噬", "medium": "中度自噬", "large": "大自噬"}, "renal": "apollo-renal 过滤",
+#: what to call an intent's outcome: by tier for autophagy, by system otherwise
+_NAMES = {
+    "zh": {"small": "小自噬", "medium": "中度自噬", "large": "大自噬", "renal": "apollo-renal 过滤",
            "dream": "apollo-dream 巩固"},
-    "en": {"autophagy": {"small": "small autophagy", "medium": "medium autophagy", "large": "large autophagy"},
+    "en": {"small": "small autophagy", "medium": "medium autophagy", "large": "large autophagy",
            "renal": "apollo-renal filtering", "dream": "apollo-dream consolidation"},
 }
 _PROTOCOL = {
@@ -474,8 +474,7 @@ _PROTOCOL = {
 
 
 def _label(intent: Intent, lang: str) -> str:
-    names = _SYSTEM_NAMES[lang][intent.system]
-    return names[intent.tier] if isinstance(names, dict) else names
+    return _NAMES[lang][intent.tier or intent.system]
 
 
 def _quote(terms: Sequence[str], lang: str) -> str:
@@ -485,7 +484,7 @@ def _quote(terms: Sequence[str], lang: str) -> str:
 def decide(text: str, token_usage: float | None = None, *, lexicon: Lexicon | None = None,
            thresholds: Thresholds = Thresholds(), lang: str = "zh") -> Decision:
     """The seeds' decision flow for one user message (and optionally the current token usage)."""
-    if lang not in _SYSTEM_NAMES:
+    if lang not in _NAMES:
         raise UsageError(f"unknown language {lang!r}", hint="use zh or en")
     lexicon = lexicon or _builtin()
     requested, declined = match_intents(text or "", lexicon)
@@ -508,33 +507,29 @@ def decide(text: str, token_usage: float | None = None, *, lexicon: Lexicon | No
         chosen = requested[0]
         intent = chosen.intent
         summary = intent.summary.get(lang) or intent.name
-        parts.append(f"{summary}{_quote(chosen.terms, lang) and ' ' + _quote(chosen.terms, lang)} → "
-                     f"{_label(intent, lang)}")
+        parts.append(f"{summary} {_quote(chosen.terms, lang)} → {_label(intent, lang)}")
         parts.append(_PROTOCOL[lang][intent.tier or intent.system])
-        others = [m for m in requested[1:]]
-        if others:
-            listed = "、".join(_label(m.intent, lang) for m in others) if zh else \
-                ", ".join(_label(m.intent, lang) for m in others)
+        if requested[1:]:
+            listed = ("、" if zh else ", ").join(_label(m.intent, lang) for m in requested[1:])
             parts.append(f"另外也提到：{listed}——按优先级 autophagy > renal > dream 之后再做" if zh else
                          f"also asked: {listed} — do it afterwards (priority autophagy > renal > dream)")
         system, tier, confirmation = intent.system, intent.tier, intent.confirmation
-        names = [m.intent.name for m in requested]
     elif token_usage is not None and token_usage > thresholds.renal_trigger:
         parts.append(f"Token 使用率 {pct} > {thresholds.renal_trigger:.0%}：先用 apollo-renal 过滤（非破坏性）；"
                      f"Token 使用率不会单独触发大自噬" if zh else
                      f"token usage {pct} > {thresholds.renal_trigger:.0%}: filter with apollo-renal first "
                      f"(non-destructive); token usage alone never triggers large autophagy")
-        system, tier, confirmation, names = "renal", None, "none", []
+        system, tier, confirmation = "renal", None, "none"
     else:
         parts.append("没有识别出清理或过滤请求" if zh else "no cleanup or filtering request recognised")
-        system, tier, confirmation, names = "none", None, "none", []
+        system, tier, confirmation = "none", None, "none"
     if declined:
         listed = ("、" if zh else ", ").join(
-            f"{_label(m.intent, lang)}（{_quote(m.terms, lang)}）" if zh else f"{_label(m.intent, lang)} ({_quote(m.terms, lang)})"
-            for m in declined)
+            f"{_label(m.intent, lang)}（{_quote(m.terms, lang)}）" if zh else
+            f"{_label(m.intent, lang)} ({_quote(m.terms, lang)})" for m in declined)
         parts.append(f"未请求（用户说了不要或已经做过）：{listed}" if zh else
                      f"not requested (the user said not to, or that it is done already): {listed}")
-    return Decision(system, tier, confirmation, warnings, "；".join(parts) if zh else "; ".join(parts), names)
+    return Decision(system, tier, confirmation, warnings, "；".join(parts) if zh else "; ".join(parts))
 
 
 def decide_with_config(text: str, token_usage: float | None, config: Any, lang: str) -> Decision:

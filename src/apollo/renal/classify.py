@@ -20,6 +20,7 @@ Anything uncertain is ``confirm``, never ``drop``; the user's keep/drop patterns
 from __future__ import annotations
 
 import hashlib
+import re
 from collections import Counter, OrderedDict, deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
@@ -37,6 +38,7 @@ ACTIONS = ("keep", "compress", "drop", "confirm")
 #: categories SPEC §1.1 keeps always while they are current
 MUST_KEEP = frozenset({"decision", "preference", "task", "question"})
 _QUOTE = 40
+_DIGITS = re.compile(r"\d")
 
 
 @dataclass(slots=True)
@@ -88,6 +90,8 @@ class _Turn:
     request: bool = False
     proposal: bool = False
     signals: frozenset[str] = frozenset()
+    #: topic words, for content turns: what a bare decision in reply to this turn is about
+    keys: frozenset[str] = frozenset()
 
 
 @dataclass(slots=True)
@@ -148,6 +152,7 @@ class Classifier:
         self._calls: OrderedDict[str, _Call] = OrderedDict()
         self._pending_calls: dict[str, _Call] = {}
         self._awaiting: list[_Candidate] = []
+        self._turn_keys: frozenset[str] = frozenset()
 
     # -- the stream ----------------------------------------------------------------------------
 
@@ -348,11 +353,20 @@ class Classifier:
             if rules[name].search(text):
                 return self._verdict(element, "noise", "drop", rules[name].confidence, rules[name].about,
                                      f"agent:{name}")
+        marker = str(element.extra.get("marker", "")) if element.extra else ""
+        if marker and rules["todo_open"].search(marker):  # a Markdown "- [ ] …" item
+            self._remember(element, speaker, role, substantive=True)
+            self._candidate(self._tasks, element, role, speaker, reading.keywords(text, rules))
+            return self._verdict(element, "task", "keep", 0.85, "an open to-do item", "intent:todo")
+        if marker and rules["todo_done"].search(marker):
+            self._remember(element, speaker, role, substantive=True)
+            return self._verdict(element, "process", "compress", 0.75, "a finished to-do item", "intent:todo_done")
         if role == "system":
             self._remember(element, speaker, role, substantive=True)
             return self._verdict(element, "preference", "keep", 0.9, "system prompt: standing instructions",
                                  "role:system")
         found = reading.read(text, role, rules, social=len(text) <= self._social_max_chars)
+        self._turn_keys = frozenset()
         reference = self._reference()
         previous_other = next((t for t in reversed(self._turns) if t.speaker != speaker), None)
         if found.social_only:
@@ -388,6 +402,7 @@ class Classifier:
             turn.yes_no = (found.question and not found.wh) or found.tag
             turn.request = found.question and "request" in found.found
             turn.proposal = "proposal" in found.found
+            turn.keys = self._turn_keys
         self._turns.append(turn)
 
     def _social(self, element: Element, found: reading.Reading, role: str, speaker: str, reference: _Turn | None,
@@ -449,7 +464,8 @@ class Classifier:
                         status="current" if decides else "answered", confidence=0.75, rule="context:answered",
                         reason=f'yes/no question answered "{quoted}" ({polarity}) in #{element.id}'
                                + (": with its answer it states a decision" if decides else ""))
-            if decides:
+            if decides:  # the user decided it: the agent restating it later does not replace it
+                candidate.role = "user"
                 self._decisions.append(candidate)
         return self._verdict(element, "decision" if decides else "process", "keep", 0.75,
                              f'"{quoted}" answers the yes/no question #{question.id} ({polarity})', "context:answer")
@@ -461,6 +477,7 @@ class Classifier:
         self._proposal = None
         self._amend(candidate, category="decision", action="keep", confidence=0.75, rule="context:accepted",
                     reason=f"proposal accepted by the user in #{element.id}")
+        candidate.role = "user"  # the user decided it (see _answer)
         self._supersede(candidate, self._decisions, strong=False)
         self._decisions.append(candidate)
 
@@ -496,6 +513,10 @@ class Classifier:
             topic, keys = self.balance.observe_reading(element.id, found, self.rules, element.timestamp)
         else:
             topic, keys = self.balance.current_topic, reading.keywords(found.content_text(), self.rules)
+        self._turn_keys = keys
+        if replying and (reference.question or reference.proposal):
+            # "那就用 PostgreSQL 吧" after "SQLite or PostgreSQL?" is about what the question was about
+            keys = keys | reference.keys
         done = "completion" in markers and "continuation" not in markers and not found.question
         if found.content and any(not c.question for c in found.content):
             self._answered_by(element, speaker)
@@ -507,13 +528,17 @@ class Classifier:
             if "preference" in markers:
                 return self._stance(element, "preference", 0.85, f"states a preference ({marker('preference')})",
                                     keys, role, speaker, topic, markers)
-            if "decision" in markers:
-                return self._stance(element, "decision", 0.85, f"makes a decision ({marker('decision')})", keys, role,
-                                    speaker, topic, markers)
-            if "supersede" in markers and self._best(keys, self._decisions)[0] is not None:
-                return self._stance(element, "decision", 0.75, f"changes an earlier decision ({marker('supersede')})",
+            asks = found.question  # "图表用 matplotlib 还是 echarts？" asks about a choice; it makes none
+            if not asks and ("decision" in markers or "choice" in markers):
+                name = "decision" if "decision" in markers else "choice"
+                return self._stance(element, "decision", 0.85 if name == "decision" else 0.75,
+                                    f"makes a decision ({marker(name)})", keys, role, speaker, topic, markers)
+            if not asks and "supersede" in markers and ("task" not in markers
+                                                         or self._related(keys, self._decisions)):
+                return self._stance(element, "decision", 0.75, f"changes or makes a decision ({marker('supersede')})",
                                     keys, role, speaker, topic, markers)
-            if "task" in markers and (found.question or not done):
+            # "mark the migration done" asks for work, it reports nothing; "确认一下，…对吧？" asks a question
+            if "task" in markers and (not found.question or "request" in markers):
                 self._candidate(self._tasks, element, role, speaker, keys, topic)
                 return self._verdict(element, "task", "keep", 0.8, f"asks for work ({marker('task')})", "intent:task")
             if found.question:
@@ -535,20 +560,25 @@ class Classifier:
                 return self._verdict(element, "process", "compress", 0.6, "long pasted text: its core may be enough",
                                      "process:long_user")
             return self._verdict(element, "process", "keep", 0.6, "discussion", "process:discussion")
+        if done:  # "记好了：…PDF 的决定…" reports work done, whatever else it says
+            self._close_task(element, keys)
+        acknowledged = any(s.confirmation for s in found.social)
+        if replying and acknowledged and self._echoes(keys, reference) and not _DIGITS.search(found.content_text()):
+            return self._verdict(element, "noise", "drop", 0.75, f"acknowledges and restates #{reference.id}, which "
+                                 "is kept", "context:echo", confirmation=True)
+        if found.question:
+            self._candidate(self._open_questions, element, role, speaker, keys, topic)
+            return self._verdict(element, "question", "keep", 0.75, "asks the user a question", "intent:question")
+        if "proposal" in markers:  # "如果…就用 PostgreSQL": a choice offered is a proposal, not a decision
+            self._proposal = self._candidate(None, element, role, speaker, keys, topic)
+            return self._verdict(element, "process", "keep", 0.7, f"proposes ({marker('proposal')}); awaiting the "
+                                 "user's answer", "intent:proposal")
         if "decision" in markers:
             return self._stance(element, "decision", 0.7, f"states a decision ({marker('decision')})", keys, role,
                                 speaker, topic, markers)
         if done:
-            self._close_task(element, keys)
             return self._verdict(element, "process", "keep", 0.75, f"reports work done ({marker('completion')})",
                                  "intent:completion")
-        if found.question:
-            self._candidate(self._open_questions, element, role, speaker, keys, topic)
-            return self._verdict(element, "question", "keep", 0.75, "asks the user a question", "intent:question")
-        if "proposal" in markers:
-            self._proposal = self._candidate(None, element, role, speaker, keys, topic)
-            return self._verdict(element, "process", "keep", 0.7, f"proposes ({marker('proposal')}); awaiting the "
-                                 "user's answer", "intent:proposal")
         if element.tokens > self._compress_tokens:
             return self._verdict(element, "process", "compress", 0.7, "long explanation: its core is enough once "
                                  "read", "process:explanation")
@@ -567,41 +597,47 @@ class Classifier:
             del store[0]
         return self._verdict(element, category, "keep", confidence, reason, f"intent:{category}")
 
-    def _best(self, keys: frozenset[str], store: list[_Candidate]) -> tuple[_Candidate | None, int, float]:
-        best: tuple[_Candidate | None, int, float] = (None, 0, 0.0)
-        for candidate in store:
-            shared, share = reading.overlap(keys, candidate.keys)
-            if shared and (shared, share) >= (best[1], best[2]):
-                best = (candidate, shared, share)
-        return best
+    @staticmethod
+    def _echoes(keys: frozenset[str], reference: _Turn | None) -> bool:
+        """An acknowledgement that only repeats the other side's statement ("收到，以后金额统一用人民币");
+        a reply to a question names what was asked and adds the answer, so it is never an echo."""
+        return (reference is not None and not reference.question and not reference.signals & {"task", "request"}
+                and len(keys) >= 2 and len(keys & reference.keys) / len(keys) >= 0.8)
+
+    def _related(self, keys: frozenset[str], store: list[_Candidate]) -> bool:
+        return any(keys & candidate.keys for candidate in store)
 
     def _supersede(self, newer: _Candidate, store: list[_Candidate], *, strong: bool) -> None:
-        """Mark the earlier decision (or preference) that ``newer`` replaces: surely when the newer
-        one says so (改用, instead) and they share a topic word, tentatively (confirm) when they
-        share most of their words."""
-        earlier, shared, share = self._best(newer.keys, store)
+        """Mark the earlier decisions (or preferences) that ``newer`` replaces: surely when the newer
+        one says so (改用, instead) and they share topic words, tentatively (confirm) when they share
+        most of their words without saying so. The user decides: the agent restating or carrying
+        out a user's decision never replaces it."""
         settings = self.rules.settings
-        if earlier is None:
-            return
-        if strong and shared >= settings["supersede_min_shared"]:
-            confidence = 0.8
-        elif shared >= 2 and share >= settings["supersede_overlap"]:
-            confidence = 0.6
-        else:
-            return
-        # the earlier one also settled other things ("PostgreSQL, and Docker for deployment"): in part only
-        whole = shared / len(earlier.keys) >= 0.5
-        store.remove(earlier)
-        self._amend(earlier, status="superseded", superseded_by=newer.verdict.id, action="drop",
-                    confidence=confidence if whole else min(confidence, 0.6), rule="resolve:superseded",
-                    reason=f"replaced{'' if whole else ' in part'} by the later #{newer.verdict.id}")
+        for earlier in list(store):
+            if newer.role == "assistant" and earlier.role in ("user", "system"):
+                continue
+            shared, share = reading.overlap(newer.keys, earlier.keys)
+            if strong and (shared >= settings["supersede_min_shared"]
+                           or (shared == 1 and share >= settings["supersede_min_share"])):
+                confidence = 0.8
+            elif shared >= 2 and share >= settings["supersede_overlap"]:
+                confidence = 0.6
+            else:
+                continue
+            # the earlier one also settled other things ("PostgreSQL, and Docker for deployment"): in part only
+            whole = shared / len(earlier.keys) >= 0.5
+            self._forget([earlier])
+            self._amend(earlier, status="superseded", superseded_by=newer.verdict.id, action="drop",
+                        confidence=confidence if whole else min(confidence, 0.6), rule="resolve:superseded",
+                        reason=f"replaced{'' if whole else ' in part'} by the later #{newer.verdict.id}")
 
     def _close_task(self, element: Element, keys: frozenset[str]) -> None:
-        """A report of work done closes the active task it is about (or, failing any shared word,
-        the latest one, tentatively)."""
+        """A report of work done closes the latest active task it shares a topic word with (a report
+        is about the work just asked for, more than about older requests it mentions); failing
+        any shared word, the latest task, tentatively."""
         if not self._tasks:
             return
-        task, shared, _ = self._best(keys, self._tasks)
+        task = next((t for t in reversed(self._tasks) if keys & t.keys), None)
         confidence = 0.75
         if task is None:
             task, confidence = self._tasks[-1], 0.6

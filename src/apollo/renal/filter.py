@@ -14,7 +14,6 @@ which only appends and refuses when the file changed while it was read.
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,7 +26,7 @@ from apollo.renal import concentrate
 from apollo.renal.condense import Condenser
 from apollo.renal.salience import information
 from apollo.tokens import exact_available, get_counter
-from apollo.transcript.model import Edit, Element, Kind, Role, Transcript
+from apollo.transcript.model import Edit, Element, Kind, Transcript
 
 MUST_KEEP = ("decision", "preference", "task", "question")
 MODES = ("rewrite", "compact")
@@ -408,16 +407,3 @@ def write_compaction(path: Path | Any, transcript: Transcript, fates: list[Fate]
     return {"entry_id": entry_id, "first_kept_entry_id": first_kept, "tokens_before": tokens_before,
             "summary_tokens": get_counter("estimate")[1](summary), "summary": summary,
             "digested": len(before)}
-
-
-def counts_by(fates: list[Fate], key: Callable[[Fate], str | None]) -> dict[str, int]:
-    tally: Counter[str] = Counter()
-    for fate in fates:
-        name = key(fate)
-        if name:
-            tally[name] += 1
-    return dict(tally)
-
-
-def role_of(fate: Fate) -> Role:
-    return fate.element.role

@@ -54,6 +54,7 @@ LABELS: dict[str, dict[str, Any]] = {
         "nothing_matches": "没有符合筛选条件的元素", "must_keep_badge": "必保", "chars_not_shown": "个字符未显示",
         "becomes": "浓缩后保留为", "reason": "原因", "merged_into": "合并到", "merged_from": "合并了",
         "footer": "由 Apollo renal 生成 · 离线单文件页面 · 未修改任何文件",
+        "outside_context": "个元素不在上下文中（最近一次压缩之前或在旁支上），未显示",
         "balance_names": {"green": "🟢 正常", "yellow": "🟡 需注意", "red": "🔴 失衡"},
         "advice": {"continue": "继续当前任务", "dream": "触发 apollo-dream", "confirm": "等待用户确认"},
         "signals": {"questioning": "连续质疑", "negativity": "连续负面", "drift": "连续偏离"},
@@ -94,6 +95,7 @@ LABELS: dict[str, dict[str, Any]] = {
         "must_keep_badge": "must keep", "chars_not_shown": "characters not shown", "becomes": "kept as",
         "reason": "why", "merged_into": "merged into", "merged_from": "merges",
         "footer": "Made by Apollo renal · one offline file · nothing was changed",
+        "outside_context": "elements outside the context (before the latest compaction or on side branches), not shown",
         "balance_names": {"green": "🟢 normal", "yellow": "🟡 watch", "red": "🔴 out of balance"},
         "advice": {"continue": "continue the current task", "dream": "run apollo-dream",
                    "confirm": "wait for the user's confirmation"},
@@ -181,11 +183,13 @@ def write_report(source: Path | Any, output: Path, fmt: str = "auto", config: An
     """Run the filter as a dry run on ``source`` and write its page to ``output``.
 
     ``lang`` None: the page speaks the conversation's language, as the filter's report does."""
+    from apollo import config as config_mod
     from apollo.renal.filter import filter_path
     from apollo.transcript.base import atomic_output
 
     output = Path(output)
     _check_destination(source, output)
+    config = config or config_mod.load(workspace)
     result = filter_path(source, fmt, config, keep_ratio=keep_ratio, budget=budget, dry_run=True,
                          workspace=workspace, lang=lang)
     data = page_data(result, result.report["lang"], config)

@@ -27,7 +27,7 @@ _QUESTION_MARKS = ("?", "？")
 _INCOMPLETE_MARKS = (",", "，", "-", "—", "、", "…")
 _LATIN_WORD = re.compile(r"[a-z][a-z0-9_+#-]*[a-z0-9+#]|[a-z]")
 _CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
-_INTENT_SIGNALS = ("request", "preference", "preference_hint", "decision", "supersede", "proposal",
+_INTENT_SIGNALS = ("request", "preference", "preference_hint", "decision", "choice", "supersede", "proposal",
                    "task", "completion", "continuation", "negativity", "apology")
 _WHOLE_INTENT_SIGNALS = ("tag_question", "rejection", "agreement", "fragment")
 
@@ -189,8 +189,15 @@ def _listed(norm: str, rules: RuleSet) -> Signal | None:
 
 
 def _joined(norm: str, rules: RuleSet) -> Signal | None:
-    """Two formulas written without a comma: "好的谢谢", "不客气欢迎下次提问" (each part two
-    characters or more, so "好好" stays a doubled character)."""
+    """Two formulas written as one: "ok thanks", "好的谢谢", "不客气欢迎下次提问" (Chinese parts of
+    two characters or more, so "好好" stays a doubled character)."""
+    words = norm.split()
+    if 1 < len(words) <= 6:
+        for cut in range(1, len(words)):
+            first = _listed(" ".join(words[:cut]), rules)
+            if first is not None and _listed(" ".join(words[cut:]), rules) is not None:
+                return first
+        return None
     if not 4 <= len(norm) <= 16 or not _CJK_RUN.fullmatch(norm):
         return None
     for cut in range(2, len(norm) - 1):
@@ -230,11 +237,13 @@ def read(text: str, role: str, rules: RuleSet, *, social: bool = True) -> Readin
             clause.norm = normalize_clause(clause.body, rules)
             clause.whole = next((s.name for s in whole_intent if s.match_whole(clause.norm)), None)
         if clause.whole == "tag_question":
-            # "…, right?" / "…，对吧": a tag closing a statement (a bare "right" is a backchannel)
+            # "…, right?" / "…，对吧": a tag closing a statement (a bare "right" is a backchannel);
+            # with a question mark it still asks to be answered ("报告周一交，对吧？")
             bare = clause.norm in rules["tag_question"].phrases
             closing = (clause is clauses[-1] and (len(clauses) > 1 or not bare)
                        and _CJK_RUN.search(clause.norm) is not None)
             reading.tag = reading.tag or asks or closing
+            clause.question = asks and not bare
         elif asks:
             clause.question = True
         if social:

@@ -24,11 +24,11 @@ BUILTIN_FILES = ("social.toml", "intent.toml", "agent.toml", "classify.toml")
 ENGINE_SIGNALS = frozenset({
     "acknowledgement", "receipt", "backchannel", "filler", "appreciation", "laughter", "thanks", "thanks_reply",
     "reassurance", "greeting", "closing", "wish", "compliance", "vocative", "request",
-    "question", "wh_question", "tag_question", "preference", "preference_hint", "decision", "supersede",
+    "question", "wh_question", "tag_question", "preference", "preference_hint", "decision", "choice", "supersede",
     "proposal", "task", "completion", "continuation", "negativity", "rejection", "agreement", "apology",
-    "fragment", "heartbeat_poll", "heartbeat_ok", "no_reply",
+    "fragment", "heartbeat_poll", "heartbeat_ok", "no_reply", "todo_open", "todo_done",
 })
-WHOLE_TEXT_SIGNALS = frozenset({"heartbeat_poll", "heartbeat_ok", "no_reply"})
+WHOLE_TEXT_SIGNALS = frozenset({"heartbeat_poll", "heartbeat_ok", "no_reply", "todo_open", "todo_done"})
 _SIGNAL_KEYS = {"about": str, "social": bool, "answers": bool, "anywhere": bool, "attached": bool,
                 "confirmation": bool, "allow_question": bool,
                 "after": list, "confidence": float, "roles": list, "whole": bool, "zh": list, "en": list,

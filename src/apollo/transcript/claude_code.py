@@ -35,7 +35,7 @@ from apollo.transcript.base import (
     text_field,
 )
 from apollo.transcript.model import Edit, Element, Kind, ReadWarning, Role
-from apollo.transcript.tree import Unit, find_cycle_members, nearest_kept, plan_edits
+from apollo.transcript.tree import Unit, find_cycle_members, nearest_kept, plan_edits, record_merged_from
 
 
 @dataclass
@@ -193,14 +193,15 @@ class ClaudeCode(TranscriptFormat):
                         else nearest_kept(parent, index.parents, plan.drop_entries)
                     changed = True
                 message = record.get("message") if isinstance(record.get("message"), dict) else None
-                for (entry_id, block), text in plan.replace.items():
-                    if entry_id == uid and message is not None:
+                for block, text in plan.replacements(uid):
+                    if message is not None:
                         _replace(message, block, text)
                         changed = True
                 dropped = plan.drop_blocks.get(uid)
                 if dropped and message is not None and isinstance(message.get("content"), list):
                     message["content"] = [b for n, b in enumerate(message["content"]) if n not in dropped]
                     changed = True
+                changed = record_merged_from(record, plan.merged_into(uid)) or changed
                 out.write(dump_record(record, line_ending(raw)) if changed else raw)
 
 

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import orjson
 
-from apollo.transcript.base import Counter, TranscriptFormat, iter_raw_lines
+from apollo.transcript.base import Counter, TranscriptFormat, atomic_output, iter_raw_lines
 from apollo.transcript.model import Edit, Element, Kind, ReadWarning, Role
+from apollo.transcript.tree import record_merged_from
 
 _ROLES = {"user": Role.USER, "assistant": Role.ASSISTANT, "system": Role.SYSTEM, "tool": Role.TOOL}
 
@@ -63,7 +64,7 @@ class ConversationJsonl(TranscriptFormat):
             index += 1
 
     def write(self, source: Path, dest: Path, edits: Mapping[str, Edit]) -> None:
-        with dest.open("wb") as out:
+        with atomic_output(dest) as out:
             for number, raw in iter_raw_lines(source):
                 record = _parse(raw) if raw.strip() else None
                 key = str(record.get("id", f"line-{number}")) if record else None
@@ -75,7 +76,6 @@ class ConversationJsonl(TranscriptFormat):
                     continue
                 assert record is not None
                 record["text"] = edit.text if edit.text is not None else record["text"]
-                if edit.merged_from:
-                    record["merged_from"] = list(edit.merged_from)
+                record_merged_from(record, list(edit.merged_from))
                 ending = b"\r\n" if raw.endswith(b"\r\n") else b"\n"
                 out.write(orjson.dumps(record) + ending)

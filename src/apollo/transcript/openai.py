@@ -66,7 +66,16 @@ class OpenAIMessages(TranscriptFormat):
         text = head.lstrip()
         if text.startswith(b"["):
             return bool(re.match(rb'\[\s*(\]|\{\s*"(role|content|id|name|tool_calls)")', text))
-        return text.startswith(b"{") and re.search(rb'^\{\s*"messages"\s*:\s*\[', text) is not None
+        if not text.startswith(b"{"):
+            return False
+        # {"messages": [...]} -- also a whole request body ({"model": ..., "messages": [...]}); a JSONL
+        # file's complete first line is one record, and a record of another format is not ours
+        first = text.split(b"\n", 1)[0]
+        try:
+            record = orjson.loads(first)
+        except orjson.JSONDecodeError:
+            return re.search(rb'[{,]\s*"messages"\s*:\s*\[', text) is not None  # indented, or a long first line
+        return isinstance(record, dict) and isinstance(record.get("messages"), list)
 
     def iter_elements(self, path: Path, warnings: list[ReadWarning], count: Counter) -> Iterator[Element]:
         _document, messages = _load(path)
@@ -123,18 +132,23 @@ class OpenAIMessages(TranscriptFormat):
             if edit.action == "replace" and edit.text is not None and key not in dropped:
                 i, unit, n = units[key]
                 _replace(messages[i], unit, n, edit.text)
+        by_message: dict[int, list[tuple[str, str, Any]]] = {}
+        for key, (i, unit, n) in units.items():
+            by_message.setdefault(i, []).append((key, unit, n))
         kept: list[Any] = []
         for i, message in enumerate(messages):
             if not isinstance(message, dict):
                 kept.append(message)
                 continue
-            mine = [(key, unit, n) for key, (j, unit, n) in units.items() if j == i]
+            mine = by_message.get(i, [])
             if mine and all(key in dropped for key, _, _ in mine):
                 continue
             parts = {n for key, unit, n in mine if unit == "part" and key in dropped}
             calls = {n for key, unit, n in mine if unit == "call" and key in dropped}
             if parts:
-                message["content"] = [p for n, p in enumerate(message["content"]) if n not in parts]
+                message["content"] = [p for n, p in enumerate(message["content"]) if n not in parts] or None
+            if any(unit == "whole" and key in dropped for key, unit, _ in mine):
+                message["content"] = None  # the text went, its tool calls stay: OpenAI's "content": null
             if calls:
                 remaining = [c for k, c in enumerate(message["tool_calls"]) if k not in calls]
                 if remaining:

@@ -47,7 +47,14 @@ from apollo.transcript.base import (
     text_field,
 )
 from apollo.transcript.model import Edit, Element, Kind, ReadWarning, Role
-from apollo.transcript.tree import EditPlan, Unit, find_cycle_members, nearest_kept, plan_edits
+from apollo.transcript.tree import (
+    EditPlan,
+    Unit,
+    find_cycle_members,
+    nearest_kept,
+    plan_edits,
+    record_merged_from,
+)
 
 #: pi's nine entry types plus OpenClaw's reset boundary; ``leaf`` is OpenClaw's navigation control
 ENTRY_TYPES = frozenset({"message", "model_change", "thinking_level_change", "compaction", "branch_summary",
@@ -515,9 +522,7 @@ def _apply(record: dict[str, Any], entry_id: str, plan: EditPlan, new_parent: di
         record["targetId" if record.get("type") == "leaf" else "firstKeptEntryId"] = new_ref[entry_id]
         changed = True
     message = record.get("message") if isinstance(record.get("message"), dict) else None
-    for (unit_entry, block), text in plan.replace.items():
-        if unit_entry != entry_id:
-            continue
+    for block, text in plan.replacements(entry_id):
         changed = True
         if block is None:
             _replace_whole(record, message, text)
@@ -527,7 +532,7 @@ def _apply(record: dict[str, Any], entry_id: str, plan: EditPlan, new_parent: di
     if dropped_blocks and message is not None and isinstance(message.get("content"), list):
         message["content"] = [b for i, b in enumerate(message["content"]) if i not in dropped_blocks]
         changed = True
-    return changed
+    return record_merged_from(record, plan.merged_into(entry_id)) or changed
 
 
 def _replace_whole(record: dict[str, Any], message: dict[str, Any] | None, text: str) -> None:

@@ -68,6 +68,8 @@ class EditPlan:
     drop_blocks: dict[str, set[int]] = field(default_factory=dict)
     replace: dict[Unit, str] = field(default_factory=dict)
     merged_from: dict[Unit, list[str]] = field(default_factory=dict)
+    _replace_by_entry: dict[str, list[tuple[int | None, str]]] | None = field(default=None, repr=False)
+    _merged_by_entry: dict[str, list[str]] | None = field(default=None, repr=False)
 
     def block_dropped(self, entry_id: str, block: int) -> bool:
         return entry_id in self.drop_entries or block in self.drop_blocks.get(entry_id, ())
@@ -75,6 +77,38 @@ class EditPlan:
     def unit_dropped(self, unit: Unit) -> bool:
         entry_id, block = unit
         return entry_id in self.drop_entries if block is None else self.block_dropped(entry_id, block)
+
+    def replacements(self, entry_id: str) -> list[tuple[int | None, str]]:
+        """(block, new text) for one entry; indexed once, so a writer's pass stays linear."""
+        if self._replace_by_entry is None:
+            self._replace_by_entry = {}
+            for (entry, block), text in self.replace.items():
+                self._replace_by_entry.setdefault(entry, []).append((block, text))
+        return self._replace_by_entry.get(entry_id, [])
+
+    def merged_into(self, entry_id: str) -> list[str]:
+        """The element ids one entry now stands for (any of its blocks), in order, once each."""
+        if self._merged_by_entry is None:
+            self._merged_by_entry = {}
+            for (entry, _block), ids in self.merged_from.items():
+                self._merged_by_entry.setdefault(entry, []).extend(ids)
+        return list(dict.fromkeys(self._merged_by_entry.get(entry_id, [])))
+
+
+def record_merged_from(record: dict[str, object], ids: list[str]) -> bool:
+    """Write ``merged_from`` on a record (after any list an earlier filter left there); True if changed.
+
+    A top-level field of the entry / line, never inside the message: the agents pass unknown
+    entry fields through, while a model API may reject unknown message fields.
+    """
+    if not ids:
+        return False
+    earlier = record.get("merged_from")
+    merged = list(dict.fromkeys([*(earlier if isinstance(earlier, list) else []), *ids]))
+    if merged == earlier:
+        return False
+    record["merged_from"] = merged
+    return True
 
 
 def plan_edits(edits: Mapping[str, Edit], *, is_entry: Callable[[str], bool],
