@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-
 from apollo import config as config_mod
 from apollo.autophagy import api
 from apollo.clock import parse_iso

@@ -9,7 +9,6 @@ import os
 import pytest
 
 from apollo.errors import ConfigError
-
 from autophagy.support import tree
 
 PROTECTED = ["MEMORY.md", ".dream/task-state.json", "USER.md", "preferences/colors.tmp", "skills/x/SKILL.md",
@@ -110,3 +109,18 @@ def test_unreadable_protect_configuration_deletes_nothing(ws, breakage: str) -> 
         with pytest.raises(ConfigError):
             run()
     assert tree(ws.workspace) == before
+
+
+def test_links_inside_a_folder_item_protected_by_name_or_target_stay(ws) -> None:
+    """Found by the fuzz test: a link named like a protected folder, or pointing at a protected
+    file, or made a minute ago, inside build output, stays (and so does the folder)."""
+    ws.put("proj/build/out.o")
+    ws.link("proj/build/skills", ws.outside)
+    ws.link("proj/build/mem", "../../MEMORY.md")
+    ws.link("proj/build/fresh", ws.outside, age=60)
+    ws.link("proj/build/plain", ws.outside)
+    result = ws.small()
+    left = tree(ws.workspace)
+    assert {"proj/build/skills", "proj/build/mem", "proj/build/fresh"} <= set(left)
+    assert "proj/build/plain" not in left and "proj/build/out.o" not in left
+    assert any(s["path"] == "proj/build" for s in result["skipped"])

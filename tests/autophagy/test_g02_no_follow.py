@@ -10,13 +10,10 @@ import stat
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import pytest
 
-from apollo.autophagy import scan
 from apollo.autophagy.plan import decode, encode
-
 from autophagy.support import NOW, tree
 
 
@@ -114,56 +111,35 @@ def test_a_tampered_plan_cannot_climb_out(ws) -> None:
 
 
 def test_a_mount_point_is_never_crossed_st_dev_check(ws, monkeypatch) -> None:
-    """No privileges needed: the scanner and the executor are shown a folder on another device."""
+    """No privileges needed: the folder 'mnt' is shown to the scanner and to the executor as
+    being on another device (os.fstat of its descriptor reports another st_dev)."""
     ws.put("mnt/data.tmp")
     ws.put("mnt/__pycache__/x.pyc")
     ws.put("here.tmp")
-    mount = os.stat(ws.workspace / "mnt")
-    real_listing = scan._listing
-
-    class OtherDevice:
-        def __init__(self, entry: os.DirEntry) -> None:
-            self._entry = entry
-            self.name = entry.name
-
-        def is_dir(self, follow_symlinks: bool = True) -> bool:
-            return self._entry.is_dir(follow_symlinks=follow_symlinks)
-
-        def is_symlink(self) -> bool:
-            return self._entry.is_symlink()
-
-        def stat(self, follow_symlinks: bool = True) -> os.stat_result:
-            st = self._entry.stat(follow_symlinks=follow_symlinks)
-            values = list(st)
-            values[stat.ST_DEV] = st.st_dev + 1
-            return os.stat_result(values)
-
-    def listing(fd, on_error=None):
-        return [OtherDevice(e) if e.name == "mnt" else e for e in real_listing(fd, on_error)]
-
-    monkeypatch.setattr(scan, "_listing", listing)
-    made = ws.plan("small")
-    assert {i.rel for i in made.items} == {"here.tmp"}
-    assert any(n["path"] == "mnt" and "mount point" in n["reason"] for n in made.notes)
-    monkeypatch.setattr(scan, "_listing", real_listing)
-
-    made = ws.plan("small")  # now planned normally; the executor must still refuse the other device
+    ws.put("proj/build/mnt-inside/y.o")
+    made_before = ws.plan("small")  # planned while nothing looks foreign
+    foreign = {(os.stat(p).st_dev, os.stat(p).st_ino) for p in (ws.workspace / "mnt", ws.workspace / "proj/build/mnt-inside")}
     real_fstat = os.fstat
 
     def fstat(fd: int) -> os.stat_result:
         st = real_fstat(fd)
-        if (st.st_dev, st.st_ino) == (mount.st_dev, mount.st_ino):
+        if (st.st_dev, st.st_ino) in foreign:
             values = list(st)
             values[stat.ST_DEV] = st.st_dev + 1
             return os.stat_result(values)
         return st
 
     monkeypatch.setattr(os, "fstat", fstat)
-    result = ws.execute(made.plan_id)
+    made = ws.plan("small")
+    assert {i.rel for i in made.items} == {"here.tmp", "proj/build"}
+    assert {n["path"] for n in made.notes if "mount point" in n["reason"]} == {"mnt", "proj/build/mnt-inside"}
+    result = ws.execute(made_before.plan_id)
     monkeypatch.setattr(os, "fstat", real_fstat)
     assert "here.tmp" in result["deleted"]
     assert (ws.workspace / "mnt/data.tmp").exists() and (ws.workspace / "mnt/__pycache__/x.pyc").exists()
-    assert all("mount point" in s["reason"] for s in result["skipped"])
+    assert (ws.workspace / "proj/build/mnt-inside/y.o").exists()
+    assert result["skipped"] and all("mount point" in s["reason"] or "changed" in s["reason"]
+                                     or "not empty" in s["reason"] for s in result["skipped"])
 
 
 def _can_mount() -> bool:

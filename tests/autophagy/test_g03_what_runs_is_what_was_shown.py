@@ -9,7 +9,6 @@ import pytest
 
 from apollo.autophagy import remove
 from apollo.errors import UsageError
-
 from autophagy.support import DAY, NOW_TS
 
 
@@ -96,7 +95,7 @@ def test_text_appended_after_the_plan_is_kept(ws) -> None:
 def test_an_append_during_the_rewrite_itself_is_carried_over(ws, monkeypatch) -> None:
     log = ws.put("heartbeat.log", "2026-09-01T00:00:00Z old\n2026-11-28T00:00:00Z new\n")
     made = ws.plan("small")
-    real = remove._write_all
+    real = remove.write_all
     calls = []
 
     def write_and_meddle(fd, data):
@@ -106,7 +105,7 @@ def test_an_append_during_the_rewrite_itself_is_carried_over(ws, monkeypatch) ->
             with open(log, "a") as handle:
                 handle.write("2026-11-29T03:59:30Z during the rewrite\n")
 
-    monkeypatch.setattr(remove, "_write_all", write_and_meddle)
+    monkeypatch.setattr(remove, "write_all", write_and_meddle)
     ws.execute(made.plan_id)
     assert log.read_text() == "2026-11-28T00:00:00Z new\n2026-11-29T03:59:30Z during the rewrite\n"
 

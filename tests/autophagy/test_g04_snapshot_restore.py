@@ -14,7 +14,6 @@ import pytest
 
 from apollo.autophagy import api, snapshot
 from apollo.errors import UsageError
-
 from autophagy.support import NOW, files_only, tree
 
 

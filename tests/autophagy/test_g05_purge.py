@@ -7,7 +7,6 @@ import json
 import os
 
 from apollo.autophagy import api
-
 from autophagy.support import DAY, NOW_TS
 
 
@@ -68,3 +67,8 @@ def test_retention_is_configurable(ws, monkeypatch) -> None:
     monkeypatch.setenv("APOLLO_NOW", "2026-11-30T12:00:01+08:00")
     ws.plan("small")
     assert not folder.exists()
+
+
+def test_the_heartbeat_purge_creates_nothing_in_a_clean_workspace(ws) -> None:
+    assert api.purge_expired_snapshots(ws.paths(), ws.config()) == []
+    assert list(ws.workspace.iterdir()) == []

@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 
 from apollo.autophagy import remove
-
 from autophagy.support import Ws
 
 LOG = ".autophagy/cleanup-log.md"
@@ -117,3 +116,15 @@ def test_an_item_that_cannot_be_removed_is_reported_not_fatal(ws, tmp_path_facto
     assert "跳过：locked/a.tmp" in (ws.workspace / LOG).read_text()
     if os.geteuid() == 0:
         shutil.rmtree(ws.root.parent)
+
+
+def test_a_restore_is_logged_too(ws) -> None:
+    from apollo.autophagy import api
+
+    ws.put("a.tmp", "alpha")
+    result = ws.small()
+    api.restore(ws.paths(), ws.config(), Path(result["snapshot"]).name)
+    text = (ws.workspace / LOG).read_text()
+    entry = text[text.rindex("## ["):]
+    assert entry.splitlines()[0] == "## [2026-11-29 12:00] 恢复记录"
+    assert "恢复了什么：a.tmp" in entry and f"快照文件：{result['snapshot']}" in entry

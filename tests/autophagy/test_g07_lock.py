@@ -8,7 +8,6 @@ import pytest
 from filelock import FileLock
 
 from apollo.errors import Refused
-
 from autophagy.support import NOW, tree
 
 

@@ -21,7 +21,6 @@ from hypothesis import strategies as st
 from apollo import config as config_mod
 from apollo.autophagy import api
 from apollo.workspace import Paths
-
 from autophagy.support import DAY, NOW, NOW_TS, tree
 
 PROTECTED_NAMES = {"memory.md", "user.md", "agents.md", "soul.md", "identity.md", "tools.md", "heartbeat.md",
@@ -32,7 +31,7 @@ PIECES = ["a", "b c", "line\nbreak", "-rf", "过时", os.fsdecode(b"caf\xe9"), o
 SUFFIXES = ["", ".tmp", ".pyc", ".bak", "~", ".log", ".json", ".jsonl", ".md", ".swp", ".orig", ".txt", ".gz",
             ".egg-info"]
 CONTENTS = [b"", b"{", b"{}", b'{"a": 1}\n{"b"\n', "- keep\n- old [过时]\n- also keep\n".encode(), b"\xff\xfe\x00bin",
-            "2026-09-01T00:00:00Z old\n2026-11-28T00:00:00Z new\n".encode(), b'{"expires": "2026-01-01"}',
+            b"2026-09-01T00:00:00Z old\n2026-11-28T00:00:00Z new\n", b'{"expires": "2026-01-01"}',
             "plain text 中文\n".encode()]
 AGES = [10 * 60, 2 * 3600, 3 * DAY, 40 * DAY]
 TARGETS = ["@outside", "@outside-file", "..", ".", "../..", "MEMORY.md", "missing", "skills/s/SKILL.md", "@sibling"]

@@ -260,7 +260,8 @@ def test_refused_while_something_listens_on_the_configured_port(legacy) -> None:
     server.listen()
     try:
         port = server.getsockname()[1]
-        (ws.state / "openclaw.json").write_text('{\n  // OpenClaw config is JSON5\n  "gateway": {"port": %d,},\n}\n' % port)
+        config = '{\n  // OpenClaw config is JSON5\n  "gateway": {"port": PORT,},\n}\n'.replace("PORT", str(port))
+        (ws.state / "openclaw.json").write_text(config)
         with pytest.raises(Refused, match=f"127.0.0.1:{port}"):
             ws.plan("large")
     finally:

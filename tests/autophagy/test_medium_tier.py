@@ -14,7 +14,6 @@ import pytest
 
 from apollo.autophagy.api import execute, plan
 from apollo.errors import UsageError
-
 from autophagy.support import DAY, NOW_TS, tree
 
 

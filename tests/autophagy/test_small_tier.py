@@ -9,7 +9,6 @@ import pytest
 from apollo.autophagy.entries import old_entries
 from apollo.autophagy.rules import load
 from apollo.clock import parse_iso
-
 from autophagy.support import DAY, HOUR, NOW, tree
 
 
@@ -118,3 +117,13 @@ def test_strict_timestamps(line: str, removed: bool) -> None:
     rules = load().data.heartbeat
     found = old_entries(f"{line}\n".encode(), ".log", rules, parse_iso(NOW).replace(month=10, day=29))
     assert (found.removed == 1) is removed
+
+
+def test_status_is_read_only(ws) -> None:
+    ws.put("a.tmp")
+    ws.put("b.json", b"{")
+    ws.put("MEMORY.md", "- x [过时]\n")
+    before = tree(ws.workspace)
+    status = ws.status()
+    assert status["tiers"]["small"]["count"] == 1 and status["tiers"]["medium"]["count"] == 2
+    assert tree(ws.workspace) == before and tree(ws.state) == {}

@@ -14,6 +14,9 @@ Fixtures (session-scoped installs, guarded by a file lock so pytest-xdist worker
   ``"exit"`` (0 loaded and consistent, 1 rejected, 2 structural problems).
 - ``pi_replay(path) -> dict``: ``replay-session.mjs --json``: the exact context pi's AgentSession sends
   to a model (``messages``, ``roles``) after resuming the session; ``"exit"`` as well.
+- ``claude_session_messages(path) -> dict``: ``cc-session-messages.mjs --json``, Claude Code's own session
+  reader (the Claude Agent SDK's ``getSessionMessages``): ``messages`` ({type, uuid, content}),
+  ``unansweredToolUses``, ``orphanResults`` and ``"exit"``.
 - ``openclaw_cli``: Node 24 + ``openclaw@2026.9.6``; ``openclaw_cli.run(state_dir, *args)`` runs it offline
   with HOME and OPENCLAW_STATE_DIR in a scratch folder; ``openclaw_cli.import_legacy(state_dir)`` runs
   ``doctor --session-sqlite import`` and returns its JSON report; ``openclaw_cli.dump(db, session)``
@@ -241,6 +244,34 @@ def pi_replay(pi_package: Path) -> Callable[[Path], dict[str, Any]]:
         return _run_json([node, str(JS / "replay-session.mjs"), str(path), "--json"], env)
 
     return replay
+
+
+#: the Claude Agent SDK's session reader and type declarations (the same install as tests/integration/test_claude_code.py)
+CLAUDE_SDK_PACKAGES = ["typescript@5.9", "@anthropic-ai/claude-agent-sdk@0.3.332"]
+
+
+@pytest.fixture(scope="session")
+def claude_session_messages() -> Callable[[Path], dict[str, Any]]:
+    """``cc-session-messages.mjs --json``: the conversation Claude Code's own reader
+    (``getSessionMessages`` of the Claude Agent SDK) rebuilds from a session JSONL, offline."""
+    node = _require_node()
+    saved = {k: os.environ.get(k) for k in ("npm_config_omit", "npm_config_legacy_peer_deps",
+                                            "npm_config_ignore_scripts")}
+    os.environ.update(npm_config_omit="optional", npm_config_legacy_peer_deps="true", npm_config_ignore_scripts="true")
+    try:  # no binaries, no peers, no install scripts: the reader is plain JavaScript
+        folder = npm_install(NODE_CACHE / "claude-sdk", CLAUDE_SDK_PACKAGES)
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+    def read(path: Path) -> dict[str, Any]:
+        env = dict(os.environ, CLAUDE_SDK_DIR=str(folder))
+        return _run_json([node, str(JS / "cc-session-messages.mjs"), str(path), "--json"], env)
+
+    return read
 
 
 @dataclass

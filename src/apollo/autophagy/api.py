@@ -209,7 +209,7 @@ def status(paths: Any, config: Any) -> dict[str, Any]:
         retention = float(config.get("autophagy.snapshot_retention_days"))
         snaps = [s.public() for s in list_snapshots(places.snapshots, retention)]
         last = cleanup_log.last_entry(*places.log)
-    by_tier = {"small": [], "medium": []}
+    by_tier: dict[str, list[Item]] = {"small": [], "medium": []}
     tier_of = {r.kind: t for t in ("small", "medium") for r, _, _ in rules.rules(t)}
     for item in scanned.items:
         by_tier[tier_of.get(item.kind, "medium")].append(item)
@@ -305,8 +305,11 @@ def _purge(places: Places, config: Any) -> list[Path]:
 
 
 def purge_expired_snapshots(paths: Any, config: Any) -> list[Path]:
-    """For the heartbeat: purge what has expired; skipped (empty list) while a run holds the lock."""
+    """For the heartbeat: purge what has expired; skipped (empty list) while a run holds the lock.
+    A workspace without snapshots is not touched at all (no lock file is created)."""
     with _places(paths, config) as places:
+        if not list_snapshots(places.snapshots, float(config.get("autophagy.snapshot_retention_days"))):
+            return []
         try:
             with _lock(places):
                 return _purge(places, config)
@@ -396,15 +399,31 @@ class Run:
     skipped: list[dict[str, str]] = field(default_factory=list)
     rewritten: list[dict[str, str]] = field(default_factory=list)
     done: list[Item] = field(default_factory=list)
+    #: what the (Chinese) cleanup log lists: the same items, named in Chinese
+    logged: list[str] = field(default_factory=list)
+    logged_skips: list[str] = field(default_factory=list)
 
     def skip(self, item: Item, reason: str, reason_zh: str, path: str | None = None) -> None:
-        self.skipped.append({"path": path or self.name(item), "reason": reason_zh if self.lang == "zh" else reason})
+        self.skipped.append({"path": path or self.name(item, self.lang),
+                             "reason": reason_zh if self.lang == "zh" else reason})
+        self.logged_skips.append(f"{path or self.name(item, 'zh')}（{reason_zh}）")
 
-    def name(self, item: Item) -> str:
+    def removed(self, item: Item) -> None:
+        self.deleted.append(self.name(item, self.lang))
+        self.logged.append(self.name(item, "zh"))
+        self.done.append(item)
+
+    def name(self, item: Item, lang: str) -> str:
         shown = self.plan.display_path(item)
         if item.text:
             return f"{shown}:{item.line} {item.text[:60]}"
-        return f"{shown} ({item.count} entries)" if item.action == "cut" else shown
+        if item.action == "tree":
+            return shown + "/"
+        if item.action == "sqlite":
+            return f"{shown}（{len(item.sessions)} 个会话）" if lang == "zh" else f"{shown} ({len(item.sessions)} sessions)"
+        if item.action == "cut":
+            return f"{shown}（{item.count} 条）" if lang == "zh" else f"{shown} ({item.count} entries)"
+        return shown
 
 
 def _roots(plan: Plan, paths: Any, places: Places) -> dict[str, Root]:
@@ -539,21 +558,25 @@ def _index_builder(item: Item, empty: bytes):
 
 def execute(paths: Any, config: Any, plan_id: str, selected: Sequence[str] | None = None, phrase: str | None = None,
             actor: str | None = None, *, include_suggested: bool = False, trigger: str = "user",
-            operator: str = "用户确认", lang: str = "en") -> dict[str, Any]:
+            operator: str = "用户确认", lang: str = "en", tier: str | None = None) -> Result:
     """Run exactly the plan ``plan_id`` (only ``selected`` IDs when given). Returns
-    ``{"tier", "deleted", "skipped", "snapshot", "log"}``."""
+    ``{"tier", "deleted", "skipped", "snapshot", "log"}``. ``tier``, when given, must be the plan's."""
     rules = _rules(config)
     with _places(paths, config) as places:
         _tasks(places, rules)  # fail closed before anything is written
         with _lock(places):
             return _execute_locked(paths, config, places, rules, plan_id, selected, phrase, actor,
-                                   include_suggested=include_suggested, trigger=trigger, operator=operator, lang=lang)
+                                   include_suggested=include_suggested, trigger=trigger, operator=operator, lang=lang,
+                                   tier=tier)
 
 
 def _execute_locked(paths: Any, config: Any, places: Places, rules: CompiledRules, plan_id: str,
                     selected: Sequence[str] | None, phrase: str | None, actor: str | None, *, include_suggested: bool,
-                    trigger: str, operator: str, lang: str) -> Result:
+                    trigger: str, operator: str, lang: str, tier: str | None) -> Result:
     loaded = load_plan(places, plan_id)
+    if tier is not None and loaded.tier != tier:
+        raise UsageError(f"plan {plan_id} is a {loaded.tier} plan, not a {tier} one; nothing was changed",
+                         hint=f"confirm it with: apollo autophagy {loaded.tier} ...")
     _require(actor, loaded.tier, f"autophagy {loaded.tier}")
     if loaded.agent != paths.agent:
         raise UsageError(f"plan {plan_id} was made for agent {loaded.agent!r}, not {paths.agent!r}")
@@ -588,7 +611,7 @@ def _execute_locked(paths: Any, config: Any, places: Places, rules: CompiledRule
 
 
 def run_now(paths: Any, config: Any, tier: str, *, actor: str | None = None, operator: str = "用户确认",
-            lang: str = "en", trigger: str = "user") -> tuple[Plan, dict[str, Any] | None]:
+            lang: str = "en", trigger: str = "user") -> tuple[Plan, Result | None]:
     """Plan and execute at once: the small tier with ``--yes`` (the request itself is the
     confirmation). Returns the plan and the result (None when there was nothing to do)."""
     if tier != "small":
@@ -596,11 +619,12 @@ def run_now(paths: Any, config: Any, tier: str, *, actor: str | None = None, ope
     made = plan(paths, config, tier, actor=actor)
     if not made.items:
         return made, None
-    return made, execute(paths, config, made.plan_id, actor=actor, operator=operator, lang=lang, trigger=trigger)
+    return made, execute(paths, config, made.plan_id, actor=actor, operator=operator, lang=lang, trigger=trigger,
+                         tier=tier)
 
 
 def _run(loaded: Plan, items: Sequence[Item], roots: dict[str, Root], places: Places, rules: CompiledRules,
-         config: Any, tasks: Tasks, paths: Any, *, lang: str, trigger: str, operator: str) -> dict[str, Any]:
+         config: Any, tasks: Tasks, paths: Any, *, lang: str, trigger: str, operator: str) -> Result:
     run = Run(loaded, lang)
     log_rel = "/".join(places.log[1])
     if not items:
@@ -714,8 +738,7 @@ def _delete(run: Run, ready: list[tuple[Item, list[Item]]], roots: dict[str, Roo
             if item.action == "unlink":
                 remove.unlink_file(root, parts, Fingerprint.from_list(item.fp))
                 _verify_gone(root, parts)
-                run.deleted.append(run.name(item))
-                run.done.append(item)
+                run.removed(item)
             elif item.action == "tree":
                 members, dropped = _members(item, fresh[0])
                 for member in dropped:
@@ -725,16 +748,14 @@ def _delete(run: Run, ready: list[tuple[Item, list[Item]]], roots: dict[str, Roo
                 for member, exc in outcome.skipped:
                     run.skip(item, exc.reason, exc.reason_zh, path=display("/".join(member)))
                 if outcome.removed:
-                    run.deleted.append(run.name(item) + "/")
-                    run.done.append(item)
+                    run.removed(item)
             elif item.action == "cut":
                 cuts.setdefault((item.root, parts), []).append(item)
             elif item.action == "index":
                 done = remove.rewrite(root, parts, _index_builder(item, rules.data.large.legacy.empty_index.encode()),
                                       carry_appends=False)
                 run.rewritten.append({"root": item.root, "path": "/".join(parts), "after_sha256": done.after_sha256})
-                run.deleted.append(run.name(item))
-                run.done.append(item)
+                run.removed(item)
             elif item.action == "sqlite":
                 _wipe(run, root, item, rules, paths)
         except Unsafe as exc:
@@ -746,8 +767,7 @@ def _delete(run: Run, ready: list[tuple[Item, list[Item]]], roots: dict[str, Roo
             done = remove.rewrite(roots[label], parts, _cut_builder(group))
             run.rewritten.append({"root": label, "path": "/".join(parts), "after_sha256": done.after_sha256})
             for item in group:
-                run.deleted.append(run.name(item))
-                run.done.append(item)
+                run.removed(item)
         except Unsafe as exc:
             for item in group:
                 run.skip(item, exc.reason, exc.reason_zh)
@@ -785,24 +805,23 @@ def _wipe(run: Run, root: Root, item: Item, rules: CompiledRules, paths: Any) ->
     finally:
         os.close(parent)
     run.rewritten.append({"root": item.root, "path": "/".join(parts), "after_sha256": after})
-    run.deleted.append(f"{run.name(item)} ({len(item.sessions)} sessions)")
-    run.done.append(item)
+    run.removed(item)
 
 
 def _log(places: Places, loaded: Plan, run: Run, tasks: Tasks, snapshot: str, trigger: str, operator: str,
          failure: str | None) -> None:
-    kept = [p["path"] for p in loaded.protected if "/" not in p["path"].rstrip("/")][:20]
+    own = places.state.parts[0]
+    kept = [p["path"] for p in loaded.protected if "/" not in p["path"].rstrip("/") and p["path"] != own][:20]
     kept += [f"{p['path']}（进行中任务引用）" for p in loaded.protected if p["reason"] == "referenced by an active task"]
     kept += [f"进行中任务：{t}" for t in tasks.titles]
-    skipped = [f"{s['path']}（{s['reason']}）" for s in run.skipped]
     if failure:
         outcome = f"中途失败：{failure}；已删除 {len(run.deleted)} 项，快照已保存"
     elif run.skipped:
         outcome = f"部分完成：删除 {len(run.deleted)} 项，跳过 {len(run.skipped)} 项"
     else:
         outcome = f"完成：删除 {len(run.deleted)} 项"
-    text = cleanup_log.entry(moment=clock.now(), tier=loaded.tier, removed=run.deleted, kept=kept, trigger=trigger,
-                             snapshot=snapshot, operator=operator, outcome=outcome, skipped=skipped)
+    text = cleanup_log.entry(moment=clock.now(), tier=loaded.tier, removed=run.logged, kept=kept, trigger=trigger,
+                             snapshot=snapshot, operator=operator, outcome=outcome, skipped=run.logged_skips)
     cleanup_log.append(*places.log, text)
 
 
@@ -843,6 +862,11 @@ def restore(paths: Any, config: Any, snapshot: str, dry_run: bool = False, *, ac
             if not dry_run:
                 _check_sqlite_restorable(entries, roots)
             outcome = restore_files(places.snapshots, info, roots, dry_run=dry_run, lang=lang)
+            if not dry_run and (outcome.restored or outcome.replaced or outcome.skipped):
+                cleanup_log.append(*places.log, cleanup_log.restore_entry(
+                    moment=clock.now(), snapshot=_shown(places, info.path), restored=outcome.restored,
+                    replaced=outcome.replaced, skipped=[f"{s['path']}（{s['reason']}）" for s in outcome.skipped],
+                    operator="用户确认"))
         finally:
             for root in opened:
                 root.close()

@@ -194,13 +194,18 @@ def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def write_all(fd: int, data: bytes) -> None:
+    """``os.write`` until every byte is written (it may write fewer than asked)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
 def write_new(dir_fd: int, name: str, data: bytes, *, mode: int = 0o600) -> None:
     """Create ``name`` (it must not exist), write, fsync. Never replaces anything."""
     fd = os.open(name, O_CREATE, mode, dir_fd=dir_fd)
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
+        write_all(fd, data)
         os.fsync(fd)
     finally:
         os.close(fd)

@@ -17,6 +17,7 @@ import socket
 import sqlite3
 import stat
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -287,6 +288,7 @@ def summarize(sources: list[tuple[str, Any]], config: Any) -> dict[str, Any]:
     from apollo.transcript import read
     from apollo.transcript.model import Kind, Role
 
+    classify: Callable[..., list[Any]] | None
     try:
         from apollo.renal.classify import classify
     except ImportError:  # renal not installed in this build: fall back to what the user said

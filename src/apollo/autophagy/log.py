@@ -40,6 +40,23 @@ def entry(*, moment: datetime, tier: str, removed: Sequence[str], kept: Sequence
     return "\n".join(lines) + "\n\n"
 
 
+def restore_entry(*, moment: datetime, snapshot: str, restored: Sequence[str], replaced: Sequence[str],
+                  skipped: Sequence[str], operator: str) -> str:
+    """A restore changes the workspace too, so it is logged in the same style."""
+    lines = [
+        f"## [{moment.strftime('%Y-%m-%d %H:%M')}] 恢复记录",
+        "类型：↩️恢复",
+        f"恢复了什么：{_listing(restored)}",
+        f"替换了什么：{_listing(replaced)}（自噬改写后未再改动的文件）",
+        f"快照文件：{snapshot}",
+        f"操作者：{operator}",
+        f"结果：恢复 {len(restored)} 项，替换 {len(replaced)} 项，跳过 {len(skipped)} 项",
+    ]
+    if skipped:
+        lines.append(f"跳过：{_listing(skipped)}")
+    return "\n".join(lines) + "\n\n"
+
+
 def append(root: Root, parts: tuple[str, ...], text: str) -> None:
     """Add ``text`` at the end of the log, creating it (with a title) if needed."""
     parent = root.open_dir(parts[:-1], create=True)

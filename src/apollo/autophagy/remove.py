@@ -35,6 +35,7 @@ from apollo.autophagy.fs import (
     open_file,
     read_fd,
     sha256_bytes,
+    write_all,
 )
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -156,12 +157,12 @@ def rewrite(root: Root, parts: Sequence[str], build: Callable[[bytes, os.stat_re
             out = os.open(temp, O_CREATE, stat.S_IMODE(st.st_mode), dir_fd=parent)
             try:
                 try:
-                    _write_all(out, new)
+                    write_all(out, new)
                     os.fchmod(out, stat.S_IMODE(st.st_mode))
                     with contextlib.suppress(PermissionError):
                         os.fchown(out, st.st_uid, st.st_gid)
                     tail = _appended(fd, old, st) if carry_appends else b""
-                    _write_all(out, tail)
+                    write_all(out, tail)
                     if mtime_ns is not None:
                         os.utime(out, ns=(mtime_ns, mtime_ns))
                     os.fsync(out)
@@ -175,7 +176,7 @@ def rewrite(root: Root, parts: Sequence[str], build: Callable[[bytes, os.stat_re
                 fsync_dir(parent)
                 late = _appended(fd, old + tail, os.fstat(fd)) if carry_appends else b""
                 if late:  # written to the old file after our last look: carry it over too
-                    _write_all(out, late)
+                    write_all(out, late)
                     os.fsync(out)
                     tail += late
             finally:
@@ -195,12 +196,6 @@ def _appended(fd: int, seen: bytes, st: os.stat_result) -> bytes:
     if now.st_size < len(seen) or sha256_bytes(read_fd(fd, len(seen))) != sha256_bytes(seen):
         raise _changed("changed while it was being rewritten")
     return os.pread(fd, now.st_size - len(seen), len(seen))
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
 
 
 def _drop(dir_fd: int, name: str) -> None:

@@ -55,7 +55,7 @@ def _rows(rows: list[dict[str, Any]], lang: str) -> list[str]:
     for row in rows:
         what = f"{row['path']}:{row['line']}  {row['text']}" if row.get("text") else row["path"]
         out.append(f"  {row['id']:<{width}}  {size(row['bytes']):>8}  {what}")
-        out.append(f"  {'':<{width}}  {'':>8}  └ {_kind(row['kind'], lang)}: {row['reason']}")
+        out.append(f"  {'':<{width}}  {'':>8}  └ {row['reason']}")
     return out
 
 
@@ -166,17 +166,23 @@ def status_text(data: dict[str, Any], lang: str) -> str:
                      + (f"到期 {_when(snap['expires_at'])}" if zh else f"expires {_when(snap['expires_at'])}")
                      + (f"  ⚠ {snap['problem']}" if snap.get("problem") else ""))
     last = data.get("last_log")
-    lines.append(("最近一次清理：" if zh else "last cleanup: ") + (last.splitlines()[0] if last else ("无" if zh else "none")))
+    lines.append(("最近的日志：" if zh else "last log entry: ") + (last.splitlines()[0] if last else ("无" if zh else "none")))
     return "\n".join(lines)
 
 
 def restore_text(data: dict[str, Any], lang: str) -> str:
     zh = lang == "zh"
-    verb = ("将恢复" if data["dry_run"] else "已恢复") if zh else ("would restore" if data["dry_run"] else "restored")
-    lines = [f"{verb} {len(data['restored'])} {'项' if zh else 'items'}"
-             + (f"，替换 {len(data['replaced'])} 个自噬改写过且之后未改动的文件" if zh and data["replaced"] else
-                f", replaced {len(data['replaced'])} files autophagy had rewritten (untouched since)" if data["replaced"] else "")
-             + f" — {data['snapshot']}"]
+    dry = data["dry_run"]
+    restored, replaced = len(data["restored"]), len(data["replaced"])
+    if zh:
+        head = f"{'将恢复' if dry else '已恢复'} {restored} 项"
+        head += f"，{'将替换' if dry else '已替换'} {replaced} 个自噬改写后未再改动的文件" if replaced else ""
+    else:
+        head = f"{'would restore' if dry else 'restored'} {restored} item{'s' * (restored != 1)}"
+        if replaced:
+            head += (f", {'would replace' if dry else 'replaced'} {replaced} file{'s' * (replaced != 1)} "
+                     "autophagy had rewritten (untouched since)")
+    lines = [f"{head} — {data['snapshot']}"]
     lines += [f"  + {p}" for p in data["restored"]]
     lines += [f"  ↺ {p}" for p in data["replaced"]]
     if data["skipped"]:

@@ -451,6 +451,11 @@ class Scanner:
                 except OSError:
                     kept += 1
                     continue
+                if os.fstat(sub).st_dev != self.root.dev:
+                    os.close(sub)
+                    self._note(child, "mount point; never crossed", "挂载点，绝不跨越")
+                    kept += 1
+                    continue
                 members.append(Member(list(child), [est.st_dev, est.st_ino, 0, 0, stat.S_IFDIR], True))
                 stack.append((sub, child, iter(_listing(sub))))
                 continue
@@ -497,10 +502,11 @@ class Scanner:
         rel = "/".join(parts)
         try:
             is_dir = entry.is_dir(follow_symlinks=False)
+            is_link = not is_dir and entry.is_symlink()
         except OSError:
             return
         reason = self.protected_reason(rel, name, is_dir)
-        if reason is None and entry.is_symlink():
+        if reason is None and is_link:
             reason = self.protected_reason(rel, name, True)
         editable = False
         if reason:
@@ -509,32 +515,42 @@ class Scanner:
                 return
             editable = True
         try:
-            st = entry.stat(follow_symlinks=False)
+            if is_dir:
+                self._visit_dir(fd, parts, rel, reminders, entry, stack)
+                return
+            for tier in self.tiers:  # only names some rule could want are ever stat'ed or read
+                if tier != "large" and (editable or self.rules.interested(tier, rel, name, is_link, reminders)):
+                    st = entry.stat(follow_symlinks=False)
+                    self.result.items += self.evaluate(tier, fd, parts, st, editable=editable, in_reminders=reminders)
         except OSError:
             return
-        if is_dir:
+
+    def _visit_dir(self, fd: int, parts: tuple[str, ...], rel: str, reminders: bool, entry: os.DirEntry[str],
+                   stack: list) -> None:
+        name = parts[-1]
+        if "small" in self.tiers and self.rules.wants_folder(rel, name):
+            st = entry.stat(follow_symlinks=False)
             if st.st_dev != self.root.dev:
                 self._note(parts, "mount point; never crossed", "挂载点，绝不跨越")
                 return
-            if "small" in self.tiers:
-                found = self.evaluate("small", fd, parts, st)
-                if found:
-                    self.result.items += found
-                    return
-            if len(stack) >= MAX_DEPTH:
-                self._note(parts, "too deep; not entered", "层级过深，未进入")
+            found = self.evaluate("small", fd, parts, st)
+            if found:
+                self.result.items += found
                 return
-            try:
-                sub = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
-            except OSError as exc:
-                self._note(parts, f"cannot enter ({exc.strerror})", f"无法进入（{exc.strerror}）")
-                return
-            inside = reminders or self.rules.reminder_folders.match(rel, name, True) is not None
-            stack.append((sub, parts, inside, iter(_listing(sub, on_error=lambda e: self._note(parts, *e)))))
+        if len(stack) >= MAX_DEPTH:
+            self._note(parts, "too deep; not entered", "层级过深，未进入")
             return
-        for tier in self.tiers:
-            if tier != "large":
-                self.result.items += self.evaluate(tier, fd, parts, st, editable=editable, in_reminders=reminders)
+        try:
+            sub = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+        except OSError as exc:
+            self._note(parts, f"cannot enter ({exc.strerror})", f"无法进入（{exc.strerror}）")
+            return
+        if os.fstat(sub).st_dev != self.root.dev:
+            os.close(sub)
+            self._note(parts, "mount point; never crossed", "挂载点，绝不跨越")
+            return
+        inside = reminders or self.rules.reminder_folders.match(rel, name, True) is not None
+        stack.append((sub, parts, inside, iter(_listing(sub, on_error=lambda e: self._note(parts, *e)))))
 
 
 def _step(fd: int, name: str) -> int:

@@ -24,7 +24,6 @@ from typing import Any
 from apollo import clock
 from apollo.autophagy import remove
 from apollo.autophagy.fs import (
-    CHUNK,
     O_CREATE,
     Root,
     Unsafe,
@@ -34,6 +33,7 @@ from apollo.autophagy.fs import (
     open_file,
     read_fd,
     split_relative,
+    write_all,
     write_new,
 )
 
@@ -116,9 +116,7 @@ class SnapshotWriter:
                     for chunk in iter_fd(fd):
                         digest.update(chunk)
                         size += len(chunk)
-                        view = memoryview(chunk)
-                        while view:
-                            view = view[os.write(out, view):]
+                        write_all(out, chunk)
                     os.fsync(out)
                 finally:
                     os.close(out)
@@ -359,6 +357,7 @@ def _restore_one(place: Place, info: SnapshotInfo, root: Root, parts: tuple[str,
         try:
             _verify_blob(blob, entry)
             if not dry_run:
+                assert parent is not None  # created above when it was missing
                 _put_new(parent, parts[-1], blob, entry)
         finally:
             os.close(blob)
@@ -390,12 +389,8 @@ def _put_new(parent: int, name: str, blob: int, entry: dict[str, Any]) -> None:
     temp = f".{name[:180]}.apollo-restore.tmp"
     out = os.open(temp, O_CREATE, 0o600, dir_fd=parent)
     try:
-        offset = 0
-        while chunk := os.pread(blob, CHUNK, offset):
-            offset += len(chunk)
-            view = memoryview(chunk)
-            while view:
-                view = view[os.write(out, view):]
+        for chunk in iter_fd(blob):
+            write_all(out, chunk)
         os.fchmod(out, int(entry.get("mode", 0o644)))
         mtime_ns = int(entry.get("mtime_ns", 0))
         if mtime_ns:

@@ -30,7 +30,7 @@ app = typer.Typer(help="autophagy: tiered cleanup with confirmation, snapshot, r
                   no_args_is_help=True)
 
 ActorOpt = Annotated[str | None, typer.Option(
-    "--as", help="Who is asking: main or subagent [default: $APOLLO_ACTOR, else main]. A sub-agent may run "
+    "--as", help="Who is asking: main or subagent (default: $APOLLO_ACTOR, else main). A sub-agent may run "
                  "only status and small.", show_default=False)]
 
 
@@ -82,9 +82,9 @@ def _need_confirmation(env: Env, plan: Any, hint_zh: str, hint_en: str) -> None:
 def status(workspace: WorkspaceOpt = None, state_dir: StateDirOpt = None, agent: AgentOpt = "main",
            json_out: JsonOpt = False, lang: LangOpt = None, actor: ActorOpt = None,
            verbose: VerboseOpt = False) -> None:
-    """What each tier would remove (count, size, examples), what is kept, snapshots, last log entry.
+    """What each tier would remove, what is kept, snapshots, the last log entry (read-only).
 
-    Read-only. With --json: {"workspace", "state_dir", "agent", "tiers": {"small"|"medium"|"large":
+    For each tier: count, size, examples. With --json: {"workspace", "state_dir", "agent", "tiers": {"small"|"medium"|"large":
     {"risk", "count", "bytes", "kinds", "examples", "suggested"}}, "protected", "notes", "tasks",
     "snapshots", "last_log"}.
     """
@@ -110,10 +110,10 @@ def small(yes: Annotated[bool, typer.Option("--yes", "-y", help="The user asked 
           workspace: WorkspaceOpt = None, state_dir: StateDirOpt = None, agent: AgentOpt = "main",
           json_out: JsonOpt = False, lang: LangOpt = None, actor: ActorOpt = None, quiet: QuietOpt = False,
           verbose: VerboseOpt = False) -> None:
-    """Tier 1 🟢: temp files, bytecode, caches, build output, backups, old logs, heartbeat-log
-    entries older than 30 days.
+    """Tier 1 🟢 temp files, caches, build output, backups, old logs and heartbeat-log entries.
 
-    On a terminal: shows the plan and asks y/N. --yes: runs at once. Without a terminal and
+    Heartbeat-log entries go when older than 30 days; logs when not written for 24 hours; nothing
+    modified in the last hour is touched. On a terminal: shows the plan and asks y/N. --yes: runs at once. Without a terminal and
     without --yes: changes nothing, prints the plan and exits 3. Every run takes a snapshot first.
     """
 
@@ -125,7 +125,7 @@ def small(yes: Annotated[bool, typer.Option("--yes", "-y", help="The user asked 
         operator = "子代理（转达用户请求）" if who == "subagent" else "用户确认"
         if yes:
             plan, result = api.run_now(env.paths, env.config, "small", actor=who, lang=env.lang,
-                                       operator=operator if who == "subagent" else "代理转达用户请求（--yes）")
+                                       operator=operator if who == "subagent" else "用户请求（--yes）")
             if result is None:
                 _nothing(env, "small")
             else:
@@ -147,7 +147,8 @@ def small(yes: Annotated[bool, typer.Option("--yes", "-y", help="The user asked 
         if not Confirm.ask("确认删除以上内容？" if env.lang == "zh" else "Remove these?", default=False,
                            console=console):
             raise ConfirmationRequired("nothing was changed: not confirmed")
-        _finish(env, api.execute(env.paths, env.config, plan.plan_id, actor=who, lang=env.lang, operator=operator))
+        _finish(env, api.execute(env.paths, env.config, plan.plan_id, actor=who, lang=env.lang, operator=operator,
+                                 tier="small"))
 
     run(action, verbose=verbose)
 
@@ -167,7 +168,7 @@ def medium(select: Annotated[list[str] | None, typer.Option(
            workspace: WorkspaceOpt = None, state_dir: StateDirOpt = None, agent: AgentOpt = "main",
            json_out: JsonOpt = False, lang: LangOpt = None, actor: ActorOpt = None, quiet: QuietOpt = False,
            verbose: VerboseOpt = False) -> None:
-    """Tier 2 🟡: corrupted files, broken symlinks, memory entries marked outdated, expired reminders.
+    """Tier 2 🟡 corrupted files, broken links, outdated memory entries, expired reminders.
 
     Without --confirm: writes a plan (.autophagy/plans/<id>.json, valid 30 minutes), prints it and
     exits 3 (on a terminal it asks). --confirm PLAN_ID executes exactly that plan; --select limits it.
@@ -182,7 +183,7 @@ def medium(select: Annotated[list[str] | None, typer.Option(
         chosen = _ids(select)
         if confirm:
             _finish(env, api.execute(env.paths, env.config, confirm, chosen or None, actor=who,
-                                     include_suggested=include_suggested, lang=env.lang))
+                                     include_suggested=include_suggested, lang=env.lang, tier="medium"))
             return
         plan = api.plan(env.paths, env.config, "medium", actor=who)
         if not plan.items:
@@ -206,7 +207,7 @@ def medium(select: Annotated[list[str] | None, typer.Option(
             raise ConfirmationRequired("nothing was changed: not confirmed")
         ids = None if answer.lower() in ("all", "y", "yes") else _ids([answer])
         _finish(env, api.execute(env.paths, env.config, plan.plan_id, ids or chosen or None, actor=who,
-                                 include_suggested=include_suggested, lang=env.lang))
+                                 include_suggested=include_suggested, lang=env.lang, tier="medium"))
 
     run(action, verbose=verbose)
 
@@ -219,9 +220,11 @@ def large(confirm: Annotated[str | None, typer.Option(
           workspace: WorkspaceOpt = None, state_dir: StateDirOpt = None, agent: AgentOpt = "main",
           json_out: JsonOpt = False, lang: LangOpt = None, actor: ActorOpt = None, quiet: QuietOpt = False,
           verbose: VerboseOpt = False) -> None:
-    """Tier 3 🔴: the agent's whole conversation context (session transcripts, sessions.json, the
-    SQLite session store). Needs both --confirm PLAN_ID and --confirm-phrase 确认大自噬; either
-    alone changes nothing. Refused while OpenClaw runs. Never automatic; main agent only.
+    """Tier 3 🔴 the agent's whole conversation context (double confirmation).
+
+    Session transcripts, sessions.json (left as an empty {}), the SQLite session store. Needs both
+    --confirm PLAN_ID and --confirm-phrase 确认大自噬; either alone changes nothing. Refused while
+    OpenClaw runs. Never automatic; main agent only.
     """
 
     def action() -> None:
@@ -232,7 +235,8 @@ def large(confirm: Annotated[str | None, typer.Option(
         env = _env(workspace, state_dir, agent, json_out, lang, quiet, verbose)
         phrase = load(env.config).data.large.phrase
         if confirm and confirm_phrase:
-            _finish(env, api.execute(env.paths, env.config, confirm, phrase=confirm_phrase, actor=who, lang=env.lang))
+            _finish(env, api.execute(env.paths, env.config, confirm, phrase=confirm_phrase, actor=who, lang=env.lang,
+                                     tier="large"))
             return
         if confirm:
             raise ConfirmationRequired("nothing was changed: the second confirmation is missing",
@@ -258,7 +262,8 @@ def large(confirm: Annotated[str | None, typer.Option(
             raise ConfirmationRequired("nothing was changed: the plan id was not confirmed")
         second = Prompt.ask(f"第二次确认：输入 {phrase}" if env.lang == "zh" else f"Second confirmation: type {phrase}",
                             default="", console=console).strip()
-        _finish(env, api.execute(env.paths, env.config, plan.plan_id, phrase=second, actor=who, lang=env.lang))
+        _finish(env, api.execute(env.paths, env.config, plan.plan_id, phrase=second, actor=who, lang=env.lang,
+                                 tier="large"))
 
     run(action, verbose=verbose)
 
@@ -270,8 +275,10 @@ def restore(snapshot: Annotated[str, typer.Argument(metavar="SNAPSHOT", help="Sn
             workspace: WorkspaceOpt = None, state_dir: StateDirOpt = None, agent: AgentOpt = "main",
             json_out: JsonOpt = False, lang: LangOpt = None, actor: ActorOpt = None,
             verbose: VerboseOpt = False) -> None:
-    """Put a snapshot's files back, byte for byte. Never overwrites a file (except one that still
-    holds exactly what autophagy left there), never follows a symlink, refuses escaping paths."""
+    """Put a snapshot's files back, byte for byte.
+
+    Never overwrites a file (except one that still holds exactly the bytes autophagy left there),
+    never follows a symlink, refuses absolute or escaping paths."""
 
     def action() -> None:
         from apollo.autophagy import api

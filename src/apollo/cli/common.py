@@ -22,17 +22,17 @@ T = TypeVar("T")
 
 WorkspaceOpt = Annotated[
     Path | None,
-    typer.Option("--workspace", "-w", help="OpenClaw workspace [default: $OPENCLAW_WORKSPACE_DIR or ~/.openclaw/workspace]",
+    typer.Option("--workspace", "-w", help="OpenClaw workspace \\[default: $OPENCLAW_WORKSPACE_DIR or ~/.openclaw/workspace]",
                  show_default=False),
 ]
 StateDirOpt = Annotated[
     Path | None,
-    typer.Option("--state-dir", help="OpenClaw state dir [default: $OPENCLAW_STATE_DIR or ~/.openclaw]", show_default=False),
+    typer.Option("--state-dir", help="OpenClaw state dir \\[default: $OPENCLAW_STATE_DIR or ~/.openclaw]", show_default=False),
 ]
 AgentOpt = Annotated[str, typer.Option("--agent", help="Agent id whose sessions to use.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable JSON on stdout, nothing else.")]
 LangOpt = Annotated[
-    str | None, typer.Option("--lang", help="Report language: zh or en [default: config, else locale, else zh]",
+    str | None, typer.Option("--lang", help="Report language: zh or en \\[default: config, else locale, else zh]",
                              show_default=False),
 ]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print only the essential line.")]

@@ -163,6 +163,9 @@ def filter_(
     input_path: Annotated[Path, typer.Argument(metavar="INPUT", help="Transcript file (or an OpenClaw .sqlite store).",
                                                show_default=False)],
     fmt: FormatOpt = "auto",
+    session: Annotated[str | None, typer.Option(
+        "--session", "-s", help="OpenClaw .sqlite store: the session id (or unique prefix) [default: the most "
+                                "recent]. The result is a session JSONL.", show_default=False)] = None,
     output: Annotated[Path | None, typer.Option(
         "--output", "-o", help="Where to write the result [default: <input>.filtered<ext> next to the input, "
                                "never over an existing file].", show_default=False)] = None,
@@ -193,7 +196,12 @@ def filter_(
         from apollo.renal.filter import filter_path
 
         env = make_env(workspace=workspace, json_out=json_out, lang=lang, quiet=quiet, verbose=verbose)
-        result = filter_path(input_path, fmt, env.config, keep_ratio=keep_ratio, budget=budget, mode=mode,
+        source = input_path
+        if session is not None:
+            from apollo.transcript.openclaw_sqlite import resolve_ref
+
+            source = resolve_ref(input_path, session)
+        result = filter_path(source, fmt, env.config, keep_ratio=keep_ratio, budget=budget, mode=mode,
                              output=output, dry_run=dry_run, workspace=workspace,
                              lang=env.lang if lang or env.config.get("general.lang") else None, in_place=in_place)
         for warning in result.report["warnings"]:

@@ -3,7 +3,8 @@
 Three signs, read from the user's recent turns only (the agent's mood is not the question):
 - continuous questioning (连续质疑): the same question asked again and again;
 - continuous negativity (连续负面): turn after turn in a negative tone;
-- continuous topic drift (连续偏离): turn after turn on a new topic.
+- continuous topic drift (连续偏离): turn after turn on something new (sharing no topic word
+  with the turns just before, and not long after them).
 One sign is 🟡 (watch), two or more — or one at twice its threshold — is 🔴 (recommend
 apollo-dream). The tracker also follows topics, so the check can count the active ones.
 Memory is bounded: the last ``window`` user turns and the last few topics.
@@ -24,6 +25,8 @@ LEVELS = {"green": "🟢", "yellow": "🟡", "red": "🔴"}
 #: a topic remembers this many of its most frequent words, and the tracker this many topics
 _TOPIC_WORDS = 48
 _RECENT_TOPICS = 8
+#: a turn changes the subject when it shares no topic word with the user's last this-many turns
+_DRIFT_CONTEXT = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,7 +34,7 @@ class Thresholds:
     window: int = 20
     questioning_repeats: int = 2
     negativity_run: int = 3
-    drift_shifts: int = 3
+    drift_shifts: int = 4
     drift_minutes: float = 30.0
 
     @classmethod
@@ -123,7 +126,11 @@ class BalanceTracker:
         """Record one user turn; returns the id of the topic it belongs to. A change of topic long
         after the previous turn (``drift_minutes``) starts a new conversation and is not drift."""
         repeat = question and bool(keys) and any(t.question and _same_question(keys, t.keys) for t in self._turns)
-        topic, shifted = self._place(keys)
+        topic = self._place(keys)
+        # a change of subject: nothing in common with the user's last few turns (a return to an
+        # earlier subject, or a short turn without topic words, is no change)
+        recent = [t.keys for t in list(self._turns)[-_DRIFT_CONTEXT:] if t.keys]
+        shifted = len(keys) >= 2 and bool(recent) and not keys & frozenset().union(*recent)
         moment = _parse_time(timestamp)
         if shifted and moment is not None and self._last_time is not None:
             shifted = (moment - self._last_time).total_seconds() <= self.thresholds.drift_minutes * 60
@@ -139,24 +146,22 @@ class BalanceTracker:
                              timestamp=timestamp)
         return topic, keys
 
-    def _place(self, keys: frozenset[str]) -> tuple[int, bool]:
+    def _place(self, keys: frozenset[str]) -> int:
         """The topic a turn continues (the current one, or a recent one it returns to), else a new one.
-        A turn with fewer than two topic words is no evidence of a change."""
+        A turn with fewer than two topic words stays in the current topic."""
         if self._topics and len(keys) < 2:
             self._topics[-1].absorb(keys)
-            return self._topics[-1].id, False
+            return self._topics[-1].id
         for topic in reversed(self._topics):
             if _same_subject(keys, topic.keys(), shared_min=2, share=0.34):
-                shifted = topic is not self._topics[-1]
                 self._topics.remove(topic)
                 self._topics.append(topic)
                 topic.absorb(keys)
-                return topic.id, shifted
+                return topic.id
         topic = _Topic(self._next_topic, Counter(keys))
         self._next_topic += 1
-        shifted = bool(self._topics)
         self._topics.append(topic)
-        return topic.id, shifted
+        return topic.id
 
     def result(self) -> Balance:
         limits = self.thresholds

@@ -79,16 +79,13 @@ class CheckResult:
 
 def _default_source(paths: Any) -> tuple[Any, list[str]]:
     """The agent's current session, else today's memory file, else nothing (with why)."""
+    from apollo.transcript import discovery
+
     notes: list[str] = []
     try:
-        from apollo.transcript import discovery
-    except ImportError:
-        discovery = None
-    if discovery is not None and hasattr(discovery, "current_session"):
-        try:
-            return discovery.current_session(paths), notes
-        except InputError as exc:
-            notes.append(f"no current session ({exc.line()})")
+        return discovery.current_session(paths), notes
+    except InputError as exc:
+        notes.append(f"no current session ({exc.line()})")
     memory = paths.workspace / "memory" / f"{clock.now():%Y-%m-%d}.md"
     if memory.is_file():
         return memory, notes
@@ -188,7 +185,7 @@ def heartbeat_line(result: CheckResult, lang: str = "zh") -> str:
     return f"🫘 上下文需过滤（节省{saving}%）" if result.needs_filter else "🫘 上下文正常"
 
 
-_TEXT = {
+_TEXT: dict[str, dict[str, Any]] = {
     "zh": {
         "title": "🫘 [apollo-renal] 上下文净化报告", "state": "当前状态：", "tokens": "Token估算",
         "density": "有效信息密度", "confirmations": "重复确认", "tasks": "进行中任务", "topics": "活跃话题",

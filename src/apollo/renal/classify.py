@@ -94,9 +94,9 @@ class _Turn:
     keys: frozenset[str] = frozenset()
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class _Candidate:
-    """An element the resolution pass may still revise."""
+    """An element the resolution pass may still revise (compared by identity)."""
 
     pos: int
     verdict: Verdict
@@ -505,18 +505,20 @@ class Classifier:
         quoted = _quote(element.text)
         markers = found.found
         bare = found.bare
-        replying = reference is not None and reference.speaker != speaker
-        if bare in ("rejection", "agreement") and replying and reference.question and reference.yes_no:
-            return self._answer(element, role, reference, quoted, "no" if bare == "rejection" else "yes")
+        # the other side's turn this one replies to, if it replies to one
+        other = reference if reference is not None and reference.speaker != speaker else None
+        if bare in ("rejection", "agreement") and other is not None and other.question and other.yes_no:
+            return self._answer(element, role, other, quoted, "no" if bare == "rejection" else "yes")
         negative = "negativity" in markers
+        topic: int | None
         if role == "user":
             topic, keys = self.balance.observe_reading(element.id, found, self.rules, element.timestamp)
         else:
             topic, keys = self.balance.current_topic, reading.keywords(found.content_text(), self.rules)
         self._turn_keys = keys
-        if replying and (reference.question or reference.proposal):
+        if other is not None and (other.question or other.proposal):
             # "那就用 PostgreSQL 吧" after "SQLite or PostgreSQL?" is about what the question was about
-            keys = keys | reference.keys
+            keys = keys | other.keys
         done = "completion" in markers and "continuation" not in markers and not found.question
         if found.content and any(not c.question for c in found.content):
             self._answered_by(element, speaker)
@@ -563,8 +565,9 @@ class Classifier:
         if done:  # "记好了：…PDF 的决定…" reports work done, whatever else it says
             self._close_task(element, keys)
         acknowledged = any(s.confirmation for s in found.social)
-        if replying and acknowledged and self._echoes(keys, reference) and not _DIGITS.search(found.content_text()):
-            return self._verdict(element, "noise", "drop", 0.75, f"acknowledges and restates #{reference.id}, which "
+        if other is not None and acknowledged and self._echoes(keys, other) and not _DIGITS.search(
+                found.content_text()):
+            return self._verdict(element, "noise", "drop", 0.75, f"acknowledges and restates #{other.id}, which "
                                  "is kept", "context:echo", confirmation=True)
         if found.question:
             self._candidate(self._open_questions, element, role, speaker, keys, topic)
@@ -608,9 +611,10 @@ class Classifier:
         return any(keys & candidate.keys for candidate in store)
 
     def _supersede(self, newer: _Candidate, store: list[_Candidate], *, strong: bool) -> None:
-        """Mark the earlier decisions (or preferences) that ``newer`` replaces: surely when the newer
-        one says so (改用, instead) and they share topic words, tentatively (confirm) when they share
-        most of their words without saying so. The user decides: the agent restating or carrying
+        """Mark the earlier decisions (or preferences) that ``newer`` replaces: when the newer one
+        says so (改用, instead) and they share topic words; for preferences also, tentatively
+        (confirm), when they share most of their words without saying so (two decisions on one
+        subject often complement each other). The user decides: the agent restating or carrying
         out a user's decision never replaces it."""
         settings = self.rules.settings
         for earlier in list(store):
@@ -620,8 +624,8 @@ class Classifier:
             if strong and (shared >= settings["supersede_min_shared"]
                            or (shared == 1 and share >= settings["supersede_min_share"])):
                 confidence = 0.8
-            elif shared >= 2 and share >= settings["supersede_overlap"]:
-                confidence = 0.6
+            elif store is self._preferences and shared >= 2 and share >= settings["supersede_overlap"]:
+                confidence = 0.6  # two standing instructions on one subject: the later one likely wins
             else:
                 continue
             # the earlier one also settled other things ("PostgreSQL, and Docker for deployment"): in part only
@@ -711,7 +715,7 @@ class Tally:
         return self.removable_tokens / self.tokens if self.tokens else 0.0
 
     def summary(self) -> dict[str, Any]:
-        outdated = Counter()
+        outdated: Counter[str] = Counter()
         for (_, status), count in self.statuses.items():
             if status != "current":
                 outdated[status] += count

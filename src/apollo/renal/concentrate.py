@@ -78,7 +78,11 @@ def load(user_files: tuple[str, ...] = ()) -> FilterRules:
 
 # -- the recent tail ------------------------------------------------------------------------------
 def tail_start(elements: Sequence[Element], turns: int) -> int:
-    """Index (in ``elements``) where the last ``turns`` user turns begin; ``len`` when there are none."""
+    """Index (in ``elements``) where the last ``turns`` user turns begin.
+
+    Fewer turns than that: the whole conversation is recent. No user turn at all (a memory
+    file, notes): there is no conversation to be in the middle of, so no tail (``len``).
+    """
     if turns <= 0:
         return len(elements)
     seen = 0
@@ -88,7 +92,7 @@ def tail_start(elements: Sequence[Element], turns: int) -> int:
             seen += 1
             if seen == turns:
                 return position
-    return 0 if elements else len(elements)
+    return 0 if seen else len(elements)
 
 
 # -- tool output ------------------------------------------------------------------------------------

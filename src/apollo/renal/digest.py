@@ -1,27 +1,61 @@
 """The compaction summary: renal's digest of everything before the kept tail.
 
-What the agent's loader shows the model in place of the history: the decisions, preferences,
-active tasks and open questions verbatim, grouped by category, then the facts the process
-carried (rescued statements, tools used, files touched), in the conversation's language.
+What the agent's loader shows the model in place of the history: the summary of an earlier
+compaction (the agent's loader shows only the newest one, so it must live on in the new one),
+the decisions, preferences, active tasks and open questions verbatim, grouped by category,
+then the facts the process carried (rescued statements, tools used, files touched), in the
+conversation's language.
+
+Under a budget the digest gets leaner in ``LEVELS`` order: first what is process or outdated
+(the outdated list, tools and files, the facts), and only then are the must-keep items
+themselves quoted shorter.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import dataclass
 from typing import Any
 
 from apollo.transcript.model import Kind
 
 _PATH = re.compile(r"(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]+)+|\b[\w-]+\.(?:py|js|ts|json|jsonl|toml|ya?ml|md|sh|sql)\b")
 
+
+@dataclass(frozen=True, slots=True)
+class Level:
+    """How lean one digest is: which optional sections it has, and how much of an item it quotes."""
+
+    outdated: bool = True
+    tools_and_files: bool = True
+    facts: bool = True
+    #: quote each must-keep item up to this share of ``digest_item_chars`` (an earlier summary: 4×)
+    item_share: float = 1.0
+    #: the last resort: quote only this many of the newest must-keep items, and no earlier summary
+    keep_newest: int | None = None
+
+    @property
+    def shortens_must_keep(self) -> bool:
+        return self.item_share < 1.0
+
+
+#: from the full digest to the leanest: optional sections go first, then must-keep items get shorter
+LEVELS = (Level(), Level(outdated=False), Level(outdated=False, tools_and_files=False),
+          Level(outdated=False, tools_and_files=False, facts=False),
+          *(Level(False, False, False, share) for share in (0.5, 0.25, 0.125, 0.0625)))
+#: the levels that keep every must-keep item verbatim (up to ``digest_item_chars``)
+VERBATIM_LEVELS = tuple(level for level in LEVELS if not level.shortens_must_keep)
+
 _TITLES = {
     "zh": {"head": "[apollo renal 摘要] 以下是此前对话的要点（原文保留决策、偏好、任务与未解决问题）。",
-           "decision": "决策", "preference": "偏好", "task": "进行中任务", "question": "未解决问题",
-           "facts": "过程要点", "tools": "使用过的工具", "files": "涉及的文件", "superseded": "已过时：被取代、已回答或已完成（仅供参考）",
+           "earlier": "更早的摘要", "decision": "决策", "preference": "偏好", "task": "进行中任务",
+           "question": "未解决问题", "facts": "过程要点", "tools": "使用过的工具", "files": "涉及的文件",
+           "superseded": "已过时：被取代、已回答或已完成（仅供参考）",
            "omitted": "另有 {n} 条寒暄、确认、心跳与中间过程未列出。"},
     "en": {"head": "[apollo renal digest] What the conversation so far established (decisions, preferences, "
                    "tasks and open questions verbatim).",
+           "earlier": "Earlier summary",
            "decision": "Decisions", "preference": "Preferences", "task": "Active tasks", "question": "Open questions",
            "facts": "Facts from the process", "tools": "Tools used", "files": "Files touched",
            "superseded": "Outdated: superseded, answered or done (for reference)",
@@ -29,34 +63,57 @@ _TITLES = {
 }
 
 
-def build(fates: list[Any], lang: str, item_chars: int) -> str:
+def _quote(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: max(limit - 1, 1)] + "…"
+
+
+def must_keep_items(fates: list[Any]) -> list[Any]:
+    """The fates the digest quotes under a must-keep heading."""
+    return [f for f in fates if f.category in ("decision", "preference", "task", "question")
+            and (f.must_keep or (f.confirm and not f.outdated))]
+
+
+def quoted_items(fates: list[Any], level: Level) -> list[Any]:
+    items = must_keep_items(fates)
+    if level.keep_newest is not None:
+        return items[len(items) - level.keep_newest:] if level.keep_newest > 0 else []
+    return items
+
+
+def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | tuple[str, ...] = (),
+          level: Level = LEVELS[0]) -> str:
+    """The digest of ``fates`` (everything before the tail) after the ``earlier`` summaries."""
     titles = _TITLES["zh" if lang == "zh" else "en"]
+    limit = max(int(item_chars * level.item_share), 40)
     sections: list[str] = [titles["head"]]
-
-    def quote(text: str) -> str:
-        text = " ".join(text.split())
-        return text if len(text) <= item_chars else text[: item_chars - 1] + "…"
-
+    if earlier and level.keep_newest is None:
+        earlier_limit = None if not level.shortens_must_keep else limit * 4
+        sections.append(f"## {titles['earlier']}\n" + "\n\n".join(
+            text.strip() if earlier_limit is None else _quote(text, earlier_limit) for text in earlier))
     listed = 0
+    chosen = quoted_items(fates, level)
     for category in ("decision", "preference", "task", "question"):
-        chosen = [f for f in fates if f.category == category and (f.must_keep or (f.confirm and not f.outdated))]
-        if chosen:
-            listed += len(chosen)
-            sections.append(f"## {titles[category]}\n" + "\n".join(f"- {quote(f.element.text)}" for f in chosen))
+        items = [f for f in chosen if f.category == category]
+        if items:
+            listed += len(items)
+            sections.append(f"## {titles[category]}\n" + "\n".join(f"- {_quote(f.element.text, limit)}" for f in items))
     facts = [f for f in fates if f.rescued and not f.must_keep and f.element.kind is Kind.TEXT]
-    if facts:
+    if facts and level.facts:
         listed += len(facts)
-        sections.append(f"## {titles['facts']}\n" + "\n".join(f"- {quote(f.element.text)}" for f in facts))
-    tools = Counter(f.element.tool_name for f in fates if f.element.kind is Kind.TOOL_CALL and f.element.tool_name)
-    if tools:
-        sections.append(f"## {titles['tools']}\n" + ", ".join(f"{name} ×{n}" for name, n in tools.most_common()))
-    files = list(dict.fromkeys(m for f in fates if f.element.kind is Kind.TOOL_CALL
-                               for m in _PATH.findall(f.element.text)))
-    if files:
-        sections.append(f"## {titles['files']}\n" + ", ".join(files[:40]))
+        sections.append(f"## {titles['facts']}\n" + "\n".join(f"- {_quote(f.element.text, limit)}" for f in facts))
+    if level.tools_and_files:
+        tools = Counter(f.element.tool_name for f in fates
+                        if f.element.kind is Kind.TOOL_CALL and f.element.tool_name)
+        if tools:
+            sections.append(f"## {titles['tools']}\n" + ", ".join(f"{name} ×{n}" for name, n in tools.most_common()))
+        files = list(dict.fromkeys(m for f in fates if f.element.kind is Kind.TOOL_CALL
+                                   for m in _PATH.findall(f.element.text)))
+        if files:
+            sections.append(f"## {titles['files']}\n" + ", ".join(files[:40]))
     stale = [f for f in fates if f.outdated]
-    if stale:
-        sections.append(f"## {titles['superseded']}\n" + "\n".join(f"- {quote(f.element.text)}" for f in stale))
+    if stale and level.outdated:
+        sections.append(f"## {titles['superseded']}\n" + "\n".join(f"- {_quote(f.element.text, limit)}" for f in stale))
     omitted = sum(1 for f in fates if f.element.kind in (Kind.TEXT, Kind.HEARTBEAT_POLL, Kind.HEARTBEAT_REPLY)) - listed
     if omitted > 0:
         sections.append(titles["omitted"].format(n=omitted))

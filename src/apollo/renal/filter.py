@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -80,9 +80,13 @@ def filter_path(path: Path | Any, fmt: str = "auto", config: Any = None, keep_ra
     budgeted = keep_ratio is not None or budget is not None
     counter_name = "exact" if budgeted and exact_available() else config.get("general.counter")
     transcript = transcript_io.read(path, fmt, counter=counter_name)
+    _check_readable(transcript, path)
     if mode == "compact" and transcript.format not in COMPACTABLE:
         raise UsageError(f"--mode compact needs an OpenClaw/pi session, not {transcript.format}",
                          where=str(path), hint="use --mode rewrite for this format")
+    if in_place and transcript.format != "openclaw":
+        raise UsageError("an OpenClaw SQLite session cannot be changed in place", where=str(path),
+                         hint="write a JSONL copy (-o PATH) and import it with openclaw doctor --session-sqlite import")
     count = get_counter(counter_name)[1]
     rules = concentrate.load(_user_rule_files(config))
     condenser = Condenser(rules.condense)
@@ -97,25 +101,33 @@ def filter_path(path: Path | Any, fmt: str = "auto", config: Any = None, keep_ra
     for fate in fates:
         fate.tokens_after = _tokens_after(fate, count)
     budget_fit = None
+    target = None
     total_before = sum(e.tokens for e in elements)
     if budgeted:
         target = budget if budget is not None else int(math.floor(total_before * float(keep_ratio or 0)))
         if counter_name != "exact":
             target = int(target * rules["estimate_margin"])
+    plan = None
+    if mode == "compact":
+        plan = plan_compaction(fates, rules, conversation_lang, count, target, where=str(path))
+        budget_fit = plan.fit(target) if target is not None else None
+    elif target is not None:
         budget_fit = fit_budget(fates, target, condenser, count, names)
 
-    edits = edits_of(fates)
+    edits = edits_of(fates) if mode == "rewrite" else {}
     snapshot_path = None
     output_path = None
-    compaction = None
+    compaction = plan.describe(count) if plan is not None else None
     if not dry_run:
         from apollo.renal import snapshot as snapshot_mod
 
         destination = output if output is not None or in_place else default_output(path, transcript)
+        if in_place:
+            _check_unchanged(transcript)  # refuse before anything is written, the snapshot included
         snapshot_path = snapshot_mod.write(fates, transcript, _snapshot_dir(config, workspace, destination))
-        if mode == "compact":
-            compaction = write_compaction(path, transcript, fates, destination if not in_place else None,
-                                          in_place, rules, conversation_lang)
+        if plan is not None and compaction is not None:
+            compaction["entry_id"] = write_compaction(path, transcript, plan, None if in_place else destination,
+                                                      in_place)
             output_path = Path(path) if in_place else destination
         else:
             transcript_io.write(path, destination, edits, fmt=transcript.format)
@@ -141,6 +153,28 @@ def _check_options(keep_ratio: float | None, budget: int | None, mode: str, in_p
                          hint="rewrite mode always writes a copy (-o PATH)")
     if in_place and output is not None:
         raise UsageError("give --in-place or -o/--output, not both")
+
+
+def _check_readable(transcript: Transcript, path: Path | Any) -> None:
+    """A file none of whose records could be read is not a transcript of that format: say so, write nothing."""
+    if transcript.elements or not transcript.warnings:
+        return
+    first = transcript.warnings[0]
+    raise InputError(f"nothing in it reads as {transcript.format} ({len(transcript.warnings)} unreadable line(s); "
+                     f"the first: {first.message.split(';')[0]})",
+                     where=f"{first.path}:{first.line}" if first.line else str(path),
+                     hint="check --format (auto detects it), or repair the file")
+
+
+def _check_unchanged(transcript: Transcript) -> None:
+    from apollo.errors import Refused
+    from apollo.transcript.base import Fingerprint
+
+    source = transcript.source
+    expected = transcript.meta.get("fingerprint")
+    if source is not None and expected is not None and Fingerprint.of(Path(source)) != expected:
+        raise Refused("the session changed while Apollo was reading it (size, time or content); nothing was written",
+                      where=str(source), hint="run the filter again on the new state of the session")
 
 
 def _user_rule_files(config: Any) -> tuple[str, ...]:
@@ -359,10 +393,13 @@ def edits_of(fates: list[Fate]) -> dict[str, Edit]:
 
 
 def default_output(path: Path | Any, transcript: Transcript) -> Path:
-    """``<name>.filtered<suffix>`` next to the input; never an existing file."""
+    """``<name>.filtered<suffix>`` next to the input; never an existing file.
+
+    A session of an OpenClaw SQLite store becomes ``<session id>.filtered.jsonl`` beside the store.
+    """
     source = (Path(transcript.source) if transcript.source is not None else Path(str(path))).absolute()
     if transcript.format == "openclaw-sqlite":
-        stem, suffix = source.stem, ".jsonl"
+        stem, suffix = str(transcript.meta.get("session", source.stem)).rpartition("#")[2], ".jsonl"
     else:
         name = source.name
         stem, suffix = (name.split(".jsonl")[0], ".jsonl") if ".jsonl" in name else (source.stem, source.suffix)
@@ -387,23 +424,132 @@ def _snapshot_dir(config: Any, workspace: Path | None, destination: Path | None)
     return base / relative
 
 
-def write_compaction(path: Path | Any, transcript: Transcript, fates: list[Fate], dest: Path | None,
-                     in_place: bool, rules: concentrate.FilterRules, lang: str) -> dict[str, Any]:
-    """Append one native compaction entry: renal's digest of everything before the kept tail."""
+@dataclass(slots=True)
+class CompactionPlan:
+    """Where the verbatim tail starts (index into the fates) and the digest that replaces the rest."""
+
+    fates: list[Fate]
+    start: int
+    summary: str
+    #: the summary as the model sees it (with pi's wrapper) and the tail, by the run's counter
+    summary_tokens: int
+    tail_tokens: int
+    #: must-keep items the budget forced the digest to quote shorter, or to leave out (element ids)
+    shortened: list[str] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)
+
+    @property
+    def digested(self) -> list[Fate]:
+        """What the summary stands for (summaries of earlier compactions are quoted separately)."""
+        return [f for f in self.fates[:self.start] if f.element.kind is not Kind.COMPACTION]
+
+    @property
+    def first_kept_entry_id(self) -> str:
+        return str(self.fates[self.start].element.record_id)
+
+    @property
+    def context_tokens(self) -> int:
+        return self.summary_tokens + self.tail_tokens
+
+    def fit(self, target: int) -> budget_mod.Fit:
+        return budget_mod.Fit(tokens=self.context_tokens, budget=target, must_keep_shortened=list(self.shortened),
+                              must_keep_dropped=list(self.dropped))
+
+    def describe(self, count: Callable[[str], int]) -> dict[str, Any]:
+        return {"entry_id": None, "first_kept_entry_id": self.first_kept_entry_id,
+                "tokens_before": sum(f.element.tokens for f in self.fates),
+                "summary_tokens": self.summary_tokens, "tail_tokens": self.tail_tokens,
+                "context_tokens": self.context_tokens, "summary": self.summary, "digested": len(self.digested)}
+
+
+def plan_compaction(fates: list[Fate], rules: concentrate.FilterRules, lang: str, count: Callable[[str], int],
+                    target: int | None, *, where: str) -> CompactionPlan:
+    """Choose the kept tail and build the digest of everything before it.
+
+    Without a budget the tail is the recent turns. Under a budget the tail start moves later (to
+    entries pi accepts as a cut point) and the digest gets leaner (:data:`digest.LEVELS`) until
+    summary + tail fit: at each start the digest's optional sections go before the start moves
+    on, and must-keep items are quoted shorter only when no start fits otherwise.
+    """
+    from apollo.renal import digest
+    from apollo.transcript.openclaw import (
+        COMPACTION_SUMMARY_WRAPPER,
+        can_start_kept_tail,
+        is_compaction_summary,
+    )
+
+    elements = [f.element for f in fates]
+    default = concentrate.tail_start(elements, rules["recent_turns"])
+    while 0 < default < len(fates) and elements[default - 1].record_id == elements[default].record_id:
+        default -= 1  # the tail starts with its entry's first block
+    content_before = 0
+    starts = []
+    for position, element in enumerate(elements):
+        if position >= default and content_before and can_start_kept_tail(element):
+            starts.append(position)
+        content_before += element.tokens
+    if not starts or (target is None and default == 0):
+        raise InputError("nothing to compact: every entry is in the recent tail", where=where,
+                         hint="the last turns always stay; a longer session, or --budget / --keep-ratio, "
+                              "can be compacted")
+    prefix, suffix = COMPACTION_SUMMARY_WRAPPER
+    # what pi shows after the new compaction: the tail, less the older compaction summaries it hides
+    tail_after = [0] * (len(fates) + 1)
+    for i in range(len(fates) - 1, -1, -1):
+        tail_after[i] = tail_after[i + 1] + (0 if is_compaction_summary(elements[i]) else elements[i].tokens)
+
+    def attempt(start: int, level: digest.Level) -> CompactionPlan:
+        earlier = [e.text for i, e in enumerate(elements) if e.kind is Kind.COMPACTION and e.text.strip()
+                   and (i < start or is_compaction_summary(e))]
+        plan = CompactionPlan(fates, start, "", 0, tail_after[start])
+        before = plan.digested
+        plan.summary = digest.build(before, lang, rules["digest_item_chars"], earlier=earlier, level=level)
+        plan.summary_tokens = count(prefix + plan.summary + suffix)
+        quoted = digest.quoted_items(before, level)
+        if level.shortens_must_keep:
+            limit = rules["digest_item_chars"] * level.item_share
+            plan.shortened = [f.element.id for f in quoted if len(" ".join(f.element.text.split())) > limit]
+        plan.dropped = [f.element.id for f in digest.must_keep_items(before) if f not in quoted]
+        return plan
+
+    chosen = attempt(starts[0], digest.LEVELS[0]) if target is None else _fit_compaction(starts, target, attempt,
+                                                                                         tail_after)
+    for position, fate in enumerate(fates):
+        fate.in_tail = position >= chosen.start
+    return chosen
+
+
+def _fit_compaction(starts: list[int], target: int, attempt: Callable[[int, Any], CompactionPlan],
+                    tail_after: list[int]) -> CompactionPlan:
+    """The first (start, digest level) that fits: every must-keep item verbatim if at all possible."""
     from apollo.renal import digest
 
-    tail = [f for f in fates if f.in_tail and f.element.record_id]
-    if not tail:
-        raise InputError("nothing to compact: the session has no turns before its recent tail", where=str(path))
-    first_kept = tail[0].element.record_id
-    before = [f for f in fates if not f.in_tail]
-    if not before:
-        raise InputError("nothing to compact: every entry is in the recent tail", where=str(path),
-                         hint="the last turns always stay; a longer session can be compacted")
-    summary = digest.build(before, lang, rules["digest_item_chars"])
-    tokens_before = sum(f.element.tokens for f in fates)
-    entry_id = transcript_io.append_compaction(path, dest, summary, first_kept, tokens_before, in_place=in_place,
-                                               expected=transcript.meta.get("fingerprint"))
-    return {"entry_id": entry_id, "first_kept_entry_id": first_kept, "tokens_before": tokens_before,
-            "summary_tokens": get_counter("estimate")[1](summary), "summary": summary,
-            "digested": len(before)}
+    best: CompactionPlan | None = None
+    for levels in (digest.VERBATIM_LEVELS, digest.LEVELS[len(digest.VERBATIM_LEVELS):]):
+        floor = 0  # the leanest digest met so far: a later start digests more, never less
+        for start in starts:
+            if tail_after[start] + floor > target:
+                continue
+            for level in levels:
+                plan = attempt(start, level)
+                if plan.context_tokens <= target:
+                    return plan
+                if best is None or plan.context_tokens < best.context_tokens:
+                    best = plan
+            floor = max(floor, plan.summary_tokens)
+    # the last resort, at the shortest tail: the oldest must-keep items (and earlier summaries) go first
+    leanest = digest.LEVELS[-1]
+    items = len(digest.must_keep_items(attempt(starts[-1], leanest).digested))
+    for keep in range(items, -1, -1):
+        plan = attempt(starts[-1], replace(leanest, keep_newest=keep))
+        if plan.context_tokens <= target:
+            return plan
+    return best if best is not None and best.context_tokens <= plan.context_tokens else plan
+
+
+def write_compaction(path: Path | Any, transcript: Transcript, plan: CompactionPlan, dest: Path | None,
+                     in_place: bool) -> str:
+    """Append one native compaction entry (the plan's digest and tail start); its id."""
+    tokens_before = sum(f.element.tokens for f in plan.fates)
+    return transcript_io.append_compaction(path, dest, plan.summary, plan.first_kept_entry_id, tokens_before,
+                                           in_place=in_place, expected=transcript.meta.get("fingerprint"))

@@ -27,6 +27,8 @@ _QUESTION_MARKS = ("?", "？")
 _INCOMPLETE_MARKS = (",", "，", "-", "—", "、", "…")
 _LATIN_WORD = re.compile(r"[a-z][a-z0-9_+#-]*[a-z0-9+#]|[a-z]")
 _CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
+#: messages up to this long are cached (bounded: 4096 of them)
+_CACHED_CHARS = 400
 _INTENT_SIGNALS = ("request", "preference", "preference_hint", "decision", "choice", "supersede", "proposal",
                    "task", "completion", "continuation", "negativity", "apology")
 _WHOLE_INTENT_SIGNALS = ("tag_question", "rejection", "agreement", "fragment")
@@ -222,7 +224,19 @@ def _signals_for(rules: RuleSet, role: str) -> tuple[tuple[Signal, ...], tuple[S
 
 def read(text: str, role: str, rules: RuleSet, *, social: bool = True) -> Reading:
     """Cut ``text`` into clauses and find its signals; ``social=False`` skips the social lookup
-    (long messages are never made only of formulas)."""
+    (long messages are never made only of formulas). Short messages are cached: agents and users
+    repeat themselves ("好的", "On it."), and a reading is never changed after it is made."""
+    if len(text) <= _CACHED_CHARS:
+        return _read_cached(text, role, rules, social)
+    return _read(text, role, rules, social)
+
+
+@functools.lru_cache(maxsize=4096)
+def _read_cached(text: str, role: str, rules: RuleSet, social: bool) -> Reading:
+    return _read(text, role, rules, social)
+
+
+def _read(text: str, role: str, rules: RuleSet, social: bool) -> Reading:
     clauses = split_clauses(text)
     reading = Reading(clauses)
     if clauses:
@@ -321,7 +335,12 @@ def keywords(text: str, rules: RuleSet, *, limit: int = 1500) -> frozenset[str]:
     """Topic words of ``text``: stemmed Latin words and pairs of adjacent Chinese characters,
     without stop words and without the markers' own words. Only the first ``limit`` characters
     are read (a topic shows early; memory stays bounded)."""
-    low = text[:limit].lower()
+    return _keywords(text[:limit], rules)
+
+
+@functools.lru_cache(maxsize=2048)
+def _keywords(text: str, rules: RuleSet) -> frozenset[str]:
+    low = text.lower()
     settings = rules.keywords
     stop_words = _stop_words(tuple(settings["en_stopwords"]))
     stop_chars = settings["zh_stop_chars"]

@@ -19,10 +19,8 @@ def build(transcript: Any, fates: list[Any], fit: Any, balance_state: Any, lang:
           output: Path | None, snapshot: Path | None, dry_run: bool, compaction: dict[str, Any] | None) -> dict:
     before = sum(f.element.tokens for f in fates)
     waste = sum(f.element.tokens for f in fates if f.bucket in NOISE_BUCKETS + REDUNDANT_BUCKETS)
-    if compaction is not None:
-        after = compaction["summary_tokens"] + sum(f.element.tokens for f in fates if f.in_tail)
-    else:
-        after = sum(f.tokens_after for f in fates)
+    # compact: what the agent's loader shows, the summary (in its wrapper) and the tail
+    after = compaction["context_tokens"] if compaction is not None else sum(f.tokens_after for f in fates)
     kept = {c: sum(1 for f in fates if f.must_keep and f.category == c and f.action != "drop")
             for c in KEPT_CATEGORIES}
     kept["process"] = sum(1 for f in fates if not f.must_keep and f.action != "drop"
@@ -37,7 +35,7 @@ def build(transcript: Any, fates: list[Any], fit: Any, balance_state: Any, lang:
     status = _status(balance_state)
     confirm = [_item(f) for f in fates if f.confirm and f.action != "drop"]
     report: dict[str, Any] = {
-        "source": str(transcript.source) if transcript.source else transcript.meta.get("session"),
+        "source": transcript.meta.get("session") or (str(transcript.source) if transcript.source else None),
         "format": transcript.format,
         "mode": mode,
         "dry_run": dry_run,
@@ -114,7 +112,7 @@ _TEXT = {
         "met": {True: "已达成", False: "未达成"},
         "budget_keep": "  ⚠️ 预算迫使精简必保内容{short}项、删除{dropped}项",
         "output": "输出：{path}", "snapshot": "重要内容快照：{path}", "dry": "（试运行：未写入任何文件）",
-        "compaction": "原生压缩条目：{entry}（保留自 {first}，摘要 {tokens:,} token）",
+        "compaction": "原生压缩条目：{entry}（保留自 {first}，摘要 {tokens:,} token）", "not_written": "（未写入）",
     },
     "en": {
         "title": "🫘 [apollo-renal] Context purification report",
@@ -142,6 +140,7 @@ _TEXT = {
         "output": "Output: {path}", "snapshot": "Important-content snapshot: {path}",
         "dry": "(dry run: nothing written)",
         "compaction": "Native compaction entry: {entry} (keeps from {first}, summary {tokens:,} tokens)",
+        "not_written": "(not written)",
     },
 }
 
@@ -175,7 +174,7 @@ def render(report: dict[str, Any], lang: str) -> str:
     lines += ["", t["next"].format(step=t["steps"][report["next_step"]])]
     if report.get("compaction"):
         c = report["compaction"]
-        lines.append(t["compaction"].format(entry=c["entry_id"], first=c["first_kept_entry_id"],
+        lines.append(t["compaction"].format(entry=c["entry_id"] or t["not_written"], first=c["first_kept_entry_id"],
                                             tokens=c["summary_tokens"]))
     if report["output"]:
         lines.append(t["output"].format(path=report["output"]))

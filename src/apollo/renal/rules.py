@@ -33,7 +33,6 @@ _SIGNAL_KEYS = {"about": str, "social": bool, "answers": bool, "anywhere": bool,
                 "confirmation": bool, "allow_question": bool,
                 "after": list, "confidence": float, "roles": list, "whole": bool, "zh": list, "en": list,
                 "phrases": list, "patterns": list}
-_LIST_KEYS = ("zh", "en", "phrases", "patterns", "after", "roles")
 _ROLES = {"user", "assistant", "system", "tool"}
 
 
@@ -169,7 +168,7 @@ def _check_signal(name: str, spec: Any, where: str, known: set[str]) -> None:
                               hint=f"known keys: {', '.join(sorted(_SIGNAL_KEYS))}")
         if expected is float and isinstance(value, int) and not isinstance(value, bool):
             continue
-        if not isinstance(value, expected) or (key in _LIST_KEYS and not all(isinstance(v, str) for v in value)):
+        if not isinstance(value, expected) or (isinstance(value, list) and not all(isinstance(v, str) for v in value)):
             raise ConfigError(f"[signal.{name}].{key} must be {expected.__name__}"
                               f"{' of strings' if expected is list else ''}", where=where)
     for pattern in spec.get("patterns", []):

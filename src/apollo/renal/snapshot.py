@@ -50,7 +50,7 @@ def write(fates: list[Any], transcript: Any, folder: Path) -> Path | None:
         number += 1
     document = {
         "created_at": moment.isoformat(),
-        "source": str(transcript.source) if transcript.source else transcript.meta.get("session"),
+        "source": transcript.meta.get("session") or (str(transcript.source) if transcript.source else None),
         "format": transcript.format,
         "counts": {c: sum(1 for i in found if i["category"] == c) for c in IMPORTANT},
         "items": found,

@@ -60,6 +60,12 @@ from apollo.transcript.tree import (
 ENTRY_TYPES = frozenset({"message", "model_change", "thinking_level_change", "compaction", "branch_summary",
                          "custom", "custom_message", "label", "session_info", "reset"})
 _BOUNDARIES = ("compaction", "reset")
+#: how pi shows the model a compaction's / a branch's summary (core/messages.js COMPACTION_SUMMARY_PREFIX and
+#: _SUFFIX, BRANCH_SUMMARY_PREFIX and _SUFFIX): the element's envelope, since in context a summary costs these too
+COMPACTION_SUMMARY_WRAPPER = ("The conversation history before this point was compacted into the following summary:"
+                              "\n\n<summary>\n", "\n</summary>")
+BRANCH_SUMMARY_WRAPPER = ("The following is a summary of a branch that this conversation came back from:"
+                          "\n\n<summary>\n", "</summary>")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -333,7 +339,8 @@ def _entry_elements(record: dict[str, Any], base: str, rule: Rules, count: Count
         for key in ("firstKeptEntryId", "tokensBefore", "fromId"):
             if key in record:
                 extra[key] = record[key]
-        yield _element(base, Role.SYSTEM, Kind.COMPACTION, summary, count, extra=extra, **common)
+        wrapper = "".join(COMPACTION_SUMMARY_WRAPPER if entry_type == "compaction" else BRANCH_SUMMARY_WRAPPER)
+        yield _element(base, Role.SYSTEM, Kind.COMPACTION, summary, count, extra=extra, envelope=wrapper, **common)
     elif entry_type == "custom_message":
         text = _content_text(record.get("content"))
         yield _element(base, Role.USER, Kind.TEXT, text, count,
@@ -584,6 +591,25 @@ def _pi_timestamp() -> str:
     """``new Date().toISOString()``: UTC with milliseconds and ``Z``."""
     moment = now().astimezone(UTC)
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+
+
+def can_start_kept_tail(element: Element) -> bool:
+    """May a compaction's ``firstKeptEntryId`` point at this element's entry (pi's ``findValidCutPoints``)?
+
+    Only a message entry that is not a tool result, taken at its first element: a tail that
+    started at a tool result would hand the model an answer without its call.
+    """
+    return (element.record_id is not None and element.id == element.record_id
+            and "entry_type" not in element.extra and element.role is not Role.TOOL)
+
+
+def is_compaction_summary(element: Element) -> bool:
+    """A ``compaction`` entry's summary: once a newer compaction is appended pi no longer shows it
+    (only the newest summary is context), so the new summary must carry it. A ``branch_summary``
+    stays a message of its own."""
+    return element.kind is Kind.COMPACTION and element.extra.get("entry_type") == "compaction"
 
 
 def compaction_entry(index: SessionIndex, summary: str, first_kept_entry_id: str, tokens_before: int,

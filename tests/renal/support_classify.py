@@ -1,0 +1,30 @@
+"""Building transcripts for the classifier's tests: elements as the readers produce them."""
+
+from __future__ import annotations
+
+from apollo.renal.classify import Verdict, classify
+from apollo.tokens import estimate
+from apollo.transcript.model import Element, Kind, Role
+
+_ROLES = {"user": Role.USER, "assistant": Role.ASSISTANT, "tool": Role.TOOL, "system": Role.SYSTEM}
+
+
+def element(element_id: str, role: str, text: str, kind: Kind = Kind.TEXT, **fields: object) -> Element:
+    return Element(id=element_id, role=_ROLES[role], kind=kind, text=text, tokens=estimate(text), **fields)
+
+
+def conversation(*turns: tuple[str, str] | Element) -> list[Element]:
+    """Turns as (role, text) pairs or ready elements; ids m1, m2, … in order."""
+    out = []
+    for index, turn in enumerate(turns, 1):
+        if isinstance(turn, Element):
+            turn.index = index - 1
+            out.append(turn)
+        else:
+            role, text = turn
+            out.append(element(f"m{index}", role, text, index=index - 1))
+    return out
+
+
+def verdicts(*turns: tuple[str, str] | Element, config: object | None = None) -> dict[str, Verdict]:
+    return {v.id: v for v in classify(conversation(*turns), config)}

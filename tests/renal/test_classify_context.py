@@ -1,0 +1,288 @@
+"""The classifier decides with context, not from a word list (issue #4's cases, one test each)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from support_classify import conversation, element, verdicts
+
+from apollo import config as config_mod
+from apollo.errors import ConfigError
+from apollo.renal import rules
+from apollo.renal.classify import Classifier, classify
+from apollo.transcript.model import Kind
+
+
+def test_ok_after_a_proposal_is_noise_and_the_proposal_becomes_the_decision() -> None:
+    v = verdicts(("assistant", "我建议数据库用 PostgreSQL，部署用 Docker。"), ("user", "好的"))
+    assert (v["m2"].category, v["m2"].action) == ("noise", "drop")
+    assert "proposal" in v["m2"].reason
+    assert (v["m1"].category, v["m1"].action, v["m1"].status) == ("decision", "keep", "current")
+
+
+def test_ok_with_a_standing_instruction_is_a_preference() -> None:
+    v = verdicts(("assistant", "周报写好了。"), ("user", "好的，以后都用中文回复"))
+    assert (v["m2"].category, v["m2"].action) == ("preference", "keep")
+
+
+@pytest.mark.parametrize("answer", ["对", "yes", "好", "可以", "Yep."])
+def test_a_bare_yes_to_a_yes_no_question_is_the_answer_not_noise(answer: str) -> None:
+    v = verdicts(("assistant", "要不要我顺便把测试也补上？"), ("user", answer))
+    assert v["m2"].category == "decision" and v["m2"].action == "keep"
+    assert v["m1"].category == "decision" and v["m1"].action == "keep"
+
+
+def test_a_bare_no_to_a_yes_no_question_is_an_answer_too() -> None:
+    v = verdicts(("assistant", "Shall I delete the old backups as well?"), ("user", "no"))
+    assert v["m2"].category == "decision" and v["m2"].action == "keep"
+
+
+def test_ok_to_a_request_accepts_it_and_is_noise() -> None:
+    v = verdicts(("user", "能帮我把日志级别改成 debug 吗？"), ("assistant", "好的"))
+    assert v["m2"].category == "noise"
+    assert v["m1"].category == "task" and v["m1"].action == "keep"
+
+
+def test_a_backchannel_while_the_other_side_holds_the_floor_is_noise() -> None:
+    v = verdicts(("user", "so we moved the whole team to the new office last spring"),
+                 ("assistant", "Uh-huh."), ("user", "and the commute got much longer"), ("assistant", "Right."))
+    assert v["m2"].category == v["m4"].category == "noise"
+
+
+def test_an_interjection_inside_the_speakers_own_turn_is_not_noise() -> None:
+    v = verdicts(("user", "我自己来"), ("user", "好了"))
+    assert v["m2"].category != "noise"
+
+
+def test_a_question_answered_later_is_outdated_and_an_open_one_is_kept() -> None:
+    v = verdicts(("user", "测试为什么失败？"), ("assistant", "因为端口 8080 被占用了，换成 8081 就好。"),
+                 ("user", "CI 为什么这么慢？"))
+    assert (v["m1"].status, v["m1"].action) == ("answered", "compress")
+    assert (v["m3"].category, v["m3"].status, v["m3"].action) == ("question", "current", "keep")
+
+
+def test_a_clarifying_question_does_not_answer_a_question() -> None:
+    v = verdicts(("user", "那个脚本在哪？"), ("assistant", "你说的是备份脚本还是部署脚本？"))
+    assert v["m1"].status == "current" and v["m1"].action == "keep"
+
+
+def test_a_decision_replaced_by_a_later_one_is_outdated_and_linked() -> None:
+    v = verdicts(("user", "数据库就用 MySQL 吧"), ("assistant", "好的。"), ("user", "算了，数据库还是改用 PostgreSQL"))
+    assert v["m1"].status == "superseded" and v["m1"].superseded_by == "m3"
+    assert v["m1"].action == "drop"
+    assert (v["m3"].category, v["m3"].action, v["m3"].status) == ("decision", "keep", "current")
+
+
+def test_an_english_decision_changed_with_instead() -> None:
+    v = verdicts(("user", "let's use React for the frontend"), ("user", "actually, switch the frontend to Vue instead"))
+    assert v["m1"].status == "superseded" and v["m1"].superseded_by == "m2"
+
+
+def test_a_decision_replaced_only_in_part_needs_confirmation() -> None:
+    v = verdicts(("user", "数据库用 PostgreSQL，部署用 Docker，监控用 Grafana，日志用 Loki"),
+                 ("user", "数据库改用 MySQL"))
+    assert v["m1"].status == "superseded"
+    assert v["m1"].action == "confirm" and "in part" in v["m1"].reason
+
+
+def test_the_agent_restating_a_user_decision_does_not_replace_it() -> None:
+    v = verdicts(("user", "以后部署目标改成 staging-2"), ("assistant", "记好了：部署目标改为 staging-2。"))
+    assert v["m1"].status == "current" and v["m1"].action == "keep"
+
+
+def test_a_decision_in_reply_to_a_choice_carries_the_choice_s_subject() -> None:
+    v = verdicts(("assistant", "数据量小就用 SQLite，要多实例并发写就选 PostgreSQL，你选哪个？"),
+                 ("user", "那就用 PostgreSQL 吧"), ("assistant", "好的。"),
+                 ("user", "算了，还是改用 SQLite 吧"))
+    assert v["m2"].status == "superseded" and v["m2"].superseded_by == "m4"
+
+
+def test_a_task_reported_done_is_no_longer_active_and_others_stay() -> None:
+    v = verdicts(("user", "帮我把登录页面的 bug 修一下"), ("user", "再把 README 的安装说明更新一下"),
+                 ("assistant", "登录页面的 bug 已修复，测试全部通过。"))
+    assert (v["m1"].status, v["m1"].action) == ("done", "compress")
+    assert (v["m2"].category, v["m2"].status, v["m2"].action) == ("task", "current", "keep")
+
+
+def test_progress_is_not_completion() -> None:
+    v = verdicts(("user", "fix the flaky upload test"), ("assistant", "Fixed the import, but the test still fails."))
+    assert v["m1"].status == "current"
+
+
+def test_a_report_with_no_shared_word_closes_the_latest_task_only_tentatively() -> None:
+    v = verdicts(("user", "帮我整理一下下周的行程"), ("assistant", "搞定了。"))
+    assert v["m1"].status == "done" and v["m1"].action == "confirm"
+
+
+def test_heartbeat_polls_and_replies_are_noise_by_kind_and_by_text() -> None:
+    v = verdicts(
+        element("p1", "user", "Read HEARTBEAT.md if it exists.", Kind.HEARTBEAT_POLL),
+        element("r1", "assistant", "HEARTBEAT_OK", Kind.HEARTBEAT_REPLY),
+        ("user", "Read HEARTBEAT.md if it exists (workspace context). If nothing needs attention, reply HEARTBEAT_OK."),
+        ("assistant", "HEARTBEAT_OK"), ("assistant", "NO_REPLY"),
+    )
+    assert all(x.category == "noise" and x.action == "drop" for x in v.values())
+
+
+def test_a_heartbeat_reply_that_reports_something_is_content() -> None:
+    v = verdicts(element("r1", "assistant", "提醒：明天 10 点和王姐开会，别忘了带预算表。", Kind.HEARTBEAT_REPLY))
+    assert v["r1"].category != "noise"
+
+
+def test_identical_tool_calls_with_identical_output_are_repetition() -> None:
+    call = '{"command": "git status"}'
+    v = verdicts(
+        element("c1", "assistant", call, Kind.TOOL_CALL, call_id="a", tool_name="exec"),
+        element("o1", "tool", "On branch main\nnothing to commit, working tree clean", Kind.TOOL_RESULT, call_id="a"),
+        element("c2", "assistant", call, Kind.TOOL_CALL, call_id="b", tool_name="exec"),
+        element("o2", "tool", "On branch main\nnothing to commit, working tree clean", Kind.TOOL_RESULT, call_id="b"),
+    )
+    assert (v["c2"].category, v["c2"].action, v["c2"].duplicate_of) == ("noise", "drop", "c1")
+    assert (v["o2"].category, v["o2"].duplicate_of) == ("noise", "o1")
+    assert v["c1"].action == "keep"
+
+
+def test_a_repeated_call_whose_output_changed_is_kept() -> None:
+    call = '{"command": "ci status"}'
+    v = verdicts(
+        element("c1", "assistant", call, Kind.TOOL_CALL, call_id="a", tool_name="exec"),
+        element("o1", "tool", "build #812: running (step 3/7)", Kind.TOOL_RESULT, call_id="a"),
+        element("c2", "assistant", call, Kind.TOOL_CALL, call_id="b", tool_name="exec"),
+        element("o2", "tool", "build #812: passed", Kind.TOOL_RESULT, call_id="b"),
+    )
+    assert v["c2"].category == "process" and v["c2"].action == "keep" and v["c2"].duplicate_of is None
+    assert v["o2"].category == "process"
+
+
+def test_tool_output_already_acted_on_is_compressed_and_the_latest_is_kept() -> None:
+    log = "\n".join(f"2026-11-27 10:{i:02d}:00 INFO request {i} handled in {i * 3} ms" for i in range(60))
+    v = verdicts(
+        element("c1", "assistant", '{"cmd": "tail app.log"}', Kind.TOOL_CALL, call_id="a", tool_name="exec"),
+        element("o1", "tool", log, Kind.TOOL_RESULT, call_id="a"),
+        element("t1", "assistant", "Requests look normal; nothing slower than 180 ms."),
+        element("c2", "assistant", '{"cmd": "tail error.log"}', Kind.TOOL_CALL, call_id="b", tool_name="exec"),
+        element("o2", "tool", log.replace("INFO", "WARN"), Kind.TOOL_RESULT, call_id="b"),
+    )
+    assert (v["o1"].category, v["o1"].action) == ("process", "compress")
+    assert v["o2"].action == "keep" and "nothing has acted on it" in v["o2"].reason
+
+
+def test_old_reasoning_goes_the_latest_stays() -> None:
+    v = verdicts(element("k1", "assistant", "The user wants the report; read it first.", Kind.THINKING),
+                 ("assistant", "报告我看完了。"), element("k2", "assistant", "Now wait for the answer.", Kind.THINKING))
+    assert v["k1"].action == "drop" and v["k2"].action == "keep"
+
+
+def test_a_wrapper_is_never_content() -> None:
+    wrapped = element("w1", "user", "好的", envelope="Sender (untrusted metadata):\n```json\n{\"note\": \"以后都用中文回复\"}\n```")
+    empty = element("w2", "user", "", envelope="[Tue 2026-04-07 14:29 GMT+8]")
+    v = verdicts(("assistant", "测试都过了。"), wrapped, empty)
+    assert v["w1"].category == "noise" and v["w2"].category == "noise"
+
+
+def test_a_message_repeated_word_for_word_is_repetition() -> None:
+    text = "请把 staging 的数据库备份一下，备份文件放到 /srv/backup 目录"
+    v = verdicts(("user", text), ("assistant", "好。"), ("user", text))
+    assert (v["m3"].category, v["m3"].duplicate_of, v["m3"].action) == ("noise", "m1", "drop")
+    assert v["m1"].action == "keep"
+
+
+def test_elements_outside_the_context_are_left_alone_and_not_counted() -> None:
+    v = verdicts(element("x1", "user", "好的", in_context=False), ("assistant", "ok"))
+    assert v["x1"].action == "keep" and v["x1"].tokens == 0
+
+
+def test_an_open_markdown_to_do_item_is_an_active_task() -> None:
+    v = verdicts(element("L3", "assistant", "图表（周日）", extra={"marker": "- [ ] "}),
+                 element("L4", "assistant", "第二节", extra={"marker": "- [x] "}))
+    assert (v["L3"].category, v["L3"].action) == ("task", "keep")
+    assert v["L4"].category == "process"
+
+
+def test_a_system_prompt_is_kept_as_standing_instructions() -> None:
+    v = verdicts(("system", "You are a helpful assistant. Answer in Chinese."))
+    assert (v["m1"].category, v["m1"].action) == ("preference", "keep")
+
+
+# -- Q5: the user has the final word ---------------------------------------------------------------
+
+
+def _config(tmp_path: Path, text: str) -> config_mod.Config:
+    path = tmp_path / "config.toml"
+    path.write_text(text, encoding="utf-8")
+    return config_mod.load(None, extra_layers=[path])
+
+
+def test_user_keep_and_drop_patterns_win(tmp_path: Path) -> None:
+    config = _config(tmp_path, '[renal]\nkeep_patterns = ["^收到$"]\ndrop_patterns = ["^FYI:"]\n')
+    v = verdicts(("assistant", "报告写好了。"), ("user", "收到"),
+                 ("user", "FYI: 以后都用中文回复"), config=config)
+    assert (v["m2"].action, v["m2"].rule) == ("keep", "user:keep") and v["m2"].category != "noise"
+    assert (v["m3"].category, v["m3"].action, v["m3"].rule) == ("noise", "drop", "user:drop")
+
+
+def test_keep_wins_over_drop(tmp_path: Path) -> None:
+    config = _config(tmp_path, '[renal]\nkeep_patterns = ["预算"]\ndrop_patterns = ["^FYI"]\n')
+    v = verdicts(("user", "FYI 预算上限是 48 万"), config=config)
+    assert v["m1"].action == "keep"
+
+
+def test_a_user_rule_file_extends_the_lexicon(tmp_path: Path) -> None:
+    (tmp_path / "my-rules.toml").write_text('[signal.acknowledgement]\nzh = ["稳"]\n\n[signal.sticker]\n'
+                                             'social = true\nabout = "a sticker"\npatterns = ["^(捂脸|偷笑)$"]\n',
+                                             encoding="utf-8")
+    config = _config(tmp_path, '[renal]\nrule_files = ["my-rules.toml"]\n')
+    v = verdicts(("assistant", "部署完成了。"), ("user", "稳"), ("user", "[捂脸]"), config=config)
+    assert v["m2"].category == "noise" and v["m3"].category == "noise"
+    assert v["m3"].reason.startswith("a sticker")
+
+
+def test_a_user_rule_file_with_an_unknown_signal_or_a_bad_pattern_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "bad.toml").write_text('[signal.deciison]\nzh = ["决定"]\n', encoding="utf-8")
+    config = _config(tmp_path, '[renal]\nrule_files = ["bad.toml"]\n')
+    with pytest.raises(ConfigError, match="unknown signal 'deciison'") as caught:
+        Classifier(config)
+    assert "bad.toml" in caught.value.where
+    (tmp_path / "bad2.toml").write_text('[signal.decision]\npatterns = ["(unclosed"]\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match="invalid pattern"):
+        Classifier(_config(tmp_path, '[renal]\nrule_files = ["bad2.toml"]\n'))
+    (tmp_path / "bad3.toml").write_text('[classify]\nconfirm_belw = 0.5\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match="unknown setting"):
+        Classifier(_config(tmp_path, '[renal]\nrule_files = ["bad3.toml"]\n'))
+
+
+def test_a_user_setting_changes_what_counts_as_uncertain(tmp_path: Path) -> None:
+    (tmp_path / "strict.toml").write_text("[classify]\nconfirm_below = 0.95\n", encoding="utf-8")
+    config = _config(tmp_path, '[renal]\nrule_files = ["strict.toml"]\n')
+    v = verdicts(("assistant", "测试都过了。"), ("user", "好的"), config=config)
+    assert v["m2"].category == "noise" and v["m2"].action == "confirm"
+
+
+def test_the_built_in_rules_are_data_the_engine_loads() -> None:
+    loaded = rules.load()
+    assert "好的" in loaded["acknowledgement"].phrases
+    assert loaded["heartbeat_ok"].search("HEARTBEAT_OK")
+    assert {"social.toml", "intent.toml", "agent.toml", "classify.toml"} <= {s.rsplit("/", 1)[-1]
+                                                                          for s in loaded.sources}
+
+
+def test_classify_streams_one_verdict_per_element_in_order() -> None:
+    elements = conversation(("user", "早"), ("assistant", "早上好"), ("user", "帮我查一下天气"))
+    assert [v.id for v in classify(elements)] == ["m1", "m2", "m3"]
+    classifier = Classifier()
+    first = classifier.feed(elements[0])
+    assert first[0][1] is None and first[0][2].id == "m1"
+
+
+def test_a_later_standing_instruction_on_the_same_subject_replaces_the_earlier_tentatively() -> None:
+    v = verdicts(("user", "以后周报都用中文写，写完发到飞书群"), ("assistant", "好的。"),
+                 ("user", "以后周报都用英文写，写完发到飞书群"))
+    assert v["m1"].status == "superseded" and v["m1"].superseded_by == "m3" and v["m1"].action == "confirm"
+    assert (v["m3"].category, v["m3"].action) == ("preference", "keep")
+
+
+def test_two_decisions_on_one_subject_without_a_change_marker_both_stand() -> None:
+    v = verdicts(("user", "let's use Grafana Cloud for the alerts on the new cluster"),
+                 ("user", "let's use PagerDuty for the alerts on the new cluster too"))
+    assert v["m1"].status == "current" and v["m1"].action == "keep"

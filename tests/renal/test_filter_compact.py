@@ -1,0 +1,195 @@
+"""``--mode compact``: the native compaction entry under a budget, and ``--in-place``.
+
+The budget is checked where it matters: on the context the real pi-coding-agent rebuilds from
+the compacted session (``pi_replay``), counted with the run's own token counter.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from apollo.errors import Refused, UsageError
+from apollo.renal import concentrate
+from apollo.renal import filter as filter_mod
+from apollo.renal.filter import filter_path, plan_compaction
+from apollo.renal.report import render
+from apollo.transcript.openclaw import COMPACTION_SUMMARY_WRAPPER, can_start_kept_tail
+from renal.filter_support import build, context_blocks, counter_of
+
+
+def _example(example: Path, lang: str) -> Path:
+    name = {"zh": "93781619-6e2f-4b2c-8c02-4f91cb6c9962", "en": "ff090b09-8eb0-4818-b64e-3c9f7c58b33a"}[lang]
+    return example / "openclaw-state" / "agents" / "main" / "sessions" / f"{name}.jsonl"
+
+
+def _source(kind: str, example: Path, tmp_path: Path) -> Path:
+    return _example(example, kind[-2:]) if kind.startswith("example") else build(kind, tmp_path).path
+
+
+# -- budgets ---------------------------------------------------------------------------------------------------------
+@pytest.mark.realclient
+@pytest.mark.parametrize(("kind", "limit"), [("en-tool-heavy", {"budget": 1200}), ("zh-tool-heavy", {"keep_ratio": 0.1}),
+                                            ("example-zh", {"keep_ratio": 0.1}), ("example-en", {"budget": 1500}),
+                                            ("example-en", {"keep_ratio": 0.5})])
+def test_digest_and_tail_fit_the_budget_in_the_context_pi_rebuilds(kind: str, limit: dict, example: Path,
+                                                                   tmp_path: Path, pi_validate, pi_replay) -> None:
+    source = _source(kind, example, tmp_path)
+    result = filter_path(source, mode="compact", output=tmp_path / "compact.jsonl", workspace=tmp_path, **limit)
+    budget = result.report["budget"]
+    assert budget["met"] and not budget["must_keep_dropped"], budget
+    report = pi_validate(result.output_path, strict=True)
+    assert report["errors"] == [] and report["warnings"] == pi_validate(source, strict=True)["warnings"]
+    count = counter_of(result.report)
+    replay = pi_replay(result.output_path)
+    assert replay["exit"] == 0
+    measured = sum(count(text) for text in context_blocks(replay))
+    assert measured <= budget["target"], (measured, budget)
+    assert abs(measured - result.report["after"]["tokens"]) <= 0.02 * measured + 5  # our account is pi's context
+    entry = json.loads(result.output_path.read_text(encoding="utf-8").splitlines()[-1])
+    kept = next(e for e in result.transcript.elements if e.id == entry["firstKeptEntryId"])
+    assert can_start_kept_tail(kept)  # never a tool result without its call
+
+
+@pytest.mark.realclient
+def test_a_tight_budget_moves_the_tail_start_later(tmp_path: Path, pi_validate, pi_replay) -> None:
+    source = build("en-tool-heavy", tmp_path).path
+    free = filter_path(source, mode="compact", dry_run=True, workspace=tmp_path).report["compaction"]
+    tight = filter_path(source, mode="compact", budget=free["context_tokens"] // 2, output=tmp_path / "c.jsonl",
+                        workspace=tmp_path)
+    chosen = tight.report["compaction"]
+    assert tight.report["budget"]["met"], tight.report["budget"]
+    order = [e.id for e in tight.transcript.elements]
+    assert order.index(chosen["first_kept_entry_id"]) > order.index(free["first_kept_entry_id"])
+    assert chosen["tail_tokens"] < free["tail_tokens"]
+    assert pi_validate(tight.output_path, strict=True, single_branch=True)["exit"] == 0
+    count = counter_of(tight.report)
+    assert sum(count(t) for t in context_blocks(pi_replay(tight.output_path))) <= tight.report["budget"]["target"]
+
+
+def test_a_budget_below_the_must_keep_drops_the_oldest_and_says_so(tmp_path: Path) -> None:
+    source = build("zh-tool-heavy", tmp_path).path
+    result = filter_path(source, mode="compact", budget=120, dry_run=True, workspace=tmp_path, lang="en")
+    budget = result.report["budget"]
+    assert budget["must_keep_dropped"] and result.report["next_step"] == "confirm"
+    assert "must-keep items shortened" in render(result.report, "en")
+
+
+def test_without_a_budget_the_recent_turns_stay_and_nothing_older_is_lost(tmp_path: Path) -> None:
+    labeled = build("en-tool-heavy", tmp_path)
+    result = filter_path(labeled.path, mode="compact", output=tmp_path / "c.jsonl", workspace=tmp_path)
+    entry = json.loads(result.output_path.read_text(encoding="utf-8").splitlines()[-1])
+    elements = result.transcript.in_context()
+    start = concentrate.tail_start(elements, 2)
+    assert entry["firstKeptEntryId"] == elements[start].record_id
+    tail = "\n".join(f.element.text for f in result.fates if f.in_tail)
+    for label in ("decision", "preference", "task", "question"):
+        for _, substance in labeled.labels.get(label, []):
+            assert substance in entry["summary"] or substance in tail, substance
+
+
+@pytest.fixture(scope="module")
+def planned(tmp_path_factory: pytest.TempPathFactory) -> filter_mod.FilterResult:
+    folder = tmp_path_factory.mktemp("plan")
+    return filter_path(build("en-tool-heavy", folder).path, mode="compact", dry_run=True, workspace=folder)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(min_value=20, max_value=4000))
+def test_any_budget_is_met_or_everything_that_may_go_has_gone(planned: filter_mod.FilterResult, budget: int) -> None:
+    result = planned
+    rules = concentrate.load()
+    count = counter_of(result.report)
+    plan = plan_compaction(result.fates, rules, "en", count, budget, where="test")
+    elements = [f.element for f in result.fates]
+    assert can_start_kept_tail(elements[plan.start]) and plan.start > 0
+    prefix, suffix = COMPACTION_SUMMARY_WRAPPER
+    assert plan.summary_tokens == count(prefix + plan.summary + suffix)
+    assert plan.tail_tokens == sum(e.tokens for e in elements[plan.start:])
+    if plan.context_tokens > budget:  # not met: the shortest tail, and no must-keep item left to give up
+        starts = [i for i, e in enumerate(elements) if can_start_kept_tail(e) and i >= plan.start]
+        assert starts == [plan.start] and "## Decisions" not in plan.summary
+    assert [f.in_tail for f in result.fates] == [i >= plan.start for i in range(len(elements))]
+
+
+# -- in place ---------------------------------------------------------------------------------------------------------
+@pytest.mark.realclient
+def test_in_place_appends_exactly_one_entry_pi_loads(tmp_path: Path, pi_validate) -> None:
+    source = build("en-tool-heavy", tmp_path).path
+    before = source.read_bytes()
+    result = filter_path(source, mode="compact", in_place=True, keep_ratio=0.2, workspace=tmp_path)
+    after = source.read_bytes()
+    assert result.output_path == source and after.startswith(before) and after[len(before):].count(b"\n") == 1
+    assert json.loads(after[len(before):])["id"] == result.report["compaction"]["entry_id"]
+    assert pi_validate(source, strict=True, single_branch=True)["exit"] == 0
+
+
+def _agent_writes_meanwhile(monkeypatch: pytest.MonkeyPatch, change) -> None:  # noqa: ANN001
+    real = filter_mod.dialysis
+
+    def meanwhile(elements, config):  # noqa: ANN001, ANN202
+        change()
+        return real(elements, config)
+
+    monkeypatch.setattr(filter_mod, "dialysis", meanwhile)
+
+
+def test_in_place_refuses_when_a_line_is_appended_meanwhile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    source = build("zh-tool-heavy", tmp_path).path
+    line = json.dumps({"type": "message", "id": "feedbeef", "parentId": json.loads(
+        source.read_text(encoding="utf-8").splitlines()[-1])["id"], "timestamp": "2026-04-07T07:00:00.000Z",
+        "message": {"role": "user", "content": [{"type": "text", "text": "还在吗？"}], "timestamp": 1}},
+        ensure_ascii=False) + "\n"
+    expected = source.read_bytes() + line.encode()
+    _agent_writes_meanwhile(monkeypatch, lambda: source.open("a", encoding="utf-8").write(line))
+    with pytest.raises(Refused, match="changed while Apollo was reading"):
+        filter_path(source, mode="compact", in_place=True, workspace=tmp_path)
+    assert source.read_bytes() == expected  # the agent's line is the last: nothing appended after it
+    assert not (tmp_path / ".renal").exists()  # refused before anything was written, the snapshot included
+
+
+def test_in_place_refuses_a_same_size_edit_with_the_old_mtime(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    source = build("en-tool-heavy", tmp_path).path
+    stat = source.stat()
+    changed = source.read_bytes().replace(b"PostgreSQL 16", b"PostgreSQL 17", 1)
+    assert changed != source.read_bytes()
+
+    def rewrite() -> None:
+        source.write_bytes(changed)
+        os.utime(source, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # same size, same time: only the hash tells
+
+    _agent_writes_meanwhile(monkeypatch, rewrite)
+    with pytest.raises(Refused):
+        filter_path(source, mode="compact", in_place=True, workspace=tmp_path)
+    assert source.read_bytes() == changed
+
+
+def test_in_place_refusal_on_the_command_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from apollo.cli.app import app
+
+    source = build("en-tool-heavy", tmp_path).path
+    _agent_writes_meanwhile(monkeypatch, lambda: source.open("a", encoding="utf-8").write("\n"))
+    expected = source.read_bytes() + b"\n"
+    done = CliRunner().invoke(app, ["renal", "filter", str(source), "--mode", "compact", "--in-place",
+                                    "--workspace", str(tmp_path)])
+    assert done.exit_code == 4
+    assert done.output.count("\n") == 1 and done.output.startswith("apollo: ") and "changed" in done.output
+    assert source.read_bytes() == expected
+
+
+def test_in_place_is_only_for_compact_and_never_with_an_output(tmp_path: Path, apollo_cli) -> None:
+    source = build("en-tool-heavy", tmp_path).path
+    original = source.read_bytes()
+    with pytest.raises(UsageError):
+        filter_path(source, in_place=True, workspace=tmp_path)
+    with pytest.raises(UsageError):
+        filter_path(source, mode="compact", in_place=True, output=tmp_path / "x.jsonl", workspace=tmp_path)
+    done = apollo_cli("renal", "filter", str(source), "--in-place", "--workspace", str(tmp_path))
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert source.read_bytes() == original and sorted(p.name for p in tmp_path.iterdir()) == [source.name]
