@@ -95,7 +95,7 @@ def _execute_as_nobody(ws, plan_id: str) -> dict:
     return json.loads(done.stdout)
 
 
-def test_an_item_that_cannot_be_removed_is_reported_not_fatal(ws, tmp_path_factory) -> None:
+def test_an_item_that_cannot_be_removed_is_reported_not_fatal(ws) -> None:
     if os.geteuid() == 0:  # a root the unprivileged user can reach (pytest's own folder is 0700)
         base = Path(tempfile.mkdtemp(prefix="apollo-readonly-"))
         base.chmod(0o755)

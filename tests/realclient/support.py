@@ -250,22 +250,28 @@ def pi_replay(pi_package: Path) -> Callable[[Path], dict[str, Any]]:
 CLAUDE_SDK_PACKAGES = ["typescript@5.9", "@anthropic-ai/claude-agent-sdk@0.3.332"]
 
 
-@pytest.fixture(scope="session")
-def claude_session_messages() -> Callable[[Path], dict[str, Any]]:
-    """``cc-session-messages.mjs --json``: the conversation Claude Code's own reader
-    (``getSessionMessages`` of the Claude Agent SDK) rebuilds from a session JSONL, offline."""
-    node = _require_node()
+def install_claude_sdk() -> Path:
+    """TypeScript and the Claude Agent SDK (no binaries, no peers, no install scripts: the types and
+    the session reader are plain JavaScript), once, into ``.cache/node/claude-sdk``."""
     saved = {k: os.environ.get(k) for k in ("npm_config_omit", "npm_config_legacy_peer_deps",
                                             "npm_config_ignore_scripts")}
     os.environ.update(npm_config_omit="optional", npm_config_legacy_peer_deps="true", npm_config_ignore_scripts="true")
-    try:  # no binaries, no peers, no install scripts: the reader is plain JavaScript
-        folder = npm_install(NODE_CACHE / "claude-sdk", CLAUDE_SDK_PACKAGES)
+    try:
+        return npm_install(NODE_CACHE / "claude-sdk", CLAUDE_SDK_PACKAGES)
     finally:
         for key, value in saved.items():
             if value is None:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
+
+
+@pytest.fixture(scope="session")
+def claude_session_messages() -> Callable[[Path], dict[str, Any]]:
+    """``cc-session-messages.mjs --json``: the conversation Claude Code's own reader
+    (``getSessionMessages`` of the Claude Agent SDK) rebuilds from a session JSONL, offline."""
+    node = _require_node()
+    folder = install_claude_sdk()
 
     def read(path: Path) -> dict[str, Any]:
         env = dict(os.environ, CLAUDE_SDK_DIR=str(folder))

@@ -4,6 +4,10 @@ Each fixture is a list of turns (user text, agent text, tool call + output, hear
 labels: ``decision``/``preference``/``task``/``question``/``fact`` name a ``substance`` that must
 survive verbatim, ``noise`` must go, ``superseded`` may go. ``build`` turns one into a real
 OpenClaw session file (as pi-coding-agent writes it) and returns the element id of each label.
+
+Also: ``ClaudeCodeSession`` (a Claude Code session JSONL as Claude Code writes it), ``assert_reloads``
+(a filter's output reads back in its own format with every kept element under its id) and
+``context_blocks`` / ``counter_of`` (the context pi rebuilds, counted as the filter counts).
 """
 
 from __future__ import annotations
