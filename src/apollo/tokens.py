@@ -23,17 +23,78 @@ _SYMBOL_PER_CHAR = 0.7886
 _NEWLINE_RUN = 0.7629
 _SPACE_RUN = 0.4032
 
-# Each class is counted in one C-speed pass (``subn``), then blanked with a placeholder no
-# later class matches, so the estimator stays linear and cheap on a 50 MB session.
-_PLACEHOLDER = "\ue000"
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
-_UPPER_RUN = re.compile(r"[A-Z]{2,}(?![a-z])")
-_WORD = re.compile(r"[A-Za-z][a-z]*")
-_WORD_EXTRA = re.compile(r"(?<=[A-Za-z]{4})[a-z]")
-_DIGIT_CHUNK = re.compile(r"[0-9]{1,3}")
-_NEWLINE_RUN_RE = re.compile(r"\n[\n ]*")
-_SPACE_RUN_RE = re.compile(r"[ \t]{2,}")
-_SYMBOL = re.compile(r"[^\s\ue000]")
+# What the estimator counts, as regular expressions applied one after the other, each class
+# replaced by a placeholder (U+E000) before the next one looks:
+#   CJK characters [\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff];
+#   upper-case runs [A-Z]{2,}(?![a-z]) (their characters);
+#   letters preceded by four letters (?<=[A-Za-z]{4})[a-z]; words [A-Za-z][a-z]*;
+#   digit chunks [0-9]{1,3}; newline runs \n[\n ]*; space runs [ \t]{2,};
+#   symbols: any other character that is neither white space (\s) nor the placeholder.
+# Regular expressions scan a text seven times at Python's regex speed; the same counts come
+# from the UTF-8 bytes mapped to a few character classes with ``bytes.translate`` and counted
+# with ``bytes.count`` (C loops, several times faster). tests/test_tokens.py checks the two
+# agree on any text.
+_CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
+#: white space beyond ASCII (``str.isspace``, which is what ``\s`` means) and the placeholder
+_WIDE_NOT_SYMBOL = re.compile("[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ue000]+")
+_ASCII_SPACE = b" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"
+_LOWER = bytes(range(ord("a"), ord("z") + 1))
+_UPPER = bytes(range(ord("A"), ord("Z") + 1))
+_DIGITS = b"0123456789"
+
+
+def _class_table(**classes: bytes) -> bytes:
+    """A ``bytes.translate`` table sending each listed byte to its class letter, the rest to ``x``."""
+    table = bytearray(b"x" * 256)
+    for letter, members in classes.items():
+        for byte in members:
+            table[byte] = ord(letter)
+    return bytes(table)
+
+
+_LETTER_CLASSES = _class_table(a=_LOWER, A=_UPPER)
+_DIGIT_CLASSES = _class_table(d=_DIGITS)
+_BLANK_CLASSES = _class_table(n=b"\n", s=b" ", t=b"\t")
+#: deleted when counting symbols: letters, digits, white space, UTF-8 continuation bytes
+#: (a character beyond ASCII keeps one byte, its lead byte)
+_NOT_SYMBOL_BYTES = _LOWER + _UPPER + _DIGITS + _ASCII_SPACE + bytes(range(0x80, 0xC0))
+#: an upper-case run in the letter classes ([A-Z]{2,}(?![a-z])); a newline run in the blank classes
+_UPPER_RUN_CLASSES = re.compile(rb"A{2,}(?!a)")
+_NEWLINE_RUN_CLASSES = re.compile(rb"n[ns]*")
+_TABS_AS_SPACES = bytes.maketrans(b"t", b"s")
+
+
+def _class_counts(text: str) -> tuple[int, int, int, int, int, int, int, int]:
+    """(CJK, upper-run characters, word-extra letters, words, digit chunks, newline runs,
+    space runs, symbols) of ``text``: the counts the regular expressions above would give."""
+    raw = text.encode("utf-8", "surrogatepass")
+    symbols = len(raw.translate(None, _NOT_SYMBOL_BYTES))
+    cjk = 0
+    if not text.isascii():  # beyond ASCII: CJK characters, wide spaces and the placeholder are no symbols
+        cjk = len(text) - len(_CJK_RUN.sub("", text))
+        symbols -= cjk + len(text) - len(_WIDE_NOT_SYMBOL.sub("", text))
+    # letters: x = anything else, a leading "x" so that a run at the very start has a boundary too
+    letters = b"x" + raw.translate(_LETTER_CLASSES)
+    upper_chars = 0
+    if b"AA" in letters:
+        replaced, runs = _UPPER_RUN_CLASSES.subn(b"x", letters)
+        upper_chars = len(letters) - len(replaced) + runs
+        letters = replaced
+    words = letters.count(b"A") + letters.count(b"xa")
+    # mark the first four letters of every run upper case: the lower-case letters left are the extras
+    marked = letters.replace(b"xa", b"xA").replace(b"xAa", b"xAA").replace(b"xAAa", b"xAAA").replace(b"xAAAa", b"xAAAA")
+    word_extra = marked.count(b"a")
+    # digit chunks: a run of n digits holds ceil(n/3) chunks; two more digits at its start make that floor
+    digits = b"x" + raw.translate(_DIGIT_CLASSES)
+    digit_chunks = digits.replace(b"xd", b"xddd").count(b"ddd") if b"d" in digits else 0
+    blanks = b"x" + raw.translate(_BLANK_CLASSES)
+    newline_runs = space_runs = 0
+    if b"n" in blanks:
+        blanks, newline_runs = _NEWLINE_RUN_CLASSES.subn(b"x", blanks)
+    if b"t" in blanks:
+        blanks = blanks.translate(_TABS_AS_SPACES)
+    space_runs = blanks.count(b"xss")
+    return cjk, upper_chars, word_extra, words, digit_chunks, newline_runs, space_runs, symbols
 
 
 # Long texts (tool output, file dumps) take a byte-class linear estimate: three C-level
@@ -52,23 +113,20 @@ def _estimate_long(text: str) -> int:
                         + text.count("\n") * _LONG_PER_NEWLINE))
 
 
+#: texts repeat (acknowledgements, heartbeat polls and replies, metadata wrappers): their counts
+#: are kept, for a bounded number of short texts, so memory stays flat on a 50 MB session
+_counts = functools.lru_cache(maxsize=2048)(_class_counts)
+
+
 def estimate(text: str) -> int:
     """Estimated o200k token count; never zero for non-empty text."""
     if not text:
         return 0
     if len(text) > _LONG_TEXT:
         return _estimate_long(text)
-    text, cjk = _CJK.subn(_PLACEHOLDER, text)
-    upper_chars = sum(map(len, _UPPER_RUN.findall(text))) if _UPPER_RUN.search(text) else 0
-    text = _UPPER_RUN.sub(_PLACEHOLDER, text) if upper_chars else text
-    word_extra = len(_WORD_EXTRA.findall(text))
-    text, words = _WORD.subn(_PLACEHOLDER, text)
-    text, digit_tokens = _DIGIT_CHUNK.subn(_PLACEHOLDER, text)
-    text, newline_runs = _NEWLINE_RUN_RE.subn(_PLACEHOLDER, text)
-    text, space_runs = _SPACE_RUN_RE.subn(_PLACEHOLDER, text)
-    symbols = len(_SYMBOL.findall(text))
+    cjk, upper_chars, word_extra, words, digit_chunks, newline_runs, space_runs, symbols = _counts(text)
     total = (cjk * _CJK_PER_CHAR + words * _WORD_BASE + word_extra * _WORD_EXTRA_PER_CHAR
-             + upper_chars * _UPPER_PER_CHAR + digit_tokens + newline_runs * _NEWLINE_RUN
+             + upper_chars * _UPPER_PER_CHAR + digit_chunks + newline_runs * _NEWLINE_RUN
              + space_runs * _SPACE_RUN + symbols * _SYMBOL_PER_CHAR)
     return max(1, round(total))
 

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from apollo import transcript
@@ -194,6 +194,9 @@ def test_markdown_round_trip_and_drops(lines: list[str], ending: str, data: st.D
         assert (folder / "o.md").read_bytes() == source.read_bytes()
         if elements:
             victim = data.draw(st.sampled_from(elements))
+            # An empty block (e.g. an empty front matter `---\n---`) can legitimately reappear: once it
+            # is dropped, the next `---` pair moves to the top of the file and is front matter in its turn.
+            assume(victim.text.strip())
             transcript.write(source, folder / "d.md", {victim.id: Edit("drop")})
             assert victim.text not in [e.text for e in transcript.read(folder / "d.md").elements] or \
                 [e.text for e in elements].count(victim.text) > 1

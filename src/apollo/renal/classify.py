@@ -13,22 +13,24 @@ together, with bounded memory:
   reported done, a proposal accepted, a tool call repeated.
 
 :class:`Classifier` streams: ``feed(element)`` returns the new verdict and any revisions of
-earlier ones as :data:`Change` s; :func:`classify` and :func:`classify_path` collect them.
+earlier ones as :data:`Change` s; :func:`run` collects them into a :class:`Classification` (or
+only watches them go by), :func:`classify` and :func:`classify_path` are its shortcuts.
 Anything uncertain is ``confirm``, never ``drop``; the user's keep/drop patterns win (Q5).
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from collections import Counter, OrderedDict, deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from apollo.renal import reading
-from apollo.renal.balance import BalanceTracker, Thresholds
+from apollo.renal.balance import Balance, BalanceTracker, Thresholds
 from apollo.renal.rules import RuleSet, Signal
 from apollo.renal.rules import load as load_rules
 from apollo.transcript.model import Element, Kind, Role, Transcript
@@ -665,15 +667,14 @@ class Classifier:
 
 @dataclass(slots=True)
 class Tally:
-    """Running totals over a stream of changes: what ``check`` and the summary report."""
+    """Running totals over a stream of changes: what ``check`` and the summary report. (What the
+    filter would save is not the classifier's to say: :mod:`apollo.renal.fates` measures it.)"""
 
-    compress_keeps: float = 0.3
     elements: int = 0
     tokens: int = 0
     categories: Counter[str] = field(default_factory=Counter)
     actions: Counter[str] = field(default_factory=Counter)
     statuses: Counter[tuple[str, str]] = field(default_factory=Counter)
-    action_tokens: Counter[str] = field(default_factory=Counter)
     confirmations: int = 0
 
     def apply(self, changes: Iterable[Change]) -> None:
@@ -689,30 +690,11 @@ class Tally:
         self.categories[verdict.category] += sign
         self.actions[verdict.action] += sign
         self.statuses[(verdict.category, verdict.status)] += sign
-        self.action_tokens[verdict.action] += sign * verdict.tokens
         if verdict.confirmation and verdict.category == "noise":
             self.confirmations += sign
 
     def current(self, category: str) -> int:
         return self.statuses[(category, "current")]
-
-    @property
-    def waste_tokens(self) -> int:
-        """Tokens the filter would remove as noise or redundancy (dropped outright)."""
-        return self.action_tokens["drop"]
-
-    @property
-    def removable_tokens(self) -> int:
-        return round(self.waste_tokens + self.action_tokens["compress"] * (1 - self.compress_keeps))
-
-    @property
-    def density(self) -> float:
-        """SPEC §1.3: 1 − (tokens removed as noise or redundancy) / total."""
-        return 1.0 - self.waste_tokens / self.tokens if self.tokens else 1.0
-
-    @property
-    def saving(self) -> float:
-        return self.removable_tokens / self.tokens if self.tokens else 0.0
 
     def summary(self) -> dict[str, Any]:
         outdated: Counter[str] = Counter()
@@ -729,39 +711,55 @@ class Tally:
             "outdated": {s: outdated[s] for s in ("superseded", "answered", "done", "duplicate")},
             "confirmations": self.confirmations,
             "needs_confirmation": self.actions["confirm"],
-            "removable_tokens": self.removable_tokens,
-            "density": round(self.density, 4),
-            "estimated_saving": round(self.saving, 4),
         }
 
 
-def summarize(classifier: Classifier, tally: Tally) -> dict[str, Any]:
-    """The summary of a finished stream: totals, what stays active, and the balance."""
-    return {**tally.summary(), "active_task_ids": classifier.active_task_ids,
-            "open_question_ids": classifier.open_question_ids, "active_topics": classifier.active_topics(),
-            "balance": classifier.balance.result().to_dict()}
+@dataclass(slots=True)
+class Classification:
+    """A classified transcript: one verdict per element in order (unless not retained), the summary
+    (totals, what stays active, the balance) and the balance itself."""
+
+    verdicts: list[Verdict]
+    summary: dict[str, Any]
+    balance: Balance
 
 
-def _collect(classifier: Classifier, elements: Iterable[Element], tally: Tally) -> list[Verdict]:
+def run(elements: Iterable[Element], config: Any | None = None, *, rules: RuleSet | None = None,
+        retain: bool = True, observe: Callable[[Element | None, list[Change]], None] | None = None) -> Classification:
+    """Classify ``elements`` as one stream.
+
+    ``observe(element, changes)`` sees every element's changes as they happen (``element`` is None
+    for the revisions at the end); ``retain=False`` keeps no verdict list, so a 50 MB session is
+    classified in bounded memory (``apollo renal check``).
+    """
+    classifier = Classifier(config, rules=rules)
+    tally = Tally()
     verdicts: list[Verdict] = []
 
-    def apply(changes: list[Change]) -> None:
+    def apply(element: Element | None, changes: list[Change]) -> None:
         tally.apply(changes)
-        for position, old, new in changes:
-            if old is None:
-                verdicts.append(new)
-            else:
-                verdicts[position] = new
+        if retain:
+            for position, old, new in changes:
+                if old is None:
+                    verdicts.append(new)
+                else:
+                    verdicts[position] = new
+        if observe is not None:
+            observe(element, changes)
 
     for element in elements:
-        apply(classifier.feed(element))
-    apply(classifier.finish())
-    return verdicts
+        apply(element, classifier.feed(element))
+    apply(None, classifier.finish())
+    balance = classifier.balance.result()
+    summary = {**tally.summary(), "active_task_ids": classifier.active_task_ids,
+               "open_question_ids": classifier.open_question_ids, "active_topics": classifier.active_topics(),
+               "balance": balance.to_dict()}
+    return Classification(verdicts, summary, balance)
 
 
 def classify(elements: Iterable[Element], config: Any | None = None, *, rules: RuleSet | None = None) -> list[Verdict]:
     """One verdict per element, in order (revisions from later elements already applied)."""
-    return _collect(Classifier(config, rules=rules), elements, Tally())
+    return run(elements, config, rules=rules).verdicts
 
 
 @dataclass(slots=True)
@@ -771,16 +769,26 @@ class ClassifyResult:
     transcript: Transcript
 
 
-def classify_path(path: Path, fmt: str = "auto", config: Any | None = None) -> ClassifyResult:
-    """Read a transcript (any supported format) and classify it; the summary names the format,
-    the token counter and any lines that could not be read."""
+def classify_path(path: Path | Any, fmt: str = "auto", config: Any | None = None) -> ClassifyResult:
+    """Read a transcript (any supported format, or one session of an OpenClaw SQLite store) and
+    classify it. The summary names the format, the token counter and any lines that could not be
+    read, and gives the default filter's measure (density, estimated saving: see
+    :mod:`apollo.renal.fates`), the same numbers ``apollo renal check`` and ``filter`` report."""
+    from apollo.renal import fates
+    from apollo.tokens import get_counter
     from apollo.transcript import read
 
     counter = config.get("general.counter") if config is not None else "estimate"
-    transcript = read(Path(path), fmt, counter=counter)
-    classifier = Classifier(config)
-    tally = Tally(compress_keeps=classifier.rules.settings["compress_keeps"])
-    verdicts = _collect(classifier, transcript.elements, tally)
+    source = Path(path) if isinstance(path, str | os.PathLike) else path  # or an apollo.transcript.SessionRef
+    transcript = read(source, fmt, counter=counter)
+    classification = run(transcript.elements, config)
+    stream = fates.FateStream.for_config(config, get_counter(counter)[1],
+                                         lang=fates.language_of(transcript.in_context()), retain=False)
+    for element, verdict in zip(transcript.elements, classification.verdicts, strict=True):
+        stream.feed(element, verdict)
+    measure = stream.finish().to_dict()
     summary = {"format": transcript.format, "counter": transcript.meta.get("counter", counter),
-               **summarize(classifier, tally), "warnings": [str(w) for w in transcript.warnings]}
-    return ClassifyResult(verdicts, summary, transcript)
+               **classification.summary, "removable_tokens": measure["removable_tokens"],
+               "density": measure["density"], "estimated_saving": measure["estimated_saving"],
+               "warnings": [str(w) for w in transcript.warnings]}
+    return ClassifyResult(classification.verdicts, summary, transcript)

@@ -2,10 +2,9 @@
 
 - the recent tail (the last user turns) is what the agent is doing now: it stays whole;
 - old tool output becomes its head and tail, with a marker saying how much was cut;
-- a heartbeat turn (poll + "nothing to report") goes as a pair; a poll that led to work stays;
-- the same point made again by the same speaker is merged into its latest statement;
 - waste that still carries a fact (a date, a number, a path, a name…) is rescued.
-Numbers and patterns live in ``rules/filter.toml``; user rule files extend them.
+Numbers and patterns live in ``rules/filter.toml``; user rule files extend them. The stream that
+applies them to each element (heartbeat pairs, repeats, the tail) is :mod:`apollo.renal.fates`.
 """
 
 from __future__ import annotations
@@ -24,7 +23,6 @@ from apollo.renal.condense import Condenser, Rules, load_rules
 from apollo.transcript.model import Element, Kind, Role
 
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
-_CONTENT_KINDS = (Kind.TEXT,)
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +74,14 @@ def load(user_files: tuple[str, ...] = ()) -> FilterRules:
     return FilterRules(settings, patterns, int(reabsorb["min_words"]), condense)
 
 
+def load_for(config: Any) -> FilterRules:
+    """The filter's rules for ``config``: the built-in ones and the rule files it lists (``renal.rule_files``)."""
+    from apollo.renal import rules as classifier_rules
+
+    sources = classifier_rules.load(config).sources
+    return load(tuple(sources[len(classifier_rules.BUILTIN_FILES):]))
+
+
 # -- the recent tail ------------------------------------------------------------------------------
 def tail_start(elements: Sequence[Element], turns: int) -> int:
     """Index (in ``elements``) where the last ``turns`` user turns begin.
@@ -119,66 +125,9 @@ def cut_output(text: str, rules: FilterRules, count, lang: str) -> str | None:
     return shortened if count(shortened) < tokens else None
 
 
-# -- heartbeats --------------------------------------------------------------------------------------
-def heartbeat_pairs(elements: Sequence[Element]) -> set[str]:
-    """Ids of heartbeat polls and replies that form a "nothing to report" exchange.
-
-    A poll goes together with its turn only when the agent answered nothing but a heartbeat
-    reply (thinking aside): a heartbeat that made the agent act is part of the work.
-    """
-    doomed: set[str] = set()
-    turn: list[Element] = []
-
-    def close() -> None:
-        if turn and turn[0].kind is Kind.HEARTBEAT_POLL:
-            rest = turn[1:]
-            if all(e.kind in (Kind.HEARTBEAT_REPLY, Kind.THINKING, Kind.METADATA) for e in rest):
-                doomed.update(e.id for e in turn if e.kind is not Kind.METADATA)
-        turn.clear()
-
-    for element in elements:
-        if element.role is Role.USER and element.kind in (Kind.TEXT, Kind.HEARTBEAT_POLL):
-            close()
-        turn.append(element)
-    close()
-    # a reply the reader recognised as a heartbeat acknowledgement goes even without its poll
-    doomed.update(e.id for e in elements if e.kind is Kind.HEARTBEAT_REPLY)
-    return doomed
-
-
-# -- repetition -------------------------------------------------------------------------------------
-def repeats(elements: Sequence[Element], condenser: Condenser, rules: FilterRules,
-            eligible: set[str]) -> dict[str, list[str]]:
-    """``{later id: [earlier ids it restates]}`` for messages of the same speaker.
-
-    The earlier message must be said again in full: the later one holds ``repeat_coverage`` of
-    its content words and every one of its numbers, so merging loses nothing.
-    """
-    window = rules["repeat_window"]
-    needed_share = rules["repeat_coverage"]
-    min_words = rules["repeat_min_words"]
-    recent: dict[str, list[tuple[str, frozenset[str], frozenset[str]]]] = {}
-    merged_into: dict[str, list[str]] = {}
-    absorbed: set[str] = set()
-    for element in elements:
-        if element.kind not in _CONTENT_KINDS or element.id not in eligible:
-            continue
-        words = condenser.content_units(element.text)
-        if len(words) < min_words:
-            continue
-        numbers = frozenset(_NUMBER.findall(element.text))
-        speaker = f"{element.role}:{element.speaker or ''}"
-        history = recent.setdefault(speaker, [])
-        for earlier_id, earlier_words, earlier_numbers in history:
-            if earlier_id in absorbed:
-                continue
-            if earlier_numbers <= numbers and len(earlier_words & words) >= needed_share * len(earlier_words):
-                absorbed.add(earlier_id)
-                merged_into.setdefault(element.id, []).extend([*merged_into.pop(earlier_id, []), earlier_id])
-        history.append((element.id, words, numbers))
-        if len(history) > window:
-            history.pop(0)
-    return merged_into
+def numbers(text: str) -> frozenset[str]:
+    """The numbers a message states: a merge may drop a message only if the one it joins says them all."""
+    return frozenset(_NUMBER.findall(text))
 
 
 # -- reabsorption -----------------------------------------------------------------------------------

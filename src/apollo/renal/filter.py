@@ -5,6 +5,8 @@ decision, a preference, a task, a question or a fact) → concentration (repeats
 tool output cut to head + tail, old thinking and heartbeat pairs gone, long process messages
 tidied) → balance → snapshot of the important content (Q7) → output (a filtered copy in the
 input's own format, or one native ``compaction`` entry for pi/OpenClaw) → the seed's report.
+Steps 1-3 decide each element's fate in one stream (:mod:`apollo.renal.fates`), the same one
+``apollo renal check`` measures with, so both report the same density and saving.
 
 With ``keep_ratio`` / ``budget`` the result is then fitted into the budget
 (:mod:`apollo.renal.budget`). The source is never modified, except by ``in_place`` compaction,
@@ -22,39 +24,19 @@ from typing import Any
 from apollo import transcript as transcript_io
 from apollo.errors import InputError, UsageError
 from apollo.renal import budget as budget_mod
+from apollo.renal import classify as classify_mod
 from apollo.renal import concentrate
+from apollo.renal import fates as fates_mod
+from apollo.renal.classify import Classification
 from apollo.renal.condense import Condenser
+from apollo.renal.fates import Fate
 from apollo.renal.salience import information
 from apollo.tokens import exact_available, get_counter
 from apollo.transcript.model import Edit, Element, Kind, Transcript
 
-MUST_KEEP = ("decision", "preference", "task", "question")
 MODES = ("rewrite", "compact")
 #: formats whose sessions take a native compaction entry
 COMPACTABLE = ("openclaw", "openclaw-sqlite")
-
-
-@dataclass(slots=True)
-class Fate:
-    """What happens to one in-context element, and the report bucket it counts in."""
-
-    element: Element
-    category: str
-    action: str = "keep"  # keep | drop | shorten
-    #: the classifier's status: current | superseded | answered | done | duplicate
-    status: str = "current"
-    bucket: str = ""  # removed: acknowledgement, noise, process, heartbeat, thinking, duplicate, outdated, budget
-    text: str | None = None
-    merged_from: list[str] = field(default_factory=list)
-    rescued: str | None = None
-    #: superseded, answered or done: kept by default, the first to go under a budget
-    outdated: bool = False
-    #: kept as process by the classifier; made only of social words, it is excreted as noise
-    social_candidate: bool = False
-    confirm: bool = False
-    must_keep: bool = False
-    in_tail: bool = False
-    tokens_after: int = 0
 
 
 @dataclass(slots=True)
@@ -88,18 +70,16 @@ def filter_path(path: Path | Any, fmt: str = "auto", config: Any = None, keep_ra
         raise UsageError("an OpenClaw SQLite session cannot be changed in place", where=str(path),
                          hint="write a JSONL copy (-o PATH) and import it with openclaw doctor --session-sqlite import")
     count = get_counter(counter_name)[1]
-    rules = concentrate.load(_user_rule_files(config))
+    rules = concentrate.load_for(config)
     condenser = Condenser(rules.condense)
     elements = transcript.in_context()
-    conversation_lang = language_of(elements)
+    conversation_lang = fates_mod.language_of(elements)
     report_lang = lang or conversation_lang
 
-    fates, balance_state = dialysis(elements, config)
+    classification = dialysis(elements, config)
+    # 2. selective reabsorption and 3. concentration, element by element (shared with the check)
+    fates, measure = fates_mod.decide(elements, classification.verdicts, rules, condenser, count, conversation_lang)
     names = frozenset(e.speaker.lower() for e in elements if e.speaker)
-    reabsorb(fates, rules, condenser, names)
-    concentrate_fates(fates, rules, condenser, count, conversation_lang)
-    for fate in fates:
-        fate.tokens_after = _tokens_after(fate, count)
     budget_fit = None
     target = None
     total_before = sum(e.tokens for e in elements)
@@ -132,7 +112,7 @@ def filter_path(path: Path | Any, fmt: str = "auto", config: Any = None, keep_ra
         else:
             transcript_io.write(path, destination, edits, fmt=transcript.format)
             output_path = destination
-    report = report_mod.build(transcript, fates, budget_fit, balance_state, report_lang,
+    report = report_mod.build(transcript, fates, measure, budget_fit, classification.balance.to_dict(), report_lang,
                               counter=get_counter(counter_name)[0], mode=mode, output=output_path,
                               snapshot=snapshot_path, dry_run=dry_run, compaction=compaction)
     return FilterResult(report, output_path, snapshot_path, edits, fates, transcript)
@@ -177,142 +157,10 @@ def _check_unchanged(transcript: Transcript) -> None:
                       where=str(source), hint="run the filter again on the new state of the session")
 
 
-def _user_rule_files(config: Any) -> tuple[str, ...]:
-    from apollo.renal import rules as classifier_rules
-
-    sources = classifier_rules.load(config).sources
-    return tuple(sources[len(classifier_rules.BUILTIN_FILES):])
-
-
-def language_of(elements: list[Element]) -> str:
-    """``zh`` when Chinese characters are a good share of what the user and agent wrote."""
-    cjk = latin = 0
-    for element in elements:
-        if element.kind is not Kind.TEXT:
-            continue
-        for char in element.text[:2000]:
-            if "\u3400" <= char <= "\u9fff":
-                cjk += 1
-            elif char.isascii() and char.isalpha():
-                latin += 1
-    return "zh" if cjk * 3 >= latin and cjk else "en"
-
-
-# -- 1. dialysis ------------------------------------------------------------------------------------
-def dialysis(elements: list[Element], config: Any) -> tuple[list[Fate], dict[str, Any]]:
-    """The classifier's verdict for every element as a first fate, and its balance."""
-    from apollo.renal import classify as classify_mod
-
-    classifier = classify_mod.Classifier(config)
-    verdicts = {v.id: v for v in classify_mod._collect(classifier, elements, classify_mod.Tally())}
-    fates: list[Fate] = []
-    for element in elements:
-        verdict = verdicts.get(element.id)
-        fate = Fate(element, verdict.category if verdict else "process")
-        fates.append(fate)
-        if verdict is not None:
-            fate.status = verdict.status
-            fate.outdated = verdict.status != "current"
-        if verdict is None or element.kind is Kind.METADATA:
-            continue
-        if verdict.category in MUST_KEEP and verdict.status == "current":
-            fate.must_keep = True
-        elif verdict.action == "confirm":
-            fate.confirm = True
-        elif verdict.action == "keep" and verdict.status == "current" and not (
-                verdict.category in ("process", "noise") and element.kind is Kind.TEXT):
-            continue
-        elif verdict.duplicate_of:
-            fate.action, fate.bucket, fate.text = "drop", "duplicate", verdict.duplicate_of
-        elif verdict.status != "current":
-            continue  # outdated: demoted but kept, the first to go under a budget, never lost by default
-        elif verdict.action == "keep" and not verdict.rule.startswith("context:answer"):
-            fate.social_candidate = True
-        elif verdict.action == "drop":
-            fate.action = "drop"
-            fate.bucket = "acknowledgement" if verdict.confirmation else verdict.category
-        elif verdict.action == "compress" and element.kind is not Kind.TOOL_CALL:
-            fate.action = "shorten"
-    return fates, classifier.balance.result().to_dict()
-
-
-# -- 2. selective reabsorption -----------------------------------------------------------------------
-def reabsorb(fates: list[Fate], rules: concentrate.FilterRules, condenser: Condenser, names: frozenset[str]) -> None:
-    """Waste that still carries a fact is rescued: kept if it was noise, as process otherwise.
-
-    The converse check runs too: a message kept as process that is nothing but greetings,
-    thanks and acknowledgements (every sentence phatic, no fact) is excreted as noise.
-    """
-    for fate in fates:
-        element = fate.element
-        if fate.social_candidate and condenser.is_phatic(element.text, names) and not concentrate.carries_fact(
-                element.text, rules, condenser, names):
-            fate.action, fate.bucket, fate.category = "drop", "noise", "noise"
-            continue
-        if fate.action != "drop" or element.kind is not Kind.TEXT:
-            continue
-        if fate.bucket in ("noise", "process", "acknowledgement"):
-            text = element.text
-        else:
-            continue
-        fact = concentrate.carries_fact(text, rules, condenser, names) if text.strip() else None
-        if fact:
-            fate.rescued = fact
-            fate.action = "keep" if fate.bucket in ("noise", "acknowledgement") else "shorten"
-            fate.bucket = ""
-
-
-# -- 3. concentration ---------------------------------------------------------------------------------
-def concentrate_fates(fates: list[Fate], rules: concentrate.FilterRules, condenser: Condenser,
-                      count: Callable[[str], int], lang: str) -> None:
-    elements = [f.element for f in fates]
-    tail = concentrate.tail_start(elements, rules["recent_turns"])
-    by_id = {f.element.id: f for f in fates}
-    heartbeats = concentrate.heartbeat_pairs(elements)
-    for position, fate in enumerate(fates):
-        element = fate.element
-        fate.in_tail = position >= tail
-        if element.id in heartbeats:
-            fate.action, fate.bucket, fate.must_keep = "drop", "heartbeat", False
-        elif fate.in_tail:
-            if fate.action == "drop" and fate.bucket not in ("acknowledgement", "noise"):
-                fate.action, fate.bucket = "keep", ""
-            elif fate.action == "shorten":
-                fate.action = "keep"
-        elif element.kind is Kind.THINKING:
-            fate.action, fate.bucket = "drop", "thinking"
-        elif element.kind is Kind.TOOL_RESULT:
-            cut = concentrate.cut_output(element.text, rules, count, lang)
-            if cut is not None:
-                fate.action, fate.text, fate.bucket = "shorten", cut, "tool_output"
-        elif fate.action == "shorten" and element.kind is Kind.TEXT:
-            forms = condenser.ladder(element.text, ())
-            if forms:
-                fate.text = forms[0][1]
-            else:
-                fate.action = "keep"
-    for fate in fates:  # duplicates named by the classifier join the element they repeat
-        if fate.bucket == "duplicate" and fate.text in by_id:
-            target = by_id[fate.text]
-            if target.action != "drop":
-                target.merged_from.append(fate.element.id)
-            fate.text = None
-    eligible = {f.element.id for f in fates if f.action != "drop" and not f.in_tail}
-    for later, earlier_ids in concentrate.repeats(elements, condenser, rules, eligible).items():
-        by_id[later].merged_from.extend(earlier_ids)
-        for earlier in earlier_ids:
-            earlier_fate = by_id[earlier]
-            earlier_fate.action, earlier_fate.bucket = "drop", "duplicate"
-            by_id[later].must_keep = by_id[later].must_keep or earlier_fate.must_keep
-            earlier_fate.must_keep = False
-
-
-def _tokens_after(fate: Fate, count: Callable[[str], int]) -> int:
-    if fate.action == "drop":
-        return 0
-    if fate.action == "shorten" and fate.text is not None:
-        return count(fate.text) + (count(fate.element.envelope) if fate.element.envelope else 0)
-    return fate.element.tokens
+# -- 1. dialysis --------------------------------------------------------------------------------------
+def dialysis(elements: list[Element], config: Any) -> Classification:
+    """Every element classified (decision, preference, task, question, process, noise), and the balance."""
+    return classify_mod.run(elements, config)
 
 
 # -- budget --------------------------------------------------------------------------------------------
