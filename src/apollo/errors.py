@@ -56,3 +56,18 @@ class Refused(ApolloError):
 
 class InputError(ApolloError):
     """Input that cannot be read at all (a file that is not a transcript, a missing path)."""
+
+
+def failure_line(exc: BaseException) -> tuple[str, int]:
+    """The one line and exit code every entry point prints for a failure (never a traceback).
+
+    Shared by the typer CLI and the heartbeat's fast path so both fail the same way.
+    """
+    if isinstance(exc, ApolloError):
+        return f"apollo: {exc.line()}", exc.exit_code
+    if isinstance(exc, KeyboardInterrupt):
+        return "apollo: interrupted; nothing further was changed", 130
+    if isinstance(exc, OSError):
+        where = f"{exc.filename}: " if exc.filename else ""
+        return f"apollo: {where}{exc.strerror or exc}", EXIT_ERROR
+    return f"apollo: internal error: {type(exc).__name__}: {exc} (rerun with -v for details)", EXIT_ERROR

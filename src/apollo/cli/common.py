@@ -16,7 +16,7 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
-from apollo.errors import EXIT_ERROR, ApolloError
+from apollo.errors import EXIT_ERROR, failure_line
 
 T = TypeVar("T")
 
@@ -90,27 +90,14 @@ def run(action: Callable[[], T], *, verbose: bool = False) -> T:
     """Run a command body; turn every failure into one clear line and the right exit code."""
     try:
         return action()
-    except ApolloError as exc:
-        if verbose:
-            traceback.print_exc()
-        print(f"apollo: {exc.line()}", file=sys.stderr)
-        raise typer.Exit(exc.exit_code) from None
     except typer.Exit:
         raise
-    except KeyboardInterrupt:
-        print("apollo: interrupted; nothing further was changed", file=sys.stderr)
-        raise typer.Exit(130) from None
-    except OSError as exc:
+    except (Exception, KeyboardInterrupt) as exc:  # noqa: BLE001 - one line, never a traceback unless -v
         if verbose:
             traceback.print_exc()
-        where = f"{exc.filename}: " if exc.filename else ""
-        print(f"apollo: {where}{exc.strerror or exc}", file=sys.stderr)
-        raise typer.Exit(EXIT_ERROR) from None
-    except Exception as exc:  # noqa: BLE001 - last resort: one line, never a traceback unless -v
-        if verbose:
-            traceback.print_exc()
-        print(f"apollo: internal error: {type(exc).__name__}: {exc} (rerun with -v for details)", file=sys.stderr)
-        raise typer.Exit(EXIT_ERROR) from None
+        line, code = failure_line(exc)
+        print(line, file=sys.stderr)
+        raise typer.Exit(code) from None
 
 
 def not_built(feature: str, issue: int) -> None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from apollo.errors import EXIT_ERROR, ApolloError, InputError
+from apollo.errors import ApolloError, InputError, failure_line
 
 SECTION = "renal"
 
@@ -116,17 +116,14 @@ def main(*, workspace: Path | None = None, state_dir: Path | None = None, agent:
         paths = Paths.resolve(workspace, state_dir, agent)
         config = config_mod.load(paths.workspace)
         result = run(paths, config, resolve_lang(lang, config))
-    except ApolloError as exc:
+    except (Exception, KeyboardInterrupt) as exc:  # noqa: BLE001 - one line, never a traceback unless -v
         if verbose:
             import traceback
 
             traceback.print_exc()
-        print(f"apollo: {exc.line()}", file=sys.stderr)
-        return exc.exit_code
-    except OSError as exc:
-        where = f"{exc.filename}: " if exc.filename else ""
-        print(f"apollo: {where}{exc.strerror or exc}", file=sys.stderr)
-        return EXIT_ERROR
+        line, code = failure_line(exc)
+        print(line, file=sys.stderr)
+        return code
     for warning in result.warnings:
         print(f"apollo: warning: {warning}", file=sys.stderr)
     try:

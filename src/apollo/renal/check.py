@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,6 @@ from typing import Any
 from apollo import clock
 from apollo.errors import InputError
 from apollo.renal.balance import Balance
-from apollo.renal.classify import Classifier, Tally, summarize
 from apollo.tokens import get_counter
 
 #: the fields the upstream renal-check.sh writes, in its order, then Apollo's own
@@ -103,8 +102,12 @@ def check(paths: Any, config: Any, source: Any | None = None, fmt: str = "auto",
           progress: Callable[[int], None] | None = None) -> CheckResult:
     """Measure ``source`` (default: the current session, else today's memory file).
 
+    The whole transcript streams through the classifier and the filter's own fate stream
+    (:mod:`apollo.renal.fates`) without being held in memory: density and estimated saving are
+    what ``apollo renal filter`` (default mode) reports for the same transcript.
     ``progress`` is called with the number of elements read so far, every few thousand.
     """
+    from apollo.renal import classify, fates
     from apollo.transcript import iter_elements
     from apollo.transcript.model import ReadWarning
 
@@ -113,54 +116,53 @@ def check(paths: Any, config: Any, source: Any | None = None, fmt: str = "auto",
     if source is None:
         source, notes = _default_source(paths)
     counter = config.get("general.counter") if config is not None else "estimate"
-    classifier = Classifier(config)
-    tally = Tally(compress_keeps=classifier.rules.settings["compress_keeps"])
+    stream = fates.FateStream.for_config(config, get_counter(counter)[1], retain=False)
     read_warnings: list[ReadWarning] = []
     format_name: str | None = None
+    elements: Iterable[Any] = ()
     if source is not None:
         from apollo.transcript import detect, get_format
 
         # a SessionRef (one session of OpenClaw's SQLite store) is detected by its database file
         format_name = (detect(Path(getattr(source, "db", source))) if fmt == "auto" else get_format(fmt)).name
-        elements = iter_elements(source, fmt, counter=counter, warnings=read_warnings)
-        for count, element in enumerate(elements, 1):
-            tally.apply(classifier.feed(element))
-            if progress is not None and count % 5000 == 0:
-                progress(count)
-        tally.apply(classifier.finish())
-    summary = summarize(classifier, tally)
+        elements = _counted(iter_elements(source, fmt, counter=counter, warnings=read_warnings), progress)
+    classification = classify.run(elements, config, retain=False, observe=stream.observe)
+    measure = stream.finish()
+    summary = classification.summary
+    confirmations = summary["confirmations"]
     exceeded = []
-    if tally.tokens > limits["tokens"]:
+    if measure.tokens > limits["tokens"]:
         exceeded.append("tokens")
-    if tally.tokens and tally.density < limits["density"]:
+    if measure.tokens and measure.density < limits["density"]:
         exceeded.append("density")
-    if tally.confirmations > limits["confirmations"]:
+    if confirmations > limits["confirmations"]:
         exceeded.append("confirmations")
     needs_filter = len(exceeded) >= limits["min_exceeded"]
-    balance = classifier.balance.result()
-    warnings = [*_describe(exceeded, tally, limits), *notes]
+    balance = classification.balance
+    texts = {"tokens": f"tokens {measure.tokens} > {limits['tokens']}",
+             "density": f"density {measure.density:.0%} < {limits['density']:.0%}",
+             "confirmations": f"confirmations {confirmations} > {limits['confirmations']}"}
+    warnings = [*(texts[name] for name in exceeded), *notes]
     warnings += [f"balance {balance.level}: {', '.join(s.kind for s in balance.signs)}"] if balance.signs else []
     if read_warnings:
         warnings.append(f"{len(read_warnings)} unreadable record(s) skipped, first: {read_warnings[0]}")
     return CheckResult(
-        tokens=tally.tokens, density=tally.density, confirmations=tally.confirmations,
+        tokens=measure.tokens, density=measure.density, confirmations=confirmations,
         active_tasks=summary["keep"]["active_tasks"], active_topics=summary["active_topics"],
-        open_questions=summary["keep"]["open_questions"], estimated_saving=tally.saving, balance=balance,
+        open_questions=summary["keep"]["open_questions"], estimated_saving=measure.saving, balance=balance,
         exceeded=exceeded, warnings=warnings, needs_filter=needs_filter,
         status="needs_filter" if needs_filter else "watch" if exceeded else "normal",
         checked_at=clock.now().isoformat(timespec="seconds"), source=str(source) if source is not None else None,
-        format=format_name, counter=get_counter(counter)[0], elements=tally.elements, thresholds=limits,
+        format=format_name, counter=get_counter(counter)[0], elements=summary["elements"], thresholds=limits,
         state_file=config.get("renal.state_file") if config is not None else ".renal/filter-state.json",
     )
 
 
-def _describe(exceeded: list[str], tally: Tally, limits: dict[str, Any]) -> list[str]:
-    texts = {
-        "tokens": f"tokens {tally.tokens} > {limits['tokens']}",
-        "density": f"density {tally.density:.0%} < {limits['density']:.0%}",
-        "confirmations": f"confirmations {tally.confirmations} > {limits['confirmations']}",
-    }
-    return [texts[name] for name in exceeded]
+def _counted(elements: Iterable[Any], progress: Callable[[int], None] | None) -> Iterator[Any]:
+    for count, element in enumerate(elements, 1):
+        yield element
+        if progress is not None and count % 5000 == 0:
+            progress(count)
 
 
 def write_state(paths: Any, result: CheckResult) -> Path:

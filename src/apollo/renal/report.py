@@ -9,16 +9,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-#: removed as noise or redundancy: what the spec's information density leaves out
-NOISE_BUCKETS = ("acknowledgement", "noise", "heartbeat")
-REDUNDANT_BUCKETS = ("duplicate", "outdated")
 KEPT_CATEGORIES = ("decision", "preference", "task", "question")
 
 
-def build(transcript: Any, fates: list[Any], fit: Any, balance_state: Any, lang: str, *, counter: str, mode: str,
-          output: Path | None, snapshot: Path | None, dry_run: bool, compaction: dict[str, Any] | None) -> dict:
-    before = sum(f.element.tokens for f in fates)
-    waste = sum(f.element.tokens for f in fates if f.bucket in NOISE_BUCKETS + REDUNDANT_BUCKETS)
+def build(transcript: Any, fates: list[Any], measure: Any, fit: Any, balance_state: Any, lang: str, *, counter: str,
+          mode: str, output: Path | None, snapshot: Path | None, dry_run: bool,
+          compaction: dict[str, Any] | None) -> dict:
+    """The report; "before" is ``measure`` (:class:`apollo.renal.fates.Measure`, the default filter's
+    numbers, which ``apollo renal check`` reports too), "after" what this run's mode and budget leave."""
+    before = measure.tokens
     # compact: what the agent's loader shows, the summary (in its wrapper) and the tail
     after = compaction["context_tokens"] if compaction is not None else sum(f.tokens_after for f in fates)
     kept = {c: sum(1 for f in fates if f.must_keep and f.category == c and f.action != "drop")
@@ -28,7 +27,7 @@ def build(transcript: Any, fates: list[Any], fit: Any, balance_state: Any, lang:
     removed = {bucket: sum(1 for f in fates if f.bucket == bucket and f.action == "drop")
                for bucket in ("acknowledgement", "noise", "heartbeat", "process", "thinking", "duplicate",
                               "outdated", "budget")}
-    density_before = 1 - waste / before if before else 1.0
+    density_before = measure.density
     remaining_waste = sum(f.tokens_after for f in fates if f.action != "drop" and f.category == "noise"
                           and not f.rescued)
     density_after = 1 - remaining_waste / after if after else 1.0
