@@ -15,6 +15,7 @@ import os
 import platform
 import shutil
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -40,6 +41,8 @@ SEED = 20261129
 #: once the subject's measured runs took this long, no more repeats of that comparison
 SUBJECT_BUDGET_SECONDS = 45.0
 NOT_BUILT = "n/a (not built)"
+HEARTBEAT_CHANGED = "apollo heartbeat, session grew"
+HEARTBEAT_UNCHANGED = "apollo heartbeat, session unchanged"
 
 #: ratio name -> (goal, what is measured)
 GOALS: dict[str, tuple[float, str]] = {
@@ -48,7 +51,9 @@ GOALS: dict[str, tuple[float, str]] = {
     "renal_filter_vs_parse": (6.0, "renal filter time / orjson parse time, worst size"),
     "renal_filter_exponent": (1.1, "exponent b of filter time ~ size^b, fitted over the three sizes"),
     "autophagy_status_vs_find": (2.0, "autophagy status time / find with the same patterns, worst size"),
-    "heartbeat_vs_python_start": (4.0, "`apollo heartbeat` process / `python -c pass` process"),
+    "heartbeat_vs_python_start": (4.0, "`apollo heartbeat` process after the session grew / `python -c pass` process"),
+    "heartbeat_unchanged_vs_python_start": (4.0, "`apollo heartbeat` process, session unchanged since the last one "
+                                                 "(the check's memo) / `python -c pass` process"),
 }
 
 
@@ -82,8 +87,11 @@ class Bench:
         self.only = only
         self.console = console
         self.python = sys.executable
-        # the generator's clock, and no user configuration: every machine measures the same work
-        self.env = {**os.environ, "APOLLO_NOW": generate.BENCH_NOW.isoformat(),
+        # the generator's clock, and no user configuration: every machine measures the same work;
+        # bytecode as an installed package has it (the warm-up run compiles it once), even where
+        # the shell sets PYTHONDONTWRITEBYTECODE
+        inherited = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        self.env = {**inherited, "APOLLO_NOW": generate.BENCH_NOW.isoformat(),
                     "APOLLO_CONFIG": str(OUT / "no-user-config.toml")}
         self.scratch = OUT / "run"
         self.comparisons: list[Comparison] = []
@@ -94,18 +102,23 @@ class Bench:
         return [self.python, "-m", "bench.child", *args]
 
     def _pair(self, comparison: Comparison, reference: list[str], subject: list[str], times: int,
-              progress: Progress, task, env: dict[str, str] | None = None, *, warm_subject: bool = True) -> None:
+              progress: Progress, task, env: dict[str, str] | None = None, *, warm_subject: bool = True,
+              before_subject: Callable[[], None] | None = None) -> None:
         """Warm up (page cache, bytecode), then alternate reference and subject ``times`` times,
-        or fewer once the subject has used its time budget (a 50 MB filter is not run ten times)."""
+        or fewer once the subject has used its time budget (a 50 MB filter is not run ten times).
+        ``before_subject`` prepares each subject run, untimed (the heartbeat's grown session)."""
         env = env or self.env
+        prepare = before_subject or (lambda: None)
         run_process(reference, cwd=ROOT, env=env)
         if warm_subject:
+            prepare()
             self._subject_run(comparison, subject, env, record=False)
         spent = 0.0
         for _ in range(times):
             if comparison.problem is not None or (comparison.subject.runs and spent > SUBJECT_BUDGET_SECONDS):
                 break
             comparison.reference.runs.append(run_process(reference, cwd=ROOT, env=env))
+            prepare()
             run = self._subject_run(comparison, subject, env, record=True)
             spent += run.wall if run else 0.0
             progress.advance(task)
@@ -176,10 +189,13 @@ class Bench:
             self.comparisons.append(comparison)
 
     def heartbeat(self, progress: Progress) -> None:
+        """Two heartbeats: after the agent wrote to its session (a full check: every run appends
+        a message first, untimed), and with the session as the last heartbeat left it (the check's
+        memo answers; the first, unrecorded run leaves that state)."""
         if "heartbeat" not in self.only:
             return
         times = self._times(10)
-        task = progress.add_task("apollo heartbeat", total=times + 1)
+        task = progress.add_task("apollo heartbeat", total=2 * (times + 1))
         cached_workspace, cached_state = generate.heartbeat_state(OUT, HEARTBEAT_SESSION_BYTES, SEED)
         # the heartbeat writes its state: give it a fresh copy so every run of the bench starts alike
         home = self.scratch / "heartbeat"
@@ -187,11 +203,14 @@ class Bench:
         shutil.copytree(cached_workspace.parent, home, symlinks=True)
         env = {**self.env, "OPENCLAW_WORKSPACE_DIR": str(home / "workspace"), "OPENCLAW_STATE_DIR": str(home / "state")}
         apollo = str(Path(self.python).parent / "apollo")
-        comparison = Comparison("apollo heartbeat", f"{HEARTBEAT_SESSION_BYTES // 1000} kB",
-                                Series("python -c pass"), Series("apollo heartbeat"),
-                                extra={"bytes": HEARTBEAT_SESSION_BYTES})
-        self._pair(comparison, [self.python, "-c", "pass"], [apollo, "heartbeat"], times, progress, task, env)
-        self.comparisons.append(comparison)
+        session = next((home / "state" / "agents" / "main" / "sessions").glob("*.jsonl"))
+        for measure, grow in ((HEARTBEAT_CHANGED, lambda: _append_message(session)), (HEARTBEAT_UNCHANGED, None)):
+            progress.update(task, description=measure)
+            comparison = Comparison(measure, f"{HEARTBEAT_SESSION_BYTES // 1000} kB",
+                                    Series("python -c pass"), Series(measure), extra={"bytes": HEARTBEAT_SESSION_BYTES})
+            self._pair(comparison, [self.python, "-c", "pass"], [apollo, "heartbeat"], times, progress, task, env,
+                       before_subject=grow)
+            self.comparisons.append(comparison)
 
     # -- results ---------------------------------------------------------------------------------
 
@@ -221,7 +240,8 @@ class Bench:
         return {"renal_check_vs_parse": worst("renal check"), "check_memory_growth": growth,
                 "renal_filter_vs_parse": worst("renal filter"), "renal_filter_exponent": exponent,
                 "autophagy_status_vs_find": worst("autophagy status"),
-                "heartbeat_vs_python_start": worst("apollo heartbeat")}
+                "heartbeat_vs_python_start": worst(HEARTBEAT_CHANGED),
+                "heartbeat_unchanged_vs_python_start": worst(HEARTBEAT_UNCHANGED)}
 
     def results(self) -> dict:
         ratios = self.ratios()
@@ -235,6 +255,15 @@ class Bench:
                             "machine": platform.machine(), "cpus": os.cpu_count(), "system": platform.platform(),
                             "generator_version": generate.GENERATOR_VERSION, "seed": SEED},
         }
+
+
+def _append_message(session: Path) -> None:
+    """What an agent does between two heartbeats: one more message on the session's active path."""
+    last = json.loads(session.read_bytes().splitlines()[-1])
+    entry = {"type": "message", "id": os.urandom(4).hex(), "parentId": last["id"], "timestamp": last["timestamp"],
+             "message": {"role": "user", "content": [{"type": "text", "text": "Any news on the deploy?"}]}}
+    with session.open("a", encoding="utf-8") as out:
+        out.write(json.dumps(entry, ensure_ascii=False) + "\n")
 
 
 def _fitted_exponent(points: list[tuple[int, float]]) -> float:
@@ -258,10 +287,11 @@ def _seconds(series: Series) -> str:
     return f"{median * 1000:.1f} ms" if median < 1 else f"{median:.2f} s"
 
 
-_REFERENCE_OF = {"renal check": "orjson parse", "renal filter": "orjson parse",
-                 "autophagy status": "find", "apollo heartbeat": "python -c pass"}
+_REFERENCE_OF = {"renal check": "orjson parse", "renal filter": "orjson parse", "autophagy status": "find",
+                 HEARTBEAT_CHANGED: "python -c pass", HEARTBEAT_UNCHANGED: "python -c pass"}
 _RATIO_OF = {"renal check": "renal_check_vs_parse", "renal filter": "renal_filter_vs_parse",
-             "autophagy status": "autophagy_status_vs_find", "apollo heartbeat": "heartbeat_vs_python_start"}
+             "autophagy status": "autophagy_status_vs_find", HEARTBEAT_CHANGED: "heartbeat_vs_python_start",
+             HEARTBEAT_UNCHANGED: "heartbeat_unchanged_vs_python_start"}
 
 
 def _rows(bench: Bench, results: dict) -> list[list[str]]:

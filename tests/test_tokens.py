@@ -100,7 +100,7 @@ def test_class_counts_follow_the_definition_on_the_example_sessions(example_tree
 
 
 def test_repeated_texts_are_counted_once() -> None:
-    tokens._counts.cache_clear()
+    tokens._cached_counts.cache_clear()
     text = "HEARTBEAT_OK — nothing needs attention."
     assert [tokens.estimate(text) for _ in range(3)] == [tokens.estimate(text)] * 3
-    assert tokens._counts.cache_info().hits >= 2
+    assert tokens._cached_counts.cache_info().hits >= 2

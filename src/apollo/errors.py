@@ -71,3 +71,12 @@ def failure_line(exc: BaseException) -> tuple[str, int]:
         where = f"{exc.filename}: " if exc.filename else ""
         return f"apollo: {where}{exc.strerror or exc}", EXIT_ERROR
     return f"apollo: internal error: {type(exc).__name__}: {exc} (rerun with -v for details)", EXIT_ERROR
+
+
+def discard_stdout() -> None:
+    """After a broken pipe (``apollo … | head``): the reader has what it wanted, so point stdout
+    at /dev/null to let the interpreter exit without a second error."""
+    import os
+    import sys
+
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

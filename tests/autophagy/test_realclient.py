@@ -6,7 +6,6 @@ one, started here) makes autophagy refuse."""
 from __future__ import annotations
 
 import json
-import os
 import socket
 import subprocess
 import time
@@ -107,15 +106,11 @@ def _free_port() -> int:
 def test_refused_while_the_real_gateway_runs(imported, openclaw_cli) -> None:
     paths, config, state = imported
     port = _free_port()
-    home = state.parent / "home"
-    home.mkdir(exist_ok=True)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENCLAW_")}
-    env.update(HOME=str(home), OPENCLAW_STATE_DIR=str(state),
-               PATH=f"{Path(openclaw_cli.node).parent}{os.pathsep}{os.environ.get('PATH', '')}")
-    entry = openclaw_cli.folder / "node_modules" / "openclaw" / "openclaw.mjs"
-    gateway = subprocess.Popen([openclaw_cli.node, str(entry), "gateway", "run", "--port", str(port), "--bind",
-                                "loopback", "--allow-unconfigured", "--token", "apollo-test-token-0123456789abcdef"],
-                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    gateway = subprocess.Popen(openclaw_cli.command("gateway", "run", "--port", str(port), "--bind", "loopback",
+                                                    "--allow-unconfigured", "--token",
+                                                    "apollo-test-token-0123456789abcdef"),
+                               env=openclaw_cli.environment(state), stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and not list((state / "tmp").glob("openclaw-*/gateway.*.lock")):

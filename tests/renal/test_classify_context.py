@@ -286,3 +286,126 @@ def test_two_decisions_on_one_subject_without_a_change_marker_both_stand() -> No
     v = verdicts(("user", "let's use Grafana Cloud for the alerts on the new cluster"),
                  ("user", "let's use PagerDuty for the alerts on the new cluster too"))
     assert v["m1"].status == "current" and v["m1"].action == "keep"
+
+
+# -- mistakes seen on real sessions, fixed with general rules (one test each) ---------------------------------------
+@pytest.mark.parametrize("reply", ["I don't know yet. What I can see: it's a NUC13, bought in 2023, 3-year warranty.",
+                                   "还不确定，我查一下购买记录再告诉你。", "我也不知道，得问问王姐。",
+                                   "I'll measure it under load before proposing a number.",
+                                   "我先在预发环境压测，再给出建议。"])
+def test_a_reply_that_does_not_know_yet_leaves_the_question_open(reply: str) -> None:
+    v = verdicts(("user", "Is the NUC's warranty still valid? 保修还在吗？"), ("assistant", reply))
+    assert (v["m1"].category, v["m1"].status, v["m1"].action) == ("question", "current", "keep")
+    assert v["m2"].category == "process" and "does not answer" in v["m2"].reason
+
+
+def test_not_sure_from_the_user_leaves_the_agents_question_open() -> None:
+    v = verdicts(("user", "set up a nightly backup to the nas"),
+                 ("assistant", "Which share should it write to? //nas.lan/backup doesn't exist."),
+                 ("user", "not sure, I'll check on the nas tonight"))
+    assert (v["m2"].category, v["m2"].status) == ("question", "current")
+
+
+def test_a_later_reply_on_another_subject_does_not_answer_an_older_question() -> None:
+    """The Chinese example session's Q4 budget cap: asked, not known, then the conversation moved on."""
+    v = verdicts(("user", "Q4 的预算上限到底是多少？我记得是 48 万还是 52 万"),
+                 ("assistant", "没有落到文件里，我不乱猜，建议直接问王姐。"),
+                 ("user", "最后交付就导出 PDF 吧，用 pandoc"),
+                 ("assistant", "好，定了：最终交付导出 PDF，pandoc 3.1.3 在，模板也在。"),
+                 ("user", "第三节写完了吧？整体还差啥"),
+                 ("assistant", "第三节写完了。整体还差三件：\n1. 第 4 节预算对比：等王姐确认预算上限\n2. 图表"))
+    assert (v["m1"].category, v["m1"].status) == ("question", "current")  # still open
+    assert v["m5"].status == "answered"  # the question the last reply answers
+
+
+def test_a_later_reply_about_an_older_question_answers_it() -> None:
+    v = verdicts(("user", "staging 数据库的密码放在哪里？"), ("assistant", "我去问运维。"),
+                 ("user", "顺便把第三节的图表也做了"), ("assistant", "图表做好了。"),
+                 ("assistant", "运维回复了：staging 数据库密码在 vault 的 secret/db 里。"))
+    assert v["m1"].status == "answered" and v["m1"].reason.endswith("#m5")
+
+
+def test_a_question_mark_inside_a_quotation_asks_nothing() -> None:
+    v = verdicts(("user", "提纲写到哪了"), ("assistant", "提纲里第 4 节写着「预算上限？问王姐」，其他都写完了。"),
+                 ("user", "好"))
+    assert v["m2"].category != "question"
+    assert v["m3"].category == "noise"  # "好" after a statement, not the answer to a question
+
+
+@pytest.mark.parametrize("reply", ["嗯嗯", "嗯", "ok", "yeah"])
+def test_a_backchannel_to_a_wh_question_is_noise_and_the_question_stays_open(reply: str) -> None:
+    v = verdicts(("user", "大熊猫基地需要提前多久预约？"), ("assistant", reply))
+    assert (v["m2"].category, v["m2"].action) == ("noise", "drop")
+    assert (v["m1"].category, v["m1"].status) == ("question", "current")
+
+
+@pytest.mark.parametrize("text", ["ok thanks", "ok great thanks", "ok got it thanks", "okay cool thank you",
+                                  "好的谢谢", "好的收到谢谢"])
+def test_formulas_run_together_are_noise(text: str) -> None:
+    v = verdicts(("user", "why did the import fail?"), ("assistant", "The disk filled up at batch 212."),
+                 ("user", text))
+    assert (v["m3"].category, v["m3"].action) == ("noise", "drop")
+
+
+def test_ok_thanks_does_not_say_yes_to_a_question() -> None:
+    v = verdicts(("assistant", "The import failed at batch 212. Want me to retry it?"), ("user", "ok thanks"))
+    assert v["m2"].category == "noise" and v["m1"].category == "question"
+
+
+@pytest.mark.parametrize("change", ["We decided: switch from SQLite to PostgreSQL 16, because we need concurrent writers.",
+                                    "Let's switch the prototype database to PostgreSQL 16.",
+                                    "数据库从 SQLite 换成 PostgreSQL 16。"])
+def test_a_switch_from_x_to_y_supersedes_the_decision_on_x(change: str) -> None:
+    v = verdicts(("user", "Let's use SQLite for the prototype database."), ("assistant", "OK."), ("user", change))
+    assert v["m1"].status == "superseded" and v["m1"].superseded_by == "m3"
+    if "from" in change or "从" in change:  # it names what it replaces: replaced whole, not in part
+        assert v["m1"].action == "drop" and "in part" not in v["m1"].reason
+    assert (v["m3"].category, v["m3"].status) == ("decision", "current")
+
+
+def test_a_task_that_carries_out_the_current_decision_is_a_task_not_a_new_decision() -> None:
+    v = verdicts(("user", "部署先用滚动发布吧。"), ("assistant", "好的。"),
+                 ("user", "决定了：改用蓝绿发布，不再用滚动发布，因为回滚要快。"), ("assistant", "明白了。"),
+                 ("user", "请把部署脚本改成蓝绿发布，周五前完成，旧脚本先保留。"),
+                 ("assistant", "旧脚本有 150 个服务的滚动步骤，我会逐个改成蓝绿切换。"))
+    assert v["m1"].status == "superseded" and v["m1"].superseded_by == "m3"
+    assert (v["m3"].category, v["m3"].status) == ("decision", "current")
+    assert (v["m5"].category, v["m5"].status, v["m5"].action) == ("task", "current", "keep")
+
+
+def test_a_request_to_switch_to_something_new_still_changes_the_decision() -> None:
+    v = verdicts(("user", "数据库就用 PostgreSQL 吧。"), ("assistant", "好的。"),
+                 ("user", "算了，请把数据库改成 MySQL，运维只会 MySQL。"))
+    assert v["m1"].status == "superseded" and v["m3"].category == "decision"
+
+
+def test_a_confirmation_with_a_tag_is_a_question_not_a_task() -> None:
+    v = verdicts(("user", "最后确认一次：截止是周一中午 12 点，对吧"))
+    assert v["m1"].category == "question"
+
+
+def test_a_report_that_also_asks_closes_the_task() -> None:
+    v = verdicts(("user", "你先看一下草稿现在写到哪了"),
+                 ("assistant", "看完了，第 1 节写完了，第 2 节还是占位。要我先把 10 月账单清洗一下吗？"))
+    assert v["m1"].status == "done" and v["m2"].category == "question"
+
+
+def test_a_done_report_with_a_side_note_still_closes_the_task() -> None:
+    v = verdicts(("user", "start gitea on the nuc and check it"),
+                 ("assistant", "Gitea is up on the NUC: healthz 200. Remotes still point at the Pi."))
+    assert v["m1"].status == "done"
+    progress = verdicts(("user", "fix the import"), ("assistant", "Fixed the import, but the test still fails."))
+    assert progress["m1"].status == "current"
+
+
+def test_a_report_about_something_else_closes_no_task() -> None:
+    v = verdicts(("user", "看看 workspace 里有哪些临时文件"), ("assistant", "扫完了，三个 .tmp 文件。"),
+                 ("user", "帮我把 README 的接口说明更新一下"),
+                 ("user", "对了，以后都用中文回复"), ("assistant", "明白，已经记进 USER.md 了。"))
+    assert v["m1"].status == "done"
+    assert (v["m3"].category, v["m3"].status) == ("task", "current")  # "记进 USER.md" is about the preference
+
+
+def test_the_agent_reporting_work_done_is_process_even_when_it_mentions_a_decision() -> None:
+    v = verdicts(("user", "把今天的进展记到 memory 里"), ("assistant", "记好了：包括 PDF 的决定和你的新偏好。"))
+    assert v["m2"].category == "process" and v["m1"].status == "done"

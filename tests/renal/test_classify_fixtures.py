@@ -80,3 +80,39 @@ def test_what_later_messages_settle_is_mostly_demoted() -> None:
     demoted = sum(v.status == g["state"] for g, v in settled)
     assert demoted / len(settled) >= 0.7, [(g["id"], g["text"][:30], g["state"], v.status) for g, v in settled
                                            if v.status != g["state"]]
+
+
+# -- the bundled example sessions (examples/make_examples.py), read as a person reads them -------------------------
+EXAMPLE_SESSIONS = "openclaw-state/agents/main/sessions"
+#: element id -> (category, status) of everything in them that must be kept, as a reader labels it
+EXAMPLE_MUST_KEEP = {
+    "93781619-6e2f-4b2c-8c02-4f91cb6c9962.jsonl": {  # Chinese: the Q4 cost report
+        "001ed497": ("preference", "current"),  # 以后都用中文回复…金额统一用人民币
+        "321d4551": ("decision", "current"),  # 导进 report.db…用 SQLite 就行
+        "8c06ac4d": ("question", "current"),  # Q4 的预算上限到底是多少？ — nobody knows yet
+        "8ba078b6": ("decision", "superseded"),  # 导出 PDF … replaced by 飞书文档链接
+        "0eca005d": ("decision", "current"),  # 不要 PDF 了，直接发飞书文档链接
+        "046176ca": ("preference", "current"),  # 以后部署目标改成 staging-2
+        "84ad1390": ("preference", "current"),  # 先别删，等我把 Apollo 装好
+        "44b37edb:1": ("decision", "current"),  # the outline, accepted with "OK，按这个写"
+    },
+    "ff090b09-8eb0-4818-b64e-3c9f7c58b33a.jsonl": {  # English: the Gitea move
+        "7616336f": ("decision", "current"),  # switch to sqlite on the nuc's nvme instead
+        "2c843ab4": ("decision", "current"),  # saturday it is
+        "38f26a45": ("task", "current"),  # nightly backup of gitea to the nas — waiting for the share
+        "776e7702": ("question", "current"),  # which share? — "not sure, I'll check"
+        "b75f81c7": ("question", "current"),  # is the warranty still valid? — "I don't know yet"
+    },
+}
+
+
+@pytest.mark.parametrize("session", sorted(EXAMPLE_MUST_KEEP))
+def test_the_example_sessions_keep_what_matters_with_the_right_category(example: Path, session: str) -> None:
+    result = classify_path(example / EXAMPLE_SESSIONS / session)
+    found = {v.id: v for v in result.verdicts}
+    for element_id, (category, status) in EXAMPLE_MUST_KEEP[session].items():
+        verdict = found[element_id]
+        assert (verdict.category, verdict.status) == (category, status), (element_id, verdict)
+        assert verdict.action == "keep" if status == "current" else verdict.action in ("drop", "confirm")
+    open_questions = {i for i, (c, s) in EXAMPLE_MUST_KEEP[session].items() if c == "question" and s == "current"}
+    assert set(result.summary["open_question_ids"]) == open_questions

@@ -80,8 +80,8 @@ def test_a_budget_does_not_change_the_density_before(tmp_path: Path) -> None:
 
 def test_a_repeated_tool_call_with_new_output_counts_as_kept_in_the_check() -> None:
     """The one verdict revision that changes tokens: an identical call whose output differs."""
-    from renal.support_classify import conversation, element
     from apollo.transcript.model import Kind
+    from renal.support_classify import conversation, element
 
     turns = conversation(("user", "看一下磁盘"), element("c1", "assistant", '{"cmd": "df -h"}', Kind.TOOL_CALL,
                                                        call_id="a", tool_name="exec"),
@@ -96,10 +96,10 @@ def test_a_repeated_tool_call_with_new_output_counts_as_kept_in_the_check() -> N
     assert _streamed(turns) == measure
 
 
-@settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_ELEMENT, max_size=30).map(_unique))
 def test_the_streamed_measure_equals_the_filters_on_any_transcript(elements: list) -> None:
     decided, measure = _filtered(elements)
     assert _streamed(elements) == measure
-    assert 0 <= measure.waste <= measure.tokens and 0 <= measure.after
+    assert 0 <= measure.waste <= measure.tokens and measure.after >= 0
     assert [f.element.id for f in decided] == [e.id for e in elements if e.in_context]

@@ -23,10 +23,17 @@ def _listing(values: Sequence[str]) -> str:
     return shown + (f"；……等共 {len(values)} 项" if len(values) > LIST_LIMIT else "")
 
 
+def _entry(moment: datetime, title: str, fields: Sequence[str], skipped: Sequence[str]) -> str:
+    """The seed's layout: a dated heading, one ``名称：值`` line per field, what was skipped, a blank line."""
+    lines = [f"## [{moment.strftime('%Y-%m-%d %H:%M')}] {title}", *fields]
+    if skipped:
+        lines.append(f"跳过：{_listing(skipped)}")
+    return "\n".join(lines) + "\n\n"
+
+
 def entry(*, moment: datetime, tier: str, removed: Sequence[str], kept: Sequence[str], trigger: str,
           snapshot: str, operator: str, outcome: str, skipped: Sequence[str]) -> str:
-    lines = [
-        f"## [{moment.strftime('%Y-%m-%d %H:%M')}] 清理记录",
+    return _entry(moment, "清理记录", [
         f"类型：{TYPE[tier]}",
         f"清理了什么：{_listing(removed)}",
         f"保留了什么：{_listing(kept)}",
@@ -34,27 +41,20 @@ def entry(*, moment: datetime, tier: str, removed: Sequence[str], kept: Sequence
         f"快照文件：{snapshot or '（无）'}",
         f"操作者：{operator}",
         f"结果：{outcome}",
-    ]
-    if skipped:
-        lines.append(f"跳过：{_listing(skipped)}")
-    return "\n".join(lines) + "\n\n"
+    ], skipped)
 
 
 def restore_entry(*, moment: datetime, snapshot: str, restored: Sequence[str], replaced: Sequence[str],
                   skipped: Sequence[str], operator: str) -> str:
     """A restore changes the workspace too, so it is logged in the same style."""
-    lines = [
-        f"## [{moment.strftime('%Y-%m-%d %H:%M')}] 恢复记录",
+    return _entry(moment, "恢复记录", [
         "类型：↩️恢复",
         f"恢复了什么：{_listing(restored)}",
         f"替换了什么：{_listing(replaced)}（自噬改写后未再改动的文件）",
         f"快照文件：{snapshot}",
         f"操作者：{operator}",
         f"结果：恢复 {len(restored)} 项，替换 {len(replaced)} 项，跳过 {len(skipped)} 项",
-    ]
-    if skipped:
-        lines.append(f"跳过：{_listing(skipped)}")
-    return "\n".join(lines) + "\n\n"
+    ], skipped)
 
 
 def append(root: Root, parts: tuple[str, ...], text: str) -> None:

@@ -20,7 +20,6 @@ import contextlib
 import json
 import os
 import re
-import secrets
 import sqlite3
 import stat
 from collections.abc import Callable, Sequence
@@ -153,7 +152,7 @@ def rewrite(root: Root, parts: Sequence[str], build: Callable[[bytes, os.stat_re
             st = os.fstat(fd)
             old = read_fd(fd)
             new = build(old, st)
-            temp = f".{name[:180]}.apollo-{secrets.token_hex(4)}.tmp"
+            temp = f".{name[:180]}.apollo-{os.urandom(4).hex()}.tmp"  # secrets.token_hex, without its imports
             out = os.open(temp, O_CREATE, stat.S_IMODE(st.st_mode), dir_fd=parent)
             try:
                 try:

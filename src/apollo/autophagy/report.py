@@ -87,10 +87,16 @@ def plan_text(plan: Plan, lang: str, *, confirm_hint: str | None = None) -> str:
     return "\n".join(lines)
 
 
-def report(result: dict[str, Any], lang: str) -> str:
-    """The seed's report block for a finished run."""
+def report(result: dict[str, Any], lang: str, *, brief: bool = False) -> str:
+    """The seed's report block for a finished run (``brief``: one line, for ``-q``)."""
     data = getattr(result, "report", {}) or {}
     zh = lang == "zh"
+    if brief:
+        deleted, skipped, snapshot = len(result["deleted"]), len(result["skipped"]), result.get("snapshot")
+        return (f"🔥 [apollo-autophagy] {TIER_NAME[lang][result['tier']]}：删除 {deleted} 项，跳过 {skipped} 项，"
+                f"快照：{snapshot or '无'}" if zh else
+                f"🔥 [apollo-autophagy] {TIER_NAME[lang][result['tier']]}: removed {deleted}, skipped {skipped}, "
+                f"snapshot: {snapshot or 'none'}")
     counts = data.get("counts", {})
     kept = data.get("kept", {})
     lines = ["🔥 [apollo-autophagy] " + ("自噬清理报告" if zh else "autophagy cleanup report"), ""]
@@ -128,9 +134,11 @@ def report(result: dict[str, Any], lang: str) -> str:
     return "\n".join(lines)
 
 
-def status_text(data: dict[str, Any], lang: str) -> str:
+def status_text(data: dict[str, Any], lang: str, *, brief: bool = False) -> str:
+    """Every tier with what it would remove, then what is kept and the snapshots (``brief``: the
+    tier lines alone, for ``-q``)."""
     zh = lang == "zh"
-    lines = [f"🔥 [apollo-autophagy] {'状态' if zh else 'status'} — {data['workspace']}"]
+    lines = [] if brief else [f"🔥 [apollo-autophagy] {'状态' if zh else 'status'} — {data['workspace']}"]
     for tier in ("small", "medium", "large"):
         info = data["tiers"][tier]
         name = TIER_NAME[lang][tier]
@@ -145,10 +153,14 @@ def status_text(data: dict[str, Any], lang: str) -> str:
         if info.get("suggested"):
             line += f"，另有 {info['suggested']} 条建议" if zh else f", plus {info['suggested']} suggestions"
         lines.append(line)
+        if brief:
+            continue
         lines += [f"    {example}" for example in info.get("examples", [])]
         if tier == "large" and info.get("gateway", {}).get("running"):
             lines.append(("    OpenClaw 网关正在运行：" if zh else "    OpenClaw gateway running: ")
                          + info["gateway"].get("evidence", ""))
+    if brief:
+        return "\n".join(lines)
     protected = [p["path"] for p in data["protected"]]
     if protected:
         lines.append(("保留：" if zh else "kept: ") + ", ".join(protected[:12]) +
@@ -170,7 +182,8 @@ def status_text(data: dict[str, Any], lang: str) -> str:
     return "\n".join(lines)
 
 
-def restore_text(data: dict[str, Any], lang: str) -> str:
+def restore_text(data: dict[str, Any], lang: str, *, brief: bool = False) -> str:
+    """The count line, then every file (``brief``: the count line alone, for ``-q``)."""
     zh = lang == "zh"
     dry = data["dry_run"]
     restored, replaced = len(data["restored"]), len(data["replaced"])
@@ -183,6 +196,8 @@ def restore_text(data: dict[str, Any], lang: str) -> str:
             head += (f", {'would replace' if dry else 'replaced'} {replaced} file{'s' * (replaced != 1)} "
                      "autophagy had rewritten (untouched since)")
     lines = [f"{head} — {data['snapshot']}"]
+    if brief:
+        return lines[0]
     lines += [f"  + {p}" for p in data["restored"]]
     lines += [f"  ↺ {p}" for p in data["replaced"]]
     if data["skipped"]:
@@ -191,12 +206,13 @@ def restore_text(data: dict[str, Any], lang: str) -> str:
     return "\n".join(lines)
 
 
-def snapshots_text(items: list[dict[str, Any]], purged: list[str] | None, lang: str) -> str:
+def snapshots_text(items: list[dict[str, Any]], purged: list[str] | None, lang: str, *, brief: bool = False) -> str:
+    """One line per snapshot, after what --purge removed (``brief``: without the purged paths)."""
     zh = lang == "zh"
     lines = []
     if purged is not None:
         lines.append(f"已清除 {len(purged)} 个过期快照" if zh else f"purged {len(purged)} expired snapshots")
-        lines += [f"  - {p}" for p in purged]
+        lines += [] if brief else [f"  - {p}" for p in purged]
     if not items:
         lines.append("没有快照" if zh else "no snapshots")
     for snap in items:

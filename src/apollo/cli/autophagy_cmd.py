@@ -8,6 +8,7 @@ OpenClaw running).
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer
@@ -34,8 +35,8 @@ ActorOpt = Annotated[str | None, typer.Option(
                  "only status and small.", show_default=False)]
 
 
-def _env(workspace: Any, state_dir: Any, agent: str, json_out: bool, lang: str | None, quiet: bool = False,
-         verbose: bool = False) -> Env:
+def _env(workspace: Any, state_dir: Any, agent: str, json_out: bool, lang: str | None, quiet: bool,
+         verbose: bool) -> Env:
     return make_env(workspace=workspace, state_dir=state_dir, agent=agent, json_out=json_out, lang=lang,
                     quiet=quiet, verbose=verbose)
 
@@ -50,13 +51,18 @@ def _interactive(env: Env) -> bool:
     return not env.json and sys.stdin.isatty() and sys.stdout.isatty()
 
 
+def _show(env: Env, data: dict[str, Any], text: Callable[..., str], *args: Any) -> None:
+    """The JSON document for machines; for people ``text(*args, lang, brief=-q)``."""
+    if env.json:
+        env.emit(data)
+    else:
+        env.out(text(*args, env.lang, brief=env.quiet))
+
+
 def _finish(env: Env, result: dict[str, Any]) -> None:
     from apollo.autophagy.report import report
 
-    if env.json:
-        env.emit(dict(result))
-    else:
-        env.out(report(result, env.lang))
+    _show(env, dict(result), report, result)
 
 
 def _nothing(env: Env, tier: str) -> None:
@@ -80,11 +86,11 @@ def _need_confirmation(env: Env, plan: Any, hint_zh: str, hint_en: str) -> None:
 
 @app.command("status")
 def status(workspace: WorkspaceOpt = None, state_dir: StateDirOpt = None, agent: AgentOpt = "main",
-           json_out: JsonOpt = False, lang: LangOpt = None, actor: ActorOpt = None,
+           json_out: JsonOpt = False, lang: LangOpt = None, actor: ActorOpt = None, quiet: QuietOpt = False,
            verbose: VerboseOpt = False) -> None:
     """What each tier would remove, what is kept, snapshots, the last log entry (read-only).
 
-    For each tier: count, size, examples. With --json: {"workspace", "state_dir", "agent", "tiers": {"small"|"medium"|"large":
+    For each tier: count, size, examples (-q: one line per tier). With --json: {"workspace", "state_dir", "agent", "tiers": {"small"|"medium"|"large":
     {"risk", "count", "bytes", "kinds", "examples", "suggested"}}, "protected", "notes", "tasks",
     "snapshots", "last_log"}.
     """
@@ -94,12 +100,9 @@ def status(workspace: WorkspaceOpt = None, state_dir: StateDirOpt = None, agent:
         from apollo.autophagy.report import status_text
 
         api.resolve_actor(actor)
-        env = _env(workspace, state_dir, agent, json_out, lang, verbose=verbose)
+        env = _env(workspace, state_dir, agent, json_out, lang, quiet, verbose)
         data = api.status(env.paths, env.config)
-        if env.json:
-            env.emit(data)
-        else:
-            env.out(status_text(data, env.lang))
+        _show(env, data, status_text, data)
 
     run(action, verbose=verbose)
 
@@ -115,6 +118,7 @@ def small(yes: Annotated[bool, typer.Option("--yes", "-y", help="The user asked 
     Heartbeat-log entries go when older than 30 days; logs when not written for 24 hours; nothing
     modified in the last hour is touched. On a terminal: shows the plan and asks y/N. --yes: runs at once. Without a terminal and
     without --yes: changes nothing, prints the plan and exits 3. Every run takes a snapshot first.
+    -q: the report of a run is one line (a plan waiting for confirmation is always shown in full).
     """
 
     def action() -> None:
@@ -273,24 +277,21 @@ def restore(snapshot: Annotated[str, typer.Argument(metavar="SNAPSHOT", help="Sn
                                                     "its path.", show_default=False)],
             dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would be restored; change nothing.")] = False,
             workspace: WorkspaceOpt = None, state_dir: StateDirOpt = None, agent: AgentOpt = "main",
-            json_out: JsonOpt = False, lang: LangOpt = None, actor: ActorOpt = None,
+            json_out: JsonOpt = False, lang: LangOpt = None, actor: ActorOpt = None, quiet: QuietOpt = False,
             verbose: VerboseOpt = False) -> None:
     """Put a snapshot's files back, byte for byte.
 
     Never overwrites a file (except one that still holds exactly the bytes autophagy left there),
-    never follows a symlink, refuses absolute or escaping paths."""
+    never follows a symlink, refuses absolute or escaping paths. -q prints only the count line."""
 
     def action() -> None:
         from apollo.autophagy import api
         from apollo.autophagy.report import restore_text
 
         who = api.resolve_actor(actor)
-        env = _env(workspace, state_dir, agent, json_out, lang, verbose=verbose)
+        env = _env(workspace, state_dir, agent, json_out, lang, quiet, verbose)
         data = api.restore(env.paths, env.config, snapshot, dry_run, actor=who, lang=env.lang)
-        if env.json:
-            env.emit(data)
-        else:
-            env.out(restore_text(data, env.lang))
+        _show(env, data, restore_text, data)
 
     run(action, verbose=verbose)
 
@@ -299,24 +300,23 @@ def restore(snapshot: Annotated[str, typer.Argument(metavar="SNAPSHOT", help="Sn
 def snapshots(purge: Annotated[bool, typer.Option("--purge", help="Remove snapshots older than the retention "
                                                   "(7 days, by the manifest's time).")] = False,
               workspace: WorkspaceOpt = None, state_dir: StateDirOpt = None, agent: AgentOpt = "main",
-              json_out: JsonOpt = False, lang: LangOpt = None, actor: ActorOpt = None,
+              json_out: JsonOpt = False, lang: LangOpt = None, actor: ActorOpt = None, quiet: QuietOpt = False,
               verbose: VerboseOpt = False) -> None:
-    """List the snapshots with their expiry; --purge removes the expired ones now."""
+    """List the snapshots with their expiry; --purge removes the expired ones now (-q: without
+    naming each one it removed)."""
 
     def action() -> None:
         from apollo.autophagy import api
         from apollo.autophagy.report import snapshots_text
 
         who = api.resolve_actor(actor)
-        env = _env(workspace, state_dir, agent, json_out, lang, verbose=verbose)
+        env = _env(workspace, state_dir, agent, json_out, lang, quiet, verbose)
         purged = None
         if purge:
             api.require_main(who, "autophagy snapshots --purge")
             purged = [str(p) for p in api.purge_expired_snapshots(env.paths, env.config)]
         listing = api.snapshots(env.paths, env.config)
-        if env.json:
-            env.emit({"snapshots": listing, **({"purged": purged} if purged is not None else {})})
-        else:
-            env.out(snapshots_text(listing, purged, env.lang))
+        _show(env, {"snapshots": listing, **({"purged": purged} if purged is not None else {})}, snapshots_text,
+              listing, purged)
 
     run(action, verbose=verbose)

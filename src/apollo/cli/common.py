@@ -12,28 +12,30 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 import typer
 
-from apollo.errors import EXIT_ERROR, failure_line
+from apollo.errors import EXIT_ERROR, discard_stdout, failure_line
 
 T = TypeVar("T")
 
+# file_okay=False: a file given as a folder is a usage error (exit 2) before anything runs
 WorkspaceOpt = Annotated[
     Path | None,
     typer.Option("--workspace", "-w", help="OpenClaw workspace \\[default: $OPENCLAW_WORKSPACE_DIR or ~/.openclaw/workspace]",
-                 show_default=False),
+                 show_default=False, file_okay=False),
 ]
 StateDirOpt = Annotated[
     Path | None,
-    typer.Option("--state-dir", help="OpenClaw state dir \\[default: $OPENCLAW_STATE_DIR or ~/.openclaw]", show_default=False),
+    typer.Option("--state-dir", help="OpenClaw state dir \\[default: $OPENCLAW_STATE_DIR or ~/.openclaw]", show_default=False,
+                 file_okay=False),
 ]
 AgentOpt = Annotated[str, typer.Option("--agent", help="Agent id whose sessions to use.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable JSON on stdout, nothing else.")]
 LangOpt = Annotated[
-    str | None, typer.Option("--lang", help="Report language: zh or en \\[default: config, else locale, else zh]",
-                             show_default=False),
+    Literal["zh", "en"] | None,
+    typer.Option("--lang", help="Report language: zh or en \\[default: config, else locale, else zh]", show_default=False),
 ]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print only the essential line.")]
 VerboseOpt = Annotated[bool, typer.Option("--verbose", "-v", help="More detail; tracebacks on errors.")]
@@ -92,6 +94,9 @@ def run(action: Callable[[], T], *, verbose: bool = False) -> T:
         return action()
     except typer.Exit:
         raise
+    except BrokenPipeError:  # `apollo … | head`: the reader has what it wanted
+        discard_stdout()
+        raise typer.Exit(0) from None
     except (Exception, KeyboardInterrupt) as exc:  # noqa: BLE001 - one line, never a traceback unless -v
         if verbose:
             traceback.print_exc()

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from apollo.cli.common import JsonOpt, LangOpt, VerboseOpt, run
+from apollo.cli.common import JsonOpt, LangOpt, QuietOpt, VerboseOpt, run
 
 
 def register(app: typer.Typer) -> None:
@@ -17,12 +17,15 @@ def register(app: typer.Typer) -> None:
         dest: Annotated[Path | None, typer.Option("--dest", help="Build the example here [default: a new temp folder].")] = None,
         lang: LangOpt = None,
         json_out: JsonOpt = False,
+        quiet: QuietOpt = False,
         verbose: VerboseOpt = False,
     ) -> None:
         """Copy the example workspace to a temporary folder and run renal and autophagy on it.
 
         Never touches your real ~/.openclaw: everything happens in the new folder, with the
-        clock fixed at the example's date so the output is the same every day.
+        clock fixed at the example's date so the output is the same every day. -q leaves out each
+        step's output and prints where the results are. There is no --workspace: the demo makes its
+        own (--dest chooses where).
         """
 
         def body() -> None:
@@ -31,7 +34,7 @@ def register(app: typer.Typer) -> None:
             chosen = lang or "zh"
 
             def show(step: demo_mod.DemoStep) -> None:
-                if json_out:
+                if json_out or quiet:
                     return
                 print(f"\n━━ {step.title}\n$ apollo {' '.join(step.args)}")
                 print(step.output)
@@ -50,15 +53,16 @@ def register(app: typer.Typer) -> None:
                 if not result.ok:
                     raise typer.Exit(1)
                 return
-            print(f"\nDemo folder: {result.root}")
-            print(f"  workspace: {result.workspace}\n  state dir: {result.state_dir}")
-            print("  look at: .renal/filter-state.json, .renal/snapshots/, .autophagy/cleanup-log.md, "
-                  ".autophagy/snapshots/ inside the workspace")
+            print(f"Demo folder: {result.root}" if quiet else f"\nDemo folder: {result.root}")
+            if not quiet:
+                print(f"  workspace: {result.workspace}\n  state dir: {result.state_dir}")
+                print("  look at: .renal/filter-state.json, .renal/snapshots/, .autophagy/cleanup-log.md, "
+                      ".autophagy/snapshots/ inside the workspace")
             failed = [step for step in result.steps if not step.ok]
             if failed:
                 from apollo.errors import ApolloError
 
                 names = ", ".join(f"'apollo {' '.join(s.args[:2])}' (exit {s.returncode})" for s in failed)
-                raise ApolloError(f"demo steps failed: {names}", hint="see their output above")
+                raise ApolloError(f"demo steps failed: {names}", hint="run it without -q to see their output" if quiet else "see their output above")
 
         run(body, verbose=verbose)

@@ -8,7 +8,17 @@ from typing import Annotated
 
 import typer
 
-from apollo.cli.common import AgentOpt, JsonOpt, LangOpt, StateDirOpt, VerboseOpt, WorkspaceOpt, make_env, run
+from apollo.cli.common import (
+    AgentOpt,
+    JsonOpt,
+    LangOpt,
+    QuietOpt,
+    StateDirOpt,
+    VerboseOpt,
+    WorkspaceOpt,
+    make_env,
+    run,
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -19,12 +29,14 @@ def register(app: typer.Typer) -> None:
         agent: AgentOpt = "main",
         json_out: JsonOpt = False,
         lang: LangOpt = None,
+        quiet: QuietOpt = False,
         verbose: VerboseOpt = False,
     ) -> None:
         """Run on every agent heartbeat: renal check, snapshot purge, one status line.
 
         Writes .renal/filter-state.json and merges a `renal` section into the heartbeat state
-        file (config heartbeat.state_file). Exits 0 whether or not filtering is needed.
+        file (config heartbeat.state_file). Exits 0 whether or not filtering is needed. The one
+        line is all it prints, so -q changes nothing (it is accepted as everywhere).
         """
         from apollo.integration.heartbeat import main as heartbeat_main
 
@@ -40,19 +52,20 @@ def register(app: typer.Typer) -> None:
         workspace: WorkspaceOpt = None,
         json_out: JsonOpt = False,
         lang: LangOpt = None,
+        quiet: QuietOpt = False,
         verbose: VerboseOpt = False,
     ) -> None:
         """Which system and tier a user's request calls for, and the confirmation it needs.
 
         Priority autophagy > renal > dream; token usage above 90%/95% adds warnings and never
         suggests a destructive tier by itself. --json prints
-        {"system", "tier", "confirmation", "warnings", "reason"}.
+        {"system", "tier", "confirmation", "warnings", "reason"}; -q leaves out the reason.
         """
 
         def body() -> None:
             from apollo.integration.route import decide_with_config, parse_usage
 
-            env = make_env(workspace=workspace, json_out=json_out, lang=lang, verbose=verbose)
+            env = make_env(workspace=workspace, json_out=json_out, lang=lang, quiet=quiet, verbose=verbose)
             said = sys.stdin.read() if text == "-" else text
             decision = decide_with_config(said, parse_usage(token_usage), env.config, env.lang)
             if json_out:
@@ -62,7 +75,7 @@ def register(app: typer.Typer) -> None:
             tier = f" · {decision.tier}" if decision.tier else ""
             env.out(f"{'系统' if zh else 'system'}: {decision.system}{tier} · "
                     f"{'确认' if zh else 'confirmation'}: {decision.confirmation}")
-            env.out(f"{'原因' if zh else 'reason'}: {decision.reason}")
+            env.info(f"{'原因' if zh else 'reason'}: {decision.reason}")
             for warning in decision.warnings:
                 env.out(f"⚠️  {warning}")
 
@@ -83,6 +96,7 @@ def register(app: typer.Typer) -> None:
             show_default=False)] = None,
         json_out: JsonOpt = False,
         lang: LangOpt = None,
+        quiet: QuietOpt = False,
         verbose: VerboseOpt = False,
     ) -> None:
         """Install Apollo's skills into an OpenClaw workspace (or hooks into Claude Code).
@@ -90,7 +104,7 @@ def register(app: typer.Typer) -> None:
         OpenClaw: skills/apollo-renal, skills/apollo-autophagy, scripts/renal/renal-check.sh,
         scripts/autophagy/autophagy.sh and a marked block in HEARTBEAT.md. Idempotent; never
         overwrites a file it did not write; a manifest in .apollo/ lets --uninstall remove
-        exactly what was added.
+        exactly what was added. -q prints only the first line (what was installed where).
         """
 
         def body() -> None:
@@ -102,15 +116,17 @@ def register(app: typer.Typer) -> None:
             if claude_code and workspace is not None:
                 raise UsageError("--workspace is for OpenClaw; Claude Code takes --project",
                                  hint="apollo install --claude-code [--project DIR]")
-            env = make_env(workspace=workspace, json_out=json_out, lang=lang, verbose=verbose)
+            env = make_env(workspace=workspace, json_out=json_out, lang=lang, quiet=quiet, verbose=verbose)
             target = install_mod.claude_code_target(project) if claude_code else \
                 install_mod.openclaw_target(env.workspace)
             report = install_mod.uninstall(target) if uninstall else install_mod.install(target, force=force)
             if json_out:
                 env.emit(report.to_dict())
             else:
-                for line in report.lines(env.lang):
-                    env.out(line)
+                headline, *steps = report.lines(env.lang)
+                env.out(headline)
+                for line in steps:
+                    env.info(line)
             report.raise_for_problems()
 
         run(body, verbose=verbose)
@@ -132,7 +148,8 @@ def register(app: typer.Typer) -> None:
         """
         from apollo.integration.claude_code import precompact_main
 
-        raise typer.Exit(precompact_main(sys.stdin.read(), workspace=workspace, verbose=verbose))
+        hook_json = sys.stdin.buffer.read().decode("utf-8", "replace")  # bad bytes: a clear error, not a traceback
+        raise typer.Exit(precompact_main(hook_json, workspace=workspace, verbose=verbose))
 
     @hook_app.command("session")
     def session(
@@ -154,19 +171,21 @@ def register(app: typer.Typer) -> None:
         workspace: WorkspaceOpt = None,
         state_dir: StateDirOpt = None,
         agent: AgentOpt = "main",
+        lang: LangOpt = None,
         verbose: VerboseOpt = False,
     ) -> None:
         """Serve renal and autophagy as Model Context Protocol tools over stdio.
 
         Tools: renal_check, renal_filter, renal_classify, autophagy_status, autophagy_plan,
         autophagy_execute (a plan id, and for large the phrase 确认大自噬: the user's confirmation
-        cannot be skipped). Needs the `mcp` extra: pip install 'apollo-hygiene[mcp]'.
+        cannot be skipped). Needs the `mcp` extra: pip install 'apollo-hygiene[mcp]'. --lang sets the
+        language of the tools' report lines; stdout is the protocol, so there is no --json or -q.
         """
 
         def body() -> None:
             from apollo.integration.mcp_server import serve
 
-            env = make_env(workspace=workspace, state_dir=state_dir, agent=agent, verbose=verbose)
+            env = make_env(workspace=workspace, state_dir=state_dir, agent=agent, lang=lang, verbose=verbose)
             serve(env.paths, env.config, env.lang)
 
         run(body, verbose=verbose)

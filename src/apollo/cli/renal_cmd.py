@@ -25,27 +25,58 @@ app = typer.Typer(help="renal: classify, check and filter the context without de
                   no_args_is_help=True)
 
 
+SessionOpt = Annotated[str | None, typer.Option(
+    "--session", "-s", help="Which session: an id or unique prefix among the agent's sessions (without INPUT), or "
+                            "in an OpenClaw .sqlite INPUT \\[default: the most recent].", show_default=False)]
+_INPUT_HELP = ("Transcript file (any supported format, or an OpenClaw .sqlite store) \\[default: the agent's current "
+               "session, as `renal check` finds it].")
+
+
+def _source(env, input_path: Path | None, session: str | None):  # noqa: ANN001, ANN202 - Env -> Path | SessionRef
+    """INPUT as given (a session of it with --session, for a SQLite store); without INPUT the agent's
+    session --session, else its current one (the most recently active, in sessions.json or SQLite)."""
+    if input_path is None:
+        from apollo.transcript.discovery import current_session
+
+        return current_session(env.paths, session)
+    if session is None:
+        return input_path
+    from apollo.transcript import detect
+    from apollo.transcript.openclaw_sqlite import resolve_ref
+
+    if input_path.is_file() and detect(input_path).name != "openclaw-sqlite":
+        from apollo.errors import UsageError
+
+        raise UsageError("--session picks a session of an OpenClaw .sqlite store, or of the agent's sessions "
+                         "without INPUT", where=str(input_path), hint="drop --session, or drop INPUT")
+    return resolve_ref(input_path, session)
+
+
 _CATEGORY_STYLE = {"decision": "bold green", "preference": "bold cyan", "task": "bold yellow",
                    "question": "bold magenta", "process": "", "noise": "dim"}
 
 
 @app.command("classify")
 def classify(
-    input_path: Annotated[Path, typer.Argument(metavar="INPUT", help="Transcript file (any supported format, or an "
-                                               "OpenClaw .sqlite store).", show_default=False)],
+    input_path: Annotated[Path | None, typer.Argument(metavar="INPUT", help=_INPUT_HELP, show_default=False)] = None,
     fmt: FormatOpt = "auto",
+    session: SessionOpt = None,
     only: Annotated[list[str] | None, typer.Option(
         "--only", help="Table: show only this category (repeatable): decision, preference, task, question, "
                        "process, noise.", show_default=False)] = None,
     json_out: JsonOpt = False,
+    lang: LangOpt = None,
     workspace: WorkspaceOpt = None,
+    state_dir: StateDirOpt = None,
+    agent: AgentOpt = "main",
+    quiet: QuietOpt = False,
     verbose: VerboseOpt = False,
 ) -> None:
     """Classify every element of a transcript: category, action, confidence and the reason.
 
     Categories: decision, preference, task, question (kept while current), process, noise.
     Actions: keep, compress, drop, confirm (uncertain: never dropped without you).
-    With --json: {"messages": [{"id", "category", "action", "confidence", "reason", ...}], "summary": {...}},
+    A table, then the summary (-q: the summary alone). With --json: {"messages": [{"id", "category", "action", "confidence", "reason", ...}], "summary": {...}},
     one message per element, in order.
     """
 
@@ -57,19 +88,23 @@ def classify(
             from apollo.errors import UsageError
 
             raise UsageError(f"unknown category {', '.join(unknown)}", hint=f"use one of: {', '.join(CATEGORIES)}")
-        env = make_env(workspace=workspace, json_out=json_out, verbose=verbose)
-        result = classify_path(input_path, fmt, env.config)
+        env = make_env(workspace=workspace, state_dir=state_dir, agent=agent, json_out=json_out, lang=lang,
+                       quiet=quiet, verbose=verbose)
+        result = classify_path(_source(env, input_path, session), fmt, env.config)
         for warning in result.summary["warnings"]:
             warn(f"apollo: warning: {warning}")
         if env.json:
             env.emit({"messages": [v.to_dict() for v in result.verdicts], "summary": result.summary})
             return
-        _print_classification(result, set(only or CATEGORIES))
+        if not env.quiet:
+            _print_classification(result, set(only or CATEGORIES))
+        env.out(_classification_summary(result.summary, env.lang))
 
     run(action, verbose=verbose)
 
 
 def _print_classification(result, shown: set[str]) -> None:  # noqa: ANN001 - apollo.renal.classify.ClassifyResult
+    """The table of the verdicts in ``shown`` categories, with the text and the reason."""
     from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
@@ -92,26 +127,32 @@ def _print_classification(result, shown: set[str]) -> None:  # noqa: ANN001 - ap
         table.add_row(str(index), who, f"[{style}]{verdict.category}[/]" if style else verdict.category,
                       verdict.action + status, f"{verdict.confidence:.2f}",
                       f"{text[:160]}{'…' if len(text) > 160 else ''}\n[dim]{escape(verdict.reason)}[/]")
-    console = Console()
-    console.print(table)
+    Console().print(table)
+
+
+def _classification_summary(summary: dict, lang: str) -> str:
     keep = summary["keep"]
-    balance = summary["balance"]
-    console.print(
-        f"{summary['elements']} elements · {summary['tokens']} tokens ({summary['counter']}) · "
-        f"density {summary['density']:.0%} · estimated saving {summary['estimated_saving']:.0%}\n"
-        f"keep: {keep['decisions']} decision(s), {keep['preferences']} preference(s), {keep['active_tasks']} active "
-        f"task(s), {keep['open_questions']} open question(s) · {summary['confirmations']} repeated confirmation(s) · "
-        f"{summary['needs_confirmation']} to confirm · balance {balance['icon']}",
-        highlight=False,
-    )
+    icon = summary["balance"]["icon"]
+    if lang == "zh":
+        return (f"{summary['elements']} 个元素 · {summary['tokens']} token（{summary['counter']}）· "
+                f"信息密度 {summary['density']:.0%} · 预计节省 {summary['estimated_saving']:.0%}\n"
+                f"保留：{keep['decisions']} 个决策、{keep['preferences']} 个偏好、{keep['active_tasks']} 个进行中任务、"
+                f"{keep['open_questions']} 个未决问题 · 重复确认 {summary['confirmations']} 次 · "
+                f"待确认 {summary['needs_confirmation']} · 平衡 {icon}")
+    return (f"{summary['elements']} elements · {summary['tokens']} tokens ({summary['counter']}) · "
+            f"density {summary['density']:.0%} · estimated saving {summary['estimated_saving']:.0%}\n"
+            f"keep: {keep['decisions']} decision(s), {keep['preferences']} preference(s), {keep['active_tasks']} active "
+            f"task(s), {keep['open_questions']} open question(s) · {summary['confirmations']} repeated confirmation(s) · "
+            f"{summary['needs_confirmation']} to confirm · balance {icon}")
 
 
 @app.command("check")
 def check(
     input_path: Annotated[Path | None, typer.Argument(
-        metavar="[INPUT]", help="Transcript to measure [default: the agent's current session, else today's "
+        metavar="INPUT", help="Transcript to measure \\[default: the agent's current session, else today's "
                                 "memory/YYYY-MM-DD.md in the workspace].", show_default=False)] = None,
     fmt: FormatOpt = "auto",
+    session: SessionOpt = None,
     no_write: Annotated[bool, typer.Option("--no-write", help="Do not write .renal/filter-state.json.")] = False,
     json_out: JsonOpt = False,
     lang: LangOpt = None,
@@ -135,14 +176,15 @@ def check(
 
         env = make_env(workspace=workspace, state_dir=state_dir, agent=agent, json_out=json_out, lang=lang,
                        quiet=quiet, verbose=verbose)
+        source = _source(env, input_path, session) if input_path is not None or session is not None else None
         if sys.stderr.isatty() and not env.json and not env.quiet:
             from rich.console import Console
 
             with Console(stderr=True).status("checking the context…") as status:
-                result = check_mod.check(env.paths, env.config, input_path, fmt,
+                result = check_mod.check(env.paths, env.config, source, fmt,
                                          progress=lambda n: status.update(f"checking the context… {n:,} elements"))
         else:
-            result = check_mod.check(env.paths, env.config, input_path, fmt)
+            result = check_mod.check(env.paths, env.config, source, fmt)
         state_path = None if no_write else check_mod.write_state(env.paths, result)
         line = check_mod.heartbeat_line(result, env.lang)
         if env.json:
@@ -160,14 +202,11 @@ def check(
 
 @app.command("filter")
 def filter_(
-    input_path: Annotated[Path, typer.Argument(metavar="INPUT", help="Transcript file (or an OpenClaw .sqlite store).",
-                                               show_default=False)],
+    input_path: Annotated[Path | None, typer.Argument(metavar="INPUT", help=_INPUT_HELP, show_default=False)] = None,
     fmt: FormatOpt = "auto",
-    session: Annotated[str | None, typer.Option(
-        "--session", "-s", help="OpenClaw .sqlite store: the session id (or unique prefix) [default: the most "
-                                "recent]. The result is a session JSONL.", show_default=False)] = None,
+    session: SessionOpt = None,
     output: Annotated[Path | None, typer.Option(
-        "--output", "-o", help="Where to write the result [default: <input>.filtered<ext> next to the input, "
+        "--output", "-o", help="Where to write the result \\[default: <input>.filtered<ext> next to the input, "
                                "never over an existing file].", show_default=False)] = None,
     keep_ratio: Annotated[float | None, typer.Option(
         "--keep-ratio", help="Fit into this share of the tokens (0-1]: noise first, then redundancy, then the "
@@ -182,6 +221,8 @@ def filter_(
     json_out: JsonOpt = False,
     lang: LangOpt = None,
     workspace: WorkspaceOpt = None,
+    state_dir: StateDirOpt = None,
+    agent: AgentOpt = "main",
     quiet: QuietOpt = False,
     verbose: VerboseOpt = False,
 ) -> None:
@@ -195,13 +236,9 @@ def filter_(
         from apollo.renal import report as report_mod
         from apollo.renal.filter import filter_path
 
-        env = make_env(workspace=workspace, json_out=json_out, lang=lang, quiet=quiet, verbose=verbose)
-        source = input_path
-        if session is not None:
-            from apollo.transcript.openclaw_sqlite import resolve_ref
-
-            source = resolve_ref(input_path, session)
-        result = filter_path(source, fmt, env.config, keep_ratio=keep_ratio, budget=budget, mode=mode,
+        env = make_env(workspace=workspace, state_dir=state_dir, agent=agent, json_out=json_out, lang=lang,
+                       quiet=quiet, verbose=verbose)
+        result = filter_path(_source(env, input_path, session), fmt, env.config, keep_ratio=keep_ratio, budget=budget, mode=mode,
                              output=output, dry_run=dry_run, workspace=workspace,
                              lang=env.lang if lang or env.config.get("general.lang") else None, in_place=in_place)
         for warning in result.report["warnings"]:

@@ -12,6 +12,8 @@ from apollo.cli.common import (
     AgentOpt,
     FormatOpt,
     JsonOpt,
+    LangOpt,
+    QuietOpt,
     StateDirOpt,
     VerboseOpt,
     WorkspaceOpt,
@@ -79,18 +81,22 @@ def show(
     json_out: JsonOpt = False,
     show_all: AllOpt = False,
     counter: CounterOpt = "estimate",
+    lang: LangOpt = None,
+    quiet: QuietOpt = False,
     verbose: VerboseOpt = False,
 ) -> None:
     """The elements of a transcript with kinds, roles and token counts, and the session's totals.
 
     Without PATH, the agent's most recently active session (sessions.json or the SQLite store).
+    -q prints only the totals line.
     """
 
     def body() -> None:
         from apollo import transcript as transcripts
         from apollo.tokens import get_counter
 
-        env = make_env(workspace=workspace, state_dir=state_dir, agent=agent, json_out=json_out, verbose=verbose)
+        env = make_env(workspace=workspace, state_dir=state_dir, agent=agent, json_out=json_out, lang=lang,
+                       quiet=quiet, verbose=verbose)
         source = _source(path, session, env)
         transcript = transcripts.read(source, fmt, counter=counter)
         for warning in transcript.warnings:
@@ -106,7 +112,12 @@ def show(
                 "warnings": [{"file": w.path, "line": w.line, "message": w.message} for w in transcript.warnings],
             })
             return
-        _print_table(source, transcript, shown, totals)
+        if not env.quiet:
+            _print_table(source, transcript, shown)
+        env.out(_totals_line(totals, env.lang))
+        if totals["warnings"]:
+            env.info(f"{totals['warnings']} 条警告（见 stderr）" if env.lang == "zh" else
+                     f"{totals['warnings']} warning(s) on stderr")
 
     run(body, verbose=verbose)
 
@@ -121,7 +132,7 @@ def _element_json(element: Any) -> dict[str, Any]:
     }
 
 
-def _print_table(source: Any, transcript: Any, shown: list[Any], totals: dict[str, Any]) -> None:
+def _print_table(source: Any, transcript: Any, shown: list[Any]) -> None:
     from rich.console import Console
     from rich.table import Table
 
@@ -141,9 +152,12 @@ def _print_table(source: Any, transcript: Any, shown: list[Any], totals: dict[st
         table.add_row(str(element.index), element.id, str(element.role), str(element.kind),
                       str(element.tokens), text if element.in_context else "(out of context) " + text, style=style)
     console.print(table)
+
+
+def _totals_line(totals: dict[str, Any], lang: str) -> str:
     kinds = ", ".join(f"{kind} {tokens}" for kind, tokens in totals["by_kind"].items())
-    console.print(f"{totals['in_context']} of {totals['elements']} elements in context, "
-                  f"{totals['tokens']} tokens ({totals['counter']}), of which {totals['envelope_tokens']} "
-                  f"in envelopes; by kind: {kinds or 'none'}")
-    if totals["warnings"]:
-        console.print(f"{totals['warnings']} warning(s) on stderr")
+    if lang == "zh":
+        return (f"上下文中 {totals['in_context']}/{totals['elements']} 个元素，{totals['tokens']} token"
+                f"（{totals['counter']}），其中信封 {totals['envelope_tokens']}；按类型：{kinds or '无'}")
+    return (f"{totals['in_context']} of {totals['elements']} elements in context, {totals['tokens']} tokens "
+            f"({totals['counter']}), of which {totals['envelope_tokens']} in envelopes; by kind: {kinds or 'none'}")

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from apollo.errors import ApolloError, InputError
+from apollo.errors import InputError, failure_line
 
 
 @dataclass
@@ -104,13 +104,13 @@ def precompact_main(stdin_text: str, *, workspace: Path | None = None, verbose: 
         result = precompact(hook, workspace)
         lang = resolve_lang(None, config_mod.load(workspace or Path(hook.get("cwd") or Path.cwd())))
         message = result.message(lang)
-    except (ApolloError, OSError) as exc:
+    except Exception as exc:  # noqa: BLE001 - whatever happens, the compaction goes on, without a traceback
         if verbose:
             import traceback
 
             traceback.print_exc()
-        line = exc.line() if isinstance(exc, ApolloError) else f"{getattr(exc, 'filename', '') or ''} {exc}".strip()
-        print(f"apollo: {line}", file=sys.stderr)
-        message = f"🫘 apollo-renal: no snapshot before compaction — {line}"
+        line = failure_line(exc)[0]
+        print(line, file=sys.stderr)
+        message = f"🫘 apollo-renal: no snapshot before compaction — {line.removeprefix('apollo: ')}"
     print(json.dumps({"systemMessage": message}, ensure_ascii=False))
     return 0

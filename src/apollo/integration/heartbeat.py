@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from apollo.errors import ApolloError, InputError, failure_line
+from apollo.errors import ApolloError, InputError, discard_stdout, failure_line
 
 SECTION = "renal"
 
@@ -83,8 +83,9 @@ def merge_section(path: Path, key: str, value: Any) -> None:
 def run(paths: Any, config: Any, lang: str) -> HeartbeatResult:
     """One heartbeat. Only a broken configuration raises: a heartbeat file that is not ours to
     rewrite, or a snapshot purge that fails, are warnings, because a heartbeat must always answer."""
-    from apollo.autophagy.api import purge_expired_snapshots
+    from apollo.autophagy.places import purge_expired_snapshots  # not .api: the heartbeat loads no tier
     from apollo.renal.check import check, heartbeat_line, write_state
+    from apollo.renal.check_cache import reusable_state
 
     warnings: list[str] = []
     purged: list[Path] = []
@@ -92,10 +93,12 @@ def run(paths: Any, config: Any, lang: str) -> HeartbeatResult:
         purged = list(purge_expired_snapshots(paths, config))
     except ApolloError as exc:
         warnings.append(f"snapshot purge: {exc.line()}")
-    result = check(paths, config)
-    state_file = write_state(paths, result)
-    state = result.to_state()
-    line = heartbeat_line(result, lang)
+    # nothing the last check read has changed: its numbers stand (see apollo.renal.check_cache)
+    state = reusable_state(paths, config)
+    if state is None:
+        state = check(paths, config).to_state()
+    state_file = write_state(paths, state, config.get("renal.state_file"))
+    line = heartbeat_line(state, lang)
     heartbeat_file = paths.workspace / config.get("heartbeat.state_file")
     try:
         merge_section(heartbeat_file, SECTION, {**state, "line": line, "state_file": str(state_file),
@@ -129,13 +132,16 @@ def main(*, workspace: Path | None = None, state_dir: Path | None = None, agent:
     try:
         print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2) if json_out else result.line, flush=True)
     except BrokenPipeError:  # `apollo heartbeat | head -1`: the reader has what it wanted
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        discard_stdout()
     return 0
 
 
 _VALUE_OPTIONS = {"--workspace": "workspace", "-w": "workspace", "--state-dir": "state_dir", "--agent": "agent",
                   "--lang": "lang"}
 _FLAG_OPTIONS = {"--json": "json_out", "--verbose": "verbose", "-v": "verbose"}
+#: accepted like every command's -q; the heartbeat's one line is already all it prints
+_QUIET_FLAGS = ("--quiet", "-q")
+_PATH_OPTIONS = ("--workspace", "-w", "--state-dir")
 
 
 def fast_main(argv: list[str]) -> int | None:
@@ -154,10 +160,12 @@ def fast_main(argv: list[str]) -> int | None:
                 value = argv[index]
             else:
                 return None
-            options[_VALUE_OPTIONS[name]] = Path(value) if name in ("--workspace", "-w", "--state-dir") else value
+            if (name in _PATH_OPTIONS and Path(value).is_file()) or (name == "--lang" and value not in ("zh", "en")):
+                return None  # a usage error: the full CLI words it (exit 2)
+            options[_VALUE_OPTIONS[name]] = Path(value) if name in _PATH_OPTIONS else value
         elif word in _FLAG_OPTIONS:
             options[_FLAG_OPTIONS[word]] = True
-        else:
+        elif word not in _QUIET_FLAGS:
             return None
         index += 1
     return main(**options)

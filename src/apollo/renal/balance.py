@@ -19,7 +19,7 @@ from datetime import datetime
 from typing import Any
 
 from apollo.clock import parse_iso
-from apollo.renal.reading import Reading, keywords, overlap, read
+from apollo.renal.reading import Reading, keywords, overlap
 
 LEVELS = {"green": "🟢", "yellow": "🟡", "red": "🔴"}
 #: a topic remembers this many of its most frequent words, and the tracker this many topics
@@ -83,6 +83,16 @@ class Balance:
                 else f"🔴 out of balance ({listed}): apollo-dream recommended")
 
 
+@dataclass(frozen=True, slots=True)
+class Point:
+    """The balance right after one user turn: the raw count of each sign over the window
+    (questioning: questions asked again; negativity and drift: the longest run), and the level."""
+
+    id: str
+    counts: dict[str, int]
+    level: str
+
+
 @dataclass(slots=True)
 class _Turn:
     id: str
@@ -110,12 +120,14 @@ class _Topic:
 class BalanceTracker:
     """Fed the user's content turns in order; answers the balance and the topic of each turn."""
 
-    def __init__(self, thresholds: Thresholds | None = None):
+    def __init__(self, thresholds: Thresholds | None = None, *, record: bool = False):
         self.thresholds = thresholds or Thresholds()
         self._turns: deque[_Turn] = deque(maxlen=self.thresholds.window)
         self._topics: deque[_Topic] = deque(maxlen=_RECENT_TOPICS)
         self._next_topic = 0
         self._last_time: datetime | None = None
+        #: with ``record``, the :class:`Point` after every turn (one per user turn: for reports, not the check)
+        self.history: list[Point] | None = [] if record else None
 
     @property
     def current_topic(self) -> int | None:
@@ -136,6 +148,10 @@ class BalanceTracker:
             shifted = (moment - self._last_time).total_seconds() <= self.thresholds.drift_minutes * 60
         self._last_time = moment or self._last_time
         self._turns.append(_Turn(element_id, keys, question, repeat, negative, shifted))
+        if self.history is not None:
+            runs = self._runs()
+            self.history.append(Point(element_id, {kind: len(ids) for kind, ids in runs.items()},
+                                      self._level(runs)))
         return topic
 
     def observe_reading(self, element_id: str, found: Reading, rules: Any,
@@ -163,42 +179,45 @@ class BalanceTracker:
         self._topics.append(topic)
         return topic.id
 
-    def result(self) -> Balance:
+    @property
+    def limits(self) -> dict[str, int]:
+        """Each sign's threshold, by kind."""
         limits = self.thresholds
+        return {"questioning": limits.questioning_repeats, "negativity": limits.negativity_run,
+                "drift": limits.drift_shifts}
+
+    def _runs(self) -> dict[str, list[str]]:
+        """The turns behind each sign in the window: questions asked again, the longest negative run,
+        the longest run of changes of subject."""
         turns = list(self._turns)
-        signs: list[Sign] = []
-        repeats = [t.id for t in turns if t.repeat]
-        if len(repeats) >= limits.questioning_repeats:
-            signs.append(Sign("questioning", len(repeats), limits.questioning_repeats, repeats))
-        negative = _longest_run(turns, lambda t: t.negative)
-        if len(negative) >= limits.negativity_run:
-            signs.append(Sign("negativity", len(negative), limits.negativity_run, negative))
-        drift = _longest_run(turns, lambda t: t.shifted)
-        if len(drift) >= limits.drift_shifts:
-            signs.append(Sign("drift", len(drift), limits.drift_shifts, drift))
+        return {"questioning": [t.id for t in turns if t.repeat],
+                "negativity": _longest_run(turns, lambda t: t.negative),
+                "drift": _longest_run(turns, lambda t: t.shifted)}
+
+    def _signs(self, runs: dict[str, list[str]]) -> list[Sign]:
+        return [Sign(kind, len(ids), self.limits[kind], ids) for kind, ids in runs.items()
+                if len(ids) >= self.limits[kind]]
+
+    def _level(self, runs: dict[str, list[str]]) -> str:
+        signs = self._signs(runs)
         severe = any(s.count >= 2 * s.threshold for s in signs)
-        level = "green" if not signs else "red" if len(signs) >= 2 or severe else "yellow"
-        return Balance(level, signs)
+        return "green" if not signs else "red" if len(signs) >= 2 or severe else "yellow"
+
+    def result(self) -> Balance:
+        runs = self._runs()
+        return Balance(self._level(runs), self._signs(runs))
 
 
-def assess(elements: Iterable[Any], config: Any | None = None, *, rules: Any | None = None) -> Balance:
-    """The balance of a transcript's in-context user turns (what the classifier's summary reports)."""
-    from apollo.renal.rules import load
-    from apollo.transcript.model import Kind, Role
+def series(elements: Iterable[Any], config: Any | None = None) -> list[Point]:
+    """The balance after every user turn of a transcript: the raw count of each sign and the level,
+    as the classifier's tracker saw them (the same turns, and the same last point, as its summary)."""
+    from apollo.renal.classify import Classifier
 
-    rules = rules if rules is not None else load(config)
-    tracker = BalanceTracker(Thresholds.from_config(config))
-    social_limit = rules.settings["social_max_chars"]
+    tracker = BalanceTracker(Thresholds.from_config(config), record=True)
+    classifier = Classifier(config, balance=tracker)
     for element in elements:
-        text = element.text.strip()
-        if not (element.in_context and element.kind is Kind.TEXT and element.role is Role.USER and text):
-            continue
-        if rules["heartbeat_poll"].search(text):
-            continue
-        found = read(text, "user", rules, social=len(text) <= social_limit)
-        if not (found.social_only or found.fragment_only):
-            tracker.observe_reading(element.id, found, rules, element.timestamp)
-    return tracker.result()
+        classifier.feed(element)
+    return tracker.history or []
 
 
 def _same_subject(a: frozenset[str], b: frozenset[str], *, shared_min: int, share: float) -> bool:

@@ -13,15 +13,16 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from apollo import clock
-from apollo.errors import InputError
-from apollo.renal.balance import Balance
-from apollo.tokens import get_counter
+from apollo.renal.check_cache import default_source, fingerprint
+
+if TYPE_CHECKING:  # the classifier's modules load only when a check really runs (the heartbeat's memo)
+    from apollo.renal.balance import Balance
 
 #: the fields the upstream renal-check.sh writes, in its order, then Apollo's own
 UPSTREAM_FIELDS = ("tokens", "density", "confirmations", "active_tasks", "active_topics", "warnings",
@@ -51,6 +52,8 @@ class CheckResult:
     elements: int = 0
     thresholds: dict[str, Any] = field(default_factory=dict)
     state_file: str = ".renal/filter-state.json"
+    #: what the result was computed from (:mod:`apollo.renal.check_cache`); None: not reusable
+    fingerprint: dict[str, Any] | None = None
 
     def to_state(self) -> dict[str, Any]:
         """The filter-state.json document: the upstream fields, then Apollo's."""
@@ -73,23 +76,9 @@ class CheckResult:
             "elements": self.elements,
             "exceeded": self.exceeded,
             "thresholds": self.thresholds,
+            "saving_percent": round(self.estimated_saving * 100),
+            "fingerprint": self.fingerprint,
         }
-
-
-def _default_source(paths: Any) -> tuple[Any, list[str]]:
-    """The agent's current session, else today's memory file, else nothing (with why)."""
-    from apollo.transcript import discovery
-
-    notes: list[str] = []
-    try:
-        return discovery.current_session(paths), notes
-    except InputError as exc:
-        notes.append(f"no current session ({exc.line()})")
-    memory = paths.workspace / "memory" / f"{clock.now():%Y-%m-%d}.md"
-    if memory.is_file():
-        return memory, notes
-    notes.append(f"no memory file {memory}")
-    return None, notes
 
 
 def _thresholds(config: Any) -> dict[str, Any]:
@@ -108,13 +97,15 @@ def check(paths: Any, config: Any, source: Any | None = None, fmt: str = "auto",
     ``progress`` is called with the number of elements read so far, every few thousand.
     """
     from apollo.renal import classify, fates
+    from apollo.tokens import get_counter
     from apollo.transcript import iter_elements
     from apollo.transcript.model import ReadWarning
 
     limits = _thresholds(config)
     notes: list[str] = []
     if source is None:
-        source, notes = _default_source(paths)
+        source, notes = default_source(paths)
+    stamp = fingerprint(source, config, notes=notes, fmt=fmt)  # before reading: a later write shows next time
     counter = config.get("general.counter") if config is not None else "estimate"
     stream = fates.FateStream.for_config(config, get_counter(counter)[1], retain=False)
     read_warnings: list[ReadWarning] = []
@@ -155,6 +146,7 @@ def check(paths: Any, config: Any, source: Any | None = None, fmt: str = "auto",
         checked_at=clock.now().isoformat(timespec="seconds"), source=str(source) if source is not None else None,
         format=format_name, counter=get_counter(counter)[0], elements=summary["elements"], thresholds=limits,
         state_file=config.get("renal.state_file") if config is not None else ".renal/filter-state.json",
+        fingerprint=stamp,
     )
 
 
@@ -165,11 +157,15 @@ def _counted(elements: Iterable[Any], progress: Callable[[int], None] | None) ->
             progress(count)
 
 
-def write_state(paths: Any, result: CheckResult) -> Path:
-    """Write ``<workspace>/<renal.state_file>`` atomically (temp file, fsync, rename); returns its path."""
-    target = paths.workspace / result.state_file
+def write_state(paths: Any, result: CheckResult | Mapping[str, Any], state_file: str | None = None) -> Path:
+    """Write ``<workspace>/<renal.state_file>`` atomically (temp file, fsync, rename); returns its path.
+
+    ``result`` is a check's result, or a reused state (:func:`apollo.renal.check_cache.reusable_state`)
+    with the ``state_file`` it goes to."""
+    state = result.to_state() if isinstance(result, CheckResult) else result
+    target = paths.workspace / (state_file or result.state_file)  # type: ignore[union-attr]
     target.parent.mkdir(parents=True, exist_ok=True)
-    data = (json.dumps(result.to_state(), ensure_ascii=False, indent=2) + "\n").encode()
+    data = (json.dumps(state, ensure_ascii=False, indent=2) + "\n").encode()
     handle, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     with os.fdopen(handle, "wb") as out:
         out.write(data)
@@ -179,12 +175,14 @@ def write_state(paths: Any, result: CheckResult) -> Path:
     return target
 
 
-def heartbeat_line(result: CheckResult, lang: str = "zh") -> str:
-    """Exactly ``🫘 上下文正常`` or ``🫘 上下文需过滤（节省X%）`` (English with ``lang="en"``)."""
-    saving = round(result.estimated_saving * 100)
+def heartbeat_line(result: CheckResult | Mapping[str, Any], lang: str = "zh") -> str:
+    """Exactly ``🫘 上下文正常`` or ``🫘 上下文需过滤（节省X%）`` (English with ``lang="en"``), for a
+    result or for a state (a reused check)."""
+    state = result.to_state() if isinstance(result, CheckResult) else result
+    saving, needs_filter = state["saving_percent"], state["needs_filter"]
     if lang == "en":
-        return f"🫘 context needs filtering (saves {saving}%)" if result.needs_filter else "🫘 context healthy"
-    return f"🫘 上下文需过滤（节省{saving}%）" if result.needs_filter else "🫘 上下文正常"
+        return f"🫘 context needs filtering (saves {saving}%)" if needs_filter else "🫘 context healthy"
+    return f"🫘 上下文需过滤（节省{saving}%）" if needs_filter else "🫘 上下文正常"
 
 
 _TEXT: dict[str, dict[str, Any]] = {

@@ -129,7 +129,8 @@ def _quote(text: str) -> str:
 class Classifier:
     """Streams verdicts over a transcript's elements with bounded memory (see the module doc)."""
 
-    def __init__(self, config: Any | None = None, *, rules: RuleSet | None = None):
+    def __init__(self, config: Any | None = None, *, rules: RuleSet | None = None,
+                 balance: BalanceTracker | None = None):
         self.rules = rules if rules is not None else load_rules(config)
         settings = self.rules.settings
         self._confirm_below = settings["confirm_below"]
@@ -140,7 +141,7 @@ class Classifier:
         self._duplicate_min_tokens = settings["duplicate_min_tokens"]
         self._memory = settings["memory"]
         self._max_candidates = settings["max_candidates"]
-        self.balance = BalanceTracker(Thresholds.from_config(config))
+        self.balance = balance if balance is not None else BalanceTracker(Thresholds.from_config(config))
         self._pos = -1
         self._changes: list[Change] = []
         self._fresh: list[_Candidate] = []
@@ -155,6 +156,8 @@ class Classifier:
         self._pending_calls: dict[str, _Call] = {}
         self._awaiting: list[_Candidate] = []
         self._turn_keys: frozenset[str] = frozenset()
+        #: each speaker's latest substantive turn (position): what came after it, a reply of theirs answers
+        self._spoke: dict[str, int] = {}
 
     # -- the stream ----------------------------------------------------------------------------
 
@@ -398,6 +401,8 @@ class Classifier:
     def _remember(self, element: Element, speaker: str, role: str, *, substantive: bool,
                   found: reading.Reading | None = None) -> None:
         turn = _Turn(self._pos, element.id, speaker, role, substantive)
+        if substantive:
+            self._spoke[speaker] = self._pos
         if found is not None:
             turn.signals = frozenset({*(s.name for s in found.social), *found.found})
             turn.question = found.question or found.tag
@@ -442,7 +447,8 @@ class Classifier:
                                    confirmation)
             if reference.yes_no:
                 return self._answer(element, role, reference, quoted, "yes")
-            return self._noise(element, min(confidence, 0.65), f'"{quoted}" does not answer the open question '
+            # "嗯嗯" to "需要提前多久预约？": a yes or an uh-huh cannot answer a wh-question, which stays open
+            return self._noise(element, confidence, f'"{quoted}" does not answer the open question '
                                f"#{reference.id}", primary, confirmation)
         if replying and reference.proposal and answers and role == "user":
             self._accept(reference, element)
@@ -521,9 +527,12 @@ class Classifier:
         if other is not None and (other.question or other.proposal):
             # "那就用 PostgreSQL 吧" after "SQLite or PostgreSQL?" is about what the question was about
             keys = keys | other.keys
-        done = "completion" in markers and "continuation" not in markers and not found.question
+        done = self._reports_done(element.text, found)
+        unknown = self.rules["unknown"]
+        # "I don't know yet. …", "我先压测，再给出建议": a reply that says the answer is still to come
+        defers = unknown.search(found.opening) is not None
         if found.content and any(not c.question for c in found.content):
-            self._answered_by(element, speaker)
+            self._answered_by(element, speaker, keys, defers=defers, unsure="unknown" in markers)
 
         def marker(name: str) -> str:
             return f'"{markers[name]}"'
@@ -532,24 +541,25 @@ class Classifier:
             if "preference" in markers:
                 return self._stance(element, "preference", 0.85, f"states a preference ({marker('preference')})",
                                     keys, role, speaker, topic, markers)
-            asks = found.question  # "图表用 matplotlib 还是 echarts？" asks about a choice; it makes none
+            # "图表用 matplotlib 还是 echarts？" asks about a choice, it makes none; "截止是周一，对吧" asks too
+            asks = found.question or found.tag
             if not asks and ("decision" in markers or "choice" in markers):
                 name = "decision" if "decision" in markers else "choice"
                 return self._stance(element, "decision", 0.85 if name == "decision" else 0.75,
                                     f"makes a decision ({marker(name)})", keys, role, speaker, topic, markers)
-            if not asks and "supersede" in markers and ("task" not in markers
-                                                         or self._related(keys, self._decisions)):
+            if not asks and "supersede" in markers and ("task" not in markers or (
+                    self._related(keys, self._decisions) and not self._carries_out(found, markers["supersede"]))):
                 return self._stance(element, "decision", 0.75, f"changes or makes a decision ({marker('supersede')})",
                                     keys, role, speaker, topic, markers)
             # "mark the migration done" asks for work, it reports nothing; "确认一下，…对吧？" asks a question
-            if "task" in markers and (not found.question or "request" in markers):
+            if "task" in markers and (not asks or "request" in markers):
                 self._candidate(self._tasks, element, role, speaker, keys, topic)
                 return self._verdict(element, "task", "keep", 0.8, f"asks for work ({marker('task')})", "intent:task")
-            if found.question:
+            if asks:
                 self._candidate(self._open_questions, element, role, speaker, keys, topic)
                 return self._verdict(element, "question", "keep", 0.8, "asks a question", "intent:question")
             if done:
-                self._close_task(element, keys)
+                self._close_task(element, keys, other)
                 return self._verdict(element, "process", "keep", 0.7, f"reports it works ({marker('completion')})",
                                      "intent:completion")
             if "preference_hint" in markers:
@@ -565,7 +575,7 @@ class Classifier:
                                      "process:long_user")
             return self._verdict(element, "process", "keep", 0.6, "discussion", "process:discussion")
         if done:  # "记好了：…PDF 的决定…" reports work done, whatever else it says
-            self._close_task(element, keys)
+            self._close_task(element, keys, other)
         acknowledged = any(s.confirmation for s in found.social)
         if other is not None and acknowledged and self._echoes(keys, other) and not _DIGITS.search(
                 found.content_text()):
@@ -574,6 +584,12 @@ class Classifier:
         if found.question:
             self._candidate(self._open_questions, element, role, speaker, keys, topic)
             return self._verdict(element, "question", "keep", 0.75, "asks the user a question", "intent:question")
+        if defers and other is not None and other.question:
+            return self._verdict(element, "process", "keep", 0.7, f'does not answer #{other.id} yet '
+                                 f'("{unknown.search(found.opening).group(0)}")', "intent:unknown")
+        if done:
+            return self._verdict(element, "process", "keep", 0.75, f"reports work done ({marker('completion')})",
+                                 "intent:completion")
         if "proposal" in markers:  # "如果…就用 PostgreSQL": a choice offered is a proposal, not a decision
             self._proposal = self._candidate(None, element, role, speaker, keys, topic)
             return self._verdict(element, "process", "keep", 0.7, f"proposes ({marker('proposal')}); awaiting the "
@@ -581,9 +597,6 @@ class Classifier:
         if "decision" in markers:
             return self._stance(element, "decision", 0.7, f"states a decision ({marker('decision')})", keys, role,
                                 speaker, topic, markers)
-        if done:
-            return self._verdict(element, "process", "keep", 0.75, f"reports work done ({marker('completion')})",
-                                 "intent:completion")
         if element.tokens > self._compress_tokens:
             return self._verdict(element, "process", "compress", 0.7, "long explanation: its core is enough once "
                                  "read", "process:explanation")
@@ -596,7 +609,8 @@ class Classifier:
         """A decision or a preference: it may replace an earlier one of the same kind."""
         store = self._decisions if category == "decision" else self._preferences
         candidate = self._candidate(None, element, role, speaker, keys, topic)
-        self._supersede(candidate, store, strong="supersede" in markers)
+        named = reading.keywords(markers["supersede"], self.rules) if "supersede" in markers else frozenset()
+        self._supersede(candidate, store, strong="supersede" in markers, named=named)
         store.append(candidate)
         if len(store) > self._max_candidates:
             del store[0]
@@ -612,12 +626,34 @@ class Classifier:
     def _related(self, keys: frozenset[str], store: list[_Candidate]) -> bool:
         return any(keys & candidate.keys for candidate in store)
 
-    def _supersede(self, newer: _Candidate, store: list[_Candidate], *, strong: bool) -> None:
+    def _reports_done(self, text: str, found: reading.Reading) -> bool:
+        """Work reported done: "修好了吗？" asks, "看完了，…要我先清洗吗？" reports and then asks;
+        "Fixed the import, but the test still fails" is progress, "Gitea is up. Remotes still point
+        at the Pi" is done with a note (a sentence that says it is done and not that it goes on)."""
+        completion, continuation = self.rules["completion"], self.rules["continuation"]
+        if "completion" not in found.found or found.asks(completion):
+            return False
+        if "continuation" not in found.found:
+            return True
+        return any(completion.search(s) and not continuation.search(s)
+                   for s in reading.sentences(text.lower().replace("\u2019", "'")))
+
+    def _carries_out(self, found: reading.Reading, marker: str) -> bool:
+        """A request to change something *into* what a current decision already says ("请把部署脚本
+        改成蓝绿发布" after "改用蓝绿发布") carries the decision out: it is work, not a new decision."""
+        marker = marker.lower()
+        clause = next((c.body.lower() for c in found.content if marker in c.body.lower()), "")
+        aim = reading.keywords(clause[clause.find(marker) + len(marker):], self.rules) if clause else frozenset()
+        return bool(aim) and any(len(aim & c.keys) * 2 >= len(aim) for c in self._decisions)
+
+    def _supersede(self, newer: _Candidate, store: list[_Candidate], *, strong: bool,
+                   named: frozenset[str] = frozenset()) -> None:
         """Mark the earlier decisions (or preferences) that ``newer`` replaces: when the newer one
         says so (改用, instead) and they share topic words; for preferences also, tentatively
         (confirm), when they share most of their words without saying so (two decisions on one
         subject often complement each other). The user decides: the agent restating or carrying
-        out a user's decision never replaces it."""
+        out a user's decision never replaces it. ``named``: what the change says it replaces
+        ("from SQLite", "不要 PDF 了")."""
         settings = self.rules.settings
         for earlier in list(store):
             if newer.role == "assistant" and earlier.role in ("user", "system"):
@@ -630,33 +666,52 @@ class Classifier:
                 confidence = 0.6  # two standing instructions on one subject: the later one likely wins
             else:
                 continue
-            # the earlier one also settled other things ("PostgreSQL, and Docker for deployment"): in part only
-            whole = shared / len(earlier.keys) >= 0.5
+            # the earlier one also settled other things ("PostgreSQL, and Docker for deployment"): in part
+            # only, unless the change names what it replaces ("switch from SQLite to …")
+            whole = shared / len(earlier.keys) >= 0.5 or bool(named & earlier.keys)
             self._forget([earlier])
             self._amend(earlier, status="superseded", superseded_by=newer.verdict.id, action="drop",
                         confidence=confidence if whole else min(confidence, 0.6), rule="resolve:superseded",
                         reason=f"replaced{'' if whole else ' in part'} by the later #{newer.verdict.id}")
 
-    def _close_task(self, element: Element, keys: frozenset[str]) -> None:
+    def _close_task(self, element: Element, keys: frozenset[str], other: _Turn | None) -> None:
         """A report of work done closes the latest active task it shares a topic word with (a report
         is about the work just asked for, more than about older requests it mentions); failing
-        any shared word, the latest task, tentatively."""
+        any shared word, the task it replies to ("Fixed." right after "fix the login"), tentatively."""
         if not self._tasks:
             return
         task = next((t for t in reversed(self._tasks) if keys & t.keys), None)
         confidence = 0.75
         if task is None:
+            if other is None or self._tasks[-1].pos != other.pos:
+                return  # "记好了" after a preference reports that, not some older task
             task, confidence = self._tasks[-1], 0.6
         self._tasks.remove(task)
         self._amend(task, status="done", action="compress", confidence=confidence, rule="resolve:done",
                     reason=f"no longer active: reported done in #{element.id}")
 
-    def _answered_by(self, element: Element, speaker: str) -> None:
-        """A substantive reply answers the other side's open questions."""
-        answered = [c for c in self._open_questions if c.speaker != speaker]
+    def _answered_by(self, element: Element, speaker: str, keys: frozenset[str], *, defers: bool,
+                     unsure: bool) -> None:
+        """A substantive reply answers the other side's questions asked since this speaker last spoke,
+        unless it opens by saying the answer is not known yet ("I don't know yet", "还不确定"); an
+        older open question only when the reply is about it (most of its topic words) and says
+        nowhere that something is still unknown ("等王姐确认上限")."""
+        since = self._spoke.get(speaker, -1)
+        settings = self.rules.settings
+        answered = []
+        for candidate in self._open_questions:
+            if candidate.speaker == speaker:
+                continue
+            if candidate.pos > since:
+                if not defers:
+                    answered.append(candidate)
+                continue
+            shared, share = reading.overlap(keys, candidate.keys)
+            if not unsure and shared >= settings["answer_min_shared"] and share >= settings["answer_min_share"]:
+                answered.append(candidate)
         if not answered:
             return
-        self._open_questions = [c for c in self._open_questions if c.speaker == speaker]
+        self._open_questions = [c for c in self._open_questions if c not in answered]
         for candidate in answered:
             self._amend(candidate, status="answered", action="compress", confidence=0.75, rule="resolve:answered",
                         reason=f"answered in #{element.id}")

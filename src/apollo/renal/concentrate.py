@@ -42,8 +42,9 @@ def _builtin() -> dict[str, Any]:
 
 
 @functools.lru_cache(maxsize=8)
-def load(user_files: tuple[str, ...] = ()) -> FilterRules:
-    """Built-in ``rules/filter.toml`` and ``condense.toml``, extended by the user's rule files."""
+def load(user_files: tuple[str, ...] = (), stamps: tuple[tuple[str, int, int], ...] = ()) -> FilterRules:
+    """Built-in ``rules/filter.toml`` and ``condense.toml``, extended by the user's rule files
+    (read once per process while ``stamps``, their sizes and times, stay the same)."""
     data = _builtin()["filter"]
     settings = {k: v for k, v in data.items() if not isinstance(v, dict)}
     reabsorb = dict(data["reabsorb"])
@@ -78,8 +79,8 @@ def load_for(config: Any) -> FilterRules:
     """The filter's rules for ``config``: the built-in ones and the rule files it lists (``renal.rule_files``)."""
     from apollo.renal import rules as classifier_rules
 
-    sources = classifier_rules.load(config).sources
-    return load(tuple(sources[len(classifier_rules.BUILTIN_FILES):]))
+    user_files = tuple(classifier_rules.load(config).sources[len(classifier_rules.BUILTIN_FILES):])
+    return load(user_files, classifier_rules.file_stamps(user_files))
 
 
 # -- the recent tail ------------------------------------------------------------------------------

@@ -21,6 +21,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from apollo.renal.reading import normalize_clause, social_parts
+from apollo.renal.rules import RuleSet
+
 LEVELS = ("tidy", "terse", "compact", "notes")
 
 _TOKEN = re.compile(
@@ -58,6 +61,8 @@ class Rules:
     keep_words: frozenset[str]
     max_content_loss: float = 0.2
     min_content_letters: int = 3
+    #: the classifier's rules, whose social signals say which whole sentences are formulas
+    social: RuleSet | None = None
 
 
 def _norm(text: str) -> str:
@@ -68,8 +73,11 @@ def _phrase(text: str) -> tuple[str, ...]:
     return tuple(_norm(m.group()) for m in _TOKEN.finditer(text) if m.lastgroup in _WORDLIKE)
 
 
-def rules_from_data(documents: Iterable[dict[str, Any]]) -> Rules:
-    """Merge rule documents' ``[condense]`` tables (built-in first, then the user's); lists add up."""
+def rules_from_data(documents: Iterable[dict[str, Any]], social: RuleSet | None = None) -> Rules:
+    """Merge rule documents' ``[condense]`` tables (built-in first, then the user's); lists add up.
+
+    ``social`` (the classifier's rules) brings the social lexicon: every phrase of a social signal is
+    phatic, and the one-word phrases of ``interjection_signals`` are interjections."""
     lists: dict[str, list[str]] = {}
     settings: dict[str, Any] = {}
     for document in documents:
@@ -79,6 +87,12 @@ def rules_from_data(documents: Iterable[dict[str, Any]]) -> Rules:
                 continue
             for list_key, values in value.items():
                 lists.setdefault(list_key, []).extend(values)
+    if social is not None:
+        openers = set(settings.get("interjection_signals", ()))
+        for signal in social.social:
+            lists.setdefault("phatic_words", []).extend(signal.phrases)
+            if signal.name in openers:
+                lists.setdefault("interjections", []).extend(p for p in signal.phrases if _one_word(p))
 
     def words(key: str) -> frozenset[str]:
         return frozenset(_norm(v) for v in lists.get(key, []))
@@ -106,7 +120,14 @@ def rules_from_data(documents: Iterable[dict[str, Any]]) -> Rules:
         keep_words=words("keep_words"),
         max_content_loss=float(settings.get("max_content_loss", 0.2)),
         min_content_letters=int(settings.get("min_content_letters", 3)),
+        social=social,
     )
+
+
+def _one_word(phrase: str) -> bool:
+    """One Latin word ("oh", "uh-huh") or at most two Chinese characters ("好的", "早")."""
+    words = _phrase(phrase)
+    return len(words) == 1 or (0 < len(words) <= 2 and all(len(w) == 1 and not w.isascii() for w in words))
 
 
 def builtin_rule_document() -> dict[str, Any]:
@@ -115,11 +136,14 @@ def builtin_rule_document() -> dict[str, Any]:
 
 
 def load_rules(extra_files: Sequence[Path] = ()) -> Rules:
-    """The built-in rules plus the user's rule files (``renal.rule_files``)."""
+    """The built-in rules plus the user's rule files (``renal.rule_files``): their ``[condense]``
+    tables, and their social signals (shared with the classifier)."""
+    from apollo.renal import rules as classifier_rules
+
     documents = [builtin_rule_document()]
     for path in extra_files:
         documents.append(tomllib.loads(Path(path).read_text(encoding="utf-8")))
-    return rules_from_data(documents)
+    return rules_from_data(documents, classifier_rules.load_files(tuple(str(Path(f)) for f in extra_files)))
 
 
 @dataclass(slots=True)
@@ -137,6 +161,8 @@ class Condenser:
 
     def __init__(self, rules: Rules | None = None):
         self.rules = rules or load_rules()
+        #: id(phrase list) -> (the list, its phrases by first word): see _match_phrase
+        self._by_first_word: dict[int, tuple[tuple[tuple[str, ...], ...], dict[str, list[tuple[str, ...]]]]] = {}
 
     # -- content -----------------------------------------------------------------------
     def _units(self, kind: str, norm: str) -> tuple[str, ...]:
@@ -184,19 +210,38 @@ class Condenser:
     # -- candidate removals ---------------------------------------------------------------
     def _match_phrase(self, words: list[int], tokens: list[_Token], start: int,
                       phrases: tuple[tuple[str, ...], ...]) -> int:
-        """Length (in word positions) of the longest phrase starting at ``words[start]``, or 0."""
-        for phrase in phrases:
+        """Length (in word positions) of the longest phrase starting at ``words[start]``, or 0.
+
+        Only the phrases that begin with that word are tried (in their order): the social lexicon
+        holds hundreds, and this runs for every word of every sentence."""
+        for phrase in self._starting_with(phrases).get(tokens[words[start]].norm, ()):
             end = start + len(phrase)
             if end <= len(words) and all(tokens[words[start + k]].norm == phrase[k] for k in range(len(phrase))):
                 return len(phrase)
         return 0
 
+    def _starting_with(self, phrases: tuple[tuple[str, ...], ...]) -> dict[str, list[tuple[str, ...]]]:
+        known = self._by_first_word.get(id(phrases))
+        if known is not None and known[0] is phrases:
+            return known[1]
+        index: dict[str, list[tuple[str, ...]]] = {}
+        for phrase in phrases:
+            if not phrase:  # an empty phrase would match first, with length 0: nothing after it is tried
+                break
+            index.setdefault(phrase[0], []).append(phrase)
+        self._by_first_word[id(phrases)] = (phrases, index)
+        return index
+
     def _is_phatic(self, sentence: list[int], tokens: list[_Token], names: frozenset[str]) -> bool:
         rules = self.rules
         words = [i for i in sentence if tokens[i].kind in _WORDLIKE]
-        if not words or any(tokens[i].protected or tokens[i].norm in rules.never_drop for i in words):
+        if not words or any(tokens[i].protected for i in words):
             return False
         plain = "".join(tokens[i].text for i in sentence if tokens[i].kind != "end").strip(" ,，")
+        if self._social_formula(plain):  # "thanks so much!", "好的谢谢", "not at all"
+            return True
+        if any(tokens[i].norm in rules.never_drop for i in words):
+            return False
         if any(p.fullmatch(_norm(plain)) for p in rules.phatic_patterns):
             return True
         position = 0
@@ -212,6 +257,14 @@ class Condenser:
             else:
                 return False
         return saw_phatic
+
+    def _social_formula(self, sentence: str) -> bool:
+        """The sentence is a social formula by the classifier's lexicon (a form of address alone is not)."""
+        social = self.rules.social
+        if social is None or len(sentence) > social.settings["social_max_chars"]:
+            return False
+        parts = social_parts(normalize_clause(sentence, social), social)
+        return bool(parts) and not all(p.attached for p in parts)
 
     def _vocative(self, tokens: list[_Token], index: int, names: frozenset[str]) -> bool:
         token = tokens[index]

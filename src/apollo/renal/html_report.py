@@ -31,7 +31,7 @@ TEXT_CAP_MIN = 300
 PAGE_SIZE = 100
 #: in the page's <head>: how an earlier report is recognised before it is replaced
 GENERATOR_MARK = '<meta name="generator" content="apollo renal report">'
-#: user turns per point of the balance chart at most (long sessions are sampled evenly)
+#: points of the balance chart at most (a long session's user turns are sampled evenly)
 BALANCE_POINTS = 120
 
 CATEGORY_ORDER = ("decision", "preference", "task", "question", "process", "noise")
@@ -46,7 +46,7 @@ LABELS: dict[str, dict[str, Any]] = {
         "saving": "节省率", "must_keep": "必保内容", "must_keep_detail": "决策 / 偏好 / 任务 / 未解决问题",
         "balance": "平衡状态", "what_happened": "过滤操作（与 JSON 报告一致）", "tokens_by_category": "各类 token：过滤前 → 过滤后",
         "tokens_by_category_hint": "浅色为过滤前，深色为过滤后", "before": "过滤前", "after": "过滤后",
-        "balance_over_time": "平衡信号随时间变化", "balance_hint": "每点：此前的一个窗口的用户发言；虚线 = 阈值", "threshold": "阈值",
+        "balance_over_time": "平衡信号随时间变化", "balance_hint": "每点：一次用户发言后，最近一个窗口内各信号的次数；虚线 = 阈值", "threshold": "阈值",
         "status_band": "状态", "no_balance": "没有用户发言可评估", "must_keep_list": "必保内容清单",
         "no_must_keep": "没有必保内容", "warnings": "读取警告", "timeline": "对话时间线",
         "timeline_hint": "删除的内容保留可见（删除线）并注明原因", "search": "搜索文本或 id", "outcome": "处理结果",
@@ -85,7 +85,7 @@ LABELS: dict[str, dict[str, Any]] = {
         "balance": "Balance", "what_happened": "What the filter does (the JSON report's counts)",
         "tokens_by_category": "Tokens by category: before → after",
         "tokens_by_category_hint": "light = before, solid = after", "before": "before", "after": "after",
-        "balance_over_time": "Balance signals over time", "balance_hint": "each point: one window of the user's turns; dashed = threshold",
+        "balance_over_time": "Balance signals over time", "balance_hint": "each point: after a user turn, each sign's count over the recent window; dashed = threshold",
         "threshold": "threshold",
         "status_band": "status", "no_balance": "no user turns to assess", "must_keep_list": "Must-keep items",
         "no_must_keep": "nothing must be kept", "warnings": "Read warnings", "timeline": "Timeline",
@@ -324,33 +324,30 @@ def _outcomes(elements: list[dict[str, Any]], labels: dict[str, Any]) -> list[di
 
 
 def balance_series(transcript: Any, fates: list[Any], config: Any, labels: dict[str, Any]) -> dict[str, Any]:
-    """The balance as it stood at up to BALANCE_POINTS moments: each point assesses the user turns
-    of one balance window ending there, as the streaming check saw them at that moment."""
+    """The balance after each user turn (:func:`apollo.renal.balance.series`), at up to BALANCE_POINTS
+    turns spread evenly: each sign's raw count over the window, scaled so the threshold is half-way."""
     from apollo.renal import balance
-    from apollo.renal.rules import load
-    from apollo.transcript.model import Kind, Role
 
     signals = [{"key": key, "label": labels["signals"][key], "color": color} for key, color in _SIGNAL_COLOR.items()]
     elements = [f.element for f in fates]
-    turns = [position for position, e in enumerate(elements)
-             if e.kind is Kind.TEXT and e.role is Role.USER and e.text.strip()]
-    if not turns:
+    points = balance.series(elements, config)
+    if not points:
         return {"signals": signals, "windows": []}
-    window = balance.Thresholds.from_config(config).window
-    rules = load(config)
-    step = max(1, -(-len(turns) // BALANCE_POINTS))
-    points = list(range(step - 1, len(turns), step))
-    if points[-1] != len(turns) - 1:
-        points.append(len(turns) - 1)
+    limits = balance.BalanceTracker(balance.Thresholds.from_config(config)).limits
+    positions = {e.id: position for position, e in enumerate(elements)}
+    step = max(1, -(-len(points) // BALANCE_POINTS))
+    chosen = points[step - 1::step]
+    if chosen[-1] is not points[-1]:
+        chosen.append(points[-1])
     windows = []
-    for turn in points:
-        first, last = turns[max(0, turn - window + 1)], turns[turn]
-        state = balance.assess(elements[first:last + 1], config, rules=rules)
-        point: dict[str, Any] = {"id": elements[last].id, "status": state.level,
-                                 "label": str(elements[last].timestamp or f"#{last + 1}")[:16].replace("T", " ")}
-        for sign in state.signs:  # 1.0 = at the threshold (the chart's top is twice the threshold)
-            point[sign.kind] = round(min(sign.count / sign.threshold, 2.0) / 2, 3)
-        windows.append(point)
+    for point in chosen:
+        position = positions[point.id]
+        window: dict[str, Any] = {"id": point.id, "status": point.level,
+                                  "label": str(elements[position].timestamp or f"#{position + 1}")[:16].replace("T", " ")}
+        for kind, count in point.counts.items():  # 1.0 = twice the threshold (the chart's top)
+            if count:
+                window[kind] = round(min(count / limits[kind], 2.0) / 2, 3)
+        windows.append(window)
     return {"signals": signals, "windows": windows}
 
 

@@ -9,6 +9,7 @@ question). The classifier then decides with context; this module knows no contex
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -30,7 +31,15 @@ _CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
 #: messages up to this long are cached (bounded: 4096 of them)
 _CACHED_CHARS = 400
 _INTENT_SIGNALS = ("request", "preference", "preference_hint", "decision", "choice", "supersede", "proposal",
-                   "task", "completion", "continuation", "negativity", "apology")
+                   "task", "completion", "continuation", "unknown", "negativity", "apology")
+# Quotation marks that open and close: a question mark inside a quotation is not the speaker asking.
+_QUOTE_OPEN = "「『“《"
+_QUOTE_CLOSE = "」』”》"
+# Where a sentence ends (outside quotations): Chinese and Latin end marks, a period before a space, a line break.
+_SENTENCE_END = re.compile(r"[。！？!?\n]+|\.(?=\s|$)")
+#: how many sentences open a reply (within its first characters): where it says whether it knows the answer
+_OPENING_SENTENCES = 2
+_OPENING_CHARS = 600
 _WHOLE_INTENT_SIGNALS = ("tag_question", "rejection", "agreement", "fragment")
 
 
@@ -60,6 +69,8 @@ class Reading:
     tag: bool = False
     #: the message stops mid-sentence ("I've, uh,")
     incomplete: bool = False
+    #: its first sentences, lower-cased: a reply says there whether it knows the answer
+    opening: str = ""
 
     @property
     def content(self) -> list[Clause]:
@@ -88,6 +99,31 @@ class Reading:
 
     def content_text(self) -> str:
         return " ".join(c.body for c in self.content)
+
+    def asks(self, signal: Signal) -> bool:
+        """The signal is found in one of the message's questions ("修好了吗？" asks, it reports nothing)."""
+        return any(c.question and signal.search(_match_text(c)) is not None for c in self.clauses)
+
+
+def sentences(text: str) -> Iterator[str]:
+    """The sentences of ``text`` (end marks inside quotations do not end one)."""
+    depth = start = 0
+    for index, char in enumerate(text):
+        if char in _QUOTE_OPEN:
+            depth += 1
+        elif char in _QUOTE_CLOSE:
+            depth = max(depth - 1, 0)
+        elif depth == 0 and index >= start and (end := _SENTENCE_END.match(text, index)) is not None:
+            if text[start:index].strip():
+                yield text[start:index]
+            start = end.end()
+    if text[start:].strip():
+        yield text[start:]
+
+
+def opening(text: str, count: int = _OPENING_SENTENCES) -> str:
+    """The first ``count`` sentences of ``text``, joined."""
+    return "\n".join(itertools.islice(sentences(text), count))
 
 
 def split_clauses(text: str) -> list[Clause]:
@@ -167,17 +203,27 @@ def _variants(norm: str, rules: RuleSet) -> Iterator[str]:
                 yield variant
 
 
-@functools.lru_cache(maxsize=16384)
 def social_signal(norm: str, rules: RuleSet) -> Signal | None:
-    """The social signal a normalized clause is made of, if any (a clause of only fillers is ``filler``)."""
+    """The (first) social signal a normalized clause is made of, if any."""
+    parts = social_parts(norm, rules)
+    return parts[0] if parts else None
+
+
+@functools.lru_cache(maxsize=16384)
+def social_parts(norm: str, rules: RuleSet) -> tuple[Signal, ...]:
+    """The social signals a normalized clause is made of, in order ("ok thanks" → acknowledgement,
+    thanks); empty if it says anything else. A clause of only fillers is ``filler``."""
     filler = rules["filler"]
     if not norm:
-        return filler
-    found = _listed(norm, rules) or _joined(norm, rules)
+        return (filler,)
+    found = _listed(norm, rules)
     if found is not None:
-        return found
+        return (found,)
+    joined = _joined(norm, rules)
+    if joined:
+        return joined
     bare = norm.rstrip(rules.normalize["trailing_particles"]) or norm
-    return filler if not _strip_fillers(bare, filler.phrases) or filler.match_whole(bare) else None
+    return (filler,) if not _strip_fillers(bare, filler.phrases) or filler.match_whole(bare) else ()
 
 
 def _listed(norm: str, rules: RuleSet) -> Signal | None:
@@ -190,23 +236,32 @@ def _listed(norm: str, rules: RuleSet) -> Signal | None:
     return None
 
 
-def _joined(norm: str, rules: RuleSet) -> Signal | None:
-    """Two formulas written as one: "ok thanks", "好的谢谢", "不客气欢迎下次提问" (Chinese parts of
-    two characters or more, so "好好" stays a doubled character)."""
+def _joined(norm: str, rules: RuleSet) -> tuple[Signal, ...]:
+    """Formulas written as one: "ok thanks", "ok great thanks", "好的谢谢", "不客气欢迎下次提问"
+    (Chinese parts of two characters or more, so "好好" stays a doubled character)."""
     words = norm.split()
     if 1 < len(words) <= 6:
-        for cut in range(1, len(words)):
-            first = _listed(" ".join(words[:cut]), rules)
-            if first is not None and _listed(" ".join(words[cut:]), rules) is not None:
-                return first
-        return None
-    if not 4 <= len(norm) <= 16 or not _CJK_RUN.fullmatch(norm):
-        return None
-    for cut in range(2, len(norm) - 1):
-        first = _listed(norm[:cut], rules)
-        if first is not None and _listed(norm[cut:], rules) is not None:
-            return first
-    return None
+        return _segments(tuple(words), rules, " ", 1)
+    if 4 <= len(norm) <= 16 and _CJK_RUN.fullmatch(norm):
+        return _segments(tuple(norm), rules, "", 2)
+    return ()
+
+
+def _segments(units: tuple[str, ...], rules: RuleSet, glue: str, shortest: int) -> tuple[Signal, ...]:
+    """The formulas ``units`` split into, each of at least ``shortest`` units (longest first part
+    first), or () when they do not split into formulas."""
+    for cut in range(len(units) - shortest, shortest - 1, -1):
+        first = _listed(glue.join(units[:cut]), rules)
+        if first is None:
+            continue
+        rest = units[cut:]
+        tail = _listed(glue.join(rest), rules)
+        if tail is not None:
+            return (first, tail)
+        more = _segments(rest, rules, glue, shortest) if len(rest) >= 2 * shortest else ()
+        if more:
+            return (first, *more)
+    return ()
 
 
 def _match_text(clause: Clause) -> str:
@@ -244,9 +299,12 @@ def _read(text: str, role: str, rules: RuleSet, social: bool) -> Reading:
     question_signal, wh_signal = rules["question"], rules["wh_question"]
     intent, whole_intent = _signals_for(rules, role)
     content: list[str] = []
+    quoted = 0  # quotations open at the end of the clause
     for clause in clauses:
         matched = _match_text(clause)
-        asks = question_signal.search(matched) is not None
+        quoted = max(quoted + sum(clause.body.count(c) for c in _QUOTE_OPEN)
+                     - sum(clause.body.count(c) for c in _QUOTE_CLOSE), 0)
+        asks = not quoted and question_signal.search(matched) is not None
         if social or len(clause.body) <= 24:
             clause.norm = normalize_clause(clause.body, rules)
             clause.whole = next((s.name for s in whole_intent if s.match_whole(clause.norm)), None)
@@ -261,10 +319,10 @@ def _read(text: str, role: str, rules: RuleSet, social: bool) -> Reading:
         elif asks:
             clause.question = True
         if social:
-            signal = social_signal(clause.norm, rules)
-            if signal is not None and (not clause.question or signal.allow_question):
-                clause.social = signal
-                reading.social.append(signal)
+            parts = social_parts(clause.norm, rules)
+            if parts and (not clause.question or all(s.allow_question for s in parts)):
+                clause.social = parts[0]
+                reading.social.extend(parts)
                 continue
         content.append(matched)
         if clause.question:
@@ -278,6 +336,7 @@ def _read(text: str, role: str, rules: RuleSet, social: bool) -> Reading:
                 reading.found[signal.name] = hit.group(0)
     if social and len(clauses) > 1 and not reading.social_only:
         _read_as_one(text, reading, rules)
+    reading.opening = opening(text[:_OPENING_CHARS]).lower()
     return reading
 
 
@@ -286,12 +345,12 @@ def _read_as_one(text: str, reading: Reading, rules: RuleSet) -> None:
     norm = normalize_clause(text, rules)
     if len(norm) > 32:
         return
-    signal = social_signal(norm, rules)
-    if signal is None or signal.name == "filler" or (reading.question and not signal.allow_question):
+    parts = social_parts(norm, rules)
+    if not parts or parts[0].name == "filler" or (reading.question and not all(s.allow_question for s in parts)):
         return
     end = reading.clauses[-1].end
-    reading.clauses = [Clause(text, end, norm, signal)]
-    reading.social = [signal]
+    reading.clauses = [Clause(text, end, norm, parts[0])]
+    reading.social = list(parts)
     reading.found.clear()
     reading.question = reading.wh = reading.tag = False
 
@@ -302,8 +361,8 @@ def _read_as_one(text: str, reading: Reading, rules: RuleSet) -> None:
 #: signals whose words say what kind of statement a message is ("决定", "switch", "以后"), not what
 #: it is about; task verbs ("部署", "translate") stay topic words
 _MARKER_SIGNALS = ("question", "wh_question", "tag_question", "preference", "preference_hint", "decision",
-                   "supersede", "proposal", "completion", "continuation", "negativity", "rejection", "agreement",
-                   "apology", "fragment")
+                   "supersede", "proposal", "completion", "continuation", "unknown", "negativity", "rejection",
+                   "agreement", "apology", "fragment")
 
 
 @functools.lru_cache(maxsize=8)

@@ -9,10 +9,10 @@ each means; every word and pattern is here, compiled once per configuration.
 from __future__ import annotations
 
 import functools
+import os
 import re
 import tomllib
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +25,7 @@ ENGINE_SIGNALS = frozenset({
     "acknowledgement", "receipt", "backchannel", "filler", "appreciation", "laughter", "thanks", "thanks_reply",
     "reassurance", "greeting", "closing", "wish", "compliance", "vocative", "request",
     "question", "wh_question", "tag_question", "preference", "preference_hint", "decision", "choice", "supersede",
-    "proposal", "task", "completion", "continuation", "negativity", "rejection", "agreement", "apology",
+    "proposal", "task", "completion", "continuation", "unknown", "negativity", "rejection", "agreement", "apology",
     "fragment", "heartbeat_poll", "heartbeat_ok", "no_reply", "todo_open", "todo_done",
 })
 WHOLE_TEXT_SIGNALS = frozenset({"heartbeat_poll", "heartbeat_ok", "no_reply", "todo_open", "todo_done"})
@@ -245,8 +245,33 @@ def _compile_user_patterns(patterns: tuple[str, ...], key: str, where: str) -> t
     return tuple(compiled)
 
 
+def user_rule_files(config: Any) -> tuple[str, ...]:
+    """``renal.rule_files``, resolved against the directory of the config file that named them."""
+    files_source = config.source_of("renal.rule_files")
+    base = Path(files_source).parent if files_source != "default" else Path.cwd()
+    return tuple(str((base / Path(f).expanduser()).resolve()) for f in config.get("renal.rule_files"))
+
+
+def file_stamps(files: tuple[str, ...]) -> tuple[tuple[str, int, int], ...]:
+    """(path, size, modification time) of each file, (path, -1, -1) for one that is missing: a
+    key that changes when a rule file is edited, so a long-lived process never keeps stale rules."""
+    stamps = []
+    for file in files:
+        try:
+            st = os.stat(file)
+            stamps.append((file, st.st_size, st.st_mtime_ns))
+        except OSError:
+            stamps.append((file, -1, -1))
+    return tuple(stamps)
+
+
 @functools.lru_cache(maxsize=8)
-def _build(user_files: tuple[str, ...], keep: tuple[str, ...], drop: tuple[str, ...], patterns_from: str) -> RuleSet:
+def _build(user_files: tuple[str, ...], keep: tuple[str, ...], drop: tuple[str, ...], patterns_from: str,
+           stamps: tuple[tuple[str, int, int], ...] = ()) -> RuleSet:
+    """Compile the rules once per process and set of inputs (``stamps``, the rule files' sizes
+    and times, is only part of the cache key)."""
+    from importlib import resources  # here, not at the top: the heartbeat's memo needs user_rule_files only
+
     specs: dict[str, dict[str, Any]] = {}
     settings: dict[str, Any] = {}
     package = resources.files("apollo.renal").joinpath("rules")
@@ -279,6 +304,12 @@ def _build(user_files: tuple[str, ...], keep: tuple[str, ...], drop: tuple[str, 
     )
 
 
+def load_files(user_files: tuple[str, ...] = ()) -> RuleSet:
+    """The built-in rules extended by these rule files (no keep/drop patterns): for engines that
+    share the lexicons (the filter's condenser)."""
+    return _build(tuple(str(Path(f).resolve()) for f in user_files), (), (), "")
+
+
 def load(config: Any | None = None) -> RuleSet:
     """The rules for ``config`` (an :class:`apollo.config.Config`; ``None`` = built-in rules only).
 
@@ -286,11 +317,9 @@ def load(config: Any | None = None) -> RuleSet:
     """
     if config is None:
         return _build((), (), (), "")
-    files_source = config.source_of("renal.rule_files")
-    base = Path(files_source).parent if files_source != "default" else Path.cwd()
-    user_files = tuple(str((base / Path(f).expanduser()).resolve()) for f in config.get("renal.rule_files"))
+    user_files = user_rule_files(config)
     patterns_from = config.source_of("renal.keep_patterns")
     if patterns_from == "default":
         patterns_from = config.source_of("renal.drop_patterns")
     return _build(user_files, tuple(config.get("renal.keep_patterns")), tuple(config.get("renal.drop_patterns")),
-                  patterns_from)
+                  patterns_from, file_stamps(user_files))

@@ -9,11 +9,11 @@ A source is a file path or, for OpenClaw's SQLite store, a :class:`SessionRef` (
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from apollo.errors import InputError, UsageError
-from apollo.tokens import get_counter
 from apollo.transcript.base import Fingerprint, TranscriptFormat
 from apollo.transcript.model import Edit, Element, Kind, ReadWarning, Role, Transcript
 from apollo.transcript.openclaw_sqlite import SessionRef
@@ -24,7 +24,10 @@ __all__ = ["Edit", "Element", "Kind", "ReadWarning", "Role", "Transcript", "FORM
 Source = Path | SessionRef
 
 
+@functools.cache
 def _formats() -> dict[str, TranscriptFormat]:
+    """Every format by name, imported on first use: finding the current session (the heartbeat)
+    needs none of the readers."""
     from apollo.transcript.jsonl import ConversationJsonl
 
     found: list[TranscriptFormat] = []
@@ -37,14 +40,18 @@ def _formats() -> dict[str, TranscriptFormat]:
     return {fmt.name: fmt for fmt in found}
 
 
-FORMATS: dict[str, TranscriptFormat] = _formats()
+def __getattr__(name: str) -> object:
+    if name == "FORMATS":
+        return _formats()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def get_format(name: str) -> TranscriptFormat:
+    formats = _formats()
     try:
-        return FORMATS[name]
+        return formats[name]
     except KeyError:
-        raise UsageError(f"unknown format {name!r}", hint=f"use one of: auto, {', '.join(FORMATS)}") from None
+        raise UsageError(f"unknown format {name!r}", hint=f"use one of: auto, {', '.join(formats)}") from None
 
 
 def detect(path: Path) -> TranscriptFormat:
@@ -53,13 +60,13 @@ def detect(path: Path) -> TranscriptFormat:
         raise InputError("no such file", where=str(path))
     with path.open("rb") as handle:
         head = handle.read(64 * 1024)
-    for fmt in FORMATS.values():
+    for fmt in _formats().values():
         if fmt.sniff(path, head):
             return fmt
     raise InputError(
         "not a transcript Apollo can read",
         where=str(path),
-        hint=f"pass --format ({', '.join(FORMATS)}) if you know what it is",
+        hint=f"pass --format ({', '.join(_formats())}) if you know what it is",
     )
 
 
@@ -82,6 +89,8 @@ def _resolve(path: Source, fmt: str) -> tuple[TranscriptFormat, Source]:
 def iter_elements(path: Source, fmt: str = "auto", *, counter: str = "estimate",
                   warnings: list[ReadWarning] | None = None) -> Iterator[Element]:
     """Stream the elements of ``path``; warnings are appended to ``warnings`` as they are met."""
+    from apollo.tokens import get_counter
+
     handler, source = _resolve(path, fmt)
     sink = warnings if warnings is not None else []
     yield from handler.iter_elements(source, sink, get_counter(counter)[1])  # type: ignore[arg-type]
@@ -89,6 +98,8 @@ def iter_elements(path: Source, fmt: str = "auto", *, counter: str = "estimate",
 
 def read(path: Source, fmt: str = "auto", *, counter: str = "estimate") -> Transcript:
     """The whole transcript; ``meta["fingerprint"]`` lets a later in-place write check nothing changed."""
+    from apollo.tokens import get_counter
+
     handler, source = _resolve(path, fmt)
     fingerprint = Fingerprint.of(source) if isinstance(source, Path) else None
     warnings: list[ReadWarning] = []

@@ -59,15 +59,6 @@ def line_ending(raw: bytes) -> bytes:
     return b"\n" if raw.endswith(b"\n") else b""
 
 
-def parse_record(raw: bytes) -> dict[str, Any] | None:
-    """The JSON object on one line, or None (blank, malformed, not an object)."""
-    try:
-        value = orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        return None
-    return value if isinstance(value, dict) else None
-
-
 def text_field(record: dict[str, Any], key: str) -> str:
     """``record[key]`` when it is a string, else "" (agents' files are not always what they claim)."""
     value = record.get(key)
@@ -81,10 +72,16 @@ def iter_records(lines: Iterable[tuple[int, bytes]], where: str,
     Blank lines are skipped. A bad line is reported with its file and line number and still
     yielded (with None), so writers can carry it through unchanged.
     """
+    loads, malformed = orjson.loads, orjson.JSONDecodeError
     for number, raw in lines:
-        if not raw.strip():
+        if not raw or raw.isspace():  # what ``strip()`` would empty, without copying the line
             continue
-        record = parse_record(raw)
+        try:  # the JSON object on the line, or None (malformed, or not an object)
+            record = loads(raw)
+        except malformed:
+            record = None
+        if type(record) is not dict:
+            record = None
         if warnings is not None:
             problem = _line_problem(raw, record)
             if problem:

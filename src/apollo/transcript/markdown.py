@@ -13,9 +13,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from apollo.errors import UsageError
 from apollo.transcript.base import Counter, TranscriptFormat, atomic_output, copy_bytes, line_ending
-from apollo.transcript.model import Edit, Element, Kind, ReadWarning, Role
+from apollo.transcript.model import Edit, Element, Kind, ReadWarning, Role, dropped_ids
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$")
 _ITEM = re.compile(r"^([ \t]*)([-*+]|\d{1,9}[.)])([ \t]+(?:\[[ xX]\][ \t]+)?|$)")
@@ -124,12 +123,7 @@ class DailyMarkdown(TranscriptFormat):
             return
         lines = _decode(source.read_bytes())
         blocks = {block.element_id: block for block in parse_blocks(lines)}
-        unknown = [key for key in edits if key not in blocks]
-        if unknown:
-            raise UsageError(f"edits name {len(unknown)} block(s) not in the file: {', '.join(unknown[:3])}")
-        dropped = {key for key, edit in edits.items() if edit.action == "drop"}
-        for edit in edits.values():
-            dropped.update(m for m in edit.merged_from if m in blocks and m not in edits)
+        dropped = dropped_ids(edits, blocks, missing="block(s) not in the file")
         output: list[str | None] = list(lines)
         for key in sorted(dropped, key=lambda k: blocks[k].start):
             block = blocks[key]

@@ -9,10 +9,13 @@ understand passes through byte for byte.
 
 from __future__ import annotations
 
+from collections.abc import Container, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
+
+from apollo.errors import UsageError
 
 
 class Kind(StrEnum):
@@ -105,3 +108,16 @@ class Edit:
     text: str | None = None
     merged_from: list[str] = field(default_factory=list)
     note: str | None = None
+
+
+def dropped_ids(edits: Mapping[str, Edit], known: Container[str], *,
+                missing: str = "element(s) not in the transcript") -> set[str]:
+    """The ids a set of edits removes: the dropped ones, and those merged into a replacement that
+    no edit of their own names. Edits naming an id the file does not have are refused."""
+    unknown = [key for key in edits if key not in known]
+    if unknown:
+        raise UsageError(f"edits name {len(unknown)} {missing}: {', '.join(unknown[:3])}")
+    dropped = {key for key, edit in edits.items() if edit.action == "drop"}
+    for edit in edits.values():
+        dropped.update(m for m in edit.merged_from if m in known and m not in edits)
+    return dropped

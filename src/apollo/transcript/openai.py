@@ -17,9 +17,9 @@ from typing import Any
 
 import orjson
 
-from apollo.errors import InputError, UsageError
+from apollo.errors import InputError
 from apollo.transcript.base import Counter, TranscriptFormat, atomic_output, copy_bytes
-from apollo.transcript.model import Edit, Element, Kind, ReadWarning, Role
+from apollo.transcript.model import Edit, Element, Kind, ReadWarning, Role, dropped_ids
 
 _ROLES = {"user": Role.USER, "assistant": Role.ASSISTANT, "system": Role.SYSTEM, "developer": Role.SYSTEM,
           "tool": Role.TOOL, "function": Role.TOOL}
@@ -121,12 +121,7 @@ class OpenAIMessages(TranscriptFormat):
         bases = _base_ids(messages)
         units = {element_id: (i, unit, n) for i, (message, base) in enumerate(zip(messages, bases, strict=True))
                  if isinstance(message, dict) for element_id, unit, n in _units(message, base)}
-        unknown = [key for key in edits if key not in units]
-        if unknown:
-            raise UsageError(f"edits name {len(unknown)} element(s) not in the transcript: {', '.join(unknown[:3])}")
-        dropped = {key for key, edit in edits.items() if edit.action == "drop"}
-        for edit in edits.values():
-            dropped.update(m for m in edit.merged_from if m in units and m not in edits)
+        dropped = dropped_ids(edits, units)
         _pair(messages, units, dropped)
         for key, edit in edits.items():
             if edit.action == "replace" and edit.text is not None and key not in dropped:

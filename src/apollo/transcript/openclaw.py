@@ -71,6 +71,11 @@ BRANCH_SUMMARY_WRAPPER = ("The following is a summary of a branch that this conv
 # ---------------------------------------------------------------------------------------------
 # Rules (data/transcript_openclaw.toml): envelopes and heartbeats
 # ---------------------------------------------------------------------------------------------
+_FENCE_CLOSE = re.compile(r"^[ \t]*```[ \t]*$", re.M)
+_BLANK_LINE = re.compile(r"^[ \t]*$", re.M)
+_MARKUP = re.compile(r"<[^>]*>|&nbsp;")
+
+
 @dataclass(frozen=True)
 class Rules:
     prefixes: tuple[re.Pattern[str], ...]
@@ -105,12 +110,12 @@ class Rules:
         offset = len(first) + 1
         if after.lstrip(" \t").startswith("```"):
             fence_line, _, body = after.partition("\n")
-            close = re.search(r"^[ \t]*```[ \t]*$", body, re.M)
+            close = _FENCE_CLOSE.search(body)
             if close is None:
                 return None
             offset += len(fence_line) + 1 + close.end()
         else:
-            blank = re.search(r"^[ \t]*$", after, re.M)
+            blank = _BLANK_LINE.search(after)
             offset += blank.start() if blank else len(after)
         tail = text[offset:]
         return offset + len(tail) - len(tail.lstrip(" \t\n"))
@@ -121,7 +126,9 @@ class Rules:
 
     def is_ack(self, text: str) -> bool:
         """OpenClaw's stripHeartbeatToken in heartbeat mode: token at an edge, little else."""
-        body = re.sub(r"<[^>]*>|&nbsp;", " ", text).strip().strip("*`~_").strip()
+        if not any(token in text or " " in token for token in self.ack_tokens):
+            return False  # no token in the text, none in the body: taking tags out only adds spaces
+        body = _MARKUP.sub(" ", text).strip().strip("*`~_").strip()
         for token in self.ack_tokens:
             if body.startswith(token):
                 rest = body[len(token):]
@@ -297,19 +304,20 @@ def iter_session_elements(lines: LineSource, where: str, warnings: list[ReadWarn
                           count: Counter) -> Iterator[Element]:
     index = build_index(lines, where, warnings)
     rule = rules()
+    nodes, in_context_ids = index.nodes, index.in_context
     heartbeat_turn: set[str] = set()
     position = 0
     for number, _raw, record in iter_records(lines(), where, None):
-        if record is None or record.get("type") == "session":
+        if record is None:
             continue
         entry_id = record.get("id")
-        if not isinstance(entry_id, str) or not entry_id:
+        if not isinstance(entry_id, str) or not entry_id or record.get("type") == "session":
             continue
-        node = index.nodes[entry_id]
-        element_base = entry_id if node.line == number else f"{entry_id}@{number}"
-        in_context = node.line == number and entry_id in index.in_context
-        parent = node.parent
-        for element in _entry_elements(record, element_base, rule, count, heartbeat_turn, parent):
+        node = nodes[entry_id]
+        latest = node.line == number
+        in_context = latest and entry_id in in_context_ids
+        base = entry_id if latest else f"{entry_id}@{number}"
+        for element in _entry_elements(record, base, rule, count, heartbeat_turn, node.parent):
             element.index = position
             element.line = number
             element.record_id = entry_id
@@ -318,65 +326,67 @@ def iter_session_elements(lines: LineSource, where: str, warnings: list[ReadWarn
             yield element
 
 
-def _element(element_id: str, role: Role, kind: Kind, text: str, count: Counter, **fields: Any) -> Element:
-    envelope = fields.pop("envelope", "")
-    tokens = count(text) + count(envelope) if kind is not Kind.METADATA else 0
-    return Element(id=element_id, role=role, kind=kind, text=text, envelope=envelope, tokens=tokens, **fields)
+def _element(element_id: str, role: Role, kind: Kind, text: str, count: Counter, envelope: str = "",
+             **fields: Any) -> Element:
+    tokens = (count(text) + (count(envelope) if envelope else 0)) if kind is not Kind.METADATA else 0
+    return Element(element_id, role, kind, text, tokens=tokens, envelope=envelope, **fields)
 
 
 def _entry_elements(record: dict[str, Any], base: str, rule: Rules, count: Counter, heartbeat_turn: set[str],
-                    parent: str | None) -> Iterator[Element]:
+                    parent: str | None) -> list[Element]:
+    """The elements of one entry (a list: an entry's elements are read together, and this runs
+    for every entry of a 50 MB session)."""
     entry_type = record.get("type")
-    timestamp = record.get("timestamp") if isinstance(record.get("timestamp"), str) else None
-    common: dict[str, Any] = {"timestamp": timestamp, "parent": parent}
+    timestamp = record.get("timestamp")
+    if not isinstance(timestamp, str):
+        timestamp = None
     if parent in heartbeat_turn:
         heartbeat_turn.add(base)
-    if entry_type == "message" and isinstance(record.get("message"), dict):
-        yield from _message_elements(record["message"], base, rule, count, heartbeat_turn, common)
-    elif entry_type in ("compaction", "branch_summary"):
+    if entry_type == "message":
+        message = record.get("message")
+        if isinstance(message, dict):
+            return _message_elements(message, base, rule, count, heartbeat_turn, timestamp, parent)
+    if entry_type in ("compaction", "branch_summary"):
         summary = text_field(record, "summary")
         extra = {"entry_type": entry_type}
         for key in ("firstKeptEntryId", "tokensBefore", "fromId"):
             if key in record:
                 extra[key] = record[key]
         wrapper = "".join(COMPACTION_SUMMARY_WRAPPER if entry_type == "compaction" else BRANCH_SUMMARY_WRAPPER)
-        yield _element(base, Role.SYSTEM, Kind.COMPACTION, summary, count, extra=extra, envelope=wrapper, **common)
-    elif entry_type == "custom_message":
+        return [_element(base, Role.SYSTEM, Kind.COMPACTION, summary, count, wrapper, extra=extra,
+                         timestamp=timestamp, parent=parent)]
+    if entry_type == "custom_message":
         text = _content_text(record.get("content"))
-        yield _element(base, Role.USER, Kind.TEXT, text, count,
-                       extra={"entry_type": entry_type, "customType": record.get("customType")}, **common)
-    else:
-        yield _element(base, Role.SYSTEM, Kind.METADATA, _describe(record), count,
-                       extra={"entry_type": str(entry_type)}, **common)
+        return [_element(base, Role.USER, Kind.TEXT, text, count, timestamp=timestamp, parent=parent,
+                         extra={"entry_type": entry_type, "customType": record.get("customType")})]
+    return [_element(base, Role.SYSTEM, Kind.METADATA, _describe(record), count,
+                     extra={"entry_type": str(entry_type)}, timestamp=timestamp, parent=parent)]
 
 
 def _message_elements(message: dict[str, Any], base: str, rule: Rules, count: Counter, heartbeat_turn: set[str],
-                      common: dict[str, Any]) -> Iterator[Element]:
+                      timestamp: str | None, parent: str | None) -> list[Element]:
     role = message.get("role")
     content = message.get("content")
     if role == "toolResult":
-        yield _element(base, Role.TOOL, Kind.TOOL_RESULT, _content_text(content), count,
-                       call_id=message.get("toolCallId"), tool_name=message.get("toolName"),
-                       extra={"isError": bool(message.get("isError"))}, **common)
-        return
+        return [_element(base, Role.TOOL, Kind.TOOL_RESULT, _content_text(content), count,
+                         call_id=message.get("toolCallId"), tool_name=message.get("toolName"),
+                         extra={"isError": bool(message.get("isError"))}, timestamp=timestamp, parent=parent)]
     if role == "bashExecution":
         text = f"$ {message.get('command', '')}\n{message.get('output') or ''}".rstrip("\n")
-        yield _element(base, Role.USER, Kind.TOOL_RESULT, text, count, tool_name="bash",
-                       extra={"role": role}, **common)
-        return
+        return [_element(base, Role.USER, Kind.TOOL_RESULT, text, count, tool_name="bash",
+                         extra={"role": role}, timestamp=timestamp, parent=parent)]
     element_role = Role.ASSISTANT if role == "assistant" else Role.USER
     blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
     if not isinstance(blocks, list):
-        yield _element(base, element_role, Kind.METADATA, "", count, extra={"role": role}, **common)
-        return
-    previous = common["parent"]
+        return [_element(base, element_role, Kind.METADATA, "", count, extra={"role": role}, timestamp=timestamp,
+                         parent=parent)]
+    elements = []
+    previous = parent
     turn_is_heartbeat = base in heartbeat_turn
     for block_index, block in enumerate(blocks):
         element_id = base if block_index == 0 else f"{base}:{block_index}"
-        fields = {"timestamp": common["timestamp"], "parent": previous}
-        if not isinstance(block, dict):
-            yield _element(element_id, element_role, Kind.METADATA, "", count, **fields)
-        elif block.get("type") == "text":
+        block_type = block.get("type") if isinstance(block, dict) else None
+        if block_type == "text":
             text = text_field(block, "text")
             kind = Kind.TEXT
             envelope = ""
@@ -389,20 +399,25 @@ def _message_elements(message: dict[str, Any], base: str, rule: Rules, count: Co
                     heartbeat_turn.discard(base)
             elif role == "assistant" and (rule.is_ack(text) or (turn_is_heartbeat and rule.is_silent(text))):
                 kind = Kind.HEARTBEAT_REPLY
-            yield _element(element_id, element_role, kind, text, count, envelope=envelope, **fields)
-        elif block.get("type") == "thinking":
-            text = text_field(block, "thinking")
-            yield _element(element_id, element_role, Kind.THINKING, text, count, **fields)
-        elif block.get("type") == "toolCall":
-            name = str(block.get("name", ""))
+            element = _element(element_id, element_role, kind, text, count, envelope, timestamp=timestamp,
+                               parent=previous)
+        elif block_type == "thinking":
+            element = _element(element_id, element_role, Kind.THINKING, text_field(block, "thinking"), count,
+                               timestamp=timestamp, parent=previous)
+        elif block_type == "toolCall":
             arguments = orjson.dumps(block.get("arguments", {})).decode()
-            yield _element(element_id, element_role, Kind.TOOL_CALL, arguments, count, call_id=block.get("id"),
-                           tool_name=name, **fields)
+            element = _element(element_id, element_role, Kind.TOOL_CALL, arguments, count, call_id=block.get("id"),
+                               tool_name=str(block.get("name", "")), timestamp=timestamp, parent=previous)
+        elif isinstance(block, dict):
+            label = f"[{block_type} {block.get('mimeType', '')}]".replace(" ]", "]")
+            element = _element(element_id, element_role, Kind.METADATA, label, count, extra={"block": block_type},
+                               timestamp=timestamp, parent=previous)
         else:
-            label = f"[{block.get('type')} {block.get('mimeType', '')}]".replace(" ]", "]")
-            yield _element(element_id, element_role, Kind.METADATA, label, count,
-                           extra={"block": block.get("type")}, **fields)
+            element = _element(element_id, element_role, Kind.METADATA, "", count, timestamp=timestamp,
+                               parent=previous)
+        elements.append(element)
         previous = element_id
+    return elements
 
 
 def _content_text(content: Any) -> str:

@@ -23,7 +23,6 @@ from urllib.parse import quote
 from apollo.errors import InputError
 from apollo.transcript.base import Counter, LineSource, TranscriptFormat, atomic_output
 from apollo.transcript.model import Edit, Element, ReadWarning
-from apollo.transcript.openclaw import iter_session_elements, write_session
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
@@ -151,12 +150,16 @@ class OpenClawSqlite(TranscriptFormat):
     def iter_elements(self, path: Path | SessionRef, warnings: list[ReadWarning],  # type: ignore[override]
                       count: Counter) -> Iterator[Element]:
         ref = resolve_ref(path)
+        from apollo.transcript.openclaw import iter_session_elements
+
         return iter_session_elements(event_lines(ref), str(ref), warnings, count)
 
     def write(self, source: Path | SessionRef, dest: Path, edits: Mapping[str, Edit]) -> None:  # type: ignore[override]
         """A session JSONL for ``openclaw doctor --session-sqlite import``; never into the live store."""
         ref = resolve_ref(source)
         if edits:
+            from apollo.transcript.openclaw import write_session
+
             write_session(event_lines(ref), str(ref), dest, edits)
             return
         with atomic_output(dest) as out:

@@ -1,0 +1,94 @@
+"""The check's memo: the last result, reused while nothing it was computed from has changed.
+
+``apollo heartbeat`` runs every 30 minutes, and an idle agent's session does not change between
+two of them. A check is a function of its source (the session file, or today's memory file),
+the configuration, the rule files and Apollo's own code and data. :func:`fingerprint` stamps all
+of them (path, size, modification time, inode; the configuration by its values) and
+``filter-state.json`` keeps the stamp. When the next heartbeat computes the same stamp,
+:func:`reusable_state` hands back that state with only the time of the check renewed: the
+numbers a full check would compute, without reading the session. Anything else (a session that
+grew, another current session, an edited rule file or configuration, another Apollo) means a
+full check. Sessions in OpenClaw's SQLite store are always checked again: their writes may wait
+in the write-ahead log, which the database file's own stamp does not show.
+
+Kept light on purpose (no classifier, no transcript reader): the heartbeat imports only this
+when nothing changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import apollo
+from apollo import clock
+from apollo.errors import InputError
+
+#: what a check depends on inside Apollo: its code, its rules and its data
+_PACKAGE_PARTS = ("", "data", "renal", "renal/rules", "transcript")
+
+
+def default_source(paths: Any) -> tuple[Any, list[str]]:
+    """The agent's current session, else today's memory file, else nothing (with why)."""
+    from apollo.transcript import discovery
+
+    notes: list[str] = []
+    try:
+        return discovery.current_session(paths), notes
+    except InputError as exc:
+        notes.append(f"no current session ({exc.line()})")
+    memory = paths.workspace / "memory" / f"{clock.now():%Y-%m-%d}.md"
+    if memory.is_file():
+        return memory, notes
+    notes.append(f"no memory file {memory}")
+    return None, notes
+
+
+def fingerprint(source: Any, config: Any, *, notes: list[str] | tuple[str, ...] = (),
+                fmt: str = "auto") -> dict[str, Any] | None:
+    """The stamp of everything a check of ``source`` reads (and of what it was told: the format
+    and the notes on how the source was found), or None when it cannot be reused (no source
+    file, or a session of the SQLite store). Taken *before* the check reads the source, so a
+    write during the check shows as a change next time."""
+    if config is None or not isinstance(source, (str, os.PathLike)):
+        return None
+    try:
+        st = os.stat(source)
+    except OSError:
+        return None
+    return {"source": os.path.abspath(source), "size": st.st_size, "mtime_ns": st.st_mtime_ns,
+            "inode": st.st_ino, "device": st.st_dev, "inputs": _inputs_digest(config, [*notes], fmt)}
+
+
+def _inputs_digest(config: Any, notes: list[str], fmt: str) -> str:
+    from apollo.renal.rules import file_stamps, user_rule_files
+
+    package = Path(apollo.__file__).parent
+    files = [str(package / part / entry.name) for part in _PACKAGE_PARTS
+             for entry in os.scandir(package / part) if entry.name.endswith((".py", ".toml"))]
+    inputs = {"version": apollo.__version__, "config": config.values, "notes": notes, "format": fmt,
+              "files": file_stamps((*user_rule_files(config), *sorted(files)))}
+    return hashlib.sha256(json.dumps(inputs, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def state_path(paths: Any, config: Any) -> Path:
+    return paths.workspace / config.get("renal.state_file")
+
+
+def reusable_state(paths: Any, config: Any) -> dict[str, Any] | None:
+    """The last check's state (``checked_at`` renewed) when its fingerprint is still the current
+    one, else None: then a full check is due."""
+    source, notes = default_source(paths)
+    current = fingerprint(source, config, notes=notes)
+    if current is None:
+        return None
+    try:
+        state = json.loads(state_path(paths, config).read_bytes())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(state, dict) or state.get("fingerprint") != current:
+        return None
+    return {**state, "checked_at": clock.now().isoformat(timespec="seconds")}
