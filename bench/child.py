@@ -53,6 +53,10 @@ def _paths_and_config(workspace: str, state_dir: str):
 
 def _check(source: str, workspace: str, state_dir: str) -> Callable[[], object]:
     check = _contract("apollo.renal.check", "check")
+    # what check() imports on its first call (so that a heartbeat answered from its memo needs
+    # none of it) is start-up, not the check: imported here, untimed, like the filter's modules
+    for module in ("apollo.renal.classify", "apollo.renal.fates", "apollo.transcript.openclaw"):
+        importlib.import_module(module)
     paths, config = _paths_and_config(workspace, state_dir)
     return lambda: check(paths, config, source=Path(source))
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import re
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -103,27 +103,53 @@ def tail_start(elements: Sequence[Element], turns: int) -> int:
 
 
 # -- tool output ------------------------------------------------------------------------------------
-def cut_output(text: str, rules: FilterRules, count, lang: str) -> str | None:
-    """Head + marker + tail of a long tool output, or None when it is short enough to keep."""
+@dataclass(frozen=True, slots=True)
+class Cut:
+    """A long tool output as its head and tail with a marker between them saying how much was cut.
+
+    ``kept_tokens`` counts the head and the tail; the marker is counted in the language it is
+    written in (the conversation's), so a cut output costs ``kept_tokens`` + the marker's tokens."""
+
+    head: str | None
+    tail: str | None
+    lines: int
+    tokens: int
+    kept_tokens: int
+
+    def marker(self, rules: FilterRules, lang: str) -> str:
+        template = rules.settings["tool_marker_zh" if lang == "zh" else "tool_marker_en"]
+        return template.format(lines=self.lines, tokens=self.tokens)
+
+    def text(self, rules: FilterRules, lang: str) -> str:
+        return "\n".join(p for p in (self.head, self.marker(rules, lang), self.tail) if p is not None)
+
+
+def cut_output(text: str, rules: FilterRules, count: Callable[[str], int], *,
+               tokens: int | None = None) -> Cut | None:
+    """Head + marker + tail of a long tool output (``tokens``: its count, when known), or None when
+    it is short enough to keep, or cutting would not make it shorter in either language."""
     settings = rules.settings
     lines = text.splitlines()
-    tokens = count(text)
+    tokens = count(text) if tokens is None else tokens
     if len(lines) <= settings["tool_output_max_lines"] and tokens <= settings["tool_output_max_tokens"]:
         return None
-    marker = settings["tool_marker_zh" if lang == "zh" else "tool_marker_en"]
     head_n, tail_n = settings["tool_head_lines"], settings["tool_tail_lines"]
     if len(lines) > head_n + tail_n + 1:
-        head, tail = lines[:head_n], lines[-tail_n:] if tail_n else []
-        cut = lines[head_n:len(lines) - tail_n]
-        shortened = "\n".join([*head, marker.format(lines=len(cut), tokens=count("\n".join(cut))), *tail])
+        middle = lines[head_n:len(lines) - tail_n]
+        head = "\n".join(lines[:head_n]) if head_n else None
+        tail = "\n".join(lines[len(lines) - tail_n:]) if tail_n else None
+        cut_lines, cut_tokens = len(middle), count("\n".join(middle))
     else:
         head_c, tail_c = settings["tool_head_chars"], settings["tool_tail_chars"]
         if len(text) <= head_c + tail_c + 200:
             return None
-        middle = text[head_c:len(text) - tail_c]
-        shortened = "\n".join([text[:head_c], marker.format(lines=middle.count("\n") + 1, tokens=count(middle)),
-                               text[len(text) - tail_c:]])
-    return shortened if count(shortened) < tokens else None
+        middle_text = text[head_c:len(text) - tail_c]
+        head, tail = text[:head_c], text[len(text) - tail_c:]
+        cut_lines, cut_tokens = middle_text.count("\n") + 1, count(middle_text)
+    kept = count("\n".join(part for part in (head, tail) if part))
+    # the longest a marker gets, in either language: whether to cut does not depend on the language
+    widest = max(count(Cut(None, None, 10**9 - 1, 10**9 - 1, 0).marker(rules, lang)) for lang in ("en", "zh"))
+    return Cut(head, tail, cut_lines, cut_tokens, kept) if kept + widest < tokens else None
 
 
 def numbers(text: str) -> frozenset[str]:

@@ -17,6 +17,7 @@ tool call whose output turned out different) is held open until its output arriv
 
 from __future__ import annotations
 
+import re
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -33,6 +34,8 @@ REDUNDANT_BUCKETS = ("duplicate",)
 WASTE_BUCKETS = NOISE_BUCKETS + REDUNDANT_BUCKETS
 #: how many settled repeated tool calls wait for their output before they count as final
 _OPEN_CALLS = 4096
+_CJK_CHARS = re.compile("[\u3400-\u9fff]")
+_LATIN_LETTERS = re.compile("[A-Za-z]")
 
 
 @dataclass(slots=True)
@@ -205,7 +208,8 @@ class FateStream:
         _dialysis(fate)
         self._reabsorb(fate)
         self._concentrate(fate, in_tail=in_tail, doomed=doomed)
-        fate.tokens_after = self._tokens_after(fate)
+        if fate.bucket != "tool_output" or fate.action != "shorten":  # a cut output is counted as it is cut
+            fate.tokens_after = self._tokens_after(fate)
         self.measure.after += fate.tokens_after
         if fate.action == "drop" and fate.bucket in WASTE_BUCKETS:
             self.measure.waste += fate.element.tokens
@@ -271,15 +275,18 @@ class FateStream:
             fate.action = "keep"  # nothing to shorten after all
 
     def _cut(self, fate: Fate) -> None:
-        lang = self.lang or self._script.language
-        cut = concentrate.cut_output(fate.element.text, self.rules, self.count, lang)
+        element = fate.element
+        envelope = self.count(element.envelope) if element.envelope else 0
+        cut = concentrate.cut_output(element.text, self.rules, self.count, tokens=element.tokens - envelope)
         if cut is None:
             return
-        fate.action, fate.text, fate.bucket = "shorten", cut, "tool_output"
+        lang = self.lang or self._script.language
+        marker = self.count(cut.marker(self.rules, lang))
+        fate.action, fate.text, fate.bucket = "shorten", cut.text(self.rules, lang), "tool_output"
+        fate.tokens_after = cut.kept_tokens + marker + envelope
         if self.lang is None:  # the conversation's language may still turn out to be the other one
-            other = concentrate.cut_output(fate.element.text, self.rules, self.count, "en" if lang == "zh" else "zh")
-            if other is not None:
-                self._marker_delta[lang] += self.count(other) - self.count(cut)
+            other = "en" if lang == "zh" else "zh"
+            self._marker_delta[lang] += self.count(cut.marker(self.rules, other)) - marker
 
     def _find_repeats(self, fate: Fate) -> None:
         """The same point made again by the same speaker: the earlier message merges into the later,
@@ -338,11 +345,9 @@ class Script:
     def read(self, element: Element) -> None:
         if element.kind is not Kind.TEXT:
             return
-        for char in element.text[:2000]:
-            if "\u3400" <= char <= "\u9fff":
-                self.cjk += 1
-            elif char.isascii() and char.isalpha():
-                self.latin += 1
+        text = element.text[:2000]
+        self.cjk += len(_CJK_CHARS.findall(text))
+        self.latin += len(_LATIN_LETTERS.findall(text))
 
     @property
     def language(self) -> str:

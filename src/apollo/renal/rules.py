@@ -307,7 +307,8 @@ def _build(user_files: tuple[str, ...], keep: tuple[str, ...], drop: tuple[str, 
 def load_files(user_files: tuple[str, ...] = ()) -> RuleSet:
     """The built-in rules extended by these rule files (no keep/drop patterns): for engines that
     share the lexicons (the filter's condenser)."""
-    return _build(tuple(str(Path(f).resolve()) for f in user_files), (), (), "")
+    files = tuple(str(Path(f).resolve()) for f in user_files)
+    return _build(files, (), (), "", file_stamps(files))
 
 
 def load(config: Any | None = None) -> RuleSet:
@@ -318,8 +319,9 @@ def load(config: Any | None = None) -> RuleSet:
     if config is None:
         return _build((), (), (), "")
     user_files = user_rule_files(config)
+    keep, drop = tuple(config.get("renal.keep_patterns")), tuple(config.get("renal.drop_patterns"))
     patterns_from = config.source_of("renal.keep_patterns")
     if patterns_from == "default":
         patterns_from = config.source_of("renal.drop_patterns")
-    return _build(user_files, tuple(config.get("renal.keep_patterns")), tuple(config.get("renal.drop_patterns")),
-                  patterns_from, file_stamps(user_files))
+    # without keep/drop patterns this is the rule set load_files builds too: one compilation for both
+    return _build(user_files, keep, drop, patterns_from if keep or drop else "", file_stamps(user_files))
