@@ -63,6 +63,9 @@ _NOT_SYMBOL_BYTES = _LOWER + _UPPER + _DIGITS + _ASCII_SPACE + bytes(range(0x80,
 _UPPER_RUN_CLASSES = re.compile(rb"AA+(?!a)")  # "AA+" rather than "A{2,}": a literal first byte is searched faster
 _NEWLINE_RUN_CLASSES = re.compile(rb"n[ns]*")
 _TABS_AS_SPACES = bytes.maketrans(b"t", b"s")
+#: one byte per character of the letter classes: 1 for a letter (any case) / a lower-case letter, else 0
+_IS_LETTER = bytes(1 if byte in b"aA" else 0 for byte in range(256))
+_IS_LOWER = bytes(1 if byte == ord("a") else 0 for byte in range(256))
 
 
 def _class_counts(text: str) -> tuple[int, int, int, int, int, int, int, int]:
@@ -82,19 +85,25 @@ def _class_counts(text: str) -> tuple[int, int, int, int, int, int, int, int]:
         upper_chars = len(letters) - len(replaced) + runs
         letters = replaced
     words = letters.count(b"A") + letters.count(b"xa")
-    # mark the first four letters of every run upper case: the lower-case letters left are the extras
-    marked = letters.replace(b"xa", b"xA").replace(b"xAa", b"xAA")
-    marked = marked.replace(b"xAAa", b"xAAA").replace(b"xAAAa", b"xAAAA")
-    word_extra = marked.count(b"a")
+    # the extras are the lower-case letters whose four predecessors are letters: with one byte per
+    # character (1 = letter) read as a big integer, shifting by 8 bits looks one character back
+    is_letter = int.from_bytes(letters.translate(_IS_LETTER), "little")
+    two = is_letter & (is_letter << 8)
+    four = two & (two << 16)
+    word_extra = (int.from_bytes(letters.translate(_IS_LOWER), "little") & (four << 8)).bit_count()
     # digit chunks: a run of n digits holds ceil(n/3) of them; digits are few, so split out their runs
     digit_chunks = sum([(len(run) + 2) // 3 for run in raw.translate(_DIGITS_APART).split()])
     blanks = b"x" + raw.translate(_BLANK_CLASSES)
-    newline_runs = 0
-    if b"n" in blanks:
-        blanks, newline_runs = _NEWLINE_RUN_CLASSES.subn(b"x", blanks)
-    if b"t" in blanks:
-        blanks = blanks.translate(_TABS_AS_SPACES)
-    space_runs = blanks.count(b"xss")
+    if b"t" not in blanks:
+        # without tabs a newline run swallows every space after it, so the space runs are the ones
+        # after another character, and the newline runs are the blank stretches holding a newline
+        newline_runs = blanks.replace(b"s", b"").count(b"xn")
+        space_runs = blanks.count(b"xss")
+    else:
+        newline_runs = 0
+        if b"n" in blanks:
+            blanks, newline_runs = _NEWLINE_RUN_CLASSES.subn(b"x", blanks)
+        space_runs = blanks.translate(_TABS_AS_SPACES).count(b"xss")
     return cjk, upper_chars, word_extra, words, digit_chunks, newline_runs, space_runs, symbols
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import unicodedata
 
 import pytest
 
@@ -72,6 +73,19 @@ def test_user_protect_patterns_win(ws) -> None:
     assert "thesis/chapter.tmp" in left and "a.keep.tmp" in left and "b.tmp" not in left
 
 
+def test_protect_patterns_ignore_unicode_normalisation(ws) -> None:
+    """The user types "thèse" (NFC); the folder's name on disk may be decomposed (NFD, as macOS writes it)."""
+    decomposed = unicodedata.normalize("NFD", "café")
+    ws.configure(f'[autophagy]\nprotect = ["thèse/", "{decomposed}.tmp"]\n')
+    ws.put(unicodedata.normalize("NFD", "thèse") + "/draft.tmp", "the chapter")
+    ws.put(unicodedata.normalize("NFC", "café") + ".tmp", "the order")
+    ws.put("b.tmp")
+    ws.small()
+    left = tree(ws.workspace)
+    assert unicodedata.normalize("NFD", "thèse/draft.tmp") in left
+    assert unicodedata.normalize("NFC", "café.tmp") in left and "b.tmp" not in left
+
+
 def test_protect_added_after_the_plan_still_wins(ws) -> None:
     ws.put("drafts/a.tmp")
     made = ws.plan("small")
@@ -124,3 +138,20 @@ def test_links_inside_a_folder_item_protected_by_name_or_target_stay(ws) -> None
     assert {"proj/build/skills", "proj/build/mem", "proj/build/fresh"} <= set(left)
     assert "proj/build/plain" not in left and "proj/build/out.o" not in left
     assert any(s["path"] == "proj/build" for s in result["skipped"])
+
+
+def test_a_folder_item_holding_a_protected_folder_is_kept_whole(ws) -> None:
+    """A repository that happens to be called build/ is work, not build output: its .git/ is
+    protected, and so are the files of its working tree around it."""
+    ws.put("build/.git/HEAD", "ref: refs/heads/main\n")
+    ws.put("build/src/main.py", "print('unfinished work')\n")
+    ws.put("dist/deep/skills/x/SKILL.md", "a skill")
+    ws.put("dist/deep/notes.txt", "next to a skill")
+    ws.put("proj/build/out.o")
+    ws.put("lib/dist/.git", "gitdir: ../../.git/worktrees/dist\n")  # a git worktree: .git is a file
+    ws.put("lib/dist/app.py", "print('work in a worktree')\n")
+    ws.small()
+    left = tree(ws.workspace)
+    assert {"build/src/main.py", "build/.git/HEAD", "dist/deep/notes.txt", "dist/deep/skills/x/SKILL.md"} <= set(left)
+    assert {"lib/dist/.git", "lib/dist/app.py"} <= set(left)
+    assert "proj/build/out.o" not in left

@@ -7,7 +7,9 @@ import os
 
 import pytest
 
+from apollo.autophagy import plan as plan_mod
 from apollo.autophagy import remove
+from apollo.autophagy.fs import Fingerprint
 from apollo.errors import UsageError
 from autophagy.support import DAY, NOW_TS
 
@@ -118,3 +120,70 @@ def test_a_plan_runs_once(ws) -> None:
     with pytest.raises(UsageError, match="no plan"):
         ws.execute(made.plan_id)
     assert (ws.workspace / "a.tmp").exists()
+
+
+def _edit_plan(ws, plan_id: str, change) -> None:
+    """Change a saved plan by hand, as a user (or a confused agent) with an editor could."""
+    path = ws.workspace / ".autophagy" / "plans" / f"{plan_id}.json"
+    edited = plan_mod.decode(path.read_bytes())
+    change(edited)
+    path.write_bytes(plan_mod.encode(edited))
+
+
+def test_a_cut_widened_by_hand_in_the_plan_removes_nothing(ws) -> None:
+    text = "# Memory\n\n- precious one\n- old fact [过时]\n- precious two\n"
+    memory = ws.put("MEMORY.md", text)
+    made = ws.plan("medium")
+
+    def widen(edited) -> None:
+        edited.items[0].cuts = [[0, edited.items[0].prefix_size]]
+
+    _edit_plan(ws, made.plan_id, widen)
+    result = ws.execute(made.plan_id)
+    assert result["deleted"] == [] and result["skipped"]
+    assert memory.read_text() == text
+
+
+def test_an_item_outside_the_workspace_added_by_hand_to_a_medium_plan_is_refused(ws) -> None:
+    ws.put("broken.json", '{"a":')
+    sessions = ws.state / "agents" / "main" / "sessions"
+    transcript = ws.put("keep.jsonl", '{"type":"session"}\n', base=sessions)
+    credentials = ws.put("agent/auth-profiles.json", '{"token":"t"}', base=ws.state / "agents" / "main")
+    made = ws.plan("medium")
+
+    def add(edited) -> None:
+        for label, path in (("sessions", sessions), ("agent", ws.state / "agents" / "main")):
+            st = os.stat(path)
+            edited.roots[label] = plan_mod.RootInfo(str(path), st.st_dev, st.st_ino)
+        for label, parts, target in (("sessions", ["keep.jsonl"], transcript),
+                                     ("agent", ["agent", "auth-profiles.json"], credentials)):
+            edited.items.append(plan_mod.Item(f"M{len(edited.items) + 1}", "corrupt_json", "corrupt", label, parts,
+                                              "unlink", 1, "x", "x", fp=Fingerprint.of(os.lstat(target)).to_list()))
+
+    _edit_plan(ws, made.plan_id, add)
+    result = ws.execute(made.plan_id)
+    assert result["deleted"] == ["broken.json"]
+    assert transcript.exists() and credentials.exists()
+
+
+def test_a_file_of_the_agent_added_by_hand_to_a_large_plan_is_refused(ws) -> None:
+    sessions = ws.state / "agents" / "main" / "sessions"
+    ws.put("s1.jsonl", '{"type":"session"}\n', base=sessions)
+    credentials = ws.put("agent/auth-profiles.json", '{"token":"t"}', base=ws.state / "agents" / "main")
+    notes = ws.put("notes.txt", "not a transcript", base=sessions)
+    made = ws.plan("large")
+
+    def add(edited) -> None:
+        agent = ws.state / "agents" / "main"
+        st = os.stat(agent)
+        edited.roots["agent"] = plan_mod.RootInfo(str(agent), st.st_dev, st.st_ino)
+        for label, parts, target in (("agent", ["agent", "auth-profiles.json"], credentials),
+                                     ("sessions", ["notes.txt"], notes)):
+            edited.items.append(plan_mod.Item(f"L{len(edited.items) + 1}", "session_transcript", "context", label,
+                                              parts, "unlink", 1, "x", "x",
+                                              fp=Fingerprint.of(os.lstat(target)).to_list()))
+
+    _edit_plan(ws, made.plan_id, add)
+    result = ws.execute(made.plan_id, phrase="确认大自噬")
+    assert result["deleted"] and credentials.exists() and notes.exists()
+    assert not (sessions / "s1.jsonl").exists()

@@ -20,6 +20,8 @@ REMOVER = SOURCE / "autophagy" / "remove.py"
 DELETING_METHODS = {"unlink", "rmdir", "removedirs", "rmtree", "truncate", "ftruncate"}
 #: module-level functions named ``remove`` (os.remove); list.remove(x) is not a file operation
 DELETING_FUNCTIONS = {("os", "remove")}
+#: programs that delete, as the first word of a command list (subprocess.run(["rm", ...]))
+SHELL_REMOVERS = {"rm", "rmdir", "unlink", "shred", "truncate", "find"}
 SQL = re.compile(r"\b(DELETE\s+FROM|DROP\s+(TABLE|INDEX|TRIGGER|VIEW)|TRUNCATE\s+TABLE)\b", re.IGNORECASE)
 
 
@@ -28,10 +30,16 @@ def _violations(path: Path) -> list[str]:
     found = []
     for node in ast.walk(tree):
         where = f"{path.name}:{getattr(node, 'lineno', '?')}"
+        if isinstance(node, ast.Attribute) and node.attr in DELETING_METHODS | {"O_TRUNC"}:
+            found.append(f"{where}: .{node.attr}")  # called, or kept under another name (u = os.unlink)
+        elif isinstance(node, (ast.List, ast.Tuple)) and node.elts and isinstance(node.elts[0], ast.Constant) \
+                and node.elts[0].value in SHELL_REMOVERS:
+            found.append(f"{where}: command {node.elts[0].value!r}")
         if isinstance(node, ast.Call):
             func = node.func
-            if isinstance(func, ast.Attribute) and func.attr in DELETING_METHODS:
-                found.append(f"{where}: .{func.attr}(...)")
+            if isinstance(func, ast.Name) and func.id == "getattr" and len(node.args) > 1 \
+                    and isinstance(node.args[1], ast.Constant) and node.args[1].value in DELETING_METHODS | {"remove"}:
+                found.append(f"{where}: getattr(..., {node.args[1].value!r})")
             if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
                     and (func.value.id, func.attr) in DELETING_FUNCTIONS:
                 found.append(f"{where}: {func.value.id}.{func.attr}(...)")
@@ -60,4 +68,8 @@ def test_the_checker_sees_what_it_must(tmp_path: Path) -> None:
     planted = tmp_path / "planted.py"
     planted.write_text("import os, shutil\nfrom os import unlink\nos.remove('x')\nshutil.rmtree('d')\n"
                        "Path('f').unlink()\nq = 'delete from sessions'\nitems.remove(1)\n# os.unlink('in a comment')\n")
-    assert [v.split(": ", 1)[0] for v in _violations(planted)] == [f"planted.py:{n}" for n in (2, 3, 4, 5, 6)]
+    assert sorted({v.split(": ", 1)[0] for v in _violations(planted)}) == [f"planted.py:{n}" for n in (2, 3, 4, 5, 6)]
+    hidden = tmp_path / "hidden.py"
+    hidden.write_text("import os, subprocess\nu = os.unlink\ng = getattr(os, 'rmdir')\n"
+                      "subprocess.run(['rm', '-rf', 'x'])\nfd = os.open('f', os.O_WRONLY | os.O_TRUNC)\n")
+    assert sorted({v.split(": ", 1)[0] for v in _violations(hidden)}) == [f"hidden.py:{n}" for n in (2, 3, 4, 5)]

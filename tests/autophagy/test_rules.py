@@ -57,7 +57,7 @@ def test_builtin_rules_load_and_follow_the_spec() -> None:
     loaded = rules_mod.load()
     protect = set(loaded.data.protect.patterns)
     for name in ("MEMORY.md", ".dream/task-state.json", "USER.md", "skills/", "SKILL.md", "AGENTS.md", "SOUL.md",
-                 "IDENTITY.md", "TOOLS.md", "HEARTBEAT.md", ".autophagy/", ".renal/", ".git/"):
+                 "IDENTITY.md", "TOOLS.md", "HEARTBEAT.md", ".autophagy/", ".renal/", ".git"):  # ".git": the folder, or a worktree's file
         assert name in protect
     small = {p for r in loaded.data.small for p in r.patterns}
     assert {"*.tmp", "*.pyc", "__pycache__/", "build/", "dist/", "*.egg-info/", ".pytest_cache/", "*.bak", "*~",

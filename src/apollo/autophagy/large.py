@@ -229,6 +229,18 @@ def scan(paths: Any, rules: CompiledRules) -> LargeScan:
     return LargeScan(items, roots, notes)
 
 
+def qualifies(rules: CompiledRules, item: Item) -> bool:
+    """Whether a planned item outside the workspace is one of the files :func:`scan` picks
+    (plans are files a person can edit: nothing else of the agent's may be reached)."""
+    spec = rules.data.large
+    parts = tuple(item.parts)
+    if item.root == "sessions" and len(parts) == 1:
+        if parts[0] == spec.legacy.index:
+            return item.action == "index"
+        return item.action == "unlink" and rules.legacy_sessions.match(parts[0], parts[0], False) is not None
+    return item.root == "agent" and item.action == "sqlite" and parts == tuple(spec.sqlite.store.split("/"))
+
+
 def _count_lines(root: Root, name: str) -> int:
     fd = open_file(root.fd, name)
     try:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib import resources
@@ -196,9 +197,14 @@ class PatternSet:
     patterns: tuple[Pattern, ...]
     _names: re.Pattern[str] | None = field(default=None, compare=False)
     _anchored: tuple[tuple[Pattern, re.Pattern[str] | None], ...] = field(default=(), compare=False)
+    _nfc: bool = field(default=False, compare=False)
 
     @classmethod
     def compile(cls, texts: Sequence[str], *, ignore_case: bool = False) -> PatternSet:
+        """``ignore_case`` (the protect list) also ignores Unicode normalisation: "thèse" typed
+        composed must protect a folder whose name is stored decomposed (as macOS writes it)."""
+        if ignore_case:
+            texts = [unicodedata.normalize("NFC", t) if isinstance(t, str) else t for t in texts]
         patterns = tuple(Pattern.compile(t, ignore_case=ignore_case) for t in texts)
         flags = re.IGNORECASE if ignore_case else 0
         plain = [p.regex.pattern for p in patterns if not p.anchored]
@@ -208,13 +214,15 @@ class PatternSet:
             if pattern.anchored:
                 head = pattern.text.strip("/").split("/", 1)[0]
                 anchored.append((pattern, None if head == "**" else re.compile(_component_regex(head) + r"\Z", flags)))
-        return cls(patterns, union, tuple(anchored))
+        return cls(patterns, union, tuple(anchored), ignore_case)
 
     def may_match_name(self, name: str) -> bool:
         """False when no pattern that looks at names alone can match ``name``."""
         return self._names is not None and self._names.match(name) is not None
 
     def match(self, rel: str, name: str, is_dir: bool) -> Pattern | None:
+        if self._nfc and not (rel.isascii() and name.isascii()):
+            rel, name = unicodedata.normalize("NFC", rel), unicodedata.normalize("NFC", name)
         if self._names is not None and self._names.match(name) is not None:
             for pattern in self.patterns:
                 if not pattern.anchored and pattern.matches(rel, name, is_dir):

@@ -420,6 +420,13 @@ class Scanner:
             is_link = stat.S_ISLNK(est.st_mode)
             reason = self.protected_reason(rel, entry.name, is_dir or is_link)
             reason = reason or (self.protected_reason(rel, entry.name, False) if is_link else None)
+            if reason and not is_link:  # e.g. a repository (.git/) inside: not disposable output, kept whole
+                for open_fd, _base, _pending in stack:
+                    os.close(open_fd)
+                self._keep(child, *reason)
+                self._keep(parts, f"holds {display(rel)}, which is protected",
+                           f"包含受保护的 {display(rel)}")
+                return []
             if reason:
                 self._keep(child, *reason)
                 kept += 1

@@ -33,23 +33,9 @@ _INPUT_HELP = ("Transcript file (any supported format, or an OpenClaw .sqlite st
 
 
 def _source(env, input_path: Path | None, session: str | None):  # noqa: ANN001, ANN202 - Env -> Path | SessionRef
-    """INPUT as given (a session of it with --session, for a SQLite store); without INPUT the agent's
-    session --session, else its current one (the most recently active, in sessions.json or SQLite)."""
-    if input_path is None:
-        from apollo.transcript.discovery import current_session
+    from apollo.transcript.discovery import resolve_source
 
-        return current_session(env.paths, session)
-    if session is None:
-        return input_path
-    from apollo.transcript import detect
-    from apollo.transcript.openclaw_sqlite import resolve_ref
-
-    if input_path.is_file() and detect(input_path).name != "openclaw-sqlite":
-        from apollo.errors import UsageError
-
-        raise UsageError("--session picks a session of an OpenClaw .sqlite store, or of the agent's sessions "
-                         "without INPUT", where=str(input_path), hint="drop --session, or drop INPUT")
-    return resolve_ref(input_path, session)
+    return resolve_source(env.paths, input_path, session)
 
 
 _CATEGORY_STYLE = {"decision": "bold green", "preference": "bold cyan", "task": "bold yellow",

@@ -35,16 +35,6 @@ AllOpt = Annotated[bool, typer.Option("--all", "-a",
 CounterOpt = Annotated[str, typer.Option("--counter", help="Token counter: estimate or exact.")]
 
 
-def _source(path: Path | None, session: str | None, env: Any) -> Any:
-    from apollo.transcript import discovery, openclaw_sqlite
-
-    if path is None:
-        return discovery.current_session(env.paths, session)
-    if session is not None or path.suffix == ".sqlite":
-        return openclaw_sqlite.resolve_ref(path, session)
-    return path
-
-
 def _totals(transcript: Any, count: Any) -> dict[str, Any]:
     in_context = transcript.in_context()
     by_kind: Tally[str] = Tally()
@@ -94,10 +84,11 @@ def show(
     def body() -> None:
         from apollo import transcript as transcripts
         from apollo.tokens import get_counter
+        from apollo.transcript.discovery import resolve_source
 
         env = make_env(workspace=workspace, state_dir=state_dir, agent=agent, json_out=json_out, lang=lang,
                        quiet=quiet, verbose=verbose)
-        source = _source(path, session, env)
+        source = resolve_source(env.paths, path, session)
         transcript = transcripts.read(source, fmt, counter=counter)
         for warning in transcript.warnings:
             warn(f"warning: {warning}")

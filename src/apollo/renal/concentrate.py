@@ -147,9 +147,15 @@ def cut_output(text: str, rules: FilterRules, count: Callable[[str], int], *,
         head, tail = text[:head_c], text[len(text) - tail_c:]
         cut_lines, cut_tokens = middle_text.count("\n") + 1, count(middle_text)
     kept = count("\n".join(part for part in (head, tail) if part))
-    # the longest a marker gets, in either language: whether to cut does not depend on the language
-    widest = max(count(Cut(None, None, 10**9 - 1, 10**9 - 1, 0).marker(rules, lang)) for lang in ("en", "zh"))
+    widest = _widest_marker(settings["tool_marker_en"], settings["tool_marker_zh"], count)
     return Cut(head, tail, cut_lines, cut_tokens, kept) if kept + widest < tokens else None
+
+
+@functools.lru_cache(maxsize=8)
+def _widest_marker(template_en: str, template_zh: str, count: Callable[[str], int]) -> int:
+    """The tokens of the longest marker, in either language: whether to cut does not depend on the
+    language (counted once per rules and counter, not once per tool output)."""
+    return max(count(template.format(lines=10**9 - 1, tokens=10**9 - 1)) for template in (template_en, template_zh))
 
 
 def numbers(text: str) -> frozenset[str]:

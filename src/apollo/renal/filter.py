@@ -110,6 +110,7 @@ def filter_path(path: Path | Any, fmt: str = "auto", config: Any = None, keep_ra
                                                       in_place)
             output_path = Path(path) if in_place else destination
         else:
+            assert destination is not None  # in_place is refused outside compact mode (_check_options)
             transcript_io.write(path, destination, edits, fmt=transcript.format)
             output_path = destination
     report = report_mod.build(transcript, fates, measure, budget_fit, classification.balance.to_dict(), report_lang,

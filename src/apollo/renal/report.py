@@ -88,7 +88,7 @@ def _next_step(status: dict[str, Any], confirm: list[Any], fit: Any) -> str:
     return "continue"
 
 
-_TEXT = {
+_TEXT: dict[str, dict[str, Any]] = {
     "zh": {
         "title": "🫘 [apollo-renal] 上下文净化报告",
         "before": "过滤前状态：", "after": "过滤后状态：",

@@ -101,3 +101,22 @@ def current_session(paths, session_id: str | None = None) -> Path | SessionRef: 
         raise InputError(f"no session found for agent {paths.agent!r}", where=str(paths.agent_dir),
                          hint=looked + "; pass a transcript PATH, --state-dir or --agent")
     return live[0].source
+
+
+def resolve_source(paths, path: Path | None = None, session_id: str | None = None) -> Path | SessionRef:  # noqa: ANN001
+    """What a command's INPUT and ``--session`` name: INPUT as given (one of its sessions with
+    ``--session``, for an OpenClaw SQLite store); without INPUT the agent's session ``--session``,
+    else its current one."""
+    if path is None:
+        return current_session(paths, session_id)
+    if session_id is None and path.suffix != ".sqlite":
+        return path
+    from apollo.transcript import detect
+    from apollo.transcript.openclaw_sqlite import resolve_ref
+
+    if session_id is not None and path.is_file() and detect(path).name != "openclaw-sqlite":
+        from apollo.errors import UsageError
+
+        raise UsageError("--session picks a session of an OpenClaw .sqlite store, or of the agent's sessions "
+                         "without INPUT", where=str(path), hint="drop --session, or drop INPUT")
+    return resolve_ref(path, session_id)
