@@ -63,6 +63,20 @@ def test_files_of_active_tasks_are_protected(ws) -> None:
     assert "work/finished.tmp" not in left and "work/other.tmp" not in left
 
 
+def test_files_of_active_tasks_are_protected_whatever_the_unicode_normalisation(ws) -> None:
+    ws.put(".dream/task-state.json", json.dumps({"tasks": [
+        {"title": "thesis", "status": "in_progress", "files": [unicodedata.normalize("NFC", "thèse/brouillon.tmp")]},
+        {"title": "café", "status": "in_progress", "files": [unicodedata.normalize("NFD", "café.bak")]},
+    ]}, ensure_ascii=False))
+    draft = unicodedata.normalize("NFD", "thèse/brouillon.tmp")
+    order = unicodedata.normalize("NFC", "café.bak")
+    ws.put(draft)
+    ws.put(order)
+    ws.small()
+    left = tree(ws.workspace)
+    assert draft in left and order in left
+
+
 def test_user_protect_patterns_win(ws) -> None:
     ws.configure('[autophagy]\nprotect = ["thesis/", "*.keep.tmp"]\n')
     ws.put("thesis/chapter.tmp")

@@ -210,3 +210,24 @@ def test_report_renders_the_seed_lines_in_both_languages(tmp_path: Path) -> None
                  "平衡状态：", "下一步建议："):
         assert line in zh
     assert "Saving:" in en and "Kept:" in en
+
+
+def test_an_existing_output_is_never_replaced_without_force(tmp_path: Path, apollo_cli) -> None:
+    source = _chat(tmp_path / "chat.jsonl")
+    mine = tmp_path / "notes.txt"
+    mine.write_text("my own notes\n")
+    refused = apollo_cli("renal", "filter", str(source), "-o", str(mine), "--workspace", str(tmp_path))
+    assert refused.returncode == 4
+    assert "--force" in refused.stderr and "Traceback" not in refused.stderr
+    assert mine.read_text() == "my own notes\n"
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(mine)
+    assert apollo_cli("renal", "filter", str(source), "-o", str(link), "--workspace", str(tmp_path)).returncode == 4
+    assert mine.read_text() == "my own notes\n"
+    empty = tmp_path / "empty.jsonl"  # what mktemp or an evaluation harness hands over
+    empty.touch()
+    assert apollo_cli("renal", "filter", str(source), "-o", str(empty), "--workspace", str(tmp_path)).returncode == 0
+    assert empty.stat().st_size > 0
+    forced = apollo_cli("renal", "filter", str(source), "-o", str(mine), "--force", "--workspace", str(tmp_path))
+    assert forced.returncode == 0, forced.stderr
+    assert _lines(mine)[0]["id"] == _lines(source)[0]["id"]

@@ -12,6 +12,7 @@ import json
 import os
 import re
 import stat
+import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -33,8 +34,10 @@ class Tasks:
     paths: frozenset[str] = frozenset()
     titles: tuple[str, ...] = ()
 
-    def protects(self, parts: Sequence[str]) -> bool:
-        return any("/".join(parts[:depth]) in self.paths for depth in range(1, len(parts) + 1))
+    def references(self, rel: str) -> bool:
+        """Whether an active task names ``rel``; compared in NFC, as a name typed composed may be
+        stored decomposed (macOS)."""
+        return rel in self.paths or (not rel.isascii() and unicodedata.normalize("NFC", rel) in self.paths)
 
 
 def _task_paths(value: object, keys: set[str]) -> Iterator[str]:
@@ -134,7 +137,7 @@ def load_tasks(root: Root, rules: CompiledRules) -> Tasks:
         for reference in _task_paths(task, keys):
             rel = _relative_to_workspace(reference, root)
             if rel:
-                protected.add(rel)
+                protected.add(unicodedata.normalize("NFC", rel))
     return Tasks(frozenset(protected), tuple(titles))
 
 
@@ -168,7 +171,7 @@ class Scanner:
         found = self.rules.protect.match(rel, name, is_dir) or self.extra_protect.match(rel, name, is_dir)
         if found:
             return f"protected ({found.text})", f"受保护（{found.text}）"
-        if rel in self.tasks.paths:
+        if self.tasks.references(rel):
             return "referenced by an active task", "进行中任务引用的文件"
         return None
 
@@ -182,7 +185,7 @@ class Scanner:
         return None
 
     def editable(self, rel: str, name: str) -> bool:
-        return self.rules.editable.match(rel, name, False) is not None and rel not in self.tasks.paths
+        return self.rules.editable.match(rel, name, False) is not None and not self.tasks.references(rel)
 
     def recent(self, st: os.stat_result) -> bool:
         return st.st_mtime > self._now_ts - self.recent_minutes * 60

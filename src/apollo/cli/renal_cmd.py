@@ -204,6 +204,7 @@ def filter_(
     in_place: Annotated[bool, typer.Option("--in-place", help="--mode compact: append to the session itself "
                                                               "(refused if it changes while Apollo reads it).")] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Report only: write nothing, no snapshot.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing -o/--output file.")] = False,
     json_out: JsonOpt = False,
     lang: LangOpt = None,
     workspace: WorkspaceOpt = None,
@@ -226,7 +227,7 @@ def filter_(
                        quiet=quiet, verbose=verbose)
         result = filter_path(_source(env, input_path, session), fmt, env.config, keep_ratio=keep_ratio, budget=budget, mode=mode,
                              output=output, dry_run=dry_run, workspace=workspace,
-                             lang=env.lang if lang or env.config.get("general.lang") else None, in_place=in_place)
+                             lang=env.lang if lang or env.config.get("general.lang") else None, in_place=in_place, overwrite=force)
         for warning in result.report["warnings"]:
             warn(f"apollo: warning: {warning}")
         if env.json:

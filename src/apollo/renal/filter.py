@@ -52,7 +52,7 @@ class FilterResult:
 def filter_path(path: Path | Any, fmt: str = "auto", config: Any = None, keep_ratio: float | None = None,
                 budget: int | None = None, mode: str = "rewrite", output: Path | None = None,
                 dry_run: bool = False, *, workspace: Path | None = None, lang: str | None = None,
-                in_place: bool = False) -> FilterResult:
+                in_place: bool = False, overwrite: bool = False) -> FilterResult:
     """Filter the transcript at ``path``; see the module docstring for the flow."""
     from apollo import config as config_mod
     from apollo.renal import report as report_mod
@@ -102,6 +102,8 @@ def filter_path(path: Path | Any, fmt: str = "auto", config: Any = None, keep_ra
         from apollo.renal import snapshot as snapshot_mod
 
         destination = output if output is not None or in_place else default_output(path, transcript)
+        if destination is not None and not overwrite:
+            _refuse_existing(destination)
         if in_place:
             _check_unchanged(transcript)  # refuse before anything is written, the snapshot included
         snapshot_path = snapshot_mod.write(fates, transcript, _snapshot_dir(config, workspace, destination))
@@ -134,6 +136,16 @@ def _check_options(keep_ratio: float | None, budget: int | None, mode: str, in_p
                          hint="rewrite mode always writes a copy (-o PATH)")
     if in_place and output is not None:
         raise UsageError("give --in-place or -o/--output, not both")
+
+
+def _refuse_existing(destination: Path) -> None:
+    """Never replace a file the user already has: nothing is lost unless they say so."""
+    if destination.is_symlink() or (destination.exists() and (not destination.is_file()
+                                                                or destination.stat().st_size > 0)):
+        from apollo.errors import Refused
+
+        raise Refused("the output already exists; nothing was written", where=str(destination),
+                      hint="choose another -o/--output, or pass --force to replace it")
 
 
 def _check_readable(transcript: Transcript, path: Path | Any) -> None:
