@@ -530,7 +530,8 @@ class Classifier:
         done = self._reports_done(element.text, found)
         unknown = self.rules["unknown"]
         # "I don't know yet. …", "我先压测，再给出建议": a reply that says the answer is still to come
-        defers = unknown.search(found.opening) is not None
+        deferral = unknown.search(found.opening)
+        defers = deferral is not None
         if found.content and any(not c.question for c in found.content):
             self._answered_by(element, speaker, keys, defers=defers, unsure="unknown" in markers)
 
@@ -584,9 +585,9 @@ class Classifier:
         if found.question:
             self._candidate(self._open_questions, element, role, speaker, keys, topic)
             return self._verdict(element, "question", "keep", 0.75, "asks the user a question", "intent:question")
-        if defers and other is not None and other.question:
+        if deferral is not None and other is not None and other.question:
             return self._verdict(element, "process", "keep", 0.7, f'does not answer #{other.id} yet '
-                                 f'("{unknown.search(found.opening).group(0)}")', "intent:unknown")
+                                 f'("{deferral.group(0)}")', "intent:unknown")
         if done:
             return self._verdict(element, "process", "keep", 0.75, f"reports work done ({marker('completion')})",
                                  "intent:completion")
