@@ -66,7 +66,8 @@ def _filter(source: str, workspace: str, output: str) -> Callable[[], object]:
     from apollo import config
 
     loaded = config.load(Path(workspace))
-    return lambda: filter_path(Path(source), "auto", loaded, output=Path(output))
+    # the bench rewrites its own scratch output on every repeat
+    return lambda: filter_path(Path(source), "auto", loaded, output=Path(output), overwrite=True)
 
 
 def _status(workspace: str, state_dir: str) -> Callable[[], object]:
