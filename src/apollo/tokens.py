@@ -178,7 +178,3 @@ def get_counter(name: str = "estimate") -> tuple[str, Callable[[str], int]]:
             return "o200k_base (exact)", lambda text: len(encode(text)) if text else 0
         return "estimate (exact unavailable: install apollo-hygiene[exact])", estimate
     return "estimate", estimate
-
-
-def count(text: str, counter: str = "estimate") -> int:
-    return get_counter(counter)[1](text)

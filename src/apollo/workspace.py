@@ -82,9 +82,6 @@ class Paths:
         """OpenClaw 2026.9+ store: ``<state>/agents/<agent>/agent/openclaw-agent.sqlite``."""
         return self.agent_dir / "agent" / "openclaw-agent.sqlite"
 
-    def in_workspace(self, relative: str) -> Path:
-        return self.workspace / relative
-
     @classmethod
     def resolve(cls, workspace: Path | None = None, state_dir: Path | None = None,
                 agent: str | None = None) -> Paths:

@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal, TypeVar
 
 import typer
 
-from apollo.errors import EXIT_ERROR, discard_stdout, failure_line
+from apollo.errors import discard_stdout, failure_line
 
 T = TypeVar("T")
 
@@ -103,9 +103,3 @@ def run(action: Callable[[], T], *, verbose: bool = False) -> T:
         line, code = failure_line(exc)
         print(line, file=sys.stderr)
         raise typer.Exit(code) from None
-
-
-def not_built(feature: str, issue: int) -> None:
-    """Commands whose issue has not landed say so plainly and fail; none pretends to work."""
-    print(f"apollo: {feature} is not built yet (tracked in issue #{issue})", file=sys.stderr)
-    raise typer.Exit(EXIT_ERROR)

@@ -28,16 +28,9 @@ Source = Path | SessionRef
 def _formats() -> dict[str, TranscriptFormat]:
     """Every format by name, imported on first use: finding the current session (the heartbeat)
     needs none of the readers."""
-    from apollo.transcript.jsonl import ConversationJsonl
+    from apollo.transcript.registry import ALL
 
-    found: list[TranscriptFormat] = []
-    try:  # format modules land one by one; each registers itself here
-        from apollo.transcript.registry import ALL  # type: ignore[attr-defined]
-
-        found.extend(ALL)
-    except ImportError:
-        found.append(ConversationJsonl())
-    return {fmt.name: fmt for fmt in found}
+    return {fmt.name: fmt for fmt in ALL}
 
 
 def __getattr__(name: str) -> object:
