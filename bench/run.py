@@ -43,6 +43,15 @@ SUBJECT_BUDGET_SECONDS = 45.0
 NOT_BUILT = "n/a (not built)"
 HEARTBEAT_CHANGED = "apollo heartbeat, session grew"
 HEARTBEAT_UNCHANGED = "apollo heartbeat, session unchanged"
+#: what the interpreter alone needs to load the standard modules each heartbeat cannot do without:
+#: JSON, paths, dataclasses, time, hashing (the memo's fingerprint), file locks; a full check also
+#: orjson (which itself loads uuid, platform and more). No goal: the floor the goals sit above.
+IMPORT_FLOORS = {
+    "heartbeat_unchanged_import_floor": ("stdlib floor, session unchanged",
+                                         "import json, pathlib, dataclasses, datetime, hashlib, fcntl"),
+    "heartbeat_import_floor": ("stdlib + orjson floor, session grew",
+                               "import json, pathlib, dataclasses, datetime, hashlib, fcntl, typing, array, orjson"),
+}
 
 #: ratio name -> (goal, what is measured)
 GOALS: dict[str, tuple[float, str]] = {
@@ -195,7 +204,7 @@ class Bench:
         if "heartbeat" not in self.only:
             return
         times = self._times(10)
-        task = progress.add_task("apollo heartbeat", total=2 * (times + 1))
+        task = progress.add_task("apollo heartbeat", total=(2 + len(IMPORT_FLOORS)) * (times + 1))
         cached_workspace, cached_state = generate.heartbeat_state(OUT, HEARTBEAT_SESSION_BYTES, SEED)
         # the heartbeat writes its state: give it a fresh copy so every run of the bench starts alike
         home = self.scratch / "heartbeat"
@@ -210,6 +219,11 @@ class Bench:
                                     Series("python -c pass"), Series(measure), extra={"bytes": HEARTBEAT_SESSION_BYTES})
             self._pair(comparison, [self.python, "-c", "pass"], [apollo, "heartbeat"], times, progress, task, env,
                        before_subject=grow)
+            self.comparisons.append(comparison)
+        for label, imports in IMPORT_FLOORS.values():
+            progress.update(task, description=label)
+            comparison = Comparison(label, "—", Series("python -c pass"), Series(label))
+            self._pair(comparison, [self.python, "-c", "pass"], [self.python, "-c", imports], times, progress, task)
             self.comparisons.append(comparison)
 
     # -- results ---------------------------------------------------------------------------------
@@ -237,6 +251,11 @@ class Bench:
         growth: float | str = worst("renal check")
         if isinstance(growth, float):
             growth = round(checks[-1].subject.peak_rss_kb / checks[0].subject.peak_rss_kb, 3)
+        floors = {name: worst(label) for name, (label, _) in IMPORT_FLOORS.items() if self._of(label)}
+        return {**self._goal_ratios(worst, growth, exponent), **floors}
+
+    def _goal_ratios(self, worst: Callable[[str], float | str], growth: float | str,
+                     exponent: float | str) -> dict[str, float | str]:
         return {"renal_check_vs_parse": worst("renal check"), "check_memory_growth": growth,
                 "renal_filter_vs_parse": worst("renal filter"), "renal_filter_exponent": exponent,
                 "autophagy_status_vs_find": worst("autophagy status"),
@@ -245,7 +264,7 @@ class Bench:
 
     def results(self) -> dict:
         ratios = self.ratios()
-        verdicts = {name: _verdict(value, GOALS[name][0]) for name, value in ratios.items()}
+        verdicts = {name: _verdict(value, GOALS[name][0]) if name in GOALS else "floor" for name, value in ratios.items()}
         return {
             "ratios": ratios,
             "goals": {name: {"at_most": goal, "what": what} for name, (goal, what) in GOALS.items()},
@@ -288,24 +307,26 @@ def _seconds(series: Series) -> str:
 
 
 _REFERENCE_OF = {"renal check": "orjson parse", "renal filter": "orjson parse", "autophagy status": "find",
-                 HEARTBEAT_CHANGED: "python -c pass", HEARTBEAT_UNCHANGED: "python -c pass"}
+                 HEARTBEAT_CHANGED: "python -c pass", HEARTBEAT_UNCHANGED: "python -c pass",
+                 **{label: "python -c pass" for label, _ in IMPORT_FLOORS.values()}}
 _RATIO_OF = {"renal check": "renal_check_vs_parse", "renal filter": "renal_filter_vs_parse",
              "autophagy status": "autophagy_status_vs_find", HEARTBEAT_CHANGED: "heartbeat_vs_python_start",
-             HEARTBEAT_UNCHANGED: "heartbeat_unchanged_vs_python_start"}
+             HEARTBEAT_UNCHANGED: "heartbeat_unchanged_vs_python_start",
+             **{label: name for name, (label, _) in IMPORT_FLOORS.items()}}
 
 
 def _rows(bench: Bench, results: dict) -> list[list[str]]:
     """One row per input, then the derived figures (exponent, memory growth)."""
     rows = []
     for c in bench.comparisons:
-        goal = GOALS[_RATIO_OF[c.measure]][0]
+        goal = GOALS[_RATIO_OF[c.measure]][0] if _RATIO_OF[c.measure] in GOALS else None
         if c.ratio is None:
             ratio, verdict = "—", c.problem or ""
         else:
-            ratio, verdict = f"{c.ratio:.2f}x", ("met" if c.ratio <= goal else "MISSED")
+            ratio, verdict = f"{c.ratio:.2f}x", ("floor" if goal is None else "met" if c.ratio <= goal else "MISSED")
         memory = f"{c.subject.peak_rss_kb / 1024:.0f} MB" if c.subject.runs and c.measure == "renal check" else ""
         rows.append([f"{c.measure} ÷ {_REFERENCE_OF[c.measure]}", c.input, _seconds(c.reference),
-                     _seconds(c.subject), ratio, f"≤ {goal:g}x", verdict, memory])
+                     _seconds(c.subject), ratio, "—" if goal is None else f"≤ {goal:g}x", verdict, memory])
     ratios, verdicts = results["ratios"], results["verdicts"]
     for name, label, measure in (("renal_filter_exponent", "renal filter cost exponent", "renal filter"),
                                  ("check_memory_growth", "renal check peak RSS 50 MB ÷ 1 MB", "renal check")):

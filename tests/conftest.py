@@ -17,11 +17,20 @@ import pytest
 from constants import EXAMPLES
 
 
+@pytest.fixture(scope="session")
+def shared_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Apollo's cache (compiled rules) for the whole run: every test's processes start warm, as a
+    user's do after their first command; tests of the cache itself point elsewhere."""
+    return tmp_path_factory.mktemp("apollo-cache")
+
+
 @pytest.fixture(autouse=True)
-def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch,
+                  shared_cache: Path) -> Path:
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("APOLLO_CACHE_DIR", str(shared_cache))
     for var in ("OPENCLAW_WORKSPACE_DIR", "OPENCLAW_STATE_DIR", "OPENCLAW_PROFILE", "APOLLO_CONFIG",
                 "APOLLO_NOW", "APOLLO_ACTOR"):
         monkeypatch.delenv(var, raising=False)

@@ -8,12 +8,16 @@ cleaner's configuration must never silently fall back to a default.
 from __future__ import annotations
 
 import os
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from apollo.cache import toml_loads
 from apollo.errors import ConfigError
+
+#: typing is imported only by type checkers: the heartbeat imports this module on every run
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 DEFAULT_SOURCE = "default"
 
@@ -23,9 +27,9 @@ def user_config_path() -> Path:
     override = os.environ.get("APOLLO_CONFIG")
     if override:
         return Path(override)
-    from platformdirs import user_config_dir
+    from apollo.userdirs import user_dir
 
-    return Path(user_config_dir("apollo")) / "config.toml"
+    return user_dir("config") / "config.toml"
 
 
 def workspace_config_path(workspace: Path) -> Path:
@@ -70,7 +74,7 @@ class Config:
 def _defaults() -> dict[str, Any]:
     # beside this module, read directly: importlib.resources would cost the heartbeat more than the file
     text = (Path(__file__).parent / "data" / "defaults.toml").read_text(encoding="utf-8")
-    return tomllib.loads(text)
+    return toml_loads(text)
 
 
 def _line_of(text: str, key: str) -> int | None:
@@ -124,8 +128,8 @@ def _read_layer(path: Path) -> tuple[dict[str, Any], str]:
     except OSError as exc:
         raise ConfigError(f"cannot read ({exc.strerror})", where=str(path)) from None
     try:
-        return tomllib.loads(text), text
-    except tomllib.TOMLDecodeError as exc:
+        return toml_loads(text), text
+    except ValueError as exc:  # tomllib.TOMLDecodeError
         raise ConfigError(f"not valid TOML: {exc}", where=str(path), hint="fix the file or move it away") from None
 
 
@@ -142,3 +146,23 @@ def load(workspace: Path | None = None, *, extra_layers: list[Path] | None = Non
             layer, text = _read_layer(path)
             _merge(values, layer, path=path, text=text, prefix="", sources=sources)
     return Config(values, sources)
+
+
+def user_rule_files(config: Config) -> tuple[str, ...]:
+    """``renal.rule_files``, resolved against the directory of the config file that named them."""
+    files_source = config.source_of("renal.rule_files")
+    base = Path(files_source).parent if files_source != "default" else Path.cwd()
+    return tuple(str((base / Path(f).expanduser()).resolve()) for f in config.get("renal.rule_files"))
+
+
+def file_stamps(files: tuple[str, ...]) -> tuple[tuple[str, int, int], ...]:
+    """(path, size, modification time) of each file, (path, -1, -1) for one that is missing: a
+    key that changes when a rule file is edited, so a long-lived process never keeps stale rules."""
+    stamps = []
+    for file in files:
+        try:
+            st = os.stat(file)
+            stamps.append((file, st.st_size, st.st_mtime_ns))
+        except OSError:
+            stamps.append((file, -1, -1))
+    return tuple(stamps)

@@ -13,6 +13,8 @@ import functools
 import re
 from collections.abc import Callable
 
+from apollo import regexes
+
 # Calibration constants (see README "Token counting"; refit with tools/calibrate_tokens.py --fit):
 # tokens per character class, fitted against o200k_base.
 _CJK_PER_CHAR = 0.7805
@@ -34,9 +36,9 @@ _SPACE_RUN = 0.4032
 # from the UTF-8 bytes mapped to a few character classes with ``bytes.translate`` and counted
 # with ``bytes.count`` (C loops, several times faster). tests/test_tokens.py checks the two
 # agree on any text.
-_CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
+_CJK_RUN = regexes.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
 #: white space beyond ASCII (``str.isspace``, which is what ``\s`` means) and the placeholder
-_WIDE_NOT_SYMBOL = re.compile("[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ue000]+")
+_WIDE_NOT_SYMBOL = regexes.compile("[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ue000]+")
 _ASCII_SPACE = b" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"
 _LOWER = bytes(range(ord("a"), ord("z") + 1))
 _UPPER = bytes(range(ord("A"), ord("Z") + 1))
@@ -54,8 +56,9 @@ def _class_table(**classes: bytes) -> bytes:
 
 _LETTER_CLASSES = _class_table(a=_LOWER, A=_UPPER)
 _BLANK_CLASSES = _class_table(n=b"\n", s=b" ", t=b"\t")
-#: digits kept, every other byte made a space: ``split()`` then gives the runs of digits
-_DIGITS_APART = bytes(byte if byte in _DIGITS else ord(" ") for byte in range(256))
+_DIGIT_CLASSES = _class_table(d=_DIGITS)
+#: deleted to leave only the characters beyond ASCII (the only ones CJK or wide white space can be)
+_ASCII_BYTES = bytes(range(128))
 #: deleted when counting symbols: letters, digits, white space, UTF-8 continuation bytes
 #: (a character beyond ASCII keeps one byte, its lead byte)
 _NOT_SYMBOL_BYTES = _LOWER + _UPPER + _DIGITS + _ASCII_SPACE + bytes(range(0x80, 0xC0))
@@ -70,13 +73,18 @@ _IS_LOWER = bytes(1 if byte == ord("a") else 0 for byte in range(256))
 
 def _class_counts(text: str) -> tuple[int, int, int, int, int, int, int, int]:
     """(CJK, upper-run characters, word-extra letters, words, digit chunks, newline runs,
-    space runs, symbols) of ``text``: the counts the regular expressions above would give."""
+    space runs, symbols) of ``text``: the counts the regular expressions above would give.
+
+    Every step is a C-level pass over the bytes (``translate``, ``count``, ``replace``, ``split``, a
+    big-integer bit operation); regular expressions read only the characters beyond ASCII, which
+    are few in most agent text."""
     raw = text.encode("utf-8", "surrogatepass")
     symbols = len(raw.translate(None, _NOT_SYMBOL_BYTES))
     cjk = 0
     if not text.isascii():  # beyond ASCII: CJK characters, wide spaces and the placeholder are no symbols
-        cjk = len(text) - len(_CJK_RUN.sub("", text))
-        symbols -= cjk + len(text) - len(_WIDE_NOT_SYMBOL.sub("", text))
+        wide = raw.translate(None, _ASCII_BYTES).decode("utf-8", "surrogatepass")
+        cjk = len(wide) - len(_CJK_RUN.sub("", wide))
+        symbols -= cjk + len(wide) - len(_WIDE_NOT_SYMBOL.sub("", wide))
     # letters: x = anything else, a leading "x" so that a run at the very start has a boundary too
     letters = b"x" + raw.translate(_LETTER_CLASSES)
     upper_chars = 0
@@ -84,22 +92,34 @@ def _class_counts(text: str) -> tuple[int, int, int, int, int, int, int, int]:
         replaced, runs = _UPPER_RUN_CLASSES.subn(b"x", letters)
         upper_chars = len(letters) - len(replaced) + runs
         letters = replaced
-    words = letters.count(b"A") + letters.count(b"xa")
-    # the extras are the lower-case letters whose four predecessors are letters: with one byte per
-    # character (1 = letter) read as a big integer, shifting by 8 bits looks one character back
+    # one byte per character (1 = letter / lower-case letter) read as a big integer: shifting by
+    # 8 bits looks one character back
     is_letter = int.from_bytes(letters.translate(_IS_LETTER), "little")
+    is_lower = int.from_bytes(letters.translate(_IS_LOWER), "little")
+    # a word starts at every upper-case letter and at a lower-case letter after a non-letter
+    words = letters.count(b"A") + (is_lower & ~(is_letter << 8)).bit_count()
+    # the extras are the lower-case letters whose four predecessors are letters
     two = is_letter & (is_letter << 8)
     four = two & (two << 16)
-    word_extra = (int.from_bytes(letters.translate(_IS_LOWER), "little") & (four << 8)).bit_count()
-    # digit chunks: a run of n digits holds ceil(n/3) of them; digits are few, so split out their runs
-    digit_chunks = sum([(len(run) + 2) // 3 for run in raw.translate(_DIGITS_APART).split()])
-    blanks = b"x" + raw.translate(_BLANK_CLASSES)
-    if b"t" not in blanks:
-        # without tabs a newline run swallows every space after it, so the space runs are the ones
-        # after another character, and the newline runs are the blank stretches holding a newline
-        newline_runs = blanks.replace(b"s", b"").count(b"xn")
-        space_runs = blanks.count(b"xss")
+    word_extra = (is_lower & (four << 8)).bit_count()
+    # digit chunks: a run of n digits holds ceil(n/3); with each "ddd" made one "D", a run is
+    # D…D plus at most "dd", which becomes one "d": what is left of a run is its chunks
+    digit_chunks = 0
+    digits = raw.translate(_DIGIT_CLASSES)
+    if b"d" in digits:
+        chunks = digits.replace(b"ddd", b"D").replace(b"dd", b"d")
+        digit_chunks = len(chunks) - chunks.count(b"x")
+    if b"\t" not in raw:
+        # without tabs a newline run swallows every space after it: with the spaces taken out, a
+        # newline run is a newline after anything but a newline (an empty line between two newlines
+        # continues the run); the space runs are the ones after another character
+        newline_runs = 0
+        if b"\n" in raw:
+            lines = raw.translate(None, b" ").split(b"\n")
+            newline_runs = len(lines) - 1 - lines[1:-1].count(b"")
+        space_runs = (b"x" + raw.translate(_BLANK_CLASSES)).count(b"xss")
     else:
+        blanks = b"x" + raw.translate(_BLANK_CLASSES)
         newline_runs = 0
         if b"n" in blanks:
             blanks, newline_runs = _NEWLINE_RUN_CLASSES.subn(b"x", blanks)
@@ -117,7 +137,7 @@ _LONG_PER_NEWLINE = 1.0
 
 
 def _estimate_long(text: str) -> int:
-    wide = (len(text.encode("utf-8", "surrogatepass")) - len(text)) / 2
+    wide = 0.0 if text.isascii() else (len(text.encode("utf-8", "surrogatepass")) - len(text)) / 2
     ascii_chars = len(text) - wide
     return max(1, round(ascii_chars * _LONG_ASCII_PER_CHAR + wide * _LONG_WIDE_PER_CHAR
                         + text.count("\n") * _LONG_PER_NEWLINE))

@@ -7,7 +7,6 @@ State dir: ``--state-dir``, else ``$OPENCLAW_STATE_DIR``, else ``~/.openclaw``.
 
 from __future__ import annotations
 
-import locale
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,6 +48,8 @@ def resolve_lang(explicit: str | None, config: Config) -> str:
         value = os.environ.get(var, "")
         if value and value not in ("C", "POSIX") and not value.startswith("C."):
             return "zh" if value.lower().startswith("zh") else "en"
+    import locale  # only when no setting or environment variable says it
+
     try:
         code = locale.getlocale()[0] or ""
     except ValueError:

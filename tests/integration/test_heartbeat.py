@@ -124,15 +124,34 @@ def test_fast_path_and_typer_path_agree(example: Path) -> None:
     assert typo.returncode == 2 and "--jsn" in typo.stderr
 
 
-def test_the_fast_path_does_not_import_typer_or_rich(example: Path) -> None:
+def _modules_after_heartbeat(example: Path) -> set[str]:
+    """The modules a real ``apollo heartbeat`` process has loaded by its end."""
     probe = ("import sys, runpy; sys.argv = ['apollo', 'heartbeat', '-w', sys.argv[1], '--state-dir', sys.argv[2]]\n"
              "from apollo.cli.entry import main\n"
              "try:\n    main()\nexcept SystemExit as done:\n    code = done.code\n"
-             "print('LOADED', sorted(m for m in sys.modules if m.split('.')[0] in ('typer', 'rich', 'click')))")
+             "print('LOADED', ' '.join(sorted(sys.modules)))")
     done = subprocess.run([sys.executable, "-c", probe, str(example / "workspace"), str(example / "openclaw-state")],
                           capture_output=True, text=True, env={**os.environ, "APOLLO_NOW": DEMO_NOW})
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines()[-1] == "LOADED []"
+    last = done.stdout.splitlines()[-1]
+    assert last.startswith("LOADED ")
+    return set(last.split()[1:])
+
+
+def test_the_fast_path_does_not_import_typer_or_rich(example: Path) -> None:
+    loaded = _modules_after_heartbeat(example)
+    assert {m for m in loaded if m.split(".")[0] in ("typer", "rich", "click")} == set()
+
+
+def test_an_unchanged_session_costs_neither_the_classifier_nor_heavy_imports(example: Path) -> None:
+    """Every 30 minutes, an idle agent: the memo answers, and the process loads only what that needs
+    (what each of these costs at start-up is in docs/bench.md)."""
+    assert "apollo.renal.classify" in _modules_after_heartbeat(example)  # the first one checks
+    loaded = _modules_after_heartbeat(example)
+    heavy = {"apollo.renal.classify", "apollo.renal.rules", "apollo.transcript.openclaw", "apollo.transcript.base",
+             "apollo.autophagy.places", "apollo.autophagy.snapshot", "orjson", "sqlite3", "typing", "tempfile",
+             "shutil", "uuid", "tomllib", "Stemmer"}
+    assert heavy & loaded == set()
 
 
 def test_bad_config_is_a_clear_error(example: Path) -> None:

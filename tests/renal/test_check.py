@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from apollo import atomic
 from apollo import config as config_mod
-from apollo.renal import check as check_mod
 from apollo.renal.check import UPSTREAM_FIELDS, check, heartbeat_line, render_report, write_state
 from apollo.workspace import Paths
 from constants import DEMO_NOW
@@ -142,7 +142,7 @@ def test_the_state_is_replaced_atomically(example: Path, demo_clock: None, monke
     def crash(*args: object, **kwargs: object) -> None:
         raise OSError("disk full")
 
-    monkeypatch.setattr(check_mod.os, "replace", crash)
+    monkeypatch.setattr(atomic.os, "replace", crash)
     with pytest.raises(OSError):
         write_state(paths, result)
     assert target.read_text(encoding="utf-8") == before  # the old state is intact

@@ -20,7 +20,6 @@ import contextlib
 import json
 import os
 import re
-import sqlite3
 import stat
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -36,6 +35,10 @@ from apollo.autophagy.fs import (
     sha256_bytes,
     write_all,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import sqlite3
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
@@ -264,6 +267,8 @@ def wipe_sessions(db_path: str, session_tables: Sequence[str], related_tables: S
     ``related_tables`` that name those sessions, in one transaction; ``verify`` runs inside the
     transaction first and raises :class:`Unsafe` if the store is not what the plan showed.
     Deleted content is overwritten (secure_delete) and the WAL folded back into the file."""
+    import sqlite3  # here: the heartbeat rewrites its state file through this module on every run
+
     connection = sqlite3.connect(db_path, isolation_level=None, timeout=0)
     counts: dict[str, int] = {}
     try:

@@ -14,9 +14,13 @@ import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from apollo.errors import ApolloError, InputError, discard_stdout, failure_line
+
+#: typing is imported only by type checkers: the heartbeat imports this module on every run
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 SECTION = "renal"
 
@@ -83,16 +87,19 @@ def merge_section(path: Path, key: str, value: Any) -> None:
 def run(paths: Any, config: Any, lang: str) -> HeartbeatResult:
     """One heartbeat. Only a broken configuration raises: a heartbeat file that is not ours to
     rewrite, or a snapshot purge that fails, are warnings, because a heartbeat must always answer."""
-    from apollo.autophagy.places import purge_expired_snapshots  # not .api: the heartbeat loads no tier
     from apollo.renal.check import check, heartbeat_line, write_state
     from apollo.renal.check_cache import reusable_state
 
     warnings: list[str] = []
     purged: list[Path] = []
-    try:
-        purged = list(purge_expired_snapshots(paths, config))
-    except ApolloError as exc:
-        warnings.append(f"snapshot purge: {exc.line()}")
+    # most workspaces never made a snapshot: then there is nothing to purge, nor to import for it
+    if (paths.workspace / Path(config.get("autophagy.snapshot_dir")).expanduser()).exists():
+        from apollo.autophagy.places import purge_expired_snapshots  # not .api: the heartbeat loads no tier
+
+        try:
+            purged = list(purge_expired_snapshots(paths, config))
+        except ApolloError as exc:
+            warnings.append(f"snapshot purge: {exc.line()}")
     # nothing the last check read has changed: its numbers stand (see apollo.renal.check_cache)
     state = reusable_state(paths, config)
     if state is None:

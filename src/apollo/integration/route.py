@@ -10,7 +10,6 @@ usage adds warnings and may suggest filtering, but never a destructive tier (Q12
 from __future__ import annotations
 
 import functools
-import re
 import tomllib
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -21,7 +20,9 @@ from typing import Any
 
 import msgspec
 
+from apollo import regexes
 from apollo.errors import ConfigError, UsageError
+from apollo.words import stem
 
 SYSTEM_PRIORITY = {"autophagy": 0, "renal": 1, "dream": 2}
 TIER_RANK = {"small": 1, "medium": 2, "large": 3}
@@ -222,20 +223,13 @@ def load_lexicon(extra_files: Iterable[Path] = ()) -> Lexicon:
 # --------------------------------------------------------------------------- text → tokens
 
 _CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_TOKEN = re.compile(rf"(?P<cjk>[{_CJK}])|(?P<word>[a-z0-9_*][a-z0-9_*.\-]*)|(?P<stop>[,;!?:()\"\n]|\.(?=\s|$))")
+_TOKEN = regexes.compile(rf"(?P<cjk>[{_CJK}])|(?P<word>[a-z0-9_*][a-z0-9_*.\-]*)|(?P<stop>[,;!?:()\"\n]|\.(?=\s|$))")
 _CONTRACTIONS = [
-    (re.compile(r"\blet's\b"), "let us"), (re.compile(r"\bcan't\b"), "can not"),
-    (re.compile(r"\bwon't\b"), "will not"), (re.compile(r"n't\b"), " not"),
-    (re.compile(r"'(ll|d|re|ve|m|s)\b"), " "),
+    (regexes.compile(r"\blet's\b"), "let us"), (regexes.compile(r"\bcan't\b"), "can not"),
+    (regexes.compile(r"\bwon't\b"), "will not"), (regexes.compile(r"n't\b"), " not"),
+    (regexes.compile(r"'(ll|d|re|ve|m|s)\b"), " "),
 ]
 CLAUSE_END = "\x00"
-
-
-@functools.cache
-def _stemmer() -> Any:
-    import snowballstemmer
-
-    return snowballstemmer.stemmer("english")
 
 
 def normalise(text: str) -> str:
@@ -251,7 +245,6 @@ def _tokens(text: str) -> list[tuple[str, str]]:
     """(key, surface) per token: one per Chinese character, one stemmed key per English word,
     CLAUSE_END at punctuation."""
     tokens: list[tuple[str, str]] = []
-    stem = _stemmer().stemWord
     for match in _TOKEN.finditer(normalise(text)):
         if match.lastgroup == "cjk":
             tokens.append((match.group(), match.group()))

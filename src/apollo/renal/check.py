@@ -11,17 +11,18 @@ and its one heartbeat line, ``🫘 上下文正常`` / ``🫘 上下文需过滤
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from apollo import clock
+from apollo.atomic import atomic_output
 from apollo.renal.check_cache import default_source, fingerprint
 
-if TYPE_CHECKING:  # the classifier's modules load only when a check really runs (the heartbeat's memo)
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing itself, and the classifier's modules load only when a check really runs (the heartbeat's memo)
+    from typing import Any
+
     from apollo.renal.balance import Balance
 
 #: the fields the upstream renal-check.sh writes, in its order, then Apollo's own
@@ -166,12 +167,8 @@ def write_state(paths: Any, result: CheckResult | Mapping[str, Any], state_file:
     target = paths.workspace / (state_file or result.state_file)  # type: ignore[union-attr]
     target.parent.mkdir(parents=True, exist_ok=True)
     data = (json.dumps(state, ensure_ascii=False, indent=2) + "\n").encode()
-    handle, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    with os.fdopen(handle, "wb") as out:
+    with atomic_output(target, durable=True) as out:
         out.write(data)
-        out.flush()
-        os.fsync(out.fileno())
-    os.replace(temp, target)
     return target
 
 

@@ -21,11 +21,16 @@ import hashlib
 import json
 import os
 from pathlib import Path
-from typing import Any
 
 import apollo
 from apollo import clock
+from apollo.config import file_stamps, user_rule_files
 from apollo.errors import InputError
+
+#: typing is imported only by type checkers: the heartbeat imports this module on every run
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 #: what a check depends on inside Apollo: its code, its rules and its data
 _PACKAGE_PARTS = ("", "data", "renal", "renal/rules", "transcript")
@@ -64,8 +69,6 @@ def fingerprint(source: Any, config: Any, *, notes: list[str] | tuple[str, ...] 
 
 
 def _inputs_digest(config: Any, notes: list[str], fmt: str) -> str:
-    from apollo.renal.rules import file_stamps, user_rule_files
-
     package = Path(apollo.__file__).parent
     files = [str(package / part / entry.name) for part in _PACKAGE_PARTS
              for entry in os.scandir(package / part) if entry.name.endswith((".py", ".toml"))]

@@ -11,18 +11,22 @@ from __future__ import annotations
 
 import functools
 import re
-import tomllib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from apollo import regexes
+from apollo.cache import toml_loads
+from apollo.config import file_stamps
 from apollo.errors import ConfigError
 from apollo.renal.condense import Condenser, Rules, load_rules
+from apollo.renal.rules import RULES_FOLDER
 from apollo.transcript.model import Element, Kind, Role
 
-_NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
+_NUMBER = regexes.compile(r"\d+(?:[.,:]\d+)*")
+#: where ``str.splitlines`` breaks lines besides "\n"
+_OTHER_LINE_BREAKS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,8 +41,8 @@ class FilterRules:
 
 
 def _builtin() -> dict[str, Any]:
-    text = resources.files("apollo.renal").joinpath("rules/filter.toml").read_text(encoding="utf-8")
-    return tomllib.loads(text)
+    text = (RULES_FOLDER / "filter.toml").read_text(encoding="utf-8")
+    return toml_loads(text)
 
 
 @functools.lru_cache(maxsize=8)
@@ -51,8 +55,8 @@ def load(user_files: tuple[str, ...] = (), stamps: tuple[tuple[str, int, int], .
     documents = []
     for file in user_files:
         try:
-            document = tomllib.loads(Path(file).read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            document = toml_loads(Path(file).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
             raise ConfigError(f"cannot read rule file ({exc})", where=file) from None
         documents.append(document)
         for key, value in document.get("filter", {}).items():
@@ -68,7 +72,7 @@ def load(user_files: tuple[str, ...] = (), stamps: tuple[tuple[str, int, int], .
             else:
                 settings[key] = value
     try:
-        patterns = tuple(re.compile(p, re.IGNORECASE) for p in reabsorb["patterns"])
+        patterns = tuple(regexes.compile(p, re.IGNORECASE) for p in reabsorb["patterns"])
     except re.error as exc:
         raise ConfigError(f"filter.reabsorb: invalid pattern ({exc})", where="rule files") from None
     condense = load_rules([Path(f) for f in user_files]) if user_files else load_rules()
@@ -80,7 +84,7 @@ def load_for(config: Any) -> FilterRules:
     from apollo.renal import rules as classifier_rules
 
     user_files = tuple(classifier_rules.load(config).sources[len(classifier_rules.BUILTIN_FILES):])
-    return load(user_files, classifier_rules.file_stamps(user_files))
+    return load(user_files, file_stamps(user_files))
 
 
 # -- the recent tail ------------------------------------------------------------------------------
@@ -129,16 +133,17 @@ def cut_output(text: str, rules: FilterRules, count: Callable[[str], int], *,
     """Head + marker + tail of a long tool output (``tokens``: its count, when known), or None when
     it is short enough to keep, or cutting would not make it shorter in either language."""
     settings = rules.settings
-    lines = text.splitlines()
+    only_newlines = not any(brk in text for brk in _OTHER_LINE_BREAKS)
+    line_count = _line_count(text, only_newlines)
     tokens = count(text) if tokens is None else tokens
-    if len(lines) <= settings["tool_output_max_lines"] and tokens <= settings["tool_output_max_tokens"]:
+    if line_count <= settings["tool_output_max_lines"] and tokens <= settings["tool_output_max_tokens"]:
         return None
     head_n, tail_n = settings["tool_head_lines"], settings["tool_tail_lines"]
-    if len(lines) > head_n + tail_n + 1:
-        middle = lines[head_n:len(lines) - tail_n]
-        head = "\n".join(lines[:head_n]) if head_n else None
-        tail = "\n".join(lines[len(lines) - tail_n:]) if tail_n else None
-        cut_lines, cut_tokens = len(middle), count("\n".join(middle))
+    if line_count > head_n + tail_n + 1:
+        head_lines, middle, tail_lines = _split_lines(text, head_n, tail_n, only_newlines)
+        head = head_lines if head_n else None
+        tail = tail_lines if tail_n else None
+        cut_lines, cut_tokens = line_count - head_n - tail_n, count(middle)
     else:
         head_c, tail_c = settings["tool_head_chars"], settings["tool_tail_chars"]
         if len(text) <= head_c + tail_c + 200:
@@ -149,6 +154,32 @@ def cut_output(text: str, rules: FilterRules, count: Callable[[str], int], *,
     kept = count("\n".join(part for part in (head, tail) if part))
     widest = _widest_marker(settings["tool_marker_en"], settings["tool_marker_zh"], count)
     return Cut(head, tail, cut_lines, cut_tokens, kept) if kept + widest < tokens else None
+
+
+def _line_count(text: str, only_newlines: bool) -> int:
+    """``len(text.splitlines())`` without building the lines (a tool output can hold thousands);
+    ``only_newlines``: the text has no line break but "\n"."""
+    if not only_newlines:
+        return len(text.splitlines())
+    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+
+
+def _split_lines(text: str, head_n: int, tail_n: int, only_newlines: bool) -> tuple[str, str, str]:
+    """The first ``head_n`` lines, the lines between, the last ``tail_n`` lines, each joined with
+    "\n" as ``str.splitlines`` cuts them; the text holds more than ``head_n + tail_n`` lines. With
+    "\n" its only line break, these are slices of the text: no line is built on its own."""
+    if not only_newlines:
+        lines = text.splitlines()
+        return ("\n".join(lines[:head_n]), "\n".join(lines[head_n:len(lines) - tail_n]),
+                "\n".join(lines[len(lines) - tail_n:]))
+    stop = len(text) - 1 if text.endswith("\n") else len(text)
+    head_end = -1  # the newline ending the head's last line
+    for _ in range(head_n):
+        head_end = text.index("\n", head_end + 1)
+    tail_start = stop + 1  # one past the newline before the tail's first line
+    for _ in range(tail_n):
+        tail_start = text.rindex("\n", 0, tail_start - 1) + 1
+    return text[:head_end] if head_n else "", text[head_end + 1:tail_start - 1], text[tail_start:stop]
 
 
 @functools.lru_cache(maxsize=8)
@@ -177,7 +208,7 @@ def carries_fact(text: str, rules: FilterRules, condenser: Condenser, names: fro
     return None
 
 
-_SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？]*\s*")
+_SENTENCE = regexes.compile(r"[^.!?。！？\n]+[.!?。！？]*\s*")
 
 
 def without_questions(text: str) -> str:

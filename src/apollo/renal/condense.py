@@ -13,20 +13,20 @@ from __future__ import annotations
 
 import math
 import re
-import tomllib
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from apollo import regexes
+from apollo.cache import toml_loads
 from apollo.renal.reading import normalize_clause, social_parts
-from apollo.renal.rules import RuleSet
+from apollo.renal.rules import RULES_FOLDER, RuleSet
 
 LEVELS = ("tidy", "terse", "compact", "notes")
 
-_TOKEN = re.compile(
+_TOKEN = regexes.compile(
     r"(?P<cjk>[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff])"
     r"|(?P<word>[A-Za-z0-9]+(?:['’][A-Za-z]+|-[A-Za-z0-9]+)*)"
     r"|(?P<space>\s+)"
@@ -35,8 +35,11 @@ _TOKEN = re.compile(
     r"|(?P<close>\])"
     r"|(?P<punct>\S)"
 )
-_PARTS = re.compile(r"[a-z0-9]+")
+_PARTS = regexes.compile(r"[a-z0-9]+")
 _WORDLIKE = ("word", "cjk")
+#: how many texts, up to how long, :meth:`Condenser.content_units` remembers
+_REMEMBERED_TEXTS = 4096
+_REMEMBERED_TEXT = 2000
 _SEPARATORS = {",", "，", ";", "；", ":", "：", "-", "–", "—", "、"}
 
 
@@ -107,7 +110,7 @@ def rules_from_data(documents: Iterable[dict[str, Any]], social: RuleSet | None 
         never_drop=words("never_drop"),
         phatic_words=frozenset(p[0] for p in phatic if len(p) == 1),
         phatic_phrases=phatic,
-        phatic_patterns=tuple(re.compile(p, re.IGNORECASE) for p in lists.get("phatic_patterns", [])),
+        phatic_patterns=tuple(regexes.compile(p, re.IGNORECASE) for p in lists.get("phatic_patterns", [])),
         interjections=phrases("interjections"),
         hedges=phrases("hedges"),
         intensifiers=words("intensifiers"),
@@ -131,8 +134,8 @@ def _one_word(phrase: str) -> bool:
 
 
 def builtin_rule_document() -> dict[str, Any]:
-    text = resources.files("apollo.renal").joinpath("rules/condense.toml").read_text(encoding="utf-8")
-    return tomllib.loads(text)
+    text = (RULES_FOLDER / "condense.toml").read_text(encoding="utf-8")
+    return toml_loads(text)
 
 
 def load_rules(extra_files: Sequence[Path] = ()) -> Rules:
@@ -142,7 +145,7 @@ def load_rules(extra_files: Sequence[Path] = ()) -> Rules:
 
     documents = [builtin_rule_document()]
     for path in extra_files:
-        documents.append(tomllib.loads(Path(path).read_text(encoding="utf-8")))
+        documents.append(toml_loads(Path(path).read_text(encoding="utf-8")))
     return rules_from_data(documents, classifier_rules.load_files(tuple(str(Path(f)) for f in extra_files)))
 
 
@@ -163,6 +166,9 @@ class Condenser:
         self.rules = rules or load_rules()
         #: id(phrase list) -> (the list, its phrases by first word): see _match_phrase
         self._by_first_word: dict[int, tuple[tuple[tuple[str, ...], ...], dict[str, list[tuple[str, ...]]]]] = {}
+        #: content units of recent short texts: the same message is read for reabsorption and for
+        #: repeats, and acknowledgements and status lines come again and again
+        self._units_of: dict[str, frozenset[str]] = {}
 
     # -- content -----------------------------------------------------------------------
     def _units(self, kind: str, norm: str) -> tuple[str, ...]:
@@ -176,7 +182,14 @@ class Condenser:
 
     def content_units(self, text: str) -> frozenset[str]:
         """Distinct content words (CJK: content characters) of ``text``."""
-        return frozenset(u for m in _TOKEN.finditer(text) for u in self._units(m.lastgroup or "", _norm(m.group())))
+        units = self._units_of.get(text)
+        if units is None:
+            units = frozenset(u for m in _TOKEN.finditer(text) for u in self._units(m.lastgroup or "", _norm(m.group())))
+            if len(text) <= _REMEMBERED_TEXT:
+                if len(self._units_of) >= _REMEMBERED_TEXTS:
+                    self._units_of.clear()
+                self._units_of[text] = units
+        return units
 
     def coverage(self, original: str, shortened: str) -> float:
         needed = self.content_units(original)

@@ -17,12 +17,12 @@ tool call whose output turned out different) is held open until its output arriv
 
 from __future__ import annotations
 
-import re
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from apollo import regexes
 from apollo.renal import concentrate
 from apollo.renal.classify import MUST_KEEP, Change, Verdict
 from apollo.renal.condense import Condenser
@@ -34,8 +34,9 @@ REDUNDANT_BUCKETS = ("duplicate",)
 WASTE_BUCKETS = NOISE_BUCKETS + REDUNDANT_BUCKETS
 #: how many settled repeated tool calls wait for their output before they count as final
 _OPEN_CALLS = 4096
-_CJK_CHARS = re.compile("[\u3400-\u9fff]")
-_LATIN_LETTERS = re.compile("[A-Za-z]")
+_CJK_RUNS = regexes.compile("[\u3400-\u9fff]+")
+#: every byte but the ASCII letters: what deleting them leaves is one byte per Latin letter
+_NOT_LATIN_LETTERS = bytes(b for b in range(256) if not (chr(b).isascii() and chr(b).isalpha()))
 
 
 @dataclass(slots=True)
@@ -300,9 +301,9 @@ class FateStream:
         numbers = concentrate.numbers(element.text)
         history = self._repeats.setdefault(f"{element.role}:{element.speaker or ''}", [])
         keep: list[tuple[Fate, frozenset[str], frozenset[str]]] = []
+        coverage = self.rules["repeat_coverage"]
         for earlier, earlier_words, earlier_numbers in history:
-            if earlier_numbers <= numbers and len(earlier_words & words) >= self.rules["repeat_coverage"] * len(
-                    earlier_words):
+            if earlier_numbers <= numbers and len(earlier_words & words) >= coverage * len(earlier_words):
                 self.measure.after -= earlier.tokens_after
                 self.measure.waste += earlier.element.tokens
                 fate.merged_from.extend([*earlier.merged_from, earlier.element.id])
@@ -346,8 +347,9 @@ class Script:
         if element.kind is not Kind.TEXT:
             return
         text = element.text[:2000]
-        self.cjk += len(_CJK_CHARS.findall(text))
-        self.latin += len(_LATIN_LETTERS.findall(text))
+        self.latin += len(text.encode("utf-8", "surrogatepass").translate(None, _NOT_LATIN_LETTERS))
+        if not text.isascii():
+            self.cjk += len(text) - len(_CJK_RUNS.sub("", text))
 
     @property
     def language(self) -> str:

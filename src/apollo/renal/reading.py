@@ -14,20 +14,22 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from apollo import regexes
 from apollo.renal.rules import RuleSet, Signal, normalize_phrase
+from apollo.words import stem
 
 # Clause boundaries: Chinese and Latin punctuation, ellipses, a period that ends a sentence (not
 # "main.py" or "4.5"), line breaks, and a space between two Chinese characters.
-_SPLIT = re.compile(
+_SPLIT = regexes.compile(
     r"([，。！？；、…～\n]+|\.{2,}|[,!?;~]+|\.(?=\s|$|[\"')\]])|(?<=[\u3400-\u9fff])\s+(?=[\u3400-\u9fff]))"
 )
 # Everything that is not a word character, a space, an apostrophe, a hyphen or an emoji.
-_PUNCT = re.compile(r"[^\w\s'\-\U0001F000-\U0001FAFF\u2600-\u27BF]")
-_EMOJI = re.compile(r"[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F]+")
+_PUNCT = regexes.compile(r"[^\w\s'\-\U0001F000-\U0001FAFF\u2600-\u27BF]")
+_EMOJI = regexes.compile(r"[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F]+")
 _QUESTION_MARKS = ("?", "？")
 _INCOMPLETE_MARKS = (",", "，", "-", "—", "、", "…")
-_LATIN_WORD = re.compile(r"[a-z][a-z0-9_+#-]*[a-z0-9+#]|[a-z]")
-_CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
+_LATIN_WORD = regexes.compile(r"[a-z][a-z0-9_+#-]*[a-z0-9+#]|[a-z]")
+_CJK_RUN = regexes.compile(r"[\u3400-\u9fff]+")
 #: messages up to this long are cached (bounded: 4096 of them)
 _CACHED_CHARS = 400
 _INTENT_SIGNALS = ("request", "preference", "preference_hint", "decision", "choice", "supersede", "proposal",
@@ -36,7 +38,7 @@ _INTENT_SIGNALS = ("request", "preference", "preference_hint", "decision", "choi
 _QUOTE_OPEN = "「『“《"
 _QUOTE_CLOSE = "」』”》"
 # Where a sentence ends (outside quotations): Chinese and Latin end marks, a period before a space, a line break.
-_SENTENCE_END = re.compile(r"[。！？!?\n]+|\.(?=\s|$)")
+_SENTENCE_END = regexes.compile(r"[。！？!?\n]+|\.(?=\s|$)")
 #: how many sentences open a reply (within its first characters): where it says whether it knows the answer
 _OPENING_SENTENCES = 2
 _OPENING_CHARS = 600
@@ -147,7 +149,7 @@ def _strip_annotations(text: str, rules: RuleSet) -> str:
 
 @functools.lru_cache(maxsize=8)
 def _annotation_patterns_cached(patterns: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
-    return tuple(re.compile(p, re.IGNORECASE) for p in patterns)
+    return tuple(regexes.compile(p, re.IGNORECASE) for p in patterns)
 
 
 def _annotation_patterns(rules: RuleSet) -> tuple[re.Pattern[str], ...]:
@@ -378,18 +380,6 @@ def _marker_terms(rules: RuleSet) -> frozenset[str]:
     return frozenset(terms)
 
 
-@functools.lru_cache(maxsize=65536)
-def _stem(word: str) -> str:
-    return _stemmer().stemWord(word)
-
-
-@functools.cache
-def _stemmer():  # type: ignore[no-untyped-def]
-    import snowballstemmer
-
-    return snowballstemmer.stemmer("english")
-
-
 def keywords(text: str, rules: RuleSet, *, limit: int = 1500) -> frozenset[str]:
     """Topic words of ``text``: stemmed Latin words and pairs of adjacent Chinese characters,
     without stop words and without the markers' own words. Only the first ``limit`` characters
@@ -408,7 +398,7 @@ def _keywords(text: str, rules: RuleSet) -> frozenset[str]:
     found: set[str] = set()
     for word in _LATIN_WORD.findall(low):
         if len(word) >= minimum and word not in stop_words and word not in markers:
-            found.add(_stem(word))
+            found.add(stem(word))
     for run in _CJK_RUN.findall(low):
         pairs = [run[i:i + 2] for i in range(len(run) - 1)]
         # characters inside a marker ("改用" in "部署改用") belong to no topic pair

@@ -9,15 +9,19 @@ each means; every word and pattern is here, compiled once per configuration.
 from __future__ import annotations
 
 import functools
-import os
 import re
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from apollo import regexes
+from apollo.cache import DiskMemo, toml_loads
+from apollo.config import file_stamps, user_rule_files
 from apollo.errors import ConfigError
 
+#: the built-in rule files, beside this module (read directly: importlib.resources costs a heartbeat
+#: more than reading them)
+RULES_FOLDER = Path(__file__).parent / "rules"
 BUILTIN_FILES = ("social.toml", "intent.toml", "agent.toml", "classify.toml")
 
 #: signals the engine gives a meaning to; a user file may add *social* signals of its own
@@ -129,12 +133,17 @@ def _phrases_pattern(phrases: list[str]) -> str:
     return "|".join(f"(?:{part})" for part in parts)
 
 
+#: the lexicons' patterns, built once and kept (building a prefix tree of every phrase costs a
+#: heartbeat as much as the interpreter's start)
+_lexicon_pattern = DiskMemo("lexicon", lambda phrases: _phrases_pattern(list(phrases)), max_entries=512)
+
+
 def _compile(name: str, spec: dict[str, Any]) -> Signal:
     phrases = [normalize_phrase(p) for key in ("zh", "en", "phrases") for p in spec.get(key, []) if p.strip()]
     whole = bool(spec.get("whole", spec.get("social", False)))
     parts: list[str] = []
     if not whole and phrases:  # markers found anywhere: the phrases join the regex
-        parts.append(_phrases_pattern(sorted(set(phrases))))
+        parts.append(_lexicon_pattern(tuple(sorted(set(phrases)))))
     parts.extend(f"(?:{pattern})" for pattern in spec.get("patterns", []))
     roles = spec.get("roles")
     # intent markers are searched over a message's clauses one per line (^ and $ per clause); agent
@@ -154,7 +163,7 @@ def _compile(name: str, spec: dict[str, Any]) -> Signal:
         roles=frozenset(roles) if roles else None,
         whole=whole,
         phrases=frozenset(phrases),
-        regex=re.compile("|".join(parts), flags) if parts else None,
+        regex=regexes.compile("|".join(parts), flags) if parts else None,
     )
 
 
@@ -209,12 +218,12 @@ def _merge_settings(base: dict[str, Any], layer: dict[str, Any], where: str, pre
 
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        return toml_loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise ConfigError(f"cannot read rule file ({exc.strerror})", where=str(path)) from None
     except UnicodeDecodeError:
         raise ConfigError("rule file is not UTF-8 text", where=str(path)) from None
-    except tomllib.TOMLDecodeError as exc:
+    except ValueError as exc:  # tomllib.TOMLDecodeError
         raise ConfigError(f"rule file is not valid TOML: {exc}", where=str(path)) from None
 
 
@@ -239,30 +248,10 @@ def _compile_user_patterns(patterns: tuple[str, ...], key: str, where: str) -> t
     compiled = []
     for pattern in patterns:
         try:
-            compiled.append(re.compile(pattern, re.IGNORECASE))
+            compiled.append(regexes.compile(pattern, re.IGNORECASE))
         except re.error as exc:
             raise ConfigError(f"{key}: invalid regular expression {pattern!r} ({exc})", where=where) from None
     return tuple(compiled)
-
-
-def user_rule_files(config: Any) -> tuple[str, ...]:
-    """``renal.rule_files``, resolved against the directory of the config file that named them."""
-    files_source = config.source_of("renal.rule_files")
-    base = Path(files_source).parent if files_source != "default" else Path.cwd()
-    return tuple(str((base / Path(f).expanduser()).resolve()) for f in config.get("renal.rule_files"))
-
-
-def file_stamps(files: tuple[str, ...]) -> tuple[tuple[str, int, int], ...]:
-    """(path, size, modification time) of each file, (path, -1, -1) for one that is missing: a
-    key that changes when a rule file is edited, so a long-lived process never keeps stale rules."""
-    stamps = []
-    for file in files:
-        try:
-            st = os.stat(file)
-            stamps.append((file, st.st_size, st.st_mtime_ns))
-        except OSError:
-            stamps.append((file, -1, -1))
-    return tuple(stamps)
 
 
 @functools.lru_cache(maxsize=8)
@@ -270,13 +259,10 @@ def _build(user_files: tuple[str, ...], keep: tuple[str, ...], drop: tuple[str, 
            stamps: tuple[tuple[str, int, int], ...] = ()) -> RuleSet:
     """Compile the rules once per process and set of inputs (``stamps``, the rule files' sizes
     and times, is only part of the cache key)."""
-    from importlib import resources  # here, not at the top: the heartbeat's memo needs user_rule_files only
-
     specs: dict[str, dict[str, Any]] = {}
     settings: dict[str, Any] = {}
-    package = resources.files("apollo.renal").joinpath("rules")
     for name in BUILTIN_FILES:
-        _apply_layer(specs, settings, tomllib.loads(package.joinpath(name).read_text(encoding="utf-8")),
+        _apply_layer(specs, settings, toml_loads((RULES_FOLDER / name).read_text(encoding="utf-8")),
                      f"apollo/renal/rules/{name}", builtin=True)
     for file in user_files:
         _apply_layer(specs, settings, _read_toml(Path(file)), file, builtin=False)

@@ -14,14 +14,22 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from apollo.errors import InputError, UsageError
-from apollo.transcript.base import Fingerprint, TranscriptFormat
-from apollo.transcript.model import Edit, Element, Kind, ReadWarning, Role, Transcript
-from apollo.transcript.openclaw_sqlite import SessionRef
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from apollo.transcript.base import Fingerprint, TranscriptFormat
+    from apollo.transcript.model import Edit, Element, Kind, ReadWarning, Role, Transcript
+    from apollo.transcript.openclaw_sqlite import SessionRef
+
+    Source = Path | SessionRef
 
 __all__ = ["Edit", "Element", "Kind", "ReadWarning", "Role", "Transcript", "FORMATS", "detect", "read",
            "iter_elements", "write", "get_format", "SessionRef", "Fingerprint", "Source", "append_compaction"]
 
-Source = Path | SessionRef
+#: names this package offers from its modules, imported when first used: finding the current
+#: session (the heartbeat's every run) needs neither the data model nor orjson
+_LAZY = {"Edit": "model", "Element": "model", "Kind": "model", "ReadWarning": "model", "Role": "model",
+         "Transcript": "model", "Fingerprint": "base", "TranscriptFormat": "base", "SessionRef": "openclaw_sqlite"}
 
 
 @functools.cache
@@ -36,6 +44,14 @@ def _formats() -> dict[str, TranscriptFormat]:
 def __getattr__(name: str) -> object:
     if name == "FORMATS":
         return _formats()
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+    if name == "Source":
+        from apollo.transcript.openclaw_sqlite import SessionRef
+
+        return Path | SessionRef
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -65,7 +81,7 @@ def detect(path: Path) -> TranscriptFormat:
 
 def _resolve(path: Source, fmt: str) -> tuple[TranscriptFormat, Source]:
     """The format handler and the source it reads: a bare SQLite store means its latest session."""
-    from apollo.transcript.openclaw_sqlite import resolve_ref
+    from apollo.transcript.openclaw_sqlite import SessionRef, resolve_ref
 
     if isinstance(path, SessionRef):
         return get_format("openclaw-sqlite"), path
@@ -92,6 +108,9 @@ def iter_elements(path: Source, fmt: str = "auto", *, counter: str = "estimate",
 def read(path: Source, fmt: str = "auto", *, counter: str = "estimate") -> Transcript:
     """The whole transcript; ``meta["fingerprint"]`` lets a later in-place write check nothing changed."""
     from apollo.tokens import get_counter
+    from apollo.transcript.base import Fingerprint
+    from apollo.transcript.model import Transcript
+    from apollo.transcript.openclaw_sqlite import SessionRef
 
     handler, source = _resolve(path, fmt)
     fingerprint = Fingerprint.of(source) if isinstance(source, Path) else None
@@ -119,6 +138,7 @@ def append_compaction(source: Source, dest: Path | None, summary: str, first_kep
     For a SQLite session the result is always a JSONL copy at ``dest`` (the live store is never written).
     """
     from apollo.transcript import openclaw
+    from apollo.transcript.openclaw_sqlite import SessionRef
 
     handler, resolved = _resolve(source, "auto")
     if isinstance(resolved, SessionRef):

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import orjson
 
+from apollo.atomic import atomic_output
 from apollo.transcript.model import Edit, Element, ReadWarning
 
 Counter = Callable[[str], int]
@@ -43,9 +42,15 @@ class TranscriptFormat:
         raise NotImplementedError
 
 
+#: read buffer: a tool output's line is often longer than the default 8 KiB, and a line longer
+#: than the buffer is read in pieces and joined (several times slower); still small next to the
+#: index a streaming read keeps
+_READ_BUFFER = 256 * 1024
+
+
 def iter_raw_lines(path: Path) -> Iterator[tuple[int, bytes]]:
     """(1-based line number, raw bytes including the line ending), streaming."""
-    with path.open("rb") as handle:
+    with path.open("rb", buffering=_READ_BUFFER) as handle:
         yield from enumerate(handle, 1)
 
 
@@ -83,9 +88,8 @@ def iter_records(lines: Iterable[tuple[int, bytes]], where: str,
         if type(record) is not dict:
             record = None
         if warnings is not None:
-            problem = _line_problem(raw, record)
-            if problem:
-                warnings.append(ReadWarning(where, number, problem))
+            if record is None:
+                warnings.append(ReadWarning(where, number, _line_problem(raw)))
             if len(raw) > HUGE_RECORD_BYTES:
                 warnings.append(ReadWarning(where, number, (
                     f"very large record ({len(raw) / 1048576:.1f} MiB): read in full, but every load of this "
@@ -93,9 +97,8 @@ def iter_records(lines: Iterable[tuple[int, bytes]], where: str,
         yield number, raw, record
 
 
-def _line_problem(raw: bytes, record: dict[str, Any] | None) -> str | None:
-    if record is not None:
-        return None
+def _line_problem(raw: bytes) -> str:
+    """Why a line holds no JSON object."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -107,45 +110,6 @@ def _line_problem(raw: bytes, record: dict[str, Any] | None) -> str | None:
     except orjson.JSONDecodeError as exc:
         return f"malformed JSON ({str(exc).split(':')[0]}); line skipped (kept unchanged on write)"
     return f"a JSON {type(orjson.loads(text)).__name__}, not an object; line skipped (kept unchanged on write)"
-
-
-@contextmanager
-def atomic_output(dest: Path) -> Iterator[IO[bytes]]:
-    """Write ``dest`` through an unnamed temporary file, linked and renamed into place at the end.
-
-    A reader never sees half a transcript, and a failed write leaves nothing behind without
-    deleting anything (deleting is autophagy's alone): the unnamed file (Linux ``O_TMPFILE``)
-    simply vanishes. Where ``O_TMPFILE`` is missing, a named ``.tmp`` file is used instead.
-    """
-    dest = Path(dest)
-    folder = dest.parent if str(dest.parent) else Path(".")
-    staged = folder / f".{dest.name}.{os.getpid()}.tmp"
-    flags = getattr(os, "O_TMPFILE", 0)
-    try:
-        fd = os.open(folder, flags | os.O_WRONLY, 0o644) if flags else -1
-    except OSError:
-        fd = -1
-    if fd < 0:
-        with staged.open("wb") as handle:
-            yield handle
-        os.replace(staged, dest)
-        return
-    with os.fdopen(fd, "wb") as handle:
-        yield handle
-        handle.flush()
-        _link_unnamed(fd, staged)
-    os.replace(staged, dest)
-
-
-def _link_unnamed(fd: int, path: Path) -> None:
-    """Give an ``O_TMPFILE`` file a name: ``linkat(AT_FDCWD, "/proc/self/fd/N", ..., AT_SYMLINK_FOLLOW)``."""
-    import ctypes
-
-    libc = ctypes.CDLL(None, use_errno=True)
-    at_fdcwd, at_symlink_follow = -100, 0x400
-    if libc.linkat(at_fdcwd, f"/proc/self/fd/{fd}".encode(), at_fdcwd, os.fsencode(path), at_symlink_follow):
-        err = ctypes.get_errno()
-        raise OSError(err, os.strerror(err), str(path))
 
 
 def copy_bytes(source: Path, dest: Path) -> None:

@@ -11,14 +11,16 @@ recently updated one across both stores, archived transcripts excepted.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import orjson
-
 from apollo.errors import InputError
-from apollo.transcript.openclaw_sqlite import SessionRef, list_stored_sessions
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from apollo.transcript.openclaw_sqlite import SessionRef
 
 _ARCHIVED = re.compile(r"\.jsonl\.(reset|deleted)\.")
 
@@ -37,8 +39,9 @@ def _legacy_sessions(sessions_dir: Path, index_file: Path) -> list[SessionInfo]:
     found: dict[Path, SessionInfo] = {}
     if index_file.is_file():
         try:
-            index = orjson.loads(index_file.read_bytes())
-        except orjson.JSONDecodeError as exc:
+            # json, not orjson: an index of a few kB does not repay importing it on every heartbeat
+            index = json.loads(index_file.read_bytes())
+        except ValueError as exc:
             raise InputError(f"sessions.json is not valid JSON ({exc})", where=str(index_file),
                              hint="pass the session file as PATH instead") from None
         for key, entry in (index.items() if isinstance(index, dict) else []):
@@ -76,6 +79,8 @@ def list_sessions(paths) -> list[SessionInfo]:  # noqa: ANN001 - apollo.workspac
     """Every session of the agent in both stores, most recently updated first."""
     sessions = _legacy_sessions(paths.sessions_dir, paths.sessions_index)
     if paths.sqlite_store.is_file():
+        from apollo.transcript.openclaw_sqlite import SessionRef, list_stored_sessions
+
         sessions += [SessionInfo(s.session_id, SessionRef(paths.sqlite_store, s.session_id), s.updated_at_ms,
                                  "sqlite", s.session_key) for s in list_stored_sessions(paths.sqlite_store)]
     return sorted(sessions, key=lambda s: (not s.archived, s.updated_at_ms or 0), reverse=True)

@@ -20,17 +20,17 @@ from __future__ import annotations
 
 import functools
 import re
-import tomllib
 import uuid
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import orjson
 
+from apollo import regexes
+from apollo.cache import toml_loads
 from apollo.clock import now
 from apollo.errors import InputError, Refused, UsageError
 from apollo.transcript.base import (
@@ -71,9 +71,9 @@ BRANCH_SUMMARY_WRAPPER = ("The following is a summary of a branch that this conv
 # ---------------------------------------------------------------------------------------------
 # Rules (data/transcript_openclaw.toml): envelopes and heartbeats
 # ---------------------------------------------------------------------------------------------
-_FENCE_CLOSE = re.compile(r"^[ \t]*```[ \t]*$", re.M)
-_BLANK_LINE = re.compile(r"^[ \t]*$", re.M)
-_MARKUP = re.compile(r"<[^>]*>|&nbsp;")
+_FENCE_CLOSE = regexes.compile(r"^[ \t]*```[ \t]*$", re.M)
+_BLANK_LINE = regexes.compile(r"^[ \t]*$", re.M)
+_MARKUP = regexes.compile(r"<[^>]*>|&nbsp;")
 
 
 @dataclass(frozen=True)
@@ -146,11 +146,11 @@ class Rules:
 
 @functools.cache
 def rules() -> Rules:
-    data = tomllib.loads(resources.files("apollo.data").joinpath("transcript_openclaw.toml").read_text("utf-8"))
+    data = toml_loads((Path(__file__).parents[1] / "data" / "transcript_openclaw.toml").read_text("utf-8"))
     envelope, heartbeat = data["envelope"], data["heartbeat"]
 
     def compile_all(patterns: list[str]) -> tuple[re.Pattern[str], ...]:
-        return tuple(re.compile(p, re.M) for p in patterns)
+        return tuple(regexes.compile(p, re.M) for p in patterns)
 
     return Rules(compile_all(envelope["prefixes"]), compile_all(envelope["block_headers"]),
                  compile_all(heartbeat["poll_patterns"]), tuple(heartbeat["ack_tokens"]),

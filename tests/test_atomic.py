@@ -1,0 +1,69 @@
+"""apollo.atomic: a file is replaced whole or not at all, and a failed write leaves nothing."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from apollo import atomic
+from apollo.atomic import atomic_output
+
+
+def test_replaces_the_file_whole(tmp_path: Path) -> None:
+    target = tmp_path / "state.json"
+    target.write_bytes(b"old")
+    with atomic_output(target) as out:
+        out.write(b"new ")
+        assert target.read_bytes() == b"old"  # nobody sees half a file while it is written
+        out.write(b"content")
+    assert target.read_bytes() == b"new content"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["state.json"]
+
+
+def test_a_failed_write_leaves_the_old_file_and_nothing_else(tmp_path: Path) -> None:
+    target = tmp_path / "state.json"
+    target.write_bytes(b"old")
+    with pytest.raises(RuntimeError), atomic_output(target) as out:
+        out.write(b"half")
+        raise RuntimeError("disk full")
+    assert target.read_bytes() == b"old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["state.json"]
+
+
+def test_keeps_the_permissions_a_new_file_gets(tmp_path: Path) -> None:
+    target = tmp_path / "new.json"
+    with atomic_output(target) as out:
+        out.write(b"{}")
+    assert target.stat().st_mode & 0o777 == 0o644 & ~_umask()
+
+
+def test_without_unnamed_files_a_named_staging_file_is_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delattr(atomic.os, "O_TMPFILE", raising=False)
+    target = tmp_path / "out.txt"
+    with atomic_output(target) as out:
+        out.write(b"x")
+        assert [p.name for p in tmp_path.iterdir()] == [f".out.txt.{os.getpid()}.tmp"]
+    assert target.read_bytes() == b"x"
+    assert [p.name for p in tmp_path.iterdir()] == ["out.txt"]
+
+
+def test_durable_writes_are_synced_before_the_rename(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    events: list[str] = []
+    real_fsync, real_replace = os.fsync, os.replace
+    monkeypatch.setattr(atomic.os, "fsync", lambda fd: (events.append("fsync"), real_fsync(fd))[1])
+    monkeypatch.setattr(atomic.os, "replace", lambda a, b: (events.append("replace"), real_replace(a, b))[1])
+    with atomic_output(tmp_path / "a", durable=True) as out:
+        out.write(b"1")
+    assert events == ["fsync", "replace"]
+    events.clear()
+    with atomic_output(tmp_path / "b") as out:
+        out.write(b"2")
+    assert events == ["replace"]
+
+
+def _umask() -> int:
+    current = os.umask(0)
+    os.umask(current)
+    return current
