@@ -119,3 +119,21 @@ def test_toml_loads_gives_what_tomllib_gives(cache_dir: Path) -> None:
         toml_loads("key = = 1")
     dated = "when = 2026-11-29T10:00:00Z"  # a TOML date is no plain data: parsed, not kept
     assert toml_loads(dated) == tomllib.loads(dated)
+
+
+def test_a_cache_others_can_write_is_not_read(cache_dir: Path) -> None:
+    calls: list[tuple] = []
+    memo = DiskMemo("squares", _counting(calls))
+    memo(2)
+    memo.save()
+    assert cache_dir.stat().st_mode & 0o777 == 0o700
+    cache_dir.chmod(0o777)  # a shared folder: anybody could have put that file there
+    DiskMemo("squares", _counting(calls))(2)
+    cache_dir.chmod(0o700)
+    path = memo.path()
+    assert path is not None
+    path.chmod(0o666)
+    DiskMemo("squares", _counting(calls))(2)
+    path.chmod(0o644)
+    DiskMemo("squares", _counting(calls))(2)  # private again: read
+    assert calls == [(2,), (2,), (2,)]

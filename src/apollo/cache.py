@@ -80,7 +80,7 @@ class DiskMemo:
         if self._stored is None:
             self._stored = {}
             path = self.path()
-            if path is not None:
+            if path is not None and _only_ours(path):
                 try:
                     data = marshal.loads(path.read_bytes())
                 except (OSError, EOFError, ValueError, TypeError):
@@ -98,13 +98,26 @@ class DiskMemo:
         if len(stored) > self.max_entries:
             stored = {key: value for key, value in stored.items() if key in self._used}
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             data = marshal.dumps(stored)
             with atomic_output(path) as handle:
                 handle.write(data)
             self._added = False
         except (OSError, ValueError):
             pass
+
+
+def _only_ours(path: Path) -> bool:
+    """The file and its folder belong to this user and nobody else may write them: a cache in a
+    shared folder (``APOLLO_CACHE_DIR=/tmp``) could otherwise hand this process someone else's
+    configuration or rules."""
+    if not hasattr(os, "getuid"):  # Windows: a user's profile folder is private already
+        return True
+    try:
+        stats = (os.stat(path.parent), os.stat(path))
+    except OSError:
+        return False
+    return all(st.st_uid == os.getuid() and not st.st_mode & 0o022 for st in stats)
 
 
 def _parse_toml(text: str) -> dict[str, Any]:

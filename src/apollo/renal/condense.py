@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from apollo import regexes
-from apollo.cache import toml_loads
+from apollo.cache import DiskMemo, toml_loads
 from apollo.renal.reading import normalize_clause, social_parts
 from apollo.renal.rules import RULES_FOLDER, RuleSet
 
@@ -101,8 +101,7 @@ def rules_from_data(documents: Iterable[dict[str, Any]], social: RuleSet | None 
         return frozenset(_norm(v) for v in lists.get(key, []))
 
     def phrases(key: str) -> tuple[tuple[str, ...], ...]:
-        found = {_phrase(v) for v in lists.get(key, [])}
-        return tuple(sorted((p for p in found if p), key=len, reverse=True))
+        return _phrase_lexicon(tuple(sorted(set(lists.get(key, [])))))  # sorted: one key per lexicon
 
     phatic = phrases("phatic_words")
     return Rules(
@@ -125,6 +124,17 @@ def rules_from_data(documents: Iterable[dict[str, Any]], social: RuleSet | None 
         min_content_letters=int(settings.get("min_content_letters", 3)),
         social=social,
     )
+
+
+def _sorted_phrases(values: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+    """A lexicon as word tuples, longest first (the first match is the longest)."""
+    found = {_phrase(v) for v in values}
+    return tuple(sorted((p for p in found if p), key=len, reverse=True))
+
+
+#: tokenising thousands of lexicon phrases costs every process about as much as Python's start:
+#: built once per set of rule files and kept
+_phrase_lexicon = DiskMemo("condense-phrases", _sorted_phrases, max_entries=64)
 
 
 def _one_word(phrase: str) -> bool:

@@ -2,14 +2,13 @@
 
 ``read(path)`` detects the format (or takes ``fmt``) and returns a :class:`Transcript`;
 ``iter_elements`` streams for large files; ``write`` copies a source with edits applied.
-Format modules register in ``registry.ALL``; the rest of Apollo knows none of them by name.
+Format modules register in ``registry.ORDER``; the rest of Apollo knows none of them by name.
 A source is a file path or, for OpenClaw's SQLite store, a :class:`SessionRef` (a path to the
 ``.sqlite`` file alone means its most recent session).
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
@@ -32,18 +31,11 @@ _LAZY = {"Edit": "model", "Element": "model", "Kind": "model", "ReadWarning": "m
          "Transcript": "model", "Fingerprint": "base", "TranscriptFormat": "base", "SessionRef": "openclaw_sqlite"}
 
 
-@functools.cache
-def _formats() -> dict[str, TranscriptFormat]:
-    """Every format by name, imported on first use: finding the current session (the heartbeat)
-    needs none of the readers."""
-    from apollo.transcript.registry import ALL
-
-    return {fmt.name: fmt for fmt in ALL}
-
-
 def __getattr__(name: str) -> object:
-    if name == "FORMATS":
-        return _formats()
+    if name == "FORMATS":  # every format by name (importing all of them)
+        from apollo.transcript import registry
+
+        return {fmt.name: fmt for fmt in registry.in_order()}
     if name in _LAZY:
         import importlib
 
@@ -56,11 +48,12 @@ def __getattr__(name: str) -> object:
 
 
 def get_format(name: str) -> TranscriptFormat:
-    formats = _formats()
+    from apollo.transcript import registry
+
     try:
-        return formats[name]
+        return registry.load(name)
     except KeyError:
-        raise UsageError(f"unknown format {name!r}", hint=f"use one of: auto, {', '.join(formats)}") from None
+        raise UsageError(f"unknown format {name!r}", hint=f"use one of: auto, {', '.join(registry.NAMES)}") from None
 
 
 def detect(path: Path) -> TranscriptFormat:
@@ -69,13 +62,15 @@ def detect(path: Path) -> TranscriptFormat:
         raise InputError("no such file", where=str(path))
     with path.open("rb") as handle:
         head = handle.read(64 * 1024)
-    for fmt in _formats().values():
+    from apollo.transcript import registry
+
+    for fmt in registry.in_order():
         if fmt.sniff(path, head):
             return fmt
     raise InputError(
         "not a transcript Apollo can read",
         where=str(path),
-        hint=f"pass --format ({', '.join(_formats())}) if you know what it is",
+        hint=f"pass --format ({', '.join(registry.NAMES)}) if you know what it is",
     )
 
 

@@ -14,7 +14,6 @@ a session JSONL that ``openclaw doctor --session-sqlite import`` takes back.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +22,10 @@ from urllib.parse import quote
 from apollo.errors import InputError
 from apollo.transcript.base import Counter, LineSource, TranscriptFormat, atomic_output
 from apollo.transcript.model import Edit, Element, ReadWarning
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import sqlite3
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
@@ -52,6 +55,8 @@ class StoredSession:
 
 def connect_readonly(db: Path) -> sqlite3.Connection:
     """Read-only, never creating or migrating anything (``file:...?mode=ro``)."""
+    import sqlite3  # here: detecting a session's format loads this module, which rarely reads a store
+
     if not db.is_file():
         raise InputError("no OpenClaw SQLite store here", where=str(db))
     try:
