@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rich.console import Console
-
 from bench.measure import Run, Series
 from bench.run import GOALS, HEARTBEAT_UNCHANGED, IMPORT_FLOORS, Bench, Comparison, _rows
+from rich.console import Console
 
 
 def _series(label: str, *seconds: float) -> Series:
