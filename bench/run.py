@@ -44,11 +44,11 @@ NOT_BUILT = "n/a (not built)"
 HEARTBEAT_CHANGED = "apollo heartbeat, session grew"
 HEARTBEAT_UNCHANGED = "apollo heartbeat, session unchanged"
 #: what the interpreter alone needs to load the standard modules each heartbeat cannot do without:
-#: JSON, paths, dataclasses, time, hashing (the memo's fingerprint), file locks; a full check also
-#: orjson (which itself loads uuid, platform and more). No goal: the floor the goals sit above.
+#: JSON, paths, time, hashing (the memo's fingerprint), file locks; a full check also dataclasses,
+#: typing and orjson (which itself loads uuid, platform and more). No goal: the floor the goals sit on.
 IMPORT_FLOORS = {
     "heartbeat_unchanged_import_floor": ("stdlib floor, session unchanged",
-                                         "import json, pathlib, dataclasses, datetime, hashlib, fcntl"),
+                                         "import json, pathlib, datetime, hashlib, fcntl"),
     "heartbeat_import_floor": ("stdlib + orjson floor, session grew",
                                "import json, pathlib, dataclasses, datetime, hashlib, fcntl, typing, array, orjson"),
 }

@@ -8,7 +8,6 @@ cleaner's configuration must never silently fall back to a default.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from apollo.cache import toml_loads
@@ -36,12 +35,20 @@ def workspace_config_path(workspace: Path) -> Path:
     return workspace / ".apollo" / "config.toml"
 
 
-@dataclass
+# a plain class: the heartbeat loads this module (see "Imports" in docs/ARCHITECTURE.md)
 class Config:
     """The merged configuration and, for each dotted key, the file it came from."""
 
-    values: dict[str, Any]
-    sources: dict[str, str] = field(default_factory=dict)
+    __slots__ = ("values", "sources")
+
+    def __init__(self, values: dict[str, Any], sources: dict[str, str] | None = None):
+        self.values = values
+        self.sources = sources if sources is not None else {}
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Config) and (self.values, self.sources) == (other.values, other.sources)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like the dataclass it replaces
 
     def get(self, dotted: str) -> Any:
         node: Any = self.values

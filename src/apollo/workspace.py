@@ -8,7 +8,6 @@ State dir: ``--state-dir``, else ``$OPENCLAW_STATE_DIR``, else ``~/.openclaw``.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 from apollo.config import Config
@@ -57,13 +56,28 @@ def resolve_lang(explicit: str | None, config: Config) -> str:
     return "en" if code.lower().startswith("en") else "zh"
 
 
-@dataclass(frozen=True)
+# a plain class: the heartbeat loads this module (see "Imports" in docs/ARCHITECTURE.md)
 class Paths:
     """Every location Apollo reads or writes for one agent, derived in one place."""
 
-    workspace: Path
-    state_dir: Path
-    agent: str = DEFAULT_AGENT
+    __slots__ = ("workspace", "state_dir", "agent")
+
+    def __init__(self, workspace: Path, state_dir: Path, agent: str = DEFAULT_AGENT):
+        self.workspace = workspace
+        self.state_dir = state_dir
+        self.agent = agent
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Paths) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"Paths(workspace={self.workspace!r}, state_dir={self.state_dir!r}, agent={self.agent!r})"
+
+    def _key(self) -> tuple[Path, Path, str]:
+        return self.workspace, self.state_dir, self.agent
 
     @property
     def agent_dir(self) -> Path:

@@ -150,7 +150,7 @@ def test_an_unchanged_session_costs_neither_the_classifier_nor_heavy_imports(exa
     loaded = _modules_after_heartbeat(example)
     heavy = {"apollo.renal.classify", "apollo.renal.rules", "apollo.transcript.openclaw", "apollo.transcript.base",
              "apollo.autophagy.places", "apollo.autophagy.snapshot", "orjson", "sqlite3", "typing", "tempfile",
-             "shutil", "uuid", "tomllib", "Stemmer"}
+             "shutil", "uuid", "tomllib", "Stemmer", "dataclasses", "inspect", "apollo.renal.check"}
     assert heavy & loaded == set()
 
 

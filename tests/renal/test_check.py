@@ -9,7 +9,8 @@ import pytest
 
 from apollo import atomic
 from apollo import config as config_mod
-from apollo.renal.check import UPSTREAM_FIELDS, check, heartbeat_line, render_report, write_state
+from apollo.renal.check import UPSTREAM_FIELDS, check, render_report
+from apollo.renal.check_cache import heartbeat_line, write_state
 from apollo.workspace import Paths
 from constants import DEMO_NOW
 

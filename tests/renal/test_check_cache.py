@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 from apollo import config as config_mod
 from apollo.integration import heartbeat
-from apollo.renal.check import check, heartbeat_line, write_state
-from apollo.renal.check_cache import reusable_state
+from apollo.renal.check import check
+from apollo.renal.check_cache import heartbeat_line, reusable_state, write_state
 from apollo.workspace import Paths
 from constants import DEMO_NOW
 

@@ -13,7 +13,6 @@ import contextlib
 import os
 import stat
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 O_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
@@ -32,16 +31,28 @@ class Unsafe(Exception):
         self.code = code  # "gone" | "link" | "device" | "type" | "changed" | "unsafe"
 
 
-@dataclass(frozen=True, slots=True)
+# a plain class: the heartbeat loads this module (see "Imports" in docs/ARCHITECTURE.md)
 class Fingerprint:
     """What a file was when the plan was made (device, inode, size, mtime, type): any
     difference means it is not the file that was shown."""
 
-    dev: int
-    ino: int
-    size: int
-    mtime_ns: int
-    type: int
+    __slots__ = ("dev", "ino", "size", "mtime_ns", "type")
+
+    def __init__(self, dev: int, ino: int, size: int, mtime_ns: int, type: int):  # noqa: A002 - the stat field
+        self.dev = dev
+        self.ino = ino
+        self.size = size
+        self.mtime_ns = mtime_ns
+        self.type = type
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Fingerprint) and self.to_list() == other.to_list()
+
+    def __hash__(self) -> int:
+        return hash(tuple(self.to_list()))
+
+    def __repr__(self) -> str:
+        return "Fingerprint({}, {}, {}, {}, {})".format(*self.to_list())
 
     @classmethod
     def of(cls, st: os.stat_result) -> Fingerprint:

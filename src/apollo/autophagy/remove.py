@@ -22,7 +22,6 @@ import os
 import re
 import stat
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from apollo.autophagy.fs import (
     O_CREATE,
@@ -68,10 +67,15 @@ def _unlink_checked(parent: int, name: str, expected: Fingerprint) -> None:
     os.unlink(name, dir_fd=parent)
 
 
-@dataclass
+# a plain class: the heartbeat loads this module (see "Imports" in docs/ARCHITECTURE.md)
 class TreeOutcome:
-    removed: list[tuple[str, ...]]
-    skipped: list[tuple[tuple[str, ...], Unsafe]]
+    """The members of a folder item removed, and the ones skipped with why."""
+
+    __slots__ = ("removed", "skipped")
+
+    def __init__(self, removed: list[tuple[str, ...]], skipped: list[tuple[tuple[str, ...], Unsafe]]):
+        self.removed = removed
+        self.skipped = skipped
 
 
 def remove_members(root: Root, members: Sequence[tuple[tuple[str, ...], Fingerprint, bool]]) -> TreeOutcome:
@@ -134,12 +138,17 @@ def remove_empty_dir(root: Root, parts: Sequence[str], expected: Fingerprint) ->
 
 # -- atomic rewrites -----------------------------------------------------------------------------
 
-@dataclass(frozen=True)
+# a plain class: the heartbeat loads this module (see "Imports" in docs/ARCHITECTURE.md)
 class Rewrite:
-    before_sha256: str
-    after_sha256: str
-    before_size: int
-    after_size: int
+    """A file's content before and after :func:`rewrite`."""
+
+    __slots__ = ("before_sha256", "after_sha256", "before_size", "after_size")
+
+    def __init__(self, before_sha256: str, after_sha256: str, before_size: int, after_size: int):
+        self.before_sha256 = before_sha256
+        self.after_sha256 = after_sha256
+        self.before_size = before_size
+        self.after_size = after_size
 
 
 def rewrite(root: Root, parts: Sequence[str], build: Callable[[bytes, os.stat_result], bytes], *,

@@ -159,6 +159,7 @@ def check(
         import sys
 
         from apollo.renal import check as check_mod
+        from apollo.renal.check_cache import heartbeat_line, write_state
 
         env = make_env(workspace=workspace, state_dir=state_dir, agent=agent, json_out=json_out, lang=lang,
                        quiet=quiet, verbose=verbose)
@@ -171,8 +172,8 @@ def check(
                                          progress=lambda n: status.update(f"checking the context… {n:,} elements"))
         else:
             result = check_mod.check(env.paths, env.config, source, fmt)
-        state_path = None if no_write else check_mod.write_state(env.paths, result)
-        line = check_mod.heartbeat_line(result, env.lang)
+        state_path = None if no_write else write_state(env.paths, result)
+        line = heartbeat_line(result, env.lang)
         if env.json:
             env.emit({**result.to_state(), "state_file": str(state_path) if state_path else None, "heartbeat": line})
             return

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from apollo.errors import ApolloError, InputError, discard_stdout, failure_line
@@ -25,15 +24,19 @@ if TYPE_CHECKING:
 SECTION = "renal"
 
 
-@dataclass
+# a plain class: the heartbeat loads this module (see "Imports" in docs/ARCHITECTURE.md)
 class HeartbeatResult:
-    line: str
-    state: dict[str, Any] | None
-    session: str | None
-    state_file: Path | None
-    heartbeat_file: Path | None
-    purged: list[Path] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    __slots__ = ("line", "state", "session", "state_file", "heartbeat_file", "purged", "warnings")
+
+    def __init__(self, line: str, state: dict[str, Any] | None, session: str | None, state_file: Path | None,
+                 heartbeat_file: Path | None, purged: list[Path] | None = None, warnings: list[str] | None = None):
+        self.line = line
+        self.state = state
+        self.session = session
+        self.state_file = state_file
+        self.heartbeat_file = heartbeat_file
+        self.purged = purged if purged is not None else []
+        self.warnings = warnings if warnings is not None else []
 
     def to_dict(self) -> dict[str, Any]:
         return {"line": self.line, "needs_filter": bool(self.state and self.state.get("needs_filter")),
@@ -87,8 +90,7 @@ def merge_section(path: Path, key: str, value: Any) -> None:
 def run(paths: Any, config: Any, lang: str) -> HeartbeatResult:
     """One heartbeat. Only a broken configuration raises: a heartbeat file that is not ours to
     rewrite, or a snapshot purge that fails, are warnings, because a heartbeat must always answer."""
-    from apollo.renal.check import check, heartbeat_line, write_state
-    from apollo.renal.check_cache import reusable_state
+    from apollo.renal.check_cache import heartbeat_line, reusable_state, write_state
 
     warnings: list[str] = []
     purged: list[Path] = []
@@ -103,6 +105,8 @@ def run(paths: Any, config: Any, lang: str) -> HeartbeatResult:
     # nothing the last check read has changed: its numbers stand (see apollo.renal.check_cache)
     state = reusable_state(paths, config)
     if state is None:
+        from apollo.renal.check import check  # the classifier: only when the session changed
+
         state = check(paths, config).to_state()
     state_file = write_state(paths, state, config.get("renal.state_file"))
     line = heartbeat_line(state, lang)

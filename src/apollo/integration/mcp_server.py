@@ -71,7 +71,8 @@ def build_server(paths: Any, config: Any, lang: str) -> Any:
         """Measure a transcript (default: the agent's current session): tokens, information density,
         repeated confirmations, active tasks and topics, whether filtering is needed and what it
         would save, plus the heartbeat line. Read-only."""
-        from apollo.renal.check import check, heartbeat_line
+        from apollo.renal.check import check
+        from apollo.renal.check_cache import heartbeat_line
 
         def body() -> dict[str, Any]:
             result = check(paths, config, source=source_of(path, session), fmt=format)

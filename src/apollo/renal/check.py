@@ -10,14 +10,16 @@ and its one heartbeat line, ``🫘 上下文正常`` / ``🫘 上下文需过滤
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from apollo import clock
-from apollo.atomic import atomic_output
-from apollo.renal.check_cache import default_source, fingerprint
+from apollo.renal.check_cache import default_source, fingerprint, heartbeat_line, write_state
+
+# the state file and the heartbeat line live with the memo, which the heartbeat uses without the
+# classifier; they are part of this module's interface too
+__all__ = ["UPSTREAM_FIELDS", "CheckResult", "check", "heartbeat_line", "render_report", "write_state"]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing itself, and the classifier's modules load only when a check really runs (the heartbeat's memo)
@@ -156,30 +158,6 @@ def _counted(elements: Iterable[Any], progress: Callable[[int], None] | None) ->
         yield element
         if progress is not None and count % 5000 == 0:
             progress(count)
-
-
-def write_state(paths: Any, result: CheckResult | Mapping[str, Any], state_file: str | None = None) -> Path:
-    """Write ``<workspace>/<renal.state_file>`` atomically (temp file, fsync, rename); returns its path.
-
-    ``result`` is a check's result, or a reused state (:func:`apollo.renal.check_cache.reusable_state`)
-    with the ``state_file`` it goes to."""
-    state = result.to_state() if isinstance(result, CheckResult) else result
-    target = paths.workspace / (state_file or result.state_file)  # type: ignore[union-attr]
-    target.parent.mkdir(parents=True, exist_ok=True)
-    data = (json.dumps(state, ensure_ascii=False, indent=2) + "\n").encode()
-    with atomic_output(target, durable=True) as out:
-        out.write(data)
-    return target
-
-
-def heartbeat_line(result: CheckResult | Mapping[str, Any], lang: str = "zh") -> str:
-    """Exactly ``🫘 上下文正常`` or ``🫘 上下文需过滤（节省X%）`` (English with ``lang="en"``), for a
-    result or for a state (a reused check)."""
-    state = result.to_state() if isinstance(result, CheckResult) else result
-    saving, needs_filter = state["saving_percent"], state["needs_filter"]
-    if lang == "en":
-        return f"🫘 context needs filtering (saves {saving}%)" if needs_filter else "🫘 context healthy"
-    return f"🫘 上下文需过滤（节省{saving}%）" if needs_filter else "🫘 上下文正常"
 
 
 _TEXT: dict[str, dict[str, Any]] = {

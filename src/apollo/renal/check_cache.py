@@ -1,4 +1,5 @@
-"""The check's memo: the last result, reused while nothing it was computed from has changed.
+"""The check's state file and memo: the last result, reused while nothing it was computed from
+has changed; and the heartbeat's line for it.
 
 ``apollo heartbeat`` runs every 30 minutes, and an idle agent's session does not change between
 two of them. A check is a function of its source (the session file, or today's memory file),
@@ -24,6 +25,7 @@ from pathlib import Path
 
 import apollo
 from apollo import clock
+from apollo.atomic import atomic_output
 from apollo.config import file_stamps, user_rule_files
 from apollo.errors import InputError
 
@@ -95,3 +97,27 @@ def reusable_state(paths: Any, config: Any) -> dict[str, Any] | None:
     if not isinstance(state, dict) or state.get("fingerprint") != current:
         return None
     return {**state, "checked_at": clock.now().isoformat(timespec="seconds")}
+
+
+def write_state(paths: Any, result: Any, state_file: str | None = None) -> Path:
+    """Write ``<workspace>/<renal.state_file>`` atomically (temp file, fsync, rename); returns its path.
+
+    ``result`` is a check's result, or a reused state (:func:`reusable_state`)
+    with the ``state_file`` it goes to."""
+    state = result.to_state() if hasattr(result, "to_state") else result
+    target = paths.workspace / (state_file or result.state_file)  # type: ignore[union-attr]
+    target.parent.mkdir(parents=True, exist_ok=True)
+    data = (json.dumps(state, ensure_ascii=False, indent=2) + "\n").encode()
+    with atomic_output(target, durable=True) as out:
+        out.write(data)
+    return target
+
+
+def heartbeat_line(result: Any, lang: str = "zh") -> str:
+    """Exactly ``🫘 上下文正常`` or ``🫘 上下文需过滤（节省X%）`` (English with ``lang="en"``), for a
+    result or for a state (a reused check)."""
+    state = result.to_state() if hasattr(result, "to_state") else result
+    saving, needs_filter = state["saving_percent"], state["needs_filter"]
+    if lang == "en":
+        return f"🫘 context needs filtering (saves {saving}%)" if needs_filter else "🫘 context healthy"
+    return f"🫘 上下文需过滤（节省{saving}%）" if needs_filter else "🫘 上下文正常"

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from apollo.errors import InputError
@@ -25,14 +24,18 @@ if TYPE_CHECKING:
 _ARCHIVED = re.compile(r"\.jsonl\.(reset|deleted)\.")
 
 
-@dataclass(frozen=True, slots=True)
+# a plain class: the heartbeat loads this module (see "Imports" in docs/ARCHITECTURE.md)
 class SessionInfo:
-    session_id: str
-    source: Path | SessionRef
-    updated_at_ms: int | None
-    store: str  # "jsonl" | "sqlite"
-    key: str | None = None
-    archived: bool = False
+    __slots__ = ("session_id", "source", "updated_at_ms", "store", "key", "archived")
+
+    def __init__(self, session_id: str, source: Path | SessionRef, updated_at_ms: int | None, store: str,
+                 key: str | None = None, archived: bool = False):
+        self.session_id = session_id
+        self.source = source
+        self.updated_at_ms = updated_at_ms
+        self.store = store  # "jsonl" | "sqlite"
+        self.key = key
+        self.archived = archived
 
 
 def _legacy_sessions(sessions_dir: Path, index_file: Path) -> list[SessionInfo]:
