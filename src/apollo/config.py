@@ -12,6 +12,7 @@ from pathlib import Path
 
 from apollo.cache import toml_loads
 from apollo.errors import ConfigError
+from apollo.records import Record
 
 #: typing is imported only by type checkers: the heartbeat imports this module on every run
 TYPE_CHECKING = False
@@ -35,8 +36,7 @@ def workspace_config_path(workspace: Path) -> Path:
     return workspace / ".apollo" / "config.toml"
 
 
-# a plain class: the heartbeat loads this module (see "Imports" in docs/ARCHITECTURE.md)
-class Config:
+class Config(Record):
     """The merged configuration and, for each dotted key, the file it came from."""
 
     __slots__ = ("values", "sources")
@@ -45,10 +45,7 @@ class Config:
         self.values = values
         self.sources = sources if sources is not None else {}
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Config) and (self.values, self.sources) == (other.values, other.sources)
-
-    __hash__ = None  # type: ignore[assignment]  # mutable, like the dataclass it replaces
+    __hash__ = None  # type: ignore[assignment]  # its values change: not a dictionary key
 
     def get(self, dotted: str) -> Any:
         node: Any = self.values

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from apollo.config import Config
 from apollo.errors import UsageError
+from apollo.records import Record
 
 DEFAULT_AGENT = "main"
 
@@ -56,8 +57,7 @@ def resolve_lang(explicit: str | None, config: Config) -> str:
     return "en" if code.lower().startswith("en") else "zh"
 
 
-# a plain class: the heartbeat loads this module (see "Imports" in docs/ARCHITECTURE.md)
-class Paths:
+class Paths(Record):
     """Every location Apollo reads or writes for one agent, derived in one place."""
 
     __slots__ = ("workspace", "state_dir", "agent")
@@ -67,17 +67,6 @@ class Paths:
         self.state_dir = state_dir
         self.agent = agent
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Paths) and self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash(self._key())
-
-    def __repr__(self) -> str:
-        return f"Paths(workspace={self.workspace!r}, state_dir={self.state_dir!r}, agent={self.agent!r})"
-
-    def _key(self) -> tuple[Path, Path, str]:
-        return self.workspace, self.state_dir, self.agent
 
     @property
     def agent_dir(self) -> Path:

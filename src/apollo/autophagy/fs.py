@@ -15,6 +15,8 @@ import stat
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from apollo.records import Record
+
 O_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 O_READ = os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
 O_CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
@@ -31,8 +33,7 @@ class Unsafe(Exception):
         self.code = code  # "gone" | "link" | "device" | "type" | "changed" | "unsafe"
 
 
-# a plain class: the heartbeat loads this module (see "Imports" in docs/ARCHITECTURE.md)
-class Fingerprint:
+class Fingerprint(Record):
     """What a file was when the plan was made (device, inode, size, mtime, type): any
     difference means it is not the file that was shown."""
 
@@ -45,14 +46,6 @@ class Fingerprint:
         self.mtime_ns = mtime_ns
         self.type = type
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Fingerprint) and self.to_list() == other.to_list()
-
-    def __hash__(self) -> int:
-        return hash(tuple(self.to_list()))
-
-    def __repr__(self) -> str:
-        return "Fingerprint({}, {}, {}, {}, {})".format(*self.to_list())
 
     @classmethod
     def of(cls, st: os.stat_result) -> Fingerprint:

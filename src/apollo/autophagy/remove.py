@@ -34,6 +34,7 @@ from apollo.autophagy.fs import (
     sha256_bytes,
     write_all,
 )
+from apollo.records import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -67,8 +68,7 @@ def _unlink_checked(parent: int, name: str, expected: Fingerprint) -> None:
     os.unlink(name, dir_fd=parent)
 
 
-# a plain class: the heartbeat loads this module (see "Imports" in docs/ARCHITECTURE.md)
-class TreeOutcome:
+class TreeOutcome(Record):
     """The members of a folder item removed, and the ones skipped with why."""
 
     __slots__ = ("removed", "skipped")
@@ -138,8 +138,7 @@ def remove_empty_dir(root: Root, parts: Sequence[str], expected: Fingerprint) ->
 
 # -- atomic rewrites -----------------------------------------------------------------------------
 
-# a plain class: the heartbeat loads this module (see "Imports" in docs/ARCHITECTURE.md)
-class Rewrite:
+class Rewrite(Record):
     """A file's content before and after :func:`rewrite`."""
 
     __slots__ = ("before_sha256", "after_sha256", "before_size", "after_size")

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from apollo.errors import ApolloError, InputError, discard_stdout, failure_line
+from apollo.records import Record
 
 #: typing is imported only by type checkers: the heartbeat imports this module on every run
 TYPE_CHECKING = False
@@ -24,8 +25,7 @@ if TYPE_CHECKING:
 SECTION = "renal"
 
 
-# a plain class: the heartbeat loads this module (see "Imports" in docs/ARCHITECTURE.md)
-class HeartbeatResult:
+class HeartbeatResult(Record):
     __slots__ = ("line", "state", "session", "state_file", "heartbeat_file", "purged", "warnings")
 
     def __init__(self, line: str, state: dict[str, Any] | None, session: str | None, state_file: Path | None,

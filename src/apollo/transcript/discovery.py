@@ -16,6 +16,7 @@ import re
 from pathlib import Path
 
 from apollo.errors import InputError
+from apollo.records import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -24,8 +25,7 @@ if TYPE_CHECKING:
 _ARCHIVED = re.compile(r"\.jsonl\.(reset|deleted)\.")
 
 
-# a plain class: the heartbeat loads this module (see "Imports" in docs/ARCHITECTURE.md)
-class SessionInfo:
+class SessionInfo(Record):
     __slots__ = ("session_id", "source", "updated_at_ms", "store", "key", "archived")
 
     def __init__(self, session_id: str, source: Path | SessionRef, updated_at_ms: int | None, store: str,
