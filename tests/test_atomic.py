@@ -44,7 +44,8 @@ def test_without_unnamed_files_a_named_staging_file_is_used(tmp_path: Path, monk
     target = tmp_path / "out.txt"
     with atomic_output(target) as out:
         out.write(b"x")
-        assert [p.name for p in tmp_path.iterdir()] == [f".out.txt.{os.getpid()}.tmp"]
+        staged = [p.name for p in tmp_path.iterdir()]
+        assert len(staged) == 1 and staged[0].startswith(f".out.txt.{os.getpid()}-") and staged[0].endswith(".tmp")
     assert target.read_bytes() == b"x"
     assert [p.name for p in tmp_path.iterdir()] == ["out.txt"]
 
@@ -67,3 +68,13 @@ def _umask() -> int:
     current = os.umask(0)
     os.umask(current)
     return current
+
+
+def test_a_staging_file_left_by_an_earlier_run_does_not_block_writing(tmp_path: Path) -> None:
+    target = tmp_path / "state.json"
+    leftover = tmp_path / f".state.json.{os.getpid()}.tmp"  # the name earlier versions staged under
+    leftover.write_bytes(b"stale")
+    with atomic_output(target) as out:
+        out.write(b"fresh")
+    assert target.read_bytes() == b"fresh"
+    assert leftover.read_bytes() == b"stale"  # not ours to delete

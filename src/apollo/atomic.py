@@ -28,7 +28,8 @@ def atomic_output(dest: Path, *, durable: bool = False) -> Iterator[IO[bytes]]:
     """
     dest = Path(dest)
     folder = dest.parent if str(dest.parent) else Path(".")
-    staged = folder / f".{dest.name}.{os.getpid()}.tmp"
+    # a name no earlier run can have left behind (a rename that failed keeps its staged link)
+    staged = folder / f".{dest.name}.{os.getpid()}-{os.urandom(4).hex()}.tmp"
     flags = getattr(os, "O_TMPFILE", 0)
     try:
         fd = os.open(folder, flags | os.O_WRONLY, 0o644) if flags else -1
