@@ -46,7 +46,6 @@ class Fingerprint(Record):
         self.mtime_ns = mtime_ns
         self.type = type
 
-
     @classmethod
     def of(cls, st: os.stat_result) -> Fingerprint:
         return cls(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, stat.S_IFMT(st.st_mode))

@@ -104,7 +104,7 @@ def write_state(paths: Any, result: Any, state_file: str | None = None) -> Path:
 
     ``result`` is a check's result, or a reused state (:func:`reusable_state`)
     with the ``state_file`` it goes to."""
-    state = result.to_state() if hasattr(result, "to_state") else result
+    state = _state_of(result)
     target = paths.workspace / (state_file or result.state_file)  # type: ignore[union-attr]
     target.parent.mkdir(parents=True, exist_ok=True)
     data = (json.dumps(state, ensure_ascii=False, indent=2) + "\n").encode()
@@ -116,8 +116,13 @@ def write_state(paths: Any, result: Any, state_file: str | None = None) -> Path:
 def heartbeat_line(result: Any, lang: str = "zh") -> str:
     """Exactly ``🫘 上下文正常`` or ``🫘 上下文需过滤（节省X%）`` (English with ``lang="en"``), for a
     result or for a state (a reused check)."""
-    state = result.to_state() if hasattr(result, "to_state") else result
+    state = _state_of(result)
     saving, needs_filter = state["saving_percent"], state["needs_filter"]
     if lang == "en":
         return f"🫘 context needs filtering (saves {saving}%)" if needs_filter else "🫘 context healthy"
     return f"🫘 上下文需过滤（节省{saving}%）" if needs_filter else "🫘 上下文正常"
+
+
+def _state_of(result: Any) -> dict[str, Any]:
+    """A check's result as its filter-state.json document; a reused state as it is."""
+    return result.to_state() if hasattr(result, "to_state") else result
