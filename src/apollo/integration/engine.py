@@ -1,0 +1,326 @@
+"""The Python half of Apollo's OpenClaw context engine: what the model gets, every turn.
+
+OpenClaw hands the plugin the session's messages before each model run; the plugin sends their
+keys (and the bodies of messages this process has not seen) to :class:`Engine`, which answers
+with the positions to keep and a system-prompt addition. Three rules make the result stable and
+safe:
+
+- **A message's fate is decided once**, the first time it is seen, by renal's classifier (its
+  public :class:`~apollo.renal.classify.Classifier`, fed in order) and stored; later turns reuse
+  it, so the context before the newest turn is byte-identical from one turn to the next (the
+  provider's prompt cache keeps working) until a compaction point evicts something.
+- **Messages go in units**: a tool call with its results, a whole heartbeat turn, a text message.
+  Only text messages the classifier drops with confidence (acknowledgements, chatter) go, and a
+  heartbeat turn goes whole when its replies report nothing; a poll whose reply has real content
+  keeps it.
+- **A compaction point** (over the token budget, or ``/compact``) evicts the oldest units outside
+  the recent turns, never a must-keep unit while anything else can go; evictions are stored, so
+  the prefix is stable again from the next turn. Every standing decision, preference, open task
+  and open question stays in the system-prompt addition, evicted or not.
+
+Everything dropped or evicted stays in the engine's SQLite file (:mod:`engine_store`) and comes
+back verbatim through :meth:`Engine.recall`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from apollo.integration.engine_store import Standing, Store, Stored
+from apollo.renal.classify import MUST_KEEP, Classifier
+from apollo.tokens import get_counter
+from apollo.transcript.model import Element, Kind, Role
+from apollo.transcript.openclaw import iter_session_elements
+
+#: a compaction point starts above this share of the token budget and evicts down to the next one
+EVICT_ABOVE = 0.9
+EVICT_DOWN_TO = 0.6
+#: the latest user turns are never evicted (the conversation in progress)
+RECENT_TURNS = 4
+#: after a restart the classifier re-reads this many stored messages for its context window
+WARM_UP = 200
+#: longest text of a standing item in the system-prompt addition (the rest is one recall away)
+ITEM_CHARS = 400
+#: what each message costs beyond its text (role, framing)
+MESSAGE_OVERHEAD = 4
+HEADINGS = (("decision", "Decisions"), ("preference", "Preferences"), ("task", "Open tasks"),
+            ("question", "Open questions"))
+
+
+@dataclass
+class Session:
+    """One session's state in the warm process."""
+
+    by_key: dict[str, Stored] = field(default_factory=dict)
+    order: list[Stored] = field(default_factory=list)
+    standing: dict[str, Standing] = field(default_factory=dict)
+    classifier: Classifier | None = None
+
+    @property
+    def next_seq(self) -> int:
+        return self.order[-1].seq + 1 if self.order else 0
+
+
+class Engine:
+    """Per-session fates over one store; every method is one request of the plugin."""
+
+    def __init__(self, store: Store, config: Any = None):
+        self.store = store
+        self.config = config
+        self.count = get_counter(config.get("general.counter") if config is not None else "estimate")[1]
+        self.sessions: dict[str, Session] = {}
+
+    # -- state ---------------------------------------------------------------------------------
+
+    def session(self, session_id: str) -> Session:
+        state = self.sessions.get(session_id)
+        if state is None:
+            state = Session()
+            state.order = self.store.messages(session_id)
+            state.by_key = {m.key: m for m in state.order}
+            state.standing = {s.element: s for s in self.store.standing(session_id)}
+            self.sessions[session_id] = state
+        return state
+
+    def _classifier(self, session_id: str, state: Session) -> Classifier:
+        """The session's classifier, warmed up on its latest stored messages after a restart."""
+        if state.classifier is None:
+            state.classifier = Classifier(self.config)
+            recent = state.order[-WARM_UP:]
+            bodies = self.store.bodies(session_id, [m.seq for m in recent])
+            pairs = [(m.seq, orjson.loads(bodies[m.seq])) for m in recent if m.seq in bodies]
+            for element in _elements(pairs, self.count):
+                state.classifier.feed(element)
+        return state.classifier
+
+    # -- deciding ------------------------------------------------------------------------------
+
+    def learn(self, session_id: str, new: list[tuple[str, dict[str, Any]]], *, turn: str | None = None) -> int:
+        """Decide the fate of messages seen for the first time (in order) and store them with
+        ``turn`` in one transaction; returns how many were new."""
+        state = self.session(session_id)
+        fresh: list[tuple[str, dict[str, Any]]] = []
+        seen: set[str] = set()
+        for key, body in new:
+            if key not in state.by_key and key not in seen:
+                seen.add(key)
+                fresh.append((key, body))
+        if not fresh and turn is None:
+            return 0
+        first = state.next_seq
+        pairs = [(first + n, body) for n, (_, body) in enumerate(fresh)]
+        classifier = self._classifier(session_id, state) if fresh else None
+        by_seq: dict[int, list[tuple[Element, Any]]] = {seq: [] for seq, _ in pairs}
+        revised: dict[str, Standing] = {}
+        for element in _elements(pairs, self.count):
+            assert classifier is not None
+            changes = classifier.feed(element)
+            verdict = changes[0][2]
+            by_seq[_seq_of(element)].append((element, verdict))
+            for _, old, new_verdict in changes[1:]:
+                item = state.standing.get(new_verdict.id) or revised.get(new_verdict.id)
+                if item is not None and old is not None:
+                    item.status = new_verdict.status if new_verdict.category in MUST_KEEP else "withdrawn"
+                    revised[item.element] = item
+        stored: list[tuple[Stored, str]] = []
+        for (seq, body), (key, _), fate in zip(pairs, fresh, _fates(pairs, by_seq), strict=True):
+            unit, action, reason, must = fate
+            tokens = MESSAGE_OVERHEAD + sum(e.tokens for e, _ in by_seq[seq])
+            stored.append((Stored(key, seq, unit, str(body.get("role", "")), action, reason, must, tokens, False),
+                           orjson.dumps(body).decode()))
+            if action == "keep":
+                for element, verdict in by_seq[seq]:
+                    if verdict.category in MUST_KEEP and verdict.action == "keep" and element.text.strip():
+                        text = element.text.strip()
+                        text = text if len(text) <= ITEM_CHARS else text[:ITEM_CHARS].rstrip() + f" … (recall {element.id})"
+                        revised[element.id] = Standing(element.id, seq, verdict.category, verdict.status, text)
+        self.store.save(session_id, stored, list(revised.values()), turn=turn)
+        for item, _ in stored:
+            state.order.append(item)
+            state.by_key[item.key] = item
+        state.standing.update(revised)
+        return len(stored)
+
+    # -- the plugin's requests -----------------------------------------------------------------
+
+    def assemble(self, session_id: str, keys: list[str], bodies: dict[int, dict[str, Any]],
+                 budget: int | None) -> dict[str, Any]:
+        """Positions of ``keys`` the model gets, the estimated tokens, the system-prompt addition;
+        ``{"need": [...]}`` when bodies of unseen messages are missing."""
+        state = self.session(session_id)
+        need = [i for i, key in enumerate(keys) if key not in state.by_key and i not in bodies]
+        if need:
+            return {"need": need}
+        self.learn(session_id, [(key, bodies[i]) for i, key in enumerate(keys) if key not in state.by_key])
+        rows = [state.by_key[key] for key in keys]
+        evicted = self._compaction_point(session_id, rows, budget, force=False)
+        keep = [i for i, row in enumerate(rows) if row.fate == "keep" and not row.evicted]
+        return {"keep": keep, "tokens": sum(rows[i].tokens for i in keep), "addition": self.addition(session_id),
+                "dropped": sum(row.fate == "drop" for row in rows), "evicted": evicted}
+
+    def commit(self, session_id: str, advancement_key: str, messages: list[tuple[str, dict[str, Any]]]) -> str:
+        """Store a finished turn once: ``committed``, or ``duplicate`` for a key already stored."""
+        if self.store.has_turn(session_id, advancement_key):
+            return "duplicate"
+        self.learn(session_id, messages, turn=advancement_key)
+        return "committed"
+
+    def compact(self, session_id: str, budget: int | None) -> dict[str, Any]:
+        """A compaction point now (``/compact``): deterministic, no model call."""
+        state = self.session(session_id)
+        rows = list(state.order)
+        before = sum(r.tokens for r in rows if r.fate == "keep" and not r.evicted)
+        evicted = self._compaction_point(session_id, rows, budget, force=True)
+        after = sum(r.tokens for r in rows if r.fate == "keep" and not r.evicted)
+        return {"compacted": evicted > 0, "tokensBefore": before, "tokensAfter": after, "evicted": evicted,
+                "summary": self.addition(session_id)}
+
+    def _compaction_point(self, session_id: str, rows: list[Stored], budget: int | None, *, force: bool) -> int:
+        """Evict whole units, oldest first and must-keep last, outside the recent turns, until the
+        kept tokens fit; returns how many messages were evicted (stored, so it happens once)."""
+        kept = [r for r in rows if r.fate == "keep" and not r.evicted]
+        total = sum(r.tokens for r in kept)
+        if not force and (not budget or total <= budget * EVICT_ABOVE):
+            return 0
+        target = int(budget * (EVICT_DOWN_TO if not force else EVICT_DOWN_TO / 2)) if budget else 0
+        user_turns = [i for i, r in enumerate(rows) if r.role == "user"]
+        protected_from = user_turns[-RECENT_TURNS] if len(user_turns) >= RECENT_TURNS else 0
+        units: dict[int, list[Stored]] = {}
+        for index, row in enumerate(rows):
+            if index < protected_from and row.fate == "keep" and not row.evicted:
+                units.setdefault(row.unit, []).append(row)
+        order = sorted(units.items(), key=lambda item: (any(r.must_keep for r in item[1]), item[0]))
+        chosen: list[Stored] = []
+        for _, members in order:
+            if total <= target:
+                break
+            if force and not budget and any(r.must_keep for r in members):
+                break  # /compact without a budget: only what is not must-keep goes
+            chosen.extend(members)
+            total -= sum(r.tokens for r in members)
+        if chosen:
+            self.store.save(session_id, [], [], evict=[r.seq for r in chosen])
+            for row in chosen:
+                row.evicted = True
+        return len(chosen)
+
+    def addition(self, session_id: str) -> str:
+        """The standing decisions, preferences, open tasks and open questions: the same bytes as
+        long as they do not change."""
+        standing = [s for s in self.session(session_id).standing.values() if s.status == "current"]
+        if not standing:
+            return ""
+        lines = ["## Standing context (Apollo renal)",
+                 "Decisions, preferences, open tasks and open questions of this conversation, kept while they "
+                 "stand. What Apollo filtered out of the history is returned verbatim by the apollo_recall tool."]
+        for category, heading in HEADINGS:
+            items = sorted((s for s in standing if s.category == category), key=lambda s: (s.seq, s.element))
+            if items:
+                lines.append(f"### {heading}")
+                lines.extend(f"- {' '.join(s.text.split())}" for s in items)
+        return "\n".join(lines) + "\n"
+
+    def recall(self, session_id: str, query: str = "", ident: str = "", limit: int = 5) -> list[dict[str, Any]]:
+        """What renal dropped or a compaction evicted in this session, verbatim: by id (``m12``,
+        or a message key) or by the words of ``query`` (all of them, any case), newest first."""
+        return recall_from(self.store, session_id, query, ident, limit)
+
+
+def recall_from(store: Store, session_id: str, query: str = "", ident: str = "", limit: int = 5) -> list[dict[str, Any]]:
+    """:meth:`Engine.recall` straight from the file (the MCP tool needs no running engine)."""
+    words = query.lower().split()
+    found = []
+    for row, body in reversed(store.removed(session_id)):
+        message = orjson.loads(body)
+        text = message_text(message)
+        if ident and ident not in (f"m{row.seq}", row.key):
+            continue
+        if not ident and words and not all(w in text.lower() for w in words):
+            continue
+        found.append({"id": f"m{row.seq}", "role": row.role, "why": "compacted" if row.evicted and row.fate == "keep"
+                      else f"dropped: {row.reason}", "text": text, "message": message})
+        if len(found) >= limit:
+            break
+    return found
+
+
+def message_text(message: dict[str, Any]) -> str:
+    """The message's text exactly as stored: a string content, or its text blocks (tool calls as
+    their JSON) one after the other."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    parts = []
+    for block in content if isinstance(content, list) else []:
+        if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str):
+            parts.append(block["text"])
+        elif isinstance(block, dict) and block.get("type") == "toolCall":
+            parts.append(orjson.dumps({"tool": block.get("name"), "arguments": block.get("arguments")}).decode())
+    return "\n".join(parts)
+
+
+# -- messages as renal reads them ---------------------------------------------------------------------
+
+
+def _elements(pairs: list[tuple[int, dict[str, Any]]], count: Any) -> Iterator[Element]:
+    """The elements of messages, read by the OpenClaw format itself (envelopes, heartbeat polls
+    and replies), as entries ``m<seq>`` of one chain."""
+    lines = []
+    previous = f"m{pairs[0][0] - 1}" if pairs and pairs[0][0] > 0 else None
+    for n, (seq, body) in enumerate(pairs, 1):
+        entry = {"type": "message", "id": f"m{seq}", "parentId": previous, "message": body}
+        lines.append((n, orjson.dumps(entry) + b"\n"))
+        previous = f"m{seq}"
+    yield from iter_session_elements(lambda: iter(lines), "engine", [], count)
+
+
+def _seq_of(element: Element) -> int:
+    return int((element.record_id or element.id).split(":")[0][1:])
+
+
+def _fates(pairs: list[tuple[int, dict[str, Any]]], by_seq: dict[int, list[tuple[Element, Any]]]
+           ) -> list[tuple[int, str, str, bool]]:
+    """(unit, keep | drop, reason, must-keep) for each message, decided over whole turns."""
+    fates: dict[int, tuple[int, str, str, bool]] = {}
+    turn: list[int] = []
+    for seq, body in pairs:
+        if body.get("role") == "user" and turn:
+            _turn_fates(turn, by_seq, fates)
+            turn = []
+        turn.append(seq)
+    if turn:
+        _turn_fates(turn, by_seq, fates)
+    return [fates[seq] for seq, _ in pairs]
+
+
+def _turn_fates(turn: list[int], by_seq: dict[int, list[tuple[Element, Any]]], fates: dict[int, tuple[int, str, str, bool]]) -> None:
+    def must(seq: int) -> bool:
+        return any(v.category in MUST_KEEP and v.action == "keep" for _, v in by_seq[seq])
+
+    first = by_seq[turn[0]]
+    if first and first[0][0].kind is Kind.HEARTBEAT_POLL:
+        reported = any(e.role is Role.ASSISTANT and e.kind in (Kind.TEXT, Kind.HEARTBEAT_REPLY) and v.action != "drop"
+                       for seq in turn for e, v in by_seq[seq])
+        for seq in turn:
+            fates[seq] = (turn[0], "keep", "heartbeat with something to report", must(seq)) if reported else \
+                (turn[0], "drop", "heartbeat with nothing to report", False)
+        return
+    unit_of_call: dict[str, int] = {}
+    for seq in turn:
+        elements = by_seq[seq]
+        calls = [e.call_id for e, _ in elements if e.kind is Kind.TOOL_CALL and e.call_id]
+        answered = [e.call_id for e, _ in elements if e.kind is Kind.TOOL_RESULT and e.call_id]
+        if calls:
+            unit_of_call.update((call, seq) for call in calls)
+            fates[seq] = (seq, "keep", "tool call (kept with its results)", must(seq))
+        elif answered or any(e.kind is Kind.TOOL_RESULT for e, _ in elements):
+            unit = unit_of_call.get(answered[0], seq) if answered else seq
+            fates[seq] = (unit, "keep", "tool result (kept with its call)", must(seq))
+        elif elements and all(v.action == "drop" for _, v in elements):
+            fates[seq] = (seq, "drop", elements[0][1].reason, False)
+        else:
+            fates[seq] = (seq, "keep", "", must(seq))

@@ -1,0 +1,149 @@
+"""The context engine's own SQLite file: every message's fate, decided once, per session.
+
+Apollo never writes OpenClaw's store; this is ``<state_dir>/apollo/engine.sqlite``, Apollo's
+file. A message is known by the key the plugin computes from its role, timestamp, tool call id
+and content, so the same message seen again (next turn, after a restart, from a backfill) finds
+the fate it was given the first time. A turn's advancement key is written in the same
+transaction as its messages, which makes ``commitTurn`` idempotent.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+SCHEMA = """
+create table if not exists messages (
+    session text not null,
+    key text not null,
+    seq integer not null,
+    unit integer not null,
+    role text not null,
+    fate text not null,          -- keep | drop
+    reason text not null,
+    must_keep integer not null,
+    tokens integer not null,
+    evicted integer not null default 0,   -- 1 once a compaction point took it out of context
+    body text not null,          -- the message as the agent stored it (JSON), for recall
+    primary key (session, key)
+);
+create index if not exists messages_seq on messages (session, seq);
+create table if not exists turns (
+    session text not null,
+    advancement_key text not null,
+    primary key (session, advancement_key)
+);
+create table if not exists standing (
+    session text not null,
+    element text not null,
+    seq integer not null,
+    category text not null,
+    status text not null,
+    text text not null,
+    primary key (session, element)
+);
+"""
+
+
+def default_path(state_dir: Path) -> Path:
+    """Where the engine keeps its state for an OpenClaw state dir."""
+    return state_dir / "apollo" / "engine.sqlite"
+
+
+@dataclass(slots=True)
+class Stored:
+    """What the engine remembers of one message (its body stays on disk)."""
+
+    key: str
+    seq: int
+    unit: int
+    role: str
+    fate: str
+    reason: str
+    must_keep: bool
+    tokens: int
+    evicted: bool
+
+
+@dataclass(slots=True)
+class Standing:
+    """A must-keep item (decision, preference, task, open question) and whether it still stands."""
+
+    element: str
+    seq: int
+    category: str
+    status: str
+    text: str
+
+
+class Store:
+    """One connection to the engine's file; every write is one transaction."""
+
+    def __init__(self, path: Path):
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        self.path = path
+        self.db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+        self.db.execute("pragma journal_mode=wal")
+        self.db.execute("pragma synchronous=normal")
+        self.db.executescript(SCHEMA)
+
+    def close(self) -> None:
+        self.db.close()
+
+    def messages(self, session: str) -> list[Stored]:
+        rows = self.db.execute("select key, seq, unit, role, fate, reason, must_keep, tokens, evicted from messages "
+                               "where session = ? order by seq", (session,))
+        return [Stored(k, s, u, r, f, why, bool(m), t, bool(e)) for k, s, u, r, f, why, m, t, e in rows]
+
+    def standing(self, session: str) -> list[Standing]:
+        rows = self.db.execute("select element, seq, category, status, text from standing where session = ? "
+                               "order by seq, element", (session,))
+        return [Standing(*row) for row in rows]
+
+    def bodies(self, session: str, seqs: list[int]) -> dict[int, str]:
+        found: dict[int, str] = {}
+        for start in range(0, len(seqs), 500):
+            chunk = seqs[start:start + 500]
+            marks = ",".join("?" * len(chunk))
+            found.update(self.db.execute(f"select seq, body from messages where session = ? and seq in ({marks})",
+                                         (session, *chunk)))
+        return found
+
+    def removed(self, session: str) -> list[tuple[Stored, str]]:
+        """Messages renal dropped or a compaction point evicted, oldest first, with their bodies."""
+        rows = self.db.execute("select key, seq, unit, role, fate, reason, must_keep, tokens, evicted, body "
+                               "from messages where session = ? and (fate = 'drop' or evicted = 1) order by seq",
+                               (session,))
+        return [(Stored(k, s, u, r, f, why, bool(m), t, bool(e)), body) for k, s, u, r, f, why, m, t, e, body in rows]
+
+    def sessions(self) -> list[str]:
+        """Sessions, the most recently extended first."""
+        rows = self.db.execute("select session from messages group by session order by max(rowid) desc")
+        return [row[0] for row in rows]
+
+    def has_turn(self, session: str, advancement_key: str) -> bool:
+        row = self.db.execute("select 1 from turns where session = ? and advancement_key = ?",
+                              (session, advancement_key)).fetchone()
+        return row is not None
+
+    def save(self, session: str, new: list[tuple[Stored, str]], standing: list[Standing],
+             evict: Sequence[int] = (), turn: str | None = None) -> None:
+        """New messages, standing items (inserted or revised), evictions and the turn key: all or nothing."""
+        with self.db:
+            self.db.execute("begin immediate")
+            self.db.executemany(
+                "insert or ignore into messages (session, key, seq, unit, role, fate, reason, must_keep, tokens, "
+                "evicted, body) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(session, m.key, m.seq, m.unit, m.role, m.fate, m.reason, int(m.must_keep), m.tokens, int(m.evicted),
+                  body) for m, body in new])
+            self.db.executemany(
+                "insert into standing (session, element, seq, category, status, text) values (?, ?, ?, ?, ?, ?) "
+                "on conflict (session, element) do update set status = excluded.status",
+                [(session, s.element, s.seq, s.category, s.status, s.text) for s in standing])
+            self.db.executemany("update messages set evicted = 1 where session = ? and seq = ?",
+                                [(session, seq) for seq in evict])
+            if turn is not None:
+                self.db.execute("insert or ignore into turns (session, advancement_key) values (?, ?)",
+                                (session, turn))
