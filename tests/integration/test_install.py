@@ -232,7 +232,39 @@ def test_wrapper_falls_back_to_python_module_and_explains_when_missing(workspace
         (nothing / tool).symlink_to(shutil.which(tool))
     done = subprocess.run([str(nothing / "bash"), str(workspace / "scripts/renal/renal-check.sh")], capture_output=True,
                           text=True, env={"PATH": str(nothing), "HOME": str(tmp_path)})
+    # issue 13: a venv install (make demo) works with nothing on PATH: the Apollo that installed it
+    assert done.returncode == 0, done.stderr
+    assert "🫘" in done.stdout
+
+
+def test_wrapper_explains_when_even_the_installing_apollo_is_gone(workspace: Path, tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(inst, "apollo_path", lambda: str(tmp_path / "moved venv" / "bin" / "apollo"))
+    inst.install(inst.openclaw_target(workspace))
+    script = (workspace / "scripts/renal/renal-check.sh").read_text()
+    assert f"[ -x '{tmp_path / 'moved venv' / 'bin' / 'apollo'}' ]" in script
+    nothing = tmp_path / "nothing"
+    nothing.mkdir()
+    for tool in ("bash", "dirname"):
+        (nothing / tool).symlink_to(shutil.which(tool))
+    done = subprocess.run([str(nothing / "bash"), str(workspace / "scripts/renal/renal-check.sh")], capture_output=True,
+                          text=True, env={"PATH": str(nothing), "HOME": str(tmp_path)})
     assert done.returncode == 127 and "pip install apollo-hygiene" in done.stderr
+
+
+def test_heartbeat_block_and_renal_command_name_an_apollo_that_runs(workspace: Path, tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")  # the venv's apollo is not on PATH (make demo)
+    inst.install(inst.openclaw_target(workspace))
+    inst.install(inst.claude_code_target(tmp_path / "project"))
+    apollo = str(Path(sys.executable).parent / "apollo")
+    assert f"`{apollo} heartbeat --workspace .`" in (workspace / "HEARTBEAT.md").read_text()
+    command = (tmp_path / "project" / ".claude" / "commands" / "renal.md").read_text()
+    assert f"Bash({apollo} hook session)" in command and "@APOLLO" not in command
+    hooks = json.loads((tmp_path / "project" / ".claude" / "settings.json").read_text())["hooks"]
+    assert {h["hooks"][0]["command"] for group in hooks.values() for h in group} == {
+        f"{apollo} hook precompact", f"{apollo} hook sessionstart"}
+    assert hooks["SessionStart"][0]["matcher"] == "compact"
 
 
 # ---- Claude Code ----------------------------------------------------------------------------------
@@ -264,7 +296,7 @@ def test_claude_code_settings_that_are_not_json_are_left_alone(tmp_path: Path) -
     (project / ".claude").mkdir(parents=True)
     (project / ".claude/settings.json").write_text("{ not json", encoding="utf-8")
     report = inst.install(inst.claude_code_target(project))
-    assert [s.rel for s in report.problems] == ["settings.json"]
+    assert {s.rel for s in report.problems} == {"settings.json"}  # one problem per hook, same file
     assert (project / ".claude/settings.json").read_text(encoding="utf-8") == "{ not json"
 
 
@@ -400,3 +432,103 @@ def test_install_then_uninstall_gives_back_the_users_heartbeat_byte_for_byte(tmp
         report = inst.uninstall(inst.openclaw_target(workspace))
         assert not report.problems
         assert tree_state(workspace) == before
+
+
+# ---- OpenClaw context engine (openclaw.json) ----------------------------------------------------
+
+def _engine_keys(config: dict) -> tuple:
+    plugins = config["plugins"]
+    return (plugins["slots"]["contextEngine"], plugins["entries"]["apollo-renal"], plugins["load"]["paths"])
+
+
+def test_context_engine_install_selects_the_plugin_and_uninstall_restores_the_bytes(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    state.mkdir()
+    original = b'{"agents":{"defaults":{"workspace":"/w"}},\n "plugins": {"load": {"paths": ["/other"]}}}'
+    (state / "openclaw.json").write_bytes(original)
+    before = tree_state(state)
+    report = inst.install(inst.context_engine_target(state))
+    assert [(s.rel, s.action) for s in report.steps] == [("openclaw.json", "configured")]
+    config = json.loads((state / "openclaw.json").read_text())
+    slot, entry, paths = _engine_keys(config)
+    assert slot == "apollo-renal" and entry["enabled"] is True
+    assert paths == ["/other", str(inst.engine_plugin_dir())]
+    assert (inst.engine_plugin_dir() / "openclaw.plugin.json").is_file()
+    assert Path(entry["config"]["command"][0]).is_absolute() and entry["config"]["stateDir"] == str(state)
+    assert config["agents"] == {"defaults": {"workspace": "/w"}}
+    installed = tree_state(state)
+    again = inst.install(inst.context_engine_target(state))
+    assert [s.action for s in again.steps] == ["unchanged"] and tree_state(state) == installed
+    report = inst.uninstall(inst.context_engine_target(state))
+    assert [s.action for s in report.steps] == ["restored"]
+    assert (state / "openclaw.json").read_bytes() == original and tree_state(state) == before
+
+
+def test_context_engine_without_openclaw_json_creates_then_removes_it(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    state.mkdir()
+    inst.install(inst.context_engine_target(state))
+    assert _engine_keys(json.loads((state / "openclaw.json").read_text()))[0] == "apollo-renal"
+    inst.uninstall(inst.context_engine_target(state))
+    assert list(state.iterdir()) == []
+
+
+def test_context_engine_never_rewrites_a_file_it_cannot_parse(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    state.mkdir()
+    json5 = b'{\n  // OpenClaw reads JSON5: comments must survive\n  agents: {defaults: {workspace: "/w"}},\n}\n'
+    (state / "openclaw.json").write_bytes(json5)
+    report = inst.install(inst.context_engine_target(state))
+    assert [s.action for s in report.problems] == ["unreadable"]
+    assert "openclaw config set plugins.slots.contextEngine" in report.problems[0].detail
+    assert (state / "openclaw.json").read_bytes() == json5
+
+
+def test_context_engine_uninstall_after_the_user_edited_takes_out_only_apollos_keys(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / "openclaw.json").write_text('{"plugins": {"load": {"paths": ["/other"]}}}')
+    inst.install(inst.context_engine_target(state))
+    config = json.loads((state / "openclaw.json").read_text())
+    config["gateway"] = {"port": 1234}
+    (state / "openclaw.json").write_text(json.dumps(config))
+    report = inst.uninstall(inst.context_engine_target(state))
+    assert [s.action for s in report.steps] == ["settings-removed"]
+    assert json.loads((state / "openclaw.json").read_text()) == {
+        "plugins": {"load": {"paths": ["/other"]}, "entries": {}, "slots": {}}, "gateway": {"port": 1234}}
+
+
+_json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+                            lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner,
+                                                                                         max_size=3), max_leaves=8)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(config=st.dictionaries(st.text(min_size=1, max_size=6).filter(lambda k: k != "plugins"), _json_values,
+                              max_size=4),
+       indent=st.sampled_from([None, 2, 4, "\t"]))
+def test_context_engine_install_then_uninstall_is_byte_identical_for_any_json(tmp_path: Path, config: dict,
+                                                                              indent: object) -> None:
+    state = Path(tempfile.mkdtemp(dir=tmp_path))
+    original = json.dumps(config, indent=indent, ensure_ascii=False).encode()  # type: ignore[arg-type]
+    (state / "openclaw.json").write_bytes(original)
+    inst.install(inst.context_engine_target(state))
+    installed = tree_state(state)
+    inst.install(inst.context_engine_target(state))
+    assert tree_state(state) == installed
+    inst.uninstall(inst.context_engine_target(state))
+    assert (state / "openclaw.json").read_bytes() == original
+    assert sorted(p.name for p in state.iterdir()) == ["openclaw.json"]
+
+
+def test_claude_code_uninstall_leaves_settings_json_byte_identical(tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    (project / ".claude").mkdir(parents=True)
+    original = b'{\n    "model": "opus",\n    "env": {"A": "1"}\n}'  # the user's own layout, no final newline
+    (project / ".claude/settings.json").write_bytes(original)
+    inst.install(inst.claude_code_target(project))
+    assert "SessionStart" in json.loads((project / ".claude/settings.json").read_text())["hooks"]
+    report = inst.uninstall(inst.claude_code_target(project))
+    assert ("settings.json", "restored") in [(s.rel, s.action) for s in report.steps]
+    assert (project / ".claude/settings.json").read_bytes() == original
+    assert sorted(p.name for p in (project / ".claude").iterdir()) == ["settings.json"]

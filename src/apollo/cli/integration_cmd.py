@@ -94,14 +94,19 @@ def register(app: typer.Typer) -> None:
         project: Annotated[Path | None, typer.Option(
             "--project", help="With --claude-code: this project's .claude/ [default: your ~/.claude/].",
             show_default=False)] = None,
+        context_engine: Annotated[bool, typer.Option(
+            "--context-engine", help="Select Apollo's context engine in OpenClaw's openclaw.json (state dir).")]
+        = False,
+        state_dir: StateDirOpt = None,
         json_out: JsonOpt = False,
         lang: LangOpt = None,
         quiet: QuietOpt = False,
         verbose: VerboseOpt = False,
     ) -> None:
-        """Install Apollo's skills into an OpenClaw workspace (or hooks into Claude Code).
+        """Install Apollo's skills into an OpenClaw workspace (or hooks into Claude Code, or the context engine).
 
-        OpenClaw: skills/apollo-renal, skills/apollo-autophagy, scripts/renal/renal-check.sh,
+        --context-engine: loads Apollo's plugin and selects it in <state-dir>/openclaw.json (the
+        original bytes are kept; --uninstall puts them back). OpenClaw: skills/apollo-renal, skills/apollo-autophagy, scripts/renal/renal-check.sh,
         scripts/autophagy/autophagy.sh and a marked block in HEARTBEAT.md. Idempotent; never
         overwrites a file it did not write; a manifest in .apollo/ lets --uninstall remove
         exactly what was added. -q prints only the first line (what was installed where).
@@ -116,9 +121,20 @@ def register(app: typer.Typer) -> None:
             if claude_code and workspace is not None:
                 raise UsageError("--workspace is for OpenClaw; Claude Code takes --project",
                                  hint="apollo install --claude-code [--project DIR]")
+            if context_engine and (claude_code or workspace is not None):
+                raise UsageError("--context-engine goes with --state-dir only",
+                                 hint="apollo install --context-engine [--state-dir DIR]")
+            if state_dir is not None and not context_engine:
+                raise UsageError("--state-dir goes with --context-engine", hint="apollo install --context-engine "
+                                 "--state-dir DIR")
             env = make_env(workspace=workspace, json_out=json_out, lang=lang, quiet=quiet, verbose=verbose)
-            target = install_mod.claude_code_target(project) if claude_code else \
-                install_mod.openclaw_target(env.workspace)
+            if context_engine:
+                from apollo.workspace import resolve_state_dir
+
+                target = install_mod.context_engine_target(resolve_state_dir(state_dir))
+            else:
+                target = install_mod.claude_code_target(project) if claude_code else \
+                    install_mod.openclaw_target(env.workspace)
             report = install_mod.uninstall(target) if uninstall else install_mod.install(target, force=force)
             if json_out:
                 env.emit(report.to_dict())
@@ -150,6 +166,18 @@ def register(app: typer.Typer) -> None:
 
         hook_json = sys.stdin.buffer.read().decode("utf-8", "replace")  # bad bytes: a clear error, not a traceback
         raise typer.Exit(precompact_main(hook_json, workspace=workspace, verbose=verbose))
+
+    @hook_app.command("sessionstart")
+    def sessionstart(
+        workspace: WorkspaceOpt = None,
+        verbose: VerboseOpt = False,
+    ) -> None:
+        """Claude Code SessionStart hook (matcher compact): gives Claude back, as additionalContext, the
+        decisions, preferences, tasks and open questions the PreCompact hook saved. Always exits 0."""
+        from apollo.integration.claude_code import sessionstart_main
+
+        hook_json = sys.stdin.buffer.read().decode("utf-8", "replace")
+        raise typer.Exit(sessionstart_main(hook_json, workspace=workspace, verbose=verbose))
 
     @hook_app.command("session")
     def session(

@@ -114,3 +114,56 @@ def precompact_main(stdin_text: str, *, workspace: Path | None = None, verbose: 
         message = f"🫘 apollo-renal: no snapshot before compaction — {line.removeprefix('apollo: ')}"
     print(json.dumps({"systemMessage": message}, ensure_ascii=False))
     return 0
+
+
+def restored_context(hook: dict[str, Any], workspace: Path | None = None) -> str:
+    """The digest of the newest PreCompact snapshot of this session: what Claude gets back right
+    after a compaction (decisions, preferences, open tasks and questions, verbatim)."""
+    import orjson
+
+    from apollo import config as config_mod
+
+    root = (workspace or Path(hook.get("cwd") or Path.cwd())).expanduser().absolute()
+    folder = root / config_mod.load(root).get("renal.snapshot_dir")
+    wanted = {str(hook.get("transcript_path") or ""), str(hook.get("session_id") or "")} - {""}
+    for path in sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime_ns, reverse=True) if folder.is_dir() else []:
+        try:
+            document = orjson.loads(path.read_bytes())
+        except (OSError, orjson.JSONDecodeError):
+            continue
+        source = str(document.get("source") or "")
+        if wanted and not any(source == w or source.endswith(w) or w.endswith(source) for w in wanted if source):
+            continue
+        return digest_text(document.get("items") or [], path)
+    return ""
+
+
+def digest_text(items: list[dict[str, Any]], snapshot: Path) -> str:
+    """Standing items grouped by category, each verbatim on its own lines."""
+    headings = (("decision", "Decisions"), ("preference", "Preferences"), ("task", "Open tasks"),
+                ("question", "Open questions"))
+    lines = ["Apollo renal saved these before the compaction; they still stand (snapshot: " f"{snapshot}):"]
+    for category, heading in headings:
+        found = [i for i in items if i.get("category") == category and i.get("status", "current") == "current"]
+        if found:
+            lines.append(f"## {heading}")
+            lines.extend("- " + str(i.get("text", "")).strip().replace("\n", "\n  ") for i in found)
+    return "\n".join(lines) + "\n" if len(lines) > 1 else ""
+
+
+def sessionstart_main(stdin_text: str, *, workspace: Path | None = None, verbose: bool = False) -> int:
+    """The SessionStart (matcher ``compact``) hook: the saved digest as ``additionalContext``; exit 0 always."""
+    try:
+        hook = json.loads(stdin_text) if stdin_text.strip() else {}
+        context = restored_context(hook if isinstance(hook, dict) else {}, workspace)
+    except Exception as exc:  # noqa: BLE001 - a session must start whatever happens here
+        if verbose:
+            import traceback
+
+            traceback.print_exc()
+        print(failure_line(exc)[0], file=sys.stderr)
+        context = ""
+    if context:
+        print(json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": context}},
+                         ensure_ascii=False))
+    return 0

@@ -64,11 +64,11 @@ class HookItem:
     matcher: str
     command: str
     timeout: int = 60
+    status: str = "Apollo: saving the important context before compaction"
 
     @property
     def entry(self) -> dict[str, Any]:
-        return {"type": "command", "command": self.command, "timeout": self.timeout,
-                "statusMessage": "Apollo: saving the important context before compaction"}
+        return {"type": "command", "command": self.command, "timeout": self.timeout, "statusMessage": self.status}
 
     def owns(self, command: Any) -> bool:
         """Apollo's hook whatever path the install wrote for ``apollo`` (a venv may have moved)."""
@@ -82,7 +82,17 @@ class HookItem:
         return len(words) == len(mine) and Path(words[0]).name == Path(mine[0]).name and words[1:] == mine[1:]
 
 
-Item = FileItem | BlockItem | HookItem
+@dataclass(frozen=True)
+class ConfigItem:
+    """Keys Apollo sets in a JSON config the user owns (``openclaw.json``): the original bytes are
+    kept so that ``--uninstall`` puts back exactly what was there."""
+
+    rel: str
+    #: (dotted path, value): a list value is merged into the list there, anything else replaces it
+    settings: tuple[tuple[str, Any], ...]
+
+
+Item = FileItem | BlockItem | HookItem | ConfigItem
 
 
 @dataclass(frozen=True)
@@ -95,7 +105,28 @@ class Target:
 
 
 def _template(*parts: str) -> bytes:
-    return resources.files("apollo.integration").joinpath("templates", *parts).read_bytes()
+    """A template with ``@APOLLO@`` (the command to run Apollo: ``apollo``, or this program's
+    absolute path when that is not what PATH finds) and ``@APOLLO_ABS@`` (always the absolute path:
+    the wrappers' last fallback, so a venv install works without activating the venv)."""
+    data = resources.files("apollo.integration").joinpath("templates", *parts).read_bytes()
+    if b"@APOLLO" in data:
+        import shlex
+
+        data = data.replace(b"@APOLLO_ABS@", shlex.quote(apollo_path()).encode())
+        data = data.replace(b"@APOLLO@", _apollo_command().encode())
+    return data
+
+
+def apollo_path() -> str:
+    """The absolute path of the ``apollo`` program running now (its venv's, when it has one)."""
+    import shutil
+    import sys
+
+    here = Path(sys.executable).parent / "apollo"
+    if here.exists():
+        return str(here.absolute())
+    found = shutil.which("apollo")
+    return str(Path(found).absolute()) if found else str(here.absolute())
 
 
 def openclaw_target(workspace: Path) -> Target:
@@ -123,9 +154,8 @@ def _apollo_command() -> str:
     Claude Code runs hooks with the user's PATH, where a virtualenv's apollo may be missing."""
     import shlex
     import shutil
-    import sys
 
-    here = Path(sys.executable).parent / "apollo"
+    here = Path(apollo_path())
     found = shutil.which("apollo")
     if found and (not here.exists() or Path(found).resolve() == here.resolve()):
         return "apollo"
@@ -137,9 +167,29 @@ def claude_code_target(project: Path | None) -> Target:
     root = (project.expanduser().absolute() / ".claude") if project is not None else claude_config_dir()
     items: list[Item] = [
         HookItem("settings.json", "PreCompact", "", f"{_apollo_command()} hook precompact"),
+        HookItem("settings.json", "SessionStart", "compact", f"{_apollo_command()} hook sessionstart", 30,
+                 "Apollo: restoring the decisions and rules saved before compaction"),
         FileItem("commands/renal.md", _template("claude-code", "commands", "renal.md")),
     ]
     return Target("claude-code", root, tuple(items))
+
+
+ENGINE_ID = "apollo-renal"
+
+
+def engine_plugin_dir() -> Path:
+    """The OpenClaw plugin shipped inside the package (loaded in place: nothing is copied)."""
+    return Path(str(resources.files("apollo.integration").joinpath("openclaw-engine"))).absolute()
+
+
+def context_engine_target(state_dir: Path) -> Target:
+    """``openclaw.json`` in the OpenClaw state dir: load Apollo's plugin, configure it with this
+    program's absolute path, select it as the context engine."""
+    config = {"command": [apollo_path(), "engine", "serve"], "stateDir": str(state_dir)}
+    item = ConfigItem("openclaw.json", (("plugins.load.paths", [str(engine_plugin_dir())]),
+                                        (f"plugins.entries.{ENGINE_ID}", {"enabled": True, "config": config}),
+                                        ("plugins.slots.contextEngine", ENGINE_ID)))
+    return Target("openclaw-context-engine", state_dir, (item,))
 
 
 # --------------------------------------------------------------------------- the report
@@ -369,7 +419,7 @@ def _open_root(target: Target, *, create: bool) -> Iterator[fs.Root]:
 def _load_manifest(tree: _Tree, root: Path) -> dict[str, Any]:
     raw = tree.read(MANIFEST)
     if raw is None:
-        return {"format": 1, "files": {}, "blocks": {}, "hooks": {}, "dirs": []}
+        return {"format": 1, "files": {}, "blocks": {}, "hooks": {}, "configs": {}, "originals": {}, "dirs": []}
     try:
         data = json.loads(raw)
         if not isinstance(data, dict) or data.get("format") != 1:
@@ -378,7 +428,7 @@ def _load_manifest(tree: _Tree, root: Path) -> dict[str, Any]:
         raise ConfigError(f"the install manifest cannot be read ({exc})", where=str(root / MANIFEST),
                           hint="Apollo will not guess what it installed; restore the file or remove Apollo's "
                                "files by hand") from None
-    for key in ("files", "blocks", "hooks"):
+    for key in ("files", "blocks", "hooks", "configs", "originals"):
         data.setdefault(key, {})
     data.setdefault("dirs", [])
     return data
@@ -406,7 +456,10 @@ def _backup(tree: _Tree, rel: str, data: bytes) -> str:
     """Keep the user's version of a file before --force replaces it (nothing lost)."""
     from apollo.clock import stamp
 
-    saved = f"{BACKUP_DIR}/{rel}.{stamp()}"
+    base = f"{BACKUP_DIR}/{rel}.{stamp()}"
+    saved, number = base, 2
+    while tree.read(saved) is not None:  # two backups in one second
+        saved, number = f"{base}-{number}", number + 1
     tree.create(saved, data)
     return saved
 
@@ -499,6 +552,8 @@ def install(target: Target, *, force: bool = False) -> Report:
                     _install_file(tree, manifest, item, force, report)
                 elif isinstance(item, BlockItem):
                     _install_block(tree, manifest, item, force, report)
+                elif isinstance(item, ConfigItem):
+                    _install_config(tree, manifest, item, report)
                 else:
                     _install_hook(tree, manifest, item, report)
         finally:  # what was written before a failure is recorded, so --uninstall still finds it
@@ -633,10 +688,15 @@ def _install_hook(tree: _Tree, manifest: dict[str, Any], item: HookItem, report:
     except ValueError as exc:
         report.add(item.rel, "unreadable", str(exc), problem=True)
         return
+    data = _json_bytes(settings)
+    original = manifest["originals"].get(item.rel)
+    if original is None:  # the bytes before Apollo's first hook: --uninstall puts them back
+        original = manifest["originals"][item.rel] = {"backup": _backup(tree, item.rel, raw) if raw is not None else None}
     if raw is None:
-        tree.create(item.rel, _json_bytes(settings))
+        tree.create(item.rel, data)
     else:
-        tree.replace(item.rel, _json_bytes(settings), based_on=raw)
+        tree.replace(item.rel, data, based_on=raw)
+    original["sha256"] = _sha(data)
     manifest["hooks"][key] = {"command": item.command, "created_file": raw is None}
     report.add(item.rel, "hook-added", f"{item.event}: {item.command}")
 
@@ -670,9 +730,14 @@ def uninstall(target: Target) -> Report:
         for rel, entry in sorted(manifest["blocks"].items()):
             item = by_rel.get(rel)
             _uninstall_block(tree, rel, entry, item if isinstance(item, BlockItem) else None, report)
+        restored = {rel for rel, entry in sorted(manifest["originals"].items())
+                    if _restore_original(tree, rel, entry, report)}
         for key, entry in sorted(manifest["hooks"].items()):
             rel, _, event = key.partition("#")
-            _uninstall_hook(tree, rel, HookItem(rel, event, "", entry["command"]), entry, report)
+            if rel not in restored:
+                _uninstall_hook(tree, rel, HookItem(rel, event, "", entry["command"]), entry, report)
+        for rel, entry in sorted(manifest["configs"].items()):
+            _uninstall_config(tree, rel, entry, report)
         tree.remove(MANIFEST, based_on=manifest_bytes)
         for rel in sorted(manifest["dirs"], key=lambda d: (d.count("/"), d), reverse=True):
             if not tree.remove_dir(rel):
@@ -709,6 +774,27 @@ def _uninstall_block(tree: _Tree, rel: str, entry: dict[str, Any], item: BlockIt
         report.add(rel, "block-removed")
 
 
+def _restore_original(tree: _Tree, rel: str, entry: dict[str, Any], report: Report) -> bool:
+    """The file's bytes from before the install, when it is still exactly as Apollo left it
+    (True); else False, and the hooks are taken out one by one. Apollo's copy goes either way."""
+    raw = tree.read(rel)
+    backup = entry.get("backup")
+    original = tree.read(backup) if backup else None
+    done = False
+    if raw is not None and _sha(raw) == entry.get("sha256"):
+        if backup is None:
+            tree.remove(rel, based_on=raw)
+            report.add(rel, "removed")
+            done = True
+        elif original is not None:
+            tree.replace(rel, original, based_on=raw)
+            report.add(rel, "restored")
+            done = True
+    if backup and original is not None:
+        tree.remove(backup, based_on=original)
+    return done
+
+
 def _uninstall_hook(tree: _Tree, rel: str, item: HookItem, entry: dict[str, Any], report: Report) -> None:
     settings, raw = _read_settings(tree, rel)
     if settings is None:
@@ -724,3 +810,102 @@ def _uninstall_hook(tree: _Tree, rel: str, item: HookItem, entry: dict[str, Any]
     else:
         tree.replace(rel, _json_bytes(settings), based_on=raw)
         report.add(rel, "hook-removed", f"{item.event}: {item.command}")
+
+
+# --------------------------------------------------------------------------- JSON config keys
+
+def _with_settings(data: dict[str, Any], item: ConfigItem) -> dict[str, Any]:
+    """A copy of ``data`` with the item's keys set (ValueError when a key's parent is not an object)."""
+    out = json.loads(json.dumps(data))
+    for dotted, value in item.settings:
+        *parents, last = dotted.split(".")
+        node = out
+        for name in parents:
+            node = node.setdefault(name, {})
+            if not isinstance(node, dict):
+                raise ValueError(f"'{dotted}' sits under a value that is not an object")
+        if isinstance(value, list):
+            present = node.setdefault(last, [])
+            if not isinstance(present, list):
+                raise ValueError(f"'{dotted}' is not a list")
+            present.extend(v for v in value if v not in present)
+        else:
+            node[last] = value
+    return out
+
+
+def _without_settings(data: dict[str, Any], item_settings: list[list[Any]]) -> dict[str, Any]:
+    """A copy of ``data`` without the values Apollo set (the rest of the file as the user has it)."""
+    out = json.loads(json.dumps(data))
+    for dotted, value in item_settings:
+        *parents, last = dotted.split(".")
+        node: Any = out
+        for name in parents:
+            node = node.get(name) if isinstance(node, dict) else None
+        if not isinstance(node, dict) or last not in node:
+            continue
+        if isinstance(value, list) and isinstance(node[last], list):
+            node[last] = [v for v in node[last] if v not in value]
+        elif node[last] == value:
+            del node[last]
+    return out
+
+
+def _install_config(tree: _Tree, manifest: dict[str, Any], item: ConfigItem, report: Report) -> None:
+    """Set the item's keys; the file is never rewritten when it is not plain JSON (OpenClaw also
+    reads JSON5 with comments, which a rewrite would lose)."""
+    raw = tree.read(item.rel)
+    try:
+        current = json.loads(raw.decode("utf-8")) if raw is not None and raw.strip() else {}
+        if not isinstance(current, dict):
+            raise ValueError("not a JSON object")
+        wanted = _with_settings(current, item)
+    except (UnicodeDecodeError, ValueError) as exc:
+        commands = "; ".join(f"openclaw config set {k} '{json.dumps(v)}'" for k, v in item.settings)
+        report.add(item.rel, "unreadable", f"{exc}; set these yourself: {commands}", problem=True)
+        return
+    summary = ", ".join(k for k, _ in item.settings)
+    if wanted == current:
+        report.add(item.rel, "unchanged", summary)
+        return
+    data = _json_bytes(wanted)
+    backup = None
+    if raw is None:
+        tree.create(item.rel, data)
+    else:
+        backup = _backup(tree, item.rel, raw)
+        tree.replace(item.rel, data, based_on=raw)
+    manifest["configs"][item.rel] = {"sha256": _sha(data), "backup": backup,
+                                     "settings": [[k, v] for k, v in item.settings]}
+    report.add(item.rel, "configured", summary)
+
+
+def _uninstall_config(tree: _Tree, rel: str, entry: dict[str, Any], report: Report) -> None:
+    """The original bytes back when the file is as Apollo left it; else only Apollo's keys out."""
+    raw = tree.read(rel)
+    backup = entry.get("backup")
+    original = tree.read(backup) if backup else None
+    if raw is None:
+        report.add(rel, "gone")
+    elif _sha(raw) == entry["sha256"]:
+        if backup is None:
+            tree.remove(rel, based_on=raw)
+            report.add(rel, "removed")
+        elif original is not None:
+            tree.replace(rel, original, based_on=raw)
+            report.add(rel, "restored")
+        else:
+            report.add(rel, "unreadable", f"the saved original {backup} is missing", problem=True)
+            return
+    else:
+        try:
+            current = json.loads(raw.decode("utf-8"))
+            if not isinstance(current, dict):
+                raise ValueError("not a JSON object")
+        except (UnicodeDecodeError, ValueError) as exc:
+            report.add(rel, "unreadable", str(exc), problem=True)
+            return
+        tree.replace(rel, _json_bytes(_without_settings(current, entry["settings"])), based_on=raw)
+        report.add(rel, "settings-removed", "changed since install: only Apollo's keys were taken out")
+    if backup and original is not None:
+        tree.remove(backup, based_on=original)

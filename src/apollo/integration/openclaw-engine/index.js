@@ -33,6 +33,7 @@ class Apollo {
     this.nextId = 1;
     this.known = new Map(); // sessionId -> Set of keys this process has stored
     this.queue = Promise.resolve();
+    this.down = false; // failed this turn: the next assemble tries again, nothing else warns meanwhile
   }
 
   start() {
@@ -71,6 +72,7 @@ class Apollo {
 
   // one request at a time, in order
   request(op, payload, timeoutMs) {
+    if (this.down && op !== "assemble") return Promise.reject(new Error("apollo engine is down until the next turn"));
     const run = () => new Promise((resolve, reject) => {
       if (!this.child) this.start();
       const id = this.nextId++;
@@ -141,7 +143,12 @@ export default {
     const logger = api.logger ?? console;
     const apollo = new Apollo(command, logger);
     process.once("exit", () => apollo.stop());
-    const warn = (what, err) => logger.warn?.(`[${ID}] ${what} failed open (${err?.message ?? err}); the messages go to the model unchanged`);
+    // one warning per failure: until the next turn's assemble tries again, the other calls stay quiet
+    const warn = (what, err) => {
+      if (apollo.down) return;
+      apollo.down = true;
+      logger.warn?.(`[${ID}] ${what} failed open (${err?.message ?? err}); the messages go to the model unchanged`);
+    };
 
     api.registerTool?.((ctx) => ({
       name: "apollo_recall",
@@ -195,6 +202,7 @@ export default {
       async assemble(p) {
         const memory = await memoryAddition(p);
         const messages = p.messages ?? [];
+        apollo.down = false;
         try {
           const result = await apollo.withMessages("assemble", p.sessionId, messages,
                                                    { budget: p.tokenBudget ?? null }, timeoutMs);

@@ -12,6 +12,8 @@ elif command -v apollo >/dev/null 2>&1; then
   set -- apollo renal check "$@"
 elif command -v python3 >/dev/null 2>&1 && python3 -c "import apollo.cli" >/dev/null 2>&1; then
   set -- python3 -m apollo renal check "$@"
+elif [ -x @APOLLO_ABS@ ]; then  # the Apollo that installed this script (a venv needs no activation)
+  set -- @APOLLO_ABS@ renal check "$@"
 else
   echo "renal-check.sh: the apollo command was not found; install it with: pip install apollo-hygiene" >&2
   exit 127
