@@ -17,7 +17,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client  # noqa: E402
 from constants import DEMO_NOW  # noqa: E402
 
 APOLLO = str(Path(sys.executable).parent / "apollo")
-TOOLS = ["renal_check", "renal_classify", "renal_filter", "autophagy_status", "autophagy_plan", "autophagy_execute"]
+TOOLS = ["renal_check", "renal_classify", "renal_filter", "renal_recall", "autophagy_status", "autophagy_plan", "autophagy_execute"]
 
 
 def _session_files(example: Path) -> list[Path]:
@@ -120,3 +120,27 @@ def test_bad_arguments_are_tool_errors_not_crashes(example: Path) -> None:
     ])
     assert tier.is_error and "unknown tier" in tier.content[0].text
     assert missing.is_error and "no such file" in missing.content[0].text
+
+
+def test_renal_recall_returns_what_the_context_engine_dropped(tmp_path: Path) -> None:
+    from apollo.integration.engine import Engine
+    from apollo.integration.engine_store import Store, default_path
+
+    state = tmp_path / "state"
+    store = Store(default_path(state))
+    said = {"role": "assistant", "content": [{"type": "text", "text": "OK"}], "timestamp": 2}
+    decision = {"role": "user", "content": [{"type": "text", "text": "We ship on Fridays from now on."}],
+                "timestamp": 1}
+    Engine(store).assemble("sess-1", ["a", "b"], {0: decision, 1: said}, None)
+    store.close()
+    params = StdioServerParameters(command=APOLLO, args=["mcp", "--workspace", str(tmp_path), "--state-dir", str(state)],
+                                   env={"LANG": "en_US.UTF-8"})
+
+    async def run() -> Any:
+        async with stdio_client(params) as streams, ClientSession(*streams) as session:
+            await session.initialize()
+            return await session.call_tool("renal_recall", {"query": "ok"})
+
+    data = _data(anyio.run(run))
+    assert data["session"] == "sess-1"
+    assert [f["text"] for f in data["found"]] == ["OK"] and data["found"][0]["message"] == said

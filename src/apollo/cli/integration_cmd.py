@@ -229,7 +229,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Serve renal and autophagy as Model Context Protocol tools over stdio.
 
-        Tools: renal_check, renal_filter, renal_classify, autophagy_status, autophagy_plan,
+        Tools: renal_check, renal_filter, renal_classify, renal_recall, autophagy_status, autophagy_plan,
         autophagy_execute (a plan id, and for large the phrase 确认大自噬: the user's confirmation
         cannot be skipped). Needs the `mcp` extra: pip install 'apollo-hygiene[mcp]'. --lang sets the
         language of the tools' report lines; stdout is the protocol, so there is no --json or -q.

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -246,6 +247,29 @@ def recall_from(store: Store, session_id: str, query: str = "", ident: str = "",
         if len(found) >= limit:
             break
     return found
+
+
+def recall_in_state(state_dir: Path, session: str | None = None, query: str = "", ident: str = "",
+                    limit: int = 5) -> dict[str, Any]:
+    """Recall from the engine's file under an OpenClaw state dir; the session is the one the engine
+    extended last unless named."""
+    from apollo.errors import InputError
+    from apollo.integration.engine_store import default_path
+
+    path = default_path(state_dir)
+    if not path.is_file():
+        raise InputError("Apollo's context engine has no state here", where=str(path),
+                         hint="apollo install --context-engine selects it; recall works after its first turn")
+    store = Store(path)
+    try:
+        sessions = store.sessions()
+        chosen = session or (sessions[0] if sessions else "")
+        if chosen not in sessions:
+            raise InputError(f"no session {chosen!r} in the engine's state", where=str(path),
+                             hint="known sessions: " + (", ".join(sessions[:5]) or "none"))
+        return {"session": chosen, "found": recall_from(store, chosen, query, ident, limit)}
+    finally:
+        store.close()
 
 
 def message_text(message: dict[str, Any]) -> str:

@@ -16,7 +16,8 @@ from apollo.errors import ApolloError, UsageError
 
 INSTRUCTIONS = """Apollo keeps this agent's working memory healthy.
 - renal_* tools never destroy anything: renal_check measures the context, renal_classify labels each
-  element (decision, preference, task, question, process, noise), renal_filter keeps what matters.
+  element (decision, preference, task, question, process, noise), renal_filter keeps what matters,
+  renal_recall returns verbatim what Apollo's context engine filtered out of this conversation.
 - autophagy_* tools delete, always in two steps: autophagy_plan(tier) shows what would go and returns a
   plan id; autophagy_execute(plan_id) runs it. Show the plan to the user and execute only after the user
   confirms. For tier "large" the user must type 确认大自噬 themselves; pass it as confirm_phrase.
@@ -51,7 +52,7 @@ def _jsonable(value: Any) -> Any:
 
 
 def build_server(paths: Any, config: Any, lang: str) -> Any:
-    """The MCPServer with Apollo's six tools, bound to one workspace / state dir / agent."""
+    """The MCPServer with Apollo's seven tools, bound to one workspace / state dir / agent."""
     from mcp.server.mcpserver import MCPServer
     from mcp.types import ToolAnnotations
 
@@ -117,6 +118,15 @@ def build_server(paths: Any, config: Any, lang: str) -> Any:
                     "snapshot_path": _jsonable(result.snapshot_path)}
 
         return _call(body)
+
+    @server.tool(annotations=read_only)
+    def renal_recall(query: str = "", id: str = "", session: str | None = None, limit: int = 5) -> dict[str, Any]:
+        """Messages of this conversation that Apollo's context engine filtered out of the model's context
+        (dropped as noise, or evicted at a compaction point), returned verbatim: by `id` (like m12) or by
+        the words of `query` (all must occur). The session is the latest one unless named."""
+        from apollo.integration.engine import recall_in_state
+
+        return _call(lambda: recall_in_state(paths.state_dir, session, query, id, limit))
 
     @server.tool(annotations=read_only)
     def autophagy_status() -> dict[str, Any]:

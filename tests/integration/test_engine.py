@@ -1,0 +1,259 @@
+"""Apollo's context engine (the Python half): fates decided once, idempotent turns, whole units,
+compaction points, recall, and the JSON-lines process the OpenClaw plugin talks to.
+
+Messages are pi/OpenClaw ``AgentMessage`` objects as OpenClaw hands them to a context engine.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from apollo.integration.engine import Engine, recall_in_state
+from apollo.integration.engine_store import Store, default_path
+from realclient.support import HEARTBEAT_PROMPT
+
+APOLLO = str(Path(sys.executable).parent / "apollo")
+
+
+class Conversation:
+    """Messages with the keys the plugin would give them (any unique string does)."""
+
+    def __init__(self) -> None:
+        self.messages: list[dict[str, Any]] = []
+        self.clock = 1_775_543_340_000
+
+    def add(self, message: dict[str, Any]) -> dict[str, Any]:
+        self.clock += 1000
+        message["timestamp"] = self.clock
+        self.messages.append(message)
+        return message
+
+    def user(self, text: str) -> None:
+        self.add({"role": "user", "content": [{"type": "text", "text": text}]})
+
+    def say(self, text: str) -> None:
+        self.add({"role": "assistant", "content": [{"type": "text", "text": text}], "stopReason": "stop"})
+
+    def tool(self, call: str, output: str) -> None:
+        self.add({"role": "assistant", "content": [{"type": "toolCall", "id": call, "name": "exec",
+                                                    "arguments": {"command": "make check"}}], "stopReason": "toolUse"})
+        self.add({"role": "toolResult", "toolCallId": call, "toolName": "exec",
+                  "content": [{"type": "text", "text": output}], "isError": False})
+
+    @property
+    def keys(self) -> list[str]:
+        return [f"k{m['timestamp']}" for m in self.messages]
+
+    def assemble(self, engine: Engine, session: str = "s", budget: int | None = 100_000) -> dict[str, Any]:
+        return engine.assemble(session, self.keys, dict(enumerate(self.messages)), budget)
+
+    def kept(self, engine: Engine, **options: Any) -> list[dict[str, Any]]:
+        return [self.messages[i] for i in self.assemble(engine, **options)["keep"]]
+
+
+def text(message: dict[str, Any]) -> str:
+    return "".join(b.get("text", "") for b in message["content"] if b.get("type") == "text")
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    made = Store(default_path(tmp_path / "state"))
+    yield made
+    made.close()
+
+
+def _chat() -> Conversation:
+    c = Conversation()
+    c.user("We deploy with blue-green from now on. please ack")
+    c.say("OK")
+    c.user("OK")
+    c.say("Noted.")
+    c.user(HEARTBEAT_PROMPT)
+    c.say("HEARTBEAT_OK")
+    c.user("I prefer tabs over spaces in Python files.")
+    c.say("Understood: tabs in Python files.")
+    return c
+
+
+def test_acknowledgements_and_empty_heartbeats_go_decisions_stay(store: Store) -> None:
+    c = _chat()
+    kept = [text(m) for m in c.kept(Engine(store))]
+    assert kept[0].startswith("We deploy with blue-green")
+    assert "OK" not in kept and "HEARTBEAT_OK" not in kept and HEARTBEAT_PROMPT not in kept
+    assert "I prefer tabs over spaces in Python files." in kept
+    addition = Engine(store).addition("s")
+    assert "blue-green" in addition and "tabs over spaces" in addition
+
+
+def test_a_heartbeat_with_something_to_report_keeps_its_content(store: Store) -> None:
+    c = Conversation()
+    c.user("Check the disk every heartbeat.")
+    c.say("Will do.")
+    c.user(HEARTBEAT_PROMPT)
+    c.say("The disk is 97% full: /var/log holds 40 GB of old logs.")
+    kept = [text(m) for m in c.kept(Engine(store))]
+    assert "The disk is 97% full: /var/log holds 40 GB of old logs." in kept
+    assert HEARTBEAT_PROMPT in kept  # the poll stays with the reply it prompted
+
+
+def test_fates_are_decided_once_and_the_prefix_stays_byte_identical(store: Store, tmp_path: Path) -> None:
+    c = _chat()
+    engine = Engine(store)
+    first = c.kept(engine)
+    c.user("OK thanks")
+    c.say("You're welcome.")
+    c.user("Which database do we use?")
+    second = c.kept(engine)
+    assert second[:len(first)] == first
+    again = Store(default_path(tmp_path / "state"))  # a restarted process reads the fates back
+    try:
+        assert c.kept(Engine(again)) == second
+    finally:
+        again.close()
+
+
+def test_commit_turn_is_idempotent_by_its_key(store: Store) -> None:
+    c = _chat()
+    engine = Engine(store)
+    pairs = list(zip(c.keys, c.messages, strict=True))
+    assert engine.commit("s", "turn-1", pairs[:2]) == "committed"
+    assert engine.commit("s", "turn-1", pairs[:2]) == "duplicate"
+    assert engine.commit("s", "turn-2", pairs[2:]) == "committed"
+    assert len(store.messages("s")) == len(c.messages)
+    assert engine.assemble("s", c.keys, {}, None)["keep"]  # no body needed: every message is known
+
+
+def test_unknown_messages_without_bodies_are_asked_for(store: Store) -> None:
+    c = _chat()
+    assert Engine(store).assemble("s", c.keys, {0: c.messages[0]}, None) == {"need": list(range(1, len(c.keys)))}
+
+
+def test_a_tool_call_never_goes_without_its_result(store: Store) -> None:
+    c = Conversation()
+    for n in range(30):
+        c.user(f"Run the checks for module {n} and tell me.")
+        c.tool(f"call_{n}", "ok")
+        c.say(f"Module {n}: all checks passed.")
+    result = c.assemble(Engine(store), budget=400)
+    assert result["evicted"] > 0
+    kept = [c.messages[i] for i in result["keep"]]
+    calls = {b["id"] for m in kept if m["role"] == "assistant" for b in m["content"] if b["type"] == "toolCall"}
+    answers = {m["toolCallId"] for m in kept if m["role"] == "toolResult"}
+    assert calls == answers and calls
+
+
+def test_a_compaction_point_evicts_everything_else_before_a_must_keep_item(store: Store) -> None:
+    c = Conversation()
+    c.user("We decided to use PostgreSQL for the orders service.")
+    for n in range(40):
+        c.user(f"Here is the log excerpt number {n} from the nightly batch run, nothing unusual in it.")
+        c.say(f"Log excerpt {n} looks normal.")
+    engine = Engine(store)
+    result = c.assemble(engine, budget=600)
+    kept = [c.messages[i] for i in result["keep"]]
+    assert result["evicted"] > 0 and c.messages[0] in kept
+    assert result["tokens"] <= 600
+    after = c.assemble(engine, budget=600)
+    assert after["evicted"] == 0 and after["keep"] == result["keep"]  # stable again after the point
+    assert "PostgreSQL" in engine.addition("s")
+
+
+def test_compact_is_deterministic_and_keeps_every_must_keep_item(tmp_path: Path) -> None:
+    outcomes = []
+    for n in range(2):
+        store = Store(default_path(tmp_path / f"state{n}"))
+        c = Conversation()
+        c.user("We decided to use PostgreSQL for the orders service.")
+        for i in range(12):
+            c.user(f"Status update {i}: the nightly batch finished without errors.")
+            c.say("Noted, thanks.")
+        engine = Engine(store)
+        c.assemble(engine)
+        summary = engine.compact("s", None)
+        outcomes.append((summary, c.assemble(engine)["keep"]))
+        assert summary["compacted"] and summary["tokensAfter"] < summary["tokensBefore"]
+        assert 0 in outcomes[-1][1] and "PostgreSQL" in summary["summary"]
+        store.close()
+    assert outcomes[0] == outcomes[1]
+
+
+def test_recall_returns_what_was_dropped_verbatim(store: Store, tmp_path: Path) -> None:
+    c = _chat()
+    engine = Engine(store)
+    c.assemble(engine)
+    found = engine.recall("s", query="heartbeat_ok")  # newest first: the reply, then the poll that asked for it
+    assert [f["text"] for f in found] == ["HEARTBEAT_OK", HEARTBEAT_PROMPT]
+    assert [f["message"] for f in found] == [c.messages[5], c.messages[4]]
+    assert engine.recall("s", ident=found[0]["id"]) == found[:1]
+    assert engine.recall("s", query="blue-green") == []  # kept, so nothing to recall
+    recalled = recall_in_state(tmp_path / "state", query="ok", limit=10)
+    assert recalled["session"] == "s" and {f["text"] for f in recalled["found"]} >= {"OK"}
+
+
+def test_serve_speaks_json_lines_and_ends_with_its_stdin(tmp_path: Path) -> None:
+    c = _chat()
+    requests = [{"id": 1, "op": "ping"},
+                {"id": 2, "op": "assemble", "session": "s", "keys": c.keys,
+                 "bodies": {str(i): m for i, m in enumerate(c.messages)}, "budget": 100000},
+                {"id": 3, "op": "commit", "session": "s", "turn": "t1", "keys": c.keys[:1], "bodies": {}},
+                {"id": 4, "op": "commit", "session": "s", "turn": "t1", "keys": c.keys[:1], "bodies": {}},
+                {"id": 5, "op": "recall", "session": "s", "query": "OK"},
+                {"id": 6, "op": "frobnicate", "session": "s"}]
+    done = subprocess.run([APOLLO, "engine", "serve", "--state-dir", str(tmp_path / "state")],
+                          input="\n".join(json.dumps(r) for r in requests) + "\n", capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [a["id"] for a in answers] == [1, 2, 3, 4, 5, 6]
+    assert answers[1]["result"]["keep"][0] == 0 and answers[1]["result"]["dropped"] >= 4
+    assert [answers[2]["result"]["status"], answers[3]["result"]["status"]] == ["committed", "duplicate"]
+    assert answers[4]["result"]["found"]
+    assert answers[5]["ok"] is False and "frobnicate" in answers[5]["error"]
+    assert (tmp_path / "state" / "apollo" / "engine.sqlite").is_file()
+
+
+_MESSAGE = st.one_of(
+    st.tuples(st.just("user"), st.sampled_from(["OK", "thanks!", "We decided to ship on Fridays.",
+                                                 "I prefer short answers.", "Can you check the build?",
+                                                 HEARTBEAT_PROMPT])),
+    st.tuples(st.just("assistant"), st.sampled_from(["OK", "Noted.", "HEARTBEAT_OK", "The build is green.",
+                                                      "Disk 97% full on /var."])),
+    st.tuples(st.just("tool"), st.sampled_from(["ok", "3 tests failed", ""])))
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(script=st.lists(_MESSAGE, min_size=1, max_size=40), cut=st.integers(0, 40),
+       budget=st.sampled_from([None, 60, 200, 100_000]))
+def test_any_conversation_keeps_its_invariants(tmp_path_factory: pytest.TempPathFactory,
+                                                script: list[tuple[str, str]], cut: int, budget: int | None) -> None:
+    c = Conversation()
+    for n, (role, said) in enumerate(script):
+        if role == "user":
+            c.user(said)
+        elif role == "assistant":
+            c.say(said)
+        else:
+            c.tool(f"call_{n}", said)
+    store = Store(default_path(tmp_path_factory.mktemp("prop")))
+    try:
+        engine = Engine(store)
+        head = Conversation()
+        head.messages = c.messages[:cut]
+        before = head.kept(engine, budget=budget) if head.messages else []
+        evictions = len([r for r in store.messages("s") if r.evicted])
+        result = c.assemble(engine, budget=budget)
+        kept = [c.messages[i] for i in result["keep"]]
+        if len([r for r in store.messages("s") if r.evicted]) == evictions:  # no new compaction point
+            assert kept[:len(before)] == before
+        calls = {b["id"] for m in kept if m["role"] == "assistant" for b in m["content"] if b["type"] == "toolCall"}
+        assert calls == {m["toolCallId"] for m in kept if m["role"] == "toolResult"}
+    finally:
+        store.close()
