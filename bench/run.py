@@ -63,6 +63,11 @@ GOALS: dict[str, tuple[float, str]] = {
     "heartbeat_vs_python_start": (4.0, "`apollo heartbeat` process after the session grew / `python -c pass` process"),
     "heartbeat_unchanged_vs_python_start": (4.0, "`apollo heartbeat` process, session unchanged since the last one "
                                                  "(the check's memo) / `python -c pass` process"),
+    # the context engine's goals are absolute (bench/engine.py says why)
+    "engine_assemble_p50_ms": (20.0, "assemble on a 5,000-message session in the warm `apollo engine serve`, p50 (ms)"),
+    "engine_assemble_p99_ms": (100.0, "the same, p99 (ms)"),
+    "engine_commit_per_message_ms": (2.0, "commitTurn, per message of the turn (ms)"),
+    "engine_peak_rss_mb": (150.0, "peak memory of the engine process at 5,000 messages (MB)"),
 }
 
 
@@ -104,6 +109,7 @@ class Bench:
                     "APOLLO_CONFIG": str(OUT / "no-user-config.toml")}
         self.scratch = OUT / "run"
         self.comparisons: list[Comparison] = []
+        self.engine: dict[str, float] = {}
 
     # -- running -------------------------------------------------------------------------------
 
@@ -226,6 +232,17 @@ class Bench:
             self._pair(comparison, [self.python, "-c", "pass"], [self.python, "-c", imports], times, progress, task)
             self.comparisons.append(comparison)
 
+    def context_engine(self, progress: Progress) -> None:
+        """The context engine's warm process (bench/engine.py): absolute figures, no reference."""
+        if "engine" not in self.only:
+            return
+        from bench import engine
+
+        task = progress.add_task("apollo engine serve, 5,000 messages", total=1)
+        self.scratch.mkdir(parents=True, exist_ok=True)
+        self.engine = engine.measure(str(Path(self.python).parent / "apollo"), self.scratch, self.env, SEED)
+        progress.update(task, advance=1)
+
     # -- results ---------------------------------------------------------------------------------
 
     def _of(self, measure: str) -> list[Comparison]:
@@ -252,7 +269,10 @@ class Bench:
         if isinstance(growth, float):
             growth = round(checks[-1].subject.peak_rss_kb / checks[0].subject.peak_rss_kb, 3)
         floors = {name: worst(label) for name, (label, _) in IMPORT_FLOORS.items() if self._of(label)}
-        return {**self._goal_ratios(worst, growth, exponent), **floors}
+        engine: dict[str, float | str] = {name: self.engine.get(name, "not run") for name in GOALS
+                                          if name.startswith("engine_")}
+        return {**self._goal_ratios(worst, growth, exponent), **floors, **engine,
+                **({"engine_backfill_seconds": self.engine["engine_backfill_seconds"]} if self.engine else {})}
 
     def _goal_ratios(self, worst: Callable[[str], float | str], growth: float | str,
                      exponent: float | str) -> dict[str, float | str]:
@@ -338,6 +358,10 @@ def _rows(bench: Bench, results: dict) -> list[list[str]]:
         unit = "" if name.endswith("exponent") else "x"
         rows.append([label, "1 / 10 / 50 MB", "", "", shown + unit if shown != "—" else shown,
                      f"≤ {GOALS[name][0]:g}{unit}", verdict, ""])
+    for name, value in bench.engine.items():
+        if name in GOALS:
+            verdict = {"met": "met", "missed": "MISSED"}.get(verdicts[name], verdicts[name])
+            rows.append([GOALS[name][1], "5,000 messages", "", f"{value:g}", "", f"≤ {GOALS[name][0]:g}", verdict, ""])
     return rows
 
 
@@ -382,18 +406,19 @@ def update_docs(markdown: str, results: dict) -> bool:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, help="runs per measurement (default: 3; 10 for the heartbeat)")
-    parser.add_argument("--only", action="append", choices=["check", "filter", "status", "heartbeat"],
+    parser.add_argument("--only", action="append", choices=["check", "filter", "status", "heartbeat", "engine"],
                         help="measure only this (repeatable)")
     parser.add_argument("--update-docs", action="store_true", help="write the table into docs/bench.md")
     args = parser.parse_args(argv)
     # piped (make bench | tee): wide enough for the table; on a terminal, its own width
     console = Console() if sys.stdout.isatty() else Console(width=130)
-    bench = Bench(args.repeat, set(args.only or ["check", "filter", "status", "heartbeat"]), console)
+    bench = Bench(args.repeat, set(args.only or ["check", "filter", "status", "heartbeat", "engine"]), console)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=console, transient=False) as progress:
         bench.sessions(progress)
         bench.workspaces(progress)
         bench.heartbeat(progress)
+        bench.context_engine(progress)
     results = bench.results()
     rows = _rows(bench, results)
     print_table(console, rows)

@@ -208,7 +208,8 @@ def test_imported_session_is_filtered_from_its_first_turn(hard_cases: dict[str, 
     texts = _texts(request)
     assert any("blue-green" in t for t in texts)
     assert not any(t == "HEARTBEAT_OK" for t in texts)
-    assert not any(HEARTBEAT_PROMPT in t for t in texts)
+    # the transcript has two heartbeats: the one that read a file keeps its poll, the empty one is gone
+    assert sum(HEARTBEAT_PROMPT in t for t in texts) == 1
     calls = {c["id"] for m in request["messages"] if m["role"] == "assistant" for c in m.get("tool_calls") or []}
     results = {m.get("tool_call_id") for m in request["messages"] if m["role"] == "tool"}
     assert calls == results and calls  # never a tool call without its result

@@ -24,7 +24,7 @@ back verbatim through :meth:`Engine.recall`.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,6 +46,10 @@ RECENT_TURNS = 4
 WARM_UP = 200
 #: longest text of a standing item in the system-prompt addition (the rest is one recall away)
 ITEM_CHARS = 400
+#: messages learnt per transaction when a whole existing session arrives at once
+LEARN_CHUNK = 500
+#: items of each kind in the system-prompt addition (older ones stay in the history, or one recall away)
+ITEMS_PER_CATEGORY = 25
 #: what each message costs beyond its text (role, framing)
 MESSAGE_OVERHEAD = 4
 HEADINGS = (("decision", "Decisions"), ("preference", "Preferences"), ("task", "Open tasks"),
@@ -60,6 +64,8 @@ class Session:
     order: list[Stored] = field(default_factory=list)
     standing: dict[str, Standing] = field(default_factory=dict)
     classifier: Classifier | None = None
+    #: the system-prompt addition, made again only when a standing item changes
+    addition: str | None = None
 
     @property
     def next_seq(self) -> int:
@@ -144,6 +150,8 @@ class Engine:
             state.order.append(item)
             state.by_key[item.key] = item
         state.standing.update(revised)
+        if revised:
+            state.addition = None
         return len(stored)
 
     # -- the plugin's requests -----------------------------------------------------------------
@@ -153,11 +161,16 @@ class Engine:
         """Positions of ``keys`` the model gets, the estimated tokens, the system-prompt addition;
         ``{"need": [...]}`` when bodies of unseen messages are missing."""
         state = self.session(session_id)
-        need = [i for i, key in enumerate(keys) if key not in state.by_key and i not in bodies]
-        if need:
-            return {"need": need}
-        self.learn(session_id, [(key, bodies[i]) for i, key in enumerate(keys) if key not in state.by_key])
-        rows = [state.by_key[key] for key in keys]
+        found = [state.by_key.get(key) for key in keys]
+        unseen = [i for i, row in enumerate(found) if row is None]
+        if unseen:
+            need = [i for i in unseen if i not in bodies]
+            if need:
+                return {"need": need}
+            for start in range(0, len(unseen), LEARN_CHUNK):  # a long backfill keeps what it did if cut short
+                self.learn(session_id, [(keys[i], bodies[i]) for i in unseen[start:start + LEARN_CHUNK]])
+            found = [state.by_key.get(key) for key in keys]
+        rows = [row for row in found if row is not None]
         evicted = self._compaction_point(session_id, rows, budget, force=False)
         keep = [i for i, row in enumerate(rows) if row.fate == "keep" and not row.evicted]
         return {"keep": keep, "tokens": sum(rows[i].tokens for i in keep), "addition": self.addition(session_id),
@@ -212,23 +225,37 @@ class Engine:
     def addition(self, session_id: str) -> str:
         """The standing decisions, preferences, open tasks and open questions: the same bytes as
         long as they do not change."""
-        standing = [s for s in self.session(session_id).standing.values() if s.status == "current"]
-        if not standing:
-            return ""
-        lines = ["## Standing context (Apollo renal)",
-                 "Decisions, preferences, open tasks and open questions of this conversation, kept while they "
-                 "stand. What Apollo filtered out of the history is returned verbatim by the apollo_recall tool."]
-        for category, heading in HEADINGS:
-            items = sorted((s for s in standing if s.category == category), key=lambda s: (s.seq, s.element))
-            if items:
-                lines.append(f"### {heading}")
-                lines.extend(f"- {' '.join(s.text.split())}" for s in items)
-        return "\n".join(lines) + "\n"
+        state = self.session(session_id)
+        if state.addition is None:
+            state.addition = _addition(state.standing.values())
+        return state.addition
 
     def recall(self, session_id: str, query: str = "", ident: str = "", limit: int = 5) -> list[dict[str, Any]]:
         """What renal dropped or a compaction evicted in this session, verbatim: by id (``m12``,
         or a message key) or by the words of ``query`` (all of them, any case), newest first."""
         return recall_from(self.store, session_id, query, ident, limit)
+
+
+def _addition(standing: Iterable[Standing]) -> str:
+    """The newest ``ITEMS_PER_CATEGORY`` distinct items that still stand, by category, oldest first."""
+    current = sorted((s for s in standing if s.status == "current"), key=lambda s: (s.seq, s.element))
+    lines = []
+    for category, heading in HEADINGS:
+        texts: dict[str, None] = {}
+        for item in current:
+            if item.category == category:
+                text = " ".join(item.text.split())
+                texts.pop(text, None)  # a repeated item counts where it was said last
+                texts[text] = None
+        if texts:
+            lines.append(f"### {heading}")
+            lines.extend(f"- {text}" for text in list(texts)[-ITEMS_PER_CATEGORY:])
+    if not lines:
+        return ""
+    return "\n".join(["## Standing context (Apollo renal)",
+                      "Decisions, preferences, open tasks and open questions of this conversation, kept while they "
+                      "stand (the newest of each kind). What Apollo filtered out of the history is returned "
+                      "verbatim by the apollo_recall tool.", *lines]) + "\n"
 
 
 def recall_from(store: Store, session_id: str, query: str = "", ident: str = "", limit: int = 5) -> list[dict[str, Any]]:
@@ -325,14 +352,6 @@ def _turn_fates(turn: list[int], by_seq: dict[int, list[tuple[Element, Any]]], f
     def must(seq: int) -> bool:
         return any(v.category in MUST_KEEP and v.action == "keep" for _, v in by_seq[seq])
 
-    first = by_seq[turn[0]]
-    if first and first[0][0].kind is Kind.HEARTBEAT_POLL:
-        reported = any(e.role is Role.ASSISTANT and e.kind in (Kind.TEXT, Kind.HEARTBEAT_REPLY) and v.action != "drop"
-                       for seq in turn for e, v in by_seq[seq])
-        for seq in turn:
-            fates[seq] = (turn[0], "keep", "heartbeat with something to report", must(seq)) if reported else \
-                (turn[0], "drop", "heartbeat with nothing to report", False)
-        return
     unit_of_call: dict[str, int] = {}
     for seq in turn:
         elements = by_seq[seq]
@@ -348,3 +367,12 @@ def _turn_fates(turn: list[int], by_seq: dict[int, list[tuple[Element, Any]]], f
             fates[seq] = (seq, "drop", elements[0][1].reason, False)
         else:
             fates[seq] = (seq, "keep", "", must(seq))
+    first = by_seq[turn[0]]
+    if first and first[0][0].kind is Kind.HEARTBEAT_POLL:
+        reported = any(e.role is Role.ASSISTANT and e.kind in (Kind.TEXT, Kind.HEARTBEAT_REPLY) and v.action != "drop"
+                       for seq in turn for e, v in by_seq[seq])
+        if not reported:  # the whole heartbeat goes, tool calls and all: nothing came of it
+            for seq in turn:
+                fates[seq] = (turn[0], "drop", "heartbeat with nothing to report", False)
+        else:  # what it found stays, with the poll that asked; its bare acknowledgements go
+            fates[turn[0]] = (turn[0], "keep", "heartbeat with something to report", must(turn[0]))

@@ -14,6 +14,7 @@ const ID = "apollo-renal";
 const VERSION = "0.1.0";
 const TIMEOUT_MS = 5000;           // one assemble/commit/compact/recall request
 const BOOTSTRAP_TIMEOUT_MS = 30000; // classifying a whole existing transcript the first time
+const PER_NEW_MESSAGE_MS = 2;      // more time for a request that brings messages Apollo has not classified yet
 
 // The key of a message: the same message (next turn, after a restart, read back from the transcript)
 // gets the same key, so Apollo finds the fate it gave it the first time.
@@ -33,7 +34,7 @@ class Apollo {
     this.nextId = 1;
     this.known = new Map(); // sessionId -> Set of keys this process has stored
     this.queue = Promise.resolve();
-    this.down = false; // failed this turn: the next assemble tries again, nothing else warns meanwhile
+    this.down = false; // failed in this turn: quiet pass-through until the turn is committed, then retry
   }
 
   start() {
@@ -72,7 +73,7 @@ class Apollo {
 
   // one request at a time, in order
   request(op, payload, timeoutMs) {
-    if (this.down && op !== "assemble") return Promise.reject(new Error("apollo engine is down until the next turn"));
+    if (this.down) return Promise.reject(new Error("apollo engine is down until the next turn"));
     const run = () => new Promise((resolve, reject) => {
       if (!this.child) this.start();
       const id = this.nextId++;
@@ -94,9 +95,11 @@ class Apollo {
     const keys = messages.map(keyOf);
     const known = this.known.get(session) ?? new Set();
     const bodies = (wanted) => Object.fromEntries(wanted.map((i) => [i, messages[i]]));
-    let result = await this.request(op, { session, keys, bodies: bodies(keys.flatMap((k, i) => known.has(k) ? [] : [i])),
-                                          ...extra }, timeoutMs);
-    if (result?.need) result = await this.request(op, { session, keys, bodies: bodies(result.need), ...extra }, timeoutMs);
+    // messages Apollo has not seen are classified now: each may add up to PER_NEW_MESSAGE_MS to the wait
+    const ask = (wanted) => this.request(op, { session, keys, bodies: bodies(wanted), ...extra },
+                                         timeoutMs + wanted.length * PER_NEW_MESSAGE_MS);
+    let result = await ask(keys.flatMap((k, i) => known.has(k) ? [] : [i]));
+    if (result?.need) result = await ask(result.need);
     if (this.known.get(session) !== known) this.known.set(session, known);
     for (const k of keys) known.add(k);
     return result;
@@ -143,7 +146,7 @@ export default {
     const logger = api.logger ?? console;
     const apollo = new Apollo(command, logger);
     process.once("exit", () => apollo.stop());
-    // one warning per failure: until the next turn's assemble tries again, the other calls stay quiet
+    // one warning per failing turn: the other calls of that turn pass through quietly
     const warn = (what, err) => {
       if (apollo.down) return;
       apollo.down = true;
@@ -191,10 +194,12 @@ export default {
       async ingest() { return { ingested: false }; }, // commitTurn stores whole turns
 
       async commitTurn(p) {
+        if (apollo.down) { apollo.down = false; return { status: "committed" }; } // the next turn tries again
         try {
           return await apollo.withMessages("commit", p.sessionId, p.messages ?? [], { turn: p.advancementKey }, timeoutMs);
         } catch (err) {
           warn("commitTurn", err);
+          apollo.down = false;
           return { status: "committed" }; // the next assemble stores what this one missed
         }
       },
@@ -202,7 +207,6 @@ export default {
       async assemble(p) {
         const memory = await memoryAddition(p);
         const messages = p.messages ?? [];
-        apollo.down = false;
         try {
           const result = await apollo.withMessages("assemble", p.sessionId, messages,
                                                    { budget: p.tokenBudget ?? null }, timeoutMs);
