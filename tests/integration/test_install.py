@@ -532,3 +532,11 @@ def test_claude_code_uninstall_leaves_settings_json_byte_identical(tmp_path: Pat
     assert ("settings.json", "restored") in [(s.rel, s.action) for s in report.steps]
     assert (project / ".claude/settings.json").read_bytes() == original
     assert sorted(p.name for p in (project / ".claude").iterdir()) == ["settings.json"]
+
+
+def test_every_install_step_has_words_in_both_languages(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / "openclaw.json").write_text("{}")
+    for report in (inst.install(inst.context_engine_target(state)), inst.uninstall(inst.context_engine_target(state))):
+        assert len(report.lines("en")) == len(report.lines("zh")) == 2

@@ -214,6 +214,8 @@ _WORDS = {
     "unreadable": ("无法解析，未动", "cannot be parsed; left alone"),
     "kept-not-empty": ("还有其他文件，保留", "still holds other files; kept"),
     "nothing": ("没有安装记录", "nothing installed here"),
+    "configured": ("已配置", "configured"), "restored": ("已恢复原样", "restored byte for byte"),
+    "settings-removed": ("已移除 Apollo 的设置", "Apollo's settings removed"),
 }
 
 
