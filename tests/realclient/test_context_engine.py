@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
-from apollo.integration.engine_store import Store, default_path
 from apollo.integration.engine import recall_from
+from apollo.integration.engine_store import Store, default_path
 from realclient.engine_support import FakeModel, Rig, apollo_processes, text_of, wait_gone
 from realclient.support import HEARTBEAT_PROMPT, legacy_state_dir, realistic_session
 

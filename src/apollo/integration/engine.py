@@ -143,12 +143,13 @@ class Engine:
                 for element, verdict in by_seq[seq]:
                     if verdict.category in MUST_KEEP and verdict.action == "keep" and element.text.strip():
                         text = element.text.strip()
-                        text = text if len(text) <= ITEM_CHARS else text[:ITEM_CHARS].rstrip() + f" … (recall {element.id})"
+                        if len(text) > ITEM_CHARS:
+                            text = text[:ITEM_CHARS].rstrip() + f" … (recall {element.id})"
                         revised[element.id] = Standing(element.id, seq, verdict.category, verdict.status, text)
         self.store.save(session_id, stored, list(revised.values()), turn=turn)
-        for item, _ in stored:
-            state.order.append(item)
-            state.by_key[item.key] = item
+        for row, _ in stored:
+            state.order.append(row)
+            state.by_key[row.key] = row
         state.standing.update(revised)
         if revised:
             state.addition = None
