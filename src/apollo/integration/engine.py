@@ -195,13 +195,14 @@ class Engine:
                 "summary": self.addition(session_id)}
 
     def _compaction_point(self, session_id: str, rows: list[Stored], budget: int | None, *, force: bool) -> int:
-        """Evict whole units, oldest first and must-keep last, outside the recent turns, until the
-        kept tokens fit; returns how many messages were evicted (stored, so it happens once)."""
-        kept = [r for r in rows if r.fate == "keep" and not r.evicted]
-        total = sum(r.tokens for r in kept)
+        """Evict whole units outside the recent turns, oldest first and must-keep last; returns how
+        many messages were evicted (stored, so it happens once). Over the budget: until the kept
+        tokens are down to ``EVICT_DOWN_TO`` of it. Forced (``/compact``): every unit that is not
+        must-keep, and must-keep ones only while still over that mark."""
+        total = sum(r.tokens for r in rows if r.fate == "keep" and not r.evicted)
         if not force and (not budget or total <= budget * EVICT_ABOVE):
             return 0
-        target = int(budget * (EVICT_DOWN_TO if not force else EVICT_DOWN_TO / 2)) if budget else 0
+        target = int(budget * EVICT_DOWN_TO) if budget else None
         user_turns = [i for i, r in enumerate(rows) if r.role == "user"]
         protected_from = user_turns[-RECENT_TURNS] if len(user_turns) >= RECENT_TURNS else 0
         units: dict[int, list[Stored]] = {}
@@ -211,10 +212,10 @@ class Engine:
         order = sorted(units.items(), key=lambda item: (any(r.must_keep for r in item[1]), item[0]))
         chosen: list[Stored] = []
         for _, members in order:
-            if total <= target:
+            must_keep = any(r.must_keep for r in members)
+            fits = target is None or total <= target
+            if fits and (must_keep or not force):
                 break
-            if force and not budget and any(r.must_keep for r in members):
-                break  # /compact without a budget: only what is not must-keep goes
             chosen.extend(members)
             total -= sum(r.tokens for r in members)
         if chosen:
