@@ -231,19 +231,3 @@ def test_imported_session_is_filtered_from_its_first_turn(hard_cases: dict[str, 
     assert wait_gone(hard_cases["imported"].state) == []
 
 
-
-def test_compact_runs_in_apollo_without_a_model_call(hard_cases: dict[str, Any]) -> None:
-    rig: Rig = hard_cases["imported"]
-    asked = len(rig.model.requests)
-    done = rig.turn("/compact", session_key="agent:main:s0")
-    assert DEGRADED not in done.stdout + done.stderr and "[apollo-renal]" not in done.stdout + done.stderr
-    assert len(rig.model.requests) == asked  # deterministic: no summary asked of the model
-    store = Store(default_path(rig.state))
-    try:
-        (session,) = store.sessions()
-        rows = store.messages(session)
-    finally:
-        store.close()
-    assert any(r.evicted for r in rows)
-    assert not any(r.evicted and r.must_keep for r in rows)
-    assert wait_gone(rig.state) == []
