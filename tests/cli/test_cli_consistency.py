@@ -52,6 +52,16 @@ EXCEPTIONS: dict[str, dict[str, str]] = {
         "--lang": "Claude Code calls it without options: the language comes from the project's config",
         "--quiet": "Claude Code reads its stdout; there is no human output to leave out",
     },
+    "hook sessionstart": {
+        "--json": "a Claude Code hook: stdout is always the hook's JSON answer ({\"hookSpecificOutput\"})",
+        "--lang": "its answer is the saved items verbatim, in the words they were said",
+        "--quiet": "Claude Code reads its stdout; there is no human output to leave out",
+    },
+    "engine serve": {
+        "--json": "the OpenClaw plugin's process: stdout is the JSON-lines protocol",
+        "--lang": "it answers the plugin in JSON; the items it keeps are verbatim",
+        "--quiet": "it prints nothing for people that -q could leave out",
+    },
     "hook session": {
         "--workspace": "it finds the Claude Code session of --project, not an OpenClaw workspace",
         "--json": "it prints one path, for the /renal command to read",
@@ -65,6 +75,9 @@ NO_WORKSPACE_CONFIG = {
     "demo": "runs on its own example workspace",
     "hook session": "only looks for a Claude Code session",
     "hook precompact": "never fails: a hook must not block Claude Code's compaction (tested below)",
+    "hook sessionstart": "never fails: a hook must not stop a Claude Code session from starting",
+    "engine serve": "the plugin passes --workspace only when configured; a broken config must not cost "
+                    "a turn (the plugin fails open anyway)",
 }
 
 runner = CliRunner()

@@ -121,13 +121,13 @@ def register(app: typer.Typer) -> None:
             if claude_code and workspace is not None:
                 raise UsageError("--workspace is for OpenClaw; Claude Code takes --project",
                                  hint="apollo install --claude-code [--project DIR]")
+            env = make_env(workspace=workspace, json_out=json_out, lang=lang, quiet=quiet, verbose=verbose)
             if context_engine and (claude_code or workspace is not None):
                 raise UsageError("--context-engine goes with --state-dir only",
                                  hint="apollo install --context-engine [--state-dir DIR]")
             if state_dir is not None and not context_engine:
                 raise UsageError("--state-dir goes with --context-engine", hint="apollo install --context-engine "
                                  "--state-dir DIR")
-            env = make_env(workspace=workspace, json_out=json_out, lang=lang, quiet=quiet, verbose=verbose)
             if context_engine:
                 from apollo.workspace import resolve_state_dir
 

@@ -134,7 +134,12 @@ class Engine:
                     item.status = new_verdict.status if new_verdict.category in MUST_KEEP else "withdrawn"
                     revised[item.element] = item
         stored: list[tuple[Stored, str]] = []
-        for (seq, body), (key, _), fate in zip(pairs, fresh, _fates(pairs, by_seq), strict=True):
+        in_batch = {e.call_id for items in by_seq.values() for e, _ in items if e.kind is Kind.TOOL_CALL}
+        orphans = {e.call_id for items in by_seq.values() for e, _ in items
+                   if e.kind is Kind.TOOL_RESULT and e.call_id and e.call_id not in in_batch}
+        earlier = {call: self.store.call_fate(session_id, call) for call in orphans}
+        earlier_calls = {call: fate for call, fate in earlier.items() if fate is not None}
+        for (seq, body), (key, _), fate in zip(pairs, fresh, _fates(pairs, by_seq, earlier_calls), strict=True):
             unit, action, reason, must = fate
             tokens = MESSAGE_OVERHEAD + sum(e.tokens for e, _ in by_seq[seq])
             stored.append((Stored(key, seq, unit, str(body.get("role", "")), action, reason, must, tokens, False),
@@ -335,22 +340,24 @@ def _seq_of(element: Element) -> int:
     return int((element.record_id or element.id).split(":")[0][1:])
 
 
-def _fates(pairs: list[tuple[int, dict[str, Any]]], by_seq: dict[int, list[tuple[Element, Any]]]
-           ) -> list[tuple[int, str, str, bool]]:
-    """(unit, keep | drop, reason, must-keep) for each message, decided over whole turns."""
+def _fates(pairs: list[tuple[int, dict[str, Any]]], by_seq: dict[int, list[tuple[Element, Any]]],
+           earlier_calls: dict[str, tuple[int, str, str, bool]]) -> list[tuple[int, str, str, bool]]:
+    """(unit, keep | drop, reason, must-keep) for each message, decided over whole turns; a tool
+    result whose call was decided in an earlier batch shares that call's fate (``earlier_calls``)."""
     fates: dict[int, tuple[int, str, str, bool]] = {}
     turn: list[int] = []
     for seq, body in pairs:
         if body.get("role") == "user" and turn:
-            _turn_fates(turn, by_seq, fates)
+            _turn_fates(turn, by_seq, fates, earlier_calls)
             turn = []
         turn.append(seq)
     if turn:
-        _turn_fates(turn, by_seq, fates)
+        _turn_fates(turn, by_seq, fates, earlier_calls)
     return [fates[seq] for seq, _ in pairs]
 
 
-def _turn_fates(turn: list[int], by_seq: dict[int, list[tuple[Element, Any]]], fates: dict[int, tuple[int, str, str, bool]]) -> None:
+def _turn_fates(turn: list[int], by_seq: dict[int, list[tuple[Element, Any]]], fates: dict[int, tuple[int, str, str, bool]],
+                earlier_calls: dict[str, tuple[int, str, str, bool]]) -> None:
     def must(seq: int) -> bool:
         return any(v.category in MUST_KEEP and v.action == "keep" for _, v in by_seq[seq])
 
@@ -363,8 +370,11 @@ def _turn_fates(turn: list[int], by_seq: dict[int, list[tuple[Element, Any]]], f
             unit_of_call.update((call, seq) for call in calls)
             fates[seq] = (seq, "keep", "tool call (kept with its results)", must(seq))
         elif answered or any(e.kind is Kind.TOOL_RESULT for e, _ in elements):
-            unit = unit_of_call.get(answered[0], seq) if answered else seq
-            fates[seq] = (unit, "keep", "tool result (kept with its call)", must(seq))
+            call = unit_of_call.get(answered[0]) if answered else None
+            if call is None and answered and answered[0] in earlier_calls:
+                fates[seq] = earlier_calls[answered[0]]  # its call came in an earlier batch: the same fate
+            else:
+                fates[seq] = (call if call is not None else seq, "keep", "tool result (kept with its call)", must(seq))
         elif elements and all(v.action == "drop" for _, v in elements):
             fates[seq] = (seq, "drop", elements[0][1].reason, False)
         else:

@@ -123,6 +123,21 @@ class Store:
         rows = self.db.execute("select session from messages group by session order by max(rowid) desc")
         return [row[0] for row in rows]
 
+    def call_fate(self, session: str, call_id: str) -> tuple[int, str, str, bool] | None:
+        """(unit, fate, reason, must-keep) of the stored message that made tool call ``call_id``:
+        its result, arriving later, shares it (rare: a scan of the bodies is fine)."""
+        import orjson
+
+        rows = self.db.execute("select unit, fate, reason, must_keep, body from messages where session = ? and "
+                               "role = 'assistant' and instr(body, ?) > 0 order by seq desc",
+                               (session, orjson.dumps(call_id).decode()))
+        for unit, fate, reason, must_keep, body in rows:
+            content = orjson.loads(body).get("content")
+            if any(isinstance(b, dict) and b.get("type") == "toolCall" and b.get("id") == call_id
+                   for b in (content if isinstance(content, list) else [])):
+                return unit, fate, reason, bool(must_keep)
+        return None
+
     def has_turn(self, session: str, advancement_key: str) -> bool:
         row = self.db.execute("select 1 from turns where session = ? and advancement_key = ?",
                               (session, advancement_key)).fetchone()
