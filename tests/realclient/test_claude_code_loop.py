@@ -44,6 +44,8 @@ def _text(body: dict[str, Any]) -> str:
 class FakeAnthropic:
     def __init__(self) -> None:
         self.requests: list[dict[str, Any]] = []
+        #: the input tokens the next answer reports: near the window, Claude Code compacts by itself
+        self.input_tokens = 100
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -70,21 +72,33 @@ class FakeAnthropic:
                     return
                 fake.requests.append(body)
                 last = body.get("messages", [{}])[-1]
-                reply = SUMMARY if COMPACT_MARK in _text({"messages": [last]}) else "Done."
+                blocks = last.get("content") if isinstance(last.get("content"), list) else []
+                answered = any(isinstance(b, dict) and b.get("type") == "tool_result" for b in blocks)
+                compacting = COMPACT_MARK in _text({"messages": [last]})
+                if not compacting and not answered and "RUN-TOOL" in _text({"messages": [last]}):
+                    block: dict[str, Any] = {"type": "tool_use", "id": "toolu_01", "name": "Bash",
+                                             "input": {"command": "echo tool-ran", "description": "echo"}}
+                    stop = "tool_use"
+                else:
+                    block, stop = {"type": "text", "text": SUMMARY if compacting else "Done."}, "end_turn"
+                tokens = 100 if compacting else fake.input_tokens
+                if not compacting:
+                    fake.input_tokens = 100  # one full window is enough: then the compacted session is small
                 message = {"id": "msg_1", "type": "message", "role": "assistant", "model": body.get("model", "m"),
-                           "content": [{"type": "text", "text": reply}], "stop_reason": "end_turn",
-                           "stop_sequence": None, "usage": {"input_tokens": 100, "output_tokens": 5}}
+                           "content": [block], "stop_reason": stop, "stop_sequence": None,
+                           "usage": {"input_tokens": tokens, "output_tokens": 5}}
                 if not body.get("stream"):
                     self._json(message)
                     return
+                start = {**block, "input": {}} if block["type"] == "tool_use" else {"type": "text", "text": ""}
+                delta = ({"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
+                         if block["type"] == "tool_use" else {"type": "text_delta", "text": block["text"]})
                 events = [("message_start", {"type": "message_start", "message": {**message, "content": [],
                                                                                   "stop_reason": None}}),
-                          ("content_block_start", {"type": "content_block_start", "index": 0,
-                                                   "content_block": {"type": "text", "text": ""}}),
-                          ("content_block_delta", {"type": "content_block_delta", "index": 0,
-                                                   "delta": {"type": "text_delta", "text": reply}}),
+                          ("content_block_start", {"type": "content_block_start", "index": 0, "content_block": start}),
+                          ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}),
                           ("content_block_stop", {"type": "content_block_stop", "index": 0}),
-                          ("message_delta", {"type": "message_delta", "delta": {"stop_reason": "end_turn",
+                          ("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop,
                                                                                 "stop_sequence": None},
                                              "usage": {"output_tokens": 5}}),
                           ("message_stop", {"type": "message_stop"})]
@@ -113,40 +127,79 @@ def claude() -> Path:
     return binary
 
 
-def test_after_compact_the_model_gets_every_must_keep_item_back(claude: Path, tmp_path: Path) -> None:
-    fake = FakeAnthropic()
-    project = tmp_path / "project"
-    project.mkdir()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE_"))}
-    env.update(HOME=str(tmp_path / "home"), CLAUDE_CONFIG_DIR=str(tmp_path / "config"), ANTHROPIC_BASE_URL=fake.url,
-               ANTHROPIC_API_KEY="sk-fake", DISABLE_TELEMETRY="1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
-               DISABLE_AUTOUPDATER="1", DISABLE_ERROR_REPORTING="1", PATH="/usr/bin:/bin")  # apollo not on PATH
-    installed = subprocess.run([APOLLO, "install", "--claude-code", "--project", str(project), "--json"],
-                               capture_output=True, text=True, env=env)
-    assert installed.returncode == 0, installed.stderr
+DECISIONS = ("We deploy with blue-green from now on. Never push to main directly; always open a pull request. "
+             "Should we keep the staging database after the migration?")
 
-    def claude_p(*args: str) -> dict[str, Any]:
-        done = subprocess.run([str(claude), "-p", *args, "--output-format", "json"], capture_output=True, text=True,
-                              env=env, cwd=project, timeout=180)
+
+class ClaudeRun:
+    """A project with Apollo's hooks (installed with ``apollo`` not on PATH) and the real CLI on the fake."""
+
+    def __init__(self, claude: Path, root: Path):
+        self.claude, self.fake = claude, FakeAnthropic()
+        self.project = root / "project"
+        self.project.mkdir()
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE_"))}
+        self.env.update(HOME=str(root / "home"), CLAUDE_CONFIG_DIR=str(root / "config"), ANTHROPIC_API_KEY="sk-fake",
+                        ANTHROPIC_BASE_URL=f"http://127.0.0.1:{self.fake.server.server_address[1]}",
+                        DISABLE_TELEMETRY="1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1", DISABLE_AUTOUPDATER="1",
+                        DISABLE_ERROR_REPORTING="1", PATH="/usr/bin:/bin")  # apollo is not on PATH
+        installed = subprocess.run([APOLLO, "install", "--claude-code", "--project", str(self.project), "--json"],
+                                   capture_output=True, text=True, env=self.env)
+        assert installed.returncode == 0, installed.stderr
+
+    def __call__(self, *args: str) -> dict[str, Any]:
+        done = subprocess.run([str(self.claude), "-p", *args, "--output-format", "json"], capture_output=True,
+                              text=True, env=self.env, cwd=self.project, timeout=180)
         assert done.returncode == 0, (done.stdout[-2000:], done.stderr[-2000:])
         return json.loads(done.stdout)
 
-    first = claude_p("We deploy with blue-green from now on. Never push to main directly; always open a "
-                     "pull request. Should we keep the staging database after the migration?")
-    session = first["session_id"]
-    claude_p("/compact", "--resume", session)
-    snapshots = sorted((project / ".renal" / "snapshots").glob("*.json"))
-    assert snapshots, "the PreCompact hook wrote no snapshot"
-    items = json.loads(snapshots[-1].read_text())["items"]
-    must_keep = [i["text"] for i in items if i.get("status", "current") == "current"]
-    assert must_keep
-    claude_p("What is next?", "--resume", session)
-    compaction = [i for i, r in enumerate(fake.requests) if COMPACT_MARK in _text(r)]
-    assert compaction, "Claude Code never asked the model for a summary"
-    after = [r for r in fake.requests[compaction[-1] + 1:] if "What is next?" in _text(r)]
-    assert after
-    seen = " ".join(_text(after[-1]).split())
-    for text in must_keep:
+    def must_keep(self) -> list[str]:
+        """The current items of the newest PreCompact snapshot."""
+        snapshots = sorted((self.project / ".renal" / "snapshots").glob("*.json"))
+        assert snapshots, "the PreCompact hook wrote no snapshot"
+        items = json.loads(snapshots[-1].read_text())["items"]
+        return [i["text"] for i in items if i.get("status", "current") == "current"]
+
+    def after_compaction(self) -> list[dict[str, Any]]:
+        compaction = [i for i, r in enumerate(self.fake.requests) if COMPACT_MARK in _text(r)]
+        assert compaction, "Claude Code never asked the model for a summary"
+        return self.fake.requests[compaction[-1] + 1:]
+
+    def close(self) -> None:
+        self.fake.server.shutdown()
+
+
+def _carries(request: dict[str, Any], items: list[str]) -> None:
+    seen = " ".join(_text(request).split())
+    assert items
+    for text in items:
         assert " ".join(text.split()) in seen, text
-    assert "SessionStart hook additional context" in _text(after[-1])
-    fake.server.shutdown()
+    assert "SessionStart hook additional context" in _text(request)
+
+
+def test_after_compact_the_model_gets_every_must_keep_item_back(claude: Path, tmp_path: Path) -> None:
+    run = ClaudeRun(claude, tmp_path)
+    try:
+        session = run(DECISIONS)["session_id"]
+        run("/compact", "--resume", session)
+        items = run.must_keep()
+        run("What is next?", "--resume", session)
+        after = [r for r in run.after_compaction() if "What is next?" in _text(r)]
+        assert after
+        _carries(after[-1], items)
+    finally:
+        run.close()
+
+
+def test_after_an_auto_compaction_too(claude: Path, tmp_path: Path) -> None:
+    run = ClaudeRun(claude, tmp_path)
+    try:
+        session = run(DECISIONS)["session_id"]
+        run.fake.input_tokens = 990_000  # the window is nearly full: Claude Code compacts by itself mid-turn
+        run("Please RUN-TOOL and report.", "--allowedTools", "Bash(echo:*)", "--resume", session)
+        items = run.must_keep()
+        after = run.after_compaction()
+        assert after
+        _carries(after[0], items)
+    finally:
+        run.close()
