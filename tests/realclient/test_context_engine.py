@@ -126,6 +126,11 @@ def test_every_decision_and_preference_reaches_the_model(conversation: dict[str,
     assert any("tabs over spaces" in t for t in _texts(apollo))
 
 
+def test_the_recall_tool_is_offered_to_the_model(conversation: dict[str, Any]) -> None:
+    assert "apollo_recall (apollo-renal)" in json.dumps(conversation["apollo"][-1])  # in OpenClaw's tool catalog
+    assert "apollo_recall (apollo-renal)" not in json.dumps(conversation["builtin"][-1])
+
+
 def test_openclaw_never_degrades_the_engine(conversation: dict[str, Any]) -> None:
     for log in conversation["logs"]:
         assert DEGRADED not in log and "degraded to" not in log
