@@ -89,7 +89,7 @@ def register(app: typer.Typer) -> None:
         uninstall: Annotated[bool, typer.Option("--uninstall", help="Remove exactly what the install added.")]
         = False,
         claude_code: Annotated[bool, typer.Option(
-            "--claude-code", help="Install into Claude Code instead: a PreCompact hook and the /renal command.")]
+            "--claude-code", help="Install into Claude Code instead: PreCompact and SessionStart hooks, the /renal command.")]
         = False,
         project: Annotated[Path | None, typer.Option(
             "--project", help="With --claude-code: this project's .claude/ [default: your ~/.claude/].",
@@ -105,11 +105,12 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Install Apollo's skills into an OpenClaw workspace (or hooks into Claude Code, or the context engine).
 
-        --context-engine: loads Apollo's plugin and selects it in <state-dir>/openclaw.json (the
-        original bytes are kept; --uninstall puts them back). OpenClaw: skills/apollo-renal, skills/apollo-autophagy, scripts/renal/renal-check.sh,
+        OpenClaw: skills/apollo-renal, skills/apollo-autophagy, scripts/renal/renal-check.sh,
         scripts/autophagy/autophagy.sh and a marked block in HEARTBEAT.md. Idempotent; never
         overwrites a file it did not write; a manifest in .apollo/ lets --uninstall remove
-        exactly what was added. -q prints only the first line (what was installed where).
+        exactly what was added. --context-engine: loads Apollo's plugin and selects it in
+        <state-dir>/openclaw.json (its original bytes are kept; --uninstall puts them back). -q
+        prints only the first line (what was installed where).
         """
 
         def body() -> None:
