@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from apollo.demo import PINNED
 from autophagy.support import NOW, tree
 
 PLAN_KEYS = {"plan_id", "tier", "risk", "items", "protected", "suggested"}
@@ -23,7 +24,7 @@ RESULT_KEYS = {"tier", "deleted", "skipped", "snapshot", "log"}
 def cli(ws, apollo_cli):
     def call(*args: str, env: dict[str, str] | None = None):
         return apollo_cli("autophagy", *args, "--workspace", str(ws.workspace), "--state-dir", str(ws.state),
-                          env={"APOLLO_NOW": NOW, **(env or {})})
+                          env=env, now=NOW)
 
     return call
 
@@ -142,13 +143,13 @@ def test_a_bad_protect_configuration_is_one_line_exit_1(ws, cli) -> None:
     assert (ws.workspace / "a.tmp").exists()
 
 
-def _run_on_terminal(args: list[str], answers, env: dict[str, str]) -> tuple[int, str]:
-    """Run the real CLI on a pseudo-terminal. ``answers`` is the bytes to type, or a function
-    given the output so far that returns the next bytes to type (None: nothing yet)."""
-    exe = str(Path(sys.executable).parent / "apollo")
+def _run_on_terminal(args: list[str], answers, env: dict[str, str] | None = None) -> tuple[int, str]:
+    """Run the real CLI on a pseudo-terminal, its clock pinned to NOW. ``answers`` is the bytes
+    to type, or a function given the output so far that returns the next bytes to type (None: nothing yet)."""
     pid, fd = pty.fork()
     if pid == 0:  # the child: the apollo CLI with the terminal as stdin and stdout
-        os.execve(exe, [exe, *args], {**os.environ, **env, "COLUMNS": "200"})
+        os.execve(sys.executable, [sys.executable, "-c", PINNED, NOW, *args],
+                  {**os.environ, **(env or {}), "COLUMNS": "200"})
     output = b""
     if isinstance(answers, bytes):
         os.write(fd, answers)
@@ -176,7 +177,7 @@ def _run_on_terminal(args: list[str], answers, env: dict[str, str]) -> tuple[int
 def test_on_a_terminal_small_asks_y_n(ws, answer: bytes, code: int, kept: bool) -> None:
     ws.put("a.tmp")
     status, output = _run_on_terminal(["autophagy", "small", "--lang", "en", "--workspace", str(ws.workspace),
-                                       "--state-dir", str(ws.state)], answer, {"APOLLO_NOW": NOW})
+                                       "--state-dir", str(ws.state)], answer)
     assert status == code, output
     assert "Remove these?" in output and "a.tmp" in output
     assert (ws.workspace / "a.tmp").exists() is kept
@@ -186,7 +187,7 @@ def test_on_a_terminal_medium_asks_which_items(ws) -> None:
     ws.put("a.json", b"{")
     ws.put("b.json", b"")
     status, output = _run_on_terminal(["autophagy", "medium", "--lang", "en", "--workspace", str(ws.workspace),
-                                       "--state-dir", str(ws.state)], b"M2\n", {"APOLLO_NOW": NOW})
+                                       "--state-dir", str(ws.state)], b"M2\n")
     assert status == 0, output
     assert (ws.workspace / "a.json").exists() and not (ws.workspace / "b.json").exists()
 
@@ -213,7 +214,7 @@ def test_on_a_terminal_large_asks_twice(ws, tmp_path: Path) -> None:
     legacy_state_dir(ws.root, {"0d2f7c1e-4b5a-4c3d-9e8f-112233445566": realistic_session().write(tmp_path / "s.jsonl")})
     session = ws.state / "agents/main/sessions/0d2f7c1e-4b5a-4c3d-9e8f-112233445566.jsonl"
     args = ["autophagy", "large", "--lang", "zh", "--workspace", str(ws.workspace), "--state-dir", str(ws.state)]
-    env = {"APOLLO_NOW": NOW}
+    env: dict[str, str] = {}
     status, output = _run_on_terminal(args, _typing("l-00000000"), env)
     assert status == 3 and session.exists(), output
     status, output = _run_on_terminal(args, _typing("<plan id>", "确认"), env)

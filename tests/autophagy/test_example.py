@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from apollo import clock
 from apollo import config as config_mod
 from apollo.autophagy import api
 from apollo.workspace import Paths
@@ -18,7 +19,7 @@ DEMO_NOW = "2026-11-29T12:00:00+08:00"
 
 @pytest.fixture
 def demo(example: Path, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setenv("APOLLO_NOW", DEMO_NOW)
+    clock.pin(DEMO_NOW)
     paths = Paths.resolve(example / "workspace", example / "openclaw-state")
     return paths, config_mod.load(paths.workspace)
 

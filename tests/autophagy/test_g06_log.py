@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from apollo.autophagy import remove
-from autophagy.support import Ws
+from autophagy.support import NOW, Ws
 
 LOG = ".autophagy/cleanup-log.md"
 
@@ -84,7 +84,8 @@ def _execute_as_nobody(ws, plan_id: str) -> dict:
     """Root ignores folder permissions, so a root test suite runs the execution as 'nobody'."""
     for path in [ws.root, *ws.root.rglob("*")]:
         os.chown(path, 65534, 65534, follow_symlinks=False)
-    code = ("import json; from pathlib import Path; from apollo import config; from apollo.autophagy import api; "
+    code = ("import json; from pathlib import Path; from apollo import clock, config; from apollo.autophagy import api; "
+            f"clock.pin({NOW!r}); "
             "from apollo.workspace import Paths; "
             f"p = Paths.resolve(Path({str(ws.workspace)!r}), Path({str(ws.state)!r})); "
             f"print(json.dumps(api.execute(p, config.load(p.workspace), {plan_id!r})))")

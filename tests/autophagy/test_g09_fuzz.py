@@ -18,6 +18,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from apollo import clock
 from apollo import config as config_mod
 from apollo.autophagy import api
 from apollo.workspace import Paths
@@ -133,8 +134,7 @@ def _check(root: Path, before: dict, before_outside: dict, tier: str) -> None:
 @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(spec=entries)
 def test_random_workspaces_every_tier(spec: list) -> None:
-    saved = os.environ.get("APOLLO_NOW")
-    os.environ["APOLLO_NOW"] = NOW
+    clock.pin(NOW)
     root = Path(tempfile.mkdtemp(prefix="apollo-fuzz-"))
     try:
         _build(root, spec)
@@ -166,7 +166,4 @@ def test_random_workspaces_every_tier(spec: list) -> None:
         _check(root, before, before_outside, "restore")
     finally:
         shutil.rmtree(root)
-        if saved is None:
-            os.environ.pop("APOLLO_NOW", None)
-        else:
-            os.environ["APOLLO_NOW"] = saved
+        clock.pin(None)

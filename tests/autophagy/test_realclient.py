@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from apollo import clock
 from apollo import config as config_mod
 from apollo.autophagy import api
 from apollo.errors import Refused
@@ -54,7 +55,7 @@ def _checks_pass(openclaw_cli, state: Path) -> dict:
 
 @pytest.fixture
 def imported(tmp_path: Path, openclaw_cli, monkeypatch):
-    monkeypatch.setenv("APOLLO_NOW", NOW)
+    clock.pin(NOW)
     state = legacy_state_dir(tmp_path, _sessions(tmp_path))
     openclaw_cli.import_legacy(state)
     workspace = tmp_path / "workspace"
@@ -83,7 +84,7 @@ def test_wipe_the_real_sqlite_store_and_restore_it(imported, openclaw_cli) -> No
 
 
 def test_wipe_the_legacy_store_openclaw_starts_fresh(tmp_path: Path, openclaw_cli, monkeypatch) -> None:
-    monkeypatch.setenv("APOLLO_NOW", NOW)
+    clock.pin(NOW)
     state = legacy_state_dir(tmp_path, _sessions(tmp_path))
     workspace = tmp_path / "workspace"
     workspace.mkdir()

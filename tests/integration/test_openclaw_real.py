@@ -92,12 +92,13 @@ def test_without_apollo_on_path_openclaw_reports_the_missing_binary(openclaw_cli
 # ---- a context wiped by `autophagy large` is one OpenClaw accepts ---------------------------------
 
 def _large(example: Path, monkeypatch: pytest.MonkeyPatch) -> dict:
+    from apollo import clock
     from apollo import config as config_mod
     from apollo.autophagy import api
     from apollo.workspace import Paths
     from constants import DEMO_NOW
 
-    monkeypatch.setenv("APOLLO_NOW", DEMO_NOW)
+    clock.pin(DEMO_NOW)
     paths = Paths.resolve(example / "workspace", example / "openclaw-state")
     config = config_mod.load(paths.workspace)
     made = api.plan(paths, config, "large")

@@ -62,11 +62,13 @@ SUBAGENT_TIERS = ("small",)
 
 
 def resolve_actor(explicit: str | None = None) -> str:
-    """``--as``, else ``$APOLLO_ACTOR``, else the main agent."""
-    actor = (explicit or os.environ.get("APOLLO_ACTOR") or "main").strip().lower()
-    if actor not in ACTORS:
-        raise UsageError(f"unknown actor {actor!r}", hint="use --as main or --as subagent")
-    return actor
+    """``--as`` and ``$APOLLO_ACTOR`` (the main agent when neither says): the narrower wins, so a
+    sub-agent's environment can never be talked up to the main agent by an option."""
+    said = [value.strip().lower() for value in (explicit, os.environ.get("APOLLO_ACTOR")) if value and value.strip()]
+    for actor in said:
+        if actor not in ACTORS:
+            raise UsageError(f"unknown actor {actor!r}", hint="use --as main or --as subagent")
+    return "subagent" if "subagent" in said else "main"
 
 
 def require_main(actor: str | None, what: str) -> None:
@@ -414,6 +416,7 @@ def execute(paths: Any, config: Any, plan_id: str, selected: Sequence[str] | Non
             operator: str = "用户确认", lang: str = "en", tier: str | None = None) -> Result:
     """Run exactly the plan ``plan_id`` (only ``selected`` IDs when given). Returns
     ``{"tier", "deleted", "skipped", "snapshot", "log"}``. ``tier``, when given, must be the plan's."""
+    clock.require_real("a real deletion")
     rules = _rules(config)
     with _places(paths, config) as places:
         _tasks(places, rules)  # fail closed before anything is written

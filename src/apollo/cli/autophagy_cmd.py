@@ -313,7 +313,10 @@ def snapshots(purge: Annotated[bool, typer.Option("--purge", help="Remove snapsh
         env = _env(workspace, state_dir, agent, json_out, lang, quiet, verbose)
         purged = None
         if purge:
+            from apollo import clock
+
             api.require_main(who, "autophagy snapshots --purge")
+            clock.require_real("purging snapshots")
             purged = [str(p) for p in api.purge_expired_snapshots(env.paths, env.config)]
         listing = api.snapshots(env.paths, env.config)
         _show(env, {"snapshots": listing, **({"purged": purged} if purged is not None else {})}, snapshots_text,
