@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 
 from apollo import clock
-
 from autophagy.support import NOW, Ws
 
 

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from apollo.demo import PINNED
 from apollo.errors import InputError
 from apollo.integration import heartbeat
-from apollo.demo import PINNED
 from constants import DEMO_NOW
 
 APOLLO = str(Path(sys.executable).parent / "apollo")
