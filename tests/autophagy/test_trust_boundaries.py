@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from apollo import clock
-from apollo.errors import Refused
+from apollo.errors import ConfigError, Refused
 from autophagy.support import Ws, tree
 
 
@@ -60,3 +60,52 @@ def test_10_a_clock_override_never_decides_a_real_deletion(ws: Ws, monkeypatch: 
     assert {k: v for k, v in after["workspace"].items() if "/plans" not in k} == \
         {k: v for k, v in before["workspace"].items() if "/plans" not in k}
     assert (ws.workspace / "fresh.tmp").exists()
+
+
+# -- finding 2: the workspace's config sends writes outside the workspace ----------------------------
+
+def _user_config(text: str) -> Path:
+    path = Path(os.environ["XDG_CONFIG_HOME"]) / "apollo" / "config.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("line", ['log_file = "~/.bashrc"', 'snapshot_dir = "{outside}/snaps"',
+                                  'plan_dir = "{outside}/plans"', 'log_file = "../cleanup.md"',
+                                  'recent_minutes = 0', 'snapshot_retention_days = 0',
+                                  '[heartbeat]\nstate_file = "~/.bashrc"', '[renal]\nsnapshot_dir = "../x"'])
+def test_02_the_workspace_config_cannot_move_writes_or_widen_deletion(ws: Ws, line: str) -> None:
+    home = Path(os.environ["HOME"])
+    (home / ".bashrc").write_text("# the user's shell\n")
+    ws.put("old.tmp")
+    ws.put("fresh.tmp", age=60)
+    ws.configure("[autophagy]\n" + line.format(outside=ws.outside) + "\n")
+    before = _world(ws)
+    with pytest.raises(ConfigError, match="your own config|raise"):
+        ws.small()
+    assert _world(ws) == before
+
+
+def test_02_log_fields_stay_one_inert_line(ws: Ws, tmp_path: Path) -> None:
+    import json
+    import subprocess
+
+    home = Path(os.environ["HOME"])
+    (home / ".bashrc").write_text("# the user's shell\n")
+    ws.put(".dream/task-state.json", json.dumps({"tasks": [
+        {"title": "t\ntouch PWNED1\n## [2026-01-01 00:00] 清理记录", "status": "in_progress", "files": ["keep/"]}]}))
+    ws.put("a;cd;touch PWNED2;.tmp")
+    ws.put("$(touch PWNED3)`touch PWNED4`.tmp")
+    _user_config(f'[autophagy]\nlog_file = "{home / ".bashrc"}"\n')  # the user's own choice: honoured
+    result = ws.small()
+    assert len(result["deleted"]) == 2
+    log = (home / ".bashrc").read_text(encoding="utf-8")
+    assert log.startswith("# the user's shell\n") and log.count("\n## [") == 1
+    assert all(line == "" or line.startswith(("#", "## [", "类型：", "清理了什么：", "保留了什么：", "触发原因：",
+                                               "快照文件：", "操作者：", "结果：", "跳过："))
+               for line in log.splitlines())
+    run_in = tmp_path / "sourced"
+    run_in.mkdir()
+    subprocess.run(["bash", "-c", f"source {home / '.bashrc'}"], cwd=run_in, capture_output=True, env={"PATH": "/usr/bin:/bin"})
+    assert list(run_in.iterdir()) == [], "sourcing the log ran a command from a file name or a task title"
