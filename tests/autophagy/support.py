@@ -88,8 +88,19 @@ class Ws:
         return config_mod.load(self.workspace)
 
     def configure(self, text: str) -> None:
+        """The workspace's config (which the agent can write: it may only make Apollo more careful)."""
         (self.workspace / ".apollo").mkdir(parents=True, exist_ok=True)
         (self.workspace / ".apollo" / "config.toml").write_text(text, encoding="utf-8")
+
+    @property
+    def user_dir(self) -> Path:
+        """The user's own config folder (under the test's private HOME)."""
+        return Path(os.environ["XDG_CONFIG_HOME"]) / "apollo"
+
+    def configure_user(self, text: str) -> None:
+        """The user's own config: where rule files, retention and Apollo's own paths come from."""
+        self.user_dir.mkdir(parents=True, exist_ok=True)
+        (self.user_dir / "config.toml").write_text(text, encoding="utf-8")
 
     # -- runs ---------------------------------------------------------------------------------------
     def status(self) -> dict[str, Any]:

@@ -61,7 +61,7 @@ def test_purge_never_follows_links_inside_a_snapshot(ws, monkeypatch) -> None:
 
 
 def test_retention_is_configurable(ws, monkeypatch) -> None:
-    ws.configure("[autophagy]\nsnapshot_retention_days = 1\n")
+    ws.configure_user("[autophagy]\nsnapshot_retention_days = 1\n")
     folder = ws.workspace / _snapshot(ws)
     manifest = json.loads((folder / "manifest.json").read_text())
     assert manifest["created_at"] == "2026-11-29T12:00:00+08:00"

@@ -109,3 +109,83 @@ def test_02_log_fields_stay_one_inert_line(ws: Ws, tmp_path: Path) -> None:
     run_in.mkdir()
     subprocess.run(["bash", "-c", f"source {home / '.bashrc'}"], cwd=run_in, capture_output=True, env={"PATH": "/usr/bin:/bin"})
     assert list(run_in.iterdir()) == [], "sourcing the log ran a command from a file name or a task title"
+
+
+# -- finding 4: a floor under the rules ------------------------------------------------------------
+
+WIDENING_RULES = """
+[[small]]
+kind = "everything"
+check = "match"
+patterns = ["*"]
+reason = "r"
+reason_zh = "r"
+
+[[small]]
+kind = "every_folder"
+check = "match"
+type = "dir"
+patterns = ["*/"]
+reason = "r"
+reason_zh = "r"
+
+[memory]
+markers = [" "]
+
+[protect]
+entries_editable = ["USER.md", "SOUL.md"]
+"""
+
+
+def _victims(ws: Ws) -> None:
+    ws.put("projects/app/main.py", "print('mine')")
+    ws.put("photos/cat.jpg", b"\xff\xd8jpeg")
+    ws.put("notes.txt", "my notes")
+    ws.put("MEMORY.md", "# Memory\n\n- the user likes tea\n- deploy on Fridays\n")
+    ws.put("USER.md", "# User\n\n- name: Ada\n")
+    ws.put("SOUL.md", "# Soul\n\n- be kind\n")
+
+
+@pytest.mark.parametrize("written_by", ["workspace", "user"])
+def test_04_no_rule_file_lifts_the_floor(ws: Ws, written_by: str) -> None:
+    _victims(ws)
+    if written_by == "workspace":  # the agent writes a rule file and names it in the workspace's config
+        ws.put(".apollo/rules.toml", WIDENING_RULES)
+        ws.configure('[autophagy]\nrule_files = ["rules.toml"]\n')
+    else:  # even the user's own config cannot name rules without a floor
+        ws.user_dir.mkdir(parents=True)
+        (ws.user_dir / "rules.toml").write_text(WIDENING_RULES, encoding="utf-8")
+        ws.configure_user('[autophagy]\nrule_files = ["rules.toml"]\n')
+    before = _world(ws)
+    for run in (lambda: ws.small(actor="subagent"), lambda: ws.plan("medium"), ws.status):
+        with pytest.raises(ConfigError):
+            run()
+    assert _world(ws) == before
+
+
+@pytest.mark.parametrize("extra, message", [
+    ('[memory]\nmarkers = [" "]\n', "not a word"),
+    ('[memory]\nmarkers = ["-"]\n', "not a word"),
+    ('[memory]\nsupersede_phrases = ["x*"]\n', "empty text"),
+    ('[protect]\nentries_editable = ["USER.md"]\n', "entries_editable"),
+    ('[protect]\nentries_editable = ["*.md"]\n', "entries_editable"),
+    ('[reminders]\nfolders = ["*"]\n', "every folder"),
+    ('[[medium]]\nkind = "k"\ncheck = "corrupt"\nvalidator = "json"\npatterns = [".*"]\nreason = "r"\n'
+     'reason_zh = "r"\n', "nearly every"),
+])
+def test_04_each_widening_rule_has_a_floor(ws: Ws, extra: str, message: str) -> None:
+    ws.user_dir.mkdir(parents=True)
+    (ws.user_dir / "rules.toml").write_text(extra, encoding="utf-8")
+    ws.configure_user('[autophagy]\nrule_files = ["rules.toml"]\n')
+    with pytest.raises(ConfigError, match=message):
+        ws.plan("medium")
+
+
+def test_04_the_user_may_still_add_a_rule_that_names_what_it_removes(ws: Ws) -> None:
+    ws.user_dir.mkdir(parents=True)
+    (ws.user_dir / "rules.toml").write_text('[[small]]\nkind = "dump"\ncheck = "match"\npatterns = ["core.*"]\n'
+                                           'reason = "r"\nreason_zh = "r"\n[protect]\nentries_editable = ["NOTES.md"]\n',
+                                           encoding="utf-8")
+    ws.configure_user('[autophagy]\nrule_files = ["rules.toml"]\n')
+    ws.put("core.1234")
+    assert ws.small()["deleted"] == ["core.1234"]
