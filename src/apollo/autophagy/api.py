@@ -53,7 +53,7 @@ from apollo.autophagy.places import run_lock as _lock
 from apollo.autophagy.plan import Item, Plan, RootInfo, encode, make_plan
 from apollo.autophagy.rules import RISK, CompiledRules
 from apollo.autophagy.scan import Scanner, Tasks, load_tasks
-from apollo.autophagy.snapshot import SnapshotWriter, list_snapshots, locate
+from apollo.autophagy.snapshot import UNSEALED_HINT, SnapshotWriter, list_snapshots, locate, read_sealed
 from apollo.autophagy.snapshot import restore as restore_files
 from apollo.errors import ConfirmationRequired, InputError, Refused, UsageError
 
@@ -482,15 +482,15 @@ def run_now(paths: Any, config: Any, tier: str, *, actor: str | None = None, ope
 def _run(loaded: Plan, items: Sequence[Item], roots: dict[str, Root], places: Places, rules: CompiledRules,
          config: Any, tasks: Tasks, paths: Any, *, lang: str, trigger: str, operator: str) -> Result:
     run = Run(loaded, lang)
-    log_rel = "/".join(places.log[1])
+    log_path = str(places.log[0].path.joinpath(*places.log[1]))  # absolute: usable as printed, from anywhere
     if not items:
-        empty = Result(tier=loaded.tier, deleted=[], skipped=[], snapshot=None, log=log_rel)
+        empty = Result(tier=loaded.tier, deleted=[], skipped=[], snapshot=None, log=log_path)
         empty.report = {"counts": {}, "kept": kept_summary(places, rules, tasks), "time": clock.now().isoformat(),
                         "risk": loaded.risk, "expires_at": None}
         return empty
     scanner = _scanner(places, rules, config, (loaded.tier,), tasks)
     writer = SnapshotWriter(places.snapshots, tier=loaded.tier, plan_id=loaded.plan_id, trigger=trigger,
-                            operator=operator)
+                            operator=operator, workspace=str(places.workspace.path))
     snapshot_rel = _shown(places, writer.path)
     ready: list[tuple[Item, list[Item]]] = []
     failure: str | None = None
@@ -513,7 +513,8 @@ def _run(loaded: Plan, items: Sequence[Item], roots: dict[str, Root], places: Pl
         failure = f"{type(exc).__name__}: {exc}"
         raise
     finally:
-        result = Result(tier=loaded.tier, deleted=run.deleted, skipped=run.skipped, snapshot=snapshot_rel, log=log_rel)
+        result = Result(tier=loaded.tier, deleted=run.deleted, skipped=run.skipped, snapshot=str(writer.path),
+                        log=log_path)
         try:
             writer.write_result({**result, "plan_id": loaded.plan_id, "rewritten": run.rewritten,
                                  "finished_at": clock.now().isoformat(), "failure": failure})
@@ -691,18 +692,27 @@ def snapshots(paths: Any, config: Any) -> list[dict[str, Any]]:
 
 def restore(paths: Any, config: Any, snapshot: str, dry_run: bool = False, *, actor: str | None = None,
             lang: str = "en") -> dict[str, Any]:
-    """Put a snapshot's files back (see :mod:`apollo.autophagy.snapshot` for what is refused)."""
+    """Put a snapshot's files back (see :mod:`apollo.autophagy.snapshot` for what is refused).
+    Only a snapshot whose records carry the user's seal is believed, and of it only what its own
+    tier could have removed: never a protected file, never outside that tier's folders."""
     _require(actor, "restore", "autophagy restore")
     rules = _rules(config)
     retention = float(config.get("autophagy.snapshot_retention_days"))
     with _places(paths, config) as places, _lock(places):
         try:
-            info = locate(places.snapshots, snapshot, retention)
+            info = locate(places.snapshots, snapshot, retention, workspace=places.workspace.path)
         except Unsafe as exc:
             raise UsageError(exc.reason, hint="list them with: apollo autophagy snapshots") from None
         if info.problem:
             raise InputError(info.problem, where=str(info.path))
-        entries = info.manifest.get("entries", [])
+        try:
+            sealed = read_sealed(places.snapshots, info, str(places.workspace.path))
+        except Unsafe as exc:
+            raise Refused(exc.reason_zh if lang == "zh" else exc.reason, where=str(info.path),
+                          hint=UNSEALED_HINT) from None
+        except (OSError, ValueError) as exc:
+            raise InputError(f"the snapshot's records cannot be read ({exc})", where=str(info.path)) from None
+        entries = sealed.manifest.get("entries", [])
         if any(e.get("action") == "sqlite" for e in entries) and not dry_run:
             running = large_tier.gateway_running(paths.state_dir, rules.data.large.gateway)
             if running:
@@ -711,13 +721,14 @@ def restore(paths: Any, config: Any, snapshot: str, dry_run: bool = False, *, ac
         opened: list[Root] = []
         try:
             for label, where in (("sessions", paths.sessions_dir), ("agent", paths.agent_dir)):
-                if any(e.get("root") == label for e in entries):
+                if any(e.get("root") == label for e in entries) and label in TIER_ROOTS.get(sealed.manifest.get("tier"), ()):
                     where.mkdir(parents=True, exist_ok=True)
                     roots[label] = Root(where, label=label)
                     opened.append(roots[label])
             if not dry_run:
                 _check_sqlite_restorable(entries, roots)
-            outcome = restore_files(places.snapshots, info, roots, dry_run=dry_run, lang=lang)
+            outcome = restore_files(places.snapshots, info, sealed, roots, dry_run=dry_run, lang=lang,
+                                    refuse=_restore_floor(str(sealed.manifest.get("tier")), rules, places))
             if not dry_run and (outcome.restored or outcome.replaced or outcome.skipped):
                 cleanup_log.append(*places.log, cleanup_log.restore_entry(
                     moment=clock.now(), snapshot=_shown(places, info.path), restored=outcome.restored,
@@ -726,8 +737,35 @@ def restore(paths: Any, config: Any, snapshot: str, dry_run: bool = False, *, ac
         finally:
             for root in opened:
                 root.close()
-    return {"snapshot": info.name, "dry_run": dry_run, "restored": outcome.restored, "replaced": outcome.replaced,
-            "skipped": outcome.skipped}
+    return {"snapshot": info.name, "path": str(info.path), "dry_run": dry_run, "restored": outcome.restored,
+            "replaced": outcome.replaced, "skipped": outcome.skipped}
+
+
+#: the folders each tier's run may have changed, so the only ones its restore may write
+TIER_ROOTS = {"small": ("workspace",), "medium": ("workspace",), "large": ("sessions", "agent")}
+
+
+def _restore_floor(tier: str, rules: CompiledRules, places: Places):
+    """What a restore refuses whatever its records say: a folder the tier never touches, a
+    protected file (a memory file whose entries the medium tier cut excepted)."""
+
+    def refuse(entry: dict[str, Any], parts: tuple[str, ...]) -> Unsafe | None:
+        root = entry.get("root")
+        if root not in TIER_ROOTS.get(tier, ()):
+            return Unsafe(f"a {tier} cleanup never changes the {root} folder; not restored",
+                          f"{tier} 级清理从不改动 {root} 目录；未恢复", "protected")
+        if root != "workspace":
+            return None
+        is_dir = entry.get("type") == "dir"
+        if not (rules.protect.match_any_prefix(parts, is_dir) or places.extra_protect.match_any_prefix(parts, is_dir)):
+            return None
+        above = rules.protect.match_any_prefix(parts[:-1], True) if len(parts) > 1 else None
+        if entry.get("action") == "cut" and not above and rules.editable.match("/".join(parts), parts[-1], False):
+            return None
+        return Unsafe("protected; a restore never writes a protected file", "受保护；恢复从不写入受保护的文件",
+                      "protected")
+
+    return refuse
 
 
 def _check_sqlite_restorable(entries: list[dict[str, Any]], roots: dict[str, Root]) -> None:
