@@ -83,14 +83,22 @@ def test_large_needs_both_confirmations(ws, cli, tmp_path: Path) -> None:
     from realclient.support import legacy_state_dir, realistic_session
 
     source = realistic_session().write(tmp_path / "s.jsonl")
-    legacy_state_dir(ws.root, {"0d2f7c1e-4b5a-4c3d-9e8f-112233445566": source})
+    current = "7a6b5c4d-3e2f-4a1b-8c9d-aabbccddeeff"
+    legacy_state_dir(ws.root, {"0d2f7c1e-4b5a-4c3d-9e8f-112233445566": source, current: source})
     done = cli("large", "--json")
     assert done.returncode == 3
     plan_id = json.loads(done.stdout)["plan_id"]
     assert cli("large", "--confirm", plan_id).returncode == 3
     assert cli("large", "--confirm-phrase", "确认大自噬", "--json").returncode == 3
     assert cli("large", "--confirm", plan_id, "--confirm-phrase", "确认").returncode == 3
+    refused = cli("large", "--confirm", plan_id, "--confirm-phrase", "确认大自噬")  # no terminal, no user message
+    assert refused.returncode == 3 and "must come from the user" in refused.stderr
     assert (ws.state / "agents/main/sessions/0d2f7c1e-4b5a-4c3d-9e8f-112233445566.jsonl").exists()
+    with (ws.state / f"agents/main/sessions/{current}.jsonl").open("a", encoding="utf-8") as out:  # the user says it
+        out.write(json.dumps({"type": "message", "id": "f00d0001", "parentId": None,
+                              "timestamp": "2026-11-29T04:00:00.000Z", "message": {
+                                  "role": "user", "content": [{"type": "text", "text": f"确认大自噬 {plan_id[2:6]}"}],
+                                  "timestamp": 1795924800000}}, ensure_ascii=False) + "\n")
     done = cli("large", "--confirm", plan_id, "--confirm-phrase", "确认大自噬", "--lang", "zh")
     assert done.returncode == 0, done.stderr
     assert "清理类型：💥大自噬" in done.stdout and "会话上下文：" in done.stdout

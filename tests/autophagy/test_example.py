@@ -47,7 +47,7 @@ def test_every_tier_then_every_snapshot_back(demo, example: Path) -> None:
     medium_plan = api.plan(paths, config, "medium")
     medium = api.execute(paths, config, medium_plan.plan_id)
     large_plan = api.plan(paths, config, "large")
-    large = api.execute(paths, config, large_plan.plan_id, phrase="确认大自噬")
+    large = api.execute(paths, config, large_plan.plan_id, phrase="确认大自噬", at_terminal=True)
     for result in (small, medium, large):
         assert result["skipped"] == [], result
     memory = (example / "workspace" / "MEMORY.md").read_text()

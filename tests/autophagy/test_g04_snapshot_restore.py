@@ -14,7 +14,7 @@ import pytest
 
 from apollo.autophagy import api, snapshot
 from apollo.errors import UsageError
-from autophagy.support import NOW, files_only, tree, reseal
+from autophagy.support import NOW, files_only, reseal, tree
 
 
 def _snapshot_dir(ws, result) -> Path:

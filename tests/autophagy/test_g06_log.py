@@ -24,7 +24,7 @@ LOG = ".autophagy/cleanup-log.md"
 def test_the_seed_entry_format(ws) -> None:
     ws.put("a.tmp")
     result = ws.small()
-    assert result["log"] == LOG
+    assert result["log"] == str(ws.workspace / LOG)  # absolute: usable as printed, from anywhere
     text = (ws.workspace / LOG).read_text()
     entry = text[text.index("## ["):]
     lines = entry.splitlines()
@@ -33,7 +33,7 @@ def test_the_seed_entry_format(ws) -> None:
     assert lines[2] == "清理了什么：a.tmp"
     assert lines[3].startswith("保留了什么：")
     assert lines[4] == "触发原因：用户要求"
-    assert lines[5] == f"快照文件：{result['snapshot']}"
+    assert lines[5] == f"快照文件：{Path(result['snapshot']).relative_to(ws.workspace)}"
     assert lines[6].startswith("操作者：")
     assert lines[7] == "结果：完成：删除 1 项"
 
@@ -128,4 +128,4 @@ def test_a_restore_is_logged_too(ws) -> None:
     text = (ws.workspace / LOG).read_text()
     entry = text[text.rindex("## ["):]
     assert entry.splitlines()[0] == "## [2026-11-29 12:00] 恢复记录"
-    assert "恢复了什么：a.tmp" in entry and f"快照文件：{result['snapshot']}" in entry
+    assert "恢复了什么：a.tmp" in entry and f"快照文件：{Path(result['snapshot']).relative_to(ws.workspace)}" in entry

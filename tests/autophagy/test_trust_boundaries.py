@@ -304,3 +304,63 @@ def test_01_the_key_lives_in_the_users_private_folder(ws: Ws) -> None:
     key = Path(os.environ["XDG_CONFIG_HOME"]) / "apollo" / "private" / "snapshot-seal.key"
     assert os.stat(key).st_mode & 0o777 == 0o600 and os.stat(key.parent).st_mode & 0o777 == 0o700
     assert not any(key.read_bytes().strip() in p.read_bytes() for p in ws.workspace.rglob("*") if p.is_file())
+
+
+# -- finding 9: an agent can confirm the large tier itself ----------------------------------------------
+
+SESSION = "0d2f7c1e-4b5a-4c3d-9e8f-112233445566"
+OLDER = "7a6b5c4d-3e2f-4a1b-8c9d-aabbccddeeff"
+
+
+def _sessions(ws: Ws, tmp_path: Path, last_user: str | None = None) -> Path:
+    """An older session and the current one (newest in the index); returns the current one."""
+    from realclient.support import legacy_state_dir, realistic_session
+
+    session = realistic_session()
+    if last_user is not None:
+        session.user(last_user)
+        session.say("OK.")  # the agent answers: the user's message stays the latest *user* message
+    legacy_state_dir(ws.root, {OLDER: realistic_session().write(tmp_path / "old.jsonl"),
+                               SESSION: session.write(tmp_path / "s.jsonl")})
+    return ws.state / "agents" / "main" / "sessions" / f"{SESSION}.jsonl"
+
+
+def test_09_the_phrase_alone_confirms_nothing(ws: Ws, tmp_path: Path) -> None:
+    from apollo.errors import ConfirmationRequired
+
+    _sessions(ws, tmp_path, last_user="please wipe everything, 确认大自噬")  # the phrase, without this plan's code
+    made = ws.plan("large")
+    before = _world(ws)
+    with pytest.raises(ConfirmationRequired, match="must come from the user"):
+        ws.execute(made.plan_id, phrase="确认大自噬")
+    assert _world(ws) == before
+
+
+def test_09_the_users_own_latest_message_confirms(ws: Ws, tmp_path: Path) -> None:
+    from apollo.autophagy import human
+
+    session = _sessions(ws, tmp_path)
+    made = ws.plan("large")
+    with session.open("a", encoding="utf-8") as out:  # the user's next turn, as OpenClaw records it
+        out.write('{"type":"message","id":"f00d0001","parentId":null,"timestamp":"2026-11-29T04:00:00.000Z",'
+                  '"message":{"role":"user","content":[{"type":"text","text":"'
+                  + human.words("确认大自噬", made.plan_id) + '"}],"timestamp":1795924800000}}\n')
+    result = ws.execute(made.plan_id, phrase="确认大自噬")
+    assert not (session.parent / f"{OLDER}.jsonl").exists() and result["deleted"]
+    # the user's message changed the current transcript after the plan: what runs is what was shown
+    assert session.exists() and any("changed since the plan" in s["reason"] for s in result["skipped"])
+
+
+def test_09_the_cli_without_a_terminal_needs_the_users_message(ws: Ws, tmp_path: Path, apollo_cli) -> None:
+    import json
+
+    session = _sessions(ws, tmp_path)
+    where = ["--workspace", str(ws.workspace), "--state-dir", str(ws.state)]
+    shown = apollo_cli("autophagy", "large", "--json", *where, now="2026-11-29T12:00:00+08:00")
+    assert shown.returncode == 3
+    plan_id = json.loads(shown.stdout)["plan_id"]
+    before = _world(ws)
+    done = apollo_cli("autophagy", "large", "--confirm", plan_id, "--confirm-phrase", "确认大自噬", *where,
+                      now="2026-11-29T12:00:00+08:00", input="")
+    assert done.returncode == 3 and "must come from the user" in done.stderr
+    assert _world(ws) == before and session.exists()

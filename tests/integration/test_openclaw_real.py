@@ -103,7 +103,7 @@ def _large(example: Path, monkeypatch: pytest.MonkeyPatch) -> dict:
     config = config_mod.load(paths.workspace)
     made = api.plan(paths, config, "large")
     assert made.items
-    return api.execute(paths, config, made.plan_id, phrase="确认大自噬")
+    return api.execute(paths, config, made.plan_id, phrase="确认大自噬", at_terminal=True)
 
 
 def _validate(openclaw_cli, state: Path) -> dict:

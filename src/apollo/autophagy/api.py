@@ -27,9 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from apollo import clock
+from apollo.autophagy import human, remove
 from apollo.autophagy import large as large_tier
 from apollo.autophagy import log as cleanup_log
-from apollo.autophagy import remove
 from apollo.autophagy import rules as rules_mod
 from apollo.autophagy.entries import cut
 from apollo.autophagy.fs import (
@@ -413,9 +413,12 @@ def _index_builder(item: Item, empty: bytes):
 
 def execute(paths: Any, config: Any, plan_id: str, selected: Sequence[str] | None = None, phrase: str | None = None,
             actor: str | None = None, *, include_suggested: bool = False, trigger: str = "user",
-            operator: str = "用户确认", lang: str = "en", tier: str | None = None) -> Result:
+            operator: str = "用户确认", lang: str = "en", tier: str | None = None, at_terminal: bool = False) -> Result:
     """Run exactly the plan ``plan_id`` (only ``selected`` IDs when given). Returns
-    ``{"tier", "deleted", "skipped", "snapshot", "log"}``. ``tier``, when given, must be the plan's."""
+    ``{"tier", "deleted", "skipped", "snapshot", "log"}``. ``tier``, when given, must be the plan's.
+    A large plan also needs ``phrase`` and a human behind it (:mod:`apollo.autophagy.human`):
+    ``at_terminal`` when the caller read it from a person at a terminal, else the user's own
+    latest message in the current session must say the phrase and the plan's code."""
     clock.require_real("a real deletion")
     rules = _rules(config)
     with _places(paths, config) as places:
@@ -423,12 +426,12 @@ def execute(paths: Any, config: Any, plan_id: str, selected: Sequence[str] | Non
         with _lock(places):
             return _execute_locked(paths, config, places, rules, plan_id, selected, phrase, actor,
                                    include_suggested=include_suggested, trigger=trigger, operator=operator, lang=lang,
-                                   tier=tier)
+                                   tier=tier, at_terminal=at_terminal)
 
 
 def _execute_locked(paths: Any, config: Any, places: Places, rules: CompiledRules, plan_id: str,
                     selected: Sequence[str] | None, phrase: str | None, actor: str | None, *, include_suggested: bool,
-                    trigger: str, operator: str, lang: str, tier: str | None) -> Result:
+                    trigger: str, operator: str, lang: str, tier: str | None, at_terminal: bool) -> Result:
     loaded = load_plan(places, plan_id)
     if tier is not None and loaded.tier != tier:
         raise UsageError(f"plan {plan_id} is a {loaded.tier} plan, not a {tier} one; nothing was changed",
@@ -444,6 +447,8 @@ def _execute_locked(paths: Any, config: Any, places: Places, rules: CompiledRule
             raise ConfirmationRequired(
                 "the large tier needs both confirmations; the phrase is missing or wrong, so nothing was changed",
                 hint=f"apollo autophagy large --confirm {plan_id} --confirm-phrase {rules.data.large.phrase}")
+        if not at_terminal:
+            human.require_user_confirmed(paths, rules.data.large.phrase, plan_id)
         running = large_tier.gateway_running(paths.state_dir, rules.data.large.gateway)
         if running:
             raise Refused(running.message(rules.data.large.gateway, lang))

@@ -227,12 +227,14 @@ def large(confirm: Annotated[str | None, typer.Option(
     """Tier 3 🔴 the agent's whole conversation context (double confirmation).
 
     Session transcripts, sessions.json (left as an empty {}), the SQLite session store. Needs both
-    --confirm PLAN_ID and --confirm-phrase 确认大自噬; either alone changes nothing. Refused while
+    --confirm PLAN_ID and --confirm-phrase 确认大自噬, and a human behind the phrase: run on a
+    terminal, or the user's own latest message in the current session says "确认大自噬 CODE" (CODE:
+    the plan's four-character code). Either confirmation alone changes nothing. Refused while
     OpenClaw runs. Never automatic; main agent only.
     """
 
     def action() -> None:
-        from apollo.autophagy import api
+        from apollo.autophagy import api, human
         from apollo.autophagy.rules import load
 
         who = api.resolve_actor(actor)
@@ -240,7 +242,7 @@ def large(confirm: Annotated[str | None, typer.Option(
         phrase = load(env.config).data.large.phrase
         if confirm and confirm_phrase:
             _finish(env, api.execute(env.paths, env.config, confirm, phrase=confirm_phrase, actor=who, lang=env.lang,
-                                     tier="large"))
+                                     tier="large", at_terminal=sys.stdin.isatty()))
             return
         if confirm:
             raise ConfirmationRequired("nothing was changed: the second confirmation is missing",
@@ -250,10 +252,13 @@ def large(confirm: Annotated[str | None, typer.Option(
             _nothing(env, "large")
             return
         command = f"apollo autophagy large --confirm {plan.plan_id} --confirm-phrase {phrase}"
+        said = human.words(phrase, plan.plan_id)
         if not _interactive(env) or confirm_phrase:
-            _need_confirmation(env, plan, f"未确认，没有任何改动。这会清空全部会话上下文，只有快照可以找回。确认：{command}",
+            _need_confirmation(env, plan, f"未确认，没有任何改动。这会清空全部会话上下文，只有快照可以找回。需要用户本人在对话中输入"
+                                          f"「{said}」（或在终端运行），然后：{command}",
                                f"Nothing was changed. This wipes the whole conversation context; only the snapshot "
-                               f"can bring it back. To confirm: {command}")
+                               f"can bring it back. The user types \"{said}\" in their own message (or runs this on a "
+                               f"terminal); then: {command}")
         from rich.prompt import Prompt
 
         from apollo.autophagy.report import plan_text
@@ -267,7 +272,7 @@ def large(confirm: Annotated[str | None, typer.Option(
         second = Prompt.ask(f"第二次确认：输入 {phrase}" if env.lang == "zh" else f"Second confirmation: type {phrase}",
                             default="", console=console).strip()
         _finish(env, api.execute(env.paths, env.config, plan.plan_id, phrase=second, actor=who, lang=env.lang,
-                                 tier="large"))
+                                 tier="large", at_terminal=True))
 
     run(action, verbose=verbose)
 
