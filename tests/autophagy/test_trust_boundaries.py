@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from apollo import clock
-from apollo.errors import ConfigError, Refused
+from apollo.errors import ConfigError, Refused, UsageError
 from autophagy.support import Ws, tree
 
 
@@ -364,3 +364,22 @@ def test_09_the_cli_without_a_terminal_needs_the_users_message(ws: Ws, tmp_path:
                       now="2026-11-29T12:00:00+08:00", input="")
     assert done.returncode == 3 and "must come from the user" in done.stderr
     assert _world(ws) == before and session.exists()
+
+
+# -- also: the paths a result prints are usable as printed ------------------------------------------
+
+def test_also_a_snapshot_by_name_absolute_path_or_workspace_relative_path(ws: Ws, tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    ws.put("a.tmp", "alpha")
+    result = ws.small()
+    snapshot, log = Path(result["snapshot"]), Path(result["log"])
+    assert snapshot.is_absolute() and snapshot.is_dir() and log.is_absolute() and log.is_file()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)  # the user is not in the workspace
+    for given in (snapshot.name, str(snapshot), str(snapshot.relative_to(ws.workspace)),
+                  str(snapshot.relative_to(ws.workspace)) + "/"):
+        shown = ws.restore(given, dry_run=True)
+        assert shown["restored"] == ["a.tmp"] and Path(shown["path"]) == snapshot, given
+    with pytest.raises(UsageError):
+        ws.restore(str(ws.outside / snapshot.name))

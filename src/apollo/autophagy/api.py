@@ -718,6 +718,7 @@ def restore(paths: Any, config: Any, snapshot: str, dry_run: bool = False, *, ac
         except (OSError, ValueError) as exc:
             raise InputError(f"the snapshot's records cannot be read ({exc})", where=str(info.path)) from None
         entries = sealed.manifest.get("entries", [])
+        tier = str(sealed.manifest.get("tier"))
         if any(e.get("action") == "sqlite" for e in entries) and not dry_run:
             running = large_tier.gateway_running(paths.state_dir, rules.data.large.gateway)
             if running:
@@ -726,14 +727,14 @@ def restore(paths: Any, config: Any, snapshot: str, dry_run: bool = False, *, ac
         opened: list[Root] = []
         try:
             for label, where in (("sessions", paths.sessions_dir), ("agent", paths.agent_dir)):
-                if any(e.get("root") == label for e in entries) and label in TIER_ROOTS.get(sealed.manifest.get("tier"), ()):
+                if any(e.get("root") == label for e in entries) and label in TIER_ROOTS.get(tier, ()):
                     where.mkdir(parents=True, exist_ok=True)
                     roots[label] = Root(where, label=label)
                     opened.append(roots[label])
             if not dry_run:
                 _check_sqlite_restorable(entries, roots)
             outcome = restore_files(places.snapshots, info, sealed, roots, dry_run=dry_run, lang=lang,
-                                    refuse=_restore_floor(str(sealed.manifest.get("tier")), rules, places))
+                                    refuse=_restore_floor(tier, rules, places))
             if not dry_run and (outcome.restored or outcome.replaced or outcome.skipped):
                 cleanup_log.append(*places.log, cleanup_log.restore_entry(
                     moment=clock.now(), snapshot=_shown(places, info.path), restored=outcome.restored,
