@@ -115,11 +115,6 @@ def _check_workspace_value(dotted: str, current: Any, value: Any, limits: dict[s
     if dotted in limits["raise_only"] and value < current:
         raise ConfigError(f"the workspace's config may raise '{dotted}', not lower it below {current}", where=where,
                           hint=hint)
-    if dotted in limits["inside_workspace"]:
-        relative = Path(value)
-        if value.startswith("~") or relative.is_absolute() or ".." in relative.parts or not value.strip():
-            raise ConfigError(f"'{dotted}' in the workspace's config must be a path inside the workspace, "
-                              f"not {value!r}", where=where, hint=hint)
 
 
 def _merge(base: dict[str, Any], layer: dict[str, Any], *, path: Path, text: str, prefix: str,

@@ -240,3 +240,27 @@ def test_a_plan_is_confirmed_only_by_its_own_tier(ws, cli) -> None:
     assert cli("medium", "--confirm", small).returncode == 2
     assert cli("large", "--confirm", medium, "--confirm-phrase", "确认大自噬").returncode == 2
     assert (ws.workspace / "a.tmp").exists() and (ws.workspace / "b.json").exists()
+
+
+@pytest.mark.parametrize("typed, code", [("<words>", 0), ("确认大自噬", 3)])
+def test_on_a_terminal_the_flags_alone_do_not_confirm_large_the_person_types_it(ws, apollo_cli, tmp_path: Path,
+                                                                              typed: str, code: int) -> None:
+    """Issue 12 finding 9: a command line proves no human; at a terminal the person types the words."""
+    from realclient.support import legacy_state_dir, realistic_session
+
+    legacy_state_dir(ws.root, {"0d2f7c1e-4b5a-4c3d-9e8f-112233445566": realistic_session().write(tmp_path / "s.jsonl")})
+    session = ws.state / "agents/main/sessions/0d2f7c1e-4b5a-4c3d-9e8f-112233445566.jsonl"
+    where = ["--workspace", str(ws.workspace), "--state-dir", str(ws.state)]
+    plan_id = json.loads(apollo_cli("autophagy", "large", "--json", *where, now=NOW).stdout)["plan_id"]
+    sent: list[str] = []
+
+    def answer(screen: str) -> bytes | None:
+        if "Second confirmation: type" in screen and not sent:
+            sent.append(typed.replace("<words>", f"确认大自噬 {plan_id[2:6]}"))
+            return (sent[0] + "\n").encode()
+        return None
+
+    status, output = _run_on_terminal(["autophagy", "large", "--confirm", plan_id, "--confirm-phrase", "确认大自噬",
+                                       "--lang", "en", *where], answer)
+    assert status == code, output
+    assert session.exists() is (code != 0)

@@ -109,7 +109,7 @@ def test_a_heartbeat_file_that_is_not_ours_is_left_alone(example: Path) -> None:
 
 
 def test_the_heartbeat_file_path_comes_from_config(example: Path) -> None:
-    config = example / "workspace" / ".apollo" / "config.toml"
+    config = Path(os.environ["XDG_CONFIG_HOME"]) / "apollo" / "config.toml"  # the user's own: where Apollo writes
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text('[heartbeat]\nstate_file = "state/realtime.json"\n', encoding="utf-8")
     assert _run(example).returncode == 0

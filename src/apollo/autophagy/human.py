@@ -52,12 +52,22 @@ def latest_user_message(paths: Any) -> str | None:
     return "\n".join(e.text for e in last) if last else None
 
 
+def same_words(typed: str, phrase: str, plan_id: str) -> bool:
+    """Whether ``typed`` (at a terminal prompt) is the confirmation of this plan."""
+    return _normal(typed) == _normal(words(phrase, plan_id))
+
+
+def user_confirmed(paths: Any, phrase: str, plan_id: str) -> bool:
+    """Whether the user's own latest message carries the phrase and the plan's code."""
+    said = latest_user_message(paths)
+    return said is not None and _normal(words(phrase, plan_id)) in _normal(said)
+
+
 def require_user_confirmed(paths: Any, phrase: str, plan_id: str) -> None:
     """Refuse (nothing changed) unless the user's own latest message carries the phrase and code."""
-    expected = words(phrase, plan_id)
-    said = latest_user_message(paths)
-    if said is not None and _normal(expected) in _normal(said):
+    if user_confirmed(paths, phrase, plan_id):
         return
+    expected = words(phrase, plan_id)
     raise ConfirmationRequired(
         "the large tier's second confirmation must come from the user, and the user's latest message does not "
         f"say {expected!r}; nothing was changed",

@@ -227,9 +227,9 @@ def large(confirm: Annotated[str | None, typer.Option(
     """Tier 3 🔴 the agent's whole conversation context (double confirmation).
 
     Session transcripts, sessions.json (left as an empty {}), the SQLite session store. Needs both
-    --confirm PLAN_ID and --confirm-phrase 确认大自噬, and a human behind the phrase: run on a
-    terminal, or the user's own latest message in the current session says "确认大自噬 CODE" (CODE:
-    the plan's four-character code). Either confirmation alone changes nothing. Refused while
+    --confirm PLAN_ID and --confirm-phrase 确认大自噬, and a human behind the phrase: the user's own
+    latest message in the current session says "确认大自噬 CODE" (CODE: the plan's four-character
+    code), or a person types it at this terminal when asked. Either confirmation alone changes nothing. Refused while
     OpenClaw runs. Never automatic; main agent only.
     """
 
@@ -240,9 +240,17 @@ def large(confirm: Annotated[str | None, typer.Option(
         who = api.resolve_actor(actor)
         env = _env(workspace, state_dir, agent, json_out, lang, quiet, verbose)
         phrase = load(env.config).data.large.phrase
-        if confirm and confirm_phrase:
+        if confirm and confirm_phrase:  # a command line proves no human: their message, or typing it here
+            at_terminal = False
+            if _interactive(env) and not human.user_confirmed(env.paths, phrase, confirm):
+                from rich.prompt import Prompt
+
+                said = human.words(phrase, confirm)
+                typed = Prompt.ask(f"第二次确认：输入 {said}" if env.lang == "zh" else f"Second confirmation: type {said}",
+                                   default="", console=_console())
+                at_terminal = human.same_words(typed, phrase, confirm)
             _finish(env, api.execute(env.paths, env.config, confirm, phrase=confirm_phrase, actor=who, lang=env.lang,
-                                     tier="large", at_terminal=sys.stdin.isatty()))
+                                     tier="large", at_terminal=at_terminal))
             return
         if confirm:
             raise ConfirmationRequired("nothing was changed: the second confirmation is missing",
