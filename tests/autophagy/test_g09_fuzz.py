@@ -132,6 +132,22 @@ def _check(root: Path, before: dict, before_outside: dict, tier: str) -> None:
     assert (workspace / "task-files" / "draft.tmp").read_text() == "needed by a task"
 
 
+def _before(root: Path) -> dict:
+    """The workspace as ``_check`` compares it: every name, plus the file next to the workspace,
+    the links that were dangling inside it, and the text of every MEMORY.md."""
+    before = tree(root / "workspace")
+    before["@sibling"] = tree(root)["sibling.tmp"]
+    workspace = os.path.realpath(root / "workspace")
+    before["@dangling-inside"] = {
+        rel for rel, value in before.items() if value[0] == "link"
+        and not os.path.exists(root / "workspace" / rel)
+        and os.path.realpath(root / "workspace" / rel).startswith(workspace + os.sep)}
+    for rel, value in list(before.items()):
+        if not rel.startswith("@") and rel.rsplit("/", 1)[-1] == "MEMORY.md" and value[0] == "file":
+            before["@text:" + rel] = (root / "workspace" / rel).read_bytes()
+    return before
+
+
 @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(spec=entries)
 def test_random_workspaces_every_tier(spec: list) -> None:
@@ -141,18 +157,7 @@ def test_random_workspaces_every_tier(spec: list) -> None:
         _build(root, spec)
         paths = Paths.resolve(root / "workspace", root / "state")
         config = config_mod.load(paths.workspace)
-        before = tree(root / "workspace")
-        before["@sibling"] = tree(root)["sibling.tmp"]
-        workspace = os.path.realpath(root / "workspace")
-        before["@dangling-inside"] = {
-            rel for rel, value in before.items() if value[0] == "link"
-            and not os.path.exists(root / "workspace" / rel)
-            and os.path.realpath(root / "workspace" / rel).startswith(workspace + os.sep)}
-        for rel, value in list(before.items()):
-            if rel.startswith("@"):
-                continue
-            if rel.rsplit("/", 1)[-1] == "MEMORY.md" and value[0] == "file":
-                before["@text:" + rel] = (root / "workspace" / rel).read_bytes()
+        before = _before(root)
         before_outside = tree(root / "outside")
         api.run_now(paths, config, "small")
         _check(root, before, before_outside, "small")
@@ -276,16 +281,7 @@ def test_the_agent_writes_the_workspace_before_the_users_run(spec: list, config:
         bashrc.write_text("# the user's shell\n")
         plan_ids = _agent_writes(root, config, rules, tasks, records, tier, mac)
         paths = Paths.resolve(root / "workspace", root / "state")
-        before = tree(root / "workspace")
-        before["@sibling"] = tree(root)["sibling.tmp"]
-        workspace = os.path.realpath(root / "workspace")
-        before["@dangling-inside"] = {
-            rel for rel, value in before.items() if value[0] == "link"
-            and not os.path.exists(root / "workspace" / rel)
-            and os.path.realpath(root / "workspace" / rel).startswith(workspace + os.sep)}
-        for rel, value in list(before.items()):
-            if not rel.startswith("@") and rel.rsplit("/", 1)[-1] == "MEMORY.md" and value[0] == "file":
-                before["@text:" + rel] = (root / "workspace" / rel).read_bytes()
+        before = _before(root)
         for rel in [rel for rel in before if rel.startswith(".autophagy/plans/")]:
             del before[rel]  # a plan is Apollo's to drop once run (or expired), whoever wrote it
         before_outside, before_state = tree(root / "outside"), tree(root / "state")
