@@ -14,7 +14,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import os
-import secrets
 import stat
 from pathlib import Path
 
@@ -75,6 +74,8 @@ def key(*, create: bool) -> bytes | None:
     except FileNotFoundError:
         if not create:
             return None
+    import secrets  # only the first run ever makes a key: the heartbeat's purge never pays for it
+
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     except FileExistsError:  # another run made it meanwhile
