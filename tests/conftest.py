@@ -31,6 +31,9 @@ def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.setenv("APOLLO_CACHE_DIR", str(shared_cache))
+    from apollo import clock
+
+    monkeypatch.setattr(clock, "_pinned", None)  # a clock a test pins is released after it
     for var in ("OPENCLAW_WORKSPACE_DIR", "OPENCLAW_STATE_DIR", "OPENCLAW_PROFILE", "APOLLO_CONFIG",
                 "APOLLO_NOW", "APOLLO_ACTOR"):
         monkeypatch.delenv(var, raising=False)
@@ -60,13 +63,16 @@ def example(example_tree: Path, tmp_path: Path) -> Path:
 
 @pytest.fixture
 def apollo_cli(monkeypatch: pytest.MonkeyPatch):
-    """Run the real ``apollo`` console script in a subprocess; returns CompletedProcess."""
+    """Run the real ``apollo`` console script in a subprocess; returns CompletedProcess. ``now``
+    pins its clock in code (APOLLO_NOW never decides a real deletion)."""
+    from apollo.demo import PINNED
 
-    def call(*args: str, env: dict[str, str] | None = None, input: str | None = None, cwd: Path | None = None):
+    def call(*args: str, env: dict[str, str] | None = None, input: str | None = None, cwd: Path | None = None,
+             now: str | None = None):
         full_env = dict(os.environ)
         full_env.update(env or {})
-        exe = Path(sys.executable).parent / "apollo"
-        return subprocess.run([str(exe), *args], capture_output=True, text=True, env=full_env, input=input,
+        program = [sys.executable, "-c", PINNED, now] if now else [str(Path(sys.executable).parent / "apollo")]
+        return subprocess.run([*program, *args], capture_output=True, text=True, env=full_env, input=input,
                               cwd=cwd, timeout=300)
 
     return call

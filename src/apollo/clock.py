@@ -1,6 +1,10 @@
 """One clock for every time-based rule, so tests and users can ask what *would* expire.
 
-``APOLLO_NOW`` (ISO 8601) overrides the system clock when set.
+``APOLLO_NOW`` (ISO 8601) overrides the system clock when set, for what only reads or shows
+(status, plans, dry runs, renal). It never decides a real deletion: a variable in someone's
+environment (or one an agent put on its own command line) would otherwise make fresh files
+look old. Code that means it — the test suite, the demo on its throwaway copy — pins the clock
+with :func:`pin`, which no environment can reach.
 """
 
 from __future__ import annotations
@@ -8,7 +12,10 @@ from __future__ import annotations
 import os
 from datetime import UTC, datetime
 
-from apollo.errors import ConfigError
+from apollo.errors import ConfigError, Refused
+
+#: the clock fixed in code (tests, the demo); None = the system clock (or APOLLO_NOW)
+_pinned: datetime | None = None
 
 
 def parse_iso(text: str) -> datetime:
@@ -17,8 +24,28 @@ def parse_iso(text: str) -> datetime:
     return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
+def pin(moment: datetime | str | None) -> None:
+    """Fix this process's clock (an aware time or ISO text), or release it with None."""
+    global _pinned
+    _pinned = parse_iso(moment) if isinstance(moment, str) else moment
+
+
+def overridden() -> bool:
+    """True when ``APOLLO_NOW`` would decide the time (no clock pinned in code)."""
+    return _pinned is None and bool(os.environ.get("APOLLO_NOW"))
+
+
+def require_real(what: str) -> None:
+    """Refuse ``what`` (a real deletion) while ``APOLLO_NOW`` decides the time."""
+    if overridden():
+        raise Refused(f"APOLLO_NOW is set: a clock override is for tests and dry runs, never for {what}",
+                      hint="unset APOLLO_NOW and run it again (a plan or a --dry-run may use it)")
+
+
 def now() -> datetime:
-    """The current time, aware, honouring ``APOLLO_NOW``."""
+    """The current time, aware: the pinned clock, else ``APOLLO_NOW``, else the system's."""
+    if _pinned is not None:
+        return _pinned
     override = os.environ.get("APOLLO_NOW")
     if override:
         try:

@@ -3,6 +3,10 @@
 The defaults file doubles as the schema: a key the defaults do not have, or a value of
 another type, is an error that names the file, the line and the key, because a typo in a
 cleaner's configuration must never silently fall back to a default.
+
+The workspace's layer is written by whoever writes the workspace — the agent too — so it may
+only make Apollo more careful (``data/workspace_limits.toml``): where Apollo writes and what it
+may delete come from the user's own file alone.
 """
 
 from __future__ import annotations
@@ -98,8 +102,23 @@ def _same_type(default: Any, value: Any) -> bool:
     return type(default) is type(value)
 
 
+def _workspace_limits() -> dict[str, list[str]]:
+    return toml_loads((Path(__file__).parent / "data" / "workspace_limits.toml").read_text(encoding="utf-8"))
+
+
+def _check_workspace_value(dotted: str, current: Any, value: Any, limits: dict[str, list[str]], where: str) -> None:
+    """Refuse a workspace value that would widen what Apollo deletes or move where it writes."""
+    hint = f"set it in your own config ({user_config_path()}), which the agent does not write"
+    if dotted in limits["user_only"]:
+        raise ConfigError(f"'{dotted}' may be set only in your own config, not in the workspace's", where=where,
+                          hint=hint)
+    if dotted in limits["raise_only"] and value < current:
+        raise ConfigError(f"the workspace's config may raise '{dotted}', not lower it below {current}", where=where,
+                          hint=hint)
+
+
 def _merge(base: dict[str, Any], layer: dict[str, Any], *, path: Path, text: str, prefix: str,
-           sources: dict[str, str]) -> None:
+           sources: dict[str, str], limits: dict[str, list[str]] | None = None) -> None:
     for key, value in layer.items():
         dotted = f"{prefix}{key}"
         if key not in base:
@@ -113,13 +132,15 @@ def _merge(base: dict[str, Any], layer: dict[str, Any], *, path: Path, text: str
         if isinstance(default, dict):
             if not isinstance(value, dict):
                 raise ConfigError(f"'{dotted}' must be a table", where=f"{path}:{_line_of(text, key) or '?'}")
-            _merge(default, value, path=path, text=text, prefix=f"{dotted}.", sources=sources)
+            _merge(default, value, path=path, text=text, prefix=f"{dotted}.", sources=sources, limits=limits)
             continue
         if not _same_type(default, value):
             raise ConfigError(
                 f"'{dotted}' must be {type(default).__name__}, got {type(value).__name__} {value!r}",
                 where=f"{path}:{_line_of(text, key) or '?'}",
             )
+        if limits is not None:
+            _check_workspace_value(dotted, default, value, limits, f"{path}:{_line_of(text, key) or '?'}")
         base[key] = float(value) if isinstance(default, float) else value
         sources[dotted] = str(path)
 
@@ -138,17 +159,19 @@ def _read_layer(path: Path) -> tuple[dict[str, Any], str]:
 
 
 def load(workspace: Path | None = None, *, extra_layers: list[Path] | None = None) -> Config:
-    """Defaults, then the user file, then ``<workspace>/.apollo/config.toml``; later wins."""
+    """Defaults, then the user file, then ``<workspace>/.apollo/config.toml`` (within the limits
+    of ``data/workspace_limits.toml``), then ``extra_layers``; later wins."""
     values = _defaults()
     sources: dict[str, str] = {}
-    layers = [user_config_path()]
+    layers: list[tuple[Path, bool]] = [(user_config_path(), False)]
     if workspace is not None:
-        layers.append(workspace_config_path(workspace))
-    layers.extend(extra_layers or [])
-    for path in layers:
+        layers.append((workspace_config_path(workspace), True))
+    layers.extend((path, False) for path in extra_layers or [])
+    for path, limited in layers:
         if path.is_file():
             layer, text = _read_layer(path)
-            _merge(values, layer, path=path, text=text, prefix="", sources=sources)
+            _merge(values, layer, path=path, text=text, prefix="", sources=sources,
+                   limits=_workspace_limits() if limited else None)
     return Config(values, sources)
 
 

@@ -1,7 +1,7 @@
 """The demo: Apollo's main job, end to end, on a fresh copy of the bundled example.
 
 It builds the example workspace and state dir into a new temporary folder (never the real
-``~/.openclaw``), fixes the clock so time-based rules give the same answer every day, and
+``~/.openclaw``), pins the clock (in code, see :data:`PINNED`) so time-based rules give the same answer every day, and
 runs the commands a user would type, showing each command and its real output.
 """
 
@@ -18,6 +18,19 @@ from pathlib import Path
 from apollo.errors import InputError
 
 DEMO_NOW = "2026-11-29T12:00:00+08:00"
+#: ``python -c PINNED <ISO time> <apollo arguments>``: the CLI with its clock pinned in code (see
+#: :mod:`apollo.clock`: APOLLO_NOW never decides a real deletion); for the demo and the tests
+PINNED = "import sys; from apollo.demo import pinned_cli; pinned_cli(sys.argv[1:])"
+
+
+def pinned_cli(argv: list[str]) -> None:
+    """Run ``apollo argv[1:]`` with the clock pinned to ``argv[0]``."""
+    from apollo import clock
+    from apollo.cli.entry import main
+
+    clock.pin(argv[0])
+    sys.argv = ["apollo", *argv[1:]]
+    main()
 
 
 def find_examples() -> Path:
@@ -98,10 +111,11 @@ def run_demo(*, examples: Path | None = None, dest: Path | None = None, lang: st
     root = dest or Path(tempfile.mkdtemp(prefix="apollo-demo-"))
     build_example(examples or find_examples(), root)
     run = DemoRun(root)
-    env = dict(os.environ, APOLLO_NOW=DEMO_NOW, OPENCLAW_WORKSPACE_DIR=str(run.workspace),
-               OPENCLAW_STATE_DIR=str(run.state_dir), HOME=str(root / "home"))
+    env = dict(os.environ, OPENCLAW_WORKSPACE_DIR=str(run.workspace), OPENCLAW_STATE_DIR=str(run.state_dir),
+               HOME=str(root / "home"))
+    env.pop("APOLLO_NOW", None)
     for step in demo_steps(run, lang):
-        done = subprocess.run([sys.executable, "-m", "apollo", *step.args], capture_output=True, text=True,
+        done = subprocess.run([sys.executable, "-c", PINNED, DEMO_NOW, *step.args], capture_output=True, text=True,
                               env=env, stdin=subprocess.DEVNULL)
         step.returncode = done.returncode
         step.output = (done.stdout + done.stderr).rstrip()

@@ -6,12 +6,13 @@ from pathlib import Path
 
 import pytest
 
+from apollo import clock
 from autophagy.support import NOW, Ws
 
 
 @pytest.fixture
 def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Ws:
-    monkeypatch.setenv("APOLLO_NOW", NOW)
+    clock.pin(NOW)  # in code: APOLLO_NOW never decides a real deletion (tests/conftest.py releases it)
     made = Ws(tmp_path / "case")
     made.workspace.mkdir(parents=True)
     made.state.mkdir()

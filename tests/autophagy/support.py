@@ -42,6 +42,19 @@ def tree(base: Path) -> dict[str, tuple]:
     return found
 
 
+def reseal(folder: Path, workspace: Path, name: str = "manifest.json") -> None:
+    """Seal an edited record with the user's real key: what a bug in Apollo itself could write,
+    so the checks behind the seal are tested too (the agent has no key)."""
+    from apollo.autophagy import seal
+
+    secret = seal.key(create=False)
+    assert secret is not None
+    mac = seal.mac(secret, workspace=str(workspace), snapshot=folder.name, name=name, data=(folder / name).read_bytes())
+    target = folder / (name + seal.SUFFIX)
+    os.chmod(target, 0o600)
+    target.write_text(mac + "\n")
+
+
 def files_only(view: dict[str, tuple]) -> dict[str, tuple]:
     return {k: v[:2] for k, v in view.items() if v[0] != "dir"}
 
@@ -88,8 +101,19 @@ class Ws:
         return config_mod.load(self.workspace)
 
     def configure(self, text: str) -> None:
+        """The workspace's config (which the agent can write: it may only make Apollo more careful)."""
         (self.workspace / ".apollo").mkdir(parents=True, exist_ok=True)
         (self.workspace / ".apollo" / "config.toml").write_text(text, encoding="utf-8")
+
+    @property
+    def user_dir(self) -> Path:
+        """The user's own config folder (under the test's private HOME)."""
+        return Path(os.environ["XDG_CONFIG_HOME"]) / "apollo"
+
+    def configure_user(self, text: str) -> None:
+        """The user's own config: where rule files, retention and Apollo's own paths come from."""
+        self.user_dir.mkdir(parents=True, exist_ok=True)
+        (self.user_dir / "config.toml").write_text(text, encoding="utf-8")
 
     # -- runs ---------------------------------------------------------------------------------------
     def status(self) -> dict[str, Any]:
@@ -109,6 +133,9 @@ class Ws:
         if not made.items:
             return None
         return self.execute(made.plan_id, include_suggested=include_suggested)
+
+    def restore(self, snapshot: str, **kw: Any) -> dict[str, Any]:
+        return api.restore(self.paths(), self.config(), snapshot, **kw)
 
     def snapshots(self) -> list[dict[str, Any]]:
         return api.snapshots(self.paths(), self.config())

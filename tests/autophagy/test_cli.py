@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from apollo.demo import PINNED
 from autophagy.support import NOW, tree
 
 PLAN_KEYS = {"plan_id", "tier", "risk", "items", "protected", "suggested"}
@@ -23,7 +24,7 @@ RESULT_KEYS = {"tier", "deleted", "skipped", "snapshot", "log"}
 def cli(ws, apollo_cli):
     def call(*args: str, env: dict[str, str] | None = None):
         return apollo_cli("autophagy", *args, "--workspace", str(ws.workspace), "--state-dir", str(ws.state),
-                          env={"APOLLO_NOW": NOW, **(env or {})})
+                          env=env, now=NOW)
 
     return call
 
@@ -82,14 +83,22 @@ def test_large_needs_both_confirmations(ws, cli, tmp_path: Path) -> None:
     from realclient.support import legacy_state_dir, realistic_session
 
     source = realistic_session().write(tmp_path / "s.jsonl")
-    legacy_state_dir(ws.root, {"0d2f7c1e-4b5a-4c3d-9e8f-112233445566": source})
+    current = "7a6b5c4d-3e2f-4a1b-8c9d-aabbccddeeff"
+    legacy_state_dir(ws.root, {"0d2f7c1e-4b5a-4c3d-9e8f-112233445566": source, current: source})
     done = cli("large", "--json")
     assert done.returncode == 3
     plan_id = json.loads(done.stdout)["plan_id"]
     assert cli("large", "--confirm", plan_id).returncode == 3
     assert cli("large", "--confirm-phrase", "确认大自噬", "--json").returncode == 3
     assert cli("large", "--confirm", plan_id, "--confirm-phrase", "确认").returncode == 3
+    refused = cli("large", "--confirm", plan_id, "--confirm-phrase", "确认大自噬")  # no terminal, no user message
+    assert refused.returncode == 3 and "must come from the user" in refused.stderr
     assert (ws.state / "agents/main/sessions/0d2f7c1e-4b5a-4c3d-9e8f-112233445566.jsonl").exists()
+    with (ws.state / f"agents/main/sessions/{current}.jsonl").open("a", encoding="utf-8") as out:  # the user says it
+        out.write(json.dumps({"type": "message", "id": "f00d0001", "parentId": None,
+                              "timestamp": "2026-11-29T04:00:00.000Z", "message": {
+                                  "role": "user", "content": [{"type": "text", "text": f"确认大自噬 {plan_id[2:6]}"}],
+                                  "timestamp": 1795924800000}}, ensure_ascii=False) + "\n")
     done = cli("large", "--confirm", plan_id, "--confirm-phrase", "确认大自噬", "--lang", "zh")
     assert done.returncode == 0, done.stderr
     assert "清理类型：💥大自噬" in done.stdout and "会话上下文：" in done.stdout
@@ -142,13 +151,13 @@ def test_a_bad_protect_configuration_is_one_line_exit_1(ws, cli) -> None:
     assert (ws.workspace / "a.tmp").exists()
 
 
-def _run_on_terminal(args: list[str], answers, env: dict[str, str]) -> tuple[int, str]:
-    """Run the real CLI on a pseudo-terminal. ``answers`` is the bytes to type, or a function
-    given the output so far that returns the next bytes to type (None: nothing yet)."""
-    exe = str(Path(sys.executable).parent / "apollo")
+def _run_on_terminal(args: list[str], answers, env: dict[str, str] | None = None) -> tuple[int, str]:
+    """Run the real CLI on a pseudo-terminal, its clock pinned to NOW. ``answers`` is the bytes
+    to type, or a function given the output so far that returns the next bytes to type (None: nothing yet)."""
     pid, fd = pty.fork()
     if pid == 0:  # the child: the apollo CLI with the terminal as stdin and stdout
-        os.execve(exe, [exe, *args], {**os.environ, **env, "COLUMNS": "200"})
+        os.execve(sys.executable, [sys.executable, "-c", PINNED, NOW, *args],
+                  {**os.environ, **(env or {}), "COLUMNS": "200"})
     output = b""
     if isinstance(answers, bytes):
         os.write(fd, answers)
@@ -176,7 +185,7 @@ def _run_on_terminal(args: list[str], answers, env: dict[str, str]) -> tuple[int
 def test_on_a_terminal_small_asks_y_n(ws, answer: bytes, code: int, kept: bool) -> None:
     ws.put("a.tmp")
     status, output = _run_on_terminal(["autophagy", "small", "--lang", "en", "--workspace", str(ws.workspace),
-                                       "--state-dir", str(ws.state)], answer, {"APOLLO_NOW": NOW})
+                                       "--state-dir", str(ws.state)], answer)
     assert status == code, output
     assert "Remove these?" in output and "a.tmp" in output
     assert (ws.workspace / "a.tmp").exists() is kept
@@ -186,7 +195,7 @@ def test_on_a_terminal_medium_asks_which_items(ws) -> None:
     ws.put("a.json", b"{")
     ws.put("b.json", b"")
     status, output = _run_on_terminal(["autophagy", "medium", "--lang", "en", "--workspace", str(ws.workspace),
-                                       "--state-dir", str(ws.state)], b"M2\n", {"APOLLO_NOW": NOW})
+                                       "--state-dir", str(ws.state)], b"M2\n")
     assert status == 0, output
     assert (ws.workspace / "a.json").exists() and not (ws.workspace / "b.json").exists()
 
@@ -213,7 +222,7 @@ def test_on_a_terminal_large_asks_twice(ws, tmp_path: Path) -> None:
     legacy_state_dir(ws.root, {"0d2f7c1e-4b5a-4c3d-9e8f-112233445566": realistic_session().write(tmp_path / "s.jsonl")})
     session = ws.state / "agents/main/sessions/0d2f7c1e-4b5a-4c3d-9e8f-112233445566.jsonl"
     args = ["autophagy", "large", "--lang", "zh", "--workspace", str(ws.workspace), "--state-dir", str(ws.state)]
-    env = {"APOLLO_NOW": NOW}
+    env: dict[str, str] = {}
     status, output = _run_on_terminal(args, _typing("l-00000000"), env)
     assert status == 3 and session.exists(), output
     status, output = _run_on_terminal(args, _typing("<plan id>", "确认"), env)
@@ -231,3 +240,27 @@ def test_a_plan_is_confirmed_only_by_its_own_tier(ws, cli) -> None:
     assert cli("medium", "--confirm", small).returncode == 2
     assert cli("large", "--confirm", medium, "--confirm-phrase", "确认大自噬").returncode == 2
     assert (ws.workspace / "a.tmp").exists() and (ws.workspace / "b.json").exists()
+
+
+@pytest.mark.parametrize("typed, code", [("<words>", 0), ("确认大自噬", 3)])
+def test_on_a_terminal_the_flags_alone_do_not_confirm_large_the_person_types_it(ws, apollo_cli, tmp_path: Path,
+                                                                              typed: str, code: int) -> None:
+    """Issue 12 finding 9: a command line proves no human; at a terminal the person types the words."""
+    from realclient.support import legacy_state_dir, realistic_session
+
+    legacy_state_dir(ws.root, {"0d2f7c1e-4b5a-4c3d-9e8f-112233445566": realistic_session().write(tmp_path / "s.jsonl")})
+    session = ws.state / "agents/main/sessions/0d2f7c1e-4b5a-4c3d-9e8f-112233445566.jsonl"
+    where = ["--workspace", str(ws.workspace), "--state-dir", str(ws.state)]
+    plan_id = json.loads(apollo_cli("autophagy", "large", "--json", *where, now=NOW).stdout)["plan_id"]
+    sent: list[str] = []
+
+    def answer(screen: str) -> bytes | None:
+        if "Second confirmation: type" in screen and not sent:
+            sent.append(typed.replace("<words>", f"确认大自噬 {plan_id[2:6]}"))
+            return (sent[0] + "\n").encode()
+        return None
+
+    status, output = _run_on_terminal(["autophagy", "large", "--confirm", plan_id, "--confirm-phrase", "确认大自噬",
+                                       "--lang", "en", *where], answer)
+    assert status == code, output
+    assert session.exists() is (code != 0)

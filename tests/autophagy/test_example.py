@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from apollo import clock
 from apollo import config as config_mod
 from apollo.autophagy import api
 from apollo.workspace import Paths
@@ -18,7 +19,7 @@ DEMO_NOW = "2026-11-29T12:00:00+08:00"
 
 @pytest.fixture
 def demo(example: Path, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setenv("APOLLO_NOW", DEMO_NOW)
+    clock.pin(DEMO_NOW)
     paths = Paths.resolve(example / "workspace", example / "openclaw-state")
     return paths, config_mod.load(paths.workspace)
 
@@ -46,7 +47,7 @@ def test_every_tier_then_every_snapshot_back(demo, example: Path) -> None:
     medium_plan = api.plan(paths, config, "medium")
     medium = api.execute(paths, config, medium_plan.plan_id)
     large_plan = api.plan(paths, config, "large")
-    large = api.execute(paths, config, large_plan.plan_id, phrase="确认大自噬")
+    large = api.execute(paths, config, large_plan.plan_id, phrase="确认大自噬", at_terminal=True)
     for result in (small, medium, large):
         assert result["skipped"] == [], result
     memory = (example / "workspace" / "MEMORY.md").read_text()

@@ -126,10 +126,10 @@ def test_unreadable_protect_configuration_deletes_nothing(ws, breakage: str) -> 
         ws.put("elsewhere.json", json.dumps({"tasks": []}))
         os.symlink("../elsewhere.json", task_state)
     elif breakage == "rule-file-missing":
-        ws.configure('[autophagy]\nrule_files = ["missing.toml"]\n')
+        ws.configure_user('[autophagy]\nrule_files = ["missing.toml"]\n')
     elif breakage == "rule-file-invalid":
-        ws.configure('[autophagy]\nrule_files = ["bad.toml"]\n')
-        (ws.workspace / ".apollo" / "bad.toml").write_text("[protect]\npatterns = [")
+        ws.configure_user('[autophagy]\nrule_files = ["bad.toml"]\n')
+        (ws.user_dir / "bad.toml").write_text("[protect]\npatterns = [")
     elif breakage == "protect-not-a-list":
         ws.configure('[autophagy]\nprotect = "skills/"\n')
     before = tree(ws.workspace)

@@ -160,17 +160,17 @@ def test_a_real_mount_point_is_never_crossed(ws) -> None:
         subprocess.run(["mount", "-t", "tmpfs", "tmpfs", {str(ws.workspace / "mnt")!r}], check=True)
         Path({str(ws.workspace / "mnt" / "inner.tmp")!r}).write_text("on another device")
         os.utime({str(ws.workspace / "mnt" / "inner.tmp")!r}, (0, 0))
-        from apollo import config
+        from apollo import clock, config
         from apollo.autophagy import api
+        clock.pin({NOW!r})
         from apollo.workspace import Paths
         paths = Paths.resolve(Path({str(ws.workspace)!r}), Path({str(ws.state)!r}))
         made, result = api.run_now(paths, config.load(paths.workspace), "small")
         print(json.dumps({{"deleted": result["deleted"], "notes": made.notes,
                           "inner": os.path.exists({str(ws.workspace / "mnt" / "inner.tmp")!r})}}))
     """)
-    env = dict(os.environ, APOLLO_NOW=NOW)
     done = subprocess.run(["unshare", "--user", "--map-root-user", "--mount", sys.executable, "-c", script],
-                          capture_output=True, text=True, env=env, timeout=120)
+                          capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert report["inner"] is True

@@ -184,6 +184,6 @@ def test_a_file_of_the_agent_added_by_hand_to_a_large_plan_is_refused(ws) -> Non
                                               fp=Fingerprint.of(os.lstat(target)).to_list()))
 
     _edit_plan(ws, made.plan_id, add)
-    result = ws.execute(made.plan_id, phrase="确认大自噬")
+    result = ws.execute(made.plan_id, phrase="确认大自噬", at_terminal=True)
     assert result["deleted"] and credentials.exists() and notes.exists()
     assert not (sessions / "s1.jsonl").exists()

@@ -14,7 +14,7 @@ import pytest
 
 from apollo.autophagy import api, snapshot
 from apollo.errors import UsageError
-from autophagy.support import NOW, files_only, tree
+from autophagy.support import NOW, files_only, reseal, tree
 
 
 def _snapshot_dir(ws, result) -> Path:
@@ -127,6 +127,7 @@ def test_restore_refuses_absolute_and_escaping_paths(ws, bad: str) -> None:
     manifest["entries"][0]["path"] = bad
     os.chmod(manifest_path, 0o600)
     manifest_path.write_text(json.dumps(manifest))
+    reseal(folder, ws.workspace)  # as if Apollo itself had written it: the path checks still hold
     before_outside = tree(ws.root)
     done = api.restore(ws.paths(), ws.config(), folder.name)
     assert done["restored"] == [] and len(done["skipped"]) == 1

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from apollo.autophagy import remove
-from autophagy.support import Ws
+from autophagy.support import NOW, Ws
 
 LOG = ".autophagy/cleanup-log.md"
 
@@ -24,7 +24,7 @@ LOG = ".autophagy/cleanup-log.md"
 def test_the_seed_entry_format(ws) -> None:
     ws.put("a.tmp")
     result = ws.small()
-    assert result["log"] == LOG
+    assert result["log"] == str(ws.workspace / LOG)  # absolute: usable as printed, from anywhere
     text = (ws.workspace / LOG).read_text()
     entry = text[text.index("## ["):]
     lines = entry.splitlines()
@@ -33,7 +33,7 @@ def test_the_seed_entry_format(ws) -> None:
     assert lines[2] == "清理了什么：a.tmp"
     assert lines[3].startswith("保留了什么：")
     assert lines[4] == "触发原因：用户要求"
-    assert lines[5] == f"快照文件：{result['snapshot']}"
+    assert lines[5] == f"快照文件：{Path(result['snapshot']).relative_to(ws.workspace)}"
     assert lines[6].startswith("操作者：")
     assert lines[7] == "结果：完成：删除 1 项"
 
@@ -84,7 +84,8 @@ def _execute_as_nobody(ws, plan_id: str) -> dict:
     """Root ignores folder permissions, so a root test suite runs the execution as 'nobody'."""
     for path in [ws.root, *ws.root.rglob("*")]:
         os.chown(path, 65534, 65534, follow_symlinks=False)
-    code = ("import json; from pathlib import Path; from apollo import config; from apollo.autophagy import api; "
+    code = ("import json; from pathlib import Path; from apollo import clock, config; from apollo.autophagy import api; "
+            f"clock.pin({NOW!r}); "
             "from apollo.workspace import Paths; "
             f"p = Paths.resolve(Path({str(ws.workspace)!r}), Path({str(ws.state)!r})); "
             f"print(json.dumps(api.execute(p, config.load(p.workspace), {plan_id!r})))")
@@ -127,4 +128,4 @@ def test_a_restore_is_logged_too(ws) -> None:
     text = (ws.workspace / LOG).read_text()
     entry = text[text.rindex("## ["):]
     assert entry.splitlines()[0] == "## [2026-11-29 12:00] 恢复记录"
-    assert "恢复了什么：a.tmp" in entry and f"快照文件：{result['snapshot']}" in entry
+    assert "恢复了什么：a.tmp" in entry and f"快照文件：{Path(result['snapshot']).relative_to(ws.workspace)}" in entry

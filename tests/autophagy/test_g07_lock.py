@@ -22,7 +22,7 @@ def test_a_held_lock_refuses_the_second_run(ws, apollo_cli) -> None:
         with pytest.raises(Refused):
             ws.small()
         done = apollo_cli("autophagy", "small", "--yes", "--workspace", str(ws.workspace), "--state-dir",
-                          str(ws.state), env={"APOLLO_NOW": NOW})
+                          str(ws.state), now=NOW)
         assert done.returncode == 4, done.stderr
         assert "another autophagy run is in progress" in done.stderr
         assert tree(ws.workspace) == before

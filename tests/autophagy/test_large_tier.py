@@ -111,9 +111,9 @@ def test_both_confirmations_are_needed_either_alone_changes_nothing(legacy) -> N
     assert {i.kind for i in made.items} == {"session_transcript", "session_index"}
     for phrase in (None, "确认", "确认大自噬 ", "yes"):
         with pytest.raises(ConfirmationRequired):
-            ws.execute(made.plan_id, phrase=phrase)
+            ws.execute(made.plan_id, phrase=phrase, at_terminal=True)
     assert sorted(os.listdir(ws.state / "agents/main/sessions")) == before
-    result = ws.execute(made.plan_id, phrase=PHRASE)
+    result = ws.execute(made.plan_id, phrase=PHRASE, at_terminal=True)
     assert not result["skipped"]
     sessions = ws.state / "agents/main/sessions"
     assert sorted(os.listdir(sessions)) == ["sessions.json"]
@@ -123,7 +123,7 @@ def test_both_confirmations_are_needed_either_alone_changes_nothing(legacy) -> N
 def test_the_snapshot_holds_the_sessions_and_a_summary(legacy) -> None:
     ws = legacy
     made = ws.plan("large")
-    result = ws.execute(made.plan_id, phrase=PHRASE)
+    result = ws.execute(made.plan_id, phrase=PHRASE, at_terminal=True)
     snapshot = ws.workspace / result["snapshot"]
     summary = json.loads((snapshot / "summary.json").read_text())
     assert len(summary["sessions"]) == 2
@@ -145,7 +145,7 @@ def test_sqlite_sessions_are_wiped_in_one_transaction_the_rest_stays(store) -> N
     made = ws.plan("large")
     [item] = made.items
     assert item.kind == "session_store" and item.count == before["transcript_events"]
-    result = ws.execute(made.plan_id, phrase=PHRASE)
+    result = ws.execute(made.plan_id, phrase=PHRASE, at_terminal=True)
     assert not result["skipped"], result
     after = counts(db)
     for table in ("session_nodes", "session_windows", "transcript_events", "transcript_event_identities",
@@ -166,7 +166,7 @@ def test_sqlite_sessions_are_wiped_in_one_transaction_the_rest_stays(store) -> N
 def test_a_wiped_store_is_restored_only_while_untouched(store) -> None:
     ws, db = store
     before = counts(db)
-    result = ws.execute(ws.plan("large").plan_id, phrase=PHRASE)
+    result = ws.execute(ws.plan("large").plan_id, phrase=PHRASE, at_terminal=True)
     name = Path(result["snapshot"]).name
     done = api.restore(ws.paths(), ws.config(), name)
     assert done["replaced"] and not done["skipped"]
@@ -175,7 +175,7 @@ def test_a_wiped_store_is_restored_only_while_untouched(store) -> None:
 
 def test_a_store_written_since_the_wipe_is_not_overwritten(store) -> None:
     ws, db = store
-    result = ws.execute(ws.plan("large").plan_id, phrase=PHRASE)
+    result = ws.execute(ws.plan("large").plan_id, phrase=PHRASE, at_terminal=True)
     live = sqlite3.connect(db)
     live.execute("INSERT INTO session_nodes VALUES ('agent:main:new', 'n1', '{}', 5)")
     live.commit()
@@ -194,7 +194,7 @@ def test_new_messages_between_plan_and_execution_stop_the_wipe(store) -> None:
     live.commit()
     live.close()
     before = counts(db)
-    result = ws.execute(made.plan_id, phrase=PHRASE)
+    result = ws.execute(made.plan_id, phrase=PHRASE, at_terminal=True)
     assert result["deleted"] == [] and "changed" in result["skipped"][0]["reason"]
     assert counts(db) == before
 
@@ -232,7 +232,7 @@ def test_refused_while_a_live_gateway_holds_its_lock(legacy) -> None:
     try:
         _lock(ws, sleeper.pid, _start_time(sleeper.pid))
         with pytest.raises(Refused, match="openclaw gateway stop"):
-            ws.execute(made.plan_id, phrase=PHRASE)
+            ws.execute(made.plan_id, phrase=PHRASE, at_terminal=True)
         with pytest.raises(Refused, match=f"pid {sleeper.pid}"):
             ws.plan("large")
         assert len(os.listdir(ws.state / "agents/main/sessions")) == 3

@@ -12,6 +12,7 @@ import zipfile
 
 import pytest
 
+from apollo import clock
 from apollo.autophagy.api import execute, plan
 from apollo.errors import UsageError
 from autophagy.support import DAY, NOW_TS, tree
@@ -193,7 +194,7 @@ def test_medium_plan_is_saved_and_expires(ws, monkeypatch) -> None:
     made = plan(ws.paths(), ws.config(), "medium")
     saved = ws.workspace / ".autophagy" / "plans" / f"{made.plan_id}.json"
     assert saved.is_file()
-    monkeypatch.setenv("APOLLO_NOW", "2026-11-29T12:31:00+08:00")
+    clock.pin("2026-11-29T12:31:00+08:00")
     with pytest.raises(ConfirmationRequired, match="expired"):
         ws.execute(made.plan_id)
     assert (ws.workspace / "a.json").exists()

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from apollo import clock
 from apollo import config as config_mod
 from apollo.autophagy import api
 from apollo.errors import Refused
@@ -54,7 +55,7 @@ def _checks_pass(openclaw_cli, state: Path) -> dict:
 
 @pytest.fixture
 def imported(tmp_path: Path, openclaw_cli, monkeypatch):
-    monkeypatch.setenv("APOLLO_NOW", NOW)
+    clock.pin(NOW)
     state = legacy_state_dir(tmp_path, _sessions(tmp_path))
     openclaw_cli.import_legacy(state)
     workspace = tmp_path / "workspace"
@@ -70,7 +71,7 @@ def test_wipe_the_real_sqlite_store_and_restore_it(imported, openclaw_cli) -> No
     plan = api.plan(paths, config, "large")
     [item] = plan.items
     assert item.kind == "session_store" and len(item.sessions) == 2
-    result = api.execute(paths, config, plan.plan_id, phrase="确认大自噬")
+    result = api.execute(paths, config, plan.plan_id, phrase="确认大自噬", at_terminal=True)
     assert result["skipped"] == [], result
     assert _listed(openclaw_cli, state) == []
     assert _checks_pass(openclaw_cli, state)["sqliteEntries"] == 0
@@ -83,14 +84,14 @@ def test_wipe_the_real_sqlite_store_and_restore_it(imported, openclaw_cli) -> No
 
 
 def test_wipe_the_legacy_store_openclaw_starts_fresh(tmp_path: Path, openclaw_cli, monkeypatch) -> None:
-    monkeypatch.setenv("APOLLO_NOW", NOW)
+    clock.pin(NOW)
     state = legacy_state_dir(tmp_path, _sessions(tmp_path))
     workspace = tmp_path / "workspace"
     workspace.mkdir()
     paths = Paths.resolve(workspace, state)
     config = config_mod.load(workspace)
     plan = api.plan(paths, config, "large")
-    api.execute(paths, config, plan.plan_id, phrase="确认大自噬")
+    api.execute(paths, config, plan.plan_id, phrase="确认大自噬", at_terminal=True)
     dry = _json(openclaw_cli.run(state, "doctor", "--session-sqlite", "dry-run", "--session-sqlite-all-agents",
                                  "--non-interactive", "--json"))
     assert dry["totals"]["issues"] == 0 and dry["totals"]["legacyEntries"] == 0

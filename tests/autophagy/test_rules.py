@@ -66,11 +66,11 @@ def test_builtin_rules_load_and_follow_the_spec() -> None:
 
 
 def test_rule_file_extends_and_user_protect_adds(ws) -> None:
-    (ws.workspace / ".apollo").mkdir()
-    (ws.workspace / ".apollo" / "extra.toml").write_text(
+    ws.user_dir.mkdir(parents=True)
+    (ws.user_dir / "extra.toml").write_text(
         '[[small]]\nkind = "crash_dump"\ncheck = "match"\npatterns = ["core.*"]\n'
         'reason = "core dump"\nreason_zh = "核心转储"\n[memory]\nmarkers = ["[废弃]"]\n', encoding="utf-8")
-    ws.configure('[autophagy]\nrule_files = ["extra.toml"]\nprotect = ["keep-me/"]\n')
+    ws.configure_user('[autophagy]\nrule_files = ["extra.toml"]\nprotect = ["keep-me/"]\n')
     loaded = rules_mod.load(ws.config())
     assert any(r.kind == "crash_dump" for r in loaded.data.small)
     assert "[废弃]" in loaded.data.memory.markers and "[过时]" in loaded.data.memory.markers
@@ -85,9 +85,9 @@ def test_rule_file_extends_and_user_protect_adds(ws) -> None:
     ('[large]\nphrase = "ok"\n', "unknown section"),
 ])
 def test_unusable_rule_files_are_errors(ws, content: str | None, message: str) -> None:
-    (ws.workspace / ".apollo").mkdir()
+    ws.user_dir.mkdir(parents=True)
     if content is not None:
-        (ws.workspace / ".apollo" / "extra.toml").write_text(content, encoding="utf-8")
-    ws.configure('[autophagy]\nrule_files = ["extra.toml"]\n')
+        (ws.user_dir / "extra.toml").write_text(content, encoding="utf-8")
+    ws.configure_user('[autophagy]\nrule_files = ["extra.toml"]\n')
     with pytest.raises(ConfigError, match=message):
         rules_mod.load(ws.config())

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from apollo.demo import PINNED
 from apollo.errors import InputError
 from apollo.integration import heartbeat
 from constants import DEMO_NOW
@@ -58,20 +59,24 @@ def test_needs_filter_still_exits_zero_and_says_the_saving(example: Path) -> Non
 
 
 def test_expired_snapshots_are_purged_on_the_heartbeat(example: Path) -> None:
+    from apollo import clock
     from apollo import config as config_mod
     from apollo.autophagy import api
     from apollo.workspace import Paths
 
     paths = Paths.resolve(example / "workspace", example / "openclaw-state")
-    os.environ["APOLLO_NOW"] = "2026-11-01T12:00:00+08:00"  # a snapshot 28 days before the demo's day
+    clock.pin("2026-11-01T12:00:00+08:00")  # a snapshot 28 days before the demo's day
     try:
         made, result = api.run_now(paths, config_mod.load(paths.workspace), "small")
     finally:
-        del os.environ["APOLLO_NOW"]
+        clock.pin(None)
     assert result is not None
     snapshot = paths.workspace / result["snapshot"]
     assert snapshot.is_dir()
-    done = _run(example, "--json")
+    under_override = _run(example, "--json")  # APOLLO_NOW decides no deletion: nothing purged
+    assert under_override.returncode == 0 and json.loads(under_override.stdout)["purged_snapshots"] == []
+    assert snapshot.is_dir()
+    done = _run(example, "--json", program=[sys.executable, "-c", PINNED, DEMO_NOW])
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     assert [Path(p).name for p in data["purged_snapshots"]] == [snapshot.name]
@@ -104,7 +109,7 @@ def test_a_heartbeat_file_that_is_not_ours_is_left_alone(example: Path) -> None:
 
 
 def test_the_heartbeat_file_path_comes_from_config(example: Path) -> None:
-    config = example / "workspace" / ".apollo" / "config.toml"
+    config = Path(os.environ["XDG_CONFIG_HOME"]) / "apollo" / "config.toml"  # the user's own: where Apollo writes
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text('[heartbeat]\nstate_file = "state/realtime.json"\n', encoding="utf-8")
     assert _run(example).returncode == 0

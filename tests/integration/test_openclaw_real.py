@@ -92,17 +92,18 @@ def test_without_apollo_on_path_openclaw_reports_the_missing_binary(openclaw_cli
 # ---- a context wiped by `autophagy large` is one OpenClaw accepts ---------------------------------
 
 def _large(example: Path, monkeypatch: pytest.MonkeyPatch) -> dict:
+    from apollo import clock
     from apollo import config as config_mod
     from apollo.autophagy import api
     from apollo.workspace import Paths
     from constants import DEMO_NOW
 
-    monkeypatch.setenv("APOLLO_NOW", DEMO_NOW)
+    clock.pin(DEMO_NOW)
     paths = Paths.resolve(example / "workspace", example / "openclaw-state")
     config = config_mod.load(paths.workspace)
     made = api.plan(paths, config, "large")
     assert made.items
-    return api.execute(paths, config, made.plan_id, phrase="确认大自噬")
+    return api.execute(paths, config, made.plan_id, phrase="确认大自噬", at_terminal=True)
 
 
 def _validate(openclaw_cli, state: Path) -> dict:

@@ -27,9 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from apollo import clock
+from apollo.autophagy import human, remove
 from apollo.autophagy import large as large_tier
 from apollo.autophagy import log as cleanup_log
-from apollo.autophagy import remove
 from apollo.autophagy import rules as rules_mod
 from apollo.autophagy.entries import cut
 from apollo.autophagy.fs import (
@@ -53,7 +53,7 @@ from apollo.autophagy.places import run_lock as _lock
 from apollo.autophagy.plan import Item, Plan, RootInfo, encode, make_plan
 from apollo.autophagy.rules import RISK, CompiledRules
 from apollo.autophagy.scan import Scanner, Tasks, load_tasks
-from apollo.autophagy.snapshot import SnapshotWriter, list_snapshots, locate
+from apollo.autophagy.snapshot import UNSEALED_HINT, SnapshotWriter, list_snapshots, locate, read_sealed
 from apollo.autophagy.snapshot import restore as restore_files
 from apollo.errors import ConfirmationRequired, InputError, Refused, UsageError
 
@@ -62,11 +62,13 @@ SUBAGENT_TIERS = ("small",)
 
 
 def resolve_actor(explicit: str | None = None) -> str:
-    """``--as``, else ``$APOLLO_ACTOR``, else the main agent."""
-    actor = (explicit or os.environ.get("APOLLO_ACTOR") or "main").strip().lower()
-    if actor not in ACTORS:
-        raise UsageError(f"unknown actor {actor!r}", hint="use --as main or --as subagent")
-    return actor
+    """``--as`` and ``$APOLLO_ACTOR`` (the main agent when neither says): the narrower wins, so a
+    sub-agent's environment can never be talked up to the main agent by an option."""
+    said = [value.strip().lower() for value in (explicit, os.environ.get("APOLLO_ACTOR")) if value and value.strip()]
+    for actor in said:
+        if actor not in ACTORS:
+            raise UsageError(f"unknown actor {actor!r}", hint="use --as main or --as subagent")
+    return "subagent" if "subagent" in said else "main"
 
 
 def require_main(actor: str | None, what: str) -> None:
@@ -411,21 +413,25 @@ def _index_builder(item: Item, empty: bytes):
 
 def execute(paths: Any, config: Any, plan_id: str, selected: Sequence[str] | None = None, phrase: str | None = None,
             actor: str | None = None, *, include_suggested: bool = False, trigger: str = "user",
-            operator: str = "用户确认", lang: str = "en", tier: str | None = None) -> Result:
+            operator: str = "用户确认", lang: str = "en", tier: str | None = None, at_terminal: bool = False) -> Result:
     """Run exactly the plan ``plan_id`` (only ``selected`` IDs when given). Returns
-    ``{"tier", "deleted", "skipped", "snapshot", "log"}``. ``tier``, when given, must be the plan's."""
+    ``{"tier", "deleted", "skipped", "snapshot", "log"}``. ``tier``, when given, must be the plan's.
+    A large plan also needs ``phrase`` and a human behind it (:mod:`apollo.autophagy.human`):
+    ``at_terminal`` when the caller read it from a person at a terminal, else the user's own
+    latest message in the current session must say the phrase and the plan's code."""
+    clock.require_real("a real deletion")
     rules = _rules(config)
     with _places(paths, config) as places:
         _tasks(places, rules)  # fail closed before anything is written
         with _lock(places):
             return _execute_locked(paths, config, places, rules, plan_id, selected, phrase, actor,
                                    include_suggested=include_suggested, trigger=trigger, operator=operator, lang=lang,
-                                   tier=tier)
+                                   tier=tier, at_terminal=at_terminal)
 
 
 def _execute_locked(paths: Any, config: Any, places: Places, rules: CompiledRules, plan_id: str,
                     selected: Sequence[str] | None, phrase: str | None, actor: str | None, *, include_suggested: bool,
-                    trigger: str, operator: str, lang: str, tier: str | None) -> Result:
+                    trigger: str, operator: str, lang: str, tier: str | None, at_terminal: bool) -> Result:
     loaded = load_plan(places, plan_id)
     if tier is not None and loaded.tier != tier:
         raise UsageError(f"plan {plan_id} is a {loaded.tier} plan, not a {tier} one; nothing was changed",
@@ -441,6 +447,8 @@ def _execute_locked(paths: Any, config: Any, places: Places, rules: CompiledRule
             raise ConfirmationRequired(
                 "the large tier needs both confirmations; the phrase is missing or wrong, so nothing was changed",
                 hint=f"apollo autophagy large --confirm {plan_id} --confirm-phrase {rules.data.large.phrase}")
+        if not at_terminal:
+            human.require_user_confirmed(paths, rules.data.large.phrase, plan_id)
         running = large_tier.gateway_running(paths.state_dir, rules.data.large.gateway)
         if running:
             raise Refused(running.message(rules.data.large.gateway, lang))
@@ -479,15 +487,15 @@ def run_now(paths: Any, config: Any, tier: str, *, actor: str | None = None, ope
 def _run(loaded: Plan, items: Sequence[Item], roots: dict[str, Root], places: Places, rules: CompiledRules,
          config: Any, tasks: Tasks, paths: Any, *, lang: str, trigger: str, operator: str) -> Result:
     run = Run(loaded, lang)
-    log_rel = "/".join(places.log[1])
+    log_path = str(places.log[0].path.joinpath(*places.log[1]))  # absolute: usable as printed, from anywhere
     if not items:
-        empty = Result(tier=loaded.tier, deleted=[], skipped=[], snapshot=None, log=log_rel)
+        empty = Result(tier=loaded.tier, deleted=[], skipped=[], snapshot=None, log=log_path)
         empty.report = {"counts": {}, "kept": kept_summary(places, rules, tasks), "time": clock.now().isoformat(),
                         "risk": loaded.risk, "expires_at": None}
         return empty
     scanner = _scanner(places, rules, config, (loaded.tier,), tasks)
     writer = SnapshotWriter(places.snapshots, tier=loaded.tier, plan_id=loaded.plan_id, trigger=trigger,
-                            operator=operator)
+                            operator=operator, workspace=str(places.workspace.path))
     snapshot_rel = _shown(places, writer.path)
     ready: list[tuple[Item, list[Item]]] = []
     failure: str | None = None
@@ -510,7 +518,8 @@ def _run(loaded: Plan, items: Sequence[Item], roots: dict[str, Root], places: Pl
         failure = f"{type(exc).__name__}: {exc}"
         raise
     finally:
-        result = Result(tier=loaded.tier, deleted=run.deleted, skipped=run.skipped, snapshot=snapshot_rel, log=log_rel)
+        result = Result(tier=loaded.tier, deleted=run.deleted, skipped=run.skipped, snapshot=str(writer.path),
+                        log=log_path)
         try:
             writer.write_result({**result, "plan_id": loaded.plan_id, "rewritten": run.rewritten,
                                  "finished_at": clock.now().isoformat(), "failure": failure})
@@ -688,18 +697,28 @@ def snapshots(paths: Any, config: Any) -> list[dict[str, Any]]:
 
 def restore(paths: Any, config: Any, snapshot: str, dry_run: bool = False, *, actor: str | None = None,
             lang: str = "en") -> dict[str, Any]:
-    """Put a snapshot's files back (see :mod:`apollo.autophagy.snapshot` for what is refused)."""
+    """Put a snapshot's files back (see :mod:`apollo.autophagy.snapshot` for what is refused).
+    Only a snapshot whose records carry the user's seal is believed, and of it only what its own
+    tier could have removed: never a protected file, never outside that tier's folders."""
     _require(actor, "restore", "autophagy restore")
     rules = _rules(config)
     retention = float(config.get("autophagy.snapshot_retention_days"))
     with _places(paths, config) as places, _lock(places):
         try:
-            info = locate(places.snapshots, snapshot, retention)
+            info = locate(places.snapshots, snapshot, retention, workspace=places.workspace.path)
         except Unsafe as exc:
             raise UsageError(exc.reason, hint="list them with: apollo autophagy snapshots") from None
         if info.problem:
             raise InputError(info.problem, where=str(info.path))
-        entries = info.manifest.get("entries", [])
+        try:
+            sealed = read_sealed(places.snapshots, info, str(places.workspace.path))
+        except Unsafe as exc:
+            raise Refused(exc.reason_zh if lang == "zh" else exc.reason, where=str(info.path),
+                          hint=UNSEALED_HINT) from None
+        except (OSError, ValueError) as exc:
+            raise InputError(f"the snapshot's records cannot be read ({exc})", where=str(info.path)) from None
+        entries = sealed.manifest.get("entries", [])
+        tier = str(sealed.manifest.get("tier"))
         if any(e.get("action") == "sqlite" for e in entries) and not dry_run:
             running = large_tier.gateway_running(paths.state_dir, rules.data.large.gateway)
             if running:
@@ -708,13 +727,14 @@ def restore(paths: Any, config: Any, snapshot: str, dry_run: bool = False, *, ac
         opened: list[Root] = []
         try:
             for label, where in (("sessions", paths.sessions_dir), ("agent", paths.agent_dir)):
-                if any(e.get("root") == label for e in entries):
+                if any(e.get("root") == label for e in entries) and label in TIER_ROOTS.get(tier, ()):
                     where.mkdir(parents=True, exist_ok=True)
                     roots[label] = Root(where, label=label)
                     opened.append(roots[label])
             if not dry_run:
                 _check_sqlite_restorable(entries, roots)
-            outcome = restore_files(places.snapshots, info, roots, dry_run=dry_run, lang=lang)
+            outcome = restore_files(places.snapshots, info, sealed, roots, dry_run=dry_run, lang=lang,
+                                    refuse=_restore_floor(tier, rules, places))
             if not dry_run and (outcome.restored or outcome.replaced or outcome.skipped):
                 cleanup_log.append(*places.log, cleanup_log.restore_entry(
                     moment=clock.now(), snapshot=_shown(places, info.path), restored=outcome.restored,
@@ -723,8 +743,35 @@ def restore(paths: Any, config: Any, snapshot: str, dry_run: bool = False, *, ac
         finally:
             for root in opened:
                 root.close()
-    return {"snapshot": info.name, "dry_run": dry_run, "restored": outcome.restored, "replaced": outcome.replaced,
-            "skipped": outcome.skipped}
+    return {"snapshot": info.name, "path": str(info.path), "dry_run": dry_run, "restored": outcome.restored,
+            "replaced": outcome.replaced, "skipped": outcome.skipped}
+
+
+#: the folders each tier's run may have changed, so the only ones its restore may write
+TIER_ROOTS = {"small": ("workspace",), "medium": ("workspace",), "large": ("sessions", "agent")}
+
+
+def _restore_floor(tier: str, rules: CompiledRules, places: Places):
+    """What a restore refuses whatever its records say: a folder the tier never touches, a
+    protected file (a memory file whose entries the medium tier cut excepted)."""
+
+    def refuse(entry: dict[str, Any], parts: tuple[str, ...]) -> Unsafe | None:
+        root = entry.get("root")
+        if root not in TIER_ROOTS.get(tier, ()):
+            return Unsafe(f"a {tier} cleanup never changes the {root} folder; not restored",
+                          f"{tier} 级清理从不改动 {root} 目录；未恢复", "protected")
+        if root != "workspace":
+            return None
+        is_dir = entry.get("type") == "dir"
+        if not (rules.protect.match_any_prefix(parts, is_dir) or places.extra_protect.match_any_prefix(parts, is_dir)):
+            return None
+        above = rules.protect.match_any_prefix(parts[:-1], True) if len(parts) > 1 else None
+        if entry.get("action") == "cut" and not above and rules.editable.match("/".join(parts), parts[-1], False):
+            return None
+        return Unsafe("protected; a restore never writes a protected file", "受保护；恢复从不写入受保护的文件",
+                      "protected")
+
+    return refuse
 
 
 def _check_sqlite_restorable(entries: list[dict[str, Any]], roots: dict[str, Root]) -> None:

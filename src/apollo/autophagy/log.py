@@ -1,10 +1,17 @@
 """The cleanup log, ``.autophagy/cleanup-log.md``: one entry per run that changed anything, in
 the seed's format. Appending is atomic (the whole log rewritten to a temp file, fsynced,
-renamed over), so a crash leaves the old log or the new one, never half an entry."""
+renamed over), so a crash leaves the old log or the new one, never half an entry.
+
+Every value that comes from the workspace (file names, task titles, memory entries, error
+text) is escaped: a line break or any other control character becomes a visible escape, and
+the characters a shell or Markdown would act on (``;`` ``|`` ``&`` ``$`` backquote, brackets…)
+get a backslash, which both read as the plain character. One entry is always the same lines,
+and never anything a program reading the log would run."""
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from datetime import datetime
 
@@ -14,12 +21,23 @@ from apollo.autophagy.fs import Root, Unsafe, open_file, read_fd, write_new
 TYPE = {"small": "🗑️小", "medium": "🧹中", "large": "💥大"}
 TRIGGER = {"user": "用户要求", "auto": "自动", "threshold": "硬阈值"}
 LIST_LIMIT = 40
+#: control characters (C0, DEL, C1), line and paragraph separators, bidirectional overrides
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
+#: ASCII punctuation a shell or Markdown acts on; a backslash makes each one plain text in both
+_ACTIVE = re.compile(r"""([\\`$;&|<>(){}\[\]*?!#~'"=^%])""")
+
+
+def escaped(value: str) -> str:
+    """``value`` as inert text on one line (see the module docstring)."""
+    value = _ACTIVE.sub(r"\\\1", value)
+    return _CONTROL.sub(lambda m: {"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(m.group(), f"\\u{ord(m.group()):04x}"),
+                        value)
 
 
 def _listing(values: Sequence[str]) -> str:
     if not values:
         return "（无）"
-    shown = "；".join(values[:LIST_LIMIT])
+    shown = "；".join(escaped(v) for v in values[:LIST_LIMIT])
     return shown + (f"；……等共 {len(values)} 项" if len(values) > LIST_LIMIT else "")
 
 
@@ -38,9 +56,9 @@ def entry(*, moment: datetime, tier: str, removed: Sequence[str], kept: Sequence
         f"清理了什么：{_listing(removed)}",
         f"保留了什么：{_listing(kept)}",
         f"触发原因：{TRIGGER.get(trigger, trigger)}",
-        f"快照文件：{snapshot or '（无）'}",
-        f"操作者：{operator}",
-        f"结果：{outcome}",
+        f"快照文件：{escaped(snapshot) if snapshot else '（无）'}",
+        f"操作者：{escaped(operator)}",
+        f"结果：{escaped(outcome)}",
     ], skipped)
 
 
@@ -51,8 +69,8 @@ def restore_entry(*, moment: datetime, snapshot: str, restored: Sequence[str], r
         "类型：↩️恢复",
         f"恢复了什么：{_listing(restored)}",
         f"替换了什么：{_listing(replaced)}（自噬改写后未再改动的文件）",
-        f"快照文件：{snapshot}",
-        f"操作者：{operator}",
+        f"快照文件：{escaped(snapshot)}",
+        f"操作者：{escaped(operator)}",
         f"结果：恢复 {len(restored)} 项，替换 {len(replaced)} 项，跳过 {len(skipped)} 项",
     ], skipped)
 

@@ -167,7 +167,10 @@ def load_plan(places: Places, plan_id: str) -> Plan:
 # -- what has expired -------------------------------------------------------------------------------
 
 def purge(places: Places, config: Any) -> list[Path]:
-    """Expired snapshots (by their manifest time) and stale plans: on every run."""
+    """Expired snapshots (by their manifest time) and stale plans: on every run; never while
+    ``APOLLO_NOW`` decides the time (a clock in the future would purge a fresh snapshot)."""
+    if clock.overridden():
+        return []
     retention = float(config.get("autophagy.snapshot_retention_days"))
     purged = purge_expired(places.snapshots, retention)
     ttl = float(config.get("autophagy.plan_ttl_minutes"))

@@ -132,5 +132,16 @@ def encode(plan: Plan) -> bytes:
     return (json.dumps(msgspec.to_builtins(plan), ensure_ascii=True, indent=1) + "\n").encode("ascii")
 
 
+#: a fingerprint is (device, inode, size, mtime_ns, type), see apollo.autophagy.fs.Fingerprint
+FINGERPRINT_FIELDS = 5
+
+
 def decode(data: bytes) -> Plan:
-    return msgspec.convert(json.loads(data.decode("ascii")), Plan)
+    """A plan file back into a Plan; anything malformed (the plan folder is in the workspace,
+    which the agent can write) is a ValueError, so a damaged plan is refused, never half run."""
+    plan = msgspec.convert(json.loads(data.decode("ascii")), Plan)
+    for item in plan.items:
+        if len(item.fp) not in (0, FINGERPRINT_FIELDS) or \
+                any(len(m.fp) != FINGERPRINT_FIELDS for m in item.members):
+            raise ValueError(f"item {item.id}: a fingerprint has the wrong number of fields")
+    return plan

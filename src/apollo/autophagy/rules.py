@@ -1,9 +1,11 @@
 """The autophagy rules as data: loading, validating, and matching path patterns.
 
 The built-in ``rules.toml`` is read first, then every file in ``autophagy.rule_files`` (relative
-to the configuration file that names it), then ``autophagy.protect``. Any failure raises
+to the configuration file that names it: the user's own, never the workspace's, see
+``apollo/data/workspace_limits.toml``), then ``autophagy.protect``. Any failure raises
 :class:`~apollo.errors.ConfigError` before anything is scanned, so an unreadable protect list
-can never lead to a deletion.
+can never lead to a deletion. Rule files only add (lists are extended, the protect list never
+shrinks) and stay above a floor (:func:`_check_floor`) that no configuration lifts.
 """
 
 from __future__ import annotations
@@ -275,6 +277,44 @@ def _merge_extension(base: dict[str, Any], extra: dict[str, Any], where: str) ->
             current.extend(item)
 
 
+# -- the floor: what no configuration lifts ----------------------------------------------------------
+
+def _names_something(pattern: str) -> bool:
+    """A pattern names something when its last component keeps a character other than '.' once
+    its wildcards are taken out: ``*.tmp`` and ``*~`` do; ``*``, ``*/``, ``.*``, ``*.*``, ``**`` do not."""
+    last = [part for part in pattern.strip("/").split("/") if part != "**"][-1:] or [""]
+    literal = re.sub(r"\[[^\]]*\]|[*?]", "", last[0])
+    return bool(literal.strip(". "))
+
+
+def _check_floor(rules: RuleSet, builtin: dict[str, Any]) -> None:
+    """Every rule has a floor no rule file lifts (issue 12): each pattern of a tier names what it
+    removes, a memory marker is a word and not a space, a supersede phrase never matches
+    nothing at all, and no rule file opens the entries of a file the built-in protect list holds."""
+    for tier in ("small", "medium"):
+        for rule in getattr(rules, tier):
+            for pattern in rule.patterns:
+                if not _names_something(pattern):
+                    raise ConfigError(f"pattern {pattern!r} of [[{tier}]] kind={rule.kind!r} matches nearly every "
+                                      "name; a rule must name what it removes (e.g. \"*.tmp\", \"build/\")")
+    for folder in rules.reminders.folders:
+        if not _names_something(folder):
+            raise ConfigError(f"reminders folder {folder!r} matches every folder; name the folder")
+    for marker in rules.memory.markers:
+        if sum(1 for ch in marker if ch.isalnum()) < 2:
+            raise ConfigError(f"memory marker {marker!r} is not a word; a marker needs at least two letters or digits")
+    for phrase in rules.memory.supersede_phrases:
+        if re.search(phrase, "") is not None:
+            raise ConfigError(f"supersede phrase {phrase!r} matches an empty text, so every entry")
+    protected = PatternSet.compile(builtin["protect"]["patterns"], ignore_case=True)
+    for name in rules.protect.entries_editable:
+        if name in builtin["protect"]["entries_editable"]:
+            continue
+        if re.search(r"[*?\[\]/]", name) or protected.match(name, name, False):
+            raise ConfigError(f"entries_editable {name!r}: a rule file may open only a file it names exactly and "
+                              "that the built-in protect list does not hold")
+
+
 def _check_rules(rules: RuleSet) -> None:
     for tier in ("small", "medium"):
         for rule in getattr(rules, tier):
@@ -304,6 +344,7 @@ def load(config: Any = None) -> CompiledRules:
     """Built-in rules + the user's rule files + the user's protect patterns, validated."""
     try:
         data = tomllib.loads(_builtin_text())
+        builtin = tomllib.loads(_builtin_text())
     except (OSError, tomllib.TOMLDecodeError) as exc:  # a broken installation: fail closed
         raise ConfigError(f"cannot read the built-in autophagy rules ({exc})") from None
     extra_protect: list[str] = []
@@ -332,6 +373,7 @@ def load(config: Any = None) -> CompiledRules:
     except msgspec.ValidationError as exc:
         raise ConfigError(f"invalid autophagy rules: {exc}", hint="compare with the built-in rules.toml") from None
     _check_rules(rules)
+    _check_floor(rules, builtin)
     return CompiledRules(rules)
 
 

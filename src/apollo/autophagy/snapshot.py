@@ -4,10 +4,13 @@
 hard links), ``manifest.json`` (for each copy: root, path, size, sha256, mode, mtime; and the
 snapshot's ``created_at``), everything fsynced before the first deletion, and after the run
 ``result.json`` (what was really removed, and the checksum of each rewritten file as it was
-left). Restore puts files back byte for byte; it refuses absolute or escaping paths, never
+left), each sealed with the user's key (:mod:`apollo.autophagy.seal`). Restore believes only
+sealed records: it puts files back byte for byte, refuses absolute or escaping paths, never
 follows a symlink at the destination and never overwrites a file, except one that still holds
 exactly the bytes autophagy itself left there (a rewritten MEMORY.md, an emptied sessions.json,
-the wiped SQLite store), so nothing anyone wrote since can be lost.
+the wiped SQLite store), so nothing anyone wrote since can be lost. What the caller's floor
+refuses (a protected file, a root the tier never touches) is refused in a dry run too, and no
+file comes back with a set-user-ID, set-group-ID or sticky bit.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import hashlib
 import json
 import os
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -23,6 +27,7 @@ from typing import Any
 
 from apollo import clock
 from apollo.autophagy import remove
+from apollo.autophagy import seal as sealing
 from apollo.autophagy.fs import (
     O_CREATE,
     Root,
@@ -40,6 +45,8 @@ from apollo.autophagy.fs import (
 PREFIX = "autophagy-snapshot-"
 MANIFEST = "manifest.json"
 RESULT = "result.json"
+#: the permission bits a restored file or folder may get back (never set-ID or sticky)
+MODE_BITS = 0o777
 
 
 def _dump(data: Any) -> bytes:
@@ -64,7 +71,9 @@ class Place:
 class SnapshotWriter:
     """Copies files in, then writes the manifest; a run deletes only after :meth:`seal`."""
 
-    def __init__(self, place: Place, *, tier: str, plan_id: str, trigger: str, operator: str):
+    def __init__(self, place: Place, *, tier: str, plan_id: str, trigger: str, operator: str, workspace: str):
+        self.key = sealing.key(create=True)  # before anything is copied: no key, no run
+        self.workspace = workspace
         self.created = clock.now()
         self.place = place
         base = place.open(create=True)
@@ -152,12 +161,19 @@ class SnapshotWriter:
         data = _dump({**self.meta, "complete": True, "extra": self.extra, "entries": self.entries})
         remove.rewrite(self.place.root, (*self.parts, MANIFEST), lambda _old, _st: data, carry_appends=False)
         with self._dir() as fd:
+            write_new(fd, MANIFEST + sealing.SUFFIX, self._seal(MANIFEST, data))
             fsync_dir(fd)
 
     def write_result(self, result: dict[str, Any]) -> None:
+        data = _dump(result)
         with self._dir() as fd:
-            write_new(fd, RESULT, _dump(result))
+            write_new(fd, RESULT, data)
+            write_new(fd, RESULT + sealing.SUFFIX, self._seal(RESULT, data))
             fsync_dir(fd)
+
+    def _seal(self, name: str, data: bytes) -> bytes:
+        assert self.key is not None  # made in __init__
+        return sealing.mac(self.key, workspace=self.workspace, snapshot=self.name, name=name, data=data).encode() + b"\n"
 
 
 class _Fd:
@@ -247,13 +263,17 @@ def purge_expired(place: Place, retention_days: float, now: datetime | None = No
     return purged
 
 
-def locate(place: Place, snapshot: str, retention_days: float) -> SnapshotInfo:
-    """A snapshot by name or path; anything outside the snapshot folder is refused."""
+def locate(place: Place, snapshot: str, retention_days: float, *, workspace: Path | None = None) -> SnapshotInfo:
+    """A snapshot by name, by absolute path, or by a path relative to the workspace (as results
+    print it) or to the current folder; anything outside the snapshot folder is refused."""
     wanted = Path(snapshot)
     name = wanted.name
-    if (wanted.is_absolute() or len(wanted.parts) > 1) and \
-            Path(os.path.realpath(wanted.parent)) != Path(os.path.realpath(place.path)):
-        raise Unsafe(f"{snapshot} is not inside {place.path}", f"{snapshot} 不在 {place.path} 里")
+    if wanted.is_absolute() or len(wanted.parts) > 1:
+        candidates = [wanted] if wanted.is_absolute() else \
+            [*([workspace / wanted] if workspace is not None else []), Path(os.path.abspath(wanted))]
+        home = os.path.realpath(place.path)
+        if not any(os.path.realpath(candidate.parent) == home for candidate in candidates):
+            raise Unsafe(f"{snapshot} is not inside {place.path}", f"{snapshot} 不在 {place.path} 里")
     for info in list_snapshots(place, retention_days):
         if info.name == name:
             return info
@@ -287,12 +307,63 @@ def _verify_blob(fd: int, entry: dict[str, Any]) -> None:
                      "快照副本与校验和不符，未恢复", "changed")
 
 
-def restore(place: Place, info: SnapshotInfo, roots: dict[str, Root], *, dry_run: bool, lang: str) -> RestoreOutcome:
-    """Put the snapshot's files back (see the module docstring for what is refused)."""
+class Sealed:
+    """A snapshot's manifest and result exactly as the run that made them wrote them."""
+
+    def __init__(self, manifest: dict[str, Any], result: dict[str, Any]):
+        self.manifest = manifest
+        self.result = result
+
+
+UNSEALED_HINT = ("restore by hand if you trust it: each entry of its manifest.json names a copy in files/ "
+                 "(\"file\") and where it came from (\"root\", \"path\"); check each, then copy it back yourself")
+
+
+def read_sealed(place: Place, info: SnapshotInfo, workspace: str) -> Sealed:
+    """The manifest and result whose seals hold, or :class:`Unsafe` (code ``unsealed``): a record
+    the agent could have edited is never believed."""
+    secret = sealing.key(create=False)
+    fd = place.root.open_dir((*place.parts, info.name))
+    try:
+        records: dict[str, Any] = {}
+        for name in (MANIFEST, RESULT):
+            try:
+                data = _read_bytes(fd, name)
+            except FileNotFoundError:
+                if name == RESULT:  # a run that stopped before its result: nothing was rewritten
+                    records[name] = {}
+                    continue
+                raise
+            try:
+                seal = _read_bytes(fd, name + sealing.SUFFIX)
+            except FileNotFoundError:
+                seal = b""
+            if not sealing.valid(secret, seal, workspace=workspace, snapshot=info.name, name=name, data=data):
+                raise Unsafe(f"{info.name}/{name} carries no valid seal (it was edited, made elsewhere, or by an "
+                             "Apollo without seals); nothing is restored from it",
+                             f"{info.name}/{name} 没有有效的签名（被修改过、来自别处或来自没有签名的旧版本）；不从它恢复任何内容",
+                             "unsealed")
+            records[name] = json.loads(data.decode("ascii"))
+    finally:
+        os.close(fd)
+    return Sealed(records[MANIFEST], records[RESULT])
+
+
+def _read_bytes(dir_fd: int, name: str) -> bytes:
+    fd = open_file(dir_fd, name)
+    try:
+        return read_fd(fd)
+    finally:
+        os.close(fd)
+
+
+def restore(place: Place, info: SnapshotInfo, sealed: Sealed, roots: dict[str, Root], *, dry_run: bool, lang: str,
+            refuse: Callable[[dict[str, Any], tuple[str, ...]], Unsafe | None]) -> RestoreOutcome:
+    """Put the snapshot's files back (see the module docstring for what is refused); ``refuse``
+    is the caller's floor: the reason an entry may not come back, or None."""
     outcome = RestoreOutcome()
-    result = _result(place, info)
-    left_behind = {(r["root"], r["path"]): r["after_sha256"] for r in result.get("rewritten", [])}
-    entries = sorted(info.manifest.get("entries", []), key=lambda e: (e.get("type") != "dir", str(e.get("path"))))
+    left_behind = {(r["root"], r["path"]): r["after_sha256"] for r in sealed.result.get("rewritten", [])}
+    entries = sorted(sealed.manifest.get("entries", []), key=lambda e: (e.get("type") != "dir", str(e.get("path"))))
     for entry in entries:
         where = f"{entry.get('root')}:{display(str(entry.get('path')))}"
         try:
@@ -300,6 +371,9 @@ def restore(place: Place, info: SnapshotInfo, roots: dict[str, Root], *, dry_run
             if root is None:
                 raise Unsafe(f"unknown root {entry.get('root')!r}", f"未知的根目录 {entry.get('root')!r}")
             parts = split_relative(str(entry["path"]))
+            refused = refuse(entry, parts)
+            if refused is not None:
+                raise refused
             shown = display("/".join(parts)) if root.label == "workspace" else display(str(root.path / "/".join(parts)))
             done = _restore_one(place, info, root, parts, entry, left_behind.get((entry["root"], entry["path"])),
                                 dry_run)
@@ -309,19 +383,6 @@ def restore(place: Place, info: SnapshotInfo, roots: dict[str, Root], *, dry_run
         except OSError as exc:
             outcome.skipped.append({"path": where, "reason": exc.strerror or str(exc)})
     return outcome
-
-
-def _result(place: Place, info: SnapshotInfo) -> dict[str, Any]:
-    try:
-        fd = place.root.open_dir((*place.parts, info.name))
-    except Unsafe:
-        return {}
-    try:
-        return _read_json(fd, RESULT)
-    except (OSError, Unsafe, ValueError):
-        return {}
-    finally:
-        os.close(fd)
 
 
 def _restore_one(place: Place, info: SnapshotInfo, root: Root, parts: tuple[str, ...], entry: dict[str, Any],
@@ -336,7 +397,7 @@ def _restore_one(place: Place, info: SnapshotInfo, root: Root, parts: tuple[str,
                     return "restored"
                 raise Unsafe("exists and is not a folder; left alone", "已存在且不是目录，未改动", "exists")
             if not dry_run:
-                os.mkdir(parts[-1], int(entry.get("mode", 0o755)), dir_fd=parent)
+                os.mkdir(parts[-1], int(entry.get("mode", 0o755)) & MODE_BITS, dir_fd=parent)
             return "restored"
         if kind == "symlink":
             if existing is not None:
@@ -391,7 +452,7 @@ def _put_new(parent: int, name: str, blob: int, entry: dict[str, Any]) -> None:
     try:
         for chunk in iter_fd(blob):
             write_all(out, chunk)
-        os.fchmod(out, int(entry.get("mode", 0o644)))
+        os.fchmod(out, int(entry.get("mode", 0o644)) & MODE_BITS)
         mtime_ns = int(entry.get("mtime_ns", 0))
         if mtime_ns:
             os.utime(out, ns=(mtime_ns, mtime_ns))

@@ -227,20 +227,30 @@ def large(confirm: Annotated[str | None, typer.Option(
     """Tier 3 🔴 the agent's whole conversation context (double confirmation).
 
     Session transcripts, sessions.json (left as an empty {}), the SQLite session store. Needs both
-    --confirm PLAN_ID and --confirm-phrase 确认大自噬; either alone changes nothing. Refused while
+    --confirm PLAN_ID and --confirm-phrase 确认大自噬, and a human behind the phrase: the user's own
+    latest message in the current session says "确认大自噬 CODE" (CODE: the plan's four-character
+    code), or a person types it at this terminal when asked. Either confirmation alone changes nothing. Refused while
     OpenClaw runs. Never automatic; main agent only.
     """
 
     def action() -> None:
-        from apollo.autophagy import api
+        from apollo.autophagy import api, human
         from apollo.autophagy.rules import load
 
         who = api.resolve_actor(actor)
         env = _env(workspace, state_dir, agent, json_out, lang, quiet, verbose)
         phrase = load(env.config).data.large.phrase
-        if confirm and confirm_phrase:
+        if confirm and confirm_phrase:  # a command line proves no human: their message, or typing it here
+            at_terminal = False
+            if _interactive(env) and not human.user_confirmed(env.paths, phrase, confirm):
+                from rich.prompt import Prompt
+
+                said = human.words(phrase, confirm)
+                typed = Prompt.ask(f"第二次确认：输入 {said}" if env.lang == "zh" else f"Second confirmation: type {said}",
+                                   default="", console=_console())
+                at_terminal = human.same_words(typed, phrase, confirm)
             _finish(env, api.execute(env.paths, env.config, confirm, phrase=confirm_phrase, actor=who, lang=env.lang,
-                                     tier="large"))
+                                     tier="large", at_terminal=at_terminal))
             return
         if confirm:
             raise ConfirmationRequired("nothing was changed: the second confirmation is missing",
@@ -250,10 +260,13 @@ def large(confirm: Annotated[str | None, typer.Option(
             _nothing(env, "large")
             return
         command = f"apollo autophagy large --confirm {plan.plan_id} --confirm-phrase {phrase}"
+        said = human.words(phrase, plan.plan_id)
         if not _interactive(env) or confirm_phrase:
-            _need_confirmation(env, plan, f"未确认，没有任何改动。这会清空全部会话上下文，只有快照可以找回。确认：{command}",
+            _need_confirmation(env, plan, f"未确认，没有任何改动。这会清空全部会话上下文，只有快照可以找回。需要用户本人在对话中输入"
+                                          f"「{said}」（或在终端运行），然后：{command}",
                                f"Nothing was changed. This wipes the whole conversation context; only the snapshot "
-                               f"can bring it back. To confirm: {command}")
+                               f"can bring it back. The user types \"{said}\" in their own message (or runs this on a "
+                               f"terminal); then: {command}")
         from rich.prompt import Prompt
 
         from apollo.autophagy.report import plan_text
@@ -267,7 +280,7 @@ def large(confirm: Annotated[str | None, typer.Option(
         second = Prompt.ask(f"第二次确认：输入 {phrase}" if env.lang == "zh" else f"Second confirmation: type {phrase}",
                             default="", console=console).strip()
         _finish(env, api.execute(env.paths, env.config, plan.plan_id, phrase=second, actor=who, lang=env.lang,
-                                 tier="large"))
+                                 tier="large", at_terminal=True))
 
     run(action, verbose=verbose)
 
@@ -313,7 +326,10 @@ def snapshots(purge: Annotated[bool, typer.Option("--purge", help="Remove snapsh
         env = _env(workspace, state_dir, agent, json_out, lang, quiet, verbose)
         purged = None
         if purge:
+            from apollo import clock
+
             api.require_main(who, "autophagy snapshots --purge")
+            clock.require_real("purging snapshots")
             purged = [str(p) for p in api.purge_expired_snapshots(env.paths, env.config)]
         listing = api.snapshots(env.paths, env.config)
         _show(env, {"snapshots": listing, **({"purged": purged} if purged is not None else {})}, snapshots_text,

@@ -2,8 +2,9 @@
 
 Any MCP client (Claude Code, Claude Desktop, an OpenAI-style agent with an MCP bridge) gets the
 same library functions as the CLI. The destructive path keeps the CLI's protocol: a plan first
-(nothing deleted), then ``autophagy_execute`` with that plan's id, and for large the phrase
-确认大自噬 that only the user can supply — a tool call can never skip the user's confirmation.
+(nothing deleted), then ``autophagy_execute`` with that plan's id. For large, the phrase and the
+plan's code must stand in the user's own latest message of the current session (see
+:mod:`apollo.autophagy.human`): a tool call can never stand in for the user's confirmation.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ INSTRUCTIONS = """Apollo keeps this agent's working memory healthy.
   renal_recall returns verbatim what Apollo's context engine filtered out of this conversation.
 - autophagy_* tools delete, always in two steps: autophagy_plan(tier) shows what would go and returns a
   plan id; autophagy_execute(plan_id) runs it. Show the plan to the user and execute only after the user
-  confirms. For tier "large" the user must type 确认大自噬 themselves; pass it as confirm_phrase.
+  confirms. Tier "large" is confirmed by the user alone: their own message must contain the words the plan
+  names; Apollo reads them in the session's transcript, and refuses otherwise. You cannot confirm it for them.
   Never run medium or large unless the user asked for it."""
 
 
@@ -147,10 +149,19 @@ def build_server(paths: Any, config: Any, lang: str) -> Any:
             public = made.to_public(lang)
             if not public["items"] and not public["suggested"]:
                 return {**public, "plan_id": None, "next": "nothing to clean in this tier"}
-            confirm = ' and confirm_phrase="确认大自噬" typed by the user' if tier == "large" else ""
+            if tier == "large":
+                from apollo.autophagy import human
+                from apollo.autophagy.rules import load
+
+                phrase = load(config).data.large.phrase
+                said = human.words(phrase, made.plan_id)
+                return {**public, "expires_at": made.expires_at, "confirm_words": said,
+                        "next": f"show these items to the user; only the user can confirm: ask them to type "
+                                f"\"{said}\" in their own message; after that message, call autophagy_execute with "
+                                f"plan_id={made.plan_id!r} and confirm_phrase={phrase!r}"}
             return {**public, "expires_at": made.expires_at,
                     "next": f"show these items to the user; after they confirm, call autophagy_execute with "
-                            f"plan_id={made.plan_id!r}{confirm}"}
+                            f"plan_id={made.plan_id!r}"}
 
         return _call(body)
 
@@ -159,7 +170,8 @@ def build_server(paths: Any, config: Any, lang: str) -> Any:
                           confirm_phrase: str | None = None) -> dict[str, Any]:
         """Execute a plan the user has confirmed (snapshot, delete, verify, log). Needs the plan id from
         autophagy_plan; `selected` limits a medium plan to the items the user chose; a large plan also
-        needs confirm_phrase="确认大自噬", typed by the user. Anything changed since the plan is skipped."""
+        needs confirm_phrase, and runs only when the user's own latest message carries the plan's
+        confirm_words. Anything changed since the plan is skipped."""
         from apollo.autophagy import api
 
         return _call(lambda: _jsonable(api.execute(paths, config, plan_id, selected=selected, phrase=confirm_phrase,

@@ -1,0 +1,75 @@
+"""The large tier's second confirmation comes from the human, never from the agent.
+
+An agent (or a prompt injection driving it) can call every tool and type every command, so a
+phrase passed as an argument proves nothing. The phrase counts when the user typed it: at a
+terminal (the CLI with stdin a TTY), or in their own latest message of the agent's current
+session — the transcript records what the user wrote, which the agent's tools do not write.
+The message must carry the phrase *and* the plan's short code, so an old "确认大自噬" never
+confirms a new plan.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Any
+
+from apollo.errors import ApolloError, ConfirmationRequired
+
+
+def short_code(plan_id: str) -> str:
+    """Four characters of the plan id that the user repeats: ``l-3f9a1c2e`` → ``3f9a``."""
+    return plan_id.split("-", 1)[-1][:4]
+
+
+def words(phrase: str, plan_id: str) -> str:
+    """What the user types to confirm: ``确认大自噬 3f9a``."""
+    return f"{phrase} {short_code(plan_id)}"
+
+
+def _normal(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def latest_user_message(paths: Any) -> str | None:
+    """The text of the user's latest message in the agent's current session (all its blocks),
+    or None when there is no session or no user message."""
+    from apollo.transcript import iter_elements
+    from apollo.transcript.discovery import current_session
+    from apollo.transcript.model import Role
+
+    try:
+        source = current_session(paths)
+        last: list[Any] = []
+        for element in iter_elements(source):
+            if element.role != Role.USER:
+                continue
+            if last and element.record_id is not None and element.record_id == last[-1].record_id:
+                last.append(element)
+            else:
+                last = [element]
+    except (ApolloError, OSError, ValueError):
+        return None
+    return "\n".join(e.text for e in last) if last else None
+
+
+def same_words(typed: str, phrase: str, plan_id: str) -> bool:
+    """Whether ``typed`` (at a terminal prompt) is the confirmation of this plan."""
+    return _normal(typed) == _normal(words(phrase, plan_id))
+
+
+def user_confirmed(paths: Any, phrase: str, plan_id: str) -> bool:
+    """Whether the user's own latest message carries the phrase and the plan's code."""
+    said = latest_user_message(paths)
+    return said is not None and _normal(words(phrase, plan_id)) in _normal(said)
+
+
+def require_user_confirmed(paths: Any, phrase: str, plan_id: str) -> None:
+    """Refuse (nothing changed) unless the user's own latest message carries the phrase and code."""
+    if user_confirmed(paths, phrase, plan_id):
+        return
+    expected = words(phrase, plan_id)
+    raise ConfirmationRequired(
+        "the large tier's second confirmation must come from the user, and the user's latest message does not "
+        f"say {expected!r}; nothing was changed",
+        hint=f"ask the user to type {expected} themselves (a message of theirs, or this command on a terminal); "
+             "an agent cannot confirm it for them")
