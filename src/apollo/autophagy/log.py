@@ -68,7 +68,7 @@ def append(root: Root, parts: tuple[str, ...], text: str) -> None:
             exists = False
         if not exists:
             try:
-                write_new(parent, parts[-1], ("# apollo-autophagy 清理日志\n\n" + text).encode("utf-8"), mode=0o644)
+                write_new(parent, parts[-1], ("# apollo-autophagy 清理日志\n\n" + text).encode("utf-8"))
                 return
             except FileExistsError:
                 pass

@@ -53,6 +53,7 @@ def merge_section(path: Path, key: str, value: Any) -> None:
     """
     import fcntl
 
+    from apollo.atomic import private_dir
     from apollo.autophagy import fs, remove
 
     def merged(raw: bytes) -> bytes:
@@ -66,7 +67,7 @@ def merge_section(path: Path, key: str, value: Any) -> None:
         data[key] = value
         return (json.dumps(data, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
 
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(path.parent)
     try:
         folder = fs.Root(path.parent, label="heartbeat state folder")
     except fs.Unsafe as exc:
@@ -76,7 +77,7 @@ def merge_section(path: Path, key: str, value: Any) -> None:
         try:
             os.stat(path.name, dir_fd=folder.fd, follow_symlinks=False)
         except FileNotFoundError:
-            fs.write_new(folder.fd, path.name, merged(b""), mode=0o644)
+            fs.write_new(folder.fd, path.name, merged(b""))
             fs.fsync_dir(folder.fd)
             return
         try:

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import apollo
 from apollo import clock
-from apollo.atomic import atomic_output
+from apollo.atomic import atomic_output, private_dir
 from apollo.config import file_stamps, user_rule_files
 from apollo.errors import InputError
 
@@ -106,7 +106,7 @@ def write_state(paths: Any, result: Any, state_file: str | None = None) -> Path:
     with the ``state_file`` it goes to."""
     state = _state_of(result)
     target = paths.workspace / (state_file or result.state_file)  # type: ignore[union-attr]
-    target.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(target.parent)
     data = (json.dumps(state, ensure_ascii=False, indent=2) + "\n").encode()
     with atomic_output(target, durable=True) as out:
         out.write(data)

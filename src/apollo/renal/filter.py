@@ -101,7 +101,7 @@ def filter_path(path: Path | Any, fmt: str = "auto", config: Any = None, keep_ra
     if not dry_run:
         from apollo.renal import snapshot as snapshot_mod
 
-        destination = output if output is not None or in_place else default_output(path, transcript)
+        destination = output if output is not None or in_place else default_output(path, transcript, workspace, config)
         if destination is not None and not overwrite:
             _refuse_existing(destination)
         if in_place:
@@ -253,11 +253,14 @@ def edits_of(fates: list[Fate]) -> dict[str, Edit]:
     return edits
 
 
-def default_output(path: Path | Any, transcript: Transcript) -> Path:
-    """``<name>.filtered<suffix>`` next to the input; never an existing file.
-
-    A session of an OpenClaw SQLite store becomes ``<session id>.filtered.jsonl`` beside the store.
+def default_output(path: Path | Any, transcript: Transcript, workspace: Path | None = None,
+                   config: Any = None) -> Path:
+    """``<name>.filtered<suffix>``, never an existing file: in the workspace's ``.renal/filtered/``
+    when the input is one of an agent's sessions (a copy beside it would be taken for a session),
+    else next to the input. A session of an OpenClaw SQLite store becomes ``<session id>.filtered.jsonl``.
     """
+    from apollo.transcript.discovery import in_agent_store
+
     source = (Path(transcript.source) if transcript.source is not None else Path(str(path))).absolute()
     if transcript.format == "openclaw-sqlite":
         stem, suffix = str(transcript.meta.get("session", source.stem)).rpartition("#")[2], ".jsonl"
@@ -265,12 +268,26 @@ def default_output(path: Path | Any, transcript: Transcript) -> Path:
         name = source.name
         stem, suffix = (name.split(".jsonl")[0], ".jsonl") if ".jsonl" in name else (source.stem, source.suffix)
     folder = source.parent
+    if in_agent_store(source, transcript.format):
+        folder = _renal_folder(config, workspace, "filtered", where=str(source))
     candidate = folder / f"{stem}.filtered{suffix}"
     number = 2
     while candidate.exists():
         candidate = folder / f"{stem}.filtered-{number}{suffix}"
         number += 1
     return candidate
+
+
+def _renal_folder(config: Any, workspace: Path | None, name: str, where: str) -> Path:
+    """``<workspace>/.renal/<name>`` (next to the configured snapshot folder), created private."""
+    from apollo.atomic import private_dir
+    from apollo.workspace import resolve_workspace
+
+    root = resolve_workspace(workspace)
+    if not root.is_dir():
+        raise InputError(f"workspace {root} does not exist; the filtered copy of an agent's session goes to "
+                         "its .renal/ folder", where=where, hint="pass --workspace PATH, or -o PATH")
+    return private_dir(root / Path(config.get("renal.snapshot_dir")).parent / name)
 
 
 def _snapshot_dir(config: Any, workspace: Path | None, destination: Path | None) -> Path:

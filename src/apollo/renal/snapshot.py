@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 
 from apollo.clock import now, stamp
-from apollo.transcript.base import atomic_output
+from apollo.atomic import atomic_output, private_dir
 
 IMPORTANT = ("decision", "preference", "task", "question")
 
@@ -42,7 +42,7 @@ def write(fates: list[Any], transcript: Any, folder: Path) -> Path | None:
     if not found:
         return None
     moment = now()
-    folder.mkdir(parents=True, exist_ok=True)
+    private_dir(folder)
     path = folder / f"{stamp(moment)}.json"
     number = 2
     while path.exists():

@@ -1,0 +1,145 @@
+"""Issue 13, correctness: where outputs go, which session is current, a missing workspace, one verdict
+— on real temporary OpenClaw installs (sessions, sessions.json, modification times)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from cli.openclaw_home import OpenClawHome, chat
+
+MAIN = "6fffe193-0000-4000-8000-000000000001"
+SIDE = "02c8cc36-0000-4000-8000-000000000002"
+
+
+def _home(tmp_path: Path) -> OpenClawHome:
+    home = OpenClawHome(tmp_path / "oc")
+    home.add(MAIN, chat(60))
+    home.add(SIDE, chat(3, "small side chat"))
+    home.index({"agent:main:main": (MAIN, 1_790_000_000_000)})
+    return home
+
+
+def _source(run) -> str:  # noqa: ANN001 - CompletedProcess
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout)["source"]
+
+
+def test_the_index_wins_over_modification_times(apollo_cli, tmp_path: Path) -> None:
+    home = _home(tmp_path)
+    home.same_mtime()  # a restore: every file ties
+    assert _source(apollo_cli("renal", "check", "--json", "--no-write", *home.where())) == str(home.sessions / f"{MAIN}.jsonl")
+    later = 1_790_000_500
+    os.utime(home.sessions / f"{SIDE}.jsonl", (later, later))  # a file the index does not name, newer
+    assert _source(apollo_cli("renal", "check", "--json", "--no-write", *home.where())) == str(home.sessions / f"{MAIN}.jsonl")
+
+
+def test_filter_without_output_never_writes_into_the_agents_store(apollo_cli, tmp_path: Path) -> None:
+    home = _home(tmp_path)
+    before = sorted(p.name for p in home.sessions.iterdir())
+    first = apollo_cli("renal", "filter", "-q", *home.where())
+    assert first.returncode == 0, first.stderr
+    written = Path(first.stdout.strip())
+    assert written.is_absolute() and written.is_file()
+    assert written.parent == home.workspace / ".renal" / "filtered"
+    assert sorted(p.name for p in home.sessions.iterdir()) == before
+    # the next check still measures the agent's session; the next filter filters it again, not the copy
+    assert _source(apollo_cli("renal", "check", "--json", "--no-write", *home.where())) == str(home.sessions / f"{MAIN}.jsonl")
+    second = apollo_cli("renal", "filter", "-q", *home.where())
+    assert second.returncode == 0, second.stderr
+    assert ".filtered.filtered" not in second.stdout and Path(second.stdout.strip()).parent == written.parent
+
+
+def test_filter_of_a_file_outside_any_store_writes_beside_it(apollo_cli, tmp_path: Path) -> None:
+    home = _home(tmp_path)
+    loose = tmp_path / "exported" / "talk.jsonl"
+    loose.parent.mkdir()
+    loose.write_bytes((home.sessions / f"{MAIN}.jsonl").read_bytes())
+    run = apollo_cli("renal", "filter", str(loose), "-q", *home.where())
+    assert run.returncode == 0, run.stderr
+    assert Path(run.stdout.strip()) == loose.parent / "talk.filtered.jsonl"
+
+
+def test_discovery_never_picks_apollos_own_outputs(apollo_cli, tmp_path: Path) -> None:
+    home = _home(tmp_path)
+    copy = home.sessions / f"{MAIN}.filtered.jsonl"  # left there by an earlier Apollo
+    copy.write_bytes((home.sessions / f"{SIDE}.jsonl").read_bytes())
+    (home.sessions / f"{MAIN}.filtered-2.jsonl").write_bytes(copy.read_bytes())
+    (home.sessions / "sessions.json").unlink()  # no index: modification times decide
+    later = 1_890_000_000
+    for name in (copy.name, f"{MAIN}.filtered-2.jsonl"):
+        os.utime(home.sessions / name, (later, later))
+    assert _source(apollo_cli("renal", "check", "--json", "--no-write", *home.where())) != str(copy)
+    listed = apollo_cli("renal", "check", "--json", "--no-write", "-s", MAIN[:8], *home.where())
+    assert _source(listed) == str(home.sessions / f"{MAIN}.jsonl")  # the prefix is not ambiguous with the copies
+
+
+def test_heartbeat_takes_session(apollo_cli, tmp_path: Path) -> None:
+    home = _home(tmp_path)
+    run = apollo_cli("heartbeat", "--json", "--session", SIDE[:8], *home.where())
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["session"] == str(home.sessions / f"{SIDE}.jsonl")
+    run = apollo_cli("heartbeat", "--json", *home.where())
+    assert json.loads(run.stdout)["session"] == str(home.sessions / f"{MAIN}.jsonl")
+
+
+def _tree(root: Path) -> list[str]:
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*"))
+
+
+@pytest.mark.parametrize("command", [["heartbeat"], ["renal", "check"], ["renal", "filter"]])
+@pytest.mark.parametrize("missing", ["workspace", "state"])
+def test_a_missing_workspace_or_state_dir_is_one_line_and_creates_nothing(apollo_cli, tmp_path: Path,
+                                                                        command: list[str], missing: str) -> None:
+    home = _home(tmp_path)
+    gone = tmp_path / "does-not-exist"
+    where = (["-w", str(gone), "--state-dir", str(home.state)] if missing == "workspace"
+             else ["-w", str(home.workspace), "--state-dir", str(gone)])
+    before = _tree(tmp_path)
+    run = apollo_cli(*command, *where, cwd=tmp_path)
+    assert run.returncode == 1, (run.stdout, run.stderr)
+    assert run.stdout == "" and len(run.stderr.strip().splitlines()) == 1
+    assert str(gone) in run.stderr and "does not exist" in run.stderr
+    assert _tree(tmp_path) == before
+
+
+def test_heartbeat_without_any_openclaw_is_an_error(apollo_cli, isolated_home: Path) -> None:
+    run = apollo_cli("heartbeat")
+    assert run.returncode == 1 and "does not exist" in run.stderr and run.stdout == ""
+    assert not (isolated_home / ".openclaw").exists()
+
+
+def test_filter_with_a_missing_workspace_writes_nothing(apollo_cli, tmp_path: Path) -> None:
+    home = _home(tmp_path)
+    loose = tmp_path / "talk.jsonl"
+    loose.write_bytes((home.sessions / f"{MAIN}.jsonl").read_bytes())
+    run = apollo_cli("renal", "filter", str(loose), "-w", str(tmp_path / "nope"))
+    assert run.returncode == 1 and "does not exist" in run.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["oc", "talk.jsonl"]
+
+
+def _watch_home(tmp_path: Path) -> OpenClawHome:
+    """A session over the token threshold only: one threshold exceeded, so "to watch"."""
+    home = _home(tmp_path)
+    (home.workspace / ".apollo").mkdir()
+    (home.workspace / ".apollo" / "config.toml").write_text(
+        "[renal]\ntoken_threshold = 100\ndensity_threshold = 0.0\nconfirmation_threshold = 1000\n", encoding="utf-8")
+    return home
+
+
+def test_one_verdict_in_report_heartbeat_line_and_state(apollo_cli, tmp_path: Path) -> None:
+    home = _watch_home(tmp_path)
+    check = apollo_cli("renal", "check", "--lang", "en", *home.where())
+    assert check.returncode == 0, check.stderr
+    state = json.loads((home.workspace / ".renal" / "filter-state.json").read_text())
+    assert state["status"] == "watch" and state["exceeded"] == ["tokens"]
+    assert "context healthy" not in check.stdout
+    last = check.stdout.strip().splitlines()[-1]
+    assert last == "🫘 context to watch (exceeded: tokens)"
+    beat = apollo_cli("heartbeat", "--lang", "en", *home.where())
+    assert beat.stdout.strip() == last
+    beat_zh = apollo_cli("heartbeat", "--lang", "zh", *home.where())
+    assert beat_zh.stdout.strip() == "🫘 上下文需关注（超标：Token）"
