@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 
 from apollo.config import Config
-from apollo.errors import UsageError
+from apollo.errors import InputError, UsageError
 from apollo.records import Record
 
 DEFAULT_AGENT = "main"
@@ -85,6 +85,17 @@ class Paths(Record):
     def sqlite_store(self) -> Path:
         """OpenClaw 2026.9+ store: ``<state>/agents/<agent>/agent/openclaw-agent.sqlite``."""
         return self.agent_dir / "agent" / "openclaw-agent.sqlite"
+
+    def require(self, *, workspace: bool = True, state_dir: bool = True) -> Paths:
+        """Refuse a workspace or state dir that does not exist (one line, exit 1) before anything is
+        written: a typo in ``--workspace`` must not create a folder and report a healthy context."""
+        wanted = (("workspace", self.workspace, workspace, "--workspace PATH or $OPENCLAW_WORKSPACE_DIR"),
+                  ("state dir", self.state_dir, state_dir, "--state-dir PATH or $OPENCLAW_STATE_DIR"))
+        for label, folder, needed, how in wanted:
+            if needed and not folder.is_dir():
+                raise InputError(f"{label} {folder} does not exist; nothing was created",
+                                 hint=f"check the path, or name an existing OpenClaw {label} with {how}")
+        return self
 
     @classmethod
     def resolve(cls, workspace: Path | None = None, state_dir: Path | None = None,

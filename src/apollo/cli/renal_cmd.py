@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -163,6 +164,7 @@ def check(
 
         env = make_env(workspace=workspace, state_dir=state_dir, agent=agent, json_out=json_out, lang=lang,
                        quiet=quiet, verbose=verbose)
+        env.paths.require(workspace=not no_write, state_dir=input_path is None)
         source = _source(env, input_path, session) if input_path is not None or session is not None else None
         if sys.stderr.isatty() and not env.json and not env.quiet:
             from rich.console import Console
@@ -226,6 +228,9 @@ def filter_(
 
         env = make_env(workspace=workspace, state_dir=state_dir, agent=agent, json_out=json_out, lang=lang,
                        quiet=quiet, verbose=verbose)
+        # a workspace named (or needed to find the session) must exist; without one, INPUT's outputs go beside it
+        named = workspace is not None or bool(os.environ.get("OPENCLAW_WORKSPACE_DIR"))
+        env.paths.require(workspace=named or input_path is None, state_dir=input_path is None)
         result = filter_path(_source(env, input_path, session), fmt, env.config, keep_ratio=keep_ratio, budget=budget, mode=mode,
                              output=output, dry_run=dry_run, workspace=workspace,
                              lang=env.lang if lang or env.config.get("general.lang") else None, in_place=in_place, overwrite=force)
