@@ -164,8 +164,9 @@ def check(
 
         env = make_env(workspace=workspace, state_dir=state_dir, agent=agent, json_out=json_out, lang=lang,
                        quiet=quiet, verbose=verbose)
-        env.paths.require(workspace=not no_write, state_dir=input_path is None)
+        env.paths.require(workspace=False, state_dir=input_path is None)
         source = _source(env, input_path, session) if input_path is not None or session is not None else None
+        env.paths.require(workspace=not no_write, state_dir=False)  # where the state goes (--no-write: nowhere)
         if sys.stderr.isatty() and not env.json and not env.quiet:
             from rich.console import Console
 
@@ -249,12 +250,12 @@ def filter_(
 
 @app.command("report")
 def report(
-    input_path: Annotated[Path, typer.Argument(metavar="INPUT", help="Transcript file (any format, or an OpenClaw "
-                                                                     ".sqlite store).", show_default=False)],
+    input_path: Annotated[Path | None, typer.Argument(metavar="INPUT", help=_INPUT_HELP, show_default=False)] = None,
     html: Annotated[Path | None, typer.Option(
         "--html", help="Where to write the page \\[default: ./<input name>.renal-report.html]; an earlier Apollo "
                        "report there is replaced, any other file is refused.", show_default=False)] = None,
     fmt: FormatOpt = "auto",
+    session: SessionOpt = None,
     keep_ratio: Annotated[float | None, typer.Option(
         "--keep-ratio", help="Show the filter fitting this share of the tokens (as `renal filter --keep-ratio`).",
         show_default=False)] = None,
@@ -263,6 +264,8 @@ def report(
     json_out: JsonOpt = False,
     lang: LangOpt = None,
     workspace: WorkspaceOpt = None,
+    state_dir: StateDirOpt = None,
+    agent: AgentOpt = "main",
     quiet: QuietOpt = False,
     verbose: VerboseOpt = False,
 ) -> None:
@@ -275,9 +278,12 @@ def report(
     def action() -> None:
         from apollo.renal.html_report import default_html_path, write_report
 
-        env = make_env(workspace=workspace, json_out=json_out, lang=lang, quiet=quiet, verbose=verbose)
-        destination = html if html is not None else default_html_path(input_path)
-        made = write_report(input_path, destination, fmt, env.config, keep_ratio=keep_ratio, budget=budget,
+        env = make_env(workspace=workspace, state_dir=state_dir, agent=agent, json_out=json_out, lang=lang,
+                       quiet=quiet, verbose=verbose)
+        env.paths.require(workspace=workspace is not None, state_dir=input_path is None)
+        source = _source(env, input_path, session)
+        destination = (html if html is not None else default_html_path(source)).absolute()
+        made = write_report(source, destination, fmt, env.config, keep_ratio=keep_ratio, budget=budget,
                             workspace=workspace,
                             lang=env.lang if lang or env.config.get("general.lang") else None)
         for warning in made.report["warnings"]:
