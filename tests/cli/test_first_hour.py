@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 from pathlib import Path
 
 import pytest
@@ -143,3 +144,70 @@ def test_one_verdict_in_report_heartbeat_line_and_state(apollo_cli, tmp_path: Pa
     assert beat.stdout.strip() == last
     beat_zh = apollo_cli("heartbeat", "--lang", "zh", *home.where())
     assert beat_zh.stdout.strip() == "🫘 上下文需关注（超标：Token）"
+
+
+# -- autophagy status says what a run would do; words, not keys; exit 3 says it once -------------------------------
+def _pycache_workspace(tmp_path: Path) -> OpenClawHome:
+    home = OpenClawHome(tmp_path / "oc")
+    cache = home.workspace / "proj" / "__pycache__"
+    cache.mkdir(parents=True)
+    for number in range(200):  # just written: too recent for the small tier
+        (cache / f"m{number}.cpython-311.pyc").write_bytes(b"\0" * 100)
+    old = 1_700_000_000
+    for name in ("a.tmp", "b.tmp"):
+        (home.workspace / name).write_text("scratch", encoding="utf-8")
+        os.utime(home.workspace / name, (old, old))
+    return home
+
+
+def test_status_lists_only_what_small_removes(apollo_cli, tmp_path: Path) -> None:
+    home = _pycache_workspace(tmp_path)
+    status = apollo_cli("autophagy", "status", "--json", *home.where())
+    assert status.returncode == 0, status.stderr
+    small = json.loads(status.stdout)["tiers"]["small"]
+    assert small["count"] == 2 and small["kinds"] == {"temp": 2}
+    run = apollo_cli("autophagy", "small", "--yes", "--json", *home.where())
+    assert run.returncode == 0, run.stderr
+    done = json.loads(run.stdout)
+    assert done["skipped"] == [] and len(done["deleted"]) == small["count"]
+    assert len(list((home.workspace / "proj" / "__pycache__").iterdir())) == 200
+
+
+def test_english_output_has_words_not_keys(apollo_cli, tmp_path: Path) -> None:
+    home = _pycache_workspace(tmp_path)
+    status = apollo_cli("autophagy", "status", "--lang", "en", *home.where())
+    assert status.returncode == 0, status.stderr
+    assert "[2 temporary files]" in status.stdout and "[temp" not in status.stdout
+    zh = apollo_cli("autophagy", "status", "--lang", "zh", *home.where())
+    assert "临时文件 2" in zh.stdout
+
+
+def test_exit_3_says_how_to_confirm_once(apollo_cli, tmp_path: Path) -> None:
+    home = _pycache_workspace(tmp_path)
+    run = apollo_cli("autophagy", "small", "--lang", "en", *home.where())
+    assert run.returncode == 3
+    said = run.stdout + run.stderr
+    assert said.count("apollo autophagy small --yes") == 1 and said.count("Nothing was changed") == 1
+
+
+# -- "Needs confirmation" names the items and the command that drops each -------------------------------------------
+def test_needs_confirmation_lists_items_and_a_command_that_works_from_anywhere(apollo_cli, example: Path,
+                                                                               tmp_path: Path) -> None:
+    where = ["-w", str(example / "workspace"), "--state-dir", str(example / "openclaw-state")]
+    env = {"APOLLO_NOW": "2026-11-29T12:00:00+08:00"}
+    dry = apollo_cli("renal", "filter", "--dry-run", "--json", *where, env=env)
+    items = json.loads(dry.stdout)["needs_confirmation"]
+    assert items, "the example has an element the classifier is unsure of"
+    text = apollo_cli("renal", "filter", "--dry-run", "--lang", "en", *where, env=env).stdout
+    for item in items:
+        assert item["id"] in text and item["drop_command"] in text
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    words = shlex.split(items[0]["drop_command"])
+    assert words[:3] == ["apollo", "renal", "filter"]
+    run = apollo_cli(*words[1:], "--json", env=env, cwd=elsewhere)
+    assert run.returncode == 0, run.stderr
+    report = json.loads(run.stdout)
+    assert report["removed"]["confirmed"] == 1 and items[0]["id"] not in [i["id"] for i in report["needs_confirmation"]]
+    kept_ids = {json.loads(line).get("id") for line in Path(report["output"]).read_text().splitlines()}
+    assert items[0]["id"].split(":")[0] not in kept_ids

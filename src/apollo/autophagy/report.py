@@ -45,8 +45,23 @@ def _when(text: str | None) -> str:
     return clock.parse_iso(text).strftime("%Y-%m-%d %H:%M")
 
 
-def _kind(kind: str, lang: str) -> str:
-    return KIND.get(kind, kind) if lang == "zh" else kind
+KIND_EN = {
+    "temp": "temporary files", "bytecode": "bytecode files", "cache_dir": "cache folders",
+    "build_output": "build outputs", "backup": "backups", "stale_log": "old logs",
+    "heartbeat_entries": "heartbeat-log entries", "corrupt_json": "corrupted JSON files",
+    "corrupt_jsonl": "corrupted JSONL files", "corrupt_archive": "corrupted archives", "corrupt_text": "corrupted text files",
+    "broken_symlink": "broken links", "memory_entry": "outdated memory entries",
+    "superseded_entry": "superseded memory entries", "expired_reminder": "expired reminders",
+    "session_transcript": "session transcripts", "session_index": "session indexes",
+    "session_store": "SQLite session stores",
+}
+
+
+def _kinds(kinds: dict[str, int], lang: str) -> str:
+    """``备份文件 5、编译产物 3`` / ``5 backups, 3 build outputs``: words, never the internal keys."""
+    if lang == "zh":
+        return "、".join(f"{KIND.get(k, k)} {n}" for k, n in sorted(kinds.items()))
+    return ", ".join(f"{n} {KIND_EN.get(k, k.replace('_', ' '))}" for k, n in sorted(kinds.items()))
 
 
 def _rows(rows: list[dict[str, Any]], lang: str) -> list[str]:
@@ -146,7 +161,7 @@ def status_text(data: dict[str, Any], lang: str, *, brief: bool = False) -> str:
         if "error" in info:
             lines.append(f"{name}（{risk}）：{info['error']}" if zh else f"{name} ({risk}): {info['error']}")
             continue
-        kinds = ", ".join(f"{_kind(k, lang)} {n}" for k, n in sorted(info.get("kinds", {}).items()))
+        kinds = _kinds(info.get("kinds", {}), lang)
         line = (f"{name}（{risk}）：{info['count']} 项，{size(info['bytes'])}" if zh else
                 f"{name} ({risk}): {info['count']} items, {size(info['bytes'])}")
         line += f"  [{kinds}]" if kinds else ""

@@ -73,15 +73,16 @@ def _nothing(env: Env, tier: str) -> None:
 
 
 def _need_confirmation(env: Env, plan: Any, hint_zh: str, hint_en: str) -> None:
-    """Print the plan (JSON for machines) and stop with exit code 3: nothing was changed."""
+    """Print the plan (JSON for machines) and stop with exit code 3: nothing was changed. The
+    plan's last line says how to confirm; said once (with --json, the error line says it)."""
     from apollo.autophagy.report import plan_text
 
     hint = hint_zh if env.lang == "zh" else hint_en
     if env.json:
         env.emit(plan.to_public(env.lang))
-    else:
-        env.out(plan_text(plan, env.lang, confirm_hint=hint))
-    raise ConfirmationRequired("nothing was changed: confirmation required", hint=hint)
+        raise ConfirmationRequired("nothing was changed: confirmation required", hint=hint)
+    env.out(plan_text(plan, env.lang, confirm_hint=hint))
+    raise typer.Exit(ConfirmationRequired.exit_code)
 
 
 @app.command("status")

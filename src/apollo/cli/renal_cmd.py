@@ -33,6 +33,22 @@ _INPUT_HELP = ("Transcript file (any supported format, or an OpenClaw .sqlite st
                "session, as `renal check` finds it].")
 
 
+def _where_args(env, source) -> list[str]:  # noqa: ANN001 - Env, Path | SessionRef
+    """The arguments that name ``source`` again from any folder: absolute paths, the workspace if any."""
+    from apollo.transcript.openclaw_sqlite import SessionRef
+
+    named = [str(source.db), "--session", source.session_id] if isinstance(source, SessionRef) else \
+        [str(Path(source).absolute())]
+    return [*named, *(["-w", str(env.workspace)] if env.workspace.is_dir() else [])]
+
+
+def _command(*words: str) -> str:
+    """A command line to paste into a shell."""
+    import shlex
+
+    return " ".join(["apollo", *(shlex.quote(word) for word in words)])
+
+
 def _source(env, input_path: Path | None, session: str | None):  # noqa: ANN001, ANN202 - Env -> Path | SessionRef
     from apollo.transcript.discovery import resolve_source
 
@@ -207,6 +223,9 @@ def filter_(
                                                      "append one native compaction entry (OpenClaw/pi only).")] = "rewrite",
     in_place: Annotated[bool, typer.Option("--in-place", help="--mode compact: append to the session itself "
                                                               "(refused if it changes while Apollo reads it).")] = False,
+    drop: Annotated[list[str] | None, typer.Option(
+        "--drop", help="Drop this element (an id the report lists under 'needs confirmation'); repeat or "
+                       "separate with commas. Without it, those elements are kept.", show_default=False)] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Report only: write nothing, no snapshot.")] = False,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing -o/--output file.")] = False,
     json_out: JsonOpt = False,
@@ -232,9 +251,16 @@ def filter_(
         # a workspace named (or needed to find the session) must exist; without one, INPUT's outputs go beside it
         named = workspace is not None or bool(os.environ.get("OPENCLAW_WORKSPACE_DIR"))
         env.paths.require(workspace=named or input_path is None, state_dir=input_path is None)
-        result = filter_path(_source(env, input_path, session), fmt, env.config, keep_ratio=keep_ratio, budget=budget, mode=mode,
+        source = _source(env, input_path, session)
+        dropped = [part for value in drop or () for part in value.split(",") if part]
+        result = filter_path(source, fmt, env.config, keep_ratio=keep_ratio, budget=budget, mode=mode,
                              output=output, dry_run=dry_run, workspace=workspace,
-                             lang=env.lang if lang or env.config.get("general.lang") else None, in_place=in_place, overwrite=force)
+                             lang=env.lang if lang or env.config.get("general.lang") else None, in_place=in_place,
+                             overwrite=force, drop=dropped)
+        again = [*_where_args(env, source), *(["--keep-ratio", str(keep_ratio)] if keep_ratio is not None else []),
+                 *(["--budget", str(budget)] if budget is not None else []), *(["--mode", mode] if mode != "rewrite" else [])]
+        for item in result.report["needs_confirmation"]:
+            item["drop_command"] = _command("renal", "filter", *again, "--drop", ",".join([*dropped, item["id"]]))
         for warning in result.report["warnings"]:
             warn(f"apollo: warning: {warning}")
         if env.json:

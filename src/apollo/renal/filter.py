@@ -16,7 +16,7 @@ which only appends and refuses when the file changed while it was read.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -52,8 +52,9 @@ class FilterResult:
 def filter_path(path: Path | Any, fmt: str = "auto", config: Any = None, keep_ratio: float | None = None,
                 budget: int | None = None, mode: str = "rewrite", output: Path | None = None,
                 dry_run: bool = False, *, workspace: Path | None = None, lang: str | None = None,
-                in_place: bool = False, overwrite: bool = False) -> FilterResult:
-    """Filter the transcript at ``path``; see the module docstring for the flow."""
+                in_place: bool = False, overwrite: bool = False, drop: Collection[str] = ()) -> FilterResult:
+    """Filter the transcript at ``path``; see the module docstring for the flow. ``drop``: element
+    ids the user decided to remove (what a report lists as needing confirmation)."""
     from apollo import config as config_mod
     from apollo.renal import report as report_mod
 
@@ -79,6 +80,7 @@ def filter_path(path: Path | Any, fmt: str = "auto", config: Any = None, keep_ra
     classification = dialysis(elements, config)
     # 2. selective reabsorption and 3. concentration, element by element (shared with the check)
     fates, measure = fates_mod.decide(elements, classification.verdicts, rules, condenser, count, conversation_lang)
+    _drop_on_request(fates, measure, drop, where=str(path))
     names = frozenset(e.speaker.lower() for e in elements if e.speaker)
     budget_fit = None
     target = None
@@ -119,6 +121,20 @@ def filter_path(path: Path | Any, fmt: str = "auto", config: Any = None, keep_ra
                               counter=get_counter(counter_name)[0], mode=mode, output=output_path,
                               snapshot=snapshot_path, dry_run=dry_run, compaction=compaction)
     return FilterResult(report, output_path, snapshot_path, edits, fates, transcript)
+
+
+def _drop_on_request(fates: list[Fate], measure: Any, drop: Collection[str], where: str) -> None:
+    """The user's answer to "needs confirmation": these elements go (bucket ``confirmed``)."""
+    if not drop:
+        return
+    unknown = set(drop) - {fate.element.id for fate in fates}
+    if unknown:
+        raise UsageError(f"--drop names no element of this transcript: {', '.join(sorted(unknown))}", where=where,
+                         hint="use the ids the report lists (apollo renal filter --json: needs_confirmation)")
+    for fate in fates:
+        if fate.element.id in drop and fate.action != "drop":
+            measure.after -= fate.tokens_after
+            fate.action, fate.bucket, fate.confirm, fate.must_keep, fate.tokens_after = "drop", "confirmed", False, False, 0
 
 
 def _check_options(keep_ratio: float | None, budget: int | None, mode: str, in_place: bool,

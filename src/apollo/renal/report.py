@@ -26,7 +26,7 @@ def build(transcript: Any, fates: list[Any], measure: Any, fit: Any, balance_sta
                           and f.element.kind.value != "metadata")
     removed = {bucket: sum(1 for f in fates if f.bucket == bucket and f.action == "drop")
                for bucket in ("acknowledgement", "noise", "heartbeat", "process", "thinking", "duplicate",
-                              "outdated", "budget")}
+                              "outdated", "budget", "confirmed")}
     density_before = measure.density
     remaining_waste = sum(f.tokens_after for f in fates if f.action != "drop" and f.category == "noise"
                           and not f.rescued)
@@ -71,7 +71,9 @@ def build(transcript: Any, fates: list[Any], measure: Any, fit: Any, balance_sta
 
 
 def _item(fate: Any) -> dict[str, Any]:
-    text = fate.element.text
+    from apollo.redact import redact
+
+    text = redact(fate.element.text)
     return {"id": fate.element.id, "category": fate.category,
             "text": text if len(text) <= 200 else text[:199] + "…"}
 
@@ -101,6 +103,8 @@ _TEXT: dict[str, dict[str, Any]] = {
                         "旧思考{thinking}段 / 心跳{heartbeat}个 / 过时{outdated}项",
         "rescued": "  🛟 重吸收：抢救{n}项（含事实/数字/日期等）",
         "confirm": "  ⚠️ 需确认：{n}项（未删除）",
+        "confirm_keep": "     保留：无需操作（默认保留）；删除：运行该项下面的命令",
+        "confirm_drop": "       删除：{command}", "confirmed": "  🗑️ 按你的确认删除：{n}项",
         "saving": "节省率：{saving:.0%} token",
         "balance": "平衡状态：",
         "balance_line": {"green": "  🟢 对话正常", "yellow": "  🟡 连续质疑/负面/偏离，需注意",
@@ -127,6 +131,8 @@ _TEXT: dict[str, dict[str, Any]] = {
                         "{outdated} outdated",
         "rescued": "  🛟 Reabsorbed: {n} rescued (facts, numbers, dates…)",
         "confirm": "  ⚠️ Needs confirmation: {n} (not removed)",
+        "confirm_keep": "     to keep one: nothing to do (kept by default); to drop one: run the command under it",
+        "confirm_drop": "       drop: {command}", "confirmed": "  🗑️ Dropped as you confirmed: {n}",
         "saving": "Saving: {saving:.0%} of tokens",
         "balance": "Balance:",
         "balance_line": {"green": "  🟢 Conversation normal", "yellow": "  🟡 Repeated questioning / negativity / drift: watch",
@@ -157,8 +163,16 @@ def render(report: dict[str, Any], lang: str) -> str:
                                       heartbeat=removed["heartbeat"], outdated=removed["outdated"])]
     if report["rescued"]:
         lines.append(t["rescued"].format(n=len(report["rescued"])))
+    if removed.get("confirmed"):
+        lines.append(t["confirmed"].format(n=removed["confirmed"]))
     if report["needs_confirmation"]:
         lines.append(t["confirm"].format(n=len(report["needs_confirmation"])))
+        lines.append(t["confirm_keep"])
+        for item in report["needs_confirmation"]:
+            text = " ".join(item["text"].split())
+            lines.append(f"     {item['id']}  {text[:70]}{'…' if len(text) > 70 else ''}")
+            if item.get("drop_command"):
+                lines.append(t["confirm_drop"].format(command=item["drop_command"]))
     lines += ["", t["after"], t["tokens"].format(tokens=report["after"]["tokens"]),
               t["density_gain"].format(density=report["after"]["density"], gain=max(report["density_gain"], 0)),
               "", t["saving"].format(saving=report["saving"])]
