@@ -14,6 +14,11 @@ from apollo.config import Config
 from apollo.errors import InputError, UsageError
 from apollo.records import Record
 
+#: typing is imported only by type checkers: the heartbeat imports this module on every run
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 DEFAULT_AGENT = "main"
 
 
@@ -104,3 +109,27 @@ class Paths(Record):
         if not name or "/" in name or name in (".", ".."):
             raise UsageError(f"invalid agent id {name!r}", hint="an agent id is a plain name such as 'main'")
         return cls(resolve_workspace(workspace), resolve_state_dir(state_dir), name)
+
+
+#: fields (and lists) of Apollo's results that hold paths, relative to the workspace in the library
+PATH_FIELDS = frozenset({"path", "snapshot", "log", "output", "state_file", "workspace"})
+PATH_LISTS = frozenset({"deleted", "examples", "purged", "restored", "replaced"})
+
+
+def absolute_paths(data: Any, root: Path) -> Any:
+    """``data`` with every path it holds made absolute (relative ones are inside ``root``), so that
+    whatever a command prints can be pasted into the next one from any folder."""
+    def place(value: Any) -> Any:
+        return str(root / value) if isinstance(value, str) and value and not value.startswith(("/", "~")) else value
+
+    if isinstance(data, dict):
+        out = {key: place(value) if key in PATH_FIELDS else
+               [place(v) for v in value] if key in PATH_LISTS and isinstance(value, list) else absolute_paths(value, root)
+               for key, value in data.items()}
+        if hasattr(data, "__dict__"):  # a dict subclass with attributes (autophagy's Result and its report)
+            out = type(data)(out)
+            out.__dict__.update({key: absolute_paths(value, root) for key, value in vars(data).items()})
+        return out
+    if isinstance(data, list):
+        return [absolute_paths(item, root) for item in data]
+    return data

@@ -211,3 +211,51 @@ def test_needs_confirmation_lists_items_and_a_command_that_works_from_anywhere(a
     assert report["removed"]["confirmed"] == 1 and items[0]["id"] not in [i["id"] for i in report["needs_confirmation"]]
     kept_ids = {json.loads(line).get("id") for line in Path(report["output"]).read_text().splitlines()}
     assert items[0]["id"].split(":")[0] not in kept_ids
+
+
+# -- every path printed pastes back from any folder ------------------------------------------------------------------
+def _paths_in(value) -> list[str]:  # noqa: ANN001 - JSON
+    if isinstance(value, dict):
+        return [p for key, item in value.items() for p in
+                ([item] if key in ("path", "snapshot", "log", "output", "source", "state_file", "html")
+                 and isinstance(item, str) else _paths_in(item))]
+    if isinstance(value, list):
+        return [p for item in value for p in _paths_in(item)]
+    return []
+
+
+def test_paths_in_json_and_text_are_absolute(apollo_cli, tmp_path: Path) -> None:
+    home = _pycache_workspace(tmp_path)
+    home.add(MAIN, chat(20))
+    (tmp_path / "exported").mkdir()
+    (tmp_path / "exported" / "talk.jsonl").write_bytes((home.sessions / f"{MAIN}.jsonl").read_bytes())
+    relative = ["-w", "oc/workspace", "--state-dir", "oc/state"]
+    runs = [apollo_cli("renal", "filter", "exported/talk.jsonl", "-o", "out.jsonl", "--json", *relative, cwd=tmp_path),
+            apollo_cli("renal", "check", "--json", *relative, cwd=tmp_path),
+            apollo_cli("renal", "report", "exported/talk.jsonl", "--html", "page.html", "--json", cwd=tmp_path),
+            apollo_cli("autophagy", "small", "--yes", "--json", *relative, cwd=tmp_path),
+            apollo_cli("autophagy", "status", "--json", *relative, cwd=tmp_path)]
+    found = []
+    for run in runs:
+        assert run.returncode == 0, run.stderr
+        found += _paths_in(json.loads(run.stdout))
+    assert len(found) >= 8
+    assert all(Path(p).is_absolute() for p in found), [p for p in found if not Path(p).is_absolute()]
+    brief = apollo_cli("autophagy", "snapshots", *relative, "--lang", "en", cwd=tmp_path)
+    assert brief.returncode == 0
+    zh_log = apollo_cli("autophagy", "small", "--yes", "--lang", "zh", "-w", str(tmp_path / "oc2"), cwd=tmp_path)
+    assert zh_log.returncode == 1 and "does not exist" in zh_log.stderr
+    text = apollo_cli("autophagy", "small", "--yes", *relative, "--lang", "en", cwd=tmp_path)
+    assert text.returncode == 0 and "Nothing to clean" in text.stdout
+
+
+def test_cleanup_log_keeps_the_seed_headings_and_adds_english(apollo_cli, tmp_path: Path) -> None:
+    home = _pycache_workspace(tmp_path)
+    run = apollo_cli("autophagy", "small", "--yes", "--lang", "en", *home.where())
+    assert run.returncode == 0, run.stderr
+    log = (home.workspace / ".autophagy" / "cleanup-log.md").read_text(encoding="utf-8")
+    assert log.startswith("# apollo-autophagy 清理日志 (cleanup log)")
+    for heading in ("清理记录 (cleanup)", "类型 (Type)：", "清理了什么 (Removed)：", "快照文件 (Snapshot)：", "结果 (Outcome)："):
+        assert heading in log
+    snapshot = next(line for line in run.stdout.splitlines() if line.startswith("Snapshot: "))
+    assert Path(snapshot.split()[1]).is_absolute() and Path(snapshot.split()[1]).is_dir()

@@ -1,5 +1,6 @@
 """The cleanup log, ``.autophagy/cleanup-log.md``: one entry per run that changed anything, in
-the seed's format. Appending is atomic (the whole log rewritten to a temp file, fsynced,
+the seed's format. Its headings stay the seed's Chinese ones (tools and agents read them); in
+English (``--lang en``) each one carries its English name too: ``类型 (Type)：🗑️小``. Appending is atomic (the whole log rewritten to a temp file, fsynced,
 renamed over), so a crash leaves the old log or the new one, never half an entry."""
 
 from __future__ import annotations
@@ -14,6 +15,16 @@ from apollo.autophagy.fs import Root, Unsafe, open_file, read_fd, write_new
 TYPE = {"small": "🗑️小", "medium": "🧹中", "large": "💥大"}
 TRIGGER = {"user": "用户要求", "auto": "自动", "threshold": "硬阈值"}
 LIST_LIMIT = 40
+TITLE = "# apollo-autophagy 清理日志"
+#: the English beside each heading of the seed's log, for --lang en
+ENGLISH = {"清理日志": "cleanup log", "清理记录": "cleanup", "恢复记录": "restore", "类型": "Type",
+           "清理了什么": "Removed", "保留了什么": "Kept", "触发原因": "Trigger", "快照文件": "Snapshot",
+           "操作者": "Operator", "结果": "Outcome", "跳过": "Skipped", "恢复了什么": "Restored",
+           "替换了什么": "Replaced"}
+
+
+def _heading(label: str, lang: str) -> str:
+    return f"{label} ({ENGLISH[label]})" if lang == "en" else label
 
 
 def _listing(values: Sequence[str]) -> str:
@@ -23,16 +34,19 @@ def _listing(values: Sequence[str]) -> str:
     return shown + (f"；……等共 {len(values)} 项" if len(values) > LIST_LIMIT else "")
 
 
-def _entry(moment: datetime, title: str, fields: Sequence[str], skipped: Sequence[str]) -> str:
+def _entry(moment: datetime, title: str, fields: Sequence[str], skipped: Sequence[str], lang: str = "zh") -> str:
     """The seed's layout: a dated heading, one ``名称：值`` line per field, what was skipped, a blank line."""
-    lines = [f"## [{moment.strftime('%Y-%m-%d %H:%M')}] {title}", *fields]
     if skipped:
-        lines.append(f"跳过：{_listing(skipped)}")
+        fields = [*fields, f"跳过：{_listing(skipped)}"]
+    lines = [f"## [{moment.strftime('%Y-%m-%d %H:%M')}] {_heading(title, lang)}"]
+    for field in fields:
+        label, _, value = field.partition("：")
+        lines.append(f"{_heading(label, lang)}：{value}")
     return "\n".join(lines) + "\n\n"
 
 
 def entry(*, moment: datetime, tier: str, removed: Sequence[str], kept: Sequence[str], trigger: str,
-          snapshot: str, operator: str, outcome: str, skipped: Sequence[str]) -> str:
+          snapshot: str, operator: str, outcome: str, skipped: Sequence[str], lang: str = "zh") -> str:
     return _entry(moment, "清理记录", [
         f"类型：{TYPE[tier]}",
         f"清理了什么：{_listing(removed)}",
@@ -41,11 +55,11 @@ def entry(*, moment: datetime, tier: str, removed: Sequence[str], kept: Sequence
         f"快照文件：{snapshot or '（无）'}",
         f"操作者：{operator}",
         f"结果：{outcome}",
-    ], skipped)
+    ], skipped, lang)
 
 
 def restore_entry(*, moment: datetime, snapshot: str, restored: Sequence[str], replaced: Sequence[str],
-                  skipped: Sequence[str], operator: str) -> str:
+                  skipped: Sequence[str], operator: str, lang: str = "zh") -> str:
     """A restore changes the workspace too, so it is logged in the same style."""
     return _entry(moment, "恢复记录", [
         "类型：↩️恢复",
@@ -54,10 +68,10 @@ def restore_entry(*, moment: datetime, snapshot: str, restored: Sequence[str], r
         f"快照文件：{snapshot}",
         f"操作者：{operator}",
         f"结果：恢复 {len(restored)} 项，替换 {len(replaced)} 项，跳过 {len(skipped)} 项",
-    ], skipped)
+    ], skipped, lang)
 
 
-def append(root: Root, parts: tuple[str, ...], text: str) -> None:
+def append(root: Root, parts: tuple[str, ...], text: str, lang: str = "zh") -> None:
     """Add ``text`` at the end of the log, creating it (with a title) if needed."""
     parent = root.open_dir(parts[:-1], create=True)
     try:
@@ -68,7 +82,7 @@ def append(root: Root, parts: tuple[str, ...], text: str) -> None:
             exists = False
         if not exists:
             try:
-                write_new(parent, parts[-1], ("# apollo-autophagy 清理日志\n\n" + text).encode("utf-8"))
+                write_new(parent, parts[-1], (TITLE + (" (cleanup log)" if lang == "en" else "") + "\n\n" + text).encode("utf-8"))
                 return
             except FileExistsError:
                 pass

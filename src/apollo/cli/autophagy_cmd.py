@@ -26,6 +26,7 @@ from apollo.cli.common import (
     run,
 )
 from apollo.errors import ConfirmationRequired
+from apollo.workspace import absolute_paths
 
 app = typer.Typer(help="autophagy: tiered cleanup with confirmation, snapshot, restore and log.",
                   no_args_is_help=True)
@@ -52,7 +53,10 @@ def _interactive(env: Env) -> bool:
 
 
 def _show(env: Env, data: dict[str, Any], text: Callable[..., str], *args: Any) -> None:
-    """The JSON document for machines; for people ``text(*args, lang, brief=-q)``."""
+    """The JSON document for machines; for people ``text(*args, lang, brief=-q)``; every path in
+    either absolute (they paste back from any folder)."""
+    data = absolute_paths(data, env.workspace)
+    args = tuple(absolute_paths(arg, env.workspace) for arg in args)
     if env.json:
         env.emit(data)
     else:
@@ -79,9 +83,9 @@ def _need_confirmation(env: Env, plan: Any, hint_zh: str, hint_en: str) -> None:
 
     hint = hint_zh if env.lang == "zh" else hint_en
     if env.json:
-        env.emit(plan.to_public(env.lang))
+        env.emit(absolute_paths(plan.to_public(env.lang), env.workspace))
         raise ConfirmationRequired("nothing was changed: confirmation required", hint=hint)
-    env.out(plan_text(plan, env.lang, confirm_hint=hint))
+    env.out(plan_text(plan, env.lang, confirm_hint=hint, root=env.workspace))
     raise typer.Exit(ConfirmationRequired.exit_code)
 
 
@@ -148,7 +152,7 @@ def small(yes: Annotated[bool, typer.Option("--yes", "-y", help="The user asked 
         from apollo.autophagy.report import plan_text
 
         console = _console()
-        env.out(plan_text(plan, env.lang))
+        env.out(plan_text(plan, env.lang, root=env.workspace))
         if not Confirm.ask("确认删除以上内容？" if env.lang == "zh" else "Remove these?", default=False,
                            console=console):
             raise ConfirmationRequired("nothing was changed: not confirmed")
@@ -204,7 +208,7 @@ def medium(select: Annotated[list[str] | None, typer.Option(
         from apollo.autophagy.report import plan_text
 
         console = _console()
-        env.out(plan_text(plan, env.lang))
+        env.out(plan_text(plan, env.lang, root=env.workspace))
         answer = Prompt.ask("删除哪些？all = 全部（不含建议），或输入 ID，回车 = 不删" if env.lang == "zh" else
                             "Remove which? all = every item (no suggestions), or IDs; Enter = none",
                             default="", console=console).strip()
@@ -260,7 +264,7 @@ def large(confirm: Annotated[str | None, typer.Option(
         from apollo.autophagy.report import plan_text
 
         console = _console()
-        env.out(plan_text(plan, env.lang))
+        env.out(plan_text(plan, env.lang, root=env.workspace))
         first = Prompt.ask("第一次确认：输入计划 ID" if env.lang == "zh" else "First confirmation: type the plan id",
                            default="", console=console).strip()
         if first != plan.plan_id:

@@ -52,7 +52,8 @@ def _command(*words: str) -> str:
 def _source(env, input_path: Path | None, session: str | None):  # noqa: ANN001, ANN202 - Env -> Path | SessionRef
     from apollo.transcript.discovery import resolve_source
 
-    return resolve_source(env.paths, input_path, session)
+    # absolute: every path the command prints (source, output, snapshot) pastes back from any folder
+    return resolve_source(env.paths, input_path.absolute() if input_path is not None else None, session)
 
 
 _CATEGORY_STYLE = {"decision": "bold green", "preference": "bold cyan", "task": "bold yellow",
@@ -254,7 +255,8 @@ def filter_(
         source = _source(env, input_path, session)
         dropped = [part for value in drop or () for part in value.split(",") if part]
         result = filter_path(source, fmt, env.config, keep_ratio=keep_ratio, budget=budget, mode=mode,
-                             output=output, dry_run=dry_run, workspace=workspace,
+                             output=output.absolute() if output is not None else None, dry_run=dry_run,
+                             workspace=workspace,
                              lang=env.lang if lang or env.config.get("general.lang") else None, in_place=in_place,
                              overwrite=force, drop=dropped)
         again = [*_where_args(env, source), *(["--keep-ratio", str(keep_ratio)] if keep_ratio is not None else []),
