@@ -259,3 +259,35 @@ def test_cleanup_log_keeps_the_seed_headings_and_adds_english(apollo_cli, tmp_pa
         assert heading in log
     snapshot = next(line for line in run.stdout.splitlines() if line.startswith("Snapshot: "))
     assert Path(snapshot.split()[1]).is_absolute() and Path(snapshot.split()[1]).is_dir()
+
+
+# -- transcript show at 80 columns: the text column gives way, never the id ------------------------------------------
+def _uuid_session(home: OpenClawHome) -> Path:
+    path = home.add(MAIN, chat(6, "please look at the quarterly cost report draft and tell me what is missing"))
+    lines = path.read_text(encoding="utf-8").splitlines()
+    renamed = []
+    for line in lines:
+        record = json.loads(line)
+        for key in ("id", "parentId"):
+            if record.get(key) and record["type"] == "message":
+                record[key] = f"{record[key]}-bc12-4f00-9a00-0000deadbeef"[:36]
+        renamed.append(json.dumps(record, ensure_ascii=False))
+    path.write_text("\n".join(renamed) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("long_ids", [False, True])
+def test_transcript_show_at_80_columns(apollo_cli, tmp_path: Path, long_ids: bool) -> None:
+    from rich.cells import cell_len
+
+    home = OpenClawHome(tmp_path / "oc")
+    path = _uuid_session(home) if long_ids else home.add(MAIN, chat(6, "please look at the quarterly cost report"))
+    run = apollo_cli("transcript", "show", str(path), env={"COLUMNS": "80"})
+    assert run.returncode == 0, run.stderr
+    shown = json.loads(apollo_cli("transcript", "show", str(path), "--json").stdout)["elements"]
+    table = [line for line in run.stdout.splitlines() if "elements in context" not in line]  # the totals: prose
+    assert [line for line in table if cell_len(line) > 80] == []
+    for element in shown:
+        assert element["id"] in run.stdout  # whole, never cut
+    if not long_ids:
+        assert "please look at the quarterly cost" in run.stdout  # more than a stub of the text
