@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 #: typing is imported only by type checkers: the heartbeat imports this module on every run
@@ -36,10 +36,8 @@ def private_dir(folder: Path) -> Path:
         missing.append(step)
         step = step.parent
     for part in reversed(missing):
-        try:
+        with suppress(FileExistsError):
             os.mkdir(part, FOLDER_MODE)
-        except FileExistsError:
-            pass
     ignore_in_git(folder)
     return folder
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
 #: what replaces a secret: says what it was, never what it was worth
 MARK = "[REDACTED {kind}]"
@@ -39,9 +39,12 @@ def _detectors() -> dict[str, Any]:
     from detect_secrets.plugins.high_entropy_strings import Base64HighEntropyString, HexHighEntropyString
 
     patterns = []
-    for kind, plugin in sorted(get_mapping_from_secret_type_to_class().items()):
+    detectors: dict[str, Any] = get_mapping_from_secret_type_to_class()
+    for kind, plugin in sorted(detectors.items()):
         if isinstance(plugin, type) and issubclass(plugin, RegexBasedDetector):
-            patterns += [(kind, regex, 1 if regex.groups else 0) for regex in plugin.denylist]
+            # denylist is a class attribute on every detector (typed as an abstract property upstream)
+            denylist = cast("list[re.Pattern[str]]", plugin.denylist)
+            patterns += [(kind, regex, 1 if regex.groups else 0) for regex in denylist]
     # prose and config files alike: ``password: x``, ``api_key = x`` (quotes optional)
     keywords = [(keyword.KeywordDetector.secret_type, regex, group)
                 for regex, group in keyword.CONFIG_DENYLIST_REGEX_TO_GROUP.items()]

@@ -32,7 +32,7 @@ def _home_with_pasted_keys(tmp_path: Path) -> OpenClawHome:
         (f"Decision: use the Anthropic key {keys['anthropic']} for the summariser.", "Understood."),
         (f"We decided to deploy with GITHUB_TOKEN={keys['github']} and AWS {keys['aws key id']} / "
          f"{keys['aws secret']}", "OK, decided."),
-        (f"Decision: the database is postgres://admin:Tr0ub4dor-and-3xyz@db.internal:5432/app", "Recorded."),
+        ("Decision: the database is postgres://admin:Tr0ub4dor-and-3xyz@db.internal:5432/app", "Recorded."),
         (f"We decided to keep this deploy key:\n{pem_block(5)}\nin the vault.", "Decision noted."),
     ]
     turns += chat(5, "let us carry on with the migration")

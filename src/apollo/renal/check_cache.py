@@ -116,7 +116,7 @@ def write_state(paths: Any, result: Any, state_file: str | None = None) -> Path:
     return target
 
 
-_VERDICT = {
+_VERDICT: dict[str, dict[str, Any]] = {
     "zh": {"normal": "上下文正常", "watch": "上下文需关注（{why}）", "needs_filter": "上下文需过滤（节省{saving}%；{why}）",
            "exceeded": "超标：", "sep": "、", "and": "；", "red": "失衡",
            "names": {"tokens": "Token", "density": "密度", "confirmations": "重复确认"}},

@@ -13,9 +13,9 @@ from typing import Any
 
 import orjson
 
+from apollo.atomic import atomic_output, private_dir
 from apollo.clock import now, stamp
 from apollo.redact import redact
-from apollo.atomic import atomic_output, private_dir
 
 IMPORTANT = ("decision", "preference", "task", "question")
 
