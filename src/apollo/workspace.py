@@ -113,7 +113,7 @@ class Paths(Record):
 
 #: fields (and lists) of Apollo's results that hold paths, relative to the workspace in the library
 PATH_FIELDS = frozenset({"path", "snapshot", "log", "output", "state_file", "workspace"})
-PATH_LISTS = frozenset({"deleted", "examples", "purged", "restored", "replaced"})
+PATH_LISTS = frozenset({"deleted", "examples", "purged", "restored", "replaced", "preferences"})
 
 
 def absolute_paths(data: Any, root: Path) -> Any:

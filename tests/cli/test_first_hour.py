@@ -255,8 +255,13 @@ def test_cleanup_log_keeps_the_seed_headings_and_adds_english(apollo_cli, tmp_pa
     assert run.returncode == 0, run.stderr
     log = (home.workspace / ".autophagy" / "cleanup-log.md").read_text(encoding="utf-8")
     assert log.startswith("# apollo-autophagy 清理日志 (cleanup log)")
-    for heading in ("清理记录 (cleanup)", "类型 (Type)：", "清理了什么 (Removed)：", "快照文件 (Snapshot)：", "结果 (Outcome)："):
-        assert heading in log
+    entry = log[log.index("## ["):].splitlines()
+    assert entry[0].endswith("] 清理记录") and entry[1] == "类型：🗑️小"  # the seed's lines, unchanged
+    assert entry[8] == ("> 类型 = Type · 清理了什么 = Removed · 保留了什么 = Kept · "
+                        "触发原因 = Trigger · 快照文件 = Snapshot · 操作者 = Operator · 结果 = Outcome")
+    zh = _pycache_workspace(tmp_path / "zh")
+    assert apollo_cli("autophagy", "small", "--yes", "--lang", "zh", *zh.where()).returncode == 0
+    assert " = Type" not in (zh.workspace / ".autophagy" / "cleanup-log.md").read_text(encoding="utf-8")
     snapshot = next(line for line in run.stdout.splitlines() if line.startswith("Snapshot: "))
     assert Path(snapshot.split()[1]).is_absolute() and Path(snapshot.split()[1]).is_dir()
 

@@ -1,6 +1,7 @@
 """The cleanup log, ``.autophagy/cleanup-log.md``: one entry per run that changed anything, in
-the seed's format. Its headings stay the seed's Chinese ones (tools and agents read them); in
-English (``--lang en``) each one carries its English name too: ``类型 (Type)：🗑️小``. Appending is atomic (the whole log rewritten to a temp file, fsynced,
+the seed's format. Its lines stay exactly the seed's, Chinese headings included (tools and agents
+read them); in English (``--lang en``) the log's title says ``(cleanup log)`` and each entry ends
+with one more line naming its headings in English: ``> 类型 = Type · 清理了什么 = Removed · …``. Appending is atomic (the whole log rewritten to a temp file, fsynced,
 renamed over), so a crash leaves the old log or the new one, never half an entry."""
 
 from __future__ import annotations
@@ -17,14 +18,14 @@ TRIGGER = {"user": "用户要求", "auto": "自动", "threshold": "硬阈值"}
 LIST_LIMIT = 40
 TITLE = "# apollo-autophagy 清理日志"
 #: the English beside each heading of the seed's log, for --lang en
-ENGLISH = {"清理日志": "cleanup log", "清理记录": "cleanup", "恢复记录": "restore", "类型": "Type",
+ENGLISH = {"类型": "Type",
            "清理了什么": "Removed", "保留了什么": "Kept", "触发原因": "Trigger", "快照文件": "Snapshot",
            "操作者": "Operator", "结果": "Outcome", "跳过": "Skipped", "恢复了什么": "Restored",
            "替换了什么": "Replaced"}
 
 
-def _heading(label: str, lang: str) -> str:
-    return f"{label} ({ENGLISH[label]})" if lang == "en" else label
+def _legend(labels: Sequence[str]) -> str:
+    return "> " + " · ".join(f"{label} = {ENGLISH[label]}" for label in labels)
 
 
 def _listing(values: Sequence[str]) -> str:
@@ -36,12 +37,11 @@ def _listing(values: Sequence[str]) -> str:
 
 def _entry(moment: datetime, title: str, fields: Sequence[str], skipped: Sequence[str], lang: str = "zh") -> str:
     """The seed's layout: a dated heading, one ``名称：值`` line per field, what was skipped, a blank line."""
+    lines = [f"## [{moment.strftime('%Y-%m-%d %H:%M')}] {title}", *fields]
     if skipped:
-        fields = [*fields, f"跳过：{_listing(skipped)}"]
-    lines = [f"## [{moment.strftime('%Y-%m-%d %H:%M')}] {_heading(title, lang)}"]
-    for field in fields:
-        label, _, value = field.partition("：")
-        lines.append(f"{_heading(label, lang)}：{value}")
+        lines.append(f"跳过：{_listing(skipped)}")
+    if lang == "en":
+        lines.append(_legend([line.partition("：")[0] for line in lines[1:]]))
     return "\n".join(lines) + "\n\n"
 
 

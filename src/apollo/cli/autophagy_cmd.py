@@ -76,6 +76,23 @@ def _nothing(env: Env, tier: str) -> None:
         env.out("没有需要清理的内容。" if env.lang == "zh" else "Nothing to clean.")
 
 
+def _where(env: Env) -> str:
+    """The options that name this workspace, state dir and agent again, from any folder (none when
+    they are the defaults): a confirmation command must act on the plan's own workspace."""
+    import shlex
+
+    from apollo.workspace import resolve_state_dir, resolve_workspace
+
+    words = []
+    if env.paths.workspace != resolve_workspace(None):
+        words += ["--workspace", str(env.paths.workspace)]
+    if env.paths.state_dir != resolve_state_dir(None):
+        words += ["--state-dir", str(env.paths.state_dir)]
+    if env.paths.agent != "main":
+        words += ["--agent", env.paths.agent]
+    return "".join(f" {shlex.quote(word)}" for word in words)
+
+
 def _need_confirmation(env: Env, plan: Any, hint_zh: str, hint_en: str) -> None:
     """Print the plan (JSON for machines) and stop with exit code 3: nothing was changed. The
     plan's last line says how to confirm; said once (with --json, the error line says it)."""
@@ -145,8 +162,9 @@ def small(yes: Annotated[bool, typer.Option("--yes", "-y", help="The user asked 
             _nothing(env, "small")
             return
         if not _interactive(env):
-            _need_confirmation(env, plan, "未确认，没有任何改动。确认后运行：apollo autophagy small --yes",
-                               "Nothing was changed. To run it: apollo autophagy small --yes")
+            command = f"apollo autophagy small --yes{_where(env)}"
+            _need_confirmation(env, plan, f"未确认，没有任何改动。确认后运行：{command}",
+                               f"Nothing was changed. To run it: {command}")
         from rich.prompt import Confirm
 
         from apollo.autophagy.report import plan_text
@@ -199,7 +217,7 @@ def medium(select: Annotated[list[str] | None, typer.Option(
             _nothing(env, "medium")
             return
         extra = "".join(f" --select {i}" for i in chosen) + (" --include-suggested" if include_suggested else "")
-        command = f"apollo autophagy medium --confirm {plan.plan_id}{extra}"
+        command = f"apollo autophagy medium --confirm {plan.plan_id}{extra}{_where(env)}"
         if not _interactive(env):
             _need_confirmation(env, plan, f"未确认，没有任何改动。确认（30 分钟内）：{command}",
                                f"Nothing was changed. To confirm (within 30 minutes): {command}")
@@ -254,7 +272,7 @@ def large(confirm: Annotated[str | None, typer.Option(
         if not plan.items:
             _nothing(env, "large")
             return
-        command = f"apollo autophagy large --confirm {plan.plan_id} --confirm-phrase {phrase}"
+        command = f"apollo autophagy large --confirm {plan.plan_id} --confirm-phrase {phrase}{_where(env)}"
         if not _interactive(env) or confirm_phrase:
             _need_confirmation(env, plan, f"未确认，没有任何改动。这会清空全部会话上下文，只有快照可以找回。确认：{command}",
                                f"Nothing was changed. This wipes the whole conversation context; only the snapshot "

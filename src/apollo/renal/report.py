@@ -110,7 +110,9 @@ _TEXT: dict[str, dict[str, Any]] = {
         "balance_line": {"green": "  🟢 对话正常", "yellow": "  🟡 连续质疑/负面/偏离，需注意",
                          "red": "  🔴 失衡严重，建议apollo-dream深度介入"},
         "next": "下一步建议：{step}",
-        "steps": {"continue": "继续当前任务", "dream": "触发apollo-dream", "confirm": "等待用户确认"},
+        "steps": {"continue": "继续当前任务", "confirm": "等待用户确认",
+                  "dream": ("触发 apollo-dream（巩固和关联记忆的配套技能，不属于 Apollo）；若未安装：请 agent 把决策和"
+                            "进行中的任务写进 memory/，再用过滤后的会话开始")},
         "budget": "预算：目标{target:,} token，结果{tokens:,} token（{met}）",
         "met": {True: "已达成", False: "未达成"},
         "budget_keep": "  ⚠️ 预算迫使精简必保内容{short}项、删除{dropped}项",
@@ -138,7 +140,10 @@ _TEXT: dict[str, dict[str, Any]] = {
         "balance_line": {"green": "  🟢 Conversation normal", "yellow": "  🟡 Repeated questioning / negativity / drift: watch",
                          "red": "  🔴 Seriously unbalanced: apollo-dream recommended"},
         "next": "Next step: {step}",
-        "steps": {"continue": "continue the current task", "dream": "run apollo-dream", "confirm": "wait for the user's confirmation"},
+        "steps": {"continue": "continue the current task", "confirm": "wait for the user's confirmation",
+                  "dream": ("run apollo-dream (the companion skill that consolidates and connects memories; it is "
+                            "not part of Apollo); if it is not installed: ask the agent to write the decisions and "
+                            "open tasks to memory/, then go on from the filtered session")},
         "budget": "Budget: target {target:,} tokens, result {tokens:,} tokens ({met})",
         "met": {True: "met", False: "not met"},
         "budget_keep": "  ⚠️ The budget forced {short} must-keep items shortened and {dropped} dropped",
