@@ -234,7 +234,8 @@ def test_paths_in_json_and_text_are_absolute(apollo_cli, tmp_path: Path) -> None
             apollo_cli("renal", "check", "--json", *relative, cwd=tmp_path),
             apollo_cli("renal", "report", "exported/talk.jsonl", "--html", "page.html", "--json", cwd=tmp_path),
             apollo_cli("autophagy", "small", "--yes", "--json", *relative, cwd=tmp_path),
-            apollo_cli("autophagy", "status", "--json", *relative, cwd=tmp_path)]
+            apollo_cli("autophagy", "status", "--json", *relative, cwd=tmp_path),
+            apollo_cli("transcript", "show", "exported/talk.jsonl", "--json", cwd=tmp_path)]
     found = []
     for run in runs:
         assert run.returncode == 0, run.stderr

@@ -88,7 +88,7 @@ def show(
 
         env = make_env(workspace=workspace, state_dir=state_dir, agent=agent, json_out=json_out, lang=lang,
                        quiet=quiet, verbose=verbose)
-        source = resolve_source(env.paths, path, session)
+        source = resolve_source(env.paths, path.absolute() if path is not None else None, session)  # pastes back
         transcript = transcripts.read(source, fmt, counter=counter)
         for warning in transcript.warnings:
             warn(f"warning: {warning}")
