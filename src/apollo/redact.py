@@ -9,9 +9,11 @@ OpenAI, Slack, Stripe, JWT, basic-auth URLs, private key headers, …), its keyw
 header takes its whole PEM block with it; a URL keeps everything but its password. UUIDs and
 sequences (detect-secrets' own heuristics) are not secrets.
 
-Speed: the detectors are loaded once per process; a text without a word of 20+ key characters,
-a ``://``, a ``PRIVATE KEY``/``PuTTY`` header or a keyword skips every detector but those three
-quick searches, so ordinary conversation costs little (``bench/`` measures it).
+Speed (callers such as the compact digest redact a lot): the detectors load once per process;
+text is read line by line, and a line without a word of 20+ key characters, a ``://``, a key
+header or a secret-sounding name costs a few substring searches; otherwise the named detectors
+read only a window around each such word, so the cost stays linear in the text (figures in
+``docs/privacy.md``).
 """
 
 from __future__ import annotations
@@ -21,13 +23,15 @@ from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any, cast
 
+from apollo import regexes
+
 #: what replaces a secret: says what it was, never what it was worth
 MARK = "[REDACTED {kind}]"
-#: a run of characters a key is made of (detect-secrets' base64 charset, URL-safe included)
+#: the shortest word (of detect-secrets' base64 charset, URL-safe included) read as a possible key
 _WORD_MIN = 20
 #: which finding names a mark when several overlap: named formats (rank 0) first
 _RANK = {"Secret Keyword": 1, "Base64 High Entropy String": 2, "Hex High Entropy String": 2}
-_PEM_END = re.compile(r"-----END[ A-Z0-9]*-----|\n\s*\n|\Z")
+_PEM_END = regexes.compile(r"-----END[ A-Z0-9]*-----|\n\s*\n|\Z")
 
 
 @lru_cache(maxsize=1)
@@ -54,8 +58,8 @@ def _detectors() -> dict[str, Any]:
         "patterns": patterns, "keywords": keywords, "entropy": entropy,
         # the last literal of each secret-sounding name ("api_?key" -> "key"): lines without one skip the keyword regexes
         "keyword_words": tuple({entry.split("_?")[-1] for entry in keyword.DENYLIST}),
-        "word": re.compile(f"[{re.escape(charset)}]{{{_WORD_MIN},}}"),
-        "hint": re.compile(f"[{re.escape(charset)}]{{{_WORD_MIN},}}|://|PRIVATE KEY|PuTTY"),
+        "word": regexes.compile(f"[{re.escape(charset)}]{{{_WORD_MIN},}}"),
+        "hint": regexes.compile(f"[{re.escape(charset)}]{{{_WORD_MIN},}}|://|PRIVATE KEY|PuTTY"),
     }
 
 
@@ -108,10 +112,22 @@ def _spans(text: str) -> Iterator[tuple[int, int, str]]:
                 for start, end in _windows(hints, len(line)):
                     yield from _pattern_spans(text, line[start:end], offset + start, found["patterns"])
                 yield from _shifted(_entropy_spans(line, found["word"], found["entropy"]), offset)
-            names = [(m.start(), m.start()) for word in found["keyword_words"] for m in re.finditer(re.escape(word), low)]
-            for start, end in _windows(names, len(line)):
+            for start, end in _windows(_names(line, low, found["keyword_words"]), len(line)):
                 yield from _shifted(_keyword_spans(line[start:end], found["keywords"]), offset + start)
         offset += len(line) + 1
+
+
+def _names(line: str, low: str, words: tuple[str, ...]) -> list[tuple[int, int]]:
+    """Where the line names a secret (``key``, ``password``, … in any case)."""
+    if len(low) != len(line):  # lowercasing changed the length (rare letters): read the whole line
+        return [(0, len(line))] if any(word in low for word in words) else []
+    found = []
+    for word in words:
+        at = low.find(word)
+        while at >= 0:
+            found.append((at, at + len(word)))
+            at = low.find(word, at + 1)
+    return found
 
 
 #: how far around a hint the detectors look: the name before a value (``aws_secret_access_key = "``)
@@ -198,4 +214,4 @@ def _parts(match: re.Match[str], charset: str) -> Iterator[tuple[int, str]]:
 
 @lru_cache(maxsize=4)
 def _part_pattern(charset: str) -> re.Pattern[str]:
-    return re.compile(f"[{re.escape(charset)}]{{{_WORD_MIN},}}")
+    return regexes.compile(f"[{re.escape(charset)}]{{{_WORD_MIN},}}")
