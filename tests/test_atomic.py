@@ -32,11 +32,28 @@ def test_a_failed_write_leaves_the_old_file_and_nothing_else(tmp_path: Path) -> 
     assert sorted(p.name for p in tmp_path.iterdir()) == ["state.json"]
 
 
-def test_keeps_the_permissions_a_new_file_gets(tmp_path: Path) -> None:
+@pytest.mark.parametrize("unnamed", [True, False])
+def test_every_file_is_owner_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, unnamed: bool) -> None:
+    """Apollo's files quote conversations: 0600 whatever the umask, with or without O_TMPFILE."""
+    if not unnamed:
+        monkeypatch.delattr(atomic.os, "O_TMPFILE", raising=False)
     target = tmp_path / "new.json"
     with atomic_output(target) as out:
         out.write(b"{}")
-    assert target.stat().st_mode & 0o777 == 0o644 & ~_umask()
+    assert target.stat().st_mode & 0o777 == 0o600
+
+
+def test_private_dir_is_0700_and_apollo_folders_ignore_themselves(tmp_path: Path) -> None:
+    made = atomic.private_dir(tmp_path / "ws" / ".renal" / "snapshots")
+    assert made.is_dir()
+    for folder in (tmp_path / "ws" / ".renal", made):
+        assert folder.stat().st_mode & 0o777 == 0o700
+    ignore = tmp_path / "ws" / ".renal" / ".gitignore"
+    assert ignore.read_text().splitlines()[-1] == "*" and ignore.stat().st_mode & 0o777 == 0o600
+    ignore.write_text("mine\n")
+    atomic.private_dir(tmp_path / "ws" / ".renal" / "other")
+    assert ignore.read_text() == "mine\n"  # never rewritten
+    assert not (tmp_path / "ws" / ".gitignore").exists()  # only Apollo's own folders
 
 
 def test_without_unnamed_files_a_named_staging_file_is_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -62,12 +79,6 @@ def test_durable_writes_are_synced_before_the_rename(tmp_path: Path, monkeypatch
     with atomic_output(tmp_path / "b") as out:
         out.write(b"2")
     assert events == ["replace"]
-
-
-def _umask() -> int:
-    current = os.umask(0)
-    os.umask(current)
-    return current
 
 
 def test_a_staging_file_left_by_an_earlier_run_does_not_block_writing(tmp_path: Path) -> None:

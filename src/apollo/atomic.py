@@ -1,5 +1,8 @@
 """Files replaced whole or not at all: every output Apollo writes (transcripts, state, caches).
 
+Everything is created owner-only (files 0600, folders 0700): state, snapshots and reports quote
+what users pasted, and workspaces are often pushed to git. Apollo's own folders (``.renal``,
+``.autophagy``, ``.apollo``) also get a ``.gitignore`` of ``*`` (:func:`private_dir`).
 Kept apart from the transcript formats so that the heartbeat, which writes its state on every
 run, imports nothing else to do it.
 """
@@ -8,13 +11,49 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 #: typing is imported only by type checkers: the heartbeat imports this module on every run
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import IO
+
+#: the folders Apollo keeps for itself inside a workspace: each one ignores its own content in git
+APOLLO_FOLDERS = (".renal", ".autophagy", ".apollo")
+FILE_MODE = 0o600
+FOLDER_MODE = 0o700
+GITIGNORE = b"# written by Apollo: what is in here is Apollo's own, never for git\n*\n"
+
+
+def private_dir(folder: Path) -> Path:
+    """``folder``, created 0700 with whatever parents are missing; the Apollo folder it lies in
+    (``.renal``, ``.autophagy``, ``.apollo``) gets a ``.gitignore`` of ``*`` if it has none."""
+    folder = Path(folder)
+    missing = []
+    step = folder
+    while not step.exists() and step != step.parent:
+        missing.append(step)
+        step = step.parent
+    for part in reversed(missing):
+        with suppress(FileExistsError):
+            os.mkdir(part, FOLDER_MODE)
+    ignore_in_git(folder)
+    return folder
+
+
+def ignore_in_git(folder: Path) -> None:
+    """A ``.gitignore`` of ``*`` in the Apollo folder that holds ``folder`` (if any, and if missing):
+    snapshots and state quote conversations, which must not reach a pushed repository."""
+    for step in (folder, *folder.parents):
+        if step.name in APOLLO_FOLDERS:
+            try:
+                fd = os.open(step / ".gitignore", os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+            except (FileExistsError, FileNotFoundError):
+                return
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(GITIGNORE)
+            return
 
 
 @contextmanager
@@ -23,7 +62,8 @@ def atomic_output(dest: Path, *, durable: bool = False) -> Iterator[IO[bytes]]:
 
     A reader never sees half a file, and a failed write leaves nothing behind without deleting
     anything (deleting is autophagy's alone): the unnamed file (Linux ``O_TMPFILE``) simply
-    vanishes. Where ``O_TMPFILE`` is missing, a named ``.tmp`` file is used instead.
+    vanishes. Where ``O_TMPFILE`` is missing, a named ``.tmp`` file is used instead. The file is
+    owner-only (0600) like everything Apollo writes.
     ``durable`` also syncs the data to disk before the rename (state that must survive a crash).
     """
     dest = Path(dest)
@@ -32,11 +72,11 @@ def atomic_output(dest: Path, *, durable: bool = False) -> Iterator[IO[bytes]]:
     staged = folder / f".{dest.name}.{os.getpid()}-{os.urandom(4).hex()}.tmp"
     flags = getattr(os, "O_TMPFILE", 0)
     try:
-        fd = os.open(folder, flags | os.O_WRONLY, 0o644) if flags else -1
+        fd = os.open(folder, flags | os.O_WRONLY, FILE_MODE) if flags else -1
     except OSError:
         fd = -1
     if fd < 0:
-        with staged.open("wb") as handle:
+        with os.fdopen(os.open(staged, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE), "wb") as handle:
             yield handle
             _finish(handle, durable)
         os.replace(staged, dest)

@@ -11,8 +11,13 @@ import os
 from pathlib import Path
 
 from apollo.config import Config
-from apollo.errors import UsageError
+from apollo.errors import InputError, UsageError
 from apollo.records import Record
+
+#: typing is imported only by type checkers: the heartbeat imports this module on every run
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 DEFAULT_AGENT = "main"
 
@@ -86,6 +91,17 @@ class Paths(Record):
         """OpenClaw 2026.9+ store: ``<state>/agents/<agent>/agent/openclaw-agent.sqlite``."""
         return self.agent_dir / "agent" / "openclaw-agent.sqlite"
 
+    def require(self, *, workspace: bool = True, state_dir: bool = True) -> Paths:
+        """Refuse a workspace or state dir that does not exist (one line, exit 1) before anything is
+        written: a typo in ``--workspace`` must not create a folder and report a healthy context."""
+        wanted = (("workspace", self.workspace, workspace, "--workspace PATH or $OPENCLAW_WORKSPACE_DIR"),
+                  ("state dir", self.state_dir, state_dir, "--state-dir PATH or $OPENCLAW_STATE_DIR"))
+        for label, folder, needed, how in wanted:
+            if needed and not folder.is_dir():
+                raise InputError(f"{label} {folder} does not exist; nothing was created",
+                                 hint=f"check the path, or name an existing OpenClaw {label} with {how}")
+        return self
+
     @classmethod
     def resolve(cls, workspace: Path | None = None, state_dir: Path | None = None,
                 agent: str | None = None) -> Paths:
@@ -93,3 +109,27 @@ class Paths(Record):
         if not name or "/" in name or name in (".", ".."):
             raise UsageError(f"invalid agent id {name!r}", hint="an agent id is a plain name such as 'main'")
         return cls(resolve_workspace(workspace), resolve_state_dir(state_dir), name)
+
+
+#: fields (and lists) of Apollo's results that hold paths, relative to the workspace in the library
+PATH_FIELDS = frozenset({"path", "snapshot", "log", "output", "state_file", "workspace"})
+PATH_LISTS = frozenset({"deleted", "examples", "purged", "restored", "replaced", "preferences"})
+
+
+def absolute_paths(data: Any, root: Path) -> Any:
+    """``data`` with every path it holds made absolute (relative ones are inside ``root``), so that
+    whatever a command prints can be pasted into the next one from any folder."""
+    def place(value: Any) -> Any:
+        return str(root / value) if isinstance(value, str) and value and not value.startswith(("/", "~")) else value
+
+    if isinstance(data, dict):
+        out = {key: place(value) if key in PATH_FIELDS else
+               [place(v) for v in value] if key in PATH_LISTS and isinstance(value, list) else absolute_paths(value, root)
+               for key, value in data.items()}
+        if hasattr(data, "__dict__"):  # a dict subclass with attributes (autophagy's Result and its report)
+            out = type(data)(out)
+            out.__dict__.update({key: absolute_paths(value, root) for key, value in vars(data).items()})
+        return out
+    if isinstance(data, list):
+        return [absolute_paths(item, root) for item in data]
+    return data

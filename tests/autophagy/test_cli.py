@@ -46,7 +46,8 @@ def test_small_yes_runs_and_reports(ws, cli) -> None:
     done = cli("small", "--yes", "--json")
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
-    assert set(result) == RESULT_KEYS and result["deleted"] == ["a.tmp"]
+    # the CLI prints absolute paths (they paste back from any folder)
+    assert set(result) == RESULT_KEYS and result["deleted"] == [str(ws.workspace / "a.tmp")]
     ws.put("b.tmp")
     done = cli("small", "--yes", "--lang", "zh")
     assert done.returncode == 0
@@ -64,10 +65,10 @@ def test_medium_plan_then_confirm_with_selection(ws, cli) -> None:
     done = cli("medium", "--json")
     assert done.returncode == 3
     plan = json.loads(done.stdout)
-    assert [i["path"] for i in plan["items"]] == ["a.json", "b.json"]
+    assert [i["path"] for i in plan["items"]] == [str(ws.workspace / "a.json"), str(ws.workspace / "b.json")]
     done = cli("medium", "--confirm", plan["plan_id"], "--select", plan["items"][1]["id"], "--json")
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["deleted"] == ["b.json"]
+    assert json.loads(done.stdout)["deleted"] == [str(ws.workspace / "b.json")]
     assert (ws.workspace / "a.json").exists() and not (ws.workspace / "b.json").exists()
 
 
@@ -118,7 +119,7 @@ def test_a_subagent_may_clean_the_small_tier(ws, cli) -> None:
     ws.put("a.tmp")
     assert cli("status", "--as", "subagent", "--json").returncode == 0
     done = cli("small", "--yes", "--as", "subagent", "--json")
-    assert done.returncode == 0 and json.loads(done.stdout)["deleted"] == ["a.tmp"]
+    assert done.returncode == 0 and json.loads(done.stdout)["deleted"] == [str(ws.workspace / "a.tmp")]
     assert "子代理" in (ws.workspace / ".autophagy/cleanup-log.md").read_text()
 
 
@@ -131,7 +132,7 @@ def test_status_restore_snapshots_and_usage_errors(ws, cli) -> None:
     listed = json.loads(cli("snapshots", "--json").stdout)["snapshots"]
     assert [s["name"] for s in listed] == [name]
     dry = json.loads(cli("restore", name, "--dry-run", "--json").stdout)
-    assert dry["restored"] == ["a.tmp"] and not (ws.workspace / "a.tmp").exists()
+    assert dry["restored"] == [str(ws.workspace / "a.tmp")] and not (ws.workspace / "a.tmp").exists()
     done = cli("restore", name)
     assert done.returncode == 0 and (ws.workspace / "a.tmp").read_text() == "alpha"
     assert cli("restore", "no-such-snapshot").returncode == 2

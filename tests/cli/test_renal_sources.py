@@ -45,7 +45,8 @@ def test_filter_without_input_filters_the_current_session(apollo_cli, example: P
     run = apollo_cli("renal", "filter", "-s", OTHER[:4], *_where(example), "-q")
     assert run.returncode == 0, run.stderr
     written = Path(run.stdout.strip())
-    assert written == example / SESSIONS / f"{OTHER}.filtered.jsonl" and written.is_file()
+    # never beside the session: the agent (and the next check) would take the copy for a session
+    assert written == example / "workspace" / ".renal" / "filtered" / f"{OTHER}.filtered.jsonl" and written.is_file()
     assert (example / "workspace" / ".renal" / "snapshots").is_dir()  # the agent's workspace holds the snapshot
 
 

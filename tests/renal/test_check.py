@@ -48,7 +48,8 @@ def test_checks_the_agents_current_session_and_writes_the_state(example: Path, d
         assert extra in state
     assert state["checked_at"] == "2026-11-29T12:00:00+08:00"
     assert state["counter"] == "estimate" and state["balance"]["status"] in ("green", "yellow", "red")
-    assert [p.name for p in state_path.parent.iterdir()] == ["filter-state.json"]  # no temp file left
+    # no temp file left; the folder ignores itself in git
+    assert sorted(p.name for p in state_path.parent.iterdir()) == [".gitignore", "filter-state.json"]
 
 
 def test_thresholds_come_from_the_config_and_two_exceeded_mean_filtering(example: Path, demo_clock: None) -> None:
@@ -57,8 +58,8 @@ def test_thresholds_come_from_the_config_and_two_exceeded_mean_filtering(example
     result = check(paths, low)
     assert result.exceeded == ["tokens", "confirmations"] and result.needs_filter and result.status == "needs_filter"
     saving = round(result.estimated_saving * 100)
-    assert heartbeat_line(result, "zh") == f"🫘 上下文需过滤（节省{saving}%）"
-    assert heartbeat_line(result, "en") == f"🫘 context needs filtering (saves {saving}%)"
+    assert heartbeat_line(result, "zh") == f"🫘 上下文需过滤（节省{saving}%；超标：Token、重复确认）"
+    assert heartbeat_line(result, "en") == f"🫘 context needs filtering (saves {saving}%; exceeded: tokens, confirmations)"
     high = _configure(paths.workspace, "[renal]\ntoken_threshold = 10000000\nconfirmation_threshold = 1000\n")
     calm = check(paths, high)
     assert calm.exceeded == [] and not calm.needs_filter and calm.status == "normal"
@@ -76,7 +77,7 @@ def test_one_exceeded_threshold_is_only_a_warning(example: Path, demo_clock: Non
                                                         "confirmation_threshold = 1000\n"))
     assert result.status == "watch" and not result.needs_filter
     assert any(w.startswith("tokens ") for w in result.warnings)
-    assert heartbeat_line(result) == "🫘 上下文正常"
+    assert heartbeat_line(result) == "🫘 上下文需关注（超标：Token）"  # the verdict, never "normal"
 
 
 def test_without_a_session_it_reads_todays_memory_file(tmp_path: Path, demo_clock: None) -> None:

@@ -397,7 +397,8 @@ def test_sqlite_session_is_filtered_into_a_session_jsonl_that_imports(example: P
     stored = db.read_bytes()
     ref = SessionRef(db, sources["zh"].stem)
     result = filter_path(ref, workspace=example / "workspace")
-    assert result.output_path == db.parent / f"{ref.session_id}.filtered.jsonl"  # a JSONL session, beside the store
+    # a JSONL session, in the workspace: never inside the agent's store
+    assert result.output_path == example / "workspace" / ".renal" / "filtered" / f"{ref.session_id}.filtered.jsonl"
     assert result.transcript.format == "openclaw-sqlite" and db.read_bytes() == stored
     assert_reloads(result)
     assert pi_validate(result.output_path, strict=True, single_branch=True)["exit"] == 0

@@ -683,8 +683,9 @@ def _log(places: Places, loaded: Plan, run: Run, tasks: Tasks, snapshot: str, tr
     else:
         outcome = f"完成：删除 {len(run.deleted)} 项"
     text = cleanup_log.entry(moment=clock.now(), tier=loaded.tier, removed=run.logged, kept=kept, trigger=trigger,
-                             snapshot=snapshot, operator=operator, outcome=outcome, skipped=run.logged_skips)
-    cleanup_log.append(*places.log, text)
+                             snapshot=snapshot, operator=operator, outcome=outcome, skipped=run.logged_skips,
+                             lang=run.lang)
+    cleanup_log.append(*places.log, text, lang=run.lang)
 
 
 # -- snapshots and restore ---------------------------------------------------------------------------
@@ -739,7 +740,7 @@ def restore(paths: Any, config: Any, snapshot: str, dry_run: bool = False, *, ac
                 cleanup_log.append(*places.log, cleanup_log.restore_entry(
                     moment=clock.now(), snapshot=_shown(places, info.path), restored=outcome.restored,
                     replaced=outcome.replaced, skipped=[f"{s['path']}（{s['reason']}）" for s in outcome.skipped],
-                    operator="用户确认"))
+                    operator="用户确认", lang=lang), lang=lang)
         finally:
             for root in opened:
                 root.close()

@@ -124,6 +124,7 @@ class Root:
                     with contextlib.suppress(FileExistsError):
                         os.mkdir(part, mode, dir_fd=fd)
                     child = os.open(part, O_DIR, dir_fd=fd)
+                    _ignore_in_git(child, part)
                 except (NotADirectoryError, OSError) as exc:
                     if _is_link(part, fd):
                         raise Unsafe(f"{part} is a symlink; never followed", f"{part} 是符号链接，绝不跟随", "link") from None
@@ -203,6 +204,16 @@ def write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view):]
+
+
+def _ignore_in_git(dir_fd: int, name: str) -> None:
+    """A new ``.autophagy`` / ``.renal`` / ``.apollo`` folder ignores its content in git (see
+    :func:`apollo.atomic.ignore_in_git`); written through the folder's own descriptor."""
+    from apollo.atomic import APOLLO_FOLDERS, GITIGNORE
+
+    if name in APOLLO_FOLDERS:
+        with contextlib.suppress(FileExistsError):
+            write_new(dir_fd, ".gitignore", GITIGNORE)
 
 
 def write_new(dir_fd: int, name: str, data: bytes, *, mode: int = 0o600) -> None:

@@ -118,7 +118,7 @@ def run_lock(places: Places) -> Iterator[None]:
             pass
     finally:
         os.close(fd)
-    lock = FileLock(str(places.state.path / LOCK_NAME), timeout=0)
+    lock = FileLock(str(places.state.path / LOCK_NAME), timeout=0, mode=0o600)
     try:
         lock.acquire()
     except Timeout:

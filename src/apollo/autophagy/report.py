@@ -5,6 +5,7 @@ Chinese by default (the seeds' language), English with ``--lang en``. Machines u
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from apollo import clock
@@ -45,8 +46,30 @@ def _when(text: str | None) -> str:
     return clock.parse_iso(text).strftime("%Y-%m-%d %H:%M")
 
 
-def _kind(kind: str, lang: str) -> str:
-    return KIND.get(kind, kind) if lang == "zh" else kind
+#: (one, many) in English
+KIND_EN = {
+    "temp": ("temporary file", "temporary files"), "bytecode": ("bytecode file", "bytecode files"),
+    "cache_dir": ("cache folder", "cache folders"), "build_output": ("build output", "build outputs"),
+    "backup": ("backup", "backups"), "stale_log": ("old log", "old logs"),
+    "heartbeat_entries": ("heartbeat-log entry", "heartbeat-log entries"),
+    "corrupt_json": ("corrupted JSON file", "corrupted JSON files"),
+    "corrupt_jsonl": ("corrupted JSONL file", "corrupted JSONL files"),
+    "corrupt_archive": ("corrupted archive", "corrupted archives"),
+    "corrupt_text": ("corrupted text file", "corrupted text files"), "broken_symlink": ("broken link", "broken links"),
+    "memory_entry": ("outdated memory entry", "outdated memory entries"),
+    "superseded_entry": ("superseded memory entry", "superseded memory entries"),
+    "expired_reminder": ("expired reminder", "expired reminders"),
+    "session_transcript": ("session transcript", "session transcripts"),
+    "session_index": ("session index", "session indexes"), "session_store": ("SQLite session store", "SQLite session stores"),
+}
+
+
+def _kinds(kinds: dict[str, int], lang: str) -> str:
+    """``备份文件 5、编译产物 3`` / ``5 backups, 3 build outputs``: words, never the internal keys."""
+    if lang == "zh":
+        return "、".join(f"{KIND.get(k, k)} {n}" for k, n in sorted(kinds.items()))
+    words = {k: KIND_EN.get(k, (k.replace("_", " "),) * 2) for k in kinds}
+    return ", ".join(f"{n} {words[k][n != 1]}" for k, n in sorted(kinds.items()))
 
 
 def _rows(rows: list[dict[str, Any]], lang: str) -> list[str]:
@@ -59,9 +82,14 @@ def _rows(rows: list[dict[str, Any]], lang: str) -> list[str]:
     return out
 
 
-def plan_text(plan: Plan, lang: str, *, confirm_hint: str | None = None) -> str:
+def plan_text(plan: Plan, lang: str, *, confirm_hint: str | None = None, root: Path | None = None) -> str:
+    """The plan as a table; with ``root`` (the workspace), every path absolute."""
     zh = lang == "zh"
     public = plan.to_public(lang)
+    if root is not None:
+        from apollo.workspace import absolute_paths
+
+        public = absolute_paths(public, root)
     tier = TIER_NAME[lang][plan.tier]
     risk = RISK_NAME[lang][plan.risk]
     total = sum(i["bytes"] for i in public["items"])
@@ -79,7 +107,7 @@ def plan_text(plan: Plan, lang: str, *, confirm_hint: str | None = None) -> str:
         more = len(public["protected"]) - 12
         extra = (f" 等 {len(public['protected'])} 项" if zh else f" and {more} more") if more > 0 else ""
         lines.append(("保留：" if zh else "kept: ") + names + extra)
-    for note in plan.notes:
+    for note in (absolute_paths(list(plan.notes), root) if root is not None else plan.notes):
         lines.append(("未检查：" if zh else "not examined: ") + f"{note['path']} — "
                      f"{note.get('reason_zh', note['reason']) if zh else note['reason']}")
     if confirm_hint:
@@ -146,7 +174,7 @@ def status_text(data: dict[str, Any], lang: str, *, brief: bool = False) -> str:
         if "error" in info:
             lines.append(f"{name}（{risk}）：{info['error']}" if zh else f"{name} ({risk}): {info['error']}")
             continue
-        kinds = ", ".join(f"{_kind(k, lang)} {n}" for k, n in sorted(info.get("kinds", {}).items()))
+        kinds = _kinds(info.get("kinds", {}), lang)
         line = (f"{name}（{risk}）：{info['count']} 项，{size(info['bytes'])}" if zh else
                 f"{name} ({risk}): {info['count']} items, {size(info['bytes'])}")
         line += f"  [{kinds}]" if kinds else ""

@@ -478,6 +478,9 @@ class Scanner:
             members.append(Member(list(child), Fingerprint.of(est).to_list()))
             size += est.st_size
         files = sum(1 for m in members if not m.is_dir)
+        if kept and not files:  # all it holds stays, so the folder does too: nothing a run would remove
+            self._keep(parts, f"everything inside is kept ({kept} items)", f"其中内容全部保留（{kept} 项）")
+            return []
         note = f" ({files} files" + (f", {kept} kept inside)" if kept else ")")
         note_zh = f"（{files} 个文件" + (f"，其中 {kept} 项保留）" if kept else "）")
         return [self._item(rule, parts, st, "tree", size, rule.reason + note, rule.reason_zh + note_zh,

@@ -26,6 +26,7 @@ from apollo.cli.common import (
     run,
 )
 from apollo.errors import ConfirmationRequired
+from apollo.workspace import absolute_paths
 
 app = typer.Typer(help="autophagy: tiered cleanup with confirmation, snapshot, restore and log.",
                   no_args_is_help=True)
@@ -52,7 +53,10 @@ def _interactive(env: Env) -> bool:
 
 
 def _show(env: Env, data: dict[str, Any], text: Callable[..., str], *args: Any) -> None:
-    """The JSON document for machines; for people ``text(*args, lang, brief=-q)``."""
+    """The JSON document for machines; for people ``text(*args, lang, brief=-q)``; every path in
+    either absolute (they paste back from any folder)."""
+    data = absolute_paths(data, env.workspace)
+    args = tuple(absolute_paths(arg, env.workspace) for arg in args)
     if env.json:
         env.emit(data)
     else:
@@ -72,16 +76,34 @@ def _nothing(env: Env, tier: str) -> None:
         env.out("没有需要清理的内容。" if env.lang == "zh" else "Nothing to clean.")
 
 
+def _where(env: Env) -> str:
+    """The options that name this workspace, state dir and agent again, from any folder (none when
+    they are the defaults): a confirmation command must act on the plan's own workspace."""
+    import shlex
+
+    from apollo.workspace import resolve_state_dir, resolve_workspace
+
+    words = []
+    if env.paths.workspace != resolve_workspace(None):
+        words += ["--workspace", str(env.paths.workspace)]
+    if env.paths.state_dir != resolve_state_dir(None):
+        words += ["--state-dir", str(env.paths.state_dir)]
+    if env.paths.agent != "main":
+        words += ["--agent", env.paths.agent]
+    return "".join(f" {shlex.quote(word)}" for word in words)
+
+
 def _need_confirmation(env: Env, plan: Any, hint_zh: str, hint_en: str) -> None:
-    """Print the plan (JSON for machines) and stop with exit code 3: nothing was changed."""
+    """Print the plan (JSON for machines) and stop with exit code 3: nothing was changed. The
+    plan's last line says how to confirm; said once (with --json, the error line says it)."""
     from apollo.autophagy.report import plan_text
 
     hint = hint_zh if env.lang == "zh" else hint_en
     if env.json:
-        env.emit(plan.to_public(env.lang))
-    else:
-        env.out(plan_text(plan, env.lang, confirm_hint=hint))
-    raise ConfirmationRequired("nothing was changed: confirmation required", hint=hint)
+        env.emit(absolute_paths(plan.to_public(env.lang), env.workspace))
+        raise ConfirmationRequired("nothing was changed: confirmation required", hint=hint)
+    env.out(plan_text(plan, env.lang, confirm_hint=hint, root=env.workspace))
+    raise typer.Exit(ConfirmationRequired.exit_code)
 
 
 @app.command("status")
@@ -140,14 +162,15 @@ def small(yes: Annotated[bool, typer.Option("--yes", "-y", help="The user asked 
             _nothing(env, "small")
             return
         if not _interactive(env):
-            _need_confirmation(env, plan, "未确认，没有任何改动。确认后运行：apollo autophagy small --yes",
-                               "Nothing was changed. To run it: apollo autophagy small --yes")
+            command = f"apollo autophagy small --yes{_where(env)}"
+            _need_confirmation(env, plan, f"未确认，没有任何改动。确认后运行：{command}",
+                               f"Nothing was changed. To run it: {command}")
         from rich.prompt import Confirm
 
         from apollo.autophagy.report import plan_text
 
         console = _console()
-        env.out(plan_text(plan, env.lang))
+        env.out(plan_text(plan, env.lang, root=env.workspace))
         if not Confirm.ask("确认删除以上内容？" if env.lang == "zh" else "Remove these?", default=False,
                            console=console):
             raise ConfirmationRequired("nothing was changed: not confirmed")
@@ -194,7 +217,7 @@ def medium(select: Annotated[list[str] | None, typer.Option(
             _nothing(env, "medium")
             return
         extra = "".join(f" --select {i}" for i in chosen) + (" --include-suggested" if include_suggested else "")
-        command = f"apollo autophagy medium --confirm {plan.plan_id}{extra}"
+        command = f"apollo autophagy medium --confirm {plan.plan_id}{extra}{_where(env)}"
         if not _interactive(env):
             _need_confirmation(env, plan, f"未确认，没有任何改动。确认（30 分钟内）：{command}",
                                f"Nothing was changed. To confirm (within 30 minutes): {command}")
@@ -203,7 +226,7 @@ def medium(select: Annotated[list[str] | None, typer.Option(
         from apollo.autophagy.report import plan_text
 
         console = _console()
-        env.out(plan_text(plan, env.lang))
+        env.out(plan_text(plan, env.lang, root=env.workspace))
         answer = Prompt.ask("删除哪些？all = 全部（不含建议），或输入 ID，回车 = 不删" if env.lang == "zh" else
                             "Remove which? all = every item (no suggestions), or IDs; Enter = none",
                             default="", console=console).strip()
@@ -259,7 +282,7 @@ def large(confirm: Annotated[str | None, typer.Option(
         if not plan.items:
             _nothing(env, "large")
             return
-        command = f"apollo autophagy large --confirm {plan.plan_id} --confirm-phrase {phrase}"
+        command = f"apollo autophagy large --confirm {plan.plan_id} --confirm-phrase {phrase}{_where(env)}"
         said = human.words(phrase, plan.plan_id)
         if not _interactive(env) or confirm_phrase:
             _need_confirmation(env, plan, f"未确认，没有任何改动。这会清空全部会话上下文，只有快照可以找回。需要用户本人在对话中输入"
@@ -272,7 +295,7 @@ def large(confirm: Annotated[str | None, typer.Option(
         from apollo.autophagy.report import plan_text
 
         console = _console()
-        env.out(plan_text(plan, env.lang))
+        env.out(plan_text(plan, env.lang, root=env.workspace))
         first = Prompt.ask("第一次确认：输入计划 ID" if env.lang == "zh" else "First confirmation: type the plan id",
                            default="", console=console).strip()
         if first != plan.plan_id:

@@ -27,6 +27,10 @@ def register(app: typer.Typer) -> None:
         workspace: WorkspaceOpt = None,
         state_dir: StateDirOpt = None,
         agent: AgentOpt = "main",
+        session: Annotated[str | None, typer.Option(
+            "--session", "-s", help="Which session: an id or unique prefix among the agent's sessions "
+                                    "\\[default: the current one, as `renal check` finds it].",
+            show_default=False)] = None,
         json_out: JsonOpt = False,
         lang: LangOpt = None,
         quiet: QuietOpt = False,
@@ -40,7 +44,7 @@ def register(app: typer.Typer) -> None:
         """
         from apollo.integration.heartbeat import main as heartbeat_main
 
-        raise typer.Exit(heartbeat_main(workspace=workspace, state_dir=state_dir, agent=agent, json_out=json_out,
+        raise typer.Exit(heartbeat_main(workspace=workspace, state_dir=state_dir, agent=agent, session=session, json_out=json_out,
                                         lang=lang, verbose=verbose))
 
     @app.command("route")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -32,10 +33,27 @@ _INPUT_HELP = ("Transcript file (any supported format, or an OpenClaw .sqlite st
                "session, as `renal check` finds it].")
 
 
+def _where_args(env, source) -> list[str]:  # noqa: ANN001 - Env, Path | SessionRef
+    """The arguments that name ``source`` again from any folder: absolute paths, the workspace if any."""
+    from apollo.transcript.openclaw_sqlite import SessionRef
+
+    named = [str(source.db), "--session", source.session_id] if isinstance(source, SessionRef) else \
+        [str(Path(source).absolute())]
+    return [*named, *(["-w", str(env.workspace)] if env.workspace.is_dir() else [])]
+
+
+def _command(*words: str) -> str:
+    """A command line to paste into a shell."""
+    import shlex
+
+    return " ".join(["apollo", *(shlex.quote(word) for word in words)])
+
+
 def _source(env, input_path: Path | None, session: str | None):  # noqa: ANN001, ANN202 - Env -> Path | SessionRef
     from apollo.transcript.discovery import resolve_source
 
-    return resolve_source(env.paths, input_path, session)
+    # absolute: every path the command prints (source, output, snapshot) pastes back from any folder
+    return resolve_source(env.paths, input_path.absolute() if input_path is not None else None, session)
 
 
 _CATEGORY_STYLE = {"decision": "bold green", "preference": "bold cyan", "task": "bold yellow",
@@ -163,7 +181,9 @@ def check(
 
         env = make_env(workspace=workspace, state_dir=state_dir, agent=agent, json_out=json_out, lang=lang,
                        quiet=quiet, verbose=verbose)
+        env.paths.require(workspace=False, state_dir=input_path is None)
         source = _source(env, input_path, session) if input_path is not None or session is not None else None
+        env.paths.require(workspace=not no_write, state_dir=False)  # where the state goes (--no-write: nowhere)
         if sys.stderr.isatty() and not env.json and not env.quiet:
             from rich.console import Console
 
@@ -204,6 +224,9 @@ def filter_(
                                                      "append one native compaction entry (OpenClaw/pi only).")] = "rewrite",
     in_place: Annotated[bool, typer.Option("--in-place", help="--mode compact: append to the session itself "
                                                               "(refused if it changes while Apollo reads it).")] = False,
+    drop: Annotated[list[str] | None, typer.Option(
+        "--drop", help="Drop this element (an id the report lists under 'needs confirmation'); repeat or "
+                       "separate with commas. Without it, those elements are kept.", show_default=False)] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Report only: write nothing, no snapshot.")] = False,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing -o/--output file.")] = False,
     json_out: JsonOpt = False,
@@ -226,9 +249,20 @@ def filter_(
 
         env = make_env(workspace=workspace, state_dir=state_dir, agent=agent, json_out=json_out, lang=lang,
                        quiet=quiet, verbose=verbose)
-        result = filter_path(_source(env, input_path, session), fmt, env.config, keep_ratio=keep_ratio, budget=budget, mode=mode,
-                             output=output, dry_run=dry_run, workspace=workspace,
-                             lang=env.lang if lang or env.config.get("general.lang") else None, in_place=in_place, overwrite=force)
+        # a workspace named (or needed to find the session) must exist; without one, INPUT's outputs go beside it
+        named = workspace is not None or bool(os.environ.get("OPENCLAW_WORKSPACE_DIR"))
+        env.paths.require(workspace=named or input_path is None, state_dir=input_path is None)
+        source = _source(env, input_path, session)
+        dropped = [part for value in drop or () for part in value.split(",") if part]
+        result = filter_path(source, fmt, env.config, keep_ratio=keep_ratio, budget=budget, mode=mode,
+                             output=output.absolute() if output is not None else None, dry_run=dry_run,
+                             workspace=workspace,
+                             lang=env.lang if lang or env.config.get("general.lang") else None, in_place=in_place,
+                             overwrite=force, drop=dropped)
+        again = [*_where_args(env, source), *(["--keep-ratio", str(keep_ratio)] if keep_ratio is not None else []),
+                 *(["--budget", str(budget)] if budget is not None else []), *(["--mode", mode] if mode != "rewrite" else [])]
+        for item in result.report["needs_confirmation"]:
+            item["drop_command"] = _command("renal", "filter", *again, "--drop", ",".join([*dropped, item["id"]]))
         for warning in result.report["warnings"]:
             warn(f"apollo: warning: {warning}")
         if env.json:
@@ -244,12 +278,12 @@ def filter_(
 
 @app.command("report")
 def report(
-    input_path: Annotated[Path, typer.Argument(metavar="INPUT", help="Transcript file (any format, or an OpenClaw "
-                                                                     ".sqlite store).", show_default=False)],
+    input_path: Annotated[Path | None, typer.Argument(metavar="INPUT", help=_INPUT_HELP, show_default=False)] = None,
     html: Annotated[Path | None, typer.Option(
         "--html", help="Where to write the page \\[default: ./<input name>.renal-report.html]; an earlier Apollo "
                        "report there is replaced, any other file is refused.", show_default=False)] = None,
     fmt: FormatOpt = "auto",
+    session: SessionOpt = None,
     keep_ratio: Annotated[float | None, typer.Option(
         "--keep-ratio", help="Show the filter fitting this share of the tokens (as `renal filter --keep-ratio`).",
         show_default=False)] = None,
@@ -258,6 +292,8 @@ def report(
     json_out: JsonOpt = False,
     lang: LangOpt = None,
     workspace: WorkspaceOpt = None,
+    state_dir: StateDirOpt = None,
+    agent: AgentOpt = "main",
     quiet: QuietOpt = False,
     verbose: VerboseOpt = False,
 ) -> None:
@@ -270,9 +306,12 @@ def report(
     def action() -> None:
         from apollo.renal.html_report import default_html_path, write_report
 
-        env = make_env(workspace=workspace, json_out=json_out, lang=lang, quiet=quiet, verbose=verbose)
-        destination = html if html is not None else default_html_path(input_path)
-        made = write_report(input_path, destination, fmt, env.config, keep_ratio=keep_ratio, budget=budget,
+        env = make_env(workspace=workspace, state_dir=state_dir, agent=agent, json_out=json_out, lang=lang,
+                       quiet=quiet, verbose=verbose)
+        env.paths.require(workspace=workspace is not None, state_dir=input_path is None)
+        source = _source(env, input_path, session)
+        destination = (html if html is not None else default_html_path(source)).absolute()
+        made = write_report(source, destination, fmt, env.config, keep_ratio=keep_ratio, budget=budget,
                             workspace=workspace,
                             lang=env.lang if lang or env.config.get("general.lang") else None)
         for warning in made.report["warnings"]:

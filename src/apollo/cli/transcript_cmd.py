@@ -88,7 +88,7 @@ def show(
 
         env = make_env(workspace=workspace, state_dir=state_dir, agent=agent, json_out=json_out, lang=lang,
                        quiet=quiet, verbose=verbose)
-        source = resolve_source(env.paths, path, session)
+        source = resolve_source(env.paths, path.absolute() if path is not None else None, session)  # pastes back
         transcript = transcripts.read(source, fmt, counter=counter)
         for warning in transcript.warnings:
             warn(f"warning: {warning}")
@@ -124,24 +124,42 @@ def _element_json(element: Any) -> dict[str, Any]:
 
 
 def _print_table(source: Any, transcript: Any, shown: list[Any]) -> None:
+    """One row per element. The id is printed whole, always (it is what other commands take, e.g.
+    ``renal filter --drop``); the text column gets what the terminal has left, cut to one line.
+    When fewer than a dozen characters are left (long ids, narrow terminal), the text goes on a
+    second line under the id instead."""
     from rich.console import Console
     from rich.table import Table
 
     console = Console()
-    table = Table(title=f"{source} ({transcript.format})", title_justify="left")
-    widths = {"#": len(str(len(shown))), "id": min(12, max((len(e.id) for e in shown), default=2)), "role": 9,
+    table = Table(title=f"{source} ({transcript.format})", title_justify="left", box=None, pad_edge=False,
+                  padding=(0, 1), header_style="bold underline")
+    widths = {"#": max((len(str(e.index)) for e in shown), default=1),
+              "id": max((len(e.id) for e in shown), default=2),
+              "role": max((len(str(e.role)) for e in shown), default=4),
               "kind": max((len(str(e.kind)) for e in shown), default=4), "tokens": 6}
-    text_width = max(16, console.width - sum(widths.values()) - 3 * (len(widths) + 1) - 1)
+    # one space either side of each column, none at the table's edges
+    text_width = console.width - sum(widths.values()) - 2 * len(widths)
+    below = text_width < 12
+    if below:  # the role moves to the line under the id, with the text
+        del widths["role"]
     for column, width in widths.items():
         table.add_column(column, justify="right" if column in ("#", "tokens") else "left", no_wrap=True,
                          min_width=width, max_width=width, overflow="ellipsis")
-    table.add_column("text", no_wrap=True, overflow="ellipsis", max_width=text_width)
+    if not below:
+        table.add_column("text", no_wrap=True, overflow="ellipsis", max_width=text_width)
     for element in shown:
         style = None if element.in_context else "dim"
-        text = _preview(element.text, text_width) if not element.tool_name or element.kind == "tool_result" \
-            else f"{element.tool_name} {_preview(element.text, text_width)}"
-        table.add_row(str(element.index), element.id, str(element.role), str(element.kind),
-                      str(element.tokens), text if element.in_context else "(out of context) " + text, style=style)
+        text = element.text if not element.tool_name or element.kind == "tool_result" \
+            else f"{element.tool_name} {element.text}"
+        text = text if element.in_context else "(out of context) " + text
+        if below:
+            line = _preview(f"{element.role}: {text}", max(widths["id"], console.width - widths["#"] - 4) - 2)
+            table.add_row(str(element.index), f"{element.id}\n  {line}", str(element.kind), str(element.tokens),
+                          style=style)
+        else:
+            table.add_row(str(element.index), element.id, str(element.role), str(element.kind), str(element.tokens),
+                          _preview(text, text_width), style=style)
     console.print(table)
 
 

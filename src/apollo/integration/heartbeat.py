@@ -53,6 +53,7 @@ def merge_section(path: Path, key: str, value: Any) -> None:
     """
     import fcntl
 
+    from apollo.atomic import private_dir
     from apollo.autophagy import fs, remove
 
     def merged(raw: bytes) -> bytes:
@@ -66,7 +67,7 @@ def merge_section(path: Path, key: str, value: Any) -> None:
         data[key] = value
         return (json.dumps(data, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
 
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(path.parent)
     try:
         folder = fs.Root(path.parent, label="heartbeat state folder")
     except fs.Unsafe as exc:
@@ -76,7 +77,7 @@ def merge_section(path: Path, key: str, value: Any) -> None:
         try:
             os.stat(path.name, dir_fd=folder.fd, follow_symlinks=False)
         except FileNotFoundError:
-            fs.write_new(folder.fd, path.name, merged(b""), mode=0o644)
+            fs.write_new(folder.fd, path.name, merged(b""))
             fs.fsync_dir(folder.fd)
             return
         try:
@@ -87,7 +88,7 @@ def merge_section(path: Path, key: str, value: Any) -> None:
         folder.close()
 
 
-def run(paths: Any, config: Any, lang: str) -> HeartbeatResult:
+def run(paths: Any, config: Any, lang: str, session: str | None = None) -> HeartbeatResult:
     """One heartbeat. Only a broken configuration raises: a heartbeat file that is not ours to
     rewrite, or a snapshot purge that fails, are warnings, because a heartbeat must always answer."""
     from apollo.renal.check_cache import heartbeat_line, reusable_state, write_state
@@ -103,11 +104,11 @@ def run(paths: Any, config: Any, lang: str) -> HeartbeatResult:
         except ApolloError as exc:
             warnings.append(f"snapshot purge: {exc.line()}")
     # nothing the last check read has changed: its numbers stand (see apollo.renal.check_cache)
-    state = reusable_state(paths, config)
+    state = reusable_state(paths, config, session)
     if state is None:
         from apollo.renal.check import check  # the classifier: only when the session changed
 
-        state = check(paths, config).to_state()
+        state = check(paths, config, session_id=session).to_state()
     state_file = write_state(paths, state, config.get("renal.state_file"))
     line = heartbeat_line(state, lang)
     heartbeat_file = paths.workspace / config.get("heartbeat.state_file")
@@ -121,15 +122,15 @@ def run(paths: Any, config: Any, lang: str) -> HeartbeatResult:
 
 
 def main(*, workspace: Path | None = None, state_dir: Path | None = None, agent: str | None = None,
-         json_out: bool = False, lang: str | None = None, verbose: bool = False) -> int:
+         session: str | None = None, json_out: bool = False, lang: str | None = None, verbose: bool = False) -> int:
     """The command: print the line (or the JSON), warnings to stderr; the exit code."""
     try:
         from apollo import config as config_mod
         from apollo.workspace import Paths, resolve_lang
 
-        paths = Paths.resolve(workspace, state_dir, agent)
+        paths = Paths.resolve(workspace, state_dir, agent).require()
         config = config_mod.load(paths.workspace)
-        result = run(paths, config, resolve_lang(lang, config))
+        result = run(paths, config, resolve_lang(lang, config), session)
     except (Exception, KeyboardInterrupt) as exc:  # noqa: BLE001 - one line, never a traceback unless -v
         if verbose:
             import traceback
@@ -148,7 +149,7 @@ def main(*, workspace: Path | None = None, state_dir: Path | None = None, agent:
 
 
 _VALUE_OPTIONS = {"--workspace": "workspace", "-w": "workspace", "--state-dir": "state_dir", "--agent": "agent",
-                  "--lang": "lang"}
+                  "--lang": "lang", "--session": "session", "-s": "session"}
 _FLAG_OPTIONS = {"--json": "json_out", "--verbose": "verbose", "-v": "verbose"}
 #: accepted like every command's -q; the heartbeat's one line is already all it prints
 _QUIET_FLAGS = ("--quiet", "-q")

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from apollo import clock
-from apollo.renal.check_cache import default_source, fingerprint, heartbeat_line, write_state
+from apollo.renal.check_cache import default_source, fingerprint, heartbeat_line, verdict, write_state
 
 # the state file and the heartbeat line live with the memo, which the heartbeat uses without the
 # classifier; they are part of this module's interface too
@@ -46,7 +46,8 @@ class CheckResult:
     exceeded: list[str]
     warnings: list[str]
     needs_filter: bool
-    #: "normal" (nothing exceeded), "watch" (fewer than needed), "needs_filter"
+    #: "normal" (nothing exceeded, balance not red), "watch" (fewer exceeded than needed, or a red
+    #: balance), "needs_filter": the one verdict (apollo.renal.check_cache.verdict)
     status: str
     checked_at: str
     source: str | None
@@ -91,13 +92,14 @@ def _thresholds(config: Any) -> dict[str, Any]:
 
 
 def check(paths: Any, config: Any, source: Any | None = None, fmt: str = "auto", *,
-          progress: Callable[[int], None] | None = None) -> CheckResult:
+          progress: Callable[[int], None] | None = None, session_id: str | None = None) -> CheckResult:
     """Measure ``source`` (default: the current session, else today's memory file).
 
     The whole transcript streams through the classifier and the filter's own fate stream
     (:mod:`apollo.renal.fates`) without being held in memory: density and estimated saving are
     what ``apollo renal filter`` (default mode) reports for the same transcript.
-    ``progress`` is called with the number of elements read so far, every few thousand.
+    ``progress`` is called with the number of elements read so far, every few thousand;
+    ``session_id`` picks one of the agent's sessions instead of the current one.
     """
     from apollo.renal import classify, fates
     from apollo.tokens import get_counter
@@ -107,7 +109,7 @@ def check(paths: Any, config: Any, source: Any | None = None, fmt: str = "auto",
     limits = _thresholds(config)
     notes: list[str] = []
     if source is None:
-        source, notes = default_source(paths)
+        source, notes = default_source(paths, session_id)
     stamp = fingerprint(source, config, notes=notes, fmt=fmt)  # before reading: a later write shows next time
     counter = config.get("general.counter") if config is not None else "estimate"
     stream = fates.FateStream.for_config(config, get_counter(counter)[1], retain=False)
@@ -145,7 +147,7 @@ def check(paths: Any, config: Any, source: Any | None = None, fmt: str = "auto",
         active_tasks=summary["keep"]["active_tasks"], active_topics=summary["active_topics"],
         open_questions=summary["keep"]["open_questions"], estimated_saving=measure.saving, balance=balance,
         exceeded=exceeded, warnings=warnings, needs_filter=needs_filter,
-        status="needs_filter" if needs_filter else "watch" if exceeded else "normal",
+        status="needs_filter" if needs_filter else "watch" if exceeded or balance.level == "red" else "normal",
         checked_at=clock.now().isoformat(timespec="seconds"), source=str(source) if source is not None else None,
         format=format_name, counter=get_counter(counter)[0], elements=summary["elements"], thresholds=limits,
         state_file=config.get("renal.state_file") if config is not None else ".renal/filter-state.json",
@@ -166,21 +168,21 @@ _TEXT: dict[str, dict[str, Any]] = {
         "density": "有效信息密度", "confirmations": "重复确认", "tasks": "进行中任务", "topics": "活跃话题",
         "questions": "未解决问题", "saving": "预计节省", "balance": "平衡状态", "source": "来源",
         "times": "次", "items": "个", "none": "（未找到当前会话或今日记忆文件）",
-        "normal": "🟢  上下文状态正常", "watch": "🟡  上下文需关注（超标：{items}）",
-        "needs_filter": "🔴  上下文需过滤（超标：{items}）", "next": "下一步建议",
+        "icons": {"normal": "🟢", "watch": "🟡", "needs_filter": "🔴"}, "next": "下一步建议",
         "next_normal": "继续当前任务", "next_filter": "运行 apollo renal filter（或等待用户确认）",
-        "next_dream": "触发apollo-dream", "names": {"tokens": "Token", "density": "密度", "confirmations": "重复确认"},
+        "next_dream": ("触发 apollo-dream（巩固和关联记忆的配套技能，不属于 Apollo）；若未安装：先运行 apollo renal filter，"
+                       "再请 agent 把决策和进行中的任务写进 memory/ 后开始新会话"),
     },
     "en": {
         "title": "🫘 [apollo-renal] context check", "state": "Current state:", "tokens": "Tokens",
         "density": "Information density", "confirmations": "Repeated confirmations", "tasks": "Active tasks",
         "topics": "Active topics", "questions": "Open questions", "saving": "Estimated saving", "balance": "Balance",
         "source": "Source", "times": "", "items": "", "none": "(no current session and no memory file for today)",
-        "normal": "🟢  context healthy", "watch": "🟡  context to watch (exceeded: {items})",
-        "needs_filter": "🔴  context needs filtering (exceeded: {items})", "next": "Next step",
+        "icons": {"normal": "🟢", "watch": "🟡", "needs_filter": "🔴"}, "next": "Next step",
         "next_normal": "carry on with the current task", "next_filter": "run apollo renal filter (or wait for the user)",
-        "next_dream": "trigger apollo-dream", "names": {"tokens": "tokens", "density": "density",
-                                                          "confirmations": "confirmations"},
+        "next_dream": ("run apollo-dream (the companion skill that consolidates and connects memories; it is not "
+                       "part of Apollo); if it is not installed: run apollo renal filter, then ask the agent to write "
+                       "the decisions and open tasks to memory/ and start a fresh session"),
     },
 }
 
@@ -205,8 +207,7 @@ def render_report(result: CheckResult, lang: str = "zh") -> str:
     ]
     separator = "：" if lang == "zh" else ": "
     lines += [f"  - {name}{separator}{value}" for name, value in rows]
-    items = ("、" if lang == "zh" else ", ").join(t["names"][name] for name in result.exceeded)
-    lines += ["", t[result.status].format(items=items)]
+    lines += ["", f"{t['icons'][result.status]}  {verdict(result, lang)}"]
     advice = (t["next_dream"] if result.balance.level == "red" else
               t["next_filter"] if result.needs_filter else t["next_normal"])
     lines.append(f"{t['next']}{separator}{advice}")

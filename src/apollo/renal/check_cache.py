@@ -25,7 +25,7 @@ from pathlib import Path
 
 import apollo
 from apollo import clock
-from apollo.atomic import atomic_output
+from apollo.atomic import atomic_output, private_dir
 from apollo.config import file_stamps, user_rule_files
 from apollo.errors import InputError
 
@@ -38,11 +38,14 @@ if TYPE_CHECKING:
 _PACKAGE_PARTS = ("", "data", "renal", "renal/rules", "transcript")
 
 
-def default_source(paths: Any) -> tuple[Any, list[str]]:
-    """The agent's current session, else today's memory file, else nothing (with why)."""
+def default_source(paths: Any, session: str | None = None) -> tuple[Any, list[str]]:
+    """The agent's current session (or the one ``session`` names: an error if there is none),
+    else today's memory file, else nothing (with why)."""
     from apollo.transcript import discovery
 
     notes: list[str] = []
+    if session is not None:
+        return discovery.current_session(paths, session), notes
     try:
         return discovery.current_session(paths), notes
     except InputError as exc:
@@ -83,10 +86,10 @@ def state_path(paths: Any, config: Any) -> Path:
     return paths.workspace / config.get("renal.state_file")
 
 
-def reusable_state(paths: Any, config: Any) -> dict[str, Any] | None:
+def reusable_state(paths: Any, config: Any, session: str | None = None) -> dict[str, Any] | None:
     """The last check's state (``checked_at`` renewed) when its fingerprint is still the current
     one, else None: then a full check is due."""
-    source, notes = default_source(paths)
+    source, notes = default_source(paths, session)
     current = fingerprint(source, config, notes=notes)
     if current is None:
         return None
@@ -106,21 +109,42 @@ def write_state(paths: Any, result: Any, state_file: str | None = None) -> Path:
     with the ``state_file`` it goes to."""
     state = _state_of(result)
     target = paths.workspace / (state_file or result.state_file)  # type: ignore[union-attr]
-    target.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(target.parent)
     data = (json.dumps(state, ensure_ascii=False, indent=2) + "\n").encode()
     with atomic_output(target, durable=True) as out:
         out.write(data)
     return target
 
 
-def heartbeat_line(result: Any, lang: str = "zh") -> str:
-    """Exactly ``🫘 上下文正常`` or ``🫘 上下文需过滤（节省X%）`` (English with ``lang="en"``), for a
-    result or for a state (a reused check)."""
+_VERDICT: dict[str, dict[str, Any]] = {
+    "zh": {"normal": "上下文正常", "watch": "上下文需关注（{why}）", "needs_filter": "上下文需过滤（节省{saving}%；{why}）",
+           "exceeded": "超标：", "sep": "、", "and": "；", "red": "失衡",
+           "names": {"tokens": "Token", "density": "密度", "confirmations": "重复确认"}},
+    "en": {"normal": "context healthy", "watch": "context to watch ({why})",
+           "needs_filter": "context needs filtering (saves {saving}%; {why})",
+           "exceeded": "exceeded: ", "sep": ", ", "and": "; ", "red": "out of balance",
+           "names": {"tokens": "tokens", "density": "density", "confirmations": "confirmations"}},
+}
+
+
+def verdict(result: Any, lang: str = "zh") -> str:
+    """The one verdict of a check, for a result or a state (a reused check): ``上下文正常``,
+    ``上下文需关注（超标：Token）``, ``上下文需过滤（节省X%；超标：Token、密度）`` (English with
+    ``lang="en"``), naming what was exceeded and a red balance. The report's status line and the
+    heartbeat line both say this, and ``status`` in filter-state.json is its key."""
     state = _state_of(result)
-    saving, needs_filter = state["saving_percent"], state["needs_filter"]
-    if lang == "en":
-        return f"🫘 context needs filtering (saves {saving}%)" if needs_filter else "🫘 context healthy"
-    return f"🫘 上下文需过滤（节省{saving}%）" if needs_filter else "🫘 上下文正常"
+    words = _VERDICT["en" if lang == "en" else "zh"]
+    why = []
+    if state.get("exceeded"):
+        why.append(words["exceeded"] + words["sep"].join(words["names"].get(n, n) for n in state["exceeded"]))
+    if (state.get("balance") or {}).get("status") == "red":
+        why.append(words["red"])
+    return words[state["status"]].format(saving=state["saving_percent"], why=words["and"].join(why))
+
+
+def heartbeat_line(result: Any, lang: str = "zh") -> str:
+    """``🫘 `` and the verdict: ``🫘 上下文正常`` when nothing is wrong."""
+    return f"🫘 {verdict(result, lang)}"
 
 
 def _state_of(result: Any) -> dict[str, Any]:

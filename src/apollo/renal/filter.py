@@ -16,7 +16,7 @@ which only appends and refuses when the file changed while it was read.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -52,8 +52,9 @@ class FilterResult:
 def filter_path(path: Path | Any, fmt: str = "auto", config: Any = None, keep_ratio: float | None = None,
                 budget: int | None = None, mode: str = "rewrite", output: Path | None = None,
                 dry_run: bool = False, *, workspace: Path | None = None, lang: str | None = None,
-                in_place: bool = False, overwrite: bool = False) -> FilterResult:
-    """Filter the transcript at ``path``; see the module docstring for the flow."""
+                in_place: bool = False, overwrite: bool = False, drop: Collection[str] = ()) -> FilterResult:
+    """Filter the transcript at ``path``; see the module docstring for the flow. ``drop``: element
+    ids the user decided to remove (what a report lists as needing confirmation)."""
     from apollo import config as config_mod
     from apollo.renal import report as report_mod
 
@@ -79,6 +80,7 @@ def filter_path(path: Path | Any, fmt: str = "auto", config: Any = None, keep_ra
     classification = dialysis(elements, config)
     # 2. selective reabsorption and 3. concentration, element by element (shared with the check)
     fates, measure = fates_mod.decide(elements, classification.verdicts, rules, condenser, count, conversation_lang)
+    _drop_on_request(fates, measure, drop, where=str(path))
     names = frozenset(e.speaker.lower() for e in elements if e.speaker)
     budget_fit = None
     target = None
@@ -101,7 +103,7 @@ def filter_path(path: Path | Any, fmt: str = "auto", config: Any = None, keep_ra
     if not dry_run:
         from apollo.renal import snapshot as snapshot_mod
 
-        destination = output if output is not None or in_place else default_output(path, transcript)
+        destination = output if output is not None or in_place else default_output(path, transcript, workspace, config)
         if destination is not None and not overwrite:
             _refuse_existing(destination)
         if in_place:
@@ -119,6 +121,20 @@ def filter_path(path: Path | Any, fmt: str = "auto", config: Any = None, keep_ra
                               counter=get_counter(counter_name)[0], mode=mode, output=output_path,
                               snapshot=snapshot_path, dry_run=dry_run, compaction=compaction)
     return FilterResult(report, output_path, snapshot_path, edits, fates, transcript)
+
+
+def _drop_on_request(fates: list[Fate], measure: Any, drop: Collection[str], where: str) -> None:
+    """The user's answer to "needs confirmation": these elements go (bucket ``confirmed``)."""
+    if not drop:
+        return
+    unknown = set(drop) - {fate.element.id for fate in fates}
+    if unknown:
+        raise UsageError(f"--drop names no element of this transcript: {', '.join(sorted(unknown))}", where=where,
+                         hint="use the ids the report lists (apollo renal filter --json: needs_confirmation)")
+    for fate in fates:
+        if fate.element.id in drop and fate.action != "drop":
+            measure.after -= fate.tokens_after
+            fate.action, fate.bucket, fate.confirm, fate.must_keep, fate.tokens_after = "drop", "confirmed", False, False, 0
 
 
 def _check_options(keep_ratio: float | None, budget: int | None, mode: str, in_place: bool,
@@ -253,11 +269,14 @@ def edits_of(fates: list[Fate]) -> dict[str, Edit]:
     return edits
 
 
-def default_output(path: Path | Any, transcript: Transcript) -> Path:
-    """``<name>.filtered<suffix>`` next to the input; never an existing file.
-
-    A session of an OpenClaw SQLite store becomes ``<session id>.filtered.jsonl`` beside the store.
+def default_output(path: Path | Any, transcript: Transcript, workspace: Path | None = None,
+                   config: Any = None) -> Path:
+    """``<name>.filtered<suffix>``, never an existing file: in the workspace's ``.renal/filtered/``
+    when the input is one of an agent's sessions (a copy beside it would be taken for a session),
+    else next to the input. A session of an OpenClaw SQLite store becomes ``<session id>.filtered.jsonl``.
     """
+    from apollo.transcript.discovery import in_agent_store
+
     source = (Path(transcript.source) if transcript.source is not None else Path(str(path))).absolute()
     if transcript.format == "openclaw-sqlite":
         stem, suffix = str(transcript.meta.get("session", source.stem)).rpartition("#")[2], ".jsonl"
@@ -265,12 +284,26 @@ def default_output(path: Path | Any, transcript: Transcript) -> Path:
         name = source.name
         stem, suffix = (name.split(".jsonl")[0], ".jsonl") if ".jsonl" in name else (source.stem, source.suffix)
     folder = source.parent
+    if in_agent_store(source, transcript.format):
+        folder = _renal_folder(config, workspace, "filtered", where=str(source))
     candidate = folder / f"{stem}.filtered{suffix}"
     number = 2
     while candidate.exists():
         candidate = folder / f"{stem}.filtered-{number}{suffix}"
         number += 1
     return candidate
+
+
+def _renal_folder(config: Any, workspace: Path | None, name: str, where: str) -> Path:
+    """``<workspace>/.renal/<name>`` (next to the configured snapshot folder), created private."""
+    from apollo.atomic import private_dir
+    from apollo.workspace import resolve_workspace
+
+    root = resolve_workspace(workspace)
+    if not root.is_dir():
+        raise InputError(f"workspace {root} does not exist; the filtered copy of an agent's session goes to "
+                         "its .renal/ folder", where=where, hint="pass --workspace PATH, or -o PATH")
+    return private_dir(root / Path(config.get("renal.snapshot_dir")).parent / name)
 
 
 def _snapshot_dir(config: Any, workspace: Path | None, destination: Path | None) -> Path:

@@ -192,7 +192,10 @@ def write_report(source: Path | Any, output: Path, fmt: str = "auto", config: An
     config = config or config_mod.load(workspace)
     result = filter_path(source, fmt, config, keep_ratio=keep_ratio, budget=budget, dry_run=True,
                          workspace=workspace, lang=lang)
-    data = page_data(result, result.report["lang"], config)
+    from apollo.redact import redact_value
+
+    # the page is kept and shared: no secret a user pasted anywhere in it (texts also before their cut: _clip)
+    data = redact_value(page_data(result, result.report["lang"], config))
     with atomic_output(Path(output)) as handle:
         handle.write(render(data).encode("utf-8"))
     return HtmlReport(Path(output), result.report, data)
@@ -243,10 +246,20 @@ def _text_cap(fates: list[Any]) -> int:
 
 
 def _clip(text: str, cap: int) -> tuple[str, int]:
-    """Head of ``text`` within ``cap`` characters, and how many were left out."""
+    """Head of ``text`` within ``cap`` characters, secrets redacted, and how many were left out.
+
+    Redacted before the cut (with a margin longer than any key), so a key the cut would halve is
+    still recognised whole."""
+    from apollo.redact import redact
+
+    shown = redact(text[:cap + _KEY_MARGIN])
     if len(text) <= cap:
-        return text, 0
-    return text[:cap], len(text) - cap
+        return shown, 0
+    return shown[:cap], len(text) - cap
+
+
+#: characters past the cut that redaction reads: longer than any key or PEM block line
+_KEY_MARGIN = 4096
 
 
 def _outcome(fate: Any, merged_into: dict[str, str]) -> str:

@@ -26,7 +26,7 @@ def build(transcript: Any, fates: list[Any], measure: Any, fit: Any, balance_sta
                           and f.element.kind.value != "metadata")
     removed = {bucket: sum(1 for f in fates if f.bucket == bucket and f.action == "drop")
                for bucket in ("acknowledgement", "noise", "heartbeat", "process", "thinking", "duplicate",
-                              "outdated", "budget")}
+                              "outdated", "budget", "confirmed")}
     density_before = measure.density
     remaining_waste = sum(f.tokens_after for f in fates if f.action != "drop" and f.category == "noise"
                           and not f.rescued)
@@ -71,7 +71,9 @@ def build(transcript: Any, fates: list[Any], measure: Any, fit: Any, balance_sta
 
 
 def _item(fate: Any) -> dict[str, Any]:
-    text = fate.element.text
+    from apollo.redact import redact
+
+    text = redact(fate.element.text)
     return {"id": fate.element.id, "category": fate.category,
             "text": text if len(text) <= 200 else text[:199] + "…"}
 
@@ -101,12 +103,16 @@ _TEXT: dict[str, dict[str, Any]] = {
                         "旧思考{thinking}段 / 心跳{heartbeat}个 / 过时{outdated}项",
         "rescued": "  🛟 重吸收：抢救{n}项（含事实/数字/日期等）",
         "confirm": "  ⚠️ 需确认：{n}项（未删除）",
+        "confirm_keep": "     保留：无需操作（默认保留）；删除：运行该项下面的命令",
+        "confirm_drop": "       删除：{command}", "confirmed": "  🗑️ 按你的确认删除：{n}项",
         "saving": "节省率：{saving:.0%} token",
         "balance": "平衡状态：",
         "balance_line": {"green": "  🟢 对话正常", "yellow": "  🟡 连续质疑/负面/偏离，需注意",
                          "red": "  🔴 失衡严重，建议apollo-dream深度介入"},
         "next": "下一步建议：{step}",
-        "steps": {"continue": "继续当前任务", "dream": "触发apollo-dream", "confirm": "等待用户确认"},
+        "steps": {"continue": "继续当前任务", "confirm": "等待用户确认",
+                  "dream": ("触发 apollo-dream（巩固和关联记忆的配套技能，不属于 Apollo）；若未安装：请 agent 把决策和"
+                            "进行中的任务写进 memory/，再用过滤后的会话开始")},
         "budget": "预算：目标{target:,} token，结果{tokens:,} token（{met}）",
         "met": {True: "已达成", False: "未达成"},
         "budget_keep": "  ⚠️ 预算迫使精简必保内容{short}项、删除{dropped}项",
@@ -127,12 +133,17 @@ _TEXT: dict[str, dict[str, Any]] = {
                         "{outdated} outdated",
         "rescued": "  🛟 Reabsorbed: {n} rescued (facts, numbers, dates…)",
         "confirm": "  ⚠️ Needs confirmation: {n} (not removed)",
+        "confirm_keep": "     to keep one: nothing to do (kept by default); to drop one: run the command under it",
+        "confirm_drop": "       drop: {command}", "confirmed": "  🗑️ Dropped as you confirmed: {n}",
         "saving": "Saving: {saving:.0%} of tokens",
         "balance": "Balance:",
         "balance_line": {"green": "  🟢 Conversation normal", "yellow": "  🟡 Repeated questioning / negativity / drift: watch",
                          "red": "  🔴 Seriously unbalanced: apollo-dream recommended"},
         "next": "Next step: {step}",
-        "steps": {"continue": "continue the current task", "dream": "run apollo-dream", "confirm": "wait for the user's confirmation"},
+        "steps": {"continue": "continue the current task", "confirm": "wait for the user's confirmation",
+                  "dream": ("run apollo-dream (the companion skill that consolidates and connects memories; it is "
+                            "not part of Apollo); if it is not installed: ask the agent to write the decisions and "
+                            "open tasks to memory/, then go on from the filtered session")},
         "budget": "Budget: target {target:,} tokens, result {tokens:,} tokens ({met})",
         "met": {True: "met", False: "not met"},
         "budget_keep": "  ⚠️ The budget forced {short} must-keep items shortened and {dropped} dropped",
@@ -157,8 +168,16 @@ def render(report: dict[str, Any], lang: str) -> str:
                                       heartbeat=removed["heartbeat"], outdated=removed["outdated"])]
     if report["rescued"]:
         lines.append(t["rescued"].format(n=len(report["rescued"])))
+    if removed.get("confirmed"):
+        lines.append(t["confirmed"].format(n=removed["confirmed"]))
     if report["needs_confirmation"]:
         lines.append(t["confirm"].format(n=len(report["needs_confirmation"])))
+        lines.append(t["confirm_keep"])
+        for item in report["needs_confirmation"]:
+            text = " ".join(item["text"].split())
+            lines.append(f"     {item['id']}  {text[:70]}{'…' if len(text) > 70 else ''}")
+            if item.get("drop_command"):
+                lines.append(t["confirm_drop"].format(command=item["drop_command"]))
     lines += ["", t["after"], t["tokens"].format(tokens=report["after"]["tokens"]),
               t["density_gain"].format(density=report["after"]["density"], gain=max(report["density_gain"], 0)),
               "", t["saving"].format(saving=report["saving"])]

@@ -13,14 +13,16 @@ from typing import Any
 
 import orjson
 
+from apollo.atomic import atomic_output, private_dir
 from apollo.clock import now, stamp
-from apollo.transcript.base import atomic_output
+from apollo.redact import redact
 
 IMPORTANT = ("decision", "preference", "task", "question")
 
 
 def items(fates: list[Any]) -> list[dict[str, Any]]:
-    """The important elements, verbatim, with where they came from and what the filter did."""
+    """The important elements, verbatim but for the secrets pasted into them (:mod:`apollo.redact`),
+    with where they came from and what the filter did."""
     found = []
     for fate in fates:
         if fate.category not in IMPORTANT or not (fate.must_keep or fate.outdated or fate.confirm):
@@ -29,7 +31,7 @@ def items(fates: list[Any]) -> list[dict[str, Any]]:
         found.append({
             "id": element.id, "category": fate.category,
             "status": fate.status,
-            "role": element.role.value, "text": element.text, "timestamp": element.timestamp,
+            "role": element.role.value, "text": redact(element.text), "timestamp": element.timestamp,
             "line": element.line, "merged_from": list(fate.merged_from),
             "filter_action": fate.action,
         })
@@ -42,7 +44,7 @@ def write(fates: list[Any], transcript: Any, folder: Path) -> Path | None:
     if not found:
         return None
     moment = now()
-    folder.mkdir(parents=True, exist_ok=True)
+    private_dir(folder)
     path = folder / f"{stamp(moment)}.json"
     number = 2
     while path.exists():

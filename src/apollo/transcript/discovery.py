@@ -3,10 +3,13 @@
 Legacy store (OpenClaw before 2026.9): ``<state>/agents/<agent>/sessions/sessions.json`` maps
 session keys to ``{sessionId, updatedAt (ms), sessionFile?}``; transcripts are
 ``<sessionId>.jsonl`` beside it (archived ones renamed ``*.jsonl.reset.<time>`` /
-``*.jsonl.deleted.<time>``). Files the index does not name count by their modification time.
-New store (2026.9+): ``<state>/agents/<agent>/agent/openclaw-agent.sqlite``, whose
+``*.jsonl.deleted.<time>``). Files the index does not name count by their modification time,
+and only when the index names no live session: OpenClaw rewrites the index on every turn, while
+modification times tie after a backup or a ``git checkout`` and say nothing then. Apollo's own
+outputs (``*.filtered.jsonl``, ``*.filtered-N.jsonl``, left there by older versions) are never
+sessions. New store (2026.9+): ``<state>/agents/<agent>/agent/openclaw-agent.sqlite``, whose
 ``session_windows`` table carries ``updated_at`` per session. The current session is the most
-recently updated one across both stores, archived transcripts excepted.
+recently updated one across the index and the SQLite store, archived transcripts excepted.
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ if TYPE_CHECKING:
     from apollo.transcript.openclaw_sqlite import SessionRef
 
 _ARCHIVED = re.compile(r"\.jsonl\.(reset|deleted)\.")
+#: what ``apollo renal filter`` writes (apollo.renal.filter.default_output): never a session
+APOLLO_OUTPUT = re.compile(r"\.filtered(-\d+)?\.[^.]+$")
 
 
 class SessionInfo(Record):
@@ -34,6 +39,7 @@ class SessionInfo(Record):
         self.source = source
         self.updated_at_ms = updated_at_ms
         self.store = store  # "jsonl" | "sqlite"
+        #: the sessions.json or SQLite session key; None for a file that only its modification time dates
         self.key = key
         self.archived = archived
 
@@ -58,7 +64,7 @@ def _legacy_sessions(sessions_dir: Path, index_file: Path) -> list[SessionInfo]:
                                       "jsonl", key)
     if sessions_dir.is_dir():
         for path in sorted(sessions_dir.iterdir()):
-            if path in found or not path.is_file():
+            if path in found or APOLLO_OUTPUT.search(path.name) or not path.is_file():
                 continue
             archived = bool(_ARCHIVED.search(path.name))
             if path.suffix == ".jsonl" or archived:
@@ -78,6 +84,18 @@ def _session_file(sessions_dir: Path, entry: dict) -> Path | None:
     return next((c for c in candidates if c.is_file()), None)
 
 
+def in_agent_store(source: Path, fmt: str) -> bool:
+    """Whether ``source`` lies in a folder an agent reads its sessions from (OpenClaw's
+    ``agents/<agent>/sessions/`` or SQLite store, Claude Code's ``~/.claude/projects/``): Apollo
+    writes nothing there, or the agent (and the next check) would take it for a session."""
+    folder = source.parent
+    if fmt == "openclaw-sqlite" or (folder / "sessions.json").is_file():
+        return True
+    if folder.name == "sessions" and folder.parent.parent.name == "agents":
+        return True
+    return folder.parent.name == "projects" and folder.parent.parent.name == ".claude"
+
+
 def list_sessions(paths) -> list[SessionInfo]:  # noqa: ANN001 - apollo.workspace.Paths
     """Every session of the agent in both stores, most recently updated first."""
     sessions = _legacy_sessions(paths.sessions_dir, paths.sessions_index)
@@ -86,7 +104,10 @@ def list_sessions(paths) -> list[SessionInfo]:  # noqa: ANN001 - apollo.workspac
 
         sessions += [SessionInfo(s.session_id, SessionRef(paths.sqlite_store, s.session_id), s.updated_at_ms,
                                  "sqlite", s.session_key) for s in list_stored_sessions(paths.sqlite_store)]
-    return sorted(sessions, key=lambda s: (not s.archived, s.updated_at_ms or 0), reverse=True)
+    # live before archived; then what an index dates (sessions.json, SQLite) before what only a
+    # modification time dates; then the most recent
+    return sorted(sessions, key=lambda s: (not s.archived, s.key is not None or s.store == "sqlite",
+                                             s.updated_at_ms or 0), reverse=True)
 
 
 def current_session(paths, session_id: str | None = None) -> Path | SessionRef:  # noqa: ANN001

@@ -1,0 +1,217 @@
+"""Secrets out of everything Apollo writes for itself (renal snapshots, the HTML report, digests).
+
+Users paste API keys into conversations ("把所有agent的API key都改成：…") and push their
+workspaces to git, so a copy Apollo keeps must not carry them in clear. The patterns are
+detect-secrets' own, not a list kept here: every regex-based detector it ships (AWS, GitHub,
+OpenAI, Slack, Stripe, JWT, basic-auth URLs, private key headers, …), its keyword detector
+(``password: …``, ``api_key=…``) and its two entropy detectors (base64 above 4.5 bits, hex above
+3 bits per character), applied to unquoted words too because prose has no quotes. A private key
+header takes its whole PEM block with it; a URL keeps everything but its password. UUIDs and
+sequences (detect-secrets' own heuristics) are not secrets.
+
+Speed (callers such as the compact digest redact a lot): the detectors load once per process;
+text is read line by line, and a line without a word of 20+ key characters, a ``://``, a key
+header or a secret-sounding name costs a few substring searches; otherwise the named detectors
+read only a window around each such word, so the cost stays linear in the text (figures in
+``docs/privacy.md``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from functools import lru_cache
+from typing import Any, cast
+
+from apollo import regexes
+
+#: what replaces a secret: says what it was, never what it was worth
+MARK = "[REDACTED {kind}]"
+#: the shortest word (of detect-secrets' base64 charset, URL-safe included) read as a possible key
+_WORD_MIN = 20
+#: which finding names a mark when several overlap: named formats (rank 0) first
+_RANK = {"Secret Keyword": 1, "Base64 High Entropy String": 2, "Hex High Entropy String": 2}
+_PEM_END = regexes.compile(r"-----END[ A-Z0-9]*-----|\n\s*\n|\Z")
+
+
+@lru_cache(maxsize=1)
+def _detectors() -> dict[str, Any]:
+    """detect-secrets' detectors, loaded once: (kind, regex, group) triples and the entropy plugins."""
+    from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+    from detect_secrets.plugins import keyword
+    from detect_secrets.plugins.base import RegexBasedDetector
+    from detect_secrets.plugins.high_entropy_strings import Base64HighEntropyString, HexHighEntropyString
+
+    patterns = []
+    detectors: dict[str, Any] = get_mapping_from_secret_type_to_class()
+    for kind, plugin in sorted(detectors.items()):
+        if isinstance(plugin, type) and issubclass(plugin, RegexBasedDetector):
+            # denylist is a class attribute on every detector (typed as an abstract property upstream)
+            denylist = cast("list[re.Pattern[str]]", plugin.denylist)
+            patterns += [(kind, regex, 1 if regex.groups else 0) for regex in denylist]
+    # prose and config files alike: ``password: x``, ``api_key = x`` (quotes optional)
+    keywords = [(keyword.KeywordDetector.secret_type, regex, group)
+                for regex, group in keyword.CONFIG_DENYLIST_REGEX_TO_GROUP.items()]
+    entropy = [Base64HighEntropyString(), HexHighEntropyString()]
+    charset = "".join(sorted(set(entropy[0].charset)))
+    return {
+        "patterns": patterns, "keywords": keywords, "entropy": entropy,
+        # the last literal of each secret-sounding name ("api_?key" -> "key"): lines without one skip the keyword regexes
+        "keyword_words": tuple({entry.split("_?")[-1] for entry in keyword.DENYLIST}),
+        "word": regexes.compile(f"[{re.escape(charset)}]{{{_WORD_MIN},}}"),
+        "hint": regexes.compile(f"[{re.escape(charset)}]{{{_WORD_MIN},}}|://|PRIVATE KEY|PuTTY"),
+    }
+
+
+def redact(text: str) -> str:
+    """``text`` with every secret detect-secrets recognises replaced by ``[REDACTED <kind>]``.
+
+    Overlapping findings become one mark, named by the most specific detector (a named format
+    before a keyword before an entropy measure)."""
+    if not text:
+        return text
+    spans = sorted(_spans(text), key=lambda span: (span[0], _RANK.get(span[2], 0), -span[1]))
+    if not spans:
+        return text
+    out, last = [], 0
+    current: list[Any] | None = None
+    for start, end, kind in spans:
+        if current is not None and start < current[1]:
+            current[1] = max(current[1], end)
+            continue
+        if current is not None:
+            out += [text[last:current[0]], MARK.format(kind=current[2])]
+            last = current[1]
+        current = [start, end, kind]
+    assert current is not None
+    out += [text[last:current[0]], MARK.format(kind=current[2]), text[current[1]:]]
+    return "".join(out)
+
+
+def redact_value(value: Any) -> Any:
+    """Every string in a JSON-like value (dict, list, str) redacted; other values as they are."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {key: redact_value(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [redact_value(item) for item in value]
+    return value
+
+
+def _spans(text: str) -> Iterator[tuple[int, int, str]]:
+    """Line by line, as detect-secrets scans: a line with no word of 20+ key characters, no ``://``
+    and no key header meets no detector but the keyword one, and that one only when it names a secret."""
+    found = _detectors()
+    offset = 0
+    for line in text.split("\n"):
+        if line:
+            low = line.lower()
+            hints = [m.span() for m in found["hint"].finditer(line)]
+            if hints:
+                for start, end in _windows(hints, len(line)):
+                    yield from _pattern_spans(text, line[start:end], offset + start, found["patterns"])
+                yield from _shifted(_entropy_spans(line, found["word"], found["entropy"]), offset)
+            for start, end in _windows(_names(line, low, found["keyword_words"]), len(line)):
+                yield from _shifted(_keyword_spans(line[start:end], found["keywords"]), offset + start)
+        offset += len(line) + 1
+
+
+def _names(line: str, low: str, words: tuple[str, ...]) -> list[tuple[int, int]]:
+    """Where the line names a secret (``key``, ``password``, … in any case)."""
+    if len(low) != len(line):  # lowercasing changed the length (rare letters): read the whole line
+        return [(0, len(line))] if any(word in low for word in words) else []
+    found = []
+    for word in words:
+        at = low.find(word)
+        while at >= 0:
+            found.append((at, at + len(word)))
+            at = low.find(word, at + 1)
+    return found
+
+
+#: how far around a hint the detectors look: the name before a value (``aws_secret_access_key = "``)
+#: and the value after a name; a longer line is read in such windows, so its cost stays linear
+_BEFORE, _AFTER = 80, 200
+
+
+def _windows(spans: list[tuple[int, int]], length: int) -> Iterator[tuple[int, int]]:
+    """The stretches of a line around each hint, overlapping ones merged."""
+    current: list[int] | None = None
+    for start, end in sorted(spans):
+        low, high = max(0, start - _BEFORE), min(length, end + _AFTER)
+        if current is not None and low <= current[1]:
+            current[1] = max(current[1], high)
+            continue
+        if current is not None:
+            yield current[0], current[1]
+        current = [low, high]
+    if current is not None:
+        yield current[0], current[1]
+
+
+def _shifted(spans: Iterator[tuple[int, int, str]], offset: int) -> Iterator[tuple[int, int, str]]:
+    for start, end, kind in spans:
+        yield start + offset, end + offset, kind
+
+
+def _pattern_spans(text: str, line: str, offset: int,
+                   patterns: list[tuple[str, re.Pattern[str], int]]) -> Iterator[tuple[int, int, str]]:
+    """The named detectors (AWS, GitHub, OpenAI, …) on one line; a private key header takes its PEM
+    block (the following lines of ``text``) with it."""
+    for kind, regex, group in patterns:
+        for match in regex.finditer(line):
+            # the whole match, unless the secret is a later part of it (a URL's password, a value after its name)
+            start, end = match.span(group if group and match.start(group) > match.start() else 0)
+            start, end = start + offset, end + offset
+            if kind == "Private Key":  # the header names the block; the key is what follows it
+                start -= 5 if text.startswith("-----", start - 5) else 0
+                found_end = _PEM_END.search(text, end)
+                end = found_end.end() if found_end else len(text)
+            if end > start:
+                yield start, end, kind
+
+
+def _keyword_spans(line: str, keywords: list[tuple[str, re.Pattern[str], int]]) -> Iterator[tuple[int, int, str]]:
+    """The value after a secret-sounding name; in prose only its first word (the rest is talk)."""
+    from detect_secrets.filters.heuristic import is_indirect_reference, is_templated_secret
+
+    for kind, regex, group in keywords:
+        for match in regex.finditer(line):
+            start, end = match.span(group)
+            value = line[start:end].split(None, 1)[0] if line[start:end].strip() else ""
+            # ``password = get_password()`` names no secret (its check backtracks: only on the assignment)
+            if value and not is_templated_secret(value) and \
+                    not is_indirect_reference(line[match.start():start + len(value)]):
+                yield start, start + len(value), kind
+
+
+def _entropy_spans(text: str, word: re.Pattern[str], plugins: list[Any]) -> Iterator[tuple[int, int, str]]:
+    """Unquoted words random enough to be keys, by detect-secrets' entropy measures and limits.
+
+    A word is also read by its parts: the pieces of a path or URL between slashes, and each
+    stretch of its own plugin's charset (a hex key followed by ``=`` or ``-``)."""
+    from detect_secrets.filters.heuristic import is_potential_uuid, is_sequential_string
+
+    for match in word.finditer(text):
+        for plugin in plugins:
+            for start, candidate in _parts(match, plugin.charset):
+                if is_potential_uuid(candidate) or is_sequential_string(candidate):
+                    continue
+                if plugin.calculate_shannon_entropy(candidate) > plugin.entropy_limit:
+                    yield start, start + len(candidate), plugin.secret_type
+
+
+def _parts(match: re.Match[str], charset: str) -> Iterator[tuple[int, str]]:
+    """The stretches of ``charset`` in the word, whole and split at slashes, long enough to be a key."""
+    seen = set()
+    for pattern in (_part_pattern(charset), _part_pattern(charset.replace("/", ""))):
+        for found in pattern.finditer(match.string, match.start(), match.end()):
+            if found.span() not in seen:
+                seen.add(found.span())
+                yield found.start(), found.group()
+
+
+@lru_cache(maxsize=4)
+def _part_pattern(charset: str) -> re.Pattern[str]:
+    return regexes.compile(f"[{re.escape(charset)}]{{{_WORD_MIN},}}")
