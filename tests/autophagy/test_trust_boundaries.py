@@ -107,7 +107,7 @@ def test_02_log_fields_stay_one_inert_line(ws: Ws, tmp_path: Path) -> None:
     log = (home / ".bashrc").read_text(encoding="utf-8")
     assert log.startswith("# the user's shell\n") and log.count("\n## [") == 1
     assert all(line == "" or line.startswith(("#", "## [", "类型：", "清理了什么：", "保留了什么：", "触发原因：",
-                                               "快照文件：", "操作者：", "结果：", "跳过："))
+                                               "快照文件：", "操作者：", "结果：", "跳过：", "English: "))
                for line in log.splitlines())
     run_in = tmp_path / "sourced"
     run_in.mkdir()

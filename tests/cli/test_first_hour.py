@@ -258,7 +258,7 @@ def test_cleanup_log_keeps_the_seed_headings_and_adds_english(apollo_cli, tmp_pa
     assert log.startswith("# apollo-autophagy 清理日志 (cleanup log)")
     entry = log[log.index("## ["):].splitlines()
     assert entry[0].endswith("] 清理记录") and entry[1] == "类型：🗑️小"  # the seed's lines, unchanged
-    assert entry[8] == ("> 类型 = Type · 清理了什么 = Removed · 保留了什么 = Kept · "
+    assert entry[8] == ("English: 类型 = Type · 清理了什么 = Removed · 保留了什么 = Kept · "
                         "触发原因 = Trigger · 快照文件 = Snapshot · 操作者 = Operator · 结果 = Outcome")
     zh = _pycache_workspace(tmp_path / "zh")
     assert apollo_cli("autophagy", "small", "--yes", "--lang", "zh", *zh.where()).returncode == 0

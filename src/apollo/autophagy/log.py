@@ -1,7 +1,7 @@
 """The cleanup log, ``.autophagy/cleanup-log.md``: one entry per run that changed anything, in
 the seed's format. Its lines stay exactly the seed's, Chinese headings included (tools and agents
 read them); in English (``--lang en``) the log's title says ``(cleanup log)`` and each entry ends
-with one more line naming its headings in English: ``> 类型 = Type · 清理了什么 = Removed · …``.
+with one more line naming its headings in English: ``English: 类型 = Type · 清理了什么 = Removed · …``.
 Appending is atomic (the whole log rewritten to a temp file, fsynced, renamed over), so a crash
 leaves the old log or the new one, never half an entry.
 
@@ -44,7 +44,9 @@ def escaped(value: str) -> str:
 
 
 def _legend(labels: Sequence[str]) -> str:
-    return "> " + " · ".join(f"{label} = {ENGLISH[label]}" for label in labels)
+    """The English names of an entry's headings, on a line that starts with a plain word: a line
+    starting with ``>`` would be a redirection to a shell that sources the log."""
+    return "English: " + " · ".join(f"{label} = {ENGLISH[label]}" for label in labels)
 
 
 def _listing(values: Sequence[str]) -> str:
