@@ -225,25 +225,25 @@ def purge_tree(root: Root, parts: Sequence[str]) -> int:
     are unlinked, never followed. Returns the number of names removed."""
     parent = root.open_dir(parts[:-1])
     try:
-        return _purge_below(parent, parts[-1], root.dev)
+        return _purge_below(parent, parts[-1], root)
     finally:
         os.close(parent)
 
 
-def _purge_below(parent: int, name: str, dev: int) -> int:
+def _purge_below(parent: int, name: str, root: Root) -> int:
     st = os.stat(name, dir_fd=parent, follow_symlinks=False)
     if not stat.S_ISDIR(st.st_mode):
         os.unlink(name, dir_fd=parent)
         return 1
-    if st.st_dev != dev:
-        raise Unsafe(f"{name} is a mount point; never crossed", f"{name} 是挂载点，绝不跨越", "device")
     fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=parent)
     count = 0
     try:
+        if not root.same_mount(fd):
+            raise Unsafe(f"{name} is a mount point; never crossed", f"{name} 是挂载点，绝不跨越", "device")
         with os.scandir(fd) as entries:
             names = [e.name for e in entries]
         for child in names:
-            count += _purge_below(fd, child, dev)
+            count += _purge_below(fd, child, root)
     finally:
         os.close(fd)
     os.rmdir(name, dir_fd=parent)

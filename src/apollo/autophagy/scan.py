@@ -385,9 +385,11 @@ class Scanner:
                 trail.append(part)
                 if last:
                     return tuple(trail), True
-                if not stat.S_ISDIR(st.st_mode) or st.st_dev != self.root.dev:
+                if not stat.S_ISDIR(st.st_mode):
                     return None
                 fd = _step(fd, part)
+                if not self.root.same_mount(fd):
+                    return None
             return tuple(trail), True
         except (OSError, Unsafe):
             return None
@@ -400,6 +402,10 @@ class Scanner:
         try:
             top = os.open(parts[-1], os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=dir_fd)
         except OSError:
+            return []
+        if not self.root.same_mount(top):
+            os.close(top)
+            self._note(parts, "mount point; never crossed", "挂载点，绝不跨越")
             return []
         members: list[Member] = [Member(list(parts), [st.st_dev, st.st_ino, 0, 0, stat.S_IFDIR], True)]
         size = 0
@@ -448,10 +454,6 @@ class Scanner:
                     members.append(Member(list(child), Fingerprint.of(est).to_list()))
                 continue
             if is_dir:
-                if est.st_dev != self.root.dev:
-                    self._note(child, "mount point; never crossed", "挂载点，绝不跨越")
-                    kept += 1
-                    continue
                 if len(stack) >= MAX_DEPTH:
                     self._note(child, "too deep; not entered", "层级过深，未进入")
                     kept += 1
@@ -461,7 +463,7 @@ class Scanner:
                 except OSError:
                     kept += 1
                     continue
-                if os.fstat(sub).st_dev != self.root.dev:
+                if not self.root.same_mount(sub):
                     os.close(sub)
                     self._note(child, "mount point; never crossed", "挂载点，绝不跨越")
                     kept += 1
@@ -538,26 +540,24 @@ class Scanner:
     def _visit_dir(self, fd: int, parts: tuple[str, ...], rel: str, reminders: bool, entry: os.DirEntry[str],
                    stack: list) -> None:
         name = parts[-1]
-        if "small" in self.tiers and self.rules.wants_folder(rel, name):
-            st = entry.stat(follow_symlinks=False)
-            if st.st_dev != self.root.dev:
-                self._note(parts, "mount point; never crossed", "挂载点，绝不跨越")
-                return
-            found = self.evaluate("small", fd, parts, st)
-            if found:
-                self.result.items += found
-                return
-        if len(stack) >= MAX_DEPTH:
-            self._note(parts, "too deep; not entered", "层级过深，未进入")
-            return
         try:
             sub = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
         except OSError as exc:
             self._note(parts, f"cannot enter ({exc.strerror})", f"无法进入（{exc.strerror}）")
             return
-        if os.fstat(sub).st_dev != self.root.dev:
+        if not self.root.same_mount(sub):  # a bind mount shares the device: the mount id tells
             os.close(sub)
             self._note(parts, "mount point; never crossed", "挂载点，绝不跨越")
+            return
+        if "small" in self.tiers and self.rules.wants_folder(rel, name):
+            found = self.evaluate("small", fd, parts, entry.stat(follow_symlinks=False))
+            if found:
+                os.close(sub)
+                self.result.items += found
+                return
+        if len(stack) >= MAX_DEPTH:
+            os.close(sub)
+            self._note(parts, "too deep; not entered", "层级过深，未进入")
             return
         inside = reminders or self.rules.reminder_folders.match(rel, name, True) is not None
         stack.append((sub, parts, inside, iter(_listing(sub, on_error=lambda e: self._note(parts, *e)))))
