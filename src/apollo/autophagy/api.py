@@ -388,6 +388,8 @@ def _cut_builder(items: Sequence[Item]):
         if not Fingerprint.from_list(first.fp).same_file(st) or len(old) < first.prefix_size \
                 or sha256_bytes(old[:first.prefix_size]) != first.prefix_sha256:
             raise Unsafe("changed since the plan", "制定计划后已改变", "changed")
+        if len(old) != first.prefix_size and _reaches_end(items):  # what was added may finish the cut part
+            raise Unsafe("written to at the end since the plan", "制定计划后末尾有新写入", "changed")
         ranges = sorted({(c[0], c[1]) for item in items for c in item.cuts})
         merged: list[tuple[int, int]] = []
         for start, end in ranges:  # an entry inside another selected one goes with it
@@ -398,6 +400,11 @@ def _cut_builder(items: Sequence[Item]):
         return cut(old, merged)
 
     return build
+
+
+def _reaches_end(items: Sequence[Item]) -> bool:
+    """Whether a cut runs to the end the plan saw (a torn tail, the last heartbeat entry)."""
+    return any(c[1] == item.prefix_size for item in items for c in item.cuts)
 
 
 def _index_builder(item: Item, empty: bytes):
@@ -617,7 +624,7 @@ def _delete(run: Run, ready: list[tuple[Item, list[Item]]], roots: dict[str, Roo
             run.skip(item, exc.strerror or str(exc), exc.strerror or str(exc))
     for (label, parts), group in cuts.items():
         try:
-            done = remove.rewrite(roots[label], parts, _cut_builder(group))
+            done = remove.rewrite(roots[label], parts, _cut_builder(group), grown_aborts=_reaches_end(group))
             run.rewritten.append({"root": label, "path": "/".join(parts), "after_sha256": done.after_sha256})
             for item in group:
                 run.removed(item)

@@ -151,10 +151,12 @@ class Rewrite(Record):
 
 
 def rewrite(root: Root, parts: Sequence[str], build: Callable[[bytes, os.stat_result], bytes], *,
-            carry_appends: bool = True, mtime_ns: int | None = None) -> Rewrite:
+            carry_appends: bool = True, grown_aborts: bool = False, mtime_ns: int | None = None) -> Rewrite:
     """Replace a file's content atomically: ``build(old bytes, stat)`` gives the new content
     (and raises :class:`Unsafe` if the old one is not what the plan showed). ``mtime_ns`` sets
-    the new file's modification time (a restore puts the original's back)."""
+    the new file's modification time (a restore puts the original's back). ``grown_aborts``:
+    bytes appended before the rename abort it (a cut that ends at the old end would glue them
+    to what was kept); bytes appended after it are still carried over, never lost."""
     parent = root.open_dir(parts[:-1])
     name = parts[-1]
     try:
@@ -171,7 +173,9 @@ def rewrite(root: Root, parts: Sequence[str], build: Callable[[bytes, os.stat_re
                     os.fchmod(out, stat.S_IMODE(st.st_mode))
                     with contextlib.suppress(PermissionError):
                         os.fchown(out, st.st_uid, st.st_gid)
-                    tail = _appended(fd, old, st) if carry_appends else b""
+                    tail = _appended(fd, old, st) if carry_appends or grown_aborts else b""
+                    if tail and grown_aborts:
+                        raise _changed("written to at the end while it was being rewritten")
                     write_all(out, tail)
                     if mtime_ns is not None:
                         os.utime(out, ns=(mtime_ns, mtime_ns))

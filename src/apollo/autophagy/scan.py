@@ -164,6 +164,8 @@ class Scanner:
     def __post_init__(self) -> None:
         self._now_ts = self.now.timestamp()
         self._timestamp = re.compile(self.rules.data.heartbeat.timestamp)
+        self._guard_sets: dict[int, PatternSet] = {}
+        self._held: dict[tuple[tuple[str, ...], tuple[str, ...]], bool] = {}
 
     # -- decisions ------------------------------------------------------------------------------
 
@@ -213,7 +215,7 @@ class Scanner:
                 continue
             if stat.S_ISDIR(mode):
                 if rule.check == "match" and rule.type == "dir" and patterns.match(rel, name, True) \
-                        and not exclude.match(rel, name, True):
+                        and not exclude.match(rel, name, True) and not self._guarded(rule, patterns, dir_fd, parts, True):
                     return self._tree(rule, dir_fd, parts, st)
                 continue
             if not stat.S_ISREG(mode):
@@ -226,7 +228,7 @@ class Scanner:
                     continue
             elif not patterns.match(rel, name, False) or exclude.match(rel, name, False):
                 continue
-            if rule.check == "match" and rule.type != "file":
+            if rule.check == "match" and (rule.type != "file" or self._guarded(rule, patterns, dir_fd, parts, False)):
                 continue
             if rule.check != "entries" and self.recent(st):
                 if record:
@@ -240,6 +242,41 @@ class Scanner:
                 return [found[0]] if not any(i.action == "cut" for i in items) else items
             items += found
         return items
+
+    def _guarded(self, rule: Rule, patterns: PatternSet, dir_fd: int, parts: tuple[str, ...], is_dir: bool) -> bool:
+        """Whether a match rule's guards keep this path: it lies in an environment or installed
+        packages, is a package's source, or is shipped by the manifest beside it. A pattern that
+        names the full path (anchored, no ``**``) is the user asking for exactly it: no guard."""
+        found = patterns.match("/".join(parts), parts[-1], is_dir)
+        if found is not None and found.anchored and "**" not in found.text:
+            return False
+        if rule.never_within:
+            within = self._guard_sets.setdefault(id(rule), PatternSet.compile(rule.never_within))
+            if within.match_any_prefix(parts[:-1], True):
+                return True
+        if any(self._holds(parts[:depth], rule.never_within_holding) for depth in range(len(parts))):
+            return True
+        if is_dir and rule.never_holding and self._holds(parts, rule.never_holding):
+            return True
+        return any(parts[-1] in _shipped(self._read(dir_fd, manifest), keys) for manifest, keys in rule.shipped_by.items())
+
+    def _holds(self, folder: tuple[str, ...], names: Sequence[str]) -> bool:
+        """Whether the folder holds any of ``names`` (remembered per folder during one scan);
+        a folder that cannot be looked into is taken to hold them (fail closed)."""
+        if not names:
+            return False
+        key = (folder, tuple(names))
+        if key not in self._held:
+            try:
+                fd = self.root.open_dir(folder)
+            except (OSError, Unsafe):
+                self._held[key] = True
+            else:
+                try:
+                    self._held[key] = any(_exists(fd, n) for n in names)
+                finally:
+                    os.close(fd)
+        return self._held[key]
 
     def _item(self, rule: Rule, parts: Sequence[str], st: os.stat_result, action: str, size: int,
               reason: str | None = None, reason_zh: str | None = None, **extra: object) -> Item:
@@ -269,9 +306,15 @@ class Scanner:
             except (OSError, Unsafe):
                 return []
             try:
-                verdict = checks.validate(rule.validator, fd, st.st_size, self.rules.data.corrupt)
+                torn, content = checks.repairable(rule.validator, fd, st.st_size, self.rules.data.corrupt)
+                verdict = None if torn else checks.validate(rule.validator, fd, st.st_size, self.rules.data.corrupt)
             finally:
                 os.close(fd)
+            if torn:  # records cut short: cut them out, keep the file
+                size = sum(end - start for start, end in torn)
+                return [self._item(rule, parts, st, "cut", size, f"{rule.reason}: {len(torn)} torn part(s) cut out",
+                                   f"{rule.reason_zh}：截掉 {len(torn)} 处残缺", cuts=[list(c) for c in torn],
+                                   prefix_size=len(content), prefix_sha256=sha256_bytes(content), count=len(torn))]
             if not verdict:
                 return []
             return [self._item(rule, parts, st, "unlink", st.st_size, f"{rule.reason}: {verdict[0]}",
@@ -561,6 +604,39 @@ class Scanner:
             return
         inside = reminders or self.rules.reminder_folders.match(rel, name, True) is not None
         stack.append((sub, parts, inside, iter(_listing(sub, on_error=lambda e: self._note(parts, *e)))))
+
+
+def _exists(dir_fd: int, name: str) -> bool:
+    try:
+        os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+        return True
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True  # cannot tell: the guard holds
+
+
+def _shipped(manifest: bytes | None, keys: Sequence[str]) -> set[str]:
+    """The first path component of every string under ``keys`` of a JSON manifest ("./dist/x.js"
+    and "dist/**" both ship ``dist``); an unreadable manifest ships nothing it can name."""
+    if not manifest:
+        return set()
+    try:
+        data = json.loads(manifest)
+    except (ValueError, UnicodeDecodeError):
+        return set()
+    found: set[str] = set()
+    pending = [data[k] for k in keys if isinstance(data, dict) and k in data]
+    while pending:
+        value = pending.pop()
+        if isinstance(value, str):
+            head = next((p for p in PurePosixPath(value).parts if p not in (".", "/")), "")
+            found.add(head)
+        elif isinstance(value, list):
+            pending += value
+        elif isinstance(value, dict):
+            pending += value.values()
+    return found
 
 
 def _step(fd: int, name: str) -> int:
