@@ -52,9 +52,10 @@ from apollo.autophagy.places import purge_expired_snapshots as purge_expired_sna
 from apollo.autophagy.places import run_lock as _lock
 from apollo.autophagy.plan import Item, Plan, RootInfo, encode, make_plan
 from apollo.autophagy.rules import RISK, CompiledRules
-from apollo.autophagy.scan import Scanner, Tasks, load_tasks
+from apollo.autophagy.scan import Scanner
 from apollo.autophagy.snapshot import SnapshotWriter, list_snapshots, locate
 from apollo.autophagy.snapshot import restore as restore_files
+from apollo.autophagy.tasks import Tasks, load_tasks
 from apollo.errors import ConfirmationRequired, InputError, Refused, UsageError
 
 ACTORS = ("main", "subagent")

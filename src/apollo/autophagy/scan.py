@@ -12,7 +12,6 @@ import json
 import os
 import re
 import stat
-import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -22,123 +21,9 @@ from apollo.autophagy import checks, entries
 from apollo.autophagy.fs import Fingerprint, Root, Unsafe, display, open_file, read_fd, sha256_bytes
 from apollo.autophagy.plan import Item, Member
 from apollo.autophagy.rules import CompiledRules, PatternSet, Rule
-from apollo.errors import ConfigError
+from apollo.autophagy.tasks import Tasks
 
 MAX_DEPTH = 512
-
-
-@dataclass(frozen=True)
-class Tasks:
-    """What active tasks protect: their files (and everything below them) and their titles."""
-
-    paths: frozenset[str] = frozenset()
-    titles: tuple[str, ...] = ()
-
-    def references(self, rel: str) -> bool:
-        """Whether an active task names ``rel``; compared in NFC, as a name typed composed may be
-        stored decomposed (macOS)."""
-        return rel in self.paths or (not rel.isascii() and unicodedata.normalize("NFC", rel) in self.paths)
-
-
-def _task_paths(value: object, keys: set[str]) -> Iterator[str]:
-    if isinstance(value, dict):
-        for key, child in value.items():
-            if key in keys:
-                if isinstance(child, str):
-                    yield child
-                elif isinstance(child, list):
-                    yield from (c for c in child if isinstance(c, str))
-            yield from _task_paths(child, keys)
-    elif isinstance(value, list):
-        for child in value:
-            yield from _task_paths(child, keys)
-
-
-def _task_objects(value: object, status_keys: Sequence[str]) -> Iterator[dict]:
-    if isinstance(value, dict):
-        if any(isinstance(value.get(k), str) for k in status_keys):
-            yield value
-            return
-        for child in value.values():
-            yield from _task_objects(child, status_keys)
-    elif isinstance(value, list):
-        for child in value:
-            yield from _task_objects(child, status_keys)
-
-
-def _relative_to_workspace(reference: str, root: Root) -> str | None:
-    text = os.path.expanduser(reference.strip())
-    if not text:
-        return None
-    path = PurePosixPath(text)
-    if path.is_absolute():
-        for base in (root.path, root.given):
-            try:
-                path = path.relative_to(base)
-                break
-            except ValueError:
-                continue
-        else:
-            return None
-    parts: list[str] = []
-    for part in path.parts:
-        if part in ("", "."):
-            continue
-        if part == "..":
-            if not parts:
-                return None
-            parts.pop()
-        else:
-            parts.append(part)
-    return "/".join(parts) or None
-
-
-def load_tasks(root: Root, rules: CompiledRules) -> Tasks:
-    """Read the task-state file; if it exists and cannot be read, nothing may be deleted."""
-    spec = rules.data.protect.tasks
-    parts = tuple(spec.file.split("/"))
-    where = str(root.path / spec.file)
-    try:
-        parent = root.open_dir(parts[:-1])
-    except Unsafe as exc:
-        if exc.code == "gone":
-            return Tasks()
-        raise ConfigError(f"cannot read the task state ({exc.reason})", where=where,
-                          hint="nothing is deleted while the protect list cannot be read") from None
-    try:
-        try:
-            fd = open_file(parent, parts[-1])
-        except FileNotFoundError:
-            return Tasks()
-        except (OSError, Unsafe) as exc:
-            reason = exc.reason if isinstance(exc, Unsafe) else (exc.strerror or str(exc))
-            raise ConfigError(f"cannot read the task state ({reason})", where=where,
-                              hint="nothing is deleted while the protect list cannot be read") from None
-        try:
-            data = read_fd(fd)
-        finally:
-            os.close(fd)
-    finally:
-        os.close(parent)
-    try:
-        state = json.loads(data.decode("utf-8-sig"))
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"the task state is not valid JSON ({exc})", where=where,
-                          hint="fix the file; nothing is deleted while the protect list cannot be read") from None
-    finished = {s.casefold() for s in spec.finished_statuses}
-    keys = set(spec.path_keys)
-    protected: set[str] = set()
-    titles: list[str] = []
-    for task in _task_objects(state, spec.status_keys):
-        status = next((task[k] for k in spec.status_keys if isinstance(task.get(k), str)), "")
-        if status.strip().casefold() in finished:
-            continue
-        titles.append(next((str(task[k]) for k in spec.title_keys if task.get(k)), "?"))
-        for reference in _task_paths(task, keys):
-            rel = _relative_to_workspace(reference, root)
-            if rel:
-                protected.add(unicodedata.normalize("NFC", rel))
-    return Tasks(frozenset(protected), tuple(titles))
 
 
 @dataclass
