@@ -53,7 +53,14 @@ from apollo.autophagy.places import run_lock as _lock
 from apollo.autophagy.plan import Item, Plan, RootInfo, encode, make_plan
 from apollo.autophagy.rules import RISK, CompiledRules
 from apollo.autophagy.scan import Scanner
-from apollo.autophagy.snapshot import SnapshotWriter, list_snapshots, locate
+from apollo.autophagy.snapshot import (
+    NO_SPACE,
+    NoSpace,
+    SnapshotWriter,
+    list_snapshots,
+    locate,
+    snapshot_space,
+)
 from apollo.autophagy.snapshot import restore as restore_files
 from apollo.autophagy.tasks import Tasks, load_tasks
 from apollo.errors import ConfirmationRequired, InputError, Refused, UsageError
@@ -494,11 +501,20 @@ def _run(loaded: Plan, items: Sequence[Item], roots: dict[str, Root], places: Pl
                         "risk": loaded.risk, "expires_at": None}
         return empty
     scanner = _scanner(places, rules, config, (loaded.tier,), tasks)
-    writer = SnapshotWriter(places.snapshots, tier=loaded.tier, plan_id=loaded.plan_id, trigger=trigger,
-                            operator=operator)
-    snapshot_rel = _shown(places, writer.path)
+    try:
+        snapshot_space(places.snapshots, sum(_copy_size(item, paths, rules) for item in items))
+        writer = SnapshotWriter(places.snapshots, tier=loaded.tier, plan_id=loaded.plan_id, trigger=trigger,
+                                operator=operator)
+    except (NoSpace, OSError) as exc:
+        if isinstance(exc, OSError) and exc.errno not in NO_SPACE:
+            raise
+        reason = exc.reason if isinstance(exc, NoSpace) else f"no space for the snapshot ({exc.strerror})"
+        raise Refused(f"{reason}; nothing was changed", where=str(places.snapshots.path),
+                      hint="free some space (or set autophagy.snapshot_dir to a roomier place), then run it again") from None
+    snapshot_rel: str | None = _shown(places, writer.path)
     ready: list[tuple[Item, list[Item]]] = []
     failure: str | None = None
+    deleting = False
     try:
         for item in items:  # 1. re-qualify and copy everything into the snapshot
             root = roots[item.root]
@@ -509,20 +525,31 @@ def _run(loaded: Plan, items: Sequence[Item], roots: dict[str, Root], places: Pl
             except Unsafe as exc:
                 run.skip(item, exc.reason, exc.reason_zh)
             except OSError as exc:
+                if exc.errno in NO_SPACE:
+                    raise
                 run.skip(item, exc.strerror or str(exc), exc.strerror or str(exc))
         if loaded.tier == "large":
             _summary(writer, ready, paths, config)
         writer.seal()
+        deleting = True
         _delete(run, ready, roots, rules, paths)  # 2. remove, each re-checked right before
     except BaseException as exc:
         failure = f"{type(exc).__name__}: {exc}"
+        if not deleting:  # nothing was removed: a partial snapshot would only hold the disk
+            writer.discard()
+            snapshot_rel = None
+        if isinstance(exc, OSError) and exc.errno in NO_SPACE and not deleting:
+            raise Refused(f"the disk filled while the snapshot was taken ({exc.strerror}); the partial snapshot was "
+                          "removed and nothing was changed", where=str(places.snapshots.path),
+                          hint="free some space, then run it again") from None
         raise
     finally:
         result = Result(tier=loaded.tier, deleted=run.deleted, skipped=run.skipped, snapshot=snapshot_rel, log=log_rel)
         try:
-            writer.write_result({**result, "plan_id": loaded.plan_id, "rewritten": run.rewritten,
-                                 "finished_at": clock.now().isoformat(), "failure": failure})
-            _log(places, loaded, run, tasks, snapshot_rel, trigger, operator, failure)
+            if snapshot_rel is not None:
+                writer.write_result({**result, "plan_id": loaded.plan_id, "rewritten": run.rewritten,
+                                     "finished_at": clock.now().isoformat(), "failure": failure})
+            _log(places, loaded, run, tasks, snapshot_rel or "（无：快照失败，已删除）", trigger, operator, failure)
         except OSError:
             if failure is None:
                 raise  # the run itself went well: a missing log entry is an error of its own
@@ -534,6 +561,16 @@ def _run(loaded: Plan, items: Sequence[Item], roots: dict[str, Root], places: Pl
                      "time": clock.now().isoformat(), "risk": loaded.risk,
                      "expires_at": (writer.created + timedelta(days=retention)).isoformat()}
     return result
+
+
+def _copy_size(item: Item, paths: Any, rules: CompiledRules) -> int:
+    """The bytes the snapshot will copy for one item, as planned (a cut copies the whole file)."""
+    if item.action == "cut":
+        return item.prefix_size
+    if item.action == "sqlite":
+        store = paths.agent_dir / rules.data.large.sqlite.store
+        return sum(p.stat().st_size for p in (store, store.with_name(store.name + "-wal")) if p.exists())
+    return item.bytes
 
 
 def _shown(places: Places, path: Path) -> str:
@@ -625,7 +662,8 @@ def _delete(run: Run, ready: list[tuple[Item, list[Item]]], roots: dict[str, Roo
             run.skip(item, exc.strerror or str(exc), exc.strerror or str(exc))
     for (label, parts), group in cuts.items():
         try:
-            done = remove.rewrite(roots[label], parts, _cut_builder(group), grown_aborts=_reaches_end(group))
+            done = remove.rewrite(roots[label], parts, _cut_builder(group), grown_aborts=_reaches_end(group),
+                                  writers_refuse=True)
             run.rewritten.append({"root": label, "path": "/".join(parts), "after_sha256": done.after_sha256})
             for item in group:
                 run.removed(item)

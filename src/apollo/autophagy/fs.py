@@ -41,6 +41,39 @@ def mount_id(fd: int) -> int | None:
     return None
 
 
+def open_writers(st: os.stat_result) -> list[str]:
+    """Processes that hold this file open for writing ("pid (command)"), from Linux's /proc;
+    empty where the system does not say. A process we may not look into is not listed."""
+    found = []
+    try:
+        pids = [p for p in os.listdir("/proc") if p.isdigit()]
+    except OSError:
+        return []
+    for pid in pids:
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                target = os.stat(f"/proc/{pid}/fd/{fd}")
+                if (target.st_dev, target.st_ino) != (st.st_dev, st.st_ino):
+                    continue
+                with open(f"/proc/{pid}/fdinfo/{fd}", "rb") as info:
+                    flags = next((int(line.split()[1], 8) for line in info if line.startswith(b"flags:")), 0)
+            except (OSError, ValueError):
+                continue
+            if flags & os.O_ACCMODE in (os.O_WRONLY, os.O_RDWR):
+                try:
+                    with open(f"/proc/{pid}/comm", "rb") as comm:
+                        name = comm.read().decode("utf-8", "replace").strip()
+                except OSError:
+                    name = "?"
+                found.append(f"{pid} ({name})")
+                break
+    return found
+
+
 class Unsafe(Exception):
     """A path that cannot be reached safely (symlink, other device, gone, changed)."""
 

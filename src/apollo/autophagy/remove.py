@@ -30,6 +30,7 @@ from apollo.autophagy.fs import (
     Unsafe,
     fsync_dir,
     open_file,
+    open_writers,
     read_fd,
     sha256_bytes,
     write_all,
@@ -151,18 +152,24 @@ class Rewrite(Record):
 
 
 def rewrite(root: Root, parts: Sequence[str], build: Callable[[bytes, os.stat_result], bytes], *,
-            carry_appends: bool = True, grown_aborts: bool = False, mtime_ns: int | None = None) -> Rewrite:
+            carry_appends: bool = True, grown_aborts: bool = False, writers_refuse: bool = False,
+            mtime_ns: int | None = None) -> Rewrite:
     """Replace a file's content atomically: ``build(old bytes, stat)`` gives the new content
     (and raises :class:`Unsafe` if the old one is not what the plan showed). ``mtime_ns`` sets
     the new file's modification time (a restore puts the original's back). ``grown_aborts``:
     bytes appended before the rename abort it (a cut that ends at the old end would glue them
-    to what was kept); bytes appended after it are still carried over, never lost."""
+    to what was kept); bytes appended after it are still carried over, never lost.
+    ``writers_refuse``: a file another process holds open for writing is left alone (after a
+    rename it would go on writing to the old, orphaned file: its lines would be lost)."""
     parent = root.open_dir(parts[:-1])
     name = parts[-1]
     try:
         fd = open_file(parent, name)
         try:
             st = os.fstat(fd)
+            if writers_refuse and (holders := open_writers(st)):
+                raise Unsafe(f"open for writing by process {', '.join(holders)}; left alone (pruned once it is closed)",
+                             f"正被进程 {', '.join(holders)} 写入；未改动（关闭后再清理）", "busy")
             old = read_fd(fd)
             new = build(old, st)
             temp = f".{name[:180]}.apollo-{os.urandom(4).hex()}.tmp"  # secrets.token_hex, without its imports
@@ -183,6 +190,9 @@ def rewrite(root: Root, parts: Sequence[str], build: Callable[[bytes, os.stat_re
                     current = os.stat(name, dir_fd=parent, follow_symlinks=False)
                     if (current.st_dev, current.st_ino) != (st.st_dev, st.st_ino):
                         raise _changed("replaced by another file since it was read")
+                    if writers_refuse and (holders := open_writers(st)):  # opened while we wrote the copy
+                        raise Unsafe(f"open for writing by process {', '.join(holders)}; left alone",
+                                     f"正被进程 {', '.join(holders)} 写入；未改动", "busy")
                     os.rename(temp, name, src_dir_fd=parent, dst_dir_fd=parent)
                 except BaseException:
                     _drop(parent, temp)

@@ -169,13 +169,15 @@ class Scanner:
                     bytes=size, reason=reason or rule.reason, reason_zh=reason_zh or rule.reason_zh,
                     fp=Fingerprint.of(st).to_list(), **extra)  # type: ignore[arg-type]
 
-    def _read(self, dir_fd: int, name: str) -> bytes | None:
+    def _read(self, dir_fd: int, name: str, limit: int | None = None) -> bytes | None:
+        """A file's bytes (the first ``limit``: what a log held when it was stat'ed, whatever a
+        writer appends meanwhile)."""
         try:
             fd = open_file(dir_fd, name)
         except (OSError, Unsafe):
             return None
         try:
-            return read_fd(fd)
+            return read_fd(fd, limit)
         finally:
             os.close(fd)
 
@@ -213,7 +215,7 @@ class Scanner:
                 return []
             return [self._item(rule, parts, st, "unlink", st.st_size, f"{rule.reason}: {verdict[0]}",
                                f"{rule.reason_zh}：{verdict[1]}")]
-        data = self._read(dir_fd, name)
+        data = self._read(dir_fd, name, st.st_size)
         if data is None or len(data) != st.st_size:
             return []
         if rule.check == "entries":
