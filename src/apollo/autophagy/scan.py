@@ -234,13 +234,13 @@ class Scanner:
         except UnicodeDecodeError:
             return []
         blocks = entries.markdown_entries(data)
-        marked = entries.marked_entries(blocks, self.rules.data.memory)
+        marked = entries.marked_entries(blocks, self.rules.data.memory, data)
         common = {"prefix_size": len(data), "prefix_sha256": sha256_bytes(data)}
         if rule.check == "marked_entries":
             return [self._item(rule, parts, st, "cut", e.end - e.start, f"{rule.reason} ({marker})",
                                f"{rule.reason_zh}（{marker}）", cuts=[[e.start, e.end]], text=e.first.strip(),
                                line=e.line, **common) for e, marker in marked]
-        found_superseded = entries.superseded_entries(blocks, self.rules.data.memory, [e for e, _ in marked])
+        found_superseded = entries.superseded_entries(blocks, self.rules.data.memory, [e for e, _ in marked], data)
         return [self._item(rule, parts, st, "cut", old.end - old.start, f"{rule.reason} (line {new.line}: {new.first.strip()[:80]})",
                            f"{rule.reason_zh}（第 {new.line} 行：{new.first.strip()[:80]}）", cuts=[[old.start, old.end]],
                            text=old.first.strip(), line=old.line, suggested=True, **common)
