@@ -229,11 +229,13 @@ def kept_summary(places: Places, rules: CompiledRules, tasks: Tasks) -> dict[str
         if not is_dir and rules.report_memory.match(entry.name, entry.name, False):
             try:
                 fd = open_file(places.workspace.fd, entry.name)
-                try:
-                    blocks = markdown_entries(read_fd(fd))
+                try:  # a file over the check limit is not read (a sparse 4 GiB MEMORY.md)
+                    big = os.fstat(fd).st_size > rules.data.corrupt.max_check_mb * 1024 * 1024
+                    blocks = [] if big else markdown_entries(read_fd(fd))
                 finally:
                     os.close(fd)
-                memory.append({"path": entry.name, "entries": sum(1 for b in blocks if b.kind != "section")})
+                memory.append({"path": entry.name,
+                               "entries": None if big else sum(1 for b in blocks if b.kind != "section")})
             except (OSError, Unsafe):
                 memory.append({"path": entry.name, "entries": None})
         if rules.report_preferences.match(entry.name, entry.name, is_dir):
@@ -501,6 +503,12 @@ def _run(loaded: Plan, items: Sequence[Item], roots: dict[str, Root], places: Pl
                         "risk": loaded.risk, "expires_at": None}
         return empty
     scanner = _scanner(places, rules, config, (loaded.tier,), tasks)
+    if any(item.action == "sqlite" for item in items):  # all of the large tier or none of it
+        try:
+            large_tier.check_wipeable(paths.agent_dir / rules.data.large.sqlite.store)
+        except (Unsafe, OSError) as exc:
+            raise Refused(f"{getattr(exc, 'reason', None) or exc}; nothing was changed",
+                          hint="stop OpenClaw (and keep backups as copies, not hard links), then run it again") from None
     try:
         snapshot_space(places.snapshots, sum(_copy_size(item, paths, rules) for item in items))
         writer = SnapshotWriter(places.snapshots, tier=loaded.tier, plan_id=loaded.plan_id, trigger=trigger,
@@ -629,7 +637,7 @@ def _summary(writer: SnapshotWriter, ready: list[tuple[Item, list[Item]]], paths
 def _delete(run: Run, ready: list[tuple[Item, list[Item]]], roots: dict[str, Root], rules: CompiledRules,
             paths: Any) -> None:
     cuts: dict[tuple[str, tuple[str, ...]], list[Item]] = {}
-    for item, fresh in ready:
+    for item, fresh in sorted(ready, key=lambda pair: pair[0].action != "sqlite"):  # the store first: see _wipe
         root = roots[item.root]
         parts = tuple(item.parts)
         try:
@@ -688,14 +696,16 @@ def _wipe(run: Run, root: Root, item: Item, rules: CompiledRules, paths: Any) ->
     parts = tuple(item.parts)
     parent = root.open_dir(parts[:-1])
     try:
+        if os.stat(parts[-1], dir_fd=parent, follow_symlinks=False).st_nlink > 1:
+            raise Refused("the store got another hard link since the check; nothing else was removed")
         db = f"/proc/self/fd/{parent}/{parts[-1]}" if Path(f"/proc/self/fd/{parent}").is_dir() \
             else str(root.path.joinpath(*parts))
         try:
             remove.wipe_sessions(db, spec.session_tables, spec.related_tables,
                                  large_tier.verifier(item.sessions, rules, paths.agent))
-        except sqlite3.OperationalError as exc:
-            raise Unsafe(f"the store is busy or locked ({exc}); is OpenClaw running?",
-                         f"存储正忙或被锁定（{exc}）；OpenClaw 是否在运行？", "busy") from None
+        except sqlite3.OperationalError as exc:  # locked since the check: stop here, before anything else goes
+            raise Refused(f"the store is busy or locked ({exc}); is OpenClaw running? Nothing else was removed",
+                          hint="stop OpenClaw, then run it again") from None
         fd = open_file(parent, parts[-1])
         try:
             after = sha256_bytes(read_fd(fd))

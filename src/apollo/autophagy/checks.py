@@ -227,7 +227,8 @@ _KEY_VALUE = re.compile(r"\s*([A-Za-z_][\w-]*)\s*[:：=]\s*(.*?)\s*$")
 
 
 def _text_fields(text: str) -> dict[str, object]:
-    """Front matter, or the leading ``key: value`` lines of a text reminder."""
+    """Front matter, or the ``key: value`` lines a text reminder starts with (blank lines
+    before them aside); a ``key: value`` line anywhere further down is text, not a field."""
     lines = text.splitlines()
     if lines and lines[0].strip() == "---":
         end = next((i for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), None)
@@ -240,9 +241,7 @@ def _text_fields(text: str) -> dict[str, object]:
             continue
         match = _KEY_VALUE.match(line)
         if not match:
-            if fields:
-                break
-            continue
+            break
         value = match.group(2).strip().strip("'\"")
         fields[match.group(1)] = {"true": True, "false": False}.get(value.lower(), value)
     return fields

@@ -178,7 +178,7 @@ class Pattern:
         dir_only = text.endswith("/")
         body = text.strip("/")
         flags = re.IGNORECASE if ignore_case else 0
-        if "/" not in body:
+        if "/" not in body and not text.startswith("/"):  # a leading slash anchors, as in .gitignore
             return cls(text, dir_only, False, re.compile(_component_regex(body) + r"\Z", flags))
         pieces = ["(?:[^/]+/)*" if part == "**" else _component_regex(part) + "/" for part in body.split("/")]
         return cls(text, dir_only, True, re.compile("".join(pieces) + r"\Z", flags))
@@ -352,7 +352,7 @@ class CompiledRules:
                     PatternSet.compile(r.exclude, ignore_case=True)) for r in getattr(rules, tier)]
             for tier in ("small", "medium")
         }
-        self.reminder_folders = PatternSet.compile([f.rstrip("/") + "/" for f in rules.reminders.folders])
+        self.reminder_folders = PatternSet.compile(["/" + f.strip("/") + "/" for f in rules.reminders.folders])
         self._file_interest = {  # a first look only (evaluate decides): ignoring case can only ask more
             tier: PatternSet.compile([p for r in getattr(rules, tier) if not (r.check == "match" and r.type == "dir")
                                       for p in r.patterns], ignore_case=True)

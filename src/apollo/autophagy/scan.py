@@ -51,6 +51,7 @@ class Scanner:
         self._timestamp = re.compile(self.rules.data.heartbeat.timestamp)
         self._guard_sets: dict[int, PatternSet] = {}
         self._held: dict[tuple[tuple[str, ...], tuple[str, ...]], bool] = {}
+        self._link_targets: frozenset[str] | None = None
 
     # -- decisions ------------------------------------------------------------------------------
 
@@ -60,7 +61,48 @@ class Scanner:
             return f"protected ({found.text})", f"受保护（{found.text}）"
         if self.tasks.references(rel):
             return "referenced by an active task", "进行中任务引用的文件"
+        if rel in self.link_targets():
+            return "target of a protected symlink", "受保护符号链接的目标"
         return None
+
+    def link_targets(self) -> frozenset[str]:
+        """Where protected names that are symlinks (``MEMORY.md -> memory/MEMORY.md.orig``)
+        point inside the workspace: protected as the names are. Found once per scanner, by
+        listing every folder that is not protected itself (no link followed, no mount crossed)."""
+        if self._link_targets is None:
+            self._link_targets = frozenset()  # while looking: the protect check below must not recurse
+            found: set[str] = set()
+            stack: list[tuple[int, tuple[str, ...]]] = [(os.dup(self.root.fd), ())]
+            while stack:
+                fd, base = stack.pop()
+                try:
+                    for entry in _listing(fd):
+                        parts = (*base, entry.name)
+                        rel = "/".join(parts)
+                        try:
+                            is_dir = entry.is_dir(follow_symlinks=False)
+                            is_link = not is_dir and entry.is_symlink()
+                        except OSError:
+                            continue
+                        protected = self.protected_reason(rel, entry.name, is_dir or is_link)
+                        if is_link and protected:
+                            target = self._safe_readlink(fd, entry.name)
+                            resolved = self._resolve_inside(base, target) if target is not None else None
+                            if resolved is not None:
+                                found.add("/".join(resolved[0]))
+                        elif is_dir and not protected and len(base) < MAX_DEPTH:
+                            try:
+                                sub = os.open(entry.name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+                            except OSError:
+                                continue
+                            if self.root.same_mount(sub):
+                                stack.append((sub, parts))
+                            else:
+                                os.close(sub)
+                finally:
+                    os.close(fd)
+            self._link_targets = frozenset(found)
+        return self._link_targets
 
     def protected_path(self, parts: Sequence[str], is_dir: bool) -> tuple[str, str] | None:
         """The protect check of a whole path: the path or any folder above it."""
@@ -143,7 +185,19 @@ class Scanner:
             return True
         if is_dir and rule.never_holding and self._holds(parts, rule.never_holding):
             return True
-        return any(parts[-1] in _shipped(self._read(dir_fd, manifest), keys) for manifest, keys in rule.shipped_by.items())
+        return any(self._ships(dir_fd, manifest, keys, parts[-1]) for manifest, keys in rule.shipped_by.items())
+
+    def _ships(self, dir_fd: int, manifest: str, keys: Sequence[str], name: str) -> bool:
+        """Whether the JSON manifest beside a folder ships it; one that is there but cannot be
+        read or parsed is taken to ship it (fail closed)."""
+        try:
+            st = os.stat(manifest, dir_fd=dir_fd, follow_symlinks=False)
+        except FileNotFoundError:
+            return False
+        except OSError:
+            return True
+        shipped = _shipped(self._read(dir_fd, manifest, st.st_size), keys)
+        return shipped is None or name in shipped
 
     def _holds(self, folder: tuple[str, ...], names: Sequence[str]) -> bool:
         """Whether the folder holds any of ``names`` (remembered per folder during one scan);
@@ -169,15 +223,18 @@ class Scanner:
                     bytes=size, reason=reason or rule.reason, reason_zh=reason_zh or rule.reason_zh,
                     fp=Fingerprint.of(st).to_list(), **extra)  # type: ignore[arg-type]
 
-    def _read(self, dir_fd: int, name: str, limit: int | None = None) -> bytes | None:
-        """A file's bytes (the first ``limit``: what a log held when it was stat'ed, whatever a
-        writer appends meanwhile)."""
+    def _read(self, dir_fd: int, name: str, size: int) -> bytes | None:
+        """A file's first ``size`` bytes (what a log held when it was stat'ed, whatever a writer
+        appends meanwhile); None for a file over the size limit (never read, never judged: a
+        4 GiB sparse file must not be loaded whole)."""
+        if size > self.rules.data.corrupt.max_check_mb * 1024 * 1024:
+            return None
         try:
             fd = open_file(dir_fd, name)
         except (OSError, Unsafe):
             return None
         try:
-            return read_fd(fd, limit)
+            return read_fd(fd, size)
         finally:
             os.close(fd)
 
@@ -207,7 +264,7 @@ class Scanner:
             return [self._item(rule, parts, st, "unlink", st.st_size, f"{rule.reason}: {verdict[0]}",
                                f"{rule.reason_zh}：{verdict[1]}")]
         if rule.check == "reminders":
-            data = self._read(dir_fd, name)
+            data = self._read(dir_fd, name, st.st_size)
             fields = checks.reminder_fields(data, PurePosixPath(name).suffix.lower()) if data is not None else None
             verdict = checks.reminder_verdict(fields, self.rules.data.reminders, self._timestamp, self.now) \
                 if fields is not None else None
@@ -503,15 +560,15 @@ def _exists(dir_fd: int, name: str) -> bool:
         return True  # cannot tell: the guard holds
 
 
-def _shipped(manifest: bytes | None, keys: Sequence[str]) -> set[str]:
+def _shipped(manifest: bytes | None, keys: Sequence[str]) -> set[str] | None:
     """The first path component of every string under ``keys`` of a JSON manifest ("./dist/x.js"
-    and "dist/**" both ship ``dist``); an unreadable manifest ships nothing it can name."""
-    if not manifest:
-        return set()
+    and "dist/**" both ship ``dist``); None when it cannot be read or parsed."""
+    if manifest is None:
+        return None
     try:
         data = json.loads(manifest)
     except (ValueError, UnicodeDecodeError):
-        return set()
+        return None
     found: set[str] = set()
     pending = [data[k] for k in keys if isinstance(data, dict) and k in data]
     while pending:

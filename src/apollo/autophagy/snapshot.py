@@ -421,7 +421,7 @@ def _lstat(dir_fd: int, name: str) -> os.stat_result | None:
 def _put_new(parent: int, name: str, blob: int, entry: dict[str, Any]) -> None:
     """Write under a temporary name, then link it into place: ``link`` fails if the name
     exists, so a file that appeared meanwhile is never overwritten."""
-    temp = f".{name[:180]}.apollo-restore.tmp"
+    temp = f".{name[:180]}.apollo-restore-{os.urandom(4).hex()}.tmp"  # never a name an earlier crash left behind
     out = os.open(temp, O_CREATE, 0o600, dir_fd=parent)
     try:
         for chunk in iter_fd(blob):
