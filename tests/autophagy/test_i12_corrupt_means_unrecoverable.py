@@ -54,6 +54,8 @@ def test_text_in_another_encoding_is_not_corrupt(ws) -> None:
         "data/sales.csv": "name;price\nCafé;3,50 €\n“quoted”;1\n".encode("cp1252"),
         "notes/french.txt": "Les élèves ont étudié à l'école.\n".encode("cp1252"),
         "notes/ends-in-latin1.txt": b"just ascii then caf\xe9",
+        "notes/utf16-no-bom.txt": "Notes en UTF-16, sans BOM\n".encode("utf-16-le"),
+        "data/pretty.jsonl": b'[\n  {"a": 1},\n  {"b": 2},\n]\n',
     }
     for rel, data in files.items():
         ws.put(rel, data)

@@ -99,7 +99,7 @@ def check_jsonl(data: bytes) -> Verdict:
     if not data.strip():
         return ("zero bytes of data" if not data else "only white space", "0 字节" if not data else "只有空白")
     lines = _jsonl_lines(data)
-    if any(line[2] for line in lines):
+    if any(line[2] for line in lines) or check_json(data) is None:  # a pretty-printed JSON document is readable
         return None
     return (f"none of its {len(lines)} lines parses", f"{len(lines)} 行中没有一行能解析")
 
@@ -123,10 +123,24 @@ def check_utf8(data: bytes) -> Verdict:
         except UnicodeDecodeError:
             pass
     binary = _BINARY.search(data)
-    if binary is None:
+    if binary is None or _utf16_text(data):
         return None  # text in another encoding, not rubbish
     return (f"not text: not UTF-8 (byte {error.start}) and control byte {binary.group()!r} at {binary.start()}",
             f"不是文本：不是 UTF-8（第 {error.start} 字节），且第 {binary.start()} 字节是控制字节")
+
+
+def _utf16_text(data: bytes) -> bool:
+    """UTF-16 without a byte-order mark: decodes, and holds no control character but white space."""
+    if len(data) % 2:
+        return False
+    for encoding in ("utf-16-le", "utf-16-be"):
+        try:
+            text = data.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+        if not any(ch < " " and ch not in "\t\n\r\f" for ch in text):
+            return True
+    return False
 
 
 def torn_parts(validator: str, data: bytes) -> list[tuple[int, int]]:
