@@ -38,10 +38,9 @@ def _archive(kind: str) -> bytes:
 CORRUPT = {
     "data/cut.json": b'{"retry": 3, "hosts": ["a", ',
     "data/empty.json": b"",
-    "data/events.jsonl": b'{"a": 1}\n{"b": 2\n{"c": 3}\n',
     "data/empty.jsonl": b"",
+    "data/nothing-parses.jsonl": b'{"a": \n{"b": 2\n',
     "notes/binary.md": b"\x00\xff\xfe\x80\x81 not text \xc3\x28",
-    "notes/truncated.txt": "截断的中文".encode()[:-1],
     "backups/cut.zip": _archive("zip")[:-40],
     "backups/cut.gz": _archive("gz")[:-12],
     "backups/cut.tar.gz": _archive("tgz")[: len(_archive("tgz")) // 2],
@@ -52,6 +51,7 @@ SOUND = {
     "tsconfig.json": b'{\n  // comments are fine here\n  "compilerOptions": {"strict": true,},\n}\n',
     "data/ok.jsonl": b'{"a": 1}\n\n{"b": 2}\n',
     "notes/gbk.txt": "中文笔记，用 GBK 保存".encode("gbk"),
+    "notes/latin1.txt": "Café crème".encode("latin-1"),
     "notes/utf16.txt": "hello".encode("utf-16"),
     "backups/ok.zip": _archive("zip"),
     "backups/ok.gz": _archive("gz"),
@@ -59,15 +59,24 @@ SOUND = {
 }
 
 
+# Damaged but recoverable: the torn parts are cut out, the file stays (issue 12, finding 7).
+REPAIRED = {
+    "data/events.jsonl": (b'{"a": 1}\n{"b": 2\n{"c": 3}\n', b'{"a": 1}\n{"c": 3}\n'),
+    "notes/truncated.txt": ("截断的中文".encode()[:-1], "截断的中".encode()),
+}
+
+
 def test_every_kind_of_corruption_and_only_those(ws) -> None:
-    for rel, data in {**CORRUPT, **SOUND}.items():
+    for rel, data in {**CORRUPT, **SOUND, **{k: v[0] for k, v in REPAIRED.items()}}.items():
         ws.put(rel, data)
     made = ws.plan("medium")
-    assert {i.rel for i in made.items} == set(CORRUPT)
+    assert {i.rel for i in made.items if i.action == "unlink"} == set(CORRUPT)
+    assert {i.rel for i in made.items if i.action == "cut"} == set(REPAIRED)
     ws.execute(made.plan_id)
     left = tree(ws.workspace)
     assert not set(CORRUPT) & set(left)
     assert set(SOUND) <= set(left)
+    assert all((ws.workspace / rel).read_bytes() == after for rel, (_, after) in REPAIRED.items())
 
 
 def test_broken_symlinks_go_never_their_targets(ws) -> None:

@@ -52,9 +52,19 @@ from apollo.autophagy.places import purge_expired_snapshots as purge_expired_sna
 from apollo.autophagy.places import run_lock as _lock
 from apollo.autophagy.plan import Item, Plan, RootInfo, encode, make_plan
 from apollo.autophagy.rules import RISK, CompiledRules
-from apollo.autophagy.scan import Scanner, Tasks, load_tasks
-from apollo.autophagy.snapshot import UNSEALED_HINT, SnapshotWriter, list_snapshots, locate, read_sealed
+from apollo.autophagy.scan import Scanner
+from apollo.autophagy.snapshot import (
+    NO_SPACE,
+    UNSEALED_HINT,
+    NoSpace,
+    SnapshotWriter,
+    list_snapshots,
+    locate,
+    read_sealed,
+    snapshot_space,
+)
 from apollo.autophagy.snapshot import restore as restore_files
+from apollo.autophagy.tasks import Tasks, load_tasks
 from apollo.errors import ConfirmationRequired, InputError, Refused, UsageError
 
 ACTORS = ("main", "subagent")
@@ -223,11 +233,13 @@ def kept_summary(places: Places, rules: CompiledRules, tasks: Tasks) -> dict[str
         if not is_dir and rules.report_memory.match(entry.name, entry.name, False):
             try:
                 fd = open_file(places.workspace.fd, entry.name)
-                try:
-                    blocks = markdown_entries(read_fd(fd))
+                try:  # a file over the check limit is not read (a sparse 4 GiB MEMORY.md)
+                    big = os.fstat(fd).st_size > rules.data.corrupt.max_check_mb * 1024 * 1024
+                    blocks = [] if big else markdown_entries(read_fd(fd))
                 finally:
                     os.close(fd)
-                memory.append({"path": entry.name, "entries": sum(1 for b in blocks if b.kind != "section")})
+                memory.append({"path": entry.name,
+                               "entries": None if big else sum(1 for b in blocks if b.kind != "section")})
             except (OSError, Unsafe):
                 memory.append({"path": entry.name, "entries": None})
         if rules.report_preferences.match(entry.name, entry.name, is_dir):
@@ -390,6 +402,8 @@ def _cut_builder(items: Sequence[Item]):
         if not Fingerprint.from_list(first.fp).same_file(st) or len(old) < first.prefix_size \
                 or sha256_bytes(old[:first.prefix_size]) != first.prefix_sha256:
             raise Unsafe("changed since the plan", "制定计划后已改变", "changed")
+        if len(old) != first.prefix_size and _reaches_end(items):  # what was added may finish the cut part
+            raise Unsafe("written to at the end since the plan", "制定计划后末尾有新写入", "changed")
         ranges = sorted({(c[0], c[1]) for item in items for c in item.cuts})
         merged: list[tuple[int, int]] = []
         for start, end in ranges:  # an entry inside another selected one goes with it
@@ -400,6 +414,11 @@ def _cut_builder(items: Sequence[Item]):
         return cut(old, merged)
 
     return build
+
+
+def _reaches_end(items: Sequence[Item]) -> bool:
+    """Whether a cut runs to the end the plan saw (a torn tail, the last heartbeat entry)."""
+    return any(c[1] == item.prefix_size for item in items for c in item.cuts)
 
 
 def _index_builder(item: Item, empty: bytes):
@@ -494,11 +513,26 @@ def _run(loaded: Plan, items: Sequence[Item], roots: dict[str, Root], places: Pl
                         "risk": loaded.risk, "expires_at": None}
         return empty
     scanner = _scanner(places, rules, config, (loaded.tier,), tasks)
-    writer = SnapshotWriter(places.snapshots, tier=loaded.tier, plan_id=loaded.plan_id, trigger=trigger,
-                            operator=operator, workspace=str(places.workspace.path))
-    snapshot_rel = _shown(places, writer.path)
+    if any(item.action == "sqlite" for item in items):  # all of the large tier or none of it
+        try:
+            large_tier.check_wipeable(paths.agent_dir / rules.data.large.sqlite.store)
+        except (Unsafe, OSError) as exc:
+            raise Refused(f"{getattr(exc, 'reason', None) or exc}; nothing was changed",
+                          hint="stop OpenClaw (and keep backups as copies, not hard links), then run it again") from None
+    try:
+        snapshot_space(places.snapshots, sum(_copy_size(item, paths, rules) for item in items))
+        writer = SnapshotWriter(places.snapshots, tier=loaded.tier, plan_id=loaded.plan_id, trigger=trigger,
+                                operator=operator, workspace=str(places.workspace.path))
+    except (NoSpace, OSError) as exc:
+        if isinstance(exc, OSError) and exc.errno not in NO_SPACE:
+            raise
+        reason = exc.reason if isinstance(exc, NoSpace) else f"no space for the snapshot ({exc.strerror})"
+        raise Refused(f"{reason}; nothing was changed", where=str(places.snapshots.path),
+                      hint="free some space (or set autophagy.snapshot_dir to a roomier place), then run it again") from None
+    snapshot_rel: str | None = _shown(places, writer.path)
     ready: list[tuple[Item, list[Item]]] = []
     failure: str | None = None
+    deleting = False
     try:
         for item in items:  # 1. re-qualify and copy everything into the snapshot
             root = roots[item.root]
@@ -509,21 +543,32 @@ def _run(loaded: Plan, items: Sequence[Item], roots: dict[str, Root], places: Pl
             except Unsafe as exc:
                 run.skip(item, exc.reason, exc.reason_zh)
             except OSError as exc:
+                if exc.errno in NO_SPACE:
+                    raise
                 run.skip(item, exc.strerror or str(exc), exc.strerror or str(exc))
         if loaded.tier == "large":
             _summary(writer, ready, paths, config)
         writer.seal()
+        deleting = True
         _delete(run, ready, roots, rules, paths)  # 2. remove, each re-checked right before
     except BaseException as exc:
         failure = f"{type(exc).__name__}: {exc}"
+        if not deleting:  # nothing was removed: a partial snapshot would only hold the disk
+            writer.discard()
+            snapshot_rel = None
+        if isinstance(exc, OSError) and exc.errno in NO_SPACE and not deleting:
+            raise Refused(f"the disk filled while the snapshot was taken ({exc.strerror}); the partial snapshot was "
+                          "removed and nothing was changed", where=str(places.snapshots.path),
+                          hint="free some space, then run it again") from None
         raise
     finally:
         result = Result(tier=loaded.tier, deleted=run.deleted, skipped=run.skipped, snapshot=str(writer.path),
                         log=log_path)
         try:
-            writer.write_result({**result, "plan_id": loaded.plan_id, "rewritten": run.rewritten,
-                                 "finished_at": clock.now().isoformat(), "failure": failure})
-            _log(places, loaded, run, tasks, snapshot_rel, trigger, operator, failure)
+            if snapshot_rel is not None:
+                writer.write_result({**result, "plan_id": loaded.plan_id, "rewritten": run.rewritten,
+                                     "finished_at": clock.now().isoformat(), "failure": failure})
+            _log(places, loaded, run, tasks, snapshot_rel or "（无：快照失败，已删除）", trigger, operator, failure)
         except OSError:
             if failure is None:
                 raise  # the run itself went well: a missing log entry is an error of its own
@@ -535,6 +580,16 @@ def _run(loaded: Plan, items: Sequence[Item], roots: dict[str, Root], places: Pl
                      "time": clock.now().isoformat(), "risk": loaded.risk,
                      "expires_at": (writer.created + timedelta(days=retention)).isoformat()}
     return result
+
+
+def _copy_size(item: Item, paths: Any, rules: CompiledRules) -> int:
+    """The bytes the snapshot will copy for one item, as planned (a cut copies the whole file)."""
+    if item.action == "cut":
+        return item.prefix_size
+    if item.action == "sqlite":
+        store = paths.agent_dir / rules.data.large.sqlite.store
+        return sum(p.stat().st_size for p in (store, store.with_name(store.name + "-wal")) if p.exists())
+    return item.bytes
 
 
 def _shown(places: Places, path: Path) -> str:
@@ -593,7 +648,7 @@ def _summary(writer: SnapshotWriter, ready: list[tuple[Item, list[Item]]], paths
 def _delete(run: Run, ready: list[tuple[Item, list[Item]]], roots: dict[str, Root], rules: CompiledRules,
             paths: Any) -> None:
     cuts: dict[tuple[str, tuple[str, ...]], list[Item]] = {}
-    for item, fresh in ready:
+    for item, fresh in sorted(ready, key=lambda pair: pair[0].action != "sqlite"):  # the store first: see _wipe
         root = roots[item.root]
         parts = tuple(item.parts)
         try:
@@ -626,7 +681,8 @@ def _delete(run: Run, ready: list[tuple[Item, list[Item]]], roots: dict[str, Roo
             run.skip(item, exc.strerror or str(exc), exc.strerror or str(exc))
     for (label, parts), group in cuts.items():
         try:
-            done = remove.rewrite(roots[label], parts, _cut_builder(group))
+            done = remove.rewrite(roots[label], parts, _cut_builder(group), grown_aborts=_reaches_end(group),
+                                  writers_refuse=True)
             run.rewritten.append({"root": label, "path": "/".join(parts), "after_sha256": done.after_sha256})
             for item in group:
                 run.removed(item)
@@ -651,14 +707,16 @@ def _wipe(run: Run, root: Root, item: Item, rules: CompiledRules, paths: Any) ->
     parts = tuple(item.parts)
     parent = root.open_dir(parts[:-1])
     try:
+        if os.stat(parts[-1], dir_fd=parent, follow_symlinks=False).st_nlink > 1:
+            raise Refused("the store got another hard link since the check; nothing else was removed")
         db = f"/proc/self/fd/{parent}/{parts[-1]}" if Path(f"/proc/self/fd/{parent}").is_dir() \
             else str(root.path.joinpath(*parts))
         try:
             remove.wipe_sessions(db, spec.session_tables, spec.related_tables,
                                  large_tier.verifier(item.sessions, rules, paths.agent))
-        except sqlite3.OperationalError as exc:
-            raise Unsafe(f"the store is busy or locked ({exc}); is OpenClaw running?",
-                         f"存储正忙或被锁定（{exc}）；OpenClaw 是否在运行？", "busy") from None
+        except sqlite3.OperationalError as exc:  # locked since the check: stop here, before anything else goes
+            raise Refused(f"the store is busy or locked ({exc}); is OpenClaw running? Nothing else was removed",
+                          hint="stop OpenClaw, then run it again") from None
         fd = open_file(parent, parts[-1])
         try:
             after = sha256_bytes(read_fd(fd))

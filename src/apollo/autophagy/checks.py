@@ -82,24 +82,35 @@ def check_json(data: bytes) -> Verdict:
     return ("does not parse as JSON", "JSON 解析失败")  # pragma: no cover - _json_ok would have accepted it
 
 
+def _jsonl_lines(data: bytes) -> list[tuple[int, int, bool, bool]]:
+    """(start, end, parses, starts like a record) of every non-blank line."""
+    found = []
+    offset = 0
+    for raw in data.splitlines(keepends=True):
+        if raw.strip():
+            found.append((offset, offset + len(raw), _json_ok(raw), raw.lstrip()[:1] in (b"{", b"[")))
+        offset += len(raw)
+    return found
+
+
 def check_jsonl(data: bytes) -> Verdict:
+    """Corrupt only when nothing in it can be read: empty, or not one line parses. Lines that
+    do not parse among good ones are left for a person (a torn last line is repaired instead)."""
     if not data.strip():
         return ("zero bytes of data" if not data else "only white space", "0 字节" if not data else "只有空白")
-    broken: list[int] = []
-    total = 0
-    for number, raw in enumerate(data.splitlines(), 1):
-        if not raw.strip():
-            continue
-        total += 1
-        if not _json_ok(raw):
-            broken.append(number)
-    if not broken:
+    lines = _jsonl_lines(data)
+    if any(line[2] for line in lines) or check_json(data) is None:  # a pretty-printed JSON document is readable
         return None
-    return (f"{len(broken)} of {total} lines do not parse (first: line {broken[0]})",
-            f"{total} 行中有 {len(broken)} 行无法解析（第一处：第 {broken[0]} 行）")
+    return (f"none of its {len(lines)} lines parses", f"{len(lines)} 行中没有一行能解析")
 
 
-def check_utf8(data: bytes, legacy: list[str]) -> Verdict:
+# Bytes that no text in any encoding holds (C0 controls but tab, line ends, form feed, ^Z, ESC).
+_BINARY = re.compile(rb"[\x00-\x08\x0e-\x19\x1c-\x1f]")
+
+
+def check_utf8(data: bytes) -> Verdict:
+    """Not text at all: neither UTF-8 (nor UTF-16 with its BOM) nor any 8-bit encoding, which
+    is told by control bytes no text holds. Latin-1, Windows-1252, GB18030... are text."""
     try:
         data.decode("utf-8")
         return None
@@ -111,16 +122,47 @@ def check_utf8(data: bytes, legacy: list[str]) -> Verdict:
             return None
         except UnicodeDecodeError:
             pass
-    if error.reason == "unexpected end of data" and error.start >= len(data) - 3:
-        return ("cut off in the middle of a UTF-8 character (truncated)", "在 UTF-8 字符中间被截断")
-    for encoding in legacy:
+    binary = _BINARY.search(data)
+    if binary is None or _utf16_text(data):
+        return None  # text in another encoding, not rubbish
+    return (f"not text: not UTF-8 (byte {error.start}) and control byte {binary.group()!r} at {binary.start()}",
+            f"不是文本：不是 UTF-8（第 {error.start} 字节），且第 {binary.start()} 字节是控制字节")
+
+
+def _utf16_text(data: bytes) -> bool:
+    """UTF-16 without a byte-order mark: decodes, and holds no control character but white space."""
+    if len(data) % 2:
+        return False
+    for encoding in ("utf-16-le", "utf-16-be"):
         try:
-            data.decode(encoding)
-            return None  # text in another encoding, not rubbish
-        except (UnicodeDecodeError, LookupError):
+            text = data.decode(encoding)
+        except UnicodeDecodeError:
             continue
-    return (f"not valid UTF-8 (byte {error.start}) nor {', '.join(legacy) or 'any other encoding'}",
-            f"不是合法的 UTF-8（第 {error.start} 字节），也不是 {', '.join(legacy)}")
+        if not any(ch < " " and ch not in "\t\n\r\f" for ch in text):
+            return True
+    return False
+
+
+def torn_parts(validator: str, data: bytes) -> list[tuple[int, int]]:
+    """The byte ranges to cut from a file whose only damage is records cut short, or []. JSONL:
+    the lines that start like a record but do not parse (a writer killed mid-line), when every
+    other line parses. Text: valid UTF-8 with other non-ASCII characters, cut inside its last
+    character (an ASCII file ending in one odd byte is more likely Latin-1: left alone)."""
+    if validator == "jsonl":
+        lines = _jsonl_lines(data)
+        broken = [(start, end) for start, end, ok, _ in lines if not ok]
+        if broken and len(broken) < len(lines) and all(ok or record for _, _, ok, record in lines):
+            return broken
+        return []
+    if validator == "utf8":
+        try:
+            data.decode("utf-8")
+            return []
+        except UnicodeDecodeError as exc:
+            if exc.reason != "unexpected end of data" or exc.end != len(data) or data[:exc.start].isascii():
+                return []
+            return [(exc.start, len(data))]
+    return []
 
 
 def _file(fd: int) -> io.BufferedReader:
@@ -170,6 +212,14 @@ def check_tar(fd: int) -> Verdict:
     return None
 
 
+def repairable(validator: str, fd: int, size: int, rules: Corrupt) -> tuple[list[tuple[int, int]], bytes]:
+    """(ranges to cut, the whole content): non-empty ranges when the only damage is torn records."""
+    if validator not in ("jsonl", "utf8") or size > rules.max_check_mb * 1024 * 1024:
+        return [], b""
+    data = read_fd(fd)
+    return (torn_parts(validator, data) if len(data) == size else []), data
+
+
 def validate(validator: str, fd: int, size: int, rules: Corrupt) -> Verdict:
     """Run one validator on an open file; files over the size limit are never judged."""
     if size > rules.max_check_mb * 1024 * 1024:
@@ -182,7 +232,7 @@ def validate(validator: str, fd: int, size: int, rules: Corrupt) -> Verdict:
         return check_json(data)
     if validator == "jsonl":
         return check_jsonl(data)
-    return check_utf8(data, rules.legacy_encodings)
+    return check_utf8(data)
 
 
 # -- reminders -----------------------------------------------------------------------------------
@@ -191,7 +241,8 @@ _KEY_VALUE = re.compile(r"\s*([A-Za-z_][\w-]*)\s*[:：=]\s*(.*?)\s*$")
 
 
 def _text_fields(text: str) -> dict[str, object]:
-    """Front matter, or the leading ``key: value`` lines of a text reminder."""
+    """Front matter, or the ``key: value`` lines a text reminder starts with (blank lines
+    before them aside); a ``key: value`` line anywhere further down is text, not a field."""
     lines = text.splitlines()
     if lines and lines[0].strip() == "---":
         end = next((i for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), None)
@@ -204,9 +255,7 @@ def _text_fields(text: str) -> dict[str, object]:
             continue
         match = _KEY_VALUE.match(line)
         if not match:
-            if fields:
-                break
-            continue
+            break
         value = match.group(2).strip().strip("'\"")
         fields[match.group(1)] = {"true": True, "false": False}.get(value.lower(), value)
     return fields

@@ -7,9 +7,10 @@ configured expression and name a real date, a marker must be on an entry's first
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, timezone
 
 import orjson
@@ -17,11 +18,10 @@ import orjson
 from apollo.autophagy.rules import Heartbeat, Memory
 
 _HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]+|$)")
-_ITEM = re.compile(r"([ \t]*)(?:[-*+]|\d{1,9}[.)])(?:[ \t]+|$)")
-_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
-_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 _DATE = re.compile(r"(?<!\d)(?:\d{4}-)?\d{1,2}-\d{1,2}(?!\d)")
 _WORD = re.compile(r"[A-Za-z][\w.+#-]{2,}|[\u4e00-\u9fff]{2,}|\d+(?:\.\d+)+")
+# Tokens that carry a document's content: a cut may remove some of them, never change the others.
+_CONTENT = ("inline", "fence", "code_block", "html_block")
 
 
 @dataclass(frozen=True)
@@ -42,10 +42,6 @@ def split_lines(data: bytes) -> list[Line]:
     return lines
 
 
-def _indent(text: str) -> int:
-    return len(text.expandtabs(4)) - len(text.expandtabs(4).lstrip())
-
-
 # -- Markdown memory entries --------------------------------------------------------------------
 
 @dataclass
@@ -59,140 +55,103 @@ class Entry:
     first: str                # the first line's text
     text: str                 # the whole entry's text
     section: tuple[str, ...]  # the headings above it
-    level: int = 0            # heading level (sections) or indent (items)
-    children: list[Entry] = field(default_factory=list)
+    level: int = 0            # heading level (sections) or list nesting (items)
+    visible: str = ""         # the first line as a reader sees it: code spans left out
+    lines: tuple[int, int] = (0, 0)  # 0-based [first, end) line range
+
+
+def _parser():  # here: markdown-it loads only when a memory file is read
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark")
+
+
+def _tokens(text: str) -> list:
+    return _parser().parse(text)
+
+
+def _first_line_visible(inline) -> str:
+    """The text of an inline token up to its first line break, code spans left out (HTML
+    comments kept: ``<!-- outdated -->`` is a marker)."""
+    out = []
+    for child in inline.children or []:
+        if child.type in ("softbreak", "hardbreak"):
+            break
+        if child.type != "code_inline":
+            out.append(child.content)
+    return "".join(out)
 
 
 def markdown_entries(data: bytes) -> list[Entry]:
-    """Every entry in document order (items nested in items are separate entries too)."""
+    """Every entry in document order, as a CommonMark parser sees the file: list items (at any
+    depth), top-level paragraphs, and heading sections (never a level-1 heading's: that is the
+    document). Code blocks, HTML blocks and quotes are never entries nor parts of a neighbour."""
     lines = split_lines(data)
-    fenced = _fenced_lines(lines)
+    if not lines:
+        return []
+    tokens = _tokens(data.decode("utf-8", "replace"))
+    headings = [(int(t.tag[1]), i) for i, t in enumerate(tokens) if t.type == "heading_open" and t.level == 0]
     entries: list[Entry] = []
-    headings: list[tuple[int, str]] = []
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        if i in fenced or not line.text.strip():
-            i += 1
+    trail: list[tuple[int, str]] = []
+    for index, token in enumerate(tokens):
+        if token.map is None:
             continue
-        heading = _HEADING.match(line.text)
-        if heading:
-            level = len(heading.group(1))
-            headings = [h for h in headings if h[0] < level]
-            section_path = tuple(h[1] for h in headings)
-            end = _section_end(lines, fenced, i, level)
-            entries.append(_make("section", lines, i, end, section_path, data, level))
-            headings.append((level, line.text.strip().lstrip("#").strip()))
-            i += 1
-            continue
-        section_path = tuple(h[1] for h in headings)
-        if _ITEM.match(line.text):
-            i = _collect_items(lines, fenced, i, section_path, data, entries)
-            continue
-        end = i + 1
-        while end < len(lines) and end not in fenced and lines[end].text.strip() and not _starts_block(lines[end].text):
-            end += 1
-        entries.append(_make("paragraph", lines, i, end, section_path, data))
-        i = end
+        first, end = token.map
+        if token.type == "heading_open" and token.level == 0:
+            level = int(token.tag[1])
+            title = tokens[index + 1].content.strip()
+            trail = [h for h in trail if h[0] < level]
+            section = tuple(h[1] for h in trail)
+            trail.append((level, title))
+            if level == 1:
+                continue
+            following = next((tokens[j].map[0] for lv, j in headings if j > index and lv <= level), len(lines))
+            entries.append(_make("section", lines, first, following, section, data, level,
+                                 _first_line_visible(tokens[index + 1]), trim=False))
+        elif token.type == "list_item_open":
+            inline = tokens[index + 2] if tokens[index + 1].type == "paragraph_open" and tokens[index + 1].map \
+                and tokens[index + 1].map[0] == first else None
+            visible = _first_line_visible(inline) if inline is not None else ""
+            entries.append(_make("item", lines, first, end, tuple(h[1] for h in trail), data, token.level, visible))
+        elif token.type == "paragraph_open" and token.level == 0:
+            entries.append(_make("paragraph", lines, first, end, tuple(h[1] for h in trail), data, 0,
+                                 _first_line_visible(tokens[index + 1])))
     return entries
 
 
-def _fenced_lines(lines: Sequence[Line]) -> set[int]:
-    inside: set[int] = set()
-    opener: str | None = None
-    for index, line in enumerate(lines):
-        fence = _FENCE.match(line.text)
-        if opener is None:
-            if fence:
-                opener = fence.group(1)[0] * len(fence.group(1))
-                inside.add(index)
-            continue
-        inside.add(index)
-        if fence and fence.group(1).startswith(opener) and not line.text.strip().strip(opener[0]):
-            opener = None
-    return inside
-
-
-def _starts_block(text: str) -> bool:
-    return bool(_HEADING.match(text) or _ITEM.match(text) or _FENCE.match(text))
-
-
-def _section_end(lines: Sequence[Line], fenced: set[int], start: int, level: int) -> int:
-    for j in range(start + 1, len(lines)):
-        if j in fenced:
-            continue
-        heading = _HEADING.match(lines[j].text)
-        if heading and len(heading.group(1)) <= level:
-            return j
-    return len(lines)
-
-
-def _item_end(lines: Sequence[Line], fenced: set[int], start: int, indent: int) -> int:
-    """Continuation lines, sub-items and indented blocks belong to the item; a blank line ends
-    it unless more-indented content follows."""
-    j = start + 1
-    previous_blank = False
-    while j < len(lines):
-        text = lines[j].text
-        if j in fenced:
-            if _indent(text) > indent or not previous_blank:
-                j += 1
-                continue
-            return j
-        if not text.strip():
-            following = next((k for k in range(j + 1, len(lines)) if lines[k].text.strip()), None)
-            if following is None or _indent(lines[following].text) <= indent:
-                return j
-            previous_blank = True
-            j += 1
-            continue
-        if _indent(text) > indent:
-            previous_blank = False
-            j += 1
-            continue
-        if previous_blank or _starts_block(text):
-            return j
-        j += 1  # a lazy continuation line of the item's paragraph
-    return j
-
-
-def _collect_items(lines: Sequence[Line], fenced: set[int], start: int, section: tuple[str, ...],
-                   data: bytes, out: list[Entry]) -> int:
-    """Items of one list (and their nested items); returns the index after the last item."""
-    i = start
-    while i < len(lines):
-        match = _ITEM.match(lines[i].text) if i not in fenced else None
-        if not match:
-            return i
-        indent = _indent(match.group(1))
-        end = _item_end(lines, fenced, i, indent)
-        item = _make("item", lines, i, end, section, data, indent)
-        out.append(item)
-        j = i + 1
-        while j < end:  # nested items
-            if j not in fenced and _ITEM.match(lines[j].text):
-                j = _collect_items(lines, fenced, j, section, data, out)
-            else:
-                j += 1
-        i = end
-        while i < len(lines) and not lines[i].text.strip():
-            nxt = next((k for k in range(i, len(lines)) if lines[k].text.strip()), None)
-            if nxt is None or nxt in fenced or not _ITEM.match(lines[nxt].text):
-                return i
-            i = nxt
-    return i
-
-
 def _make(kind: str, lines: Sequence[Line], first: int, end: int, section: tuple[str, ...], data: bytes,
-          level: int = 0) -> Entry:
+          level: int, visible: str, *, trim: bool = True) -> Entry:
+    end = min(end, len(lines))
+    while trim and end > first + 1 and not lines[end - 1].text.strip():
+        end -= 1  # the blank lines after an entry separate it from the next one: they stay
     start_byte = lines[first].start
-    end_byte = lines[end - 1].end if end > first else lines[first].end
+    end_byte = lines[end - 1].end
     text = data[start_byte:end_byte].decode("utf-8", "replace")
-    return Entry(kind, start_byte, end_byte, lines[first].number, lines[first].text, text, section, level)
+    return Entry(kind, start_byte, end_byte, lines[first].number, lines[first].text, text, section, level, visible,
+                 (first, end))
 
 
-def _marker_matches(first_line: str, markers: Sequence[str]) -> str | None:
-    visible = _CODE_SPAN.sub("", first_line)
+def _content(text: str) -> list[tuple[str, str]]:
+    return [(t.type, t.content) for t in _tokens(text) if t.type in _CONTENT]
+
+
+def keeps_structure(data: bytes, entry: Entry, before: list[tuple[int, int, tuple[str, str]]] | None = None) -> bool:
+    """Whether cutting ``entry`` out leaves every other block exactly as it was: no fence, HTML
+    comment or quote that the cut opens, closes or merges (content outside the entry unchanged)."""
+    text = data.decode("utf-8", "replace")
+    if before is None:
+        before = _content_at(text)
+    first, end = entry.lines
+    kept = [content for start, stop, content in before if stop <= first or start >= end]
+    after = _content(cut(data, [(entry.start, entry.end)]).decode("utf-8", "replace"))
+    return kept == after
+
+
+def _content_at(text: str) -> list[tuple[int, int, tuple[str, str]]]:
+    return [(t.map[0], t.map[1], (t.type, t.content)) for t in _tokens(text) if t.type in _CONTENT and t.map]
+
+
+def _marker_matches(visible: str, markers: Sequence[str]) -> str | None:
     folded = visible.casefold()
     for marker in markers:
         if marker.isascii():
@@ -203,12 +162,15 @@ def _marker_matches(first_line: str, markers: Sequence[str]) -> str | None:
     return None
 
 
-def marked_entries(entries: Sequence[Entry], rules: Memory) -> list[tuple[Entry, str]]:
-    """Entries whose first line carries a marker; an entry inside a marked one is not repeated."""
+def marked_entries(entries: Sequence[Entry], rules: Memory, data: bytes | None = None) -> list[tuple[Entry, str]]:
+    """Entries whose first line carries a marker (outside code); an entry inside a marked one
+    is not repeated. With ``data``, an entry whose cut would change any other block is left."""
     found: list[tuple[Entry, str]] = []
+    before = _content_at(data.decode("utf-8", "replace")) if data is not None else None
     for entry in entries:
-        marker = _marker_matches(entry.first, rules.markers)
-        if marker and not any(e.start <= entry.start and entry.end <= e.end for e, _ in found):
+        marker = _marker_matches(entry.visible, rules.markers)
+        if marker and not any(e.start <= entry.start and entry.end <= e.end for e, _ in found) \
+                and (data is None or keeps_structure(data, entry, before)):
             found.append((entry, marker))
     return found
 
@@ -243,34 +205,55 @@ def _contains(entry: Entry, token: str) -> bool:
     return token.casefold() in entry.text.casefold()
 
 
-def superseded_entries(entries: Sequence[Entry], rules: Memory,
-                       exclude: Sequence[Entry] = ()) -> list[tuple[Entry, Entry, str]]:
-    """(earlier entry, later entry that supersedes it, how we know) — suggestions only."""
-    candidates = [e for e in entries if e.kind in ("item", "paragraph")
-                  and not any(x.start <= e.start and e.end <= x.end for x in exclude)]
+def superseded_entries(entries: Sequence[Entry], rules: Memory, exclude: Sequence[Entry] = (),
+                       data: bytes | None = None) -> list[tuple[Entry, Entry, str]]:
+    """(earlier entry, later entry that supersedes it, how we know) — suggestions only. Same
+    subject and exact repeats are found through indexes (linear in the number of entries); a
+    reference phrase searches back through the earlier entries of its own section."""
+    excluded = sorted((x.start, x.end) for x in exclude)
+    candidates = [e for e in entries if e.kind in ("item", "paragraph") and not _inside_any(e, excluded)]
     stop = {w.casefold() for w in rules.reference_stopwords}
     phrases = [re.compile(p) for p in rules.supersede_phrases]
     found: dict[int, tuple[Entry, Entry, str]] = {}
-    for index, later in enumerate(candidates):
-        earlier_pool = [e for e in candidates[:index] if e.section == later.section and e.end <= later.start]
+    by_section: dict[tuple[str, ...], list[Entry]] = {}
+    by_subject: dict[tuple, list[Entry]] = {}
+    by_text: dict[tuple, list[Entry]] = {}
+    for later in candidates:
+        pool = by_section.setdefault(later.section, [])
         for phrase in phrases:
             for match in phrase.finditer(later.text):
                 tokens = _reference_tokens(match.group("ref") or "", stop)
                 if not tokens:
                     continue
-                for earlier in reversed(earlier_pool):
-                    if all(_contains(earlier, t) for t in tokens):
+                for earlier in reversed(pool):
+                    if earlier.end <= later.start and all(_contains(earlier, t) for t in tokens):
                         found.setdefault(earlier.start, (earlier, later, "reference"))
                         break
         subject = _subject(later, rules) if later.kind == "item" else None
-        for earlier in earlier_pool:
-            if earlier.start in found:
+        subject_key = (later.section, later.level, subject)
+        text_key = (later.section, _normalise(later.text))
+        for key, index, how in ((subject_key, by_subject, "subject"), (text_key, by_text, "repeat")):
+            if how == "subject" and subject is None:
                 continue
-            if subject and earlier.kind == "item" and earlier.level == later.level and _subject(earlier, rules) == subject:
-                found[earlier.start] = (earlier, later, "subject")
-            elif _normalise(earlier.text) == _normalise(later.text):
-                found[earlier.start] = (earlier, later, "repeat")
-    return sorted(found.values(), key=lambda t: t[0].start)
+            waiting = index.get(key, [])
+            for earlier in [e for e in waiting if e.end <= later.start]:
+                found.setdefault(earlier.start, (earlier, later, how))
+            index[key] = [e for e in waiting if e.end > later.start]
+        pool.append(later)
+        if subject is not None:
+            by_subject.setdefault(subject_key, []).append(later)
+        by_text.setdefault(text_key, []).append(later)
+    chosen = sorted(found.values(), key=lambda t: t[0].start)
+    if data is None:
+        return chosen
+    before = _content_at(data.decode("utf-8", "replace"))
+    return [t for t in chosen if keeps_structure(data, t[0], before)]
+
+
+def _inside_any(entry: Entry, ranges: Sequence[tuple[int, int]]) -> bool:
+    """Whether the entry lies inside one of ``ranges`` (sorted, disjoint)."""
+    position = bisect.bisect_right(ranges, (entry.start, entry.end)) - 1
+    return position >= 0 and ranges[position][0] <= entry.start and entry.end <= ranges[position][1]
 
 
 # -- timestamps and heartbeat-log entries --------------------------------------------------------

@@ -2,7 +2,8 @@
 
 A :class:`Root` is an open folder (the workspace, or the agent's folder in the state dir);
 everything below it is opened one component at a time with ``O_NOFOLLOW | O_DIRECTORY`` and
-``dir_fd=``, checking that the device never changes, so a symlink swapped in for a folder, a
+``dir_fd=``, checking that the mount never changes (the mount id, not only the device: a bind
+mount of an outside folder sits on the same device), so a symlink swapped in for a folder, a
 ``..`` bound through links, or a mount point can never lead a cleanup outside. This module
 reads and creates; only :mod:`apollo.autophagy.remove` deletes or replaces.
 """
@@ -21,6 +22,56 @@ O_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 
 O_READ = os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
 O_CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 CHUNK = 1 << 20
+
+
+def mount_id(fd: int) -> int | None:
+    """The mount an open descriptor lives on (Linux ``/proc/self/fdinfo``'s ``mnt_id``, which
+    ``statx``'s ``STATX_MNT_ID`` also reports), or None where the system does not say."""
+    try:
+        info = os.open(f"/proc/self/fdinfo/{fd}", os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    try:
+        text = os.read(info, 4096)
+    finally:
+        os.close(info)
+    for line in text.splitlines():
+        if line.startswith(b"mnt_id:"):
+            return int(line.split()[1])
+    return None
+
+
+def open_writers(st: os.stat_result) -> list[str]:
+    """Processes that hold this file open for writing ("pid (command)"), from Linux's /proc;
+    empty where the system does not say. A process we may not look into is not listed."""
+    found = []
+    try:
+        pids = [p for p in os.listdir("/proc") if p.isdigit()]
+    except OSError:
+        return []
+    for pid in pids:
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                target = os.stat(f"/proc/{pid}/fd/{fd}")
+                if (target.st_dev, target.st_ino) != (st.st_dev, st.st_ino):
+                    continue
+                with open(f"/proc/{pid}/fdinfo/{fd}", "rb") as info:
+                    flags = next((int(line.split()[1], 8) for line in info if line.startswith(b"flags:")), 0)
+            except (OSError, ValueError):
+                continue
+            if flags & os.O_ACCMODE in (os.O_WRONLY, os.O_RDWR):
+                try:
+                    with open(f"/proc/{pid}/comm", "rb") as comm:
+                        name = comm.read().decode("utf-8", "replace").strip()
+                except OSError:
+                    name = "?"
+                found.append(f"{pid} ({name})")
+                break
+    return found
 
 
 class Unsafe(Exception):
@@ -95,6 +146,7 @@ class Root:
             raise Unsafe(f"{label} {self.path} is not a folder", f"{label} {self.path} 不是目录") from None
         st = os.fstat(self.fd)
         self.dev, self.ino = st.st_dev, st.st_ino
+        self.mount = mount_id(self.fd)
         if expect is not None and (self.dev, self.ino) != tuple(expect):
             os.close(self.fd)
             raise Unsafe(f"{label} {self.path} is not the folder the plan was made for",
@@ -133,13 +185,17 @@ class Root:
                     raise
                 os.close(fd)
                 fd = child
-                if os.fstat(fd).st_dev != self.dev:
+                if not self.same_mount(fd):
                     raise Unsafe(f"{part} is on another file system (mount point); never crossed",
                                  f"{part} 在另一个文件系统上（挂载点），绝不跨越", "device")
             return fd
         except BaseException:
             os.close(fd)
             raise
+
+    def same_mount(self, fd: int) -> bool:
+        """Whether an open folder is on the root's own mount (same device and same mount id)."""
+        return os.fstat(fd).st_dev == self.dev and mount_id(fd) == self.mount
 
     def lstat(self, parts: Sequence[str]) -> os.stat_result:
         parent = self.open_dir(parts[:-1])

@@ -134,6 +134,35 @@ def _uri(path: Path, mode: str = "ro") -> str:
     return f"file:{quote(str(path))}?mode={mode}"
 
 
+def _read_only(store: Path) -> sqlite3.Connection:
+    """A connection that writes nothing next to the store: ``immutable`` when it has no -wal
+    and -shm (opening it even read-only would create them), plain read-only when a writer left
+    them (then they hold what the store says)."""
+    sidecars = [Path(f"{store}-wal").exists(), Path(f"{store}-shm").exists()]
+    if not any(sidecars):
+        return sqlite3.connect(f"file:{quote(str(store))}?mode=ro&immutable=1", uri=True)
+    return sqlite3.connect(_uri(store), uri=True)
+
+
+def check_wipeable(store: Path) -> None:
+    """Raise :class:`Unsafe` unless the store can be wiped now, whole: a store with another
+    hard link (a backup made with ``ln``) would be emptied under that name too, and a locked
+    store would leave the run half done (transcripts gone, sessions kept)."""
+    st = os.stat(store, follow_symlinks=False)
+    if st.st_nlink > 1:
+        raise Unsafe(f"{store} has {st.st_nlink} hard links; wiping it in place would empty the other names too "
+                     "(a backup?)", f"{store} 有 {st.st_nlink} 个硬链接；就地清空会连其他名字一起清空（备份？）", "links")
+    connection = sqlite3.connect(_uri(store, "rw"), uri=True, timeout=0, isolation_level=None)
+    try:
+        connection.execute("BEGIN IMMEDIATE")
+        connection.execute("ROLLBACK")
+    except sqlite3.OperationalError as exc:
+        raise Unsafe(f"the store is busy or locked ({exc}); is OpenClaw running?",
+                     f"存储正忙或被锁定（{exc}）；OpenClaw 是否在运行？", "busy") from None
+    finally:
+        connection.close()
+
+
 def sqlite_sessions(db: Path, rules: CompiledRules) -> list[dict[str, Any]]:
     """The sessions in the store (id, key, transcript events, last seq, bytes), read-only."""
     spec = rules.data.large.sqlite
@@ -210,7 +239,7 @@ def scan(paths: Any, rules: CompiledRules) -> LargeScan:
             roots["agent"] = RootInfo(str(root.path), root.dev, root.ino)
             parts = tuple(spec.sqlite.store.split("/"))
             st = root.lstat(parts)
-        connection = sqlite3.connect(_uri(store), uri=True)
+        connection = _read_only(store)
         try:
             owner = store_agent(connection)
             sessions = read_sessions(connection, spec.sqlite.session_tables, spec.sqlite.transcript_table)

@@ -30,6 +30,7 @@ from apollo.autophagy.fs import (
     Unsafe,
     fsync_dir,
     open_file,
+    open_writers,
     read_fd,
     sha256_bytes,
     write_all,
@@ -151,16 +152,24 @@ class Rewrite(Record):
 
 
 def rewrite(root: Root, parts: Sequence[str], build: Callable[[bytes, os.stat_result], bytes], *,
-            carry_appends: bool = True, mtime_ns: int | None = None) -> Rewrite:
+            carry_appends: bool = True, grown_aborts: bool = False, writers_refuse: bool = False,
+            mtime_ns: int | None = None) -> Rewrite:
     """Replace a file's content atomically: ``build(old bytes, stat)`` gives the new content
     (and raises :class:`Unsafe` if the old one is not what the plan showed). ``mtime_ns`` sets
-    the new file's modification time (a restore puts the original's back)."""
+    the new file's modification time (a restore puts the original's back). ``grown_aborts``:
+    bytes appended before the rename abort it (a cut that ends at the old end would glue them
+    to what was kept); bytes appended after it are still carried over, never lost.
+    ``writers_refuse``: a file another process holds open for writing is left alone (after a
+    rename it would go on writing to the old, orphaned file: its lines would be lost)."""
     parent = root.open_dir(parts[:-1])
     name = parts[-1]
     try:
         fd = open_file(parent, name)
         try:
             st = os.fstat(fd)
+            if writers_refuse and (holders := open_writers(st)):
+                raise Unsafe(f"open for writing by process {', '.join(holders)}; left alone (pruned once it is closed)",
+                             f"正被进程 {', '.join(holders)} 写入；未改动（关闭后再清理）", "busy")
             old = read_fd(fd)
             new = build(old, st)
             temp = f".{name[:180]}.apollo-{os.urandom(4).hex()}.tmp"  # secrets.token_hex, without its imports
@@ -171,7 +180,9 @@ def rewrite(root: Root, parts: Sequence[str], build: Callable[[bytes, os.stat_re
                     os.fchmod(out, stat.S_IMODE(st.st_mode))
                     with contextlib.suppress(PermissionError):
                         os.fchown(out, st.st_uid, st.st_gid)
-                    tail = _appended(fd, old, st) if carry_appends else b""
+                    tail = _appended(fd, old, st) if carry_appends or grown_aborts else b""
+                    if tail and grown_aborts:
+                        raise _changed("written to at the end while it was being rewritten")
                     write_all(out, tail)
                     if mtime_ns is not None:
                         os.utime(out, ns=(mtime_ns, mtime_ns))
@@ -179,6 +190,9 @@ def rewrite(root: Root, parts: Sequence[str], build: Callable[[bytes, os.stat_re
                     current = os.stat(name, dir_fd=parent, follow_symlinks=False)
                     if (current.st_dev, current.st_ino) != (st.st_dev, st.st_ino):
                         raise _changed("replaced by another file since it was read")
+                    if writers_refuse and (holders := open_writers(st)):  # opened while we wrote the copy
+                        raise Unsafe(f"open for writing by process {', '.join(holders)}; left alone",
+                                     f"正被进程 {', '.join(holders)} 写入；未改动", "busy")
                     os.rename(temp, name, src_dir_fd=parent, dst_dir_fd=parent)
                 except BaseException:
                     _drop(parent, temp)
@@ -225,25 +239,25 @@ def purge_tree(root: Root, parts: Sequence[str]) -> int:
     are unlinked, never followed. Returns the number of names removed."""
     parent = root.open_dir(parts[:-1])
     try:
-        return _purge_below(parent, parts[-1], root.dev)
+        return _purge_below(parent, parts[-1], root)
     finally:
         os.close(parent)
 
 
-def _purge_below(parent: int, name: str, dev: int) -> int:
+def _purge_below(parent: int, name: str, root: Root) -> int:
     st = os.stat(name, dir_fd=parent, follow_symlinks=False)
     if not stat.S_ISDIR(st.st_mode):
         os.unlink(name, dir_fd=parent)
         return 1
-    if st.st_dev != dev:
-        raise Unsafe(f"{name} is a mount point; never crossed", f"{name} 是挂载点，绝不跨越", "device")
     fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=parent)
     count = 0
     try:
+        if not root.same_mount(fd):
+            raise Unsafe(f"{name} is a mount point; never crossed", f"{name} 是挂载点，绝不跨越", "device")
         with os.scandir(fd) as entries:
             names = [e.name for e in entries]
         for child in names:
-            count += _purge_below(fd, child, dev)
+            count += _purge_below(fd, child, root)
     finally:
         os.close(fd)
     os.rmdir(name, dir_fd=parent)

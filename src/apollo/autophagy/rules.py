@@ -42,6 +42,12 @@ class Rule(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     idle_hours: float = 0.0
     max_age_days: float = 0.0
     validator: str = ""
+    ignore_case: bool = False             # patterns ignore case (exclude patterns always do: excluding more is safe)
+    # guards of "match" rules (a pattern anchored at a full path, with no "**", overrides them):
+    never_within: list[str] = []          # folders above that hold no output of ours (node_modules/)
+    never_within_holding: list[str] = []  # names that mark a folder above as an environment (pyvenv.cfg)
+    never_holding: list[str] = []         # names that make the folder itself a package's source (__init__.py)
+    shipped_by: dict[str, list[str]] = {}  # a JSON manifest beside the folder -> keys that list what it ships
 
 
 class TaskProtect(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
@@ -72,7 +78,6 @@ class Heartbeat(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
 
 class Corrupt(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     max_check_mb: float
-    legacy_encodings: list[str]
 
 
 class Memory(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
@@ -175,7 +180,7 @@ class Pattern:
         dir_only = text.endswith("/")
         body = text.strip("/")
         flags = re.IGNORECASE if ignore_case else 0
-        if "/" not in body:
+        if "/" not in body and not text.startswith("/"):  # a leading slash anchors, as in .gitignore
             return cls(text, dir_only, False, re.compile(_component_regex(body) + r"\Z", flags))
         pieces = ["(?:[^/]+/)*" if part == "**" else _component_regex(part) + "/" for part in body.split("/")]
         return cls(text, dir_only, True, re.compile("".join(pieces) + r"\Z", flags))
@@ -385,13 +390,14 @@ class CompiledRules:
         self.protect = PatternSet.compile(rules.protect.patterns, ignore_case=True)
         self.editable = PatternSet.compile(rules.protect.entries_editable, ignore_case=True)
         self.tiers: dict[str, list[tuple[Rule, PatternSet, PatternSet]]] = {
-            tier: [(r, PatternSet.compile(r.patterns), PatternSet.compile(r.exclude)) for r in getattr(rules, tier)]
+            tier: [(r, PatternSet.compile(r.patterns, ignore_case=r.ignore_case),
+                    PatternSet.compile(r.exclude, ignore_case=True)) for r in getattr(rules, tier)]
             for tier in ("small", "medium")
         }
-        self.reminder_folders = PatternSet.compile([f.rstrip("/") + "/" for f in rules.reminders.folders])
-        self._file_interest = {
+        self.reminder_folders = PatternSet.compile(["/" + f.strip("/") + "/" for f in rules.reminders.folders])
+        self._file_interest = {  # a first look only (evaluate decides): ignoring case can only ask more
             tier: PatternSet.compile([p for r in getattr(rules, tier) if not (r.check == "match" and r.type == "dir")
-                                      for p in r.patterns])
+                                      for p in r.patterns], ignore_case=True)
             for tier in ("small", "medium")}
         self._folder_interest = PatternSet.compile([p for r in rules.small if r.check == "match" and r.type == "dir"
                                                     for p in r.patterns])

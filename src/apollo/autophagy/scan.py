@@ -12,7 +12,6 @@ import json
 import os
 import re
 import stat
-import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -22,123 +21,9 @@ from apollo.autophagy import checks, entries
 from apollo.autophagy.fs import Fingerprint, Root, Unsafe, display, open_file, read_fd, sha256_bytes
 from apollo.autophagy.plan import Item, Member
 from apollo.autophagy.rules import CompiledRules, PatternSet, Rule
-from apollo.errors import ConfigError
+from apollo.autophagy.tasks import Tasks
 
 MAX_DEPTH = 512
-
-
-@dataclass(frozen=True)
-class Tasks:
-    """What active tasks protect: their files (and everything below them) and their titles."""
-
-    paths: frozenset[str] = frozenset()
-    titles: tuple[str, ...] = ()
-
-    def references(self, rel: str) -> bool:
-        """Whether an active task names ``rel``; compared in NFC, as a name typed composed may be
-        stored decomposed (macOS)."""
-        return rel in self.paths or (not rel.isascii() and unicodedata.normalize("NFC", rel) in self.paths)
-
-
-def _task_paths(value: object, keys: set[str]) -> Iterator[str]:
-    if isinstance(value, dict):
-        for key, child in value.items():
-            if key in keys:
-                if isinstance(child, str):
-                    yield child
-                elif isinstance(child, list):
-                    yield from (c for c in child if isinstance(c, str))
-            yield from _task_paths(child, keys)
-    elif isinstance(value, list):
-        for child in value:
-            yield from _task_paths(child, keys)
-
-
-def _task_objects(value: object, status_keys: Sequence[str]) -> Iterator[dict]:
-    if isinstance(value, dict):
-        if any(isinstance(value.get(k), str) for k in status_keys):
-            yield value
-            return
-        for child in value.values():
-            yield from _task_objects(child, status_keys)
-    elif isinstance(value, list):
-        for child in value:
-            yield from _task_objects(child, status_keys)
-
-
-def _relative_to_workspace(reference: str, root: Root) -> str | None:
-    text = os.path.expanduser(reference.strip())
-    if not text:
-        return None
-    path = PurePosixPath(text)
-    if path.is_absolute():
-        for base in (root.path, root.given):
-            try:
-                path = path.relative_to(base)
-                break
-            except ValueError:
-                continue
-        else:
-            return None
-    parts: list[str] = []
-    for part in path.parts:
-        if part in ("", "."):
-            continue
-        if part == "..":
-            if not parts:
-                return None
-            parts.pop()
-        else:
-            parts.append(part)
-    return "/".join(parts) or None
-
-
-def load_tasks(root: Root, rules: CompiledRules) -> Tasks:
-    """Read the task-state file; if it exists and cannot be read, nothing may be deleted."""
-    spec = rules.data.protect.tasks
-    parts = tuple(spec.file.split("/"))
-    where = str(root.path / spec.file)
-    try:
-        parent = root.open_dir(parts[:-1])
-    except Unsafe as exc:
-        if exc.code == "gone":
-            return Tasks()
-        raise ConfigError(f"cannot read the task state ({exc.reason})", where=where,
-                          hint="nothing is deleted while the protect list cannot be read") from None
-    try:
-        try:
-            fd = open_file(parent, parts[-1])
-        except FileNotFoundError:
-            return Tasks()
-        except (OSError, Unsafe) as exc:
-            reason = exc.reason if isinstance(exc, Unsafe) else (exc.strerror or str(exc))
-            raise ConfigError(f"cannot read the task state ({reason})", where=where,
-                              hint="nothing is deleted while the protect list cannot be read") from None
-        try:
-            data = read_fd(fd)
-        finally:
-            os.close(fd)
-    finally:
-        os.close(parent)
-    try:
-        state = json.loads(data.decode("utf-8-sig"))
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"the task state is not valid JSON ({exc})", where=where,
-                          hint="fix the file; nothing is deleted while the protect list cannot be read") from None
-    finished = {s.casefold() for s in spec.finished_statuses}
-    keys = set(spec.path_keys)
-    protected: set[str] = set()
-    titles: list[str] = []
-    for task in _task_objects(state, spec.status_keys):
-        status = next((task[k] for k in spec.status_keys if isinstance(task.get(k), str)), "")
-        if status.strip().casefold() in finished:
-            continue
-        titles.append(next((str(task[k]) for k in spec.title_keys if task.get(k)), "?"))
-        for reference in _task_paths(task, keys):
-            rel = _relative_to_workspace(reference, root)
-            if rel:
-                protected.add(unicodedata.normalize("NFC", rel))
-    return Tasks(frozenset(protected), tuple(titles))
 
 
 @dataclass
@@ -164,6 +49,9 @@ class Scanner:
     def __post_init__(self) -> None:
         self._now_ts = self.now.timestamp()
         self._timestamp = re.compile(self.rules.data.heartbeat.timestamp)
+        self._guard_sets: dict[int, PatternSet] = {}
+        self._held: dict[tuple[tuple[str, ...], tuple[str, ...]], bool] = {}
+        self._link_targets: frozenset[str] | None = None
 
     # -- decisions ------------------------------------------------------------------------------
 
@@ -173,7 +61,48 @@ class Scanner:
             return f"protected ({found.text})", f"受保护（{found.text}）"
         if self.tasks.references(rel):
             return "referenced by an active task", "进行中任务引用的文件"
+        if rel in self.link_targets():
+            return "target of a protected symlink", "受保护符号链接的目标"
         return None
+
+    def link_targets(self) -> frozenset[str]:
+        """Where protected names that are symlinks (``MEMORY.md -> memory/MEMORY.md.orig``)
+        point inside the workspace: protected as the names are. Found once per scanner, by
+        listing every folder that is not protected itself (no link followed, no mount crossed)."""
+        if self._link_targets is None:
+            self._link_targets = frozenset()  # while looking: the protect check below must not recurse
+            found: set[str] = set()
+            stack: list[tuple[int, tuple[str, ...]]] = [(os.dup(self.root.fd), ())]
+            while stack:
+                fd, base = stack.pop()
+                try:
+                    for entry in _listing(fd):
+                        parts = (*base, entry.name)
+                        rel = "/".join(parts)
+                        try:
+                            is_dir = entry.is_dir(follow_symlinks=False)
+                            is_link = not is_dir and entry.is_symlink()
+                        except OSError:
+                            continue
+                        protected = self.protected_reason(rel, entry.name, is_dir or is_link)
+                        if is_link and protected:
+                            target = self._safe_readlink(fd, entry.name)
+                            resolved = self._resolve_inside(base, target) if target is not None else None
+                            if resolved is not None:
+                                found.add("/".join(resolved[0]))
+                        elif is_dir and not protected and len(base) < MAX_DEPTH:
+                            try:
+                                sub = os.open(entry.name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+                            except OSError:
+                                continue
+                            if self.root.same_mount(sub):
+                                stack.append((sub, parts))
+                            else:
+                                os.close(sub)
+                finally:
+                    os.close(fd)
+            self._link_targets = frozenset(found)
+        return self._link_targets
 
     def protected_path(self, parts: Sequence[str], is_dir: bool) -> tuple[str, str] | None:
         """The protect check of a whole path: the path or any folder above it."""
@@ -213,7 +142,7 @@ class Scanner:
                 continue
             if stat.S_ISDIR(mode):
                 if rule.check == "match" and rule.type == "dir" and patterns.match(rel, name, True) \
-                        and not exclude.match(rel, name, True):
+                        and not exclude.match(rel, name, True) and not self._guarded(rule, patterns, dir_fd, parts, True):
                     return self._tree(rule, dir_fd, parts, st)
                 continue
             if not stat.S_ISREG(mode):
@@ -226,7 +155,7 @@ class Scanner:
                     continue
             elif not patterns.match(rel, name, False) or exclude.match(rel, name, False):
                 continue
-            if rule.check == "match" and rule.type != "file":
+            if rule.check == "match" and (rule.type != "file" or self._guarded(rule, patterns, dir_fd, parts, False)):
                 continue
             if rule.check != "entries" and self.recent(st):
                 if record:
@@ -241,19 +170,71 @@ class Scanner:
             items += found
         return items
 
+    def _guarded(self, rule: Rule, patterns: PatternSet, dir_fd: int, parts: tuple[str, ...], is_dir: bool) -> bool:
+        """Whether a match rule's guards keep this path: it lies in an environment or installed
+        packages, is a package's source, or is shipped by the manifest beside it. A pattern that
+        names the full path (anchored, no ``**``) is the user asking for exactly it: no guard."""
+        found = patterns.match("/".join(parts), parts[-1], is_dir)
+        if found is not None and found.anchored and "**" not in found.text:
+            return False
+        if rule.never_within:
+            within = self._guard_sets.setdefault(id(rule), PatternSet.compile(rule.never_within))
+            if within.match_any_prefix(parts[:-1], True):
+                return True
+        if any(self._holds(parts[:depth], rule.never_within_holding) for depth in range(len(parts))):
+            return True
+        if is_dir and rule.never_holding and self._holds(parts, rule.never_holding):
+            return True
+        return any(self._ships(dir_fd, manifest, keys, parts[-1]) for manifest, keys in rule.shipped_by.items())
+
+    def _ships(self, dir_fd: int, manifest: str, keys: Sequence[str], name: str) -> bool:
+        """Whether the JSON manifest beside a folder ships it; one that is there but cannot be
+        read or parsed is taken to ship it (fail closed)."""
+        try:
+            st = os.stat(manifest, dir_fd=dir_fd, follow_symlinks=False)
+        except FileNotFoundError:
+            return False
+        except OSError:
+            return True
+        shipped = _shipped(self._read(dir_fd, manifest, st.st_size), keys)
+        return shipped is None or name in shipped
+
+    def _holds(self, folder: tuple[str, ...], names: Sequence[str]) -> bool:
+        """Whether the folder holds any of ``names`` (remembered per folder during one scan);
+        a folder that cannot be looked into is taken to hold them (fail closed)."""
+        if not names:
+            return False
+        key = (folder, tuple(names))
+        if key not in self._held:
+            try:
+                fd = self.root.open_dir(folder)
+            except (OSError, Unsafe):
+                self._held[key] = True
+            else:
+                try:
+                    self._held[key] = any(_exists(fd, n) for n in names)
+                finally:
+                    os.close(fd)
+        return self._held[key]
+
     def _item(self, rule: Rule, parts: Sequence[str], st: os.stat_result, action: str, size: int,
               reason: str | None = None, reason_zh: str | None = None, **extra: object) -> Item:
         return Item(id="", kind=rule.kind, category=rule.category, root="workspace", parts=list(parts), action=action,
                     bytes=size, reason=reason or rule.reason, reason_zh=reason_zh or rule.reason_zh,
                     fp=Fingerprint.of(st).to_list(), **extra)  # type: ignore[arg-type]
 
-    def _read(self, dir_fd: int, name: str) -> bytes | None:
+    def _read(self, dir_fd: int, name: str, size: int) -> bytes | None:
+        """A file's first ``size`` bytes (what a log held when it was stat'ed, whatever a writer
+        appends meanwhile); None for a file over the size limit (never read, never judged: a
+        4 GiB sparse file must not be loaded whole)."""
+        if size > self.rules.data.corrupt.max_check_mb * 1024 * 1024:
+            return None
         try:
             fd = open_file(dir_fd, name)
         except (OSError, Unsafe):
             return None
         try:
-            return read_fd(fd)
+            return read_fd(fd, size)
         finally:
             os.close(fd)
 
@@ -269,15 +250,21 @@ class Scanner:
             except (OSError, Unsafe):
                 return []
             try:
-                verdict = checks.validate(rule.validator, fd, st.st_size, self.rules.data.corrupt)
+                torn, content = checks.repairable(rule.validator, fd, st.st_size, self.rules.data.corrupt)
+                verdict = None if torn else checks.validate(rule.validator, fd, st.st_size, self.rules.data.corrupt)
             finally:
                 os.close(fd)
+            if torn:  # records cut short: cut them out, keep the file
+                size = sum(end - start for start, end in torn)
+                return [self._item(rule, parts, st, "cut", size, f"{rule.reason}: {len(torn)} torn part(s) cut out",
+                                   f"{rule.reason_zh}：截掉 {len(torn)} 处残缺", cuts=[list(c) for c in torn],
+                                   prefix_size=len(content), prefix_sha256=sha256_bytes(content), count=len(torn))]
             if not verdict:
                 return []
             return [self._item(rule, parts, st, "unlink", st.st_size, f"{rule.reason}: {verdict[0]}",
                                f"{rule.reason_zh}：{verdict[1]}")]
         if rule.check == "reminders":
-            data = self._read(dir_fd, name)
+            data = self._read(dir_fd, name, st.st_size)
             fields = checks.reminder_fields(data, PurePosixPath(name).suffix.lower()) if data is not None else None
             verdict = checks.reminder_verdict(fields, self.rules.data.reminders, self._timestamp, self.now) \
                 if fields is not None else None
@@ -285,7 +272,7 @@ class Scanner:
                 return []
             return [self._item(rule, parts, st, "unlink", st.st_size, f"{rule.reason}: {verdict[0]}",
                                f"{rule.reason_zh}：{verdict[1]}")]
-        data = self._read(dir_fd, name)
+        data = self._read(dir_fd, name, st.st_size)
         if data is None or len(data) != st.st_size:
             return []
         if rule.check == "entries":
@@ -304,13 +291,13 @@ class Scanner:
         except UnicodeDecodeError:
             return []
         blocks = entries.markdown_entries(data)
-        marked = entries.marked_entries(blocks, self.rules.data.memory)
+        marked = entries.marked_entries(blocks, self.rules.data.memory, data)
         common = {"prefix_size": len(data), "prefix_sha256": sha256_bytes(data)}
         if rule.check == "marked_entries":
             return [self._item(rule, parts, st, "cut", e.end - e.start, f"{rule.reason} ({marker})",
                                f"{rule.reason_zh}（{marker}）", cuts=[[e.start, e.end]], text=e.first.strip(),
                                line=e.line, **common) for e, marker in marked]
-        found_superseded = entries.superseded_entries(blocks, self.rules.data.memory, [e for e, _ in marked])
+        found_superseded = entries.superseded_entries(blocks, self.rules.data.memory, [e for e, _ in marked], data)
         return [self._item(rule, parts, st, "cut", old.end - old.start, f"{rule.reason} (line {new.line}: {new.first.strip()[:80]})",
                            f"{rule.reason_zh}（第 {new.line} 行：{new.first.strip()[:80]}）", cuts=[[old.start, old.end]],
                            text=old.first.strip(), line=old.line, suggested=True, **common)
@@ -385,9 +372,11 @@ class Scanner:
                 trail.append(part)
                 if last:
                     return tuple(trail), True
-                if not stat.S_ISDIR(st.st_mode) or st.st_dev != self.root.dev:
+                if not stat.S_ISDIR(st.st_mode):
                     return None
                 fd = _step(fd, part)
+                if not self.root.same_mount(fd):
+                    return None
             return tuple(trail), True
         except (OSError, Unsafe):
             return None
@@ -400,6 +389,10 @@ class Scanner:
         try:
             top = os.open(parts[-1], os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=dir_fd)
         except OSError:
+            return []
+        if not self.root.same_mount(top):
+            os.close(top)
+            self._note(parts, "mount point; never crossed", "挂载点，绝不跨越")
             return []
         members: list[Member] = [Member(list(parts), [st.st_dev, st.st_ino, 0, 0, stat.S_IFDIR], True)]
         size = 0
@@ -448,10 +441,6 @@ class Scanner:
                     members.append(Member(list(child), Fingerprint.of(est).to_list()))
                 continue
             if is_dir:
-                if est.st_dev != self.root.dev:
-                    self._note(child, "mount point; never crossed", "挂载点，绝不跨越")
-                    kept += 1
-                    continue
                 if len(stack) >= MAX_DEPTH:
                     self._note(child, "too deep; not entered", "层级过深，未进入")
                     kept += 1
@@ -461,7 +450,7 @@ class Scanner:
                 except OSError:
                     kept += 1
                     continue
-                if os.fstat(sub).st_dev != self.root.dev:
+                if not self.root.same_mount(sub):
                     os.close(sub)
                     self._note(child, "mount point; never crossed", "挂载点，绝不跨越")
                     kept += 1
@@ -541,29 +530,60 @@ class Scanner:
     def _visit_dir(self, fd: int, parts: tuple[str, ...], rel: str, reminders: bool, entry: os.DirEntry[str],
                    stack: list) -> None:
         name = parts[-1]
-        if "small" in self.tiers and self.rules.wants_folder(rel, name):
-            st = entry.stat(follow_symlinks=False)
-            if st.st_dev != self.root.dev:
-                self._note(parts, "mount point; never crossed", "挂载点，绝不跨越")
-                return
-            found = self.evaluate("small", fd, parts, st)
-            if found:
-                self.result.items += found
-                return
-        if len(stack) >= MAX_DEPTH:
-            self._note(parts, "too deep; not entered", "层级过深，未进入")
-            return
         try:
             sub = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
         except OSError as exc:
             self._note(parts, f"cannot enter ({exc.strerror})", f"无法进入（{exc.strerror}）")
             return
-        if os.fstat(sub).st_dev != self.root.dev:
+        if not self.root.same_mount(sub):  # a bind mount shares the device: the mount id tells
             os.close(sub)
             self._note(parts, "mount point; never crossed", "挂载点，绝不跨越")
             return
+        if "small" in self.tiers and self.rules.wants_folder(rel, name):
+            found = self.evaluate("small", fd, parts, entry.stat(follow_symlinks=False))
+            if found:
+                os.close(sub)
+                self.result.items += found
+                return
+        if len(stack) >= MAX_DEPTH:
+            os.close(sub)
+            self._note(parts, "too deep; not entered", "层级过深，未进入")
+            return
         inside = reminders or self.rules.reminder_folders.match(rel, name, True) is not None
         stack.append((sub, parts, inside, iter(_listing(sub, on_error=lambda e: self._note(parts, *e)))))
+
+
+def _exists(dir_fd: int, name: str) -> bool:
+    try:
+        os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+        return True
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True  # cannot tell: the guard holds
+
+
+def _shipped(manifest: bytes | None, keys: Sequence[str]) -> set[str] | None:
+    """The first path component of every string under ``keys`` of a JSON manifest ("./dist/x.js"
+    and "dist/**" both ship ``dist``); None when it cannot be read or parsed."""
+    if manifest is None:
+        return None
+    try:
+        data = json.loads(manifest)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    found: set[str] = set()
+    pending = [data[k] for k in keys if isinstance(data, dict) and k in data]
+    while pending:
+        value = pending.pop()
+        if isinstance(value, str):
+            head = next((p for p in PurePosixPath(value).parts if p not in (".", "/")), "")
+            found.add(head)
+        elif isinstance(value, list):
+            pending += value
+        elif isinstance(value, dict):
+            pending += value.values()
+    return found
 
 
 def _step(fd: int, name: str) -> int:

@@ -15,6 +15,7 @@ file comes back with a set-user-ID, set-group-ID or sticky bit.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -42,6 +43,7 @@ from apollo.autophagy.fs import (
     write_new,
 )
 
+NO_SPACE = frozenset({errno.ENOSPC, errno.EDQUOT})
 PREFIX = "autophagy-snapshot-"
 MANIFEST = "manifest.json"
 RESULT = "result.json"
@@ -66,6 +68,31 @@ class Place:
     @property
     def path(self) -> Path:
         return self.root.path.joinpath(*self.parts)
+
+
+class NoSpace(Unsafe):
+    """The snapshot would not fit: the run stops before anything is copied."""
+
+    def __init__(self, needed: int, free: int, reserve: int):
+        mib = 1 << 20
+        super().__init__(f"not enough free space for the snapshot: {needed / mib:.1f} MiB to copy, "
+                         f"{free / mib:.1f} MiB free, {reserve / mib:.1f} MiB kept free",
+                         f"快照空间不足：需要复制 {needed / mib:.1f} MiB，可用 {free / mib:.1f} MiB，"
+                         f"需保留 {reserve / mib:.1f} MiB", "space")
+
+
+def snapshot_space(place: Place, needed: int) -> None:
+    """Raise :class:`NoSpace` unless ``needed`` bytes fit with room to spare (1% of the file
+    system, at least 1 MiB): a cleanup must never be what fills the disk."""
+    fd = place.open(create=True)
+    try:
+        st = os.fstatvfs(fd)
+    finally:
+        os.close(fd)
+    free = st.f_bavail * st.f_frsize
+    reserve = max(1 << 20, st.f_blocks * st.f_frsize // 100)
+    if needed + reserve > free:
+        raise NoSpace(needed, free, reserve)
 
 
 class SnapshotWriter:
@@ -96,10 +123,18 @@ class SnapshotWriter:
         self.extra: dict[str, str] = {}
         self.meta = {"created_at": self.created.isoformat(), "tier": tier, "plan_id": plan_id, "trigger": trigger,
                      "operator": operator, "complete": False}
-        with self._dir() as fd:
-            os.mkdir("files", 0o700, dir_fd=fd)
-            write_new(fd, MANIFEST, _dump({**self.meta, "entries": []}))
-            fsync_dir(fd)
+        try:
+            with self._dir() as fd:
+                os.mkdir("files", 0o700, dir_fd=fd)
+                write_new(fd, MANIFEST, _dump({**self.meta, "entries": []}))
+                fsync_dir(fd)
+        except BaseException:
+            self.discard()
+            raise
+
+    def discard(self) -> None:
+        """Remove this snapshot at once (taking it failed before anything was deleted)."""
+        remove.purge_tree(self.place.root, self.parts)
 
     @property
     def path(self) -> Path:
@@ -447,7 +482,7 @@ def _lstat(dir_fd: int, name: str) -> os.stat_result | None:
 def _put_new(parent: int, name: str, blob: int, entry: dict[str, Any]) -> None:
     """Write under a temporary name, then link it into place: ``link`` fails if the name
     exists, so a file that appeared meanwhile is never overwritten."""
-    temp = f".{name[:180]}.apollo-restore.tmp"
+    temp = f".{name[:180]}.apollo-restore-{os.urandom(4).hex()}.tmp"  # never a name an earlier crash left behind
     out = os.open(temp, O_CREATE, 0o600, dir_fd=parent)
     try:
         for chunk in iter_fd(blob):

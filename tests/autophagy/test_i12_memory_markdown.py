@@ -1,0 +1,137 @@
+"""Issue 12, finding 5: MEMORY.md entries as a CommonMark parser sees them. A marker inside code
+(indented or fenced, inside list items too) is never cut; a fence, quote or HTML comment after a
+marked entry stays; no cut leaves an unclosed fence or comment; a marker in the H1 never removes
+the whole file. Property: every cut leaves every other block of the document as it was."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from markdown_it import MarkdownIt
+
+from apollo.autophagy.entries import cut, markdown_entries, marked_entries, superseded_entries
+from apollo.autophagy.rules import load
+
+RULES = load().data.memory
+
+
+def _cuts(text: str) -> str:
+    data = text.encode()
+    found = marked_entries(markdown_entries(data), RULES, data)
+    return cut(data, [(e.start, e.end) for e, _ in found]).decode()
+
+
+def test_markers_inside_code_are_never_cut() -> None:
+    text = ("# Memory\n\n"
+            "    - [outdated] an indented code block\n\n"
+            "- an item\n\n      - [outdated] indented code inside the item\n\n"
+            "- another item\n  ```\n  - [outdated] fenced code inside the item\n  ```\n"
+            "- `[outdated]` named in a code span\n")
+    assert _cuts(text) == text
+
+
+def test_a_fence_quote_or_comment_after_a_marked_entry_stays() -> None:
+    assert _cuts("- keep\n- [outdated] old\n```\n- [outdated] code\n```\nafter\n") == \
+        "- keep\n```\n- [outdated] code\n```\nafter\n"
+    assert _cuts("- [outdated] old\n> a quote that stays\n") == "> a quote that stays\n"
+    assert _cuts("- [outdated] old\n<!-- a comment\n- [outdated] inside it\n-->\nafter\n") == \
+        "<!-- a comment\n- [outdated] inside it\n-->\nafter\n"
+
+
+def test_no_cut_leaves_an_unclosed_fence_or_comment() -> None:
+    for text in ("- [outdated] x\n  ```\n  code\n- y\n```\nz\n```\n",
+                 "para [outdated]\n<!--\nstill a comment\n-->\n\nrest\n",
+                 "- [outdated] a <!-- opens\n-->\n- b\n"):
+        after = _cuts(text)
+        assert _blocks_outside_cut(text, after), (text, after)
+
+
+def test_a_marker_in_the_h1_never_removes_the_whole_file() -> None:
+    text = "# Memory [outdated]\n\n- a\n- b\n\n## Work\n\n- c\n"
+    assert _cuts(text) == text
+    assert _cuts("# Memory\n\n## Old [outdated]\n\n- a\n\n## New\n\n- b\n") == "# Memory\n\n## New\n\n- b\n"
+
+
+def test_superseded_entries_are_linear_and_right() -> None:
+    lines = [f"- topic{n}: value {n}" for n in range(8000)] + [f"- topic{n}: new value" for n in range(0, 8000, 2)]
+    data = ("# Memory\n\n" + "\n".join(lines) + "\n").encode()
+    found = superseded_entries(markdown_entries(data), RULES)
+    assert len(found) == 4000
+    assert all(old.first.startswith(f"- topic{new.first[7:].split(':')[0]}:") for old, new, _ in found)
+
+
+def _content(text: str) -> list[tuple[str, str]]:
+    return [(t.type, t.content) for t in MarkdownIt("commonmark").parse(text)
+            if t.type in ("inline", "fence", "code_block", "html_block")]
+
+
+def _blocks_outside_cut(before: str, after: str) -> bool:
+    """Every block of ``after`` is a block of ``before``, in order (nothing merged, swallowed or opened)."""
+    remaining = iter(_content(before))
+    return all(block in remaining for block in _content(after))
+
+
+_INLINE = st.sampled_from(["note", "[outdated] old", "`[outdated]` code", "x <!-- outdated -->", "（过时）旧", "fact"])
+_BLOCK = st.one_of(
+    st.builds(lambda w: f"- {w}\n", _INLINE),
+    st.builds(lambda w: f"  - {w}\n", _INLINE),
+    st.builds(lambda w: f"{w}\n", _INLINE),
+    st.builds(lambda w: f"```\n- {w}\n```\n", _INLINE),
+    st.builds(lambda w: f"  ```\n  - {w}\n  ```\n", _INLINE),
+    st.builds(lambda w: f"    - {w}\n", _INLINE),
+    st.builds(lambda w: f"> {w}\n", _INLINE),
+    st.builds(lambda w: f"<!--\n- {w}\n-->\n", _INLINE),
+    st.builds(lambda w: f"## {w}\n", _INLINE),
+    st.builds(lambda w: f"# {w}\n", _INLINE),
+    st.just("\n"),
+    st.just("```\n"),
+    st.just("-->\n"),
+)
+
+
+def _outside(text: str, spans: list[tuple[int, int]]) -> list[tuple[str, str]]:
+    """The content blocks of ``text`` that lie outside every cut line range."""
+    return [(t.type, t.content) for t in MarkdownIt("commonmark").parse(text)
+            if t.type in ("inline", "fence", "code_block", "html_block") and t.map
+            and all(t.map[1] <= first or t.map[0] >= end for first, end in spans)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_BLOCK, min_size=1, max_size=14))
+def test_property_every_cut_leaves_the_rest_of_the_document_intact(blocks) -> None:
+    """Cut any one marked entry, or all of them: what is left is exactly the blocks outside the
+    cut entries, each as it was (no fence, comment or quote opened, closed, merged or swallowed)."""
+    text = "".join(blocks)
+    data = text.encode()
+    found = marked_entries(markdown_entries(data), RULES, data)
+    for entry, _ in found:
+        assert not (entry.kind == "section" and entry.level == 1)
+        alone = cut(data, [(entry.start, entry.end)]).decode()
+        assert _content(alone) == _outside(text, [entry.lines])
+    assert _content(_cuts(text)) == _outside(text, [e.lines for e, _ in found])
+
+
+def test_medium_on_a_real_memory_file_cuts_only_whole_entries(ws) -> None:
+    text = ("# Memory [outdated]\n\n"
+            "- current fact\n"
+            "- [outdated] old fact\n"
+            "```\n- [outdated] a fenced example\n```\n"
+            "- item with code\n\n      - [outdated] indented code in the item\n\n"
+            "- [outdated] a second old fact\n"
+            "> a quote after it\n\n"
+            "- [outdated] third\n"
+            "<!-- a comment that must stay closed\n-->\n"
+            "tail\n")
+    memory = ws.put("MEMORY.md", text)
+    outside = ws.put("notes.md", "- [outdated] not a memory file\n", base=ws.outside)
+    before_outside = outside.read_bytes()
+    made = ws.plan("medium")
+    assert sorted(i.text for i in made.items) == ["- [outdated] a second old fact", "- [outdated] old fact",
+                                                  "- [outdated] third"]
+    ws.execute(made.plan_id)
+    assert memory.read_text() == ("# Memory [outdated]\n\n- current fact\n"
+                                  "```\n- [outdated] a fenced example\n```\n"
+                                  "- item with code\n\n      - [outdated] indented code in the item\n\n"
+                                  "> a quote after it\n\n"
+                                  "<!-- a comment that must stay closed\n-->\ntail\n")
+    assert outside.read_bytes() == before_outside
