@@ -90,7 +90,7 @@ def test_a_store_with_an_outside_hard_link_is_not_wiped_in_place(store) -> None:
     before = counts(backup)
     made = ws.plan("large")
     with pytest.raises(Refused, match="hard link"):
-        ws.execute(made.plan_id, phrase=PHRASE)
+        ws.execute(made.plan_id, phrase=PHRASE, at_terminal=True)
     assert counts(backup) == before and counts(db) == before
 
 
@@ -109,7 +109,7 @@ def test_a_locked_store_refuses_the_whole_large_run(store) -> None:
     try:
         assert holder.stdout.readline().strip() == "locked"
         with pytest.raises(Refused, match="locked|busy"):
-            ws.execute(made.plan_id, phrase=PHRASE)
+            ws.execute(made.plan_id, phrase=PHRASE, at_terminal=True)
     finally:
         holder.communicate("\n", timeout=30)
     assert session.exists(), "nothing of the run happened: the transcripts are still there"
