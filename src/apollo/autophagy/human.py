@@ -40,16 +40,26 @@ def latest_user_message(paths: Any) -> str | None:
     try:
         source = current_session(paths)
         last: list[Any] = []
+        last_record: object = None
         for element in iter_elements(source):
             if element.role != Role.USER:
                 continue
-            if last and element.record_id is not None and element.record_id == last[-1].record_id:
+            if element.record_id is None or element.record_id != last_record:
+                last, last_record = [], element.record_id
+            if _typed_by_the_user(element):
                 last.append(element)
-            else:
-                last = [element]
     except (ApolloError, OSError, ValueError):
         return None
     return "\n".join(e.text for e in last) if last else None
+
+
+def _typed_by_the_user(element: Any) -> bool:
+    """Text of a user message. OpenClaw records more on the user's side — a ``!command``'s output
+    (``bashExecution``), an extension's ``custom_message``, heartbeat polls, tool results —
+    which a command, a file or the agent wrote: such a record is the latest one, and says nothing."""
+    from apollo.transcript.model import Kind
+
+    return element.kind == Kind.TEXT and "entry_type" not in element.extra and "role" not in element.extra
 
 
 def same_words(typed: str, phrase: str, plan_id: str) -> bool:
