@@ -45,3 +45,42 @@ def test_text_on_the_users_side_that_the_user_did_not_type_confirms_nothing(ws: 
     with pytest.raises(ConfirmationRequired, match="must come from the user"):
         ws.execute(made.plan_id, phrase="确认大自噬")
     assert _world(ws) == before and (session.parent / f"{OLDER}.jsonl").exists()
+
+
+def test_an_old_confirmation_is_not_carried_to_a_plan_the_agent_renamed(ws: Ws, tmp_path: Path) -> None:
+    """The user confirmed plan A (it could not wipe the current session, which their message changed);
+    the agent copies a new plan under an id with A's code: the old message must not confirm it."""
+    from apollo.autophagy import human
+    from apollo.errors import ConfirmationRequired
+
+    session = _sessions(ws, tmp_path)
+    first = ws.plan("large")
+    _append(session, {"role": "user", "content": [{"type": "text", "text": human.words("确认大自噬", first.plan_id)}],
+                      "timestamp": 1795924800000})
+    plans = ws.workspace / ".autophagy" / "plans"
+    later = ws.plan("large")  # the agent's own new plan ...
+    forged = f"l-{human.short_code(first.plan_id)}{'0000' if not first.plan_id.endswith('0000') else '1111'}"
+    text = (plans / f"{later.plan_id}.json").read_text(encoding="utf-8").replace(later.plan_id, forged)
+    (plans / f"{first.plan_id}.json").unlink()
+    (plans / f"{forged}.json").write_text(text, encoding="utf-8")  # ... renamed to carry the old code
+    before = _world(ws)
+    with pytest.raises(ConfirmationRequired, match="nothing was changed"):
+        ws.execute(forged, phrase="确认大自噬")
+    assert _world(ws) == before
+
+
+def test_a_message_older_than_the_plan_confirms_nothing(ws: Ws, tmp_path: Path) -> None:
+    """A plan's code is four hex digits: an agent that makes plans until one shares the code of an
+    old message (65,536 tries at most) must still find that message too old."""
+    from apollo.autophagy import human
+    from apollo.errors import ConfirmationRequired
+
+    session = _sessions(ws, tmp_path)
+    made = ws.plan("large")  # at 04:00Z (the pinned clock); the user's message was written a minute before
+    _append(session, {"type": "message", "id": "f00d0004", "parentId": None, "timestamp": "2026-11-29T03:59:00.000Z",
+                      "message": {"role": "user", "timestamp": 1795924740000,
+                                  "content": [{"type": "text", "text": human.words("确认大自噬", made.plan_id)}]}})
+    before = _world(ws)
+    with pytest.raises(ConfirmationRequired, match="since the plan was made"):
+        ws.execute(made.plan_id, phrase="确认大自噬")
+    assert _world(ws) == before

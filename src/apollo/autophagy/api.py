@@ -44,7 +44,7 @@ from apollo.autophagy.fs import (
     valid_parts,
     write_new,
 )
-from apollo.autophagy.places import Places, load_plan
+from apollo.autophagy.places import Places, drop_plan, load_plan, plan_sealed, seal_plan
 from apollo.autophagy.places import places_of as _places
 from apollo.autophagy.places import plan_parts as _plan_parts
 from apollo.autophagy.places import purge as _purge
@@ -166,9 +166,12 @@ def status(paths: Any, config: Any) -> dict[str, Any]:
 # -- plans ------------------------------------------------------------------------------------------
 
 def _save(places: Places, plan: Plan) -> None:
+    data = encode(plan)
+    if plan.tier == "large":  # its id's code is what the user's message confirms
+        seal_plan(places, plan.plan_id, data)
     fd = places.plans.open(create=True)
     try:
-        write_new(fd, f"{plan.plan_id}.json", encode(plan))
+        write_new(fd, f"{plan.plan_id}.json", data)
     finally:
         os.close(fd)
 
@@ -467,7 +470,10 @@ def _execute_locked(paths: Any, config: Any, places: Places, rules: CompiledRule
                 "the large tier needs both confirmations; the phrase is missing or wrong, so nothing was changed",
                 hint=f"apollo autophagy large --confirm {plan_id} --confirm-phrase {rules.data.large.phrase}")
         if not at_terminal:
-            human.require_user_confirmed(paths, rules.data.large.phrase, plan_id)
+            if not plan_sealed(places, plan_id):
+                raise ConfirmationRequired(f"plan {plan_id} is not one Apollo made and sealed; nothing was changed",
+                                           hint="make a new plan: apollo autophagy large")
+            human.require_user_confirmed(paths, rules.data.large.phrase, plan_id, clock.parse_iso(loaded.created_at))
         running = large_tier.gateway_running(paths.state_dir, rules.data.large.gateway)
         if running:
             raise Refused(running.message(rules.data.large.gateway, lang))
@@ -486,7 +492,7 @@ def _execute_locked(paths: Any, config: Any, places: Places, rules: CompiledRule
         for label, root in roots.items():
             if label != "workspace":
                 root.close()
-    remove.unlink_own(places.plans.root, _plan_parts(places, plan_id))
+    drop_plan(places, _plan_parts(places, plan_id)[-1])
     return outcome
 
 

@@ -11,6 +11,7 @@ confirms a new plan.
 from __future__ import annotations
 
 import unicodedata
+from datetime import datetime
 from typing import Any
 
 from apollo.errors import ApolloError, ConfirmationRequired
@@ -30,9 +31,10 @@ def _normal(text: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
-def latest_user_message(paths: Any) -> str | None:
-    """The text of the user's latest message in the agent's current session (all its blocks),
-    or None when there is no session or no user message."""
+def latest_user_message(paths: Any) -> tuple[str, datetime | None] | None:
+    """The text of the user's latest message in the agent's current session (all its blocks) and
+    when OpenClaw recorded it, or None when there is no session or no user message."""
+    from apollo import clock
     from apollo.transcript import iter_elements
     from apollo.transcript.discovery import current_session
     from apollo.transcript.model import Role
@@ -50,7 +52,13 @@ def latest_user_message(paths: Any) -> str | None:
                 last.append(element)
     except (ApolloError, OSError, ValueError):
         return None
-    return "\n".join(e.text for e in last) if last else None
+    if not last:
+        return None
+    try:
+        when = clock.parse_iso(last[0].timestamp) if last[0].timestamp else None
+    except ValueError:
+        when = None
+    return "\n".join(e.text for e in last), when
 
 
 def _typed_by_the_user(element: Any) -> bool:
@@ -67,19 +75,24 @@ def same_words(typed: str, phrase: str, plan_id: str) -> bool:
     return _normal(typed) == _normal(words(phrase, plan_id))
 
 
-def user_confirmed(paths: Any, phrase: str, plan_id: str) -> bool:
-    """Whether the user's own latest message carries the phrase and the plan's code."""
+def user_confirmed(paths: Any, phrase: str, plan_id: str, since: datetime | None = None) -> bool:
+    """Whether the user's own latest message carries the phrase and the plan's code — and, with
+    ``since`` (the sealed time the plan was made), was written at or after it: a message older than
+    the plan confirmed another plan, whose code a new one may share (65,536 codes)."""
     said = latest_user_message(paths)
-    return said is not None and _normal(words(phrase, plan_id)) in _normal(said)
+    if said is None or _normal(words(phrase, plan_id)) not in _normal(said[0]):
+        return False
+    return since is None or (said[1] is not None and said[1] >= since)
 
 
-def require_user_confirmed(paths: Any, phrase: str, plan_id: str) -> None:
-    """Refuse (nothing changed) unless the user's own latest message carries the phrase and code."""
-    if user_confirmed(paths, phrase, plan_id):
+def require_user_confirmed(paths: Any, phrase: str, plan_id: str, since: datetime) -> None:
+    """Refuse (nothing changed) unless the user's own latest message, written since the plan was
+    made, carries the phrase and code."""
+    if user_confirmed(paths, phrase, plan_id, since):
         return
     expected = words(phrase, plan_id)
     raise ConfirmationRequired(
-        "the large tier's second confirmation must come from the user, and the user's latest message does not "
-        f"say {expected!r}; nothing was changed",
+        "the large tier's second confirmation must come from the user, and the user's latest message since the "
+        f"plan was made does not say {expected!r}; nothing was changed",
         hint=f"ask the user to type {expected} themselves (a message of theirs, or this command on a terminal); "
              "an agent cannot confirm it for them")

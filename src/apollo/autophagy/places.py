@@ -14,14 +14,15 @@ import os
 import re
 import stat
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from apollo import clock
 from apollo.autophagy import remove
-from apollo.autophagy.fs import Root, Unsafe, open_file, read_fd, split_relative
+from apollo.autophagy import seal as sealing
+from apollo.autophagy.fs import Root, Unsafe, open_file, read_fd, split_relative, write_new
 from apollo.autophagy.snapshot import Place, list_snapshots, purge_expired
 from apollo.errors import ApolloError, InputError, Refused, UsageError
 
@@ -138,30 +139,72 @@ def plan_parts(places: Places, plan_id: str) -> tuple[str, ...]:
     return (*places.plans.parts, f"{plan_id}.json")
 
 
-def load_plan(places: Places, plan_id: str) -> Plan:
-    from apollo.autophagy.plan import decode
-
-    parts = plan_parts(places, plan_id)
+def _plan_file(places: Places, name: str) -> bytes:
+    """The bytes of one file of the plans folder (FileNotFoundError when it or the folder is missing)."""
     try:
-        parent = places.plans.root.open_dir(parts[:-1])
+        parent = places.plans.root.open_dir(places.plans.parts)
     except Unsafe:
-        parent = None
-    if parent is None:
-        raise UsageError(f"no plan {plan_id}", hint="make a new plan; plans are kept for 30 minutes")
+        raise FileNotFoundError(name) from None
     try:
-        fd = open_file(parent, parts[-1])
-    except (FileNotFoundError, Unsafe):
-        raise UsageError(f"no plan {plan_id}", where=str(places.plans.path),
-                         hint="make a new plan; plans are kept for 30 minutes") from None
+        fd = open_file(parent, name)
+    except Unsafe:
+        raise FileNotFoundError(name) from None
     finally:
         os.close(parent)
     try:
-        return decode(read_fd(fd))
+        return read_fd(fd)
+    finally:
+        os.close(fd)
+
+
+def load_plan(places: Places, plan_id: str) -> Plan:
+    from apollo.autophagy.plan import decode
+
+    name = plan_parts(places, plan_id)[-1]
+    try:
+        data = _plan_file(places, name)
+    except FileNotFoundError:
+        raise UsageError(f"no plan {plan_id}", where=str(places.plans.path),
+                         hint="make a new plan; plans are kept for 30 minutes") from None
+    try:
+        return decode(data)
     except Exception:  # noqa: BLE001 - any damage to a plan means it is not run
         raise InputError(f"plan {plan_id} cannot be read; it will not be run", where=str(places.plans.path),
                          hint="make a new plan") from None
+
+
+def _plan_seal(places: Places, plan_id: str, secret: bytes, data: bytes) -> str:
+    return sealing.mac(secret, workspace=str(places.workspace.path), snapshot=plan_id, name="plan", data=data)
+
+
+def seal_plan(places: Places, plan_id: str, data: bytes) -> None:
+    """Seal a plan whose id is a confirmation (the large tier's code): the workspace is the agent's to
+    write, and a plan file it wrote, or renamed, could carry the code of a message the user wrote for
+    another plan, and a time before that message."""
+    fd = places.plans.open(create=True)
+    try:
+        write_new(fd, f"{plan_id}.json{sealing.SUFFIX}",
+                  _plan_seal(places, plan_id, sealing.key(create=True) or b"", data).encode("ascii"))
     finally:
         os.close(fd)
+
+
+def plan_sealed(places: Places, plan_id: str) -> bool:
+    """Whether the plan file is, byte for byte, the one Apollo made and sealed under this id."""
+    name = plan_parts(places, plan_id)[-1]
+    try:
+        data, seal = _plan_file(places, name), _plan_file(places, name + sealing.SUFFIX)
+    except FileNotFoundError:
+        return False
+    return sealing.valid(sealing.key(create=False), seal, workspace=str(places.workspace.path), snapshot=plan_id,
+                         name="plan", data=data)
+
+
+def drop_plan(places: Places, name: str) -> None:
+    """Remove a plan file (``<id>.json``) that ran or expired, and its seal if it has one."""
+    remove.unlink_own(places.plans.root, (*places.plans.parts, name))
+    with suppress(FileNotFoundError):
+        remove.unlink_own(places.plans.root, (*places.plans.parts, name + sealing.SUFFIX))
 
 
 # -- what has expired -------------------------------------------------------------------------------
@@ -190,7 +233,7 @@ def purge(places: Places, config: Any) -> list[Path]:
         except ApolloError:
             stale = False
         if stale:
-            remove.unlink_own(places.plans.root, (*places.plans.parts, name))
+            drop_plan(places, name)
     return purged
 
 
