@@ -6,7 +6,7 @@ Appending is atomic (the whole log rewritten to a temp file, fsynced, renamed ov
 leaves the old log or the new one, never half an entry.
 
 Every value that comes from the workspace (file names, task titles, memory entries, error
-text) is escaped: a line break or any other control character becomes a visible escape, and
+text) has its secrets redacted (:mod:`apollo.redact`) and is escaped: a line break or any other control character becomes a visible escape, and
 the characters a shell or Markdown would act on (``;`` ``|`` ``&`` ``$`` backquote, brackets…)
 get a backslash, which both read as the plain character. One entry is always the same lines,
 and never anything a program reading the log would run."""
@@ -37,8 +37,11 @@ _ACTIVE = re.compile(r"""([\\`$;&|<>(){}\[\]*?!#~'"=^%])""")
 
 
 def escaped(value: str) -> str:
-    """``value`` as inert text on one line (see the module docstring)."""
-    value = _ACTIVE.sub(r"\\\1", value)
+    """``value`` as inert text on one line (see the module docstring), secrets a user pasted into
+    it (a key in a memory entry, a task title, a file name) redacted: the log lives in the workspace."""
+    from apollo.redact import redact
+
+    value = _ACTIVE.sub(r"\\\1", redact(value))
     return _CONTROL.sub(lambda m: {"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(m.group(), f"\\u{ord(m.group()):04x}"),
                         value)
 
