@@ -100,6 +100,9 @@ def places_of(paths: Any, config: Any) -> Iterator[Places]:
         raise InputError(exc.reason, where=str(paths.workspace)) from None
     try:
         yield places
+    except Unsafe as exc:  # Apollo's own folder made a link or a mount (by the agent): refused, said plainly
+        raise Refused(f"{exc.reason}; Apollo's own files are not written there", where=str(paths.workspace),
+                      hint=f"move it away ({STATE_FOLDER}/ is Apollo's: a real folder of the workspace)") from None
     finally:
         places.close()
 
