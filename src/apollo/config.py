@@ -158,12 +158,18 @@ def _read_layer(path: Path) -> tuple[dict[str, Any], str]:
         raise ConfigError(f"not valid TOML: {exc}", where=str(path), hint="fix the file or move it away") from None
 
 
+def _inside(path: Path, folder: Path) -> bool:
+    return os.path.realpath(path).startswith(os.path.realpath(folder).rstrip(os.sep) + os.sep)
+
+
 def load(workspace: Path | None = None, *, extra_layers: list[Path] | None = None) -> Config:
     """Defaults, then the user file, then ``<workspace>/.apollo/config.toml`` (within the limits
     of ``data/workspace_limits.toml``), then ``extra_layers``; later wins."""
     values = _defaults()
     sources: dict[str, str] = {}
-    layers: list[tuple[Path, bool]] = [(user_config_path(), False)]
+    user = user_config_path()
+    # a "user's config" inside the workspace (APOLLO_CONFIG pointed there) is the agent's to write
+    layers: list[tuple[Path, bool]] = [(user, workspace is not None and _inside(user, workspace))]
     if workspace is not None:
         layers.append((workspace_config_path(workspace), True))
     layers.extend((path, False) for path in extra_layers or [])
