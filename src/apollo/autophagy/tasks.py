@@ -229,7 +229,7 @@ def load_tasks(root: Root, rules: CompiledRules) -> Tasks:
         os.close(parent)
     try:
         state = json.loads(data.decode("utf-8-sig"))
-    except (ValueError, UnicodeDecodeError) as exc:
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:  # nested deeper than the parser goes
         raise ConfigError(f"the task state is not valid JSON ({exc})", where=where,
                           hint="fix the file; nothing is deleted while the protect list cannot be read") from None
     references, titles = active_references(state, spec)
