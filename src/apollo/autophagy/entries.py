@@ -93,8 +93,10 @@ def markdown_entries(data: bytes) -> list[Entry]:
     headings = [(int(t.tag[1]), i) for i, t in enumerate(tokens) if t.type == "heading_open" and t.level == 0]
     entries: list[Entry] = []
     trail: list[tuple[int, str]] = []
+    quoted = 0  # inside a quote (someone's words, kept whole), nothing is an entry
     for index, token in enumerate(tokens):
-        if token.map is None:
+        quoted += {"blockquote_open": 1, "blockquote_close": -1}.get(token.type, 0)
+        if token.map is None or quoted:
             continue
         first, end = token.map
         if token.type == "heading_open" and token.level == 0:
