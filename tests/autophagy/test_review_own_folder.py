@@ -39,3 +39,16 @@ def test_a_bind_mount_on_the_snapshot_folder_is_refused_plainly(ws: Ws, apollo_c
         subprocess.run(["umount", str(target)], check=True)
     assert done.returncode == 4 and "internal error" not in done.stderr and "mount" in done.stderr
     assert tree(elsewhere) == {} and (ws.workspace / "x.tmp").exists()
+
+
+def test_a_restores_printed_snapshot_is_a_path_that_exists(ws: Ws, apollo_cli) -> None:
+    """A careless user pastes what restore printed: it must name the snapshot, not a made-up path."""
+    import json
+    from pathlib import Path
+
+    ws.put("x.tmp", "old")
+    snapshot = Path(ws.small()["snapshot"])
+    done = apollo_cli("autophagy", "restore", snapshot.name, "--json", "--workspace", str(ws.workspace),
+                      "--state-dir", str(ws.state))
+    shown = json.loads(done.stdout)
+    assert done.returncode == 0 and Path(shown["snapshot"]) == snapshot and Path(shown["path"]) == snapshot

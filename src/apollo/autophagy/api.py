@@ -808,7 +808,7 @@ def restore(paths: Any, config: Any, snapshot: str, dry_run: bool = False, *, ac
         finally:
             for root in opened:
                 root.close()
-    return {"snapshot": info.name, "path": str(info.path), "dry_run": dry_run, "restored": outcome.restored,
+    return {"snapshot": str(info.path), "path": str(info.path), "dry_run": dry_run, "restored": outcome.restored,
             "replaced": outcome.replaced, "skipped": outcome.skipped}
 
 
