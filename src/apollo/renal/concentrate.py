@@ -79,7 +79,7 @@ def load(user_files: tuple[str, ...] = (), stamps: tuple[tuple[str, int, int], .
     try:
         patterns = tuple(regexes.compile(p, re.IGNORECASE) for p in reabsorb["patterns"])
         anchor_rules = Anchors(regexes.compile(anchors["token"]),
-                               tuple(regexes.compile(p) for p in anchors["specific"]),
+                               regexes.compile("|".join(f"(?:{p})" for p in anchors["specific"])),
                                int(anchors["min_chars"]), int(anchors["cjk_gram"]), float(anchors["max_share"]))
     except re.error as exc:
         raise ConfigError(f"filter.reabsorb / filter.anchors: invalid pattern ({exc})", where="rule files") from None
@@ -121,7 +121,8 @@ class Anchors:
     refers to a line of an old tool output (``[filter.anchors]``)."""
 
     token: re.Pattern[str]
-    specific: tuple[re.Pattern[str], ...]
+    #: the ``specific`` patterns as one alternation
+    specific: re.Pattern[str]
     min_chars: int
     cjk_gram: int
     max_share: float
@@ -131,7 +132,7 @@ class Anchors:
         found = set()
         for match in self.token.finditer(text):
             word = match.group()
-            if self.min_chars <= len(word) <= _LONGEST_ANCHOR and any(p.search(word) for p in self.specific):
+            if self.min_chars <= len(word) <= _LONGEST_ANCHOR and self.specific.search(word):
                 found.add(word.lower())
         if not text.isascii():
             n = self.cjk_gram
