@@ -4,6 +4,7 @@ numbering, emphasis, code) as a real Markdown parser reads it, or is not offered
 from __future__ import annotations
 
 import re
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt

@@ -53,3 +53,13 @@ def test_the_latest_request_survives_any_budget(tmp_path_factory, records: int, 
     assert last in _ids(result.output_path)
     budget = result.report["budget"]
     assert budget["met"] == (budget["tokens"] <= budget["target"])
+
+
+def test_compaction_under_a_budget_keeps_the_latest_request_in_the_context(tmp_path: Path) -> None:
+    path, _, last = _session(tmp_path, _big_json(6000))
+    result = filter_path(path, "openclaw", mode="compact", keep_ratio=0.05, output=tmp_path / "out.jsonl")
+    entries = [json.loads(line) for line in result.output_path.read_text(encoding="utf-8").splitlines()]
+    compaction = [e for e in entries if e.get("type") == "compaction"][-1]
+    order = [e.get("id") for e in entries]
+    tail = order[order.index(compaction["firstKeptEntryId"]):]
+    assert last in tail or "Now dump the whole export so we can check the totals." in compaction["summary"]
