@@ -90,7 +90,7 @@ def compare(lines: list[str]) -> list[dict]:
                             rules["digest_item_chars"], earlier=earlier)
         items = [f.element.text for f in digest.must_keep_items(before)]
         theirs_words, ours_words = _words(compaction["summary"]), _words(ours)
-        rows.append({"openclaw_tokens": len(ENCODE(compaction["summary"])), "apollo_tokens": len(ENCODE(ours)),
+        rows.append({"id": compaction.get("id"), "openclaw_tokens": len(ENCODE(compaction["summary"])), "apollo_tokens": len(ENCODE(ours)),
                      "history_entries": cut, "items": len(items),
                      "openclaw_carries": sum(_carried(t, theirs_words) for t in items),
                      "apollo_carries": sum(_carried(t, ours_words) for t in items),
@@ -105,11 +105,15 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="also write the rows here")
     args = parser.parse_args()
     rows = []
+    seen: set[tuple[str, str]] = set()  # a backup or checkpoint copy of a session holds the same compactions
     for repo in sorted(args.mirrors.glob("*/repo")):
         owner = repo.parent.name
         for name in sessions_with_compactions(repo, args.per_repo):
             lines = _git(repo, "show", f"HEAD:{name}").splitlines()
             for number, row in enumerate(compare(lines)):
+                if (owner, row["id"]) in seen:
+                    continue
+                seen.add((owner, row["id"]))
                 row.update(owner=owner, session=Path(name).name[:8], compaction=number)
                 rows.append(row)
                 print(f"{owner[:28]:28} {row['session']} #{number}: OpenClaw {row['openclaw_tokens']:6,} tokens, "
