@@ -63,3 +63,17 @@ def test_compaction_under_a_budget_keeps_the_latest_request_in_the_context(tmp_p
     order = [e.get("id") for e in entries]
     tail = order[order.index(compaction["firstKeptEntryId"]):]
     assert last in tail or "Now dump the whole export so we can check the totals." in compaction["summary"]
+
+
+def test_a_budget_below_the_must_keep_names_what_it_dropped_and_why(tmp_path: Path) -> None:
+    from apollo.renal.report import render
+
+    session = PiSession()
+    rules = [session.user(f"From now on, never schedule calls on day {day} of the sprint, rule number {day}.")
+             for day in range(1, 6)]
+    session.say("Understood, all five rules noted.")
+    result = filter_path(session.write(tmp_path / "r.jsonl"), "openclaw", budget=12, output=tmp_path / "out.jsonl")
+    dropped = result.report["budget"]["must_keep_dropped"]
+    assert dropped and rules[-1] not in dropped  # never the latest request
+    text = render(result.report, "en")
+    assert "they alone exceed the budget" in text and all(element in text for element in dropped)
