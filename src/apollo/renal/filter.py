@@ -219,9 +219,9 @@ def fit_budget(fates: list[Fate], target: int, condenser: Condenser, count: Call
             for f in group:
                 f.action, f.bucket, f.tokens_after = "drop", "outdated" if f.outdated else "budget", 0
         elif chosen > 0 and candidate.forms[chosen].name == "trimmed":
-            for f, (text, tokens) in zip(group, trimmed[position][1], strict=True):
-                if text is not None:
-                    f.action, f.text, f.bucket, f.tokens_after = "shorten", text, "tool_output", tokens
+            for f, (cut, tokens) in zip(group, trimmed[position][1], strict=True):
+                if cut is not None:
+                    f.action, f.text, f.bucket, f.tokens_after = "shorten", cut, "tool_output", tokens
         elif chosen > 0:
             lead = group[-1]
             form = candidate.forms[chosen]
