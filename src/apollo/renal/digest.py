@@ -29,8 +29,6 @@ _PATH = regexes.compile(r"(?<![\w:/.-])(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]+)+|\b[\w
 _NOT_FILES = ("/dev/", "/proc/", "/sys/")
 #: how much of a reply the digest quotes as an item's outcome or answer
 _REPLY_CHARS = 200
-#: an outdated item (superseded, answered, done) is quoted up to this many characters
-_STALE_CHARS = 600
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,7 +146,7 @@ def quoted_items(fates: list[Any], level: Level) -> list[Any]:
 
 
 def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | tuple[str, ...] = (),
-          level: Level = LEVELS[0]) -> str:
+          level: Level = LEVELS[0], outdated_chars: int | None = None) -> str:
     """The digest of ``fates`` (everything before the tail) after the ``earlier`` summaries: the one
     place its text is made."""
     titles = _TITLES["zh" if lang == "zh" else "en"]
@@ -190,7 +188,7 @@ def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | 
             sections.append(f"## {titles['files']}\n" + ", ".join(files[:40]))
     stale = [f for f in fates if f.outdated and f.element.kind is Kind.TEXT and _worth_quoting(f)]
     if stale and level.outdated:
-        sections.append(f"## {titles['superseded']}\n" + "\n".join(line(f, min(limit, _STALE_CHARS)) for f in stale))
+        sections.append(f"## {titles['superseded']}\n" + "\n".join(line(f, min(limit, outdated_chars or limit)) for f in stale))
     omitted = sum(1 for f in fates if f.element.kind in (Kind.TEXT, Kind.HEARTBEAT_POLL, Kind.HEARTBEAT_REPLY)) - listed
     if omitted > 0:
         sections.append(titles["omitted"].format(n=omitted))

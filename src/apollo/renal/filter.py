@@ -431,7 +431,8 @@ def plan_compaction(fates: list[Fate], rules: concentrate.FilterRules, lang: str
                    and (i < start or is_compaction_summary(e))]
         plan = CompactionPlan(fates, start, "", 0, tail_after[start])
         before = plan.digested
-        plan.summary = digest.build(before, lang, rules["digest_item_chars"], earlier=earlier, level=level)
+        plan.summary = digest.build(before, lang, rules["digest_item_chars"], earlier=earlier, level=level,
+                                    outdated_chars=rules["digest_outdated_chars"])
         plan.summary_tokens = count(prefix + plan.summary + suffix)
         quoted = digest.quoted_items(before, level)
         if level.shortens_must_keep:
