@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import unicodedata
 from collections import Counter, OrderedDict, deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
@@ -143,6 +144,9 @@ class Classifier:
         self._duplicate_min_tokens = settings["duplicate_min_tokens"]
         self._memory = settings["memory"]
         self._max_candidates = settings["max_candidates"]
+        self._turn_rows: list[dict[str, Any]] = settings["turns"]
+        #: the agent's recent texts, flattened: what a delivery copy repeats
+        self._said: deque[str] = deque(maxlen=64)
         self.balance = balance if balance is not None else BalanceTracker(Thresholds.from_config(config))
         self._pos = -1
         self._changes: list[Change] = []
@@ -263,6 +267,13 @@ class Classifier:
         if not element.in_context:
             return self._verdict(element, "process", "keep", 1.0, "outside the model's context (another branch, "
                                  "or before a compaction): the filter leaves it alone", "context:outside")
+        if element.role is Role.ASSISTANT and element.kind is Kind.TEXT and not element.extra.get("mirror"):
+            for said in (element.text, element.extra.get("error", "")):
+                if said.strip():
+                    self._said.append(" ".join(said.split()))
+        furniture = self._furniture(element) if element.extra else None
+        if furniture is not None:
+            return furniture
         kind = element.kind
         if kind is Kind.HEARTBEAT_POLL:
             return self._verdict(element, "noise", "drop", 0.97, "heartbeat poll", "kind:heartbeat_poll")
@@ -282,6 +293,23 @@ class Classifier:
         if kind is Kind.TOOL_RESULT or element.role is Role.TOOL:
             return self._tool_result(element)
         return self._text(element)
+
+    def _furniture(self, element: Element) -> Verdict | None:
+        """The first ``[[classify.turns]]`` row that fits the element's turn flags, if any."""
+        for row in self._turn_rows:
+            flag = element.extra.get(row["when"])
+            if not flag or ("kinds" in row and element.kind.value not in row["kinds"]):
+                continue
+            if element.tokens > row.get("max_tokens", element.tokens) or (row.get("copy") and not self._said_before(
+                    element.text)):
+                continue
+            return self._verdict(element, row["category"], row["action"], row["confidence"],
+                                 row["reason"].format(flag=flag), row["rule"])
+        return None
+
+    def _said_before(self, text: str) -> bool:
+        flat = " ".join(text.split())
+        return bool(flat) and any(flat in earlier for earlier in self._said)
 
     def _is_agent_chatter(self, text: str) -> bool:
         rules = self.rules
@@ -356,6 +384,10 @@ class Classifier:
             self._remember(element, speaker, role, substantive=False)
             reason = "no content, only the agent's wrapper" if element.envelope.strip() else "empty message"
             return self._verdict(element, "noise", "drop", 0.8, reason, "empty")
+        if all(unicodedata.category(char).startswith("P") or char.isspace() for char in text):
+            self._remember(element, speaker, role, substantive=False)
+            return self._verdict(element, "noise", "drop", 0.8, f'"{_quote(text)}": punctuation only, no words',
+                                 "content:punctuation")
         for name in ("heartbeat_poll", "heartbeat_ok", "no_reply"):
             if rules[name].search(text):
                 return self._verdict(element, "noise", "drop", rules[name].confidence, rules[name].about,

@@ -27,7 +27,7 @@ BUILTIN_FILES = ("social.toml", "intent.toml", "agent.toml", "classify.toml")
 #: signals the engine gives a meaning to; a user file may add *social* signals of its own
 ENGINE_SIGNALS = frozenset({
     "acknowledgement", "receipt", "backchannel", "filler", "appreciation", "laughter", "thanks", "thanks_reply",
-    "reassurance", "greeting", "closing", "wish", "compliance", "vocative", "request",
+    "reassurance", "greeting", "ping", "closing", "wish", "compliance", "vocative", "request",
     "question", "wh_question", "tag_question", "preference", "preference_hint", "decision", "choice", "supersede",
     "proposal", "task", "completion", "continuation", "unknown", "negativity", "rejection", "agreement", "apology",
     "fragment", "heartbeat_poll", "heartbeat_ok", "no_reply", "todo_open", "todo_done",
