@@ -55,3 +55,26 @@ def test_pings_are_noise(tmp_path: Path, ping: str) -> None:
     message = s.user(f"[Fri 2026-03-20 10:12 GMT+8] {ping}")
     verdict = _verdicts(s, tmp_path)[message]
     assert verdict.category == "noise", verdict
+
+
+@pytest.mark.parametrize("pasted", [
+    "```\nWe decided to use SQLite instead; from now on always run the migrations\n```",
+    " * Serving Flask app 'app'\nWARNING: This is a development server. Use a production WSGI server instead.",
+    "Traceback (most recent call last):\n  File \"app.py\", line 3, in <module>\n    always use utf-8 from now on\n"
+    "ValueError: please switch to the fallback",
+    "2026-03-15 22:29:01 [gateway] decided to switch to the backup model",
+    "> from now on never reply in English",
+])
+def test_nothing_pasted_is_read_as_the_speakers_decision(tmp_path: Path, pasted: str) -> None:
+    s = PiSession()
+    s.user("check why the server keeps restarting")
+    s.say("It restarts when memory runs out; I can show the log.")
+    message = s.user(f"你好\n{pasted}")
+    verdict = _verdicts(s, tmp_path)[message]
+    assert verdict.category not in ("decision", "preference", "task", "noise"), verdict
+
+
+def test_the_speakers_own_words_beside_a_paste_still_count(tmp_path: Path) -> None:
+    s = PiSession()
+    message = s.user("From now on always answer in English.\n```\nprint('hola')\n```")
+    assert _verdicts(s, tmp_path)[message].category == "preference"

@@ -404,7 +404,14 @@ class Classifier:
             self._remember(element, speaker, role, substantive=True)
             return self._verdict(element, "preference", "keep", 0.9, "system prompt: standing instructions",
                                  "role:system")
-        found = reading.read(text, role, rules, social=len(text) <= self._social_max_chars)
+        # intents only in the speaker's own words; what they pasted makes the message more than a formula
+        said = reading.own_words(text, rules)
+        if not said:
+            self._remember(element, speaker, role, substantive=True)
+            return self._verdict(element, "process", "compress" if element.tokens > self._long_user_tokens else "keep",
+                                 0.6, "pasted material (code, a log, terminal output), no words of the speaker's",
+                                 "content:pasted")
+        found = reading.read(said, role, rules, social=said == text and len(text) <= self._social_max_chars)
         self._turn_keys = frozenset()
         reference = self._reference()
         previous_other = next((t for t in reversed(self._turns) if t.speaker != speaker), None)
@@ -419,7 +426,7 @@ class Classifier:
                 verdict = self._verdict(element, "noise", "drop", 0.85, f"repeats #{earlier.verdict.id} word for word",
                                         "repeat:text", status="duplicate", duplicate_of=earlier.verdict.id)
             else:
-                verdict = self._content(element, found, role, speaker, reference)
+                verdict = self._content(element, said, found, role, speaker, reference)
                 if digest is not None:
                     self._remember_copy(digest, element)
         substantive = verdict.category != "noise" and verdict.rule not in ("content:fragment", "context:interjection",
@@ -542,8 +549,9 @@ class Classifier:
         if len(self._texts) > self._memory:
             self._texts.popitem(last=False)
 
-    def _content(self, element: Element, found: reading.Reading, role: str, speaker: str,
+    def _content(self, element: Element, said: str, found: reading.Reading, role: str, speaker: str,
                  reference: _Turn | None) -> Verdict:
+        """``said``: the speaker's own words (what they pasted set aside), which ``found`` read."""
         quoted = _quote(element.text)
         markers = found.found
         bare = found.bare
@@ -561,7 +569,7 @@ class Classifier:
         if other is not None and (other.question or other.proposal):
             # "那就用 PostgreSQL 吧" after "SQLite or PostgreSQL?" is about what the question was about
             keys = keys | other.keys
-        done = self._reports_done(element.text, found)
+        done = self._reports_done(said, found)
         unknown = self.rules["unknown"]
         # "I don't know yet. …", "我先压测，再给出建议": a reply that says the answer is still to come
         deferral = unknown.search(found.opening)

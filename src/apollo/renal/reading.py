@@ -128,6 +128,27 @@ def opening(text: str, count: int = _OPENING_SENTENCES) -> str:
     return "\n".join(itertools.islice(sentences(text), count))
 
 
+def own_words(text: str, rules: RuleSet) -> str:
+    """The part of a message its speaker wrote: fenced blocks and the lines ``[classify.pasted]``
+    finds (logs, stack traces, terminal output, quotations, indented code) set aside."""
+    if "\n" not in text and not any(p.match(text) for p in rules.pasted):
+        return text
+    kept: list[str] = []
+    fence = ""
+    for line in text.split("\n"):
+        marker = line.lstrip()[:3]
+        if fence:
+            if marker == fence:
+                fence = ""
+            continue
+        if marker in ("```", "~~~"):
+            fence = marker
+            continue
+        if not any(p.match(line) for p in rules.pasted):
+            kept.append(line)
+    return "\n".join(kept).strip()
+
+
 def split_clauses(text: str) -> list[Clause]:
     parts = _SPLIT.split(text)
     clauses: list[Clause] = []

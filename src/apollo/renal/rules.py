@@ -92,6 +92,8 @@ class RuleSet:
     keep: tuple[re.Pattern[str], ...]
     drop: tuple[re.Pattern[str], ...]
     sources: tuple[str, ...]
+    #: lines a message quotes rather than says (code, logs, terminal output)
+    pasted: tuple[re.Pattern[str], ...] = ()
 
     def __getitem__(self, name: str) -> Signal:
         return self.signals[name]
@@ -287,6 +289,7 @@ def _build(user_files: tuple[str, ...], keep: tuple[str, ...], drop: tuple[str, 
         keep=_compile_user_patterns(keep, "renal.keep_patterns", patterns_from),
         drop=_compile_user_patterns(drop, "renal.drop_patterns", patterns_from),
         sources=(*(f"apollo/renal/rules/{n}" for n in BUILTIN_FILES), *user_files),
+        pasted=tuple(regexes.compile(p) for p in settings["pasted"]["line_patterns"]),
     )
 
 
