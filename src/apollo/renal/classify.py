@@ -584,6 +584,9 @@ class Classifier:
             if "preference" in markers:
                 return self._stance(element, "preference", 0.85, f"states a preference ({marker('preference')})",
                                     keys, role, speaker, topic, markers)
+            if "profile" in markers and not found.question:
+                return self._stance(element, "preference", 0.75, f"states a fact to remember ({marker('profile')})",
+                                    keys, role, speaker, topic, markers)
             # "图表用 matplotlib 还是 echarts？" asks about a choice, it makes none; "截止是周一，对吧" asks too
             asks = found.question or found.tag
             if not asks and ("decision" in markers or "choice" in markers):
@@ -626,6 +629,9 @@ class Classifier:
                                  "is kept", "context:echo", confirmation=True)
         if found.question:
             self._candidate(self._open_questions, element, role, speaker, keys, topic)
+            if found.only_offers(self.rules["proposal"]):  # a yes makes it a decision; left open, it leaves nothing
+                return self._verdict(element, "process", "keep", 0.7, f"offers ({marker('proposal')}); awaiting the "
+                                     "user's answer", "intent:offer")
             return self._verdict(element, "question", "keep", 0.75, "asks the user a question", "intent:question")
         if deferral is not None and other is not None and other.question:
             return self._verdict(element, "process", "keep", 0.7, f'does not answer #{other.id} yet '

@@ -32,7 +32,7 @@ _LATIN_WORD = regexes.compile(r"[a-z][a-z0-9_+#-]*[a-z0-9+#]|[a-z]")
 _CJK_RUN = regexes.compile(r"[\u3400-\u9fff]+")
 #: messages up to this long are cached (bounded: 4096 of them)
 _CACHED_CHARS = 400
-_INTENT_SIGNALS = ("request", "preference", "preference_hint", "decision", "choice", "supersede", "proposal",
+_INTENT_SIGNALS = ("request", "preference", "profile", "preference_hint", "decision", "choice", "supersede", "proposal",
                    "task", "completion", "continuation", "unknown", "negativity", "apology")
 # Quotation marks that open and close: a question mark inside a quotation is not the speaker asking.
 _QUOTE_OPEN = "「『“《"
@@ -101,6 +101,12 @@ class Reading:
 
     def content_text(self) -> str:
         return " ".join(c.body for c in self.content)
+
+    def only_offers(self, proposal: Signal) -> bool:
+        """Every question it asks offers something ("Want me to set it up?", "要我先清洗吗？"): an
+        offer awaits a yes, it leaves nothing open."""
+        questions = [c for c in self.clauses if c.question]
+        return bool(questions) and all(proposal.search(_match_text(c)) is not None for c in questions)
 
     def asks(self, signal: Signal) -> bool:
         """The signal is found in one of the message's questions ("修好了吗？" asks, it reports nothing)."""
