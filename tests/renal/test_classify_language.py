@@ -4,7 +4,6 @@ work asked for; and offers that ask nothing the user owes an answer to."""
 from __future__ import annotations
 
 import pytest
-
 from support_classify import verdicts
 
 
