@@ -124,6 +124,16 @@ def _digest(*parts: str) -> str:
     return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
 
 
+class _Words(dict[str, str]):
+    """What a row's reason can name: a signal's words, or nothing when the signal was not found."""
+
+    def __init__(self, found: dict[str, str], **more: str) -> None:
+        super().__init__(found, **more)
+
+    def __missing__(self, key: str) -> str:
+        return ""
+
+
 def _quote(text: str) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= _QUOTE else flat[: _QUOTE - 1] + "…"
@@ -145,6 +155,8 @@ class Classifier:
         self._memory = settings["memory"]
         self._max_candidates = settings["max_candidates"]
         self._turn_rows: list[dict[str, Any]] = settings["turns"]
+        self._user_rows: list[dict[str, Any]] = settings["from_user"]
+        self._agent_rows: list[dict[str, Any]] = settings["from_agent"]
         #: the agent's recent texts, flattened: what a delivery copy repeats
         self._said: deque[str] = deque(maxlen=64)
         self.balance = balance if balance is not None else BalanceTracker(Thresholds.from_config(config))
@@ -559,7 +571,6 @@ class Classifier:
         other = reference if reference is not None and reference.speaker != speaker else None
         if bare in ("rejection", "agreement") and other is not None and other.question and other.yes_no:
             return self._answer(element, role, other, quoted, "no" if bare == "rejection" else "yes")
-        negative = "negativity" in markers
         topic: int | None
         if role == "user":
             topic, keys = self.balance.observe_reading(element.id, found, self.rules, element.timestamp)
@@ -577,84 +588,61 @@ class Classifier:
         if found.content and any(not c.question for c in found.content):
             self._answered_by(element, speaker, keys, defers=defers, unsure="unknown" in markers)
 
-        def marker(name: str) -> str:
-            return f'"{markers[name]}"'
-
-        if role == "user":
-            if "preference" in markers:
-                return self._stance(element, "preference", 0.85, f"states a preference ({marker('preference')})",
-                                    keys, role, speaker, topic, markers)
-            if "profile" in markers and not found.question:
-                return self._stance(element, "preference", 0.75, f"states a fact to remember ({marker('profile')})",
-                                    keys, role, speaker, topic, markers)
-            # "图表用 matplotlib 还是 echarts？" asks about a choice, it makes none; "截止是周一，对吧" asks too
-            asks = found.question or found.tag
-            if not asks and ("decision" in markers or "choice" in markers):
-                name = "decision" if "decision" in markers else "choice"
-                return self._stance(element, "decision", 0.85 if name == "decision" else 0.75,
-                                    f"makes a decision ({marker(name)})", keys, role, speaker, topic, markers)
-            if not asks and "supersede" in markers and ("task" not in markers or (
-                    self._related(keys, self._decisions) and not self._carries_out(found, markers["supersede"]))):
-                return self._stance(element, "decision", 0.75, f"changes or makes a decision ({marker('supersede')})",
-                                    keys, role, speaker, topic, markers)
-            # "mark the migration done" asks for work, it reports nothing; "确认一下，…对吧？" asks a question
-            if "task" in markers and (not asks or "request" in markers):
-                self._candidate(self._tasks, element, role, speaker, keys, topic)
-                return self._verdict(element, "task", "keep", 0.8, f"asks for work ({marker('task')})", "intent:task")
-            if asks:
-                self._candidate(self._open_questions, element, role, speaker, keys, topic)
-                return self._verdict(element, "question", "keep", 0.8, "asks a question", "intent:question")
-            if done:
-                self._close_task(element, keys, other)
-                return self._verdict(element, "process", "keep", 0.7, f"reports it works ({marker('completion')})",
-                                     "intent:completion")
-            if "preference_hint" in markers:
-                return self._stance(element, "preference", 0.6, f"may state a preference "
-                                    f"({marker('preference_hint')})", keys, role, speaker, topic, markers)
-            if negative:
-                return self._verdict(element, "process", "keep", 0.7, f"objects or corrects ({marker('negativity')})",
-                                     "intent:negativity")
-            if bare in ("agreement", "rejection"):
-                return self._verdict(element, "process", "keep", 0.65, f'"{quoted}": {bare}', f"content:{bare}")
-            if element.tokens > self._long_user_tokens:
-                return self._verdict(element, "process", "compress", 0.6, "long pasted text: its core may be enough",
-                                     "process:long_user")
-            return self._verdict(element, "process", "keep", 0.6, "discussion", "process:discussion")
-        if done:  # "记好了：…PDF 的决定…" reports work done, whatever else it says
+        if role != "user" and done:  # "记好了：…PDF 的决定…" reports work done, whatever else it says
             self._close_task(element, keys, other)
-        acknowledged = any(s.confirmation for s in found.social)
-        if other is not None and acknowledged and self._echoes(keys, other) and not _DIGITS.search(
-                found.content_text()):
+        if role != "user" and other is not None and any(s.confirmation for s in found.social) and self._echoes(
+                keys, other) and not _DIGITS.search(found.content_text()):
             return self._verdict(element, "noise", "drop", 0.75, f"acknowledges and restates #{other.id}, which "
                                  "is kept", "context:echo", confirmation=True)
-        if found.question:
+        facts = self._facts(element, found, role, keys, done=done, defers=defers and other is not None and other.question)
+        for row in self._user_rows if role == "user" else self._agent_rows:
+            if facts.issuperset(row.get("when", ())) and facts.isdisjoint(row.get("unless", ())):
+                break
+        words = _Words({name: f'"{text}"' for name, text in markers.items()}, quote=f'"{quoted}"',
+                       other=other.id if other is not None else "",
+                       deferral=f'"{deferral.group(0)}"' if deferral is not None else "")
+        reason = row["reason"].format_map(words)
+        category, effect = row["category"], row.get("effect")
+        if effect == "stance":
+            return self._stance(element, category, row["confidence"], reason, keys, role, speaker, topic, markers,
+                                rule=row["rule"])
+        if effect == "task":
+            self._candidate(self._tasks, element, role, speaker, keys, topic)
+        elif effect == "question":
             self._candidate(self._open_questions, element, role, speaker, keys, topic)
-            if found.only_offers(self.rules["proposal"]):  # a yes makes it a decision; left open, it leaves nothing
-                return self._verdict(element, "process", "keep", 0.7, f"offers ({marker('proposal')}); awaiting the "
-                                     "user's answer", "intent:offer")
-            return self._verdict(element, "question", "keep", 0.75, "asks the user a question", "intent:question")
-        if deferral is not None and other is not None and other.question:
-            return self._verdict(element, "process", "keep", 0.7, f'does not answer #{other.id} yet '
-                                 f'("{deferral.group(0)}")', "intent:unknown")
-        if done:
-            return self._verdict(element, "process", "keep", 0.75, f"reports work done ({marker('completion')})",
-                                 "intent:completion")
-        if "proposal" in markers:  # "如果…就用 PostgreSQL": a choice offered is a proposal, not a decision
+        elif effect == "proposal":
             self._proposal = self._candidate(None, element, role, speaker, keys, topic)
-            return self._verdict(element, "process", "keep", 0.7, f"proposes ({marker('proposal')}); awaiting the "
-                                 "user's answer", "intent:proposal")
-        if "decision" in markers:
-            return self._stance(element, "decision", 0.7, f"states a decision ({marker('decision')})", keys, role,
-                                speaker, topic, markers)
-        if element.tokens > self._compress_tokens:
-            return self._verdict(element, "process", "compress", 0.7, "long explanation: its core is enough once "
-                                 "read", "process:explanation")
-        return self._verdict(element, "process", "keep", 0.6, "a short reply", "process:reply")
+        elif effect == "close_task":
+            self._close_task(element, keys, other)
+        return self._verdict(element, category, row.get("action", "keep"), row["confidence"], reason, row["rule"])
+
+    def _facts(self, element: Element, found: reading.Reading, role: str, keys: frozenset[str], *, done: bool,
+               defers: bool) -> set[str]:
+        """What the rows of ``[classify.from_user]`` / ``[classify.from_agent]`` can ask about a message."""
+        facts = set(found.found)
+        if found.question or found.tag:
+            facts.add("asks")
+        if found.question:
+            facts.add("question")
+            if found.only_offers(self.rules["proposal"]):
+                facts.add("offers")
+        if done:
+            facts.add("done")
+        if defers:
+            facts.add("defers_answer")
+        if found.bare in ("agreement", "rejection"):
+            facts.add(found.bare)
+        if element.tokens > (self._long_user_tokens if role == "user" else self._compress_tokens):
+            facts.add("long")
+        if "supersede" in facts and ("task" not in facts or (
+                self._related(keys, self._decisions) and not self._carries_out(found, found.found["supersede"]))):
+            facts.add("changes_decision")
+        return facts
 
     # -- resolution ------------------------------------------------------------------------------
 
     def _stance(self, element: Element, category: str, confidence: float, reason: str, keys: frozenset[str],
-                role: str, speaker: str, topic: int | None, markers: dict[str, str]) -> Verdict:
+                role: str, speaker: str, topic: int | None, markers: dict[str, str], rule: str = "") -> Verdict:
         """A decision or a preference: it may replace an earlier one of the same kind."""
         store = self._decisions if category == "decision" else self._preferences
         candidate = self._candidate(None, element, role, speaker, keys, topic)
@@ -663,7 +651,7 @@ class Classifier:
         store.append(candidate)
         if len(store) > self._max_candidates:
             del store[0]
-        return self._verdict(element, category, "keep", confidence, reason, f"intent:{category}")
+        return self._verdict(element, category, "keep", confidence, reason, rule or f"intent:{category}")
 
     @staticmethod
     def _echoes(keys: frozenset[str], reference: _Turn | None) -> bool:
