@@ -78,3 +78,13 @@ def test_the_speakers_own_words_beside_a_paste_still_count(tmp_path: Path) -> No
     s = PiSession()
     message = s.user("From now on always answer in English.\n```\nprint('hola')\n```")
     assert _verdicts(s, tmp_path)[message].category == "preference"
+
+
+def test_a_scheduled_jobs_prompt_and_a_bare_notice_are_process_not_requests(tmp_path: Path) -> None:
+    s = PiSession()
+    cron = s.user("[cron:1a2b-3c Morning scan] From now on never use the browser; list the ten newest tokens")
+    s.say("Listed ten tokens.")
+    notice = s.user("System: [2026-02-21 10:20:39 EST] Exec failed (quiet-cl, signal SIGKILL)")
+    got = _verdicts(s, tmp_path)
+    assert (got[cron].category, got[cron].rule) == ("process", "furniture:scheduled")
+    assert (got[notice].category, got[notice].rule) == ("process", "furniture:notice")

@@ -45,6 +45,12 @@ CONVERSATION_INFO = ('Conversation info (untrusted metadata):\n```json\n{\n  "me
     # the prompt the runtime writes to open a session: nothing of the user's
     ("A new session was started via /new or /reset. Greet the user in your configured persona.\n[message_id: 45]",
      ""),
+    # a scheduled job's run: the stamp is furniture, the job's prompt follows
+    ("[cron:1a2b-3c New scan] Use the API to list new tokens", "Use the API to list new tokens"),
+    ("[Bootstrap pending]\nPlease read BOOTSTRAP.md from the workspace first", ""),
+    # a notice whose every line is marked (newer releases)
+    ("System (untrusted): [2026-05-03 22:01:05 PDT] Evening review:\nSystem (untrusted): \n"
+     "System (untrusted): Time to reflect on the day.", ""),
     # what only looks like furniture stays content
     ("System: maintenance tonight, remember it", "System: maintenance tonight, remember it"),
     ("see [message_id: 12] in the log", "see [message_id: 12] in the log"),
@@ -121,3 +127,19 @@ def test_replacing_a_wrapped_message_keeps_prefix_and_suffix(tmp_path: Path) -> 
     content = next(r for r in records if r.get("id") == entry)["message"]["content"]
     assert content == raw.replace("a long note", "short")
     assert {e.id: e for e in transcript.read(tmp_path / "o.jsonl").elements}[entry].text == "short"
+
+
+def test_runtime_context_entries_polls_notices_and_scheduled_runs(tmp_path: Path) -> None:
+    s = PiSession()
+    s.user("hello")
+    poll = s.entry("custom_message", customType="openclaw.runtime-context", content=HEARTBEAT_PROMPT, display=False)
+    call, result = s.tool("c1", "read", {"path": "HEARTBEAT.md"}, "# nothing")
+    notice = s.entry("custom_message", customType="openclaw.runtime-context",
+                     content="System (untrusted): [2026-05-03 22:01:05 PDT] Evening review:\n"
+                             "System (untrusted): Time to reflect on the day.", display=False)
+    cron = s.user("[cron:1a2b-3c Morning scan] Use the API to list the ten newest tokens")
+    got = _elements(s, tmp_path)
+    assert got[poll].kind is Kind.HEARTBEAT_POLL and got[call].extra.get("heartbeat_turn")
+    assert got[result].extra.get("heartbeat_turn")
+    assert got[notice].text == "" and got[notice].extra.get("notice_only")
+    assert got[cron].text.startswith("Use the API") and got[cron].extra.get("scheduled")

@@ -90,6 +90,7 @@ class Rules:
     failed_stop_reasons: frozenset[str] = frozenset()
     failed_max_chars: int = 0
     mirror_models: frozenset[str] = frozenset()
+    scheduled: tuple[re.Pattern[str], ...] = ()
 
     def split_envelope(self, text: str) -> tuple[str, str]:
         """(envelope, content): what the gateway wrapped around the user's words (leading stamps,
@@ -100,15 +101,24 @@ class Rules:
     def split(self, text: str) -> tuple[str, str, str]:
         """(prefix, content, suffix), which put together give ``text`` back: a writer that replaces
         the content puts the same wrappers around the new one."""
+        prefix, content, suffix, _ = self.unwrap(text)
+        return prefix, content, suffix
+
+    def unwrap(self, text: str) -> tuple[str, str, str, bool]:
+        """:meth:`split`, and whether the prefix ends with a scheduled job's stamp (the content is
+        then the job's prompt)."""
         if any(pattern.match(text) for pattern in self.injected):
-            return text, "", ""
+            return text, "", "", False
         position = self._prefix_end(text)
+        run = self.scheduled_run(text[position:])
+        if run is not None:
+            position += len(run[0])
         content = text[position:]
         for pattern in self.suffixes:
             match = pattern.search(content)
             if match and match.start() > 0:
-                return text[:position], content[:match.start()], content[match.start():]
-        return text[:position], content, ""
+                return text[:position], content[:match.start()], content[match.start():], run is not None
+        return text[:position], content, "", run is not None
 
     def _prefix_end(self, text: str) -> int:
         position = 0
@@ -128,6 +138,18 @@ class Rules:
                 if end is None:
                     return position
                 position += stripped + end
+
+    def scheduled_run(self, text: str) -> tuple[str, str] | None:
+        """(stamp, prompt) when ``text`` is a scheduled job's prompt, else None."""
+        for pattern in self.scheduled:
+            match = pattern.match(text)
+            if match:
+                return text[:match.end()], text[match.end():]
+        return None
+
+    def notice_in(self, envelope: str) -> bool:
+        """The envelope holds a gateway notice (a job's or a command's report)."""
+        return any(notice.search(envelope) for notice in self.notice_lines)
 
     def _notice_end(self, text: str) -> int | None:
         """A gateway notice runs from its first line to the next blank line (or the end)."""
@@ -195,7 +217,7 @@ def rules() -> Rules:
                  injected=compile_all(envelope["injected"]),
                  failed_stop_reasons=frozenset(assistant["failed_stop_reasons"]),
                  failed_max_chars=int(assistant["failed_max_chars"]),
-                 mirror_models=frozenset(assistant["mirror_models"]))
+                 mirror_models=frozenset(assistant["mirror_models"]), scheduled=compile_all(envelope["scheduled"]))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -397,9 +419,17 @@ def _entry_elements(record: dict[str, Any], base: str, rule: Rules, count: Count
         return [_element(base, Role.SYSTEM, Kind.COMPACTION, summary, count, wrapper, extra=extra,
                          timestamp=timestamp, parent=parent)]
     if entry_type == "custom_message":
-        text = _content_text(record.get("content"))
-        return [_element(base, Role.USER, Kind.TEXT, text, count, timestamp=timestamp, parent=parent,
-                         extra={"entry_type": entry_type, "customType": record.get("customType")})]
+        envelope, text = rule.split_envelope(_content_text(record.get("content")))
+        extra = {"entry_type": entry_type, "customType": record.get("customType")}
+        if not text.strip() and rule.notice_in(envelope):
+            extra["notice_only"] = True
+        kind = Kind.HEARTBEAT_POLL if rule.is_poll(text) else Kind.TEXT  # newer releases poll in runtime context
+        if kind is Kind.HEARTBEAT_POLL:
+            heartbeat_turn.add(base)
+        else:
+            heartbeat_turn.discard(base)
+        return [_element(base, Role.USER, kind, text, count, envelope, timestamp=timestamp, parent=parent,
+                         extra=extra)]
     return [_element(base, Role.SYSTEM, Kind.METADATA, _describe(record), count,
                      extra={"entry_type": str(entry_type)}, timestamp=timestamp, parent=parent)]
 
@@ -410,12 +440,12 @@ def _message_elements(message: dict[str, Any], base: str, rule: Rules, count: Co
     content = message.get("content")
     turn_is_heartbeat = base in heartbeat_turn
     if role == "toolResult":
-        extra: dict[str, Any] = {"isError": bool(message.get("isError"))}
+        result: dict[str, Any] = {"isError": bool(message.get("isError"))}
         if turn_is_heartbeat:
-            extra["heartbeat_turn"] = True
+            result["heartbeat_turn"] = True
         return [_element(base, Role.TOOL, Kind.TOOL_RESULT, _content_text(content), count,
                          call_id=message.get("toolCallId"), tool_name=message.get("toolName"),
-                         extra=extra, timestamp=timestamp, parent=parent)]
+                         extra=result, timestamp=timestamp, parent=parent)]
     if role == "bashExecution":
         text = f"$ {message.get('command', '')}\n{message.get('output') or ''}".rstrip("\n")
         return [_element(base, Role.USER, Kind.TOOL_RESULT, text, count, tool_name="bash",
@@ -437,8 +467,14 @@ def _message_elements(message: dict[str, Any], base: str, rule: Rules, count: Co
             text = text_field(block, "text")
             kind = Kind.TEXT
             envelope = ""
+            extra: dict[str, Any] = {}
             if role == "user":
-                envelope, text = rule.split_envelope(text)
+                prefix, text, suffix, scheduled = rule.unwrap(text)
+                envelope = prefix + suffix
+                if not text.strip() and rule.notice_in(envelope):
+                    extra["notice_only"] = True
+                if scheduled:
+                    extra["scheduled"] = True
                 if block_index == 0 and rule.is_poll(text):
                     kind = Kind.HEARTBEAT_POLL
                     heartbeat_turn.add(base)
@@ -447,7 +483,7 @@ def _message_elements(message: dict[str, Any], base: str, rule: Rules, count: Co
             elif role == "assistant" and (rule.is_ack(text) or (turn_is_heartbeat and rule.is_silent(text))):
                 kind = Kind.HEARTBEAT_REPLY
             element = _element(element_id, element_role, kind, text, count, envelope, timestamp=timestamp,
-                               parent=previous)
+                               parent=previous, extra=extra)
         elif block_type == "thinking":
             element = _element(element_id, element_role, Kind.THINKING, text_field(block, "thinking"), count,
                                timestamp=timestamp, parent=previous)
@@ -630,6 +666,8 @@ def _replace_whole(record: dict[str, Any], message: dict[str, Any] | None, text:
     if record.get("type") in ("compaction", "branch_summary"):
         record["summary"] = text
     elif record.get("type") == "custom_message":
+        prefix, _, suffix = rules().split(_content_text(record.get("content")))
+        text = prefix + text + suffix
         record["content"] = text if isinstance(record.get("content"), str) else [{"type": "text", "text": text}]
     elif message is not None and message.get("role") == "toolResult":
         message["content"] = [{"type": "text", "text": text}]
