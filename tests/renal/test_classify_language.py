@@ -10,7 +10,7 @@ from support_classify import verdicts
 @pytest.mark.parametrize("text", [
     "don't use tts for now", "no no. don't update the config file, there is a queue file",
     "For the weekly digest you only need to remind me to read it", "Please be more proactive",
-    "你不能自己猜测配置", "停止所有操作",
+    "你不能自己猜测配置", "停止所有操作", "以后执行长任务的时候先写一个计划", "你需要维护一份配置说明",
 ])
 def test_standing_instructions_are_preferences(text: str) -> None:
     v = verdicts(("assistant", "Done, the report is in your inbox."), ("user", text))
