@@ -47,7 +47,7 @@ def test_a_delivery_copy_of_something_never_said_is_kept(tmp_path: Path) -> None
 
 
 @pytest.mark.parametrize("ping", ["在吗", "你在吗？", "还在吗", "正常了吗", "test", "Wake up, my friend!", "you there?",
-                                  "123", "？"])
+                                  "zai", "？"])
 def test_pings_are_noise(tmp_path: Path, ping: str) -> None:
     s = PiSession()
     s.user("check the disk usage")
