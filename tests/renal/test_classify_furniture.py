@@ -3,6 +3,7 @@ failed turns, heartbeat work, delivery copies and pings are noise; what the user
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -88,3 +89,20 @@ def test_a_scheduled_jobs_prompt_and_a_bare_notice_are_process_not_requests(tmp_
     got = _verdicts(s, tmp_path)
     assert (got[cron].category, got[cron].rule) == ("process", "furniture:scheduled")
     assert (got[notice].category, got[notice].rule) == ("process", "furniture:notice")
+
+
+def test_the_filter_never_rescues_a_delivery_copy_that_carries_a_fact(tmp_path: Path) -> None:
+    """Rescue keeps a fact that would otherwise be lost; a copy's facts live on in the original."""
+    from apollo.renal.filter import filter_path
+
+    s = PiSession()
+    s.user("When is the dentist?")
+    said = s.say("Booked: the dentist is on 2026-03-05 at 15:30, 12 Harbour Street.")
+    mirror = s.say("Booked: the dentist is on 2026-03-05 at 15:30, 12 Harbour Street.")
+    s.entries[-1]["message"].update(provider="openclaw", model="delivery-mirror")
+    for n in range(3):  # later turns, so the copy is not in the recent tail
+        s.user(f"next thing {n}: draft the invoice for client {n}")
+        s.say(f"Drafted invoice {n}.")
+    out = filter_path(s.write(tmp_path / "s.jsonl"), "openclaw", output=tmp_path / "o.jsonl").output_path
+    ids = {json.loads(line).get("id") for line in out.read_text(encoding="utf-8").splitlines()}
+    assert said in ids and mirror not in ids

@@ -258,7 +258,8 @@ class FateStream:
         """Waste that still carries a fact is rescued: kept if it was noise, as process otherwise.
 
         The converse check runs too: a message kept as process that is nothing but greetings,
-        thanks and acknowledgements (every sentence phatic, no fact) is excreted as noise.
+        thanks and acknowledgements (every sentence phatic, no fact) is excreted as noise. Copies and
+        the work of turns that did nothing for the conversation are never rescued (``never_rescued``).
         """
         element, names = fate.element, frozenset(self._names)
         if fate.social_candidate and self.condenser.is_phatic(element.text, names) and not concentrate.carries_fact(
@@ -267,6 +268,8 @@ class FateStream:
             return
         if fate.action != "drop" or element.kind is not Kind.TEXT or fate.bucket not in (
                 "noise", "process", "acknowledgement") or not element.text.strip():
+            return
+        if fate.verdict is not None and fate.verdict.rule.startswith(tuple(self.rules["never_rescued"])):
             return
         fact = concentrate.carries_fact(element.text, self.rules, self.condenser, names)
         if fact:
