@@ -106,3 +106,19 @@ def test_the_filter_never_rescues_a_delivery_copy_that_carries_a_fact(tmp_path: 
     out = filter_path(s.write(tmp_path / "s.jsonl"), "openclaw", output=tmp_path / "o.jsonl").output_path
     ids = {json.loads(line).get("id") for line in out.read_text(encoding="utf-8").splitlines()}
     assert said in ids and mirror not in ids
+
+
+def test_a_heartbeat_reply_that_found_something_survives_the_filter(tmp_path: Path) -> None:
+    from apollo.renal.filter import filter_path
+
+    s = PiSession()
+    s.user("Check the disk every heartbeat.")
+    s.say("Will do.")
+    s.user(HEARTBEAT_PROMPT)
+    found = s.say("The disk is 97% full: /var/log holds 40 GB of old logs.")
+    for n in range(3):
+        s.user(f"next thing {n}: draft the invoice for client {n}")
+        s.say(f"Drafted invoice {n}.")
+    out = filter_path(s.write(tmp_path / "s.jsonl"), "openclaw", output=tmp_path / "o.jsonl").output_path
+    ids = {json.loads(line).get("id") for line in out.read_text(encoding="utf-8").splitlines()}
+    assert found in ids
