@@ -22,6 +22,7 @@ from apollo.autophagy.fs import Fingerprint, Root, Unsafe, display, open_file, r
 from apollo.autophagy.plan import Item, Member
 from apollo.autophagy.rules import CompiledRules, PatternSet, Rule
 from apollo.autophagy.tasks import Tasks
+from apollo.dirfd import open_dir
 
 MAX_DEPTH = 512
 
@@ -92,7 +93,7 @@ class Scanner:
                                 found.add("/".join(resolved[0]))
                         elif is_dir and not protected and len(base) < MAX_DEPTH:
                             try:
-                                sub = os.open(entry.name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+                                sub = open_dir(entry.name, dir_fd=fd)
                             except OSError:
                                 continue
                             if self.root.same_mount(sub):
@@ -387,7 +388,7 @@ class Scanner:
         """A whole folder: every member the rules allow; protected or recent members stay (and
         so does the folder around them)."""
         try:
-            top = os.open(parts[-1], os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=dir_fd)
+            top = open_dir(parts[-1], dir_fd=dir_fd)
         except OSError:
             return []
         if not self.root.same_mount(top):
@@ -446,7 +447,7 @@ class Scanner:
                     kept += 1
                     continue
                 try:
-                    sub = os.open(entry.name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+                    sub = open_dir(entry.name, dir_fd=fd)
                 except OSError:
                     kept += 1
                     continue
@@ -531,7 +532,7 @@ class Scanner:
                    stack: list) -> None:
         name = parts[-1]
         try:
-            sub = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+            sub = open_dir(name, dir_fd=fd)
         except OSError as exc:
             self._note(parts, f"cannot enter ({exc.strerror})", f"无法进入（{exc.strerror}）")
             return
@@ -587,7 +588,7 @@ def _shipped(manifest: bytes | None, keys: Sequence[str]) -> set[str] | None:
 
 
 def _step(fd: int, name: str) -> int:
-    child = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+    child = open_dir(name, dir_fd=fd)
     os.close(fd)
     return child
 
