@@ -70,6 +70,15 @@ def _filter(source: str, workspace: str, output: str) -> Callable[[], object]:
     return lambda: filter_path(Path(source), "auto", loaded, output=Path(output), overwrite=True)
 
 
+def _filter_budget(source: str, workspace: str, output: str, ratio: str) -> Callable[[], object]:
+    filter_path = _contract("apollo.renal.filter", "filter_path")
+    from apollo import config
+
+    loaded = config.load(Path(workspace))
+    return lambda: filter_path(Path(source), "auto", loaded, keep_ratio=float(ratio), output=Path(output),
+                               overwrite=True)
+
+
 def _status(workspace: str, state_dir: str) -> Callable[[], object]:
     status = _contract("apollo.autophagy.api", "status")
     paths, config = _paths_and_config(workspace, state_dir)
@@ -77,7 +86,7 @@ def _status(workspace: str, state_dir: str) -> Callable[[], object]:
 
 
 TASKS: dict[str, Callable[..., Callable[[], object]]] = {
-    "parse": _parse, "check": _check, "filter": _filter, "status": _status,
+    "parse": _parse, "check": _check, "filter": _filter, "filter-budget": _filter_budget, "status": _status,
 }
 
 

@@ -463,6 +463,25 @@ def write_workspace(root: Path, files: int, seed: int) -> Path:
 # -- cache -------------------------------------------------------------------------------------
 
 
+def write_long_line_session(path: Path, target_bytes: int, seed: int) -> Path:
+    """A 1 MB generated session whose last tool result is one line of ``target_bytes`` with no space
+    or break (a base64 blob, a minified dump): what made a budget's token counting quadratic."""
+    write_session(path, 1_000_000, seed)
+    last = orjson.loads(path.read_bytes().splitlines()[-1])
+    rng = random.Random(seed)
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+    blob = "".join(rng.choice(alphabet) for _ in range(4096)) * (target_bytes // 4096 + 1)
+    call = {"type": "message", "id": "b10b0001", "parentId": last["id"], "timestamp": last["timestamp"],
+            "message": {"role": "assistant", "stopReason": "toolUse", "content": [
+                {"type": "toolCall", "id": "call_blob", "name": "exec", "arguments": {"command": "cat dump.b64"}}]}}
+    result = {"type": "message", "id": "b10b0002", "parentId": "b10b0001", "timestamp": last["timestamp"],
+              "message": {"role": "toolResult", "toolCallId": "call_blob", "toolName": "exec",
+                          "content": [{"type": "text", "text": blob[:target_bytes]}]}}
+    with path.open("ab") as out:
+        out.write(orjson.dumps(call) + b"\n" + orjson.dumps(result) + b"\n")
+    return path
+
+
 def cached(out_dir: Path, name: str, build, *args, suffix: str = "") -> Path:
     """``out_dir/<name>-v<version><suffix>``, built by ``build(path, *args)`` only when it is missing."""
     out_dir.mkdir(parents=True, exist_ok=True)

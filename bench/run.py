@@ -43,6 +43,7 @@ SUBJECT_BUDGET_SECONDS = 45.0
 NOT_BUILT = "n/a (not built)"
 HEARTBEAT_CHANGED = "apollo heartbeat, session grew"
 HEARTBEAT_UNCHANGED = "apollo heartbeat, session unchanged"
+BUDGET = "renal filter --keep-ratio 0.5"
 #: what the interpreter alone needs to load the standard modules each heartbeat cannot do without:
 #: JSON, paths, time, hashing (the memo's fingerprint), file locks; a full check also dataclasses,
 #: typing and orjson (which itself loads uuid, platform and more). No goal: the floor the goals sit on.
@@ -59,6 +60,8 @@ GOALS: dict[str, tuple[float, str]] = {
     "check_memory_growth": (2.0, "renal check peak RSS at 50 MB / at 1 MB"),
     "renal_filter_vs_parse": (6.0, "renal filter time / orjson parse time, worst size"),
     "renal_filter_exponent": (1.1, "exponent b of filter time ~ size^b, fitted over the three sizes"),
+    "budget_vs_default_filter": (4.0, "renal filter --keep-ratio 0.5 time / default filter time, a session with "
+                                      "one 30 MB tool-output line without a space"),
     "autophagy_status_vs_find": (2.0, "autophagy status time / find with the same patterns, worst size"),
     "heartbeat_vs_python_start": (4.0, "`apollo heartbeat` process after the session grew / `python -c pass` process"),
     "heartbeat_unchanged_vs_python_start": (4.0, "`apollo heartbeat` process, session unchanged since the last one "
@@ -187,6 +190,26 @@ class Bench:
                 self._pair(comparison, parse, subject, self._times(3), progress, task, warm_subject=index == 0)
                 self.comparisons.append(comparison)
 
+    def budget(self, progress: Progress) -> None:
+        """A budget on a session with a 30 MB unbroken line, against the default filter on it: the
+        budget counts with the exact counter when installed, whose BPE is quadratic on such a line."""
+        if "budget" not in self.only:
+            return
+        task = progress.add_task("renal filter under a budget", total=self._times(3) + 1)
+        workspace = self.scratch / "renal-workspace"
+        workspace.mkdir(parents=True, exist_ok=True)
+        progress.update(task, description="generating a session with a 30 MB line")
+        session = generate.cached(OUT, "long-line-30000000", generate.write_long_line_session, 30_000_000, SEED,
+                                  suffix=".jsonl")
+        progress.update(task, description="renal filter --keep-ratio 0.5, 30 MB line")
+        reference = self._child("filter", str(session), str(workspace), str(self.scratch / "long-line-default.jsonl"))
+        subject = self._child("filter-budget", str(session), str(workspace),
+                              str(self.scratch / "long-line-budget.jsonl"), "0.5")
+        comparison = Comparison(BUDGET, "30 MB line", Series("renal filter"), Series(BUDGET),
+                                extra={"bytes": session.stat().st_size})
+        self._pair(comparison, reference, subject, self._times(3), progress, task)
+        self.comparisons.append(comparison)
+
     def workspaces(self, progress: Progress) -> None:
         if "status" not in self.only:
             return
@@ -278,6 +301,7 @@ class Bench:
                      exponent: float | str) -> dict[str, float | str]:
         return {"renal_check_vs_parse": worst("renal check"), "check_memory_growth": growth,
                 "renal_filter_vs_parse": worst("renal filter"), "renal_filter_exponent": exponent,
+                "budget_vs_default_filter": worst(BUDGET),
                 "autophagy_status_vs_find": worst("autophagy status"),
                 "heartbeat_vs_python_start": worst(HEARTBEAT_CHANGED),
                 "heartbeat_unchanged_vs_python_start": worst(HEARTBEAT_UNCHANGED)}
@@ -327,10 +351,11 @@ def _seconds(series: Series) -> str:
 
 
 _REFERENCE_OF = {"renal check": "orjson parse", "renal filter": "orjson parse", "autophagy status": "find",
+                 BUDGET: "renal filter",
                  HEARTBEAT_CHANGED: "python -c pass", HEARTBEAT_UNCHANGED: "python -c pass",
                  **{label: "python -c pass" for label, _ in IMPORT_FLOORS.values()}}
 _RATIO_OF = {"renal check": "renal_check_vs_parse", "renal filter": "renal_filter_vs_parse",
-             "autophagy status": "autophagy_status_vs_find", HEARTBEAT_CHANGED: "heartbeat_vs_python_start",
+             "autophagy status": "autophagy_status_vs_find", BUDGET: "budget_vs_default_filter", HEARTBEAT_CHANGED: "heartbeat_vs_python_start",
              HEARTBEAT_UNCHANGED: "heartbeat_unchanged_vs_python_start",
              **{label: name for name, (label, _) in IMPORT_FLOORS.items()}}
 
@@ -406,16 +431,17 @@ def update_docs(markdown: str, results: dict) -> bool:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, help="runs per measurement (default: 3; 10 for the heartbeat)")
-    parser.add_argument("--only", action="append", choices=["check", "filter", "status", "heartbeat", "engine"],
+    parser.add_argument("--only", action="append", choices=["check", "filter", "budget", "status", "heartbeat", "engine"],
                         help="measure only this (repeatable)")
     parser.add_argument("--update-docs", action="store_true", help="write the table into docs/bench.md")
     args = parser.parse_args(argv)
     # piped (make bench | tee): wide enough for the table; on a terminal, its own width
     console = Console() if sys.stdout.isatty() else Console(width=130)
-    bench = Bench(args.repeat, set(args.only or ["check", "filter", "status", "heartbeat", "engine"]), console)
+    bench = Bench(args.repeat, set(args.only or ["check", "filter", "budget", "status", "heartbeat", "engine"]), console)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=console, transient=False) as progress:
         bench.sessions(progress)
+        bench.budget(progress)
         bench.workspaces(progress)
         bench.heartbeat(progress)
         bench.context_engine(progress)

@@ -14,6 +14,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
+from apollo.dirfd import open_dir
+
 #: typing is imported only by type checkers: the heartbeat imports this module on every run
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -97,7 +99,7 @@ def _finish(handle: IO[bytes], durable: bool) -> None:
 def _link_unnamed(fd: int, path: Path) -> None:
     """Give an ``O_TMPFILE`` file a name: ``linkat(<fd of /proc/self/fd>, "N", AT_FDCWD, path,
     AT_SYMLINK_FOLLOW)``, the way open(2) documents for unprivileged processes."""
-    proc_fds = os.open("/proc/self/fd", os.O_RDONLY | os.O_DIRECTORY)
+    proc_fds = open_dir("/proc/self/fd")
     try:
         os.link(str(fd), path, src_dir_fd=proc_fds, follow_symlinks=True)
     finally:

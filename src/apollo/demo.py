@@ -20,17 +20,7 @@ from apollo.errors import InputError
 DEMO_NOW = "2026-11-29T12:00:00+08:00"
 #: ``python -c PINNED <ISO time> <apollo arguments>``: the CLI with its clock pinned in code (see
 #: :mod:`apollo.clock`: APOLLO_NOW never decides a real deletion); for the demo and the tests
-PINNED = "import sys; from apollo.demo import pinned_cli; pinned_cli(sys.argv[1:])"
-
-
-def pinned_cli(argv: list[str]) -> None:
-    """Run ``apollo argv[1:]`` with the clock pinned to ``argv[0]``."""
-    from apollo import clock
-    from apollo.cli.entry import main
-
-    clock.pin(argv[0])
-    sys.argv = ["apollo", *argv[1:]]
-    main()
+PINNED = "import sys; from apollo.cli.entry import pinned_cli; pinned_cli(sys.argv[1:])"
 
 
 def find_examples() -> Path:

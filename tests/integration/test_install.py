@@ -228,6 +228,7 @@ def test_wrapper_falls_back_to_python_module_and_explains_when_missing(workspace
     assert "python -m apollo autophagy" in done.stdout and "status" in done.stdout
     nothing = tmp_path / "nothing"
     nothing.mkdir()
+    (tmp_path / ".openclaw").mkdir()  # the OpenClaw state dir a check needs (a missing one is an error)
     for tool in ("bash", "dirname"):
         (nothing / tool).symlink_to(shutil.which(tool))
     done = subprocess.run([str(nothing / "bash"), str(workspace / "scripts/renal/renal-check.sh")], capture_output=True,
@@ -245,6 +246,7 @@ def test_wrapper_explains_when_even_the_installing_apollo_is_gone(workspace: Pat
     assert f"[ -x '{tmp_path / 'moved venv' / 'bin' / 'apollo'}' ]" in script
     nothing = tmp_path / "nothing"
     nothing.mkdir()
+    (tmp_path / ".openclaw").mkdir()  # the OpenClaw state dir a check needs (a missing one is an error)
     for tool in ("bash", "dirname"):
         (nothing / tool).symlink_to(shutil.which(tool))
     done = subprocess.run([str(nothing / "bash"), str(workspace / "scripts/renal/renal-check.sh")], capture_output=True,

@@ -159,6 +159,21 @@ def test_dropping_a_result_drops_its_call_and_reparents(tmp_path: Path) -> None:
     assert next(e for e in out if e.get("id") == after)["parentId"] == "00000001"
 
 
+def test_a_turn_that_failed_before_any_content_can_be_dropped_whole(tmp_path: Path) -> None:
+    """Its one empty element stands for the whole entry (it has no block to drop one by one)."""
+    s = PiSession()
+    s.user("check the logs")
+    failed = s.assistant(stop="error")
+    answer = s.say("The logs are clean.")
+    source = s.write(tmp_path / "s.jsonl")
+    empty = [e for e in transcript.read(source).elements if e.id == failed]
+    assert len(empty) == 1 and empty[0].text == ""
+    transcript.write(source, tmp_path / "o.jsonl", {failed: Edit("drop")})
+    out = entries(tmp_path / "o.jsonl")
+    assert failed not in [e.get("id") for e in out]
+    assert next(e for e in out if e.get("id") == answer)["parentId"] == "00000001"
+
+
 def test_partial_block_drop_rewrites_only_the_content(tmp_path: Path) -> None:
     source = realistic_session().write(tmp_path / "s.jsonl")
     transcript.write(source, tmp_path / "o.jsonl", {"0000000b": Edit("drop")})  # the text block only

@@ -16,9 +16,9 @@ import stat
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from apollo.dirfd import open_dir
 from apollo.records import Record
 
-O_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 O_READ = os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
 O_CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 CHUNK = 1 << 20
@@ -139,7 +139,7 @@ class Root:
         self.path = Path(os.path.realpath(path))
         self.label = label
         try:
-            self.fd = os.open(self.path, O_DIR)
+            self.fd = open_dir(self.path)
         except FileNotFoundError:
             raise Unsafe(f"{label} {self.path} does not exist", f"{label} {self.path} 不存在") from None
         except NotADirectoryError:
@@ -169,13 +169,13 @@ class Root:
         try:
             for part in valid_parts(parts):
                 try:
-                    child = os.open(part, O_DIR, dir_fd=fd)
+                    child = open_dir(part, dir_fd=fd)
                 except FileNotFoundError:
                     if not create:
                         raise Unsafe(f"{part} is gone", f"{part} 已不存在", "gone") from None
                     with contextlib.suppress(FileExistsError):
                         os.mkdir(part, mode, dir_fd=fd)
-                    child = os.open(part, O_DIR, dir_fd=fd)
+                    child = open_dir(part, dir_fd=fd)
                     _ignore_in_git(child, part)
                 except (NotADirectoryError, OSError) as exc:
                     if _is_link(part, fd):

@@ -17,6 +17,7 @@ proves that no other module calls them). The rules of this module:
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import re
@@ -35,6 +36,7 @@ from apollo.autophagy.fs import (
     sha256_bytes,
     write_all,
 )
+from apollo.dirfd import open_dir
 from apollo.records import Record
 
 TYPE_CHECKING = False
@@ -129,7 +131,7 @@ def remove_empty_dir(root: Root, parts: Sequence[str], expected: Fingerprint) ->
         try:
             os.rmdir(parts[-1], dir_fd=parent)
         except OSError as exc:
-            if exc.errno in (39, 66):  # ENOTEMPTY / ENOTEMPTY on BSD
+            if exc.errno == errno.ENOTEMPTY:
                 raise Unsafe("not empty: it holds files that were kept or are new since the plan",
                              "非空：里面有保留的文件或计划之后新增的文件", "changed") from None
             raise
@@ -249,7 +251,7 @@ def _purge_below(parent: int, name: str, root: Root) -> int:
     if not stat.S_ISDIR(st.st_mode):
         os.unlink(name, dir_fd=parent)
         return 1
-    fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=parent)
+    fd = open_dir(name, dir_fd=parent)
     count = 0
     try:
         if not root.same_mount(fd):

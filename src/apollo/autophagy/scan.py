@@ -22,6 +22,7 @@ from apollo.autophagy.fs import Fingerprint, Root, Unsafe, display, open_file, r
 from apollo.autophagy.plan import Item, Member
 from apollo.autophagy.rules import CompiledRules, PatternSet, Rule
 from apollo.autophagy.tasks import Tasks
+from apollo.dirfd import open_dir
 
 MAX_DEPTH = 512
 
@@ -92,7 +93,7 @@ class Scanner:
                                 found.add("/".join(resolved[0]))
                         elif is_dir and not protected and len(base) < MAX_DEPTH:
                             try:
-                                sub = os.open(entry.name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+                                sub = open_dir(entry.name, dir_fd=fd)
                             except OSError:
                                 continue
                             if self.root.same_mount(sub):
@@ -387,7 +388,7 @@ class Scanner:
         """A whole folder: every member the rules allow; protected or recent members stay (and
         so does the folder around them)."""
         try:
-            top = os.open(parts[-1], os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=dir_fd)
+            top = open_dir(parts[-1], dir_fd=dir_fd)
         except OSError:
             return []
         if not self.root.same_mount(top):
@@ -428,31 +429,15 @@ class Scanner:
                 kept += 1
                 continue
             if is_link:  # the link itself goes with the folder; its target is never looked at
-                target = self._safe_readlink(fd, entry.name)
-                if target is None or any(self.rules.protect.match(p, p, True) or self.rules.protect.match(p, p, False)
-                                         for p in PurePosixPath(target).parts):
-                    self._keep(child, "link to a protected path", "指向受保护路径的链接")
-                    kept += 1
-                elif self.recent(est):
-                    self._keep(child, f"modified in the last {self.recent_minutes:g} minutes",
-                               f"最近 {self.recent_minutes:g} 分钟内修改过")
+                link = self._tree_link(fd, entry.name, child, est)
+                if link is None:
                     kept += 1
                 else:
-                    members.append(Member(list(child), Fingerprint.of(est).to_list()))
+                    members.append(link)
                 continue
             if is_dir:
-                if len(stack) >= MAX_DEPTH:
-                    self._note(child, "too deep; not entered", "层级过深，未进入")
-                    kept += 1
-                    continue
-                try:
-                    sub = os.open(entry.name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
-                except OSError:
-                    kept += 1
-                    continue
-                if not self.root.same_mount(sub):
-                    os.close(sub)
-                    self._note(child, "mount point; never crossed", "挂载点，绝不跨越")
+                sub = self._tree_enter(fd, entry.name, child, depth=len(stack))
+                if sub is None:
                     kept += 1
                     continue
                 members.append(Member(list(child), [est.st_dev, est.st_ino, 0, 0, stat.S_IFDIR], True))
@@ -474,6 +459,36 @@ class Scanner:
         note_zh = f"（{files} 个文件" + (f"，其中 {kept} 项保留）" if kept else "）")
         return [self._item(rule, parts, st, "tree", size, rule.reason + note, rule.reason_zh + note_zh,
                            members=members)]
+
+    def _tree_link(self, fd: int, name: str, child: tuple[str, ...], est: os.stat_result) -> Member | None:
+        """A symlink inside a folder that goes whole: a member, or None (kept) when it points at a
+        protected path or was just modified."""
+        target = self._safe_readlink(fd, name)
+        if target is None or any(self.rules.protect.match(p, p, True) or self.rules.protect.match(p, p, False)
+                                 for p in PurePosixPath(target).parts):
+            self._keep(child, "link to a protected path", "指向受保护路径的链接")
+            return None
+        if self.recent(est):
+            self._keep(child, f"modified in the last {self.recent_minutes:g} minutes",
+                       f"最近 {self.recent_minutes:g} 分钟内修改过")
+            return None
+        return Member(list(child), Fingerprint.of(est).to_list())
+
+    def _tree_enter(self, fd: int, name: str, child: tuple[str, ...], *, depth: int) -> int | None:
+        """An fd for a subfolder of a folder that goes whole, or None (kept, not entered) when it is
+        too deep, cannot be opened or is a mount point."""
+        if depth >= MAX_DEPTH:
+            self._note(child, "too deep; not entered", "层级过深，未进入")
+            return None
+        try:
+            sub = open_dir(name, dir_fd=fd)
+        except OSError:
+            return None
+        if not self.root.same_mount(sub):
+            os.close(sub)
+            self._note(child, "mount point; never crossed", "挂载点，绝不跨越")
+            return None
+        return sub
 
     @staticmethod
     def _safe_readlink(dir_fd: int, name: str) -> str | None:
@@ -531,7 +546,7 @@ class Scanner:
                    stack: list) -> None:
         name = parts[-1]
         try:
-            sub = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+            sub = open_dir(name, dir_fd=fd)
         except OSError as exc:
             self._note(parts, f"cannot enter ({exc.strerror})", f"无法进入（{exc.strerror}）")
             return
@@ -587,7 +602,7 @@ def _shipped(manifest: bytes | None, keys: Sequence[str]) -> set[str] | None:
 
 
 def _step(fd: int, name: str) -> int:
-    child = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+    child = open_dir(name, dir_fd=fd)
     os.close(fd)
     return child
 

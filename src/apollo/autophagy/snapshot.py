@@ -42,6 +42,7 @@ from apollo.autophagy.fs import (
     write_all,
     write_new,
 )
+from apollo.dirfd import open_dir
 
 NO_SPACE = frozenset({errno.ENOSPC, errno.EDQUOT})
 PREFIX = "autophagy-snapshot-"
@@ -153,7 +154,7 @@ class SnapshotWriter:
         digest = hashlib.sha256()
         size = 0
         with self._dir() as snap:
-            files = os.open("files", os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=snap)
+            files = open_dir("files", dir_fd=snap)
             try:
                 out = os.open(blob, O_CREATE, 0o600, dir_fd=files)
                 try:
@@ -266,7 +267,7 @@ def list_snapshots(place: Place, retention_days: float) -> list[SnapshotInfo]:
         for name in names:
             info = SnapshotInfo(name, place.path / name, None, None)
             try:
-                fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=base)
+                fd = open_dir(name, dir_fd=base)
                 try:
                     manifest = _read_json(fd, MANIFEST)
                 finally:
@@ -334,9 +335,9 @@ def _blob(place: Place, info: SnapshotInfo, entry: dict[str, Any]) -> int:
 
 
 def _verify_blob(fd: int, entry: dict[str, Any]) -> None:
-    digest = hashlib.sha256()
-    for chunk in iter_fd(fd):
-        digest.update(chunk)
+    os.lseek(fd, 0, os.SEEK_SET)
+    with open(fd, "rb", buffering=0, closefd=False) as blob:
+        digest = hashlib.file_digest(blob, "sha256")
     if digest.hexdigest() != entry["sha256"]:
         raise Unsafe("the snapshot copy does not match its checksum; not restored",
                      "快照副本与校验和不符，未恢复", "changed")

@@ -11,8 +11,13 @@ from apollo.cli import (
     autophagy_cmd,
     config_cmd,
     demo_cmd,
-    integration_cmd,
+    engine_cmd,
+    heartbeat_cmd,
+    hook_cmd,
+    install_cmd,
+    mcp_cmd,
     renal_cmd,
+    route_cmd,
     transcript_cmd,
 )
 
@@ -44,5 +49,10 @@ app.add_typer(renal_cmd.app, name="renal")
 app.add_typer(autophagy_cmd.app, name="autophagy")
 app.add_typer(transcript_cmd.app, name="transcript")
 app.add_typer(config_cmd.app, name="config")
-integration_cmd.register(app)
+heartbeat_cmd.register(app)
+route_cmd.register(app)
+install_cmd.register(app)
+app.add_typer(hook_cmd.app, name="hook")
+app.add_typer(engine_cmd.app, name="engine")
+mcp_cmd.register(app)
 demo_cmd.register(app)

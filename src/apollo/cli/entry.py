@@ -16,3 +16,12 @@ def main() -> None:
     from apollo.cli.app import app
 
     app()
+
+
+def pinned_cli(argv: list[str]) -> None:
+    """Run ``apollo argv[1:]`` with the clock pinned to ``argv[0]`` (:data:`apollo.demo.PINNED`)."""
+    from apollo import clock
+
+    clock.pin(argv[0])
+    sys.argv = ["apollo", *argv[1:]]
+    main()

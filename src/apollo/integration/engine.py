@@ -24,6 +24,7 @@ back verbatim through :meth:`Engine.recall`.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -381,10 +382,36 @@ def _turn_fates(turn: list[int], by_seq: dict[int, list[tuple[Element, Any]]], f
             fates[seq] = (seq, "keep", "", must(seq))
     first = by_seq[turn[0]]
     if first and first[0][0].kind is Kind.HEARTBEAT_POLL:
-        reported = any(e.role is Role.ASSISTANT and e.kind in (Kind.TEXT, Kind.HEARTBEAT_REPLY) and v.action != "drop"
-                       for seq in turn for e, v in by_seq[seq])
-        if not reported:  # the whole heartbeat goes, tool calls and all: nothing came of it
+        reports = [seq for seq in turn if any(_reports(e, v) for e, v in by_seq[seq])]
+        if not reports:  # the whole heartbeat goes, tool calls and all: nothing came of it
             for seq in turn:
                 fates[seq] = (turn[0], "drop", "heartbeat with nothing to report", False)
         else:  # what it found stays, with the poll that asked; its bare acknowledgements go
             fates[turn[0]] = (turn[0], "keep", "heartbeat with something to report", must(turn[0]))
+            for seq in reports:
+                if fates[seq][1] == "drop":
+                    fates[seq] = (seq, "keep", "what a heartbeat found", must(seq))
+
+
+def _reports(element: Element, verdict: Any) -> bool:
+    """An agent's words in a heartbeat turn that report something: kept by the classifier, or a
+    short reply it drops that still carries a fact (the filter's own reabsorption test)."""
+    if element.role is not Role.ASSISTANT or element.kind not in (Kind.TEXT, Kind.HEARTBEAT_REPLY):
+        return False
+    return verdict.action != "drop" or (verdict.category == "noise" and _carries_fact(element.text))
+
+
+@functools.cache
+def _fact_test() -> tuple[Any, Any]:
+    from apollo.renal import concentrate
+    from apollo.renal.condense import Condenser
+
+    rules = concentrate.load()
+    return rules, Condenser(rules.condense)
+
+
+def _carries_fact(text: str) -> bool:
+    from apollo.renal import concentrate
+
+    rules, condenser = _fact_test()
+    return bool(text.strip()) and concentrate.carries_fact(text, rules, condenser, frozenset()) is not None

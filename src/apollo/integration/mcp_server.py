@@ -61,6 +61,14 @@ def build_server(paths: Any, config: Any, lang: str) -> Any:
     server = MCPServer(name="apollo", title="Apollo context hygiene", instructions=INSTRUCTIONS,
                        version=__version__, log_level="WARNING")
     read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True)
+    _add_renal_tools(server, paths, config, lang, read_only)
+    _add_autophagy_tools(server, paths, config, lang, read_only)
+    return server
+
+
+def _add_renal_tools(server: Any, paths: Any, config: Any, lang: str, read_only: Any) -> None:
+    """renal_check, renal_classify, renal_filter and renal_recall, in the order clients list them."""
+    from mcp.types import ToolAnnotations
 
     def source_of(path: str | None, session: str | None) -> Any:
         from apollo.transcript.discovery import current_session
@@ -130,6 +138,12 @@ def build_server(paths: Any, config: Any, lang: str) -> Any:
 
         return _call(lambda: recall_in_state(paths.state_dir, session, query, id, limit))
 
+
+def _add_autophagy_tools(server: Any, paths: Any, config: Any, lang: str, read_only: Any) -> None:
+    """autophagy_status, autophagy_plan and autophagy_execute: plans are made here, deletion only on a
+    confirmed plan id."""
+    from mcp.types import ToolAnnotations
+
     @server.tool(annotations=read_only)
     def autophagy_status() -> dict[str, Any]:
         """What each autophagy tier (small, medium, large) would remove in this workspace, and what is
@@ -176,8 +190,6 @@ def build_server(paths: Any, config: Any, lang: str) -> Any:
 
         return _call(lambda: _jsonable(api.execute(paths, config, plan_id, selected=selected, phrase=confirm_phrase,
                                                    actor=api.resolve_actor(), lang=lang)))
-
-    return server
 
 
 def serve(paths: Any, config: Any, lang: str) -> None:

@@ -24,6 +24,8 @@ FORM_QUALITY = {"full": 1.0, "tidy": 0.98, "terse": 0.95, "compact": 0.9, "notes
 DENSITY_EXPONENT = 0.5
 #: the forms a must-keep element may take before anything is dropped: fillers and articles go, content stays
 MUST_KEEP_FORMS = ("full", "tidy", "terse")
+#: the priority of the one element a budget never drops (the user's latest request)
+NEVER_DROPPED = 2
 
 
 @dataclass(slots=True)
@@ -42,6 +44,9 @@ class Candidate:
     position: int
     forms: list[Form]
     must_keep: bool = False
+    #: which must-keep give way first when they alone exceed the budget: 0 the recent tail's process,
+    #: 1 decisions, preferences, tasks and questions, 2 the user's latest request (never dropped)
+    priority: int = 0
 
 
 @dataclass(slots=True)
@@ -126,21 +131,25 @@ def _lengthen(keep: list[Candidate], process: list[Candidate], room: int, chosen
 
 
 def _squeeze_must_keep(keep: list[Candidate], budget: int, result: Fit) -> int:
-    """Shorten must-keep elements further (oldest first, one form at a time), then drop the oldest."""
+    """Shorten must-keep elements further (the recent tail's process before decisions and the
+    like, oldest first, one form at a time), then drop them in that order — never the user's
+    latest request."""
     total = sum(c.forms[result.chosen[c.id]].tokens for c in keep)
-    oldest_first = sorted(keep, key=lambda c: c.position)
+    order = sorted(keep, key=lambda c: (c.priority, c.position))
     depth = 1
     while total > budget and any(len(c.forms) > depth for c in keep):
-        for c in oldest_first:
+        for c in order:
             if total <= budget:
                 break
             if len(c.forms) > depth and result.chosen[c.id] < depth:
                 total -= c.forms[result.chosen[c.id]].tokens - c.forms[depth].tokens
                 result.chosen[c.id] = depth
         depth += 1
-    for c in oldest_first:
+    for c in order:
         if total <= budget:
             break
+        if c.priority >= NEVER_DROPPED:
+            continue
         total -= c.forms[result.chosen.pop(c.id)].tokens
         result.must_keep_dropped.append(c.id)
     return total

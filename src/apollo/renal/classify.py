@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import unicodedata
 from collections import Counter, OrderedDict, deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
@@ -123,6 +124,16 @@ def _digest(*parts: str) -> str:
     return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
 
 
+class _Words(dict[str, str]):
+    """What a row's reason can name: a signal's words, or nothing when the signal was not found."""
+
+    def __init__(self, found: dict[str, str], **more: str) -> None:
+        super().__init__(found, **more)
+
+    def __missing__(self, key: str) -> str:
+        return ""
+
+
 def _quote(text: str) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= _QUOTE else flat[: _QUOTE - 1] + "…"
@@ -143,6 +154,11 @@ class Classifier:
         self._duplicate_min_tokens = settings["duplicate_min_tokens"]
         self._memory = settings["memory"]
         self._max_candidates = settings["max_candidates"]
+        self._turn_rows: list[dict[str, Any]] = settings["turns"]
+        self._user_rows: list[dict[str, Any]] = settings["from_user"]
+        self._agent_rows: list[dict[str, Any]] = settings["from_agent"]
+        #: the agent's recent texts, flattened: what a delivery copy repeats
+        self._said: deque[str] = deque(maxlen=64)
         self.balance = balance if balance is not None else BalanceTracker(Thresholds.from_config(config))
         self._pos = -1
         self._changes: list[Change] = []
@@ -263,6 +279,13 @@ class Classifier:
         if not element.in_context:
             return self._verdict(element, "process", "keep", 1.0, "outside the model's context (another branch, "
                                  "or before a compaction): the filter leaves it alone", "context:outside")
+        if element.role is Role.ASSISTANT and element.kind is Kind.TEXT and not element.extra.get("mirror"):
+            for said in (element.text, element.extra.get("error", "")):
+                if said.strip():
+                    self._said.append(" ".join(said.split()))
+        furniture = self._furniture(element) if element.extra else None
+        if furniture is not None:
+            return furniture
         kind = element.kind
         if kind is Kind.HEARTBEAT_POLL:
             return self._verdict(element, "noise", "drop", 0.97, "heartbeat poll", "kind:heartbeat_poll")
@@ -282,6 +305,23 @@ class Classifier:
         if kind is Kind.TOOL_RESULT or element.role is Role.TOOL:
             return self._tool_result(element)
         return self._text(element)
+
+    def _furniture(self, element: Element) -> Verdict | None:
+        """The first ``[[classify.turns]]`` row that fits the element's turn flags, if any."""
+        for row in self._turn_rows:
+            flag = element.extra.get(row["when"])
+            if not flag or ("kinds" in row and element.kind.value not in row["kinds"]):
+                continue
+            if element.tokens > row.get("max_tokens", element.tokens) or (row.get("copy") and not self._said_before(
+                    element.text)):
+                continue
+            return self._verdict(element, row["category"], row["action"], row["confidence"],
+                                 row["reason"].format(flag=flag), row["rule"])
+        return None
+
+    def _said_before(self, text: str) -> bool:
+        flat = " ".join(text.split())
+        return bool(flat) and any(flat in earlier for earlier in self._said)
 
     def _is_agent_chatter(self, text: str) -> bool:
         rules = self.rules
@@ -356,6 +396,10 @@ class Classifier:
             self._remember(element, speaker, role, substantive=False)
             reason = "no content, only the agent's wrapper" if element.envelope.strip() else "empty message"
             return self._verdict(element, "noise", "drop", 0.8, reason, "empty")
+        if all(unicodedata.category(char).startswith("P") or char.isspace() for char in text):
+            self._remember(element, speaker, role, substantive=False)
+            return self._verdict(element, "noise", "drop", 0.8, f'"{_quote(text)}": punctuation only, no words',
+                                 "content:punctuation")
         for name in ("heartbeat_poll", "heartbeat_ok", "no_reply"):
             if rules[name].search(text):
                 return self._verdict(element, "noise", "drop", rules[name].confidence, rules[name].about,
@@ -372,7 +416,14 @@ class Classifier:
             self._remember(element, speaker, role, substantive=True)
             return self._verdict(element, "preference", "keep", 0.9, "system prompt: standing instructions",
                                  "role:system")
-        found = reading.read(text, role, rules, social=len(text) <= self._social_max_chars)
+        # intents only in the speaker's own words; what they pasted makes the message more than a formula
+        said = reading.own_words(text, rules)
+        if not said:
+            self._remember(element, speaker, role, substantive=True)
+            return self._verdict(element, "process", "compress" if element.tokens > self._long_user_tokens else "keep",
+                                 0.6, "pasted material (code, a log, terminal output), no words of the speaker's",
+                                 "content:pasted")
+        found = reading.read(said, role, rules, social=said == text and len(text) <= self._social_max_chars)
         self._turn_keys = frozenset()
         reference = self._reference()
         previous_other = next((t for t in reversed(self._turns) if t.speaker != speaker), None)
@@ -387,7 +438,7 @@ class Classifier:
                 verdict = self._verdict(element, "noise", "drop", 0.85, f"repeats #{earlier.verdict.id} word for word",
                                         "repeat:text", status="duplicate", duplicate_of=earlier.verdict.id)
             else:
-                verdict = self._content(element, found, role, speaker, reference)
+                verdict = self._content(element, said, found, role, speaker, reference)
                 if digest is not None:
                     self._remember_copy(digest, element)
         substantive = verdict.category != "noise" and verdict.rule not in ("content:fragment", "context:interjection",
@@ -510,8 +561,9 @@ class Classifier:
         if len(self._texts) > self._memory:
             self._texts.popitem(last=False)
 
-    def _content(self, element: Element, found: reading.Reading, role: str, speaker: str,
+    def _content(self, element: Element, said: str, found: reading.Reading, role: str, speaker: str,
                  reference: _Turn | None) -> Verdict:
+        """``said``: the speaker's own words (what they pasted set aside), which ``found`` read."""
         quoted = _quote(element.text)
         markers = found.found
         bare = found.bare
@@ -519,7 +571,6 @@ class Classifier:
         other = reference if reference is not None and reference.speaker != speaker else None
         if bare in ("rejection", "agreement") and other is not None and other.question and other.yes_no:
             return self._answer(element, role, other, quoted, "no" if bare == "rejection" else "yes")
-        negative = "negativity" in markers
         topic: int | None
         if role == "user":
             topic, keys = self.balance.observe_reading(element.id, found, self.rules, element.timestamp)
@@ -529,7 +580,7 @@ class Classifier:
         if other is not None and (other.question or other.proposal):
             # "那就用 PostgreSQL 吧" after "SQLite or PostgreSQL?" is about what the question was about
             keys = keys | other.keys
-        done = self._reports_done(element.text, found)
+        done = self._reports_done(said, found)
         unknown = self.rules["unknown"]
         # "I don't know yet. …", "我先压测，再给出建议": a reply that says the answer is still to come
         deferral = unknown.search(found.opening)
@@ -537,78 +588,61 @@ class Classifier:
         if found.content and any(not c.question for c in found.content):
             self._answered_by(element, speaker, keys, defers=defers, unsure="unknown" in markers)
 
-        def marker(name: str) -> str:
-            return f'"{markers[name]}"'
-
-        if role == "user":
-            if "preference" in markers:
-                return self._stance(element, "preference", 0.85, f"states a preference ({marker('preference')})",
-                                    keys, role, speaker, topic, markers)
-            # "图表用 matplotlib 还是 echarts？" asks about a choice, it makes none; "截止是周一，对吧" asks too
-            asks = found.question or found.tag
-            if not asks and ("decision" in markers or "choice" in markers):
-                name = "decision" if "decision" in markers else "choice"
-                return self._stance(element, "decision", 0.85 if name == "decision" else 0.75,
-                                    f"makes a decision ({marker(name)})", keys, role, speaker, topic, markers)
-            if not asks and "supersede" in markers and ("task" not in markers or (
-                    self._related(keys, self._decisions) and not self._carries_out(found, markers["supersede"]))):
-                return self._stance(element, "decision", 0.75, f"changes or makes a decision ({marker('supersede')})",
-                                    keys, role, speaker, topic, markers)
-            # "mark the migration done" asks for work, it reports nothing; "确认一下，…对吧？" asks a question
-            if "task" in markers and (not asks or "request" in markers):
-                self._candidate(self._tasks, element, role, speaker, keys, topic)
-                return self._verdict(element, "task", "keep", 0.8, f"asks for work ({marker('task')})", "intent:task")
-            if asks:
-                self._candidate(self._open_questions, element, role, speaker, keys, topic)
-                return self._verdict(element, "question", "keep", 0.8, "asks a question", "intent:question")
-            if done:
-                self._close_task(element, keys, other)
-                return self._verdict(element, "process", "keep", 0.7, f"reports it works ({marker('completion')})",
-                                     "intent:completion")
-            if "preference_hint" in markers:
-                return self._stance(element, "preference", 0.6, f"may state a preference "
-                                    f"({marker('preference_hint')})", keys, role, speaker, topic, markers)
-            if negative:
-                return self._verdict(element, "process", "keep", 0.7, f"objects or corrects ({marker('negativity')})",
-                                     "intent:negativity")
-            if bare in ("agreement", "rejection"):
-                return self._verdict(element, "process", "keep", 0.65, f'"{quoted}": {bare}', f"content:{bare}")
-            if element.tokens > self._long_user_tokens:
-                return self._verdict(element, "process", "compress", 0.6, "long pasted text: its core may be enough",
-                                     "process:long_user")
-            return self._verdict(element, "process", "keep", 0.6, "discussion", "process:discussion")
-        if done:  # "记好了：…PDF 的决定…" reports work done, whatever else it says
+        if role != "user" and done:  # "记好了：…PDF 的决定…" reports work done, whatever else it says
             self._close_task(element, keys, other)
-        acknowledged = any(s.confirmation for s in found.social)
-        if other is not None and acknowledged and self._echoes(keys, other) and not _DIGITS.search(
-                found.content_text()):
+        if role != "user" and other is not None and any(s.confirmation for s in found.social) and self._echoes(
+                keys, other) and not _DIGITS.search(found.content_text()):
             return self._verdict(element, "noise", "drop", 0.75, f"acknowledges and restates #{other.id}, which "
                                  "is kept", "context:echo", confirmation=True)
-        if found.question:
+        facts = self._facts(element, found, role, keys, done=done, defers=defers and other is not None and other.question)
+        for row in self._user_rows if role == "user" else self._agent_rows:
+            if facts.issuperset(row.get("when", ())) and facts.isdisjoint(row.get("unless", ())):
+                break
+        words = _Words({name: f'"{text}"' for name, text in markers.items()}, quote=f'"{quoted}"',
+                       other=other.id if other is not None else "",
+                       deferral=f'"{deferral.group(0)}"' if deferral is not None else "")
+        reason = row["reason"].format_map(words)
+        category, effect = row["category"], row.get("effect")
+        if effect == "stance":
+            return self._stance(element, category, row["confidence"], reason, keys, role, speaker, topic, markers,
+                                rule=row["rule"])
+        if effect == "task":
+            self._candidate(self._tasks, element, role, speaker, keys, topic)
+        elif effect == "question":
             self._candidate(self._open_questions, element, role, speaker, keys, topic)
-            return self._verdict(element, "question", "keep", 0.75, "asks the user a question", "intent:question")
-        if deferral is not None and other is not None and other.question:
-            return self._verdict(element, "process", "keep", 0.7, f'does not answer #{other.id} yet '
-                                 f'("{deferral.group(0)}")', "intent:unknown")
-        if done:
-            return self._verdict(element, "process", "keep", 0.75, f"reports work done ({marker('completion')})",
-                                 "intent:completion")
-        if "proposal" in markers:  # "如果…就用 PostgreSQL": a choice offered is a proposal, not a decision
+        elif effect == "proposal":
             self._proposal = self._candidate(None, element, role, speaker, keys, topic)
-            return self._verdict(element, "process", "keep", 0.7, f"proposes ({marker('proposal')}); awaiting the "
-                                 "user's answer", "intent:proposal")
-        if "decision" in markers:
-            return self._stance(element, "decision", 0.7, f"states a decision ({marker('decision')})", keys, role,
-                                speaker, topic, markers)
-        if element.tokens > self._compress_tokens:
-            return self._verdict(element, "process", "compress", 0.7, "long explanation: its core is enough once "
-                                 "read", "process:explanation")
-        return self._verdict(element, "process", "keep", 0.6, "a short reply", "process:reply")
+        elif effect == "close_task":
+            self._close_task(element, keys, other)
+        return self._verdict(element, category, row.get("action", "keep"), row["confidence"], reason, row["rule"])
+
+    def _facts(self, element: Element, found: reading.Reading, role: str, keys: frozenset[str], *, done: bool,
+               defers: bool) -> set[str]:
+        """What the rows of ``[classify.from_user]`` / ``[classify.from_agent]`` can ask about a message."""
+        facts = set(found.found)
+        if found.question or found.tag:
+            facts.add("asks")
+        if found.question:
+            facts.add("question")
+            if found.only_offers(self.rules["proposal"]):
+                facts.add("offers")
+        if done:
+            facts.add("done")
+        if defers:
+            facts.add("defers_answer")
+        if found.bare in ("agreement", "rejection"):
+            facts.add(found.bare)
+        if element.tokens > (self._long_user_tokens if role == "user" else self._compress_tokens):
+            facts.add("long")
+        if "supersede" in facts and ("task" not in facts or (
+                self._related(keys, self._decisions) and not self._carries_out(found, found.found["supersede"]))):
+            facts.add("changes_decision")
+        return facts
 
     # -- resolution ------------------------------------------------------------------------------
 
     def _stance(self, element: Element, category: str, confidence: float, reason: str, keys: frozenset[str],
-                role: str, speaker: str, topic: int | None, markers: dict[str, str]) -> Verdict:
+                role: str, speaker: str, topic: int | None, markers: dict[str, str], rule: str = "") -> Verdict:
         """A decision or a preference: it may replace an earlier one of the same kind."""
         store = self._decisions if category == "decision" else self._preferences
         candidate = self._candidate(None, element, role, speaker, keys, topic)
@@ -617,7 +651,7 @@ class Classifier:
         store.append(candidate)
         if len(store) > self._max_candidates:
             del store[0]
-        return self._verdict(element, category, "keep", confidence, reason, f"intent:{category}")
+        return self._verdict(element, category, "keep", confidence, reason, rule or f"intent:{category}")
 
     @staticmethod
     def _echoes(keys: frozenset[str], reference: _Turn | None) -> bool:

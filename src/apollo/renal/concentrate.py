@@ -1,7 +1,8 @@
 """Concentration (浓缩) and reabsorption (重吸收): the filter's rules as data and their engine.
 
 - the recent tail (the last user turns) is what the agent is doing now: it stays whole;
-- old tool output becomes its head and tail, with a marker saying how much was cut;
+- old tool output becomes its first line and the lines later messages mention, with a marker saying
+  how much was cut; long arguments of old tool calls keep their head;
 - waste that still carries a fact (a date, a number, a path, a name…) is rescued.
 Numbers and patterns live in ``rules/filter.toml``; user rule files extend them. The stream that
 applies them to each element (heartbeat pairs, repeats, the tail) is :mod:`apollo.renal.fates`.
@@ -11,10 +12,12 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import orjson
 
 from apollo import regexes
 from apollo.cache import toml_loads
@@ -25,8 +28,6 @@ from apollo.renal.rules import RULES_FOLDER
 from apollo.transcript.model import Element, Kind, Role
 
 _NUMBER = regexes.compile(r"\d+(?:[.,:]\d+)*")
-#: where ``str.splitlines`` breaks lines besides "\n"
-_OTHER_LINE_BREAKS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +36,7 @@ class FilterRules:
     reabsorb: tuple[re.Pattern[str], ...]
     reabsorb_min_words: int
     condense: Rules
+    anchors: Anchors
 
     def __getitem__(self, key: str) -> Any:
         return self.settings[key]
@@ -52,6 +54,7 @@ def load(user_files: tuple[str, ...] = (), stamps: tuple[tuple[str, int, int], .
     data = _builtin()["filter"]
     settings = {k: v for k, v in data.items() if not isinstance(v, dict)}
     reabsorb = dict(data["reabsorb"])
+    anchors = dict(data["anchors"])
     documents = []
     for file in user_files:
         try:
@@ -63,6 +66,8 @@ def load(user_files: tuple[str, ...] = (), stamps: tuple[tuple[str, int, int], .
             if key == "reabsorb" and isinstance(value, dict):
                 reabsorb["patterns"] = [*reabsorb["patterns"], *value.get("patterns", [])]
                 reabsorb["min_words"] = value.get("min_words", reabsorb["min_words"])
+            elif key == "anchors" and isinstance(value, dict):
+                anchors["specific"] = [*anchors["specific"], *value.get("specific", [])]
             elif key not in settings:
                 raise ConfigError(f"unknown setting 'filter.{key}'", where=file,
                                   hint=f"known: {', '.join(sorted(settings))}")
@@ -73,10 +78,13 @@ def load(user_files: tuple[str, ...] = (), stamps: tuple[tuple[str, int, int], .
                 settings[key] = value
     try:
         patterns = tuple(regexes.compile(p, re.IGNORECASE) for p in reabsorb["patterns"])
+        anchor_rules = Anchors(regexes.compile(anchors["token"]),
+                               regexes.compile("|".join(f"(?:{p})" for p in anchors["specific"])),
+                               int(anchors["min_chars"]), int(anchors["cjk_gram"]), float(anchors["max_share"]))
     except re.error as exc:
-        raise ConfigError(f"filter.reabsorb: invalid pattern ({exc})", where="rule files") from None
+        raise ConfigError(f"filter.reabsorb / filter.anchors: invalid pattern ({exc})", where="rule files") from None
     condense = load_rules([Path(f) for f in user_files]) if user_files else load_rules()
-    return FilterRules(settings, patterns, int(reabsorb["min_words"]), condense)
+    return FilterRules(settings, patterns, int(reabsorb["min_words"]), condense, anchor_rules)
 
 
 def load_for(config: Any) -> FilterRules:
@@ -106,87 +114,139 @@ def tail_start(elements: Sequence[Element], turns: int) -> int:
     return 0 if seen else len(elements)
 
 
-# -- tool output ------------------------------------------------------------------------------------
+# -- old tool output --------------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
-class Cut:
-    """A long tool output as its head and tail with a marker between them saying how much was cut.
+class Anchors:
+    """The specific tokens (identifiers, numbers, paths, Chinese phrases) by which a later message
+    refers to a line of an old tool output (``[filter.anchors]``)."""
 
-    ``kept_tokens`` counts the head and the tail; the marker is counted in the language it is
-    written in (the conversation's), so a cut output costs ``kept_tokens`` + the marker's tokens."""
+    token: re.Pattern[str]
+    #: the ``specific`` patterns as one alternation
+    specific: re.Pattern[str]
+    min_chars: int
+    cjk_gram: int
+    max_share: float
 
-    head: str | None
-    tail: str | None
+    def of(self, text: str) -> set[str]:
+        """The anchors ``text`` holds, lower-cased (a token longer than a line is kept is no mention)."""
+        found = set()
+        for match in self.token.finditer(text):
+            word = match.group()
+            if self.min_chars <= len(word) <= _LONGEST_ANCHOR and self.specific.search(word):
+                found.add(word.lower())
+        if not text.isascii():
+            n = self.cjk_gram
+            for run in _CJK_RUNS.findall(text):
+                found.update(run[i:i + n] for i in range(len(run) - n + 1))
+        return found
+
+
+#: longer tokens (a base64 blob, a minified line) are no mention of anything
+_LONGEST_ANCHOR = 200
+_CJK_RUNS = regexes.compile("[\u3400-\u9fff]+")
+
+
+@dataclass(slots=True)
+class LineIndex:
+    """Which lines of one long tool output hold which anchors, and the lines later messages mention
+    (line number -> how many lines share the rarest anchor that names it, and that anchor)."""
+
     lines: int
-    tokens: int
-    kept_tokens: int
+    anchors: dict[str, list[int]]
+    mentioned: dict[int, tuple[int, str]]
 
-    def marker(self, rules: FilterRules, lang: str) -> str:
-        template = rules.settings["tool_marker_zh" if lang == "zh" else "tool_marker_en"]
-        return template.format(lines=self.lines, tokens=self.tokens)
+    @classmethod
+    def of(cls, text: str, anchors: Anchors) -> LineIndex:
+        index: dict[str, list[int]] = {}
+        number = -1
+        for number, line in enumerate(text.split("\n")):
+            for anchor in anchors.of(line):
+                index.setdefault(anchor, []).append(number)
+        return cls(number + 1, index, {})
 
-    def text(self, rules: FilterRules, lang: str) -> str:
-        return "\n".join(p for p in (self.head, self.marker(rules, lang), self.tail) if p is not None)
+    def mention(self, said: set[str], anchors: Anchors) -> bool:
+        """Note the lines holding an anchor of a later message; whether any was new."""
+        limit = max(1, int(self.lines * anchors.max_share)) if self.lines > 8 else self.lines
+        new = False
+        for anchor in said & self.anchors.keys():
+            where = self.anchors[anchor]
+            if len(where) > limit:
+                continue
+            for number in where:
+                known = self.mentioned.get(number)
+                if known is None or len(where) < known[0]:
+                    new = new or known is None
+                    self.mentioned[number] = (len(where), anchor)
+        return new
 
 
-def cut_output(text: str, rules: FilterRules, count: Callable[[str], int], *,
-               tokens: int | None = None) -> Cut | None:
-    """Head + marker + tail of a long tool output (``tokens``: its count, when known), or None when
-    it is short enough to keep, or cutting would not make it shorter in either language."""
+def trim_output(text: str, index: LineIndex | None, rules: FilterRules) -> tuple[str, str]:
+    """(head, mentioned lines) of an old tool output: its first ``tool_head_lines`` lines and, in
+    order, the ``referenced_lines`` most specifically mentioned later, each cut to ``tool_line_chars``."""
     settings = rules.settings
-    only_newlines = not any(brk in text for brk in _OTHER_LINE_BREAKS)
-    line_count = _line_count(text, only_newlines)
-    tokens = count(text) if tokens is None else tokens
-    if line_count <= settings["tool_output_max_lines"] and tokens <= settings["tool_output_max_tokens"]:
+    head_n, width = settings["tool_head_lines"], settings["tool_line_chars"]
+    lines = text.split("\n", head_n)
+    head = [_clip(line, width, None) for line in lines[:head_n] if line.strip()]
+    chosen: list[tuple[int, str]] = []
+    if index is not None and index.mentioned:
+        best = sorted((rank, number, anchor) for number, (rank, anchor) in index.mentioned.items() if number >= head_n)
+        picked = sorted((number, anchor) for _, number, anchor in best[:settings["referenced_lines"]])
+        if picked:
+            all_lines = text.split("\n")
+            chosen = [(n, _clip(all_lines[n], width, anchor)) for n, anchor in picked if n < len(all_lines)]
+    return "\n".join(head), "\n".join(line for _, line in chosen)
+
+
+def _clip(line: str, width: int, anchor: str | None) -> str:
+    """``line`` cut to ``width`` characters around ``anchor`` (its start when there is none)."""
+    if len(line) <= width:
+        return line
+    at = line.lower().find(anchor) if anchor else 0
+    start = max(0, min(at - width // 3, len(line) - width)) if at > 0 else 0
+    return ("…" if start else "") + line[start:start + width] + ("…" if start + width < len(line) else "")
+
+
+def output_marker(rules: FilterRules, lang: str, lines: int, tokens: int) -> str:
+    template = rules.settings["tool_marker_zh" if lang == "zh" else "tool_marker_en"]
+    return template.format(lines=lines, tokens=f"{tokens:,}")
+
+
+def join_trimmed(head: str, marker: str, mentioned: str) -> str:
+    return "\n".join(part for part in (head, marker, mentioned) if part)
+
+
+def cut_arguments(text: str, rules: FilterRules) -> str | None:
+    """An old tool call's arguments (a JSON object) with every long string cut to its head (an edit's
+    replaced text to nothing, its new text left whole), or None when nothing is cut (or the
+    arguments are no JSON object)."""
+    settings = rules.settings
+    limit, keep, marker = (settings["tool_argument_chars"], settings["tool_argument_head_chars"],
+                           settings["tool_argument_marker"])
+    if len(text) <= limit:
         return None
-    head_n, tail_n = settings["tool_head_lines"], settings["tool_tail_lines"]
-    if line_count > head_n + tail_n + 1:
-        head_lines, middle, tail_lines = _split_lines(text, head_n, tail_n, only_newlines)
-        head = head_lines if head_n else None
-        tail = tail_lines if tail_n else None
-        cut_lines, cut_tokens = line_count - head_n - tail_n, count(middle)
-    else:
-        head_c, tail_c = settings["tool_head_chars"], settings["tool_tail_chars"]
-        if len(text) <= head_c + tail_c + 200:
-            return None
-        middle_text = text[head_c:len(text) - tail_c]
-        head, tail = text[:head_c], text[len(text) - tail_c:]
-        cut_lines, cut_tokens = middle_text.count("\n") + 1, count(middle_text)
-    kept = count("\n".join(part for part in (head, tail) if part))
-    widest = _widest_marker(settings["tool_marker_en"], settings["tool_marker_zh"], count)
-    return Cut(head, tail, cut_lines, cut_tokens, kept) if kept + widest < tokens else None
+    try:
+        data = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    replaced, kept = frozenset(settings["tool_replaced_arguments"]), frozenset(settings["tool_kept_arguments"])
+    changed = False
 
+    def shorten(value: Any, name: str = "") -> Any:
+        nonlocal changed
+        if isinstance(value, str) and len(value) > limit and name not in kept:
+            changed = True
+            head = "" if name in replaced else value[:keep] + "\n"
+            return head + marker.format(chars=f"{len(value) - len(head):,}")
+        if isinstance(value, dict):
+            return {k: shorten(v, k) for k, v in value.items()}
+        if isinstance(value, list):
+            return [shorten(v) for v in value]
+        return value
 
-def _line_count(text: str, only_newlines: bool) -> int:
-    """``len(text.splitlines())`` without building the lines (a tool output can hold thousands);
-    ``only_newlines``: the text has no line break but "\n"."""
-    if not only_newlines:
-        return len(text.splitlines())
-    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
-
-
-def _split_lines(text: str, head_n: int, tail_n: int, only_newlines: bool) -> tuple[str, str, str]:
-    """The first ``head_n`` lines, the lines between, the last ``tail_n`` lines, each joined with
-    "\n" as ``str.splitlines`` cuts them; the text holds more than ``head_n + tail_n`` lines. With
-    "\n" its only line break, these are slices of the text: no line is built on its own."""
-    if not only_newlines:
-        lines = text.splitlines()
-        return ("\n".join(lines[:head_n]), "\n".join(lines[head_n:len(lines) - tail_n]),
-                "\n".join(lines[len(lines) - tail_n:]))
-    stop = len(text) - 1 if text.endswith("\n") else len(text)
-    head_end = -1  # the newline ending the head's last line
-    for _ in range(head_n):
-        head_end = text.index("\n", head_end + 1)
-    tail_start = stop + 1  # one past the newline before the tail's first line
-    for _ in range(tail_n):
-        tail_start = text.rindex("\n", 0, tail_start - 1) + 1
-    return text[:head_end] if head_n else "", text[head_end + 1:tail_start - 1], text[tail_start:stop]
-
-
-@functools.lru_cache(maxsize=8)
-def _widest_marker(template_en: str, template_zh: str, count: Callable[[str], int]) -> int:
-    """The tokens of the longest marker, in either language: whether to cut does not depend on the
-    language (counted once per rules and counter, not once per tool output)."""
-    return max(count(template.format(lines=10**9 - 1, tokens=10**9 - 1)) for template in (template_en, template_zh))
+    cut = shorten(data)
+    return orjson.dumps(cut).decode() if changed else None
 
 
 def numbers(text: str) -> frozenset[str]:

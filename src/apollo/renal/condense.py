@@ -11,6 +11,7 @@ bracketed annotations (``[shares a photo of …]``) always stay.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import Counter
@@ -470,9 +471,45 @@ class Condenser:
                 kept_distinct -= lost
             shortened = _render(tokens, removed)
             if shortened and len(shortened) < len(previous):
+                if not self._faithful(text, shortened, counts):
+                    break  # this level would mangle it: the forms found so far are all there is
                 results.append((name, shortened))
                 previous = shortened
         return results
+
+    def _faithful(self, original: str, shortened: str, kept: Counter[str]) -> bool:
+        """Whether ``shortened`` still holds every content unit the ladder kept, and the original's
+        Markdown structure (headings, bullets, numbering, emphasis, links, code) unchanged."""
+        if not {u for u, n in kept.items() if n > 0} <= set(self.content_units(shortened)):
+            return False
+        return not _MARKUP.search(original) or markdown_shape(shortened) == markdown_shape(original)
+
+
+#: a character or line start that may be Markdown (a text without any is plain prose)
+_MARKUP = regexes.compile(r"[*_`#>|~\[<]|^[ \t]*(?:[-+*]|\d+[.)])[ \t]", re.MULTILINE)
+
+
+def markdown_shape(text: str) -> list[tuple[str, ...]]:
+    """The structure a CommonMark parser reads in ``text``: every block and inline token but plain
+    text, with its markup, list numbers, link targets and code (what shortening must not change)."""
+    shape: list[tuple[str, ...]] = []
+    for token in _markdown().parse(text):
+        if token.type == "inline":
+            for child in token.children or []:
+                if child.type != "text":
+                    shape.append((child.type, child.markup, str(child.attrs.get("href", "")),
+                                  child.content if child.type in ("code_inline", "html_inline") else ""))
+        else:
+            shape.append((token.type, token.markup, token.info,
+                          token.content if token.type in ("fence", "code_block", "html_block") else ""))
+    return shape
+
+
+@functools.cache
+def _markdown() -> Any:
+    from markdown_it import MarkdownIt  # only for texts that may hold Markdown
+
+    return MarkdownIt("commonmark")
 
 
 def _glues(left: str, right: str) -> bool:

@@ -13,14 +13,23 @@ themselves quoted shorter.
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from apollo import regexes
-from apollo.transcript.model import Kind
+import orjson
 
-_PATH = regexes.compile(r"(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]+)+|\b[\w-]+\.(?:py|js|ts|json|jsonl|toml|ya?ml|md|sh|sql)\b")
+from apollo import regexes
+from apollo.redact import redact
+from apollo.transcript.model import Kind, Role
+
+#: a path or a file name in a tool call (not inside a URL: "https://host/a/b" names no file here)
+_PATH = regexes.compile(r"(?<![\w:/.-])(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]+)+|\b[\w-]+\.(?:py|js|ts|json|jsonl|toml|ya?ml|md|sh|sql)\b")
+#: device and kernel files are no file anyone worked on
+_NOT_FILES = ("/dev/", "/proc/", "/sys/")
+#: how much of a reply the digest quotes as an item's outcome or answer
+_REPLY_CHARS = 200
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,14 +73,70 @@ _TITLES = {
 
 
 def _quote(text: str, limit: int) -> str:
+    """``text`` on one line, and when longer than ``limit`` its start and its end (a request often
+    comes last, after pasted context or an injected preamble)."""
     text = " ".join(text.split())
-    return text if len(text) <= limit else text[: max(limit - 1, 1)] + "…"
+    if len(text) <= limit:
+        return text
+    head = max(limit // 4, 1)
+    return text[:head] + " … " + text[len(text) - max(limit - head - 3, 1):]
+
+
+def _is_blob(text: str) -> bool:
+    """A JSON object or list (a tool's status, an API answer): no statement a reader needs."""
+    stripped = text.strip()
+    if stripped[:1] not in ("{", "["):
+        return False
+    try:
+        orjson.loads(stripped)
+    except orjson.JSONDecodeError:
+        return False
+    return True
+
+
+def replies(fates: list[Any]) -> dict[str, Any]:
+    """What answered each message: the other side's last text before the first side speaks again
+    (a request's outcome, a question's answer), by element id."""
+    found: dict[str, Any] = {}
+    asking: list[Any] = []
+    run: list[Any] = []
+    for fate in fates:
+        element = fate.element
+        if element.kind is not Kind.TEXT or not element.text.strip() or _is_blob(element.text):
+            continue
+        if run and element.role is run[-1].element.role:
+            run.append(fate)
+        else:
+            asking, run = run, [fate]
+        for asked in asking:
+            found[asked.element.id] = fate  # the latest text of the answering side wins
+    return found
+
+
+def _worth_quoting(fate: Any, *, reply: bool = False) -> bool:
+    """Not a JSON blob, and not a greeting: an item that is nothing but social words ("hi", "thanks!"
+    — a classifier may still call one a decision), a reply that is only pleasantries."""
+    text = fate.element.text
+    if not text.strip() or _is_blob(text):
+        return False
+    condenser = _condenser()
+    if not condenser.is_phatic(text):
+        return True
+    social = condenser.rules.phatic_words
+    return not reply and any(unit not in social for unit in condenser.content_units(text))
+
+
+@functools.cache
+def _condenser() -> Any:
+    from apollo.renal.condense import Condenser
+
+    return Condenser()
 
 
 def must_keep_items(fates: list[Any]) -> list[Any]:
     """The fates the digest quotes under a must-keep heading."""
     return [f for f in fates if f.category in ("decision", "preference", "task", "question")
-            and (f.must_keep or (f.confirm and not f.outdated))]
+            and (f.must_keep or (f.confirm and not f.outdated)) and _worth_quoting(f)]
 
 
 def quoted_items(fates: list[Any], level: Level) -> list[Any]:
@@ -82,39 +147,51 @@ def quoted_items(fates: list[Any], level: Level) -> list[Any]:
 
 
 def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | tuple[str, ...] = (),
-          level: Level = LEVELS[0]) -> str:
-    """The digest of ``fates`` (everything before the tail) after the ``earlier`` summaries."""
+          level: Level = LEVELS[0], outdated_chars: int | None = None) -> str:
+    """The digest of ``fates`` (everything before the tail) after the ``earlier`` summaries: the one
+    place its text is made."""
     titles = _TITLES["zh" if lang == "zh" else "en"]
     limit = max(int(item_chars * level.item_share), 40)
+    answers = replies(fates)
     sections: list[str] = [titles["head"]]
     if earlier and level.keep_newest is None:
         earlier_limit = None if not level.shortens_must_keep else limit * 4
         sections.append(f"## {titles['earlier']}\n" + "\n\n".join(
             text.strip() if earlier_limit is None else _quote(text, earlier_limit) for text in earlier))
+
+    def line(fate: Any, width: int) -> str:
+        quoted = f"- [{fate.element.id}] {_quote(fate.element.text, width)}"
+        reply = answers.get(fate.element.id) if fate.element.role is Role.USER or fate.category == "question" else None
+        if reply is not None and _worth_quoting(reply, reply=True) and not level.shortens_must_keep:
+            quoted += f"\n  → {_quote(reply.element.text, min(width, _REPLY_CHARS))}"
+        return quoted
+
     listed = 0
     chosen = quoted_items(fates, level)
     for category in ("decision", "preference", "task", "question"):
         items = [f for f in chosen if f.category == category]
         if items:
             listed += len(items)
-            sections.append(f"## {titles[category]}\n" + "\n".join(f"- {_quote(f.element.text, limit)}" for f in items))
-    facts = [f for f in fates if f.rescued and not f.must_keep and f.element.kind is Kind.TEXT]
+            sections.append(f"## {titles[category]}\n" + "\n".join(line(f, limit) for f in items))
+    facts = [f for f in fates if f.rescued and not f.must_keep and f.element.kind is Kind.TEXT and _worth_quoting(f)]
     if facts and level.facts:
         listed += len(facts)
-        sections.append(f"## {titles['facts']}\n" + "\n".join(f"- {_quote(f.element.text, limit)}" for f in facts))
+        sections.append(f"## {titles['facts']}\n" + "\n".join(
+            f"- {_quote(f.element.text, limit)}" for f in facts))
     if level.tools_and_files:
         tools = Counter(f.element.tool_name for f in fates
                         if f.element.kind is Kind.TOOL_CALL and f.element.tool_name)
         if tools:
             sections.append(f"## {titles['tools']}\n" + ", ".join(f"{name} ×{n}" for name, n in tools.most_common()))
         files = list(dict.fromkeys(m for f in fates if f.element.kind is Kind.TOOL_CALL
-                                   for m in _PATH.findall(f.element.text)))
+                                   for m in _PATH.findall(f.element.text) if not m.startswith(_NOT_FILES)))
         if files:
             sections.append(f"## {titles['files']}\n" + ", ".join(files[:40]))
-    stale = [f for f in fates if f.outdated]
+    stale = [f for f in fates if f.outdated and f.element.kind is Kind.TEXT and _worth_quoting(f)]
     if stale and level.outdated:
-        sections.append(f"## {titles['superseded']}\n" + "\n".join(f"- {_quote(f.element.text, limit)}" for f in stale))
+        sections.append(f"## {titles['superseded']}\n" + "\n".join(line(f, min(limit, outdated_chars or limit)) for f in stale))
     omitted = sum(1 for f in fates if f.element.kind in (Kind.TEXT, Kind.HEARTBEAT_POLL, Kind.HEARTBEAT_REPLY)) - listed
     if omitted > 0:
         sections.append(titles["omitted"].format(n=omitted))
-    return "\n\n".join(sections)
+    # the digest is read back into the model's context and kept in files: no pasted secret in clear
+    return redact("\n\n".join(sections))

@@ -34,6 +34,9 @@ REDUNDANT_BUCKETS = ("duplicate",)
 WASTE_BUCKETS = NOISE_BUCKETS + REDUNDANT_BUCKETS
 #: how many settled repeated tool calls wait for their output before they count as final
 _OPEN_CALLS = 4096
+#: how many long tool outputs (and how many of their tokens) later messages can still name lines of
+_WATCHED = 256
+_WATCHED_TOKENS = 8_000_000
 _CJK_RUNS = regexes.compile("[\u3400-\u9fff]+")
 #: every byte but the ASCII letters: what deleting them leaves is one byte per Latin letter
 _NOT_LATIN_LETTERS = bytes(b for b in range(256) if not (chr(b).isascii() and chr(b).isalpha()))
@@ -63,6 +66,17 @@ class Fate:
     #: the classifier's verdict the fate was decided from, and its reason
     verdict: Verdict | None = None
     reason: str = ""
+
+
+@dataclass(slots=True)
+class _Watch:
+    """A long tool output, its lines by anchor, and its cut marker's language (and what the other
+    language's marker would cost more, while the conversation's language is not settled)."""
+
+    fate: Fate
+    index: concentrate.LineIndex
+    lang: str = "en"
+    delta: int = 0
 
 
 @dataclass(slots=True)
@@ -118,6 +132,9 @@ class FateStream:
         self._by_id: dict[str, Fate] = {}
         self._merged_into: dict[str, str] = {}
         self._open_calls: OrderedDict[int, Fate] = OrderedDict()
+        self._watched: OrderedDict[int, _Watch] = OrderedDict()  # long tool outputs later messages may name
+        self._watched_tokens = 0
+        self._dropped_calls: OrderedDict[str, str] = OrderedDict()  # call id -> bucket, until its result
 
     @classmethod
     def for_config(cls, config: Any, count: Callable[[str], int], **options: Any) -> FateStream:
@@ -151,6 +168,10 @@ class FateStream:
         if element.kind is Kind.HEARTBEAT_REPLY:  # a heartbeat acknowledgement goes even without its poll
             self._doomed.add(id(fate))
         self._pending.append(fate)
+        if element.kind is Kind.TOOL_RESULT:
+            self._watch(fate)
+        elif element.kind is Kind.TEXT and element.role in (Role.USER, Role.ASSISTANT):
+            self._mention(element)
         if user_turn:
             self._users_seen += 1
             self._user_turns.append(fate)
@@ -209,7 +230,8 @@ class FateStream:
         _dialysis(fate)
         self._reabsorb(fate)
         self._concentrate(fate, in_tail=in_tail, doomed=doomed)
-        if fate.bucket != "tool_output" or fate.action != "shorten":  # a cut output is counted as it is cut
+        self._pair(fate, in_tail=in_tail)
+        if fate.element.kind is not Kind.TOOL_RESULT or fate.action != "shorten":  # a cut output is counted as it is cut
             fate.tokens_after = self._tokens_after(fate)
         self.measure.after += fate.tokens_after
         if fate.action == "drop" and fate.bucket in WASTE_BUCKETS:
@@ -236,7 +258,8 @@ class FateStream:
         """Waste that still carries a fact is rescued: kept if it was noise, as process otherwise.
 
         The converse check runs too: a message kept as process that is nothing but greetings,
-        thanks and acknowledgements (every sentence phatic, no fact) is excreted as noise.
+        thanks and acknowledgements (every sentence phatic, no fact) is excreted as noise. Copies and
+        the work of turns that did nothing for the conversation are never rescued (``never_rescued``).
         """
         element, names = fate.element, frozenset(self._names)
         if fate.social_candidate and self.condenser.is_phatic(element.text, names) and not concentrate.carries_fact(
@@ -245,6 +268,8 @@ class FateStream:
             return
         if fate.action != "drop" or element.kind is not Kind.TEXT or fate.bucket not in (
                 "noise", "process", "acknowledgement") or not element.text.strip():
+            return
+        if fate.verdict is not None and fate.verdict.rule.startswith(tuple(self.rules["never_rescued"])):
             return
         fact = concentrate.carries_fact(element.text, self.rules, self.condenser, names)
         if fact:
@@ -268,6 +293,8 @@ class FateStream:
             fate.action, fate.bucket = "drop", "thinking"
         elif element.kind is Kind.TOOL_RESULT:
             self._cut(fate)
+        elif element.kind is Kind.TOOL_CALL and not fate.must_keep and fate.action != "drop":
+            self._cut_arguments(fate)
         elif fate.action == "shorten" and element.kind is Kind.TEXT:
             forms = self.condenser.ladder(element.text, ())
             if forms:
@@ -275,19 +302,82 @@ class FateStream:
         if fate.action == "shorten" and fate.text is None:
             fate.action = "keep"  # nothing to shorten after all
 
-    def _cut(self, fate: Fate) -> None:
+    def _pair(self, fate: Fate, *, in_tail: bool) -> None:
+        """A tool call and its result share one fate: a result whose call went as noise goes with
+        it; a result the classifier dropped while its call stays is kept (cut when old)."""
         element = fate.element
+        if element.kind is Kind.TOOL_CALL and element.call_id:
+            if fate.action != "drop":  # kept, or kept after all (a repeated call whose output changed)
+                self._dropped_calls.pop(element.call_id, None)
+                return
+            self._dropped_calls[element.call_id] = fate.bucket
+            if len(self._dropped_calls) > _OPEN_CALLS:
+                self._dropped_calls.popitem(last=False)
+        elif element.kind is Kind.TOOL_RESULT and element.call_id:
+            bucket = self._dropped_calls.pop(element.call_id, None)
+            if bucket is not None:
+                fate.action, fate.bucket, fate.text, fate.must_keep = "drop", bucket, None, False
+            elif fate.action == "drop":
+                fate.action, fate.bucket = "keep", ""
+                if not in_tail:
+                    self._cut(fate)
+
+    def _cut(self, fate: Fate) -> None:
+        """An old tool output keeps its first line and the lines later messages mention."""
+        element = fate.element
+        watch = self._watched.get(id(fate))
+        if watch is None:
+            return  # short enough to keep whole
         envelope = self.count(element.envelope) if element.envelope else 0
-        cut = concentrate.cut_output(element.text, self.rules, self.count, tokens=element.tokens - envelope)
-        if cut is None:
-            return
+        tokens = element.tokens - envelope
+        head, mentioned = concentrate.trim_output(element.text, watch.index, self.rules)
         lang = self.lang or self._script.language
-        marker = self.count(cut.marker(self.rules, lang))
-        fate.action, fate.text, fate.bucket = "shorten", cut.text(self.rules, lang), "tool_output"
-        fate.tokens_after = cut.kept_tokens + marker + envelope
+        other = "en" if lang == "zh" else "zh"
+        lines = watch.index.lines
+        text = concentrate.join_trimmed(head, concentrate.output_marker(self.rules, lang, lines, tokens), mentioned)
+        after = self.count(text)
+        if after >= tokens:
+            return
+        self._marker_delta[watch.lang] -= watch.delta  # cut before: a later mention adds lines
+        fate.action, fate.text, fate.bucket = "shorten", text, "tool_output"
+        fate.tokens_after = after + envelope
+        watch.lang, watch.delta = lang, 0
         if self.lang is None:  # the conversation's language may still turn out to be the other one
-            other = "en" if lang == "zh" else "zh"
-            self._marker_delta[lang] += self.count(cut.marker(self.rules, other)) - marker
+            marker = concentrate.output_marker(self.rules, other, lines, tokens)
+            watch.delta = self.count(concentrate.join_trimmed(head, marker, mentioned)) - after
+            self._marker_delta[lang] += watch.delta
+
+    def _watch(self, fate: Fate) -> None:
+        """A long tool output: index its lines by anchor, so later messages can name the ones to keep."""
+        element = fate.element
+        if element.tokens <= self.rules["tool_keep_tokens"]:
+            return
+        self._watched[id(fate)] = _Watch(fate, concentrate.LineIndex.of(element.text, self.rules.anchors))
+        self._watched_tokens += element.tokens
+        while len(self._watched) > _WATCHED or self._watched_tokens > _WATCHED_TOKENS:
+            _, oldest = self._watched.popitem(last=False)
+            self._watched_tokens -= oldest.fate.element.tokens
+
+    def _mention(self, element: Element) -> None:
+        """A user or assistant message names lines of earlier tool outputs: they are kept (a cut
+        output that is already settled gets them back)."""
+        if not self._watched:
+            return
+        said = self.rules.anchors.of(element.text)
+        if not said:
+            return
+        for watch in self._watched.values():
+            if watch.index.mention(said, self.rules.anchors) and watch.fate.bucket == "tool_output" \
+                    and watch.fate.action == "shorten":
+                before = watch.fate.tokens_after
+                self._cut(watch.fate)
+                self.measure.after += watch.fate.tokens_after - before
+
+    def _cut_arguments(self, fate: Fate) -> None:
+        """An old tool call's long arguments (a file's content, a long script) keep their head."""
+        text = concentrate.cut_arguments(fate.element.text, self.rules)
+        if text is not None:
+            fate.action, fate.text, fate.bucket = "shorten", text, "tool_output"
 
     def _find_repeats(self, fate: Fate) -> None:
         """The same point made again by the same speaker: the earlier message merges into the later,

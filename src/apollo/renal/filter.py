@@ -32,7 +32,7 @@ from apollo.renal.condense import Condenser
 from apollo.renal.fates import Fate
 from apollo.renal.salience import information
 from apollo.tokens import exact_available, get_counter
-from apollo.transcript.model import Edit, Element, Kind, Transcript
+from apollo.transcript.model import Edit, Element, Kind, Role, Transcript
 
 MODES = ("rewrite", "compact")
 #: formats whose sessions take a native compaction entry
@@ -94,7 +94,7 @@ def filter_path(path: Path | Any, fmt: str = "auto", config: Any = None, keep_ra
         plan = plan_compaction(fates, rules, conversation_lang, count, target, where=str(path))
         budget_fit = plan.fit(target) if target is not None else None
     elif target is not None:
-        budget_fit = fit_budget(fates, target, condenser, count, names)
+        budget_fit = fit_budget(fates, target, condenser, count, names, rules, conversation_lang)
 
     edits = edits_of(fates) if mode == "rewrite" else {}
     snapshot_path = None
@@ -194,12 +194,19 @@ def dialysis(elements: list[Element], config: Any) -> Classification:
 
 # -- budget --------------------------------------------------------------------------------------------
 def fit_budget(fates: list[Fate], target: int, condenser: Condenser, count: Callable[[str], int],
-               names: frozenset[str]) -> budget_mod.Fit:
-    """Shorten and drop kept elements until they fit ``target`` tokens (noise is already gone)."""
+               names: frozenset[str], rules: concentrate.FilterRules | None = None, lang: str = "en") -> budget_mod.Fit:
+    """Shorten and drop kept elements until they fit ``target`` tokens (noise is already gone).
+
+    Tool output gives way first, the recent tail's included (a call and its result go together,
+    and an output keeps its first line and the lines later messages mention before it goes); the
+    user's latest request always stays, even when it alone is over the budget."""
+    rules = rules or concentrate.load()
     alive = [f for f in fates if f.action != "drop"]
     fixed = [f for f in alive if f.element.kind in (Kind.METADATA,)]
     groups = _budget_groups([f for f in alive if f not in fixed])
-    values = information([" ".join(_still_informative(f) for f in group) for group in groups], condenser)
+    values = information([" ".join(_still_informative(f) for f in group)[:_VALUE_CHARS] for group in groups], condenser)
+    trimmed = _trimmed_tool_groups(groups, rules, count, lang)
+    latest = _latest_request(groups)
     candidates = []
     for position, (group, value) in enumerate(zip(groups, values, strict=True)):
         lead = group[-1]
@@ -211,17 +218,26 @@ def fit_budget(fates: list[Fate], target: int, condenser: Condenser, count: Call
                 tokens = count(text) + envelope
                 if tokens < forms[-1].tokens:
                     forms.append(budget_mod.Form(name, text, tokens))
-        must = any(f.must_keep or f.in_tail or f.element.kind is Kind.COMPACTION for f in group)
-        candidates.append(budget_mod.Candidate(lead.element.id, value, position, forms, must_keep=must))
+        elif position in trimmed and trimmed[position][0] < forms[-1].tokens:
+            forms.append(budget_mod.Form("trimmed", "", trimmed[position][0]))
+        tool = any(f.element.kind in (Kind.TOOL_CALL, Kind.TOOL_RESULT) for f in group)
+        must = not tool and any(f.must_keep or f.in_tail or f.element.kind is Kind.COMPACTION for f in group)
+        priority = 2 if position == latest else 1 if any(f.must_keep for f in group) else 0
+        candidates.append(budget_mod.Candidate(lead.element.id, value, position, forms, must_keep=must,
+                                               priority=priority))
     room = target - sum(f.tokens_after for f in fixed)
     fit = budget_mod.fit(candidates, room)
     fit.budget = target
     fit.tokens += sum(f.tokens_after for f in fixed)
-    for group, candidate in zip(groups, candidates, strict=True):
+    for position, (group, candidate) in enumerate(zip(groups, candidates, strict=True)):
         chosen = fit.chosen.get(candidate.id)
         if chosen is None:
             for f in group:
                 f.action, f.bucket, f.tokens_after = "drop", "outdated" if f.outdated else "budget", 0
+        elif chosen > 0 and candidate.forms[chosen].name == "trimmed":
+            for f, (cut, tokens) in zip(group, trimmed[position][1], strict=True):
+                if cut is not None:
+                    f.action, f.text, f.bucket, f.tokens_after = "shorten", cut, "tool_output", tokens
         elif chosen > 0:
             lead = group[-1]
             form = candidate.forms[chosen]
@@ -229,11 +245,62 @@ def fit_budget(fates: list[Fate], target: int, condenser: Condenser, count: Call
     return fit
 
 
+def _trimmed_tool_groups(groups: list[list[Fate]], rules: concentrate.FilterRules, count: Callable[[str], int],
+                         lang: str) -> dict[int, tuple[int, list[tuple[str | None, int]]]]:
+    """For each group holding a tool output kept whole (the recent tail's): its tokens with the
+    output trimmed as an old one is (first line, the lines later messages mention, the marker)
+    and the call's long arguments cut, and each member's new text (None: unchanged)."""
+    anchors = rules.anchors
+    later: set[str] = set()
+    found: dict[int, tuple[int, list[tuple[str | None, int]]]] = {}
+    for position in range(len(groups) - 1, -1, -1):
+        group = groups[position]
+        members: list[tuple[str | None, int]] = []
+        changed = False
+        for fate in group:
+            element = fate.element
+            text: str | None = None
+            if element.kind is Kind.TOOL_RESULT and fate.action == "keep" and element.tokens > rules["tool_keep_tokens"]:
+                index = concentrate.LineIndex.of(element.text, anchors)
+                index.mention(later, anchors)
+                head, mentioned = concentrate.trim_output(element.text, index, rules)
+                marker = concentrate.output_marker(rules, lang, index.lines, element.tokens)
+                text = concentrate.join_trimmed(head, marker, mentioned)
+            elif element.kind is Kind.TOOL_CALL and fate.action == "keep":
+                text = concentrate.cut_arguments(element.text, rules)
+            if text is None:
+                members.append((None, fate.tokens_after))
+            else:
+                envelope = count(element.envelope) if element.envelope else 0
+                members.append((text, count(text) + envelope))
+                changed = True
+        if changed:
+            found[position] = (sum(tokens for _, tokens in members), members)
+        for fate in group:
+            if fate.element.kind is Kind.TEXT and fate.element.role in (Role.USER, Role.ASSISTANT):
+                later |= anchors.of(fate.element.text)
+    return found
+
+
+def _latest_request(groups: list[list[Fate]]) -> int | None:
+    """The position of the group holding the user's latest message: a budget never takes it."""
+    for position in range(len(groups) - 1, -1, -1):
+        if any(f.element.role is Role.USER and f.element.kind is Kind.TEXT for f in groups[position]):
+            return position
+    return None
+
+
+#: what of a message (or a tool call and its output) its value is read from: a message's worth has
+#: long been told by then, and reading all of a 30 MB output would cost more than the rest of the run
+_VALUE_CHARS = 20_000
+
+
 def _still_informative(fate: Fate) -> str:
-    """What of an element still informs: an answered question's statements, nothing of a
-    superseded decision or a finished task (redundancy goes before process)."""
+    """What of an element still informs: what the default filter left of it, an answered
+    question's statements, nothing of a superseded decision or a finished task (redundancy goes
+    before process)."""
     if not fate.outdated:
-        return fate.element.text
+        return fate.text if fate.action == "shorten" and fate.text is not None else fate.element.text
     return concentrate.without_questions(fate.element.text) if fate.status == "answered" else ""
 
 
@@ -397,7 +464,8 @@ def plan_compaction(fates: list[Fate], rules: concentrate.FilterRules, lang: str
                    and (i < start or is_compaction_summary(e))]
         plan = CompactionPlan(fates, start, "", 0, tail_after[start])
         before = plan.digested
-        plan.summary = digest.build(before, lang, rules["digest_item_chars"], earlier=earlier, level=level)
+        plan.summary = digest.build(before, lang, rules["digest_item_chars"], earlier=earlier, level=level,
+                                    outdated_chars=rules["digest_outdated_chars"])
         plan.summary_tokens = count(prefix + plan.summary + suffix)
         quoted = digest.quoted_items(before, level)
         if level.shortens_must_keep:

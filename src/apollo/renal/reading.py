@@ -32,7 +32,7 @@ _LATIN_WORD = regexes.compile(r"[a-z][a-z0-9_+#-]*[a-z0-9+#]|[a-z]")
 _CJK_RUN = regexes.compile(r"[\u3400-\u9fff]+")
 #: messages up to this long are cached (bounded: 4096 of them)
 _CACHED_CHARS = 400
-_INTENT_SIGNALS = ("request", "preference", "preference_hint", "decision", "choice", "supersede", "proposal",
+_INTENT_SIGNALS = ("request", "preference", "profile", "preference_hint", "decision", "choice", "supersede", "proposal",
                    "task", "completion", "continuation", "unknown", "negativity", "apology")
 # Quotation marks that open and close: a question mark inside a quotation is not the speaker asking.
 _QUOTE_OPEN = "「『“《"
@@ -102,6 +102,12 @@ class Reading:
     def content_text(self) -> str:
         return " ".join(c.body for c in self.content)
 
+    def only_offers(self, proposal: Signal) -> bool:
+        """Every question it asks offers something ("Want me to set it up?", "要我先清洗吗？"): an
+        offer awaits a yes, it leaves nothing open."""
+        questions = [c for c in self.clauses if c.question]
+        return bool(questions) and all(proposal.search(_match_text(c)) is not None for c in questions)
+
     def asks(self, signal: Signal) -> bool:
         """The signal is found in one of the message's questions ("修好了吗？" asks, it reports nothing)."""
         return any(c.question and signal.search(_match_text(c)) is not None for c in self.clauses)
@@ -126,6 +132,27 @@ def sentences(text: str) -> Iterator[str]:
 def opening(text: str, count: int = _OPENING_SENTENCES) -> str:
     """The first ``count`` sentences of ``text``, joined."""
     return "\n".join(itertools.islice(sentences(text), count))
+
+
+def own_words(text: str, rules: RuleSet) -> str:
+    """The part of a message its speaker wrote: fenced blocks and the lines ``[classify.pasted]``
+    finds (logs, stack traces, terminal output, quotations, indented code) set aside."""
+    if "\n" not in text and not any(p.match(text) for p in rules.pasted):
+        return text
+    kept: list[str] = []
+    fence = ""
+    for line in text.split("\n"):
+        marker = line.lstrip()[:3]
+        if fence:
+            if marker == fence:
+                fence = ""
+            continue
+        if marker in ("```", "~~~"):
+            fence = marker
+            continue
+        if not any(p.match(line) for p in rules.pasted):
+            kept.append(line)
+    return "\n".join(kept).strip()
 
 
 def split_clauses(text: str) -> list[Clause]:

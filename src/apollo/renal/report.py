@@ -116,6 +116,7 @@ _TEXT: dict[str, dict[str, Any]] = {
         "budget": "预算：目标{target:,} token，结果{tokens:,} token（{met}）",
         "met": {True: "已达成", False: "未达成"},
         "budget_keep": "  ⚠️ 预算迫使精简必保内容{short}项、删除{dropped}项",
+        "budget_dropped": "  ⚠️ 删除的必保内容（仅必保内容已超出预算，最早的先删）：{ids}",
         "output": "输出：{path}", "snapshot": "重要内容快照：{path}", "dry": "（试运行：未写入任何文件）",
         "compaction": "原生压缩条目：{entry}（保留自 {first}，摘要 {tokens:,} token）", "not_written": "（未写入）",
     },
@@ -147,6 +148,7 @@ _TEXT: dict[str, dict[str, Any]] = {
         "budget": "Budget: target {target:,} tokens, result {tokens:,} tokens ({met})",
         "met": {True: "met", False: "not met"},
         "budget_keep": "  ⚠️ The budget forced {short} must-keep items shortened and {dropped} dropped",
+        "budget_dropped": "  ⚠️ Must-keep items dropped (they alone exceed the budget; the oldest went first): {ids}",
         "output": "Output: {path}", "snapshot": "Important-content snapshot: {path}",
         "dry": "(dry run: nothing written)",
         "compaction": "Native compaction entry: {entry} (keeps from {first}, summary {tokens:,} tokens)",
@@ -187,6 +189,8 @@ def render(report: dict[str, Any], lang: str) -> str:
         if budget["must_keep_shortened"] or budget["must_keep_dropped"]:
             lines.append(t["budget_keep"].format(short=len(budget["must_keep_shortened"]),
                                                  dropped=len(budget["must_keep_dropped"])))
+        if budget["must_keep_dropped"]:
+            lines.append(t["budget_dropped"].format(ids=", ".join(budget["must_keep_dropped"])))
     status = report["balance"].get("status", "green")
     lines += ["", t["balance"], t["balance_line"].get(status, t["balance_line"]["green"])]
     lines += ["", t["next"].format(step=t["steps"][report["next_step"]])]

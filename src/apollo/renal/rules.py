@@ -27,8 +27,8 @@ BUILTIN_FILES = ("social.toml", "intent.toml", "agent.toml", "classify.toml")
 #: signals the engine gives a meaning to; a user file may add *social* signals of its own
 ENGINE_SIGNALS = frozenset({
     "acknowledgement", "receipt", "backchannel", "filler", "appreciation", "laughter", "thanks", "thanks_reply",
-    "reassurance", "greeting", "closing", "wish", "compliance", "vocative", "request",
-    "question", "wh_question", "tag_question", "preference", "preference_hint", "decision", "choice", "supersede",
+    "reassurance", "greeting", "ping", "closing", "wish", "compliance", "vocative", "request",
+    "question", "wh_question", "tag_question", "preference", "profile", "preference_hint", "decision", "choice", "supersede",
     "proposal", "task", "completion", "continuation", "unknown", "negativity", "rejection", "agreement", "apology",
     "fragment", "heartbeat_poll", "heartbeat_ok", "no_reply", "todo_open", "todo_done",
 })
@@ -92,6 +92,8 @@ class RuleSet:
     keep: tuple[re.Pattern[str], ...]
     drop: tuple[re.Pattern[str], ...]
     sources: tuple[str, ...]
+    #: lines a message quotes rather than says (code, logs, terminal output)
+    pasted: tuple[re.Pattern[str], ...] = ()
 
     def __getitem__(self, name: str) -> Signal:
         return self.signals[name]
@@ -254,6 +256,37 @@ def _compile_user_patterns(patterns: tuple[str, ...], key: str, where: str) -> t
     return tuple(compiled)
 
 
+_ROW_KEYS: dict[str, Any] = {"rule": str, "when": (list, str), "unless": list, "category": str, "action": str, "confidence": float,
+             "effect": str, "reason": str, "kinds": list, "max_tokens": int, "copy": bool}
+_EFFECTS = {"stance", "task", "question", "close_task", "proposal"}
+_CATEGORIES = {"decision", "preference", "task", "question", "process", "noise"}
+
+
+def _check_rows(settings: dict[str, Any]) -> None:
+    """The verdict rows (``[[classify.turns]]``, ``from_user``, ``from_agent``) are well formed, and a
+    message always finds a row: the last of ``from_user`` and ``from_agent`` asks for nothing."""
+    for table in ("turns", "from_user", "from_agent"):
+        rows = settings.get(table)
+        where = f"[[classify.{table}]]"
+        if not isinstance(rows, list) or not rows:
+            raise ConfigError(f"{where} must be a non-empty list of rows", where="classify rules")
+        for row in rows:
+            for key in ("rule", "category", "confidence", "reason"):
+                if key not in row:
+                    raise ConfigError(f"{where}: a row lacks '{key}'", where=str(row.get("rule", "?")))
+            for key, value in row.items():
+                expected = _ROW_KEYS.get(key)
+                if expected is None or not isinstance(value, expected) and not (
+                        expected is float and isinstance(value, int)):
+                    raise ConfigError(f"{where}: bad key or value '{key}'", where=row["rule"],
+                                      hint=f"known keys: {', '.join(sorted(_ROW_KEYS))}")
+            if row["category"] not in _CATEGORIES or row.get("effect", "stance") not in _EFFECTS:
+                raise ConfigError(f"{where}: unknown category or effect", where=row["rule"])
+        if table != "turns" and ("when" in rows[-1] or "unless" in rows[-1]):
+            raise ConfigError(f"{where}: the last row must apply to every message (no when/unless)",
+                              where=rows[-1]["rule"])
+
+
 @functools.lru_cache(maxsize=8)
 def _build(user_files: tuple[str, ...], keep: tuple[str, ...], drop: tuple[str, ...], patterns_from: str,
            stamps: tuple[tuple[str, int, int], ...] = ()) -> RuleSet:
@@ -266,6 +299,7 @@ def _build(user_files: tuple[str, ...], keep: tuple[str, ...], drop: tuple[str, 
                      f"apollo/renal/rules/{name}", builtin=True)
     for file in user_files:
         _apply_layer(specs, settings, _read_toml(Path(file)), file, builtin=False)
+    _check_rows(settings)
     signals = {name: _compile(name, spec) for name, spec in specs.items()}
     missing = ENGINE_SIGNALS - signals.keys()
     if missing:
@@ -287,6 +321,7 @@ def _build(user_files: tuple[str, ...], keep: tuple[str, ...], drop: tuple[str, 
         keep=_compile_user_patterns(keep, "renal.keep_patterns", patterns_from),
         drop=_compile_user_patterns(drop, "renal.drop_patterns", patterns_from),
         sources=(*(f"apollo/renal/rules/{n}" for n in BUILTIN_FILES), *user_files),
+        pasted=tuple(regexes.compile(p) for p in settings["pasted"]["line_patterns"]),
     )
 
 

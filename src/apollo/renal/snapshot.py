@@ -22,7 +22,11 @@ IMPORTANT = ("decision", "preference", "task", "question")
 
 def items(fates: list[Any]) -> list[dict[str, Any]]:
     """The important elements, verbatim but for the secrets pasted into them (:mod:`apollo.redact`),
-    with where they came from and what the filter did."""
+    with where they came from, what the filter did, and what answered them (a request's outcome,
+    a question's answer: the other side's next words)."""
+    from apollo.renal.digest import replies
+
+    answers = replies(fates)
     found = []
     for fate in fates:
         if fate.category not in IMPORTANT or not (fate.must_keep or fate.outdated or fate.confirm):
@@ -35,6 +39,10 @@ def items(fates: list[Any]) -> list[dict[str, Any]]:
             "line": element.line, "merged_from": list(fate.merged_from),
             "filter_action": fate.action,
         })
+        reply = answers.get(element.id)
+        if reply is not None:
+            found[-1]["reply"] = {"id": reply.element.id, "role": reply.element.role.value,
+                                "text": redact(reply.element.text)}
     return found
 
 

@@ -134,8 +134,6 @@ class Fingerprint:
     @classmethod
     def of(cls, path: Path) -> Fingerprint:
         stat = path.stat()
-        digest = hashlib.sha256()
         with path.open("rb") as handle:
-            while chunk := handle.read(1 << 20):
-                digest.update(chunk)
+            digest = hashlib.file_digest(handle, "sha256")
         return cls(stat.st_size, stat.st_mtime_ns, digest.hexdigest())

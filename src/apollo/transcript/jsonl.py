@@ -1,6 +1,6 @@
 """Conversation JSONL: one ``{"id", "role", "text"[, "speaker", "ts"]}`` per line.
 
-The interchange format of the evaluation harness (``shared/eval/README.md``). Lines that do
+The interchange format of the development team's evaluation harness. Lines that do
 not parse are reported and carried through unchanged on write.
 """
 

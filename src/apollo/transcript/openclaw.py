@@ -84,9 +84,43 @@ class Rules:
     ack_tokens: tuple[str, ...]
     ack_max_chars: int
     silent_tokens: tuple[str, ...]
+    notice_lines: tuple[re.Pattern[str], ...] = ()
+    suffixes: tuple[re.Pattern[str], ...] = ()
+    injected: tuple[re.Pattern[str], ...] = ()
+    failed_stop_reasons: frozenset[str] = frozenset()
+    failed_max_chars: int = 0
+    mirror_models: frozenset[str] = frozenset()
+    scheduled: tuple[re.Pattern[str], ...] = ()
 
     def split_envelope(self, text: str) -> tuple[str, str]:
-        """(envelope, content): leading stamps and injected metadata blocks are the envelope."""
+        """(envelope, content): what the gateway wrapped around the user's words (leading stamps,
+        notices and metadata blocks, trailing message ids) is the envelope."""
+        prefix, content, suffix = self.split(text)
+        return prefix + suffix, content
+
+    def split(self, text: str) -> tuple[str, str, str]:
+        """(prefix, content, suffix), which put together give ``text`` back: a writer that replaces
+        the content puts the same wrappers around the new one."""
+        prefix, content, suffix, _ = self.unwrap(text)
+        return prefix, content, suffix
+
+    def unwrap(self, text: str) -> tuple[str, str, str, bool]:
+        """:meth:`split`, and whether the prefix ends with a scheduled job's stamp (the content is
+        then the job's prompt)."""
+        if any(pattern.match(text) for pattern in self.injected):
+            return text, "", "", False
+        position = self._prefix_end(text)
+        run = self.scheduled_run(text[position:])
+        if run is not None:
+            position += len(run[0])
+        content = text[position:]
+        for pattern in self.suffixes:
+            match = pattern.search(content)
+            if match and match.start() > 0:
+                return text[:position], content[:match.start()], content[match.start():], run is not None
+        return text[:position], content, "", run is not None
+
+    def _prefix_end(self, text: str) -> int:
         position = 0
         while True:
             rest = text[position:]
@@ -98,10 +132,34 @@ class Rules:
                     position += stripped + match.end()
                     break
             else:
-                end = self._metadata_block_end(rest)
+                end = self._notice_end(rest)
                 if end is None:
-                    return text[:position], text[position:]
+                    end = self._metadata_block_end(rest)
+                if end is None:
+                    return position
                 position += stripped + end
+
+    def scheduled_run(self, text: str) -> tuple[str, str] | None:
+        """(stamp, prompt) when ``text`` is a scheduled job's prompt, else None."""
+        for pattern in self.scheduled:
+            match = pattern.match(text)
+            if match:
+                return text[:match.end()], text[match.end():]
+        return None
+
+    def notice_in(self, envelope: str) -> bool:
+        """The envelope holds a gateway notice (a job's or a command's report)."""
+        return any(notice.search(envelope) for notice in self.notice_lines)
+
+    def _notice_end(self, text: str) -> int | None:
+        """A gateway notice runs from its first line to the next blank line (or the end)."""
+        if not any(notice.match(text) for notice in self.notice_lines):
+            return None
+        blank = _BLANK_LINE.search(text)
+        if blank is None:
+            return len(text)
+        tail = text[blank.start():]
+        return blank.start() + len(tail) - len(tail.lstrip(" \t\n"))
 
     def _metadata_block_end(self, text: str) -> int | None:
         first, _, after = text.partition("\n")
@@ -147,14 +205,19 @@ class Rules:
 @functools.cache
 def rules() -> Rules:
     data = toml_loads((Path(__file__).parents[1] / "data" / "transcript_openclaw.toml").read_text("utf-8"))
-    envelope, heartbeat = data["envelope"], data["heartbeat"]
+    envelope, heartbeat, assistant = data["envelope"], data["heartbeat"], data["assistant"]
 
-    def compile_all(patterns: list[str]) -> tuple[re.Pattern[str], ...]:
-        return tuple(regexes.compile(p, re.M) for p in patterns)
+    def compile_all(patterns: list[str], flags: int = re.M) -> tuple[re.Pattern[str], ...]:
+        return tuple(regexes.compile(p, flags) for p in patterns)
 
     return Rules(compile_all(envelope["prefixes"]), compile_all(envelope["block_headers"]),
                  compile_all(heartbeat["poll_patterns"]), tuple(heartbeat["ack_tokens"]),
-                 int(heartbeat["ack_max_chars"]), tuple(heartbeat["silent_tokens"]))
+                 int(heartbeat["ack_max_chars"]), tuple(heartbeat["silent_tokens"]),
+                 notice_lines=compile_all(envelope["notice_lines"]), suffixes=compile_all(envelope["suffixes"], 0),
+                 injected=compile_all(envelope["injected"]),
+                 failed_stop_reasons=frozenset(assistant["failed_stop_reasons"]),
+                 failed_max_chars=int(assistant["failed_max_chars"]),
+                 mirror_models=frozenset(assistant["mirror_models"]), scheduled=compile_all(envelope["scheduled"]))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -356,9 +419,17 @@ def _entry_elements(record: dict[str, Any], base: str, rule: Rules, count: Count
         return [_element(base, Role.SYSTEM, Kind.COMPACTION, summary, count, wrapper, extra=extra,
                          timestamp=timestamp, parent=parent)]
     if entry_type == "custom_message":
-        text = _content_text(record.get("content"))
-        return [_element(base, Role.USER, Kind.TEXT, text, count, timestamp=timestamp, parent=parent,
-                         extra={"entry_type": entry_type, "customType": record.get("customType")})]
+        envelope, text = rule.split_envelope(_content_text(record.get("content")))
+        extra = {"entry_type": entry_type, "customType": record.get("customType")}
+        if not text.strip() and rule.notice_in(envelope):
+            extra["notice_only"] = True
+        kind = Kind.HEARTBEAT_POLL if rule.is_poll(text) else Kind.TEXT  # newer releases poll in runtime context
+        if kind is Kind.HEARTBEAT_POLL:
+            heartbeat_turn.add(base)
+        else:
+            heartbeat_turn.discard(base)
+        return [_element(base, Role.USER, kind, text, count, envelope, timestamp=timestamp, parent=parent,
+                         extra=extra)]
     return [_element(base, Role.SYSTEM, Kind.METADATA, _describe(record), count,
                      extra={"entry_type": str(entry_type)}, timestamp=timestamp, parent=parent)]
 
@@ -367,10 +438,14 @@ def _message_elements(message: dict[str, Any], base: str, rule: Rules, count: Co
                       timestamp: str | None, parent: str | None) -> list[Element]:
     role = message.get("role")
     content = message.get("content")
+    turn_is_heartbeat = base in heartbeat_turn
     if role == "toolResult":
+        result: dict[str, Any] = {"isError": bool(message.get("isError"))}
+        if turn_is_heartbeat:
+            result["heartbeat_turn"] = True
         return [_element(base, Role.TOOL, Kind.TOOL_RESULT, _content_text(content), count,
                          call_id=message.get("toolCallId"), tool_name=message.get("toolName"),
-                         extra={"isError": bool(message.get("isError"))}, timestamp=timestamp, parent=parent)]
+                         extra=result, timestamp=timestamp, parent=parent)]
     if role == "bashExecution":
         text = f"$ {message.get('command', '')}\n{message.get('output') or ''}".rstrip("\n")
         return [_element(base, Role.USER, Kind.TOOL_RESULT, text, count, tool_name="bash",
@@ -380,9 +455,11 @@ def _message_elements(message: dict[str, Any], base: str, rule: Rules, count: Co
     if not isinstance(blocks, list):
         return [_element(base, element_role, Kind.METADATA, "", count, extra={"role": role}, timestamp=timestamp,
                          parent=parent)]
+    turn = _assistant_turn(message, blocks, rule, turn_is_heartbeat) if role == "assistant" else {}
+    if not blocks and turn:  # a turn that failed before any content: one empty element the filter can drop
+        return [_element(base, element_role, Kind.TEXT, "", count, timestamp=timestamp, parent=parent, extra=turn)]
     elements = []
     previous = parent
-    turn_is_heartbeat = base in heartbeat_turn
     for block_index, block in enumerate(blocks):
         element_id = base if block_index == 0 else f"{base}:{block_index}"
         block_type = block.get("type") if isinstance(block, dict) else None
@@ -390,8 +467,14 @@ def _message_elements(message: dict[str, Any], base: str, rule: Rules, count: Co
             text = text_field(block, "text")
             kind = Kind.TEXT
             envelope = ""
+            extra: dict[str, Any] = {}
             if role == "user":
-                envelope, text = rule.split_envelope(text)
+                prefix, text, suffix, scheduled = rule.unwrap(text)
+                envelope = prefix + suffix
+                if not text.strip() and rule.notice_in(envelope):
+                    extra["notice_only"] = True
+                if scheduled:
+                    extra["scheduled"] = True
                 if block_index == 0 and rule.is_poll(text):
                     kind = Kind.HEARTBEAT_POLL
                     heartbeat_turn.add(base)
@@ -400,7 +483,7 @@ def _message_elements(message: dict[str, Any], base: str, rule: Rules, count: Co
             elif role == "assistant" and (rule.is_ack(text) or (turn_is_heartbeat and rule.is_silent(text))):
                 kind = Kind.HEARTBEAT_REPLY
             element = _element(element_id, element_role, kind, text, count, envelope, timestamp=timestamp,
-                               parent=previous)
+                               parent=previous, extra=extra)
         elif block_type == "thinking":
             element = _element(element_id, element_role, Kind.THINKING, text_field(block, "thinking"), count,
                                timestamp=timestamp, parent=previous)
@@ -415,9 +498,31 @@ def _message_elements(message: dict[str, Any], base: str, rule: Rules, count: Co
         else:
             element = _element(element_id, element_role, Kind.METADATA, "", count, timestamp=timestamp,
                                parent=previous)
+        if turn:
+            element.extra.update(turn)
         elements.append(element)
         previous = element_id
     return elements
+
+
+def _assistant_turn(message: dict[str, Any], blocks: list[Any], rule: Rules, heartbeat: bool) -> dict[str, Any]:
+    """What the elements of an assistant turn carry about the whole turn: that it failed with
+    nothing to show (``failed_turn``: its stop reason), that it is a delivery copy (``mirror``),
+    that it answers a heartbeat poll (``heartbeat_turn``)."""
+    turn: dict[str, Any] = {}
+    stop = message.get("stopReason")
+    typed = [b for b in blocks if isinstance(b, dict)]
+    written = sum(len(text_field(b, "text").strip()) for b in typed if b.get("type") == "text")
+    calls = any(b.get("type") == "toolCall" for b in typed)
+    if not blocks or (stop in rule.failed_stop_reasons and not calls and written <= rule.failed_max_chars):
+        turn["failed_turn"] = str(stop or "empty")
+        if isinstance(message.get("errorMessage"), str):
+            turn["error"] = message["errorMessage"]
+    if f"{message.get('provider')}/{message.get('model')}" in rule.mirror_models:
+        turn["mirror"] = True
+    if heartbeat:
+        turn["heartbeat_turn"] = True
+    return turn
 
 
 def _content_text(content: Any) -> str:
@@ -561,14 +666,23 @@ def _replace_whole(record: dict[str, Any], message: dict[str, Any] | None, text:
     if record.get("type") in ("compaction", "branch_summary"):
         record["summary"] = text
     elif record.get("type") == "custom_message":
+        prefix, _, suffix = rules().split(_content_text(record.get("content")))
+        text = prefix + text + suffix
         record["content"] = text if isinstance(record.get("content"), str) else [{"type": "text", "text": text}]
     elif message is not None and message.get("role") == "toolResult":
         message["content"] = [{"type": "text", "text": text}]
     elif message is not None and isinstance(message.get("content"), str):
-        envelope, _ = rules().split_envelope(message["content"]) if message.get("role") == "user" else ("", "")
-        message["content"] = envelope + text
+        message["content"] = _rewrap(message, message["content"], text)
     else:
         raise UsageError(f"cannot replace the text of a {record.get('type')} entry", where=str(record.get("id")))
+
+
+def _rewrap(message: dict[str, Any] | None, old: str, text: str) -> str:
+    """A user message's new text inside the wrappers the old one had."""
+    if message is None or message.get("role") != "user":
+        return text
+    prefix, _, suffix = rules().split(old)
+    return prefix + text + suffix
 
 
 def _replace_block(message: dict[str, Any] | None, block_index: int, text: str) -> None:
@@ -577,9 +691,7 @@ def _replace_block(message: dict[str, Any] | None, block_index: int, text: str) 
         return
     block = content[block_index]
     if block.get("type") == "text":
-        envelope = rules().split_envelope(text_field(block, "text"))[0] if message and message.get("role") == "user" \
-            else ""
-        block["text"] = envelope + text
+        block["text"] = _rewrap(message, text_field(block, "text"), text)
     elif block.get("type") == "thinking":
         block["thinking"] = text
     elif block.get("type") == "toolCall":

@@ -127,7 +127,8 @@ def plan_edits(edits: Mapping[str, Edit], *, is_entry: Callable[[str], bool],
         if found is None:
             return None
         entry_id, block = found
-        return (entry_id, block) if entry_id in block_counts else (entry_id, None)
+        # an entry with no block at all (a turn that failed before any content) is one whole unit
+        return (entry_id, block) if block_counts.get(entry_id, 0) > 0 else (entry_id, None)
 
     def drop(unit: Unit) -> None:
         entry_id, block = unit

@@ -1,0 +1,48 @@
+"""Recognition from the language of what the user says: standing instructions, facts to remember,
+work asked for; and offers that ask nothing the user owes an answer to."""
+
+from __future__ import annotations
+
+import pytest
+from support_classify import verdicts
+
+
+@pytest.mark.parametrize("text", [
+    "don't use tts for now", "no no. don't update the config file, there is a queue file",
+    "For the weekly digest you only need to remind me to read it", "Please be more proactive",
+    "你不能自己猜测配置", "停止所有操作", "以后执行长任务的时候先写一个计划", "你需要维护一份配置说明",
+])
+def test_standing_instructions_are_preferences(text: str) -> None:
+    v = verdicts(("assistant", "Done, the report is in your inbox."), ("user", text))
+    assert v["m2"].category == "preference", v["m2"]
+
+
+@pytest.mark.parametrize("text", [
+    "My wife’s name is Ana", "my daughters name is Mia. My son is Leo", "I teach evening classes at the library",
+    "Your name is Rex. Your vibe is calm.", "我叫小王，在银行工作",
+])
+def test_facts_to_remember_are_preferences(text: str) -> None:
+    v = verdicts(("assistant", "Tell me about yourself."), ("user", text))
+    assert v["m2"].category == "preference", v["m2"]
+
+
+@pytest.mark.parametrize("text", ["don't worry about it", "I don't know", "my code is broken, why?"])
+def test_what_only_looks_like_a_standing_rule_is_not_one(text: str) -> None:
+    v = verdicts(("assistant", "The build failed on step 3."), ("user", text))
+    assert v["m2"].category != "preference", v["m2"]
+
+
+@pytest.mark.parametrize("text", ["follow the setup guide first", "switch back to the local model", "Need a buyer",
+                                  "切换回本地模型", "如果没有这个插件就安装"])
+def test_work_asked_for_is_a_task(text: str) -> None:
+    v = verdicts(("assistant", "Ready."), ("user", text))
+    assert v["m2"].category == "task", v["m2"]
+
+
+def test_an_offer_is_not_an_open_question_but_a_yes_makes_it_a_decision() -> None:
+    left = verdicts(("user", "import the invoices"), ("assistant", "Imported 40 of 42. Want me to retry the other two?"))
+    assert left["m2"].rule == "intent:offer" and left["m2"].category == "process"
+    taken = verdicts(("assistant", "Imported 40 of 42. Want me to retry the other two?"), ("user", "yes"))
+    assert taken["m1"].category == "decision"
+    asked = verdicts(("user", "import the invoices"), ("assistant", "Which currency should the totals use?"))
+    assert asked["m2"].category == "question"

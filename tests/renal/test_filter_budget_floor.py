@@ -1,0 +1,79 @@
+"""A budget never empties the conversation: a huge tool output in the recent tail is cut before any
+message goes, and the user's latest request always stays — on real pi session files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from apollo.renal.filter import filter_path
+from realclient.support import PiSession
+
+
+def _session(tmp_path: Path, blob: str) -> tuple[Path, list[str], str]:
+    session = PiSession()
+    users = []
+    for number in range(5):
+        users.append(session.user(f"Fetch report {number} for the board meeting on May {number + 3}."))
+        session.say(f"Report {number} fetched; 12 pages, saved to reports/r{number}.pdf.")
+    users.append(session.user("Now dump the whole export so we can check the totals."))
+    session.tool("call_1", "exec", {"command": "cat export.json"}, blob)
+    session.say("The export is loaded; the totals are in its last record.")
+    return session.write(tmp_path / "s.jsonl"), users, users[-1]
+
+
+def _ids(path: Path) -> set[str]:
+    return {json.loads(line).get("id") for line in path.read_text(encoding="utf-8").splitlines()}
+
+
+def _big_json(records: int) -> str:
+    return json.dumps([{"id": i, "name": f"item{i}", "price": i * 7 % 1000 / 10} for i in range(records)],
+                      separators=(",", ":"))
+
+
+def test_a_huge_single_line_output_in_the_tail_is_cut_before_any_message_goes(tmp_path: Path) -> None:
+    path, users, last = _session(tmp_path, _big_json(8000))
+    result = filter_path(path, "openclaw", keep_ratio=0.5, output=tmp_path / "out.jsonl")
+    kept = _ids(result.output_path)
+    assert set(users) <= kept
+    budget = result.report["budget"]
+    assert budget["met"] and budget["tokens"] <= budget["target"]
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                 HealthCheck.function_scoped_fixture])
+@given(st.integers(min_value=200, max_value=20000), st.sampled_from([0.05, 0.2, 0.5]))
+def test_the_latest_request_survives_any_budget(tmp_path_factory, records: int, ratio: float) -> None:
+    folder = tmp_path_factory.mktemp("floor")
+    path, _, last = _session(folder, _big_json(records))
+    result = filter_path(path, "openclaw", keep_ratio=ratio, output=folder / "out.jsonl")
+    assert last in _ids(result.output_path)
+    budget = result.report["budget"]
+    assert budget["met"] == (budget["tokens"] <= budget["target"])
+
+
+def test_compaction_under_a_budget_keeps_the_latest_request_in_the_context(tmp_path: Path) -> None:
+    path, _, last = _session(tmp_path, _big_json(6000))
+    result = filter_path(path, "openclaw", mode="compact", keep_ratio=0.05, output=tmp_path / "out.jsonl")
+    entries = [json.loads(line) for line in result.output_path.read_text(encoding="utf-8").splitlines()]
+    compaction = [e for e in entries if e.get("type") == "compaction"][-1]
+    order = [e.get("id") for e in entries]
+    tail = order[order.index(compaction["firstKeptEntryId"]):]
+    assert last in tail or "Now dump the whole export so we can check the totals." in compaction["summary"]
+
+
+def test_a_budget_below_the_must_keep_names_what_it_dropped_and_why(tmp_path: Path) -> None:
+    from apollo.renal.report import render
+
+    session = PiSession()
+    rules = [session.user(f"From now on, never schedule calls on day {day} of the sprint, rule number {day}.")
+             for day in range(1, 6)]
+    session.say("Understood, all five rules noted.")
+    result = filter_path(session.write(tmp_path / "r.jsonl"), "openclaw", budget=12, output=tmp_path / "out.jsonl")
+    dropped = result.report["budget"]["must_keep_dropped"]
+    assert dropped and rules[-1] not in dropped  # never the latest request
+    text = render(result.report, "en")
+    assert "they alone exceed the budget" in text and all(element in text for element in dropped)

