@@ -1,0 +1,59 @@
+"""Recognition from the structure of a conversation (sessions written here, shaped like real
+OpenClaw ones, no real session quoted): what the agent reports it has done is the outcome the
+conversation rests on; the agent's question, once the user has answered it, is no longer open."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from apollo import transcript
+from apollo.renal.classify import MUST_KEEP, classify
+from realclient.support import PiSession
+
+
+def _verdicts(session: PiSession, tmp_path: Path) -> dict:
+    t = transcript.read(session.write(tmp_path / "s.jsonl"))
+    return {v.id: v for v in classify(t.elements)}
+
+
+def test_the_agents_report_of_a_change_it_made_is_kept_as_a_decision(tmp_path: Path) -> None:
+    s = PiSession()
+    ask = s.user("please set up a fallback model for when the main one fails")
+    s.tool("c1", "edit", {"path": "config.json"}, "ok")
+    report = s.say("Done! I configured the fallback: when the main model fails, requests go to the backup model.")
+    zh = PiSession()
+    zh.user("把每日总结的定时任务改成晚上十点")
+    zh_report = zh.say("已更新定时任务：每日总结现在晚上十点运行。")
+    got, zh_got = _verdicts(s, tmp_path), _verdicts(zh, tmp_path)
+    assert got[report].category == "decision" and got[report].rule == "intent:outcome", got[report]
+    assert zh_got[zh_report].category == "decision", zh_got[zh_report]
+    assert got[ask].status == "done"  # the report still closes the task it reports on
+
+
+def test_a_report_that_also_asks_stays_a_decision_when_answered(tmp_path: Path) -> None:
+    s = PiSession()
+    s.user("fix the broken import in the build script")
+    report = s.say("Fixed the import in build.py and the build passes now. Should I also update the changelog?")
+    s.user("no, leave the changelog")
+    got = _verdicts(s, tmp_path)
+    assert got[report].category == "decision", got[report]
+
+
+def test_the_agents_answered_question_is_no_longer_a_must_keep_item(tmp_path: Path) -> None:
+    s = PiSession()
+    s.user("write a short summary of the meeting notes")
+    asked = s.say("Which meeting do you mean, the Monday planning or the Thursday review?")
+    s.user("the Thursday review, the one about the budget")
+    open_question = s.say("Which format do you want for the summary, a list or a paragraph?")
+    got = _verdicts(s, tmp_path)
+    assert got[asked].category not in MUST_KEEP and got[asked].status == "answered", got[asked]
+    assert got[open_question].category == "question" and got[open_question].status == "current"
+
+
+def test_the_users_answered_question_keeps_its_category(tmp_path: Path) -> None:
+    s = PiSession()
+    asked = s.user("How much disk space does the backup folder use?")
+    s.say("The backup folder uses 12 GB, most of it in the March snapshots.")
+    got = _verdicts(s, tmp_path)
+    assert got[asked].category == "question" and got[asked].status == "answered", got[asked]
+
