@@ -57,3 +57,28 @@ def test_the_users_answered_question_keeps_its_category(tmp_path: Path) -> None:
     got = _verdicts(s, tmp_path)
     assert got[asked].category == "question" and got[asked].status == "answered", got[asked]
 
+
+def test_normative_mood_and_work_said_to_be_open_are_tasks(tmp_path: Path) -> None:
+    s = PiSession()
+    s.user("I installed a new calendar skill for you")
+    s.say("Nice, I can see it in the skills folder now.")
+    duty = s.user("you will use it to put every dentist appointment in the family calendar")
+    s.say("Understood.")
+    still_open = s.user("The printer driver is still an open issue, the spooler keeps crashing")
+    s.say("I'll look at the spooler logs.")
+    not_fixed = s.user("the sync is still not working after your change")
+    zh = PiSession()
+    zh.user("同步脚本怎么样了")
+    zh.say("我改了超时设置。")
+    zh_open = zh.user("还是没解决，同步还是失败")
+    got, zh_got = _verdicts(s, tmp_path), _verdicts(zh, tmp_path)
+    for item in (duty, still_open, not_fixed):
+        assert got[item].category == "task", got[item]
+    assert zh_got[zh_open].category == "task", zh_got[zh_open]
+
+
+def test_a_remark_about_what_the_user_will_see_is_no_task(tmp_path: Path) -> None:
+    s = PiSession()
+    s.user("you will see that the report is shorter this week")
+    remark = s.entries[-1]["id"]
+    assert _verdicts(s, tmp_path)[remark].category != "task"
