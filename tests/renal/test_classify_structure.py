@@ -82,3 +82,20 @@ def test_a_remark_about_what_the_user_will_see_is_no_task(tmp_path: Path) -> Non
     s.user("you will see that the report is shorter this week")
     remark = s.entries[-1]["id"]
     assert _verdicts(s, tmp_path)[remark].category != "task"
+
+
+def test_a_choice_proposed_as_a_question_is_the_users_decision_awaiting_an_answer(tmp_path: Path) -> None:
+    s = PiSession()
+    s.user("the paid model is getting expensive")
+    s.say("It cost about 30 dollars this week.")
+    proposal = s.user("can we switch to the local model as primary instead? and keep the paid one as a backup?")
+    plain = PiSession()
+    plain.user("the paid model is getting expensive")
+    plain.say("It cost about 30 dollars this week.")
+    asked = plain.user("how much did it cost last month?")
+    got, plain_got = _verdicts(s, tmp_path), _verdicts(plain, tmp_path)
+    assert got[proposal].category == "decision" and got[proposal].status == "current", got[proposal]
+    assert plain_got[asked].category == "question", plain_got[asked]
+    s.say("Yes: the local model is primary now, the paid one is the fallback.")
+    answered = _verdicts(s, tmp_path)[proposal]
+    assert answered.category == "decision" and answered.status == "answered", answered
