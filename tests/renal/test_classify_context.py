@@ -386,9 +386,10 @@ def test_a_confirmation_with_a_tag_is_a_question_not_a_task() -> None:
 
 
 def test_a_report_that_also_asks_closes_the_task() -> None:
+    # what it found is the outcome (a decision); its offer still awaits the user's answer
     v = verdicts(("user", "你先看一下草稿现在写到哪了"),
                  ("assistant", "看完了，第 1 节写完了，第 2 节还是占位。要我先把 10 月账单清洗一下吗？"))
-    assert v["m1"].status == "done" and v["m2"].rule == "intent:offer"
+    assert v["m1"].status == "done" and v["m2"].rule == "intent:outcome" and v["m2"].category == "decision"
 
 
 def test_a_done_report_with_a_side_note_still_closes_the_task() -> None:
@@ -407,6 +408,7 @@ def test_a_report_about_something_else_closes_no_task() -> None:
     assert (v["m3"].category, v["m3"].status) == ("task", "current")  # "记进 USER.md" is about the preference
 
 
-def test_the_agent_reporting_work_done_is_process_even_when_it_mentions_a_decision() -> None:
+def test_the_agent_reporting_work_done_is_an_outcome_even_when_it_mentions_a_decision() -> None:
+    # what it did is the outcome; the word 决定 in it makes no decision of the agent's own
     v = verdicts(("user", "把今天的进展记到 memory 里"), ("assistant", "记好了：包括 PDF 的决定和你的新偏好。"))
-    assert v["m2"].category == "process" and v["m1"].status == "done"
+    assert v["m2"].rule == "intent:outcome" and v["m1"].status == "done"

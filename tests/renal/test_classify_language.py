@@ -40,8 +40,11 @@ def test_work_asked_for_is_a_task(text: str) -> None:
 
 
 def test_an_offer_is_not_an_open_question_but_a_yes_makes_it_a_decision() -> None:
-    left = verdicts(("user", "import the invoices"), ("assistant", "Imported 40 of 42. Want me to retry the other two?"))
+    left = verdicts(("user", "import the invoices"), ("assistant", "Want me to import them into the March ledger?"))
     assert left["m2"].rule == "intent:offer" and left["m2"].category == "process"
+    reported = verdicts(("user", "import the invoices"),
+                        ("assistant", "Imported 40 of 42. Want me to retry the other two?"))
+    assert reported["m2"].rule == "intent:outcome" and reported["m2"].category == "decision"
     taken = verdicts(("assistant", "Imported 40 of 42. Want me to retry the other two?"), ("user", "yes"))
     assert taken["m1"].category == "decision"
     asked = verdicts(("user", "import the invoices"), ("assistant", "Which currency should the totals use?"))

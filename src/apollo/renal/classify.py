@@ -157,6 +157,7 @@ class Classifier:
         self._turn_rows: list[dict[str, Any]] = settings["turns"]
         self._user_rows: list[dict[str, Any]] = settings["from_user"]
         self._agent_rows: list[dict[str, Any]] = settings["from_agent"]
+        self._agent_question_answered: str = settings["agent_question_answered"]
         #: the agent's recent texts, flattened: what a delivery copy repeats
         self._said: deque[str] = deque(maxlen=64)
         self.balance = balance if balance is not None else BalanceTracker(Thresholds.from_config(config))
@@ -750,8 +751,11 @@ class Classifier:
             return
         self._open_questions = [c for c in self._open_questions if c not in answered]
         for candidate in answered:
-            self._amend(candidate, status="answered", action="compress", confidence=0.75, rule="resolve:answered",
-                        reason=f"answered in #{element.id}")
+            # the agent's question lives on in the user's answer; a user's question was the user's concern
+            closed = candidate.role == "assistant" and candidate.verdict.category == "question"
+            category = self._agent_question_answered if closed else candidate.verdict.category
+            self._amend(candidate, category=category, status="answered", action="compress", confidence=0.75,
+                        rule="resolve:answered", reason=f"answered in #{element.id}")
 
 
 # -- collecting a stream -----------------------------------------------------------------------------
