@@ -485,8 +485,9 @@ class Condenser:
         return not _MARKUP.search(original) or markdown_shape(shortened) == markdown_shape(original)
 
 
-#: a character or line start that may be Markdown (a text without any is plain prose)
-_MARKUP = regexes.compile(r"[*_`#>|~\[<]|^[ \t]*(?:[-+*]|\d+[.)])[ \t]", re.MULTILINE)
+#: a character or line start that may be Markdown, or a blank line between paragraphs (a text
+#: without any is one paragraph of plain prose, whose structure shortening cannot change)
+_MARKUP = regexes.compile(r"[*_`#>|~\[<]|^[ \t]*(?:[-+*]|\d+[.)])[ \t]|\n[ \t]*\n", re.MULTILINE)
 
 
 def markdown_shape(text: str) -> list[tuple[str, ...]]:
