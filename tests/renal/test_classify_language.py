@@ -49,3 +49,14 @@ def test_an_offer_is_not_an_open_question_but_a_yes_makes_it_a_decision() -> Non
     assert taken["m1"].category == "decision"
     asked = verdicts(("user", "import the invoices"), ("assistant", "Which currency should the totals use?"))
     assert asked["m2"].category == "question"
+
+
+def test_a_fact_about_the_user_replaces_no_earlier_preference() -> None:
+    """'actually' in a fact about oneself changes nothing said before: facts add to what is known."""
+    v = verdicts(("assistant", "Tell me about yourself."),
+                 ("user", "My wife’s name is Ana and we share a photo album of our road trips"),
+                 ("assistant", "Nice!"),
+                 ("user", "I teach evening classes, actually a new change to my regular life, "
+                          "and my wife shares the road trip photo album with our friends"))
+    assert v["m2"].category == "preference" and v["m2"].status == "current", v["m2"]
+    assert v["m4"].category == "preference", v["m4"]

@@ -604,9 +604,9 @@ class Classifier:
                        deferral=f'"{deferral.group(0)}"' if deferral is not None else "")
         reason = row["reason"].format_map(words)
         category, effect = row["category"], row.get("effect")
-        if effect == "stance":
+        if effect in ("stance", "fact"):
             return self._stance(element, category, row["confidence"], reason, keys, role, speaker, topic, markers,
-                                rule=row["rule"])
+                                rule=row["rule"], replaces=effect == "stance")
         if effect == "task":
             self._candidate(self._tasks, element, role, speaker, keys, topic)
         elif effect == "question":
@@ -643,12 +643,16 @@ class Classifier:
     # -- resolution ------------------------------------------------------------------------------
 
     def _stance(self, element: Element, category: str, confidence: float, reason: str, keys: frozenset[str],
-                role: str, speaker: str, topic: int | None, markers: dict[str, str], rule: str = "") -> Verdict:
-        """A decision or a preference: it may replace an earlier one of the same kind."""
+                role: str, speaker: str, topic: int | None, markers: dict[str, str], rule: str = "",
+                replaces: bool = True) -> Verdict:
+        """A decision or a preference: it may replace an earlier one of the same kind (a fact about the
+        user, ``replaces=False``, adds to what is known and replaces nothing; a later change may
+        replace it)."""
         store = self._decisions if category == "decision" else self._preferences
         candidate = self._candidate(None, element, role, speaker, keys, topic)
         named = reading.keywords(markers["supersede"], self.rules) if "supersede" in markers else frozenset()
-        self._supersede(candidate, store, strong="supersede" in markers, named=named)
+        if replaces:
+            self._supersede(candidate, store, strong="supersede" in markers, named=named)
         store.append(candidate)
         if len(store) > self._max_candidates:
             del store[0]

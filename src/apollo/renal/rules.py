@@ -258,7 +258,7 @@ def _compile_user_patterns(patterns: tuple[str, ...], key: str, where: str) -> t
 
 _ROW_KEYS: dict[str, Any] = {"rule": str, "when": (list, str), "unless": list, "category": str, "action": str, "confidence": float,
              "effect": str, "reason": str, "kinds": list, "max_tokens": int, "copy": bool}
-_EFFECTS = {"stance", "task", "question", "close_task", "proposal"}
+_EFFECTS = {"stance", "fact", "task", "question", "close_task", "proposal"}
 _CATEGORIES = {"decision", "preference", "task", "question", "process", "noise"}
 
 
