@@ -39,6 +39,7 @@ from apollo.autophagy.fs import (
     display,
     open_file,
     read_fd,
+    refuse_open_writers,
     sha256_bytes,
     split_relative,
     valid_parts,
@@ -393,6 +394,8 @@ def _copy_into(writer: SnapshotWriter, root: Root, parts: tuple[str, ...], plann
         st = os.fstat(fd)
         if (exact and not planned.unchanged(st)) or (not exact and not planned.same_file(st)):
             raise Unsafe("changed since the plan", "制定计划后已改变", "changed")
+        if item.action == "cut":  # a live writer would change the copy under us, and lose lines after the cut
+            refuse_open_writers(st)
         writer.copy_file(fd, st, root=root.label, parts=parts, item=item.id, kind=item.kind, action=item.action)
     finally:
         os.close(fd)

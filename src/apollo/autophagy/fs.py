@@ -41,6 +41,16 @@ def mount_id(fd: int) -> int | None:
     return None
 
 
+def refuse_open_writers(st: os.stat_result) -> None:
+    """A file another process holds open for writing is not rewritten: the writer would go on
+    appending to the old inode (issue 12, finding 11). Checked before the snapshot copy and again
+    before the rename."""
+    holders = open_writers(st)
+    if holders:
+        raise Unsafe(f"open for writing by process {', '.join(holders)}; left alone (pruned once it is closed)",
+                     f"正被进程 {', '.join(holders)} 写入；未改动（关闭后再清理）", "busy")
+
+
 def open_writers(st: os.stat_result) -> list[str]:
     """Processes that hold this file open for writing ("pid (command)"), from Linux's /proc;
     empty where the system does not say. A process we may not look into is not listed."""

@@ -31,8 +31,8 @@ from apollo.autophagy.fs import (
     Unsafe,
     fsync_dir,
     open_file,
-    open_writers,
     read_fd,
+    refuse_open_writers,
     sha256_bytes,
     write_all,
 )
@@ -169,9 +169,8 @@ def rewrite(root: Root, parts: Sequence[str], build: Callable[[bytes, os.stat_re
         fd = open_file(parent, name)
         try:
             st = os.fstat(fd)
-            if writers_refuse and (holders := open_writers(st)):
-                raise Unsafe(f"open for writing by process {', '.join(holders)}; left alone (pruned once it is closed)",
-                             f"正被进程 {', '.join(holders)} 写入；未改动（关闭后再清理）", "busy")
+            if writers_refuse:
+                refuse_open_writers(st)
             old = read_fd(fd)
             new = build(old, st)
             temp = f".{name[:180]}.apollo-{os.urandom(4).hex()}.tmp"  # secrets.token_hex, without its imports
@@ -192,9 +191,8 @@ def rewrite(root: Root, parts: Sequence[str], build: Callable[[bytes, os.stat_re
                     current = os.stat(name, dir_fd=parent, follow_symlinks=False)
                     if (current.st_dev, current.st_ino) != (st.st_dev, st.st_ino):
                         raise _changed("replaced by another file since it was read")
-                    if writers_refuse and (holders := open_writers(st)):  # opened while we wrote the copy
-                        raise Unsafe(f"open for writing by process {', '.join(holders)}; left alone",
-                                     f"正被进程 {', '.join(holders)} 写入；未改动", "busy")
+                    if writers_refuse:  # opened while we wrote the copy
+                        refuse_open_writers(st)
                     os.rename(temp, name, src_dir_fd=parent, dst_dir_fd=parent)
                 except BaseException:
                     _drop(parent, temp)
