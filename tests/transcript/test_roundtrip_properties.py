@@ -219,3 +219,12 @@ def test_example_state_dir_sessions_round_trip(tmp_path: Path, example_tree: Pat
         assert t.format == "openclaw" and t.elements
         transcript.write(session, tmp_path / "o.jsonl", {})
         assert (tmp_path / "o.jsonl").read_bytes() == session.read_bytes()
+
+
+def test_a_drop_that_brings_a_break_to_the_top_does_not_make_it_front_matter(tmp_path: Path) -> None:
+    """Found by the property above: dropping the first heading must not turn `---` into front matter."""
+    source = tmp_path / "2026-04-07.md"
+    source.write_text("# Title\n---\n```\n---\n# Title\n", encoding="utf-8")
+    before = [e.text for e in transcript.read(source).elements]
+    transcript.write(source, tmp_path / "d.md", {"L1": Edit("drop")})
+    assert [e.text for e in transcript.read(tmp_path / "d.md").elements] == before[1:]

@@ -141,8 +141,13 @@ class DailyMarkdown(TranscriptFormat):
                                               or line_ending(lines[block.start].encode()).decode())
                 for n in range(block.start + 1, block.end):
                     output[n] = None
+        kept = [line for line in output if line is not None]
+        if kept and kept[0].strip() == "---" and not any(b.kind == "front_matter" for b in blocks.values()):
+            # a drop brought a thematic break to the top, where it would open front matter and re-read
+            # everything after it: a blank line keeps it a break
+            kept.insert(0, line_ending(kept[0].encode()).decode() or "\n")
         with atomic_output(dest) as out:
-            out.write("".join(line for line in output if line is not None).encode("utf-8", "surrogateescape"))
+            out.write("".join(kept).encode("utf-8", "surrogateescape"))
 
 
 def _render(block: Block, text: str, ending: str) -> str:
