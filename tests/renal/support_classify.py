@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
+from apollo import transcript
 from apollo.renal.classify import Verdict, classify
 from apollo.tokens import estimate
 from apollo.transcript.model import Element, Kind, Role
@@ -28,3 +32,9 @@ def conversation(*turns: tuple[str, str] | Element) -> list[Element]:
 
 def verdicts(*turns: tuple[str, str] | Element, config: object | None = None) -> dict[str, Verdict]:
     return {v.id: v for v in classify(conversation(*turns), config)}
+
+
+def session_verdicts(session: Any, tmp_path: Path) -> dict[str, Verdict]:
+    """Every verdict of a PiSession written to a real session file and read back by the reader."""
+    read = transcript.read(session.write(tmp_path / "s.jsonl"))
+    return {v.id: v for v in classify(read.elements)}

@@ -7,15 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
+from support_classify import session_verdicts
 
-from apollo import transcript
-from apollo.renal.classify import classify
 from realclient.support import HEARTBEAT_PROMPT, PiSession
-
-
-def _verdicts(session: PiSession, tmp_path: Path) -> dict:
-    t = transcript.read(session.write(tmp_path / "s.jsonl"))
-    return {v.id: v for v in classify(t.elements)}
 
 
 def test_failed_turns_heartbeat_work_and_delivery_copies_are_noise(tmp_path: Path) -> None:
@@ -30,7 +24,7 @@ def test_failed_turns_heartbeat_work_and_delivery_copies_are_noise(tmp_path: Pat
     s.user(HEARTBEAT_PROMPT)
     call, result = s.tool("c1", "read", {"path": "HEARTBEAT.md"}, "# check mail\n" + "nothing to do\n" * 40)
     quiet = s.say("All quiet, nothing new since the last check.")
-    got = _verdicts(s, tmp_path)
+    got = session_verdicts(s, tmp_path)
     assert got[ask].category == "preference"
     for noise in (failed, cut, f"{cut}:1", mirror, call, result, quiet):
         assert got[noise].category == "noise" and got[noise].action == "drop", (noise, got[noise])
@@ -44,7 +38,7 @@ def test_a_delivery_copy_of_something_never_said_is_kept(tmp_path: Path) -> None
     s.user("run the nightly backup check")
     report = s.say("Backup check: all three volumes verified, the oldest snapshot is four days old.")
     s.entries[-1]["message"].update(provider="openclaw", model="delivery-mirror")
-    assert _verdicts(s, tmp_path)[report].category != "noise"
+    assert session_verdicts(s, tmp_path)[report].category != "noise"
 
 
 @pytest.mark.parametrize("ping", ["在吗", "你在吗？", "还在吗", "正常了吗", "test", "Wake up, my friend!", "you there?",
@@ -54,7 +48,7 @@ def test_pings_are_noise(tmp_path: Path, ping: str) -> None:
     s.user("check the disk usage")
     s.say("The disk is 40% full.")
     message = s.user(f"[Fri 2026-03-20 10:12 GMT+8] {ping}")
-    verdict = _verdicts(s, tmp_path)[message]
+    verdict = session_verdicts(s, tmp_path)[message]
     assert verdict.category == "noise", verdict
 
 
@@ -71,14 +65,14 @@ def test_nothing_pasted_is_read_as_the_speakers_decision(tmp_path: Path, pasted:
     s.user("check why the server keeps restarting")
     s.say("It restarts when memory runs out; I can show the log.")
     message = s.user(f"你好\n{pasted}")
-    verdict = _verdicts(s, tmp_path)[message]
+    verdict = session_verdicts(s, tmp_path)[message]
     assert verdict.category not in ("decision", "preference", "task", "noise"), verdict
 
 
 def test_the_speakers_own_words_beside_a_paste_still_count(tmp_path: Path) -> None:
     s = PiSession()
     message = s.user("From now on always answer in English.\n```\nprint('hola')\n```")
-    assert _verdicts(s, tmp_path)[message].category == "preference"
+    assert session_verdicts(s, tmp_path)[message].category == "preference"
 
 
 def test_a_scheduled_jobs_prompt_and_a_bare_notice_are_process_not_requests(tmp_path: Path) -> None:
@@ -86,15 +80,13 @@ def test_a_scheduled_jobs_prompt_and_a_bare_notice_are_process_not_requests(tmp_
     cron = s.user("[cron:1a2b-3c Morning scan] From now on never use the browser; list the ten newest tokens")
     s.say("Listed ten tokens.")
     notice = s.user("System: [2026-02-21 10:20:39 EST] Exec failed (quiet-cl, signal SIGKILL)")
-    got = _verdicts(s, tmp_path)
+    got = session_verdicts(s, tmp_path)
     assert (got[cron].category, got[cron].rule) == ("process", "furniture:scheduled")
     assert (got[notice].category, got[notice].rule) == ("process", "furniture:notice")
 
 
 def test_the_filter_never_rescues_a_delivery_copy_that_carries_a_fact(tmp_path: Path) -> None:
     """Rescue keeps a fact that would otherwise be lost; a copy's facts live on in the original."""
-    from apollo.renal.filter import filter_path
-
     s = PiSession()
     s.user("When is the dentist?")
     said = s.say("Booked: the dentist is on 2026-03-05 at 15:30, 12 Harbour Street.")
@@ -103,14 +95,11 @@ def test_the_filter_never_rescues_a_delivery_copy_that_carries_a_fact(tmp_path: 
     for n in range(3):  # later turns, so the copy is not in the recent tail
         s.user(f"next thing {n}: draft the invoice for client {n}")
         s.say(f"Drafted invoice {n}.")
-    out = filter_path(s.write(tmp_path / "s.jsonl"), "openclaw", output=tmp_path / "o.jsonl").output_path
-    ids = {json.loads(line).get("id") for line in out.read_text(encoding="utf-8").splitlines()}
+    ids = _kept_ids(s, tmp_path)
     assert said in ids and mirror not in ids
 
 
 def test_a_heartbeat_reply_that_found_something_survives_the_filter(tmp_path: Path) -> None:
-    from apollo.renal.filter import filter_path
-
     s = PiSession()
     s.user("Check the disk every heartbeat.")
     s.say("Will do.")
@@ -119,6 +108,13 @@ def test_a_heartbeat_reply_that_found_something_survives_the_filter(tmp_path: Pa
     for n in range(3):
         s.user(f"next thing {n}: draft the invoice for client {n}")
         s.say(f"Drafted invoice {n}.")
-    out = filter_path(s.write(tmp_path / "s.jsonl"), "openclaw", output=tmp_path / "o.jsonl").output_path
-    ids = {json.loads(line).get("id") for line in out.read_text(encoding="utf-8").splitlines()}
+    ids = _kept_ids(s, tmp_path)
     assert found in ids
+
+
+def _kept_ids(session: PiSession, tmp_path: Path) -> set[str]:
+    """The entry ids the default filter keeps of ``session``."""
+    from apollo.renal.filter import filter_path
+
+    out = filter_path(session.write(tmp_path / "s.jsonl"), "openclaw", output=tmp_path / "o.jsonl").output_path
+    return {json.loads(line).get("id") for line in out.read_text(encoding="utf-8").splitlines()}

@@ -6,14 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from apollo import transcript
-from apollo.renal.classify import MUST_KEEP, classify
+from support_classify import session_verdicts
+
+from apollo.renal.classify import MUST_KEEP
 from realclient.support import PiSession
-
-
-def _verdicts(session: PiSession, tmp_path: Path) -> dict:
-    t = transcript.read(session.write(tmp_path / "s.jsonl"))
-    return {v.id: v for v in classify(t.elements)}
 
 
 def test_the_agents_report_of_a_change_it_made_is_kept_as_a_decision(tmp_path: Path) -> None:
@@ -24,7 +20,7 @@ def test_the_agents_report_of_a_change_it_made_is_kept_as_a_decision(tmp_path: P
     zh = PiSession()
     zh.user("把每日总结的定时任务改成晚上十点")
     zh_report = zh.say("已更新定时任务：每日总结现在晚上十点运行。")
-    got, zh_got = _verdicts(s, tmp_path), _verdicts(zh, tmp_path)
+    got, zh_got = session_verdicts(s, tmp_path), session_verdicts(zh, tmp_path)
     assert got[report].category == "decision" and got[report].rule == "intent:outcome", got[report]
     assert zh_got[zh_report].category == "decision", zh_got[zh_report]
     assert got[ask].status == "done"  # the report still closes the task it reports on
@@ -35,7 +31,7 @@ def test_a_report_that_also_asks_stays_a_decision_when_answered(tmp_path: Path) 
     s.user("fix the broken import in the build script")
     report = s.say("Fixed the import in build.py and the build passes now. Should I also update the changelog?")
     s.user("no, leave the changelog")
-    got = _verdicts(s, tmp_path)
+    got = session_verdicts(s, tmp_path)
     assert got[report].category == "decision", got[report]
 
 
@@ -45,7 +41,7 @@ def test_the_agents_answered_question_is_no_longer_a_must_keep_item(tmp_path: Pa
     asked = s.say("Which meeting do you mean, the Monday planning or the Thursday review?")
     s.user("the Thursday review, the one about the budget")
     open_question = s.say("Which format do you want for the summary, a list or a paragraph?")
-    got = _verdicts(s, tmp_path)
+    got = session_verdicts(s, tmp_path)
     assert got[asked].category not in MUST_KEEP and got[asked].status == "answered", got[asked]
     assert got[open_question].category == "question" and got[open_question].status == "current"
 
@@ -54,7 +50,7 @@ def test_the_users_answered_question_keeps_its_category(tmp_path: Path) -> None:
     s = PiSession()
     asked = s.user("How much disk space does the backup folder use?")
     s.say("The backup folder uses 12 GB, most of it in the March snapshots.")
-    got = _verdicts(s, tmp_path)
+    got = session_verdicts(s, tmp_path)
     assert got[asked].category == "question" and got[asked].status == "answered", got[asked]
 
 
@@ -71,7 +67,7 @@ def test_normative_mood_and_work_said_to_be_open_are_tasks(tmp_path: Path) -> No
     zh.user("同步脚本怎么样了")
     zh.say("我改了超时设置。")
     zh_open = zh.user("还是没解决，同步还是失败")
-    got, zh_got = _verdicts(s, tmp_path), _verdicts(zh, tmp_path)
+    got, zh_got = session_verdicts(s, tmp_path), session_verdicts(zh, tmp_path)
     for item in (duty, still_open, not_fixed):
         assert got[item].category == "task", got[item]
     assert zh_got[zh_open].category == "task", zh_got[zh_open]
@@ -81,7 +77,7 @@ def test_a_remark_about_what_the_user_will_see_is_no_task(tmp_path: Path) -> Non
     s = PiSession()
     s.user("you will see that the report is shorter this week")
     remark = s.entries[-1]["id"]
-    assert _verdicts(s, tmp_path)[remark].category != "task"
+    assert session_verdicts(s, tmp_path)[remark].category != "task"
 
 
 def test_a_choice_proposed_as_a_question_is_the_users_decision_awaiting_an_answer(tmp_path: Path) -> None:
@@ -93,9 +89,9 @@ def test_a_choice_proposed_as_a_question_is_the_users_decision_awaiting_an_answe
     plain.user("the paid model is getting expensive")
     plain.say("It cost about 30 dollars this week.")
     asked = plain.user("how much did it cost last month?")
-    got, plain_got = _verdicts(s, tmp_path), _verdicts(plain, tmp_path)
+    got, plain_got = session_verdicts(s, tmp_path), session_verdicts(plain, tmp_path)
     assert got[proposal].category == "decision" and got[proposal].status == "current", got[proposal]
     assert plain_got[asked].category == "question", plain_got[asked]
     s.say("Yes: the local model is primary now, the paid one is the fallback.")
-    answered = _verdicts(s, tmp_path)[proposal]
+    answered = session_verdicts(s, tmp_path)[proposal]
     assert answered.category == "decision" and answered.status == "answered", answered
