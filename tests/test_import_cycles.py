@@ -14,16 +14,9 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import pytest
-
 import apollo
 
 SOURCE = Path(apollo.__file__).parent
-#: renal's known cycle (issue 14, item 1: balance.series drives a Classifier, classify_path runs the
-#: filter's FateStream). It is renal's to break; until then the two graph tests set it aside and
-#: ``test_the_known_renal_cycle_is_still_there`` xfails strictly, so whoever breaks it is told to
-#: delete this entry and that test.
-KNOWN_CYCLE = frozenset({"apollo.renal.balance", "apollo.renal.classify", "apollo.renal.fates"})
 Graph = dict[str, set[str]]
 
 
@@ -127,7 +120,7 @@ def cycles(graph: Graph) -> list[frozenset[str]]:
 
 
 def _report(found: list[frozenset[str]]) -> list[list[str]]:
-    return sorted(sorted(component) for component in found if component != KNOWN_CYCLE)
+    return sorted(sorted(component) for component in found)
 
 
 def test_no_cycle_among_module_level_imports() -> None:
@@ -138,13 +131,6 @@ def test_no_cycle_among_module_level_imports() -> None:
 def test_no_cycle_counting_imports_inside_functions() -> None:
     _top, every = import_graphs()
     assert _report(cycles(every)) == []
-
-
-@pytest.mark.xfail(strict=True, reason="renal's known cycle balance → classify → fates → classify (issue 14 item 1); "
-                                       "when renal is reshaped this passes: delete KNOWN_CYCLE and this test")
-def test_the_known_renal_cycle_is_still_there() -> None:
-    _top, every = import_graphs()
-    assert KNOWN_CYCLE not in cycles(every)
 
 
 def test_the_check_finds_a_cycle_and_reads_imports_as_the_interpreter_would(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ import pytest
 import zstandard
 
 from apollo import config as config_mod
-from apollo.renal.classify import classify_path
+from apollo.renal.api import classify_path
 from apollo.transcript import SessionRef
 from constants import DEMO_NOW
 

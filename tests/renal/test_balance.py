@@ -1,4 +1,4 @@
-"""Acid–base balance (SPEC §1.2 step 4) turn by turn: balance.series gives the raw count of each sign
+"""Acid–base balance (SPEC §1.2 step 4) turn by turn: api.series gives the raw count of each sign
 after every user turn, from the classifier's own tracker, so its last point is the summary's balance
 and the HTML report's chart shows the same thing."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from apollo.renal import balance, classify
+from apollo.renal import api, balance, classify
 from apollo.renal.html_report import write_report
 from apollo.transcript import read
 from renal.support_classify import conversation
@@ -26,13 +26,13 @@ NEGATIVE = [
 
 
 def test_series_counts_each_sign_after_every_user_turn() -> None:
-    points = balance.series(conversation(*QUESTIONING))
+    points = api.series(conversation(*QUESTIONING))
     assert [p.id for p in points] == ["m1", "m3", "m5"]  # one point per user turn, the agent's turns are not weighed
     assert [p.counts["questioning"] for p in points] == [0, 1, 2]
     assert [p.level for p in points] == ["green", "green", "yellow"]  # two repeats: the threshold
     assert [p.counts["negativity"] for p in points] == [0, 0, 1]  # "怎么又…" is impatient
 
-    points = balance.series(conversation(*NEGATIVE))
+    points = api.series(conversation(*NEGATIVE))
     assert [p.counts["negativity"] for p in points] == [0, 1, 2, 3]
     assert points[-1].level == "yellow"
 
@@ -41,7 +41,7 @@ def test_the_last_point_is_the_summarys_balance() -> None:
     for turns in (QUESTIONING, NEGATIVE, QUESTIONING + NEGATIVE):
         elements = conversation(*turns)
         summary = classify.run(elements).balance
-        last = balance.series(elements)[-1]
+        last = api.series(elements)[-1]
         assert last.level == summary.level
         assert {s.kind: s.count for s in summary.signs} == {k: n for k, n in last.counts.items()
                                                               if n >= balance.BalanceTracker().limits[k]}
@@ -52,7 +52,7 @@ def test_a_threshold_from_the_config_moves_the_level(tmp_path: Path) -> None:
 
     (tmp_path / ".apollo").mkdir()
     (tmp_path / ".apollo" / "config.toml").write_text("[renal]\nbalance_negativity_run = 2\n", encoding="utf-8")
-    points = balance.series(conversation(*NEGATIVE), config_mod.load(tmp_path))
+    points = api.series(conversation(*NEGATIVE), config_mod.load(tmp_path))
     assert [p.level for p in points] == ["green", "green", "yellow", "yellow"]
     assert points[-1].counts["negativity"] == 3  # raw counts do not depend on the threshold
 
@@ -63,7 +63,7 @@ def test_the_html_report_charts_the_series(tmp_path: Path) -> None:
                               for n, (role, text) in enumerate(QUESTIONING + NEGATIVE, 1)), encoding="utf-8")
     made = write_report(source, tmp_path / "report.html", lang="en", workspace=tmp_path)
     windows = made.data["balance"]["windows"]
-    assert [w["id"] for w in windows] == [p.id for p in balance.series(read(source).in_context())]
+    assert [w["id"] for w in windows] == [p.id for p in api.series(read(source).in_context())]
     assert windows[-1]["status"] == made.report["balance"]["status"]
     assert windows[2]["questioning"] == 0.5  # two repeats = the threshold, half-way up the chart
     assert "questioning" not in windows[0]

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from apollo.renal.classify import MUST_KEEP, classify_path
+from apollo.renal.api import classify_path
+from apollo.renal.classify import MUST_KEEP
 
 FIXTURES = Path(__file__).parent / "fixtures"
 TRANSCRIPTS = sorted(FIXTURES.glob("*.jsonl"))

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from apollo import config as config_mod
-from apollo.renal import classify, concentrate, fates
+from apollo.renal import api, classify, concentrate, fates
 from apollo.renal.check import check
 from apollo.renal.condense import Condenser
 from apollo.renal.filter import filter_path
@@ -45,7 +45,7 @@ def test_check_filter_and_classify_report_the_same_density_and_saving(example: P
     config = config_mod.load(example / "workspace")
     measured = check(Paths.resolve(example / "workspace", example / "openclaw-state"), config, source)
     report = filter_path(source, config=config, dry_run=True, workspace=example / "workspace").report
-    summary = classify.classify_path(source, "auto", config).summary
+    summary = api.classify_path(source, "auto", config).summary
     assert measured.tokens == report["before"]["tokens"] == summary["tokens"] > 5000
     assert round(measured.density, 4) == report["before"]["density"] == summary["density"] < 1.0
     assert round(measured.estimated_saving, 4) == report["saving"] == summary["estimated_saving"] > 0.1

@@ -85,7 +85,8 @@ def classify(
     """
 
     def action() -> None:
-        from apollo.renal.classify import CATEGORIES, classify_path
+        from apollo.renal.api import classify_path
+        from apollo.renal.classify import CATEGORIES
 
         unknown = sorted(set(only or ()) - set(CATEGORIES))
         if unknown:
@@ -107,7 +108,7 @@ def classify(
     run(action, verbose=verbose)
 
 
-def _print_classification(result, shown: set[str]) -> None:  # noqa: ANN001 - apollo.renal.classify.ClassifyResult
+def _print_classification(result, shown: set[str]) -> None:  # noqa: ANN001 - apollo.renal.api.ClassifyResult
     """The table of the verdicts in ``shown`` categories, with the text and the reason."""
     from rich.console import Console
     from rich.markup import escape

@@ -97,7 +97,7 @@ def _add_renal_tools(server: Any, paths: Any, config: Any, lang: str, read_only:
         """Classify every element of a transcript as decision, preference, task, question, process or
         noise, with the action renal would take (keep, compress, drop, confirm) and why. Returns the
         summary and the first `limit` verdicts. Read-only."""
-        from apollo.renal.classify import classify_path
+        from apollo.renal.api import classify_path
 
         def body() -> dict[str, Any]:
             from apollo.transcript import SessionRef

@@ -13,7 +13,6 @@ Memory is bounded: the last ``window`` user turns and the last few topics.
 from __future__ import annotations
 
 from collections import Counter, deque
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -206,18 +205,6 @@ class BalanceTracker:
     def result(self) -> Balance:
         runs = self._runs()
         return Balance(self._level(runs), self._signs(runs))
-
-
-def series(elements: Iterable[Any], config: Any | None = None) -> list[Point]:
-    """The balance after every user turn of a transcript: the raw count of each sign and the level,
-    as the classifier's tracker saw them (the same turns, and the same last point, as its summary)."""
-    from apollo.renal.classify import Classifier
-
-    tracker = BalanceTracker(Thresholds.from_config(config), record=True)
-    classifier = Classifier(config, balance=tracker)
-    for element in elements:
-        classifier.feed(element)
-    return tracker.history or []
 
 
 def _same_subject(a: frozenset[str], b: frozenset[str], *, shared_min: int, share: float) -> bool:

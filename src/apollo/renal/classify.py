@@ -21,12 +21,10 @@ Anything uncertain is ``confirm``, never ``drop``; the user's keep/drop patterns
 from __future__ import annotations
 
 import hashlib
-import os
 import unicodedata
 from collections import Counter, OrderedDict, deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any
 
 from apollo import regexes
@@ -34,7 +32,7 @@ from apollo.renal import reading
 from apollo.renal.balance import Balance, BalanceTracker, Thresholds
 from apollo.renal.rules import RuleSet, Signal
 from apollo.renal.rules import load as load_rules
-from apollo.transcript.model import Element, Kind, Role, Transcript
+from apollo.transcript.model import Element, Kind, Role
 
 CATEGORIES = ("decision", "preference", "task", "question", "process", "noise")
 ACTIONS = ("keep", "compress", "drop", "confirm")
@@ -860,35 +858,3 @@ def run(elements: Iterable[Element], config: Any | None = None, *, rules: RuleSe
 def classify(elements: Iterable[Element], config: Any | None = None, *, rules: RuleSet | None = None) -> list[Verdict]:
     """One verdict per element, in order (revisions from later elements already applied)."""
     return run(elements, config, rules=rules).verdicts
-
-
-@dataclass(slots=True)
-class ClassifyResult:
-    verdicts: list[Verdict]
-    summary: dict[str, Any]
-    transcript: Transcript
-
-
-def classify_path(path: Path | Any, fmt: str = "auto", config: Any | None = None) -> ClassifyResult:
-    """Read a transcript (any supported format, or one session of an OpenClaw SQLite store) and
-    classify it. The summary names the format, the token counter and any lines that could not be
-    read, and gives the default filter's measure (density, estimated saving: see
-    :mod:`apollo.renal.fates`), the same numbers ``apollo renal check`` and ``filter`` report."""
-    from apollo.renal import fates
-    from apollo.tokens import get_counter
-    from apollo.transcript import read
-
-    counter = config.get("general.counter") if config is not None else "estimate"
-    source = Path(path) if isinstance(path, str | os.PathLike) else path  # or an apollo.transcript.SessionRef
-    transcript = read(source, fmt, counter=counter)
-    classification = run(transcript.elements, config)
-    stream = fates.FateStream.for_config(config, get_counter(counter)[1],
-                                         lang=fates.language_of(transcript.in_context()), retain=False)
-    for element, verdict in zip(transcript.elements, classification.verdicts, strict=True):
-        stream.feed(element, verdict)
-    measure = stream.finish().to_dict()
-    summary = {"format": transcript.format, "counter": transcript.meta.get("counter", counter),
-               **classification.summary, "removable_tokens": measure["removable_tokens"],
-               "density": measure["density"], "estimated_saving": measure["estimated_saving"],
-               "warnings": [str(w) for w in transcript.warnings]}
-    return ClassifyResult(classification.verdicts, summary, transcript)

@@ -337,13 +337,13 @@ def _outcomes(elements: list[dict[str, Any]], labels: dict[str, Any]) -> list[di
 
 
 def balance_series(transcript: Any, fates: list[Any], config: Any, labels: dict[str, Any]) -> dict[str, Any]:
-    """The balance after each user turn (:func:`apollo.renal.balance.series`), at up to BALANCE_POINTS
+    """The balance after each user turn (:func:`apollo.renal.api.series`), at up to BALANCE_POINTS
     turns spread evenly: each sign's raw count over the window, scaled so the threshold is half-way."""
-    from apollo.renal import balance
+    from apollo.renal import api, balance
 
     signals = [{"key": key, "label": labels["signals"][key], "color": color} for key, color in _SIGNAL_COLOR.items()]
     elements = [f.element for f in fates]
-    points = balance.series(elements, config)
+    points = api.series(elements, config)
     if not points:
         return {"signals": signals, "windows": []}
     limits = balance.BalanceTracker(balance.Thresholds.from_config(config)).limits
