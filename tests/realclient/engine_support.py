@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import socket
 import subprocess
 import sys
 import threading
@@ -19,6 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from realclient.support import OpenClawCli
+
+#: the gateway's own start-up (24-45 s on 2 cores) and a turn through it
+GATEWAY_START_S = 240
 
 PLUGIN = Path(__file__).resolve().parents[2] / "src" / "apollo" / "integration" / "openclaw-engine"
 APOLLO = str(Path(sys.executable).parent / "apollo")
@@ -126,6 +131,49 @@ class Rig:
         done = subprocess.CompletedProcess(process.args, process.returncode, out, err)
         assert done.returncode == 0, (done.stdout[-2000:], done.stderr[-4000:])
         return done
+
+
+class Gateway:
+    """``openclaw gateway run`` on a free loopback port for a :class:`Rig`'s state dir (what
+    ``openclaw sessions compact`` and ``/compact`` talk to), stopped by :meth:`stop`."""
+
+    def __init__(self, rig: Rig):
+        self.rig = rig
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        config_path = rig.state / "openclaw.json"
+        config = json.loads(config_path.read_text())
+        config["gateway"] = {"mode": "local", "port": self.port, "bind": "loopback", "auth": {"mode": "none"}}
+        config_path.write_text(json.dumps(config, indent=2))
+        self.log = rig.root / "gateway.log"
+        with self.log.open("w") as log:
+            self.process = subprocess.Popen(
+                rig.cli.command("gateway", "run", "--port", str(self.port), "--bind", "loopback", "--auth", "none"),
+                stdout=log, stderr=subprocess.STDOUT, env=rig.environment())
+        deadline = time.monotonic() + GATEWAY_START_S
+        while "[gateway] ready" not in _plain(self.log.read_text(errors="replace")):
+            assert self.process.poll() is None and time.monotonic() < deadline, self.log.read_text()[-4000:]
+            time.sleep(0.5)
+
+    def run(self, *args: str, timeout: int = 300) -> subprocess.CompletedProcess[str]:
+        """An ``openclaw`` command that goes through this gateway."""
+        return subprocess.run(self.rig.cli.command(*args), capture_output=True, text=True,
+                              env=self.rig.environment(), timeout=timeout)
+
+    def stop(self) -> str:
+        """SIGTERM, wait for a clean exit, and the gateway's log without colours."""
+        self.process.terminate()
+        try:
+            self.process.wait(60)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(10)
+        return _plain(self.log.read_text(errors="replace"))
+
+
+def _plain(log: str) -> str:
+    return re.sub(r"\x1b\[[0-9;]*m", "", log)
 
 
 def apollo_processes(state: Path) -> list[int]:
