@@ -12,6 +12,7 @@ import { createInterface } from "node:readline";
 
 const ID = "apollo-renal";
 const VERSION = "0.1.0";
+const NOTHING_TO_COMPACT = "nothing to compact: Apollo keeps the context within the budget as it assembles it";
 const TIMEOUT_MS = 5000;           // one assemble/commit/compact/recall request
 const BOOTSTRAP_TIMEOUT_MS = 30000; // classifying a whole existing transcript the first time
 const PER_NEW_MESSAGE_MS = 2;      // more time for a request that brings messages Apollo has not classified yet
@@ -223,7 +224,11 @@ export default {
       async compact(p) {
         try {
           const r = await apollo.request("compact", { session: p.sessionId, budget: p.tokenBudget ?? null }, timeoutMs);
-          return { ok: true, compacted: r.compacted, reason: r.compacted ? undefined : "nothing to evict",
+          // "nothing to compact" is OpenClaw's own words for a no-op (classifyCompactionReason):
+          // a preflight compaction that finds nothing Apollo may evict (a session it has not seen
+          // yet, or only must-keep and recent turns) must let the turn go on, as assemble keeps the
+          // context within the budget anyway; any other reason fails the turn.
+          return { ok: true, compacted: r.compacted, reason: r.compacted ? undefined : NOTHING_TO_COMPACT,
                    result: { summary: r.summary, tokensBefore: r.tokensBefore, tokensAfter: r.tokensAfter,
                              details: { evicted: r.evicted, engine: ID } } };
         } catch (err) {

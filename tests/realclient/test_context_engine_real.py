@@ -1,0 +1,128 @@
+"""Apollo's context engine on real OpenClaw sessions of real users (issue 15's proof).
+
+The labelled real sessions of ``shared/eval/real`` (fetched, never committed: set
+``APOLLO_REAL_SESSIONS`` to the folder ``fetch_sessions.py`` filled) are imported into the real
+OpenClaw 2026.9.6 with its own ``doctor --session-sqlite import``, and one turn runs with Apollo's
+engine against a model faked on 127.0.0.1. The request the model receives carries every labelled
+must-keep entry (its text, in the messages or in Apollo's standing context), never a tool call
+without its result, and OpenClaw never bypasses the engine. Without the sessions the module is
+skipped: the labels name entries of files only a fetch brings.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from realclient.engine_support import FakeModel, Rig, text_of, wait_gone
+from realclient.support import legacy_state_dir
+
+pytestmark = [pytest.mark.realclient, pytest.mark.slow, pytest.mark.xdist_group("openclaw-engine-real")]
+
+LABELS = Path(__file__).resolve().parents[3] / "shared" / "eval" / "real"
+SESSIONS = Path(os.environ.get("APOLLO_REAL_SESSIONS", "/nonexistent"))
+NAMES = sorted(p.name.removesuffix(".labels.json") for p in LABELS.glob("*.labels.json"))
+DEGRADED = 'Context engine "apollo-renal" degraded'
+QUESTION = "What have we decided so far, and what is still open?"
+
+
+def _words(text: str) -> Counter[str]:
+    """Latin words and single CJK characters, lowercased: the words a reader would look for."""
+    return Counter(re.findall(r"[a-z0-9]+|[\u3400-\u9fff]", text.lower()))
+
+
+def _spoken(message: dict[str, Any]) -> str:
+    """What an entry says to the model: its text and its tool calls (thinking never reaches it)."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    parts = []
+    for block in content or []:
+        if block.get("type") == "text":
+            parts.append(block.get("text", ""))
+        elif block.get("type") == "toolCall":
+            parts.append(block.get("name", "") + " " + json.dumps(block.get("arguments", {}), ensure_ascii=False))
+    return "\n".join(parts)
+
+
+def _sent(request: dict[str, Any]) -> str:
+    """Everything the model received: messages, Apollo's standing context, tool calls."""
+    parts = [text_of(m) for m in request["messages"]]
+    parts += [c["function"]["name"] + " " + c["function"]["arguments"]
+              for m in request["messages"] for c in m.get("tool_calls") or []]
+    return "\n".join(parts)
+
+
+def _covered(need: Counter[str], have: Counter[str]) -> float:
+    """The share of ``need``'s words in ``have`` (as ``shared/eval/real/score.py`` judges a kept entry)."""
+    total = sum(need.values())
+    return 1.0 if total == 0 else sum(min(n, have[w]) for w, n in need.items()) / total
+
+
+def _entries(name: str) -> dict[str, dict[str, Any]]:
+    entries = {}
+    for line in (SESSIONS / f"{name}.jsonl").read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            entry = json.loads(line)
+            entries[entry.get("id")] = entry
+    return entries
+
+
+def _labels(name: str) -> dict[str, Any]:
+    return json.loads((LABELS / f"{name}.labels.json").read_text())
+
+
+@pytest.fixture(scope="module", params=NAMES)
+def real_turn(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, openclaw_cli) -> dict[str, Any]:
+    name = request.param
+    source = SESSIONS / f"{name}.jsonl"
+    if not source.is_file():
+        pytest.skip(f"the real session {name} is not fetched (APOLLO_REAL_SESSIONS={SESSIONS})")
+    root = tmp_path_factory.mktemp(name)
+    session_id = json.loads(source.read_text(encoding="utf-8").splitlines()[0])["id"]
+    legacy_state_dir(root, {session_id: source})
+    model = FakeModel({})
+    rig = Rig(root, openclaw_cli, model, apollo=True)
+    openclaw_cli.import_legacy(rig.state)
+    done = rig.turn(QUESTION, session_key="agent:main:s0")
+    yield {"name": name, "done": done, "requests": [r for r in model.requests if "messages" in r],
+           "leftovers": wait_gone(rig.state)}
+    model.close()
+
+
+def test_every_labelled_must_keep_entry_reaches_the_model(real_turn: dict[str, Any]) -> None:
+    name = real_turn["name"]
+    have = _words(_sent(real_turn["requests"][-1]))
+    entries = _entries(name)
+    missing = [item["id"] for item in _labels(name)["must_keep"]
+               if _covered(_words(_spoken(entries[item["id"]].get("message") or {})), have) < 0.8]
+    assert missing == [], f"{name}: must-keep entries not in the request: {missing}"
+
+
+def test_labelled_noise_is_gone(real_turn: dict[str, Any]) -> None:
+    """Labelled noise long enough to be told apart (ten words or more: short acknowledgements are
+    everywhere) is not in the request."""
+    name = real_turn["name"]
+    sent = _sent(real_turn["requests"][-1])
+    entries = _entries(name)
+    texts = [_spoken(entries[entry].get("message") or {}).strip() for entry in _labels(name)["noise"]]
+    long = [text for text in texts if sum(_words(text).values()) >= 10]
+    left = [text[:80] for text in long if text in sent]
+    print(f"{name}: labelled noise left {len(left)} of {len(long)} long enough to find")
+    assert len(left) <= 0.05 * len(long), left
+
+
+def test_tool_calls_keep_their_results_and_the_engine_is_never_bypassed(real_turn: dict[str, Any]) -> None:
+    out = real_turn["done"].stdout + real_turn["done"].stderr
+    assert DEGRADED not in out and "[apollo-renal]" not in out, out[-3000:]
+    request = real_turn["requests"][-1]
+    calls = {c["id"] for m in request["messages"] if m["role"] == "assistant" for c in m.get("tool_calls") or []}
+    results = {m.get("tool_call_id") for m in request["messages"] if m["role"] == "tool"}
+    assert calls == results
+    assert real_turn["leftovers"] == []
