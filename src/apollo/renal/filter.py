@@ -204,7 +204,8 @@ def fit_budget(fates: list[Fate], target: int, condenser: Condenser, count: Call
     alive = [f for f in fates if f.action != "drop"]
     fixed = [f for f in alive if f.element.kind in (Kind.METADATA,)]
     groups = _budget_groups([f for f in alive if f not in fixed])
-    values = information([" ".join(_still_informative(f) for f in group)[:_VALUE_CHARS] for group in groups], condenser)
+    values = information([" ".join(_still_informative(f) for f in group)[:_VALUE_CHARS] for group in groups], condenser,
+                         rules, names)
     trimmed = _trimmed_tool_groups(groups, rules, count, lang)
     latest = _latest_request(groups)
     candidates = []
