@@ -112,6 +112,16 @@ def test_budget_below_the_must_keep_drops_the_oldest_and_says_so() -> None:
     assert fit.must_keep_dropped == ["old"] and fit.met
 
 
+def test_when_must_keep_alone_exceed_the_budget_the_least_informative_goes_first_and_says_why() -> None:
+    rich = _candidate("rich", 9.0, 0, 50, must=True)
+    poor = _candidate("poor", 0.5, 1, 50, must=True)
+    tail = _candidate("tail", 9.0, 2, 20, must=True)
+    rich.priority = poor.priority = 1
+    fit = budget_mod.fit([rich, poor, tail], 60)
+    assert fit.must_keep_dropped == ["tail", "poor"] and fit.met
+    assert fit.must_keep_why == {"tail": "tail", "poor": "least_informative"}
+
+
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.tuples(st.floats(0, 10), st.lists(st.integers(1, 200), min_size=1, max_size=4), st.booleans()),
                 max_size=25), st.integers(0, 1500))

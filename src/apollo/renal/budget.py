@@ -6,8 +6,9 @@ little information they carry per token, the oldest first among equals. The must
 (decisions, preferences, tasks, open questions, the recent tail) lose only words that carry no
 content (phatic sentences, fillers, articles, function words: every content word stays) while
 anything else can give way, and get their readable form back first when room is left; only when
-they alone exceed the budget are they shortened further and then dropped, oldest first, and the
-result says so.
+they alone exceed the budget are they shortened further and then dropped — the recent tail's
+process first, then what tells the least per token (the oldest among equals) — and the result
+says which and why.
 
 Within the process elements this is a multiple-choice knapsack solved greedily: every element
 first gets its shortest form in order of value per token (so as many informative messages as
@@ -61,6 +62,9 @@ class Fit:
     budget: int = 0
     must_keep_shortened: list[str] = field(default_factory=list)
     must_keep_dropped: list[str] = field(default_factory=list)
+    #: why each dropped must-keep element went first: ``tail`` (the recent tail's process) or
+    #: ``least_informative`` (it told the least per token of what was left)
+    must_keep_why: dict[str, str] = field(default_factory=dict)
 
     @property
     def met(self) -> bool:
@@ -135,10 +139,10 @@ def _lengthen(keep: list[Candidate], process: list[Candidate], room: int, chosen
 
 def _squeeze_must_keep(keep: list[Candidate], budget: int, result: Fit) -> int:
     """Shorten must-keep elements further (the recent tail's process before decisions and the
-    like, oldest first, one form at a time), then drop them in that order — never the user's
-    latest request."""
+    like, then the least informative per token, the oldest among equals; one form at a time), then
+    drop them in that order — never the user's latest request."""
     total = sum(c.forms[result.chosen[c.id]].tokens for c in keep)
-    order = sorted(keep, key=lambda c: (c.priority, c.position))
+    order = sorted(keep, key=lambda c: (c.priority, c.value / max(1, c.forms[0].tokens), c.position))
     depth = 1
     while total > budget and any(len(c.forms) > depth for c in keep):
         for c in order:
@@ -155,4 +159,5 @@ def _squeeze_must_keep(keep: list[Candidate], budget: int, result: Fit) -> int:
             continue
         total -= c.forms[result.chosen.pop(c.id)].tokens
         result.must_keep_dropped.append(c.id)
+        result.must_keep_why[c.id] = "tail" if c.priority == 0 else "least_informative"
     return total
