@@ -133,6 +133,9 @@ def test_budget_is_met_whenever_it_can_be(spec, budget: int) -> None:
     assert fit.tokens <= budget
     kept_process = [c for c in candidates if not c.must_keep and c.id in fit.chosen]
     assert not (fit.must_keep_dropped and kept_process), "a must-keep element went while process stayed"
+    for c in candidates if kept_process else []:
+        if c.must_keep:
+            assert c.forms[fit.chosen[c.id]].keeps_content, "a must-keep element lost a content word while process stayed"
 
 
 # -- the harness contract (conversation JSONL) --------------------------------------------------------------
