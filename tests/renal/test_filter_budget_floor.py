@@ -85,3 +85,5 @@ def test_a_budget_below_the_must_keep_names_what_it_dropped_and_why(tmp_path: Pa
     preferences = [item for item in cut.values() if item["category"] == "preference"]
     assert preferences and all(item["why"] == "least_informative" for item in preferences)
     assert all(f"{item['id']} (preference, told the least per token)" in text for item in preferences)
+    chinese = render(result.report, "zh")
+    assert all(f"{item['id']}（偏好，每token信息量最少，先删）" in chinese for item in preferences)

@@ -123,6 +123,7 @@ _TEXT: dict[str, dict[str, Any]] = {
         "budget_dropped": "  ⚠️ 删除的必保内容（仅必保内容已超出预算，精简到只剩实词也放不下）：{ids}",
         "budget_cut": {"tail": "最近几轮的过程内容先删", "least_informative": "每token信息量最少，先删",
                        "budget": "超出预算"},
+        "budget_cut_line": "     {id}（{kind}，{why}）  {text}",
         "categories": {"decision": "决策", "preference": "偏好", "task": "任务", "question": "问题",
                        "process": "过程"},
         "output": "输出：{path}", "snapshot": "重要内容快照：{path}", "dry": "（试运行：未写入任何文件）",
@@ -160,6 +161,7 @@ _TEXT: dict[str, dict[str, Any]] = {
                           "words): {ids}",
         "budget_cut": {"tail": "the recent tail's process goes first", "least_informative": "told the least per token",
                        "budget": "over the budget"},
+        "budget_cut_line": "     {id} ({kind}, {why})  {text}",
         "categories": {},
         "output": "Output: {path}", "snapshot": "Important-content snapshot: {path}",
         "dry": "(dry run: nothing written)",
@@ -206,8 +208,9 @@ def render(report: dict[str, Any], lang: str) -> str:
             for item in budget.get("must_keep_cut", []):
                 text = " ".join(item["text"].split())
                 kind = t["categories"].get(item["category"], item["category"])
-                lines.append(f"     {item['id']} ({kind}, {t['budget_cut'].get(item['why'], item['why'])})  "
-                             f"{text[:70]}{'…' if len(text) > 70 else ''}")
+                lines.append(t["budget_cut_line"].format(id=item["id"], kind=kind,
+                                                         why=t["budget_cut"].get(item["why"], item["why"]),
+                                                         text=text[:70] + ("…" if len(text) > 70 else "")))
     status = report["balance"].get("status", "green")
     lines += ["", t["balance"], t["balance_line"].get(status, t["balance_line"]["green"])]
     lines += ["", t["next"].format(step=t["steps"][report["next_step"]])]
