@@ -75,10 +75,26 @@ def test_every_form_keeps_most_content_negations_and_numbers(text: str, names: l
 
 
 # -- budget -----------------------------------------------------------------------------------------------
-def _candidate(cid: str, value: float, position: int, *sizes: int, must: bool = False) -> budget_mod.Candidate:
+def _candidate(cid: str, value: float, position: int, *sizes: int, must: bool = False,
+               complete: int = 3) -> budget_mod.Candidate:
+    """Forms of the given sizes; the first ``complete`` of them keep every content word."""
     names = ["full", "tidy", "terse", "compact", "notes"]
-    forms = [budget_mod.Form(names[i], f"{cid}-{i}", size) for i, size in enumerate(sizes)]
+    forms = [budget_mod.Form(names[i], f"{cid}-{i}", size, keeps_content=i < complete) for i, size in enumerate(sizes)]
     return budget_mod.Candidate(cid, value, position, forms, must_keep=must)
+
+
+def test_a_must_keep_element_gives_its_function_words_before_a_process_element_goes() -> None:
+    candidates = [_candidate("keep", 1.0, 0, 50, 45, 40, 35, 30, must=True, complete=5),
+                  _candidate("fact", 5.0, 1, 40, 30)]
+    fit = budget_mod.fit(candidates, 60)
+    assert fit.chosen == {"keep": 4, "fact": 1} and fit.met
+
+
+def test_a_must_keep_element_never_loses_a_content_word_while_process_stays() -> None:
+    candidates = [_candidate("keep", 1.0, 0, 50, 45, 40, 35, 30, must=True, complete=3),
+                  _candidate("fact", 5.0, 1, 40, 30)]
+    fit = budget_mod.fit(candidates, 60)
+    assert fit.chosen == {"keep": 0} and fit.met  # the process element went, and the room gave the full text back
 
 
 def test_budget_drops_process_before_must_keep_and_fits() -> None:
@@ -96,6 +112,16 @@ def test_budget_below_the_must_keep_drops_the_oldest_and_says_so() -> None:
     assert fit.must_keep_dropped == ["old"] and fit.met
 
 
+def test_when_must_keep_alone_exceed_the_budget_the_least_informative_goes_first_and_says_why() -> None:
+    rich = _candidate("rich", 9.0, 0, 50, must=True)
+    poor = _candidate("poor", 0.5, 1, 50, must=True)
+    tail = _candidate("tail", 9.0, 2, 20, must=True)
+    rich.priority = poor.priority = 1
+    fit = budget_mod.fit([rich, poor, tail], 60)
+    assert fit.must_keep_dropped == ["tail", "poor"] and fit.met
+    assert fit.must_keep_why == {"tail": "tail", "poor": "least_informative"}
+
+
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.tuples(st.floats(0, 10), st.lists(st.integers(1, 200), min_size=1, max_size=4), st.booleans()),
                 max_size=25), st.integers(0, 1500))
@@ -107,6 +133,9 @@ def test_budget_is_met_whenever_it_can_be(spec, budget: int) -> None:
     assert fit.tokens <= budget
     kept_process = [c for c in candidates if not c.must_keep and c.id in fit.chosen]
     assert not (fit.must_keep_dropped and kept_process), "a must-keep element went while process stayed"
+    for c in candidates if kept_process else []:
+        if c.must_keep:
+            assert c.forms[fit.chosen[c.id]].keeps_content, "a must-keep element lost a content word while process stayed"
 
 
 # -- the harness contract (conversation JSONL) --------------------------------------------------------------
@@ -231,3 +260,26 @@ def test_an_existing_output_is_never_replaced_without_force(tmp_path: Path, apol
     forced = apollo_cli("renal", "filter", str(source), "-o", str(mine), "--force", "--workspace", str(tmp_path))
     assert forced.returncode == 0, forced.stderr
     assert _lines(mine)[0]["id"] == _lines(source)[0]["id"]
+
+
+_WORDS = ["budget", "garden", "Lisbon", "violin", "invoice", "marathon", "pottery", "server", "Friday", "kitten"]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                 HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(st.booleans(), st.lists(st.sampled_from(_WORDS), min_size=1, max_size=4)),
+                min_size=3, max_size=12), st.sampled_from([0.15, 0.25, 0.4, 0.6]))
+def test_a_shortened_must_keep_message_keeps_every_content_word_while_process_stays(
+        tmp_path_factory, turns: list[tuple[bool, list[str]]], ratio: float) -> None:
+    folder = tmp_path_factory.mktemp("keep")
+    chat = [("user", "Ana", f"Thanks so much! From now on, always bring the {' and the '.join(words)} to the meeting.")
+            if rule else ("assistant", "Bo", f"Wow, I just went over the {' and the '.join(words)} with my sister.")
+            for rule, words in turns]
+    source = _chat(folder / "input.jsonl", chat)
+    result = filter_path(source, "jsonl", keep_ratio=ratio, output=folder / "out.jsonl", workspace=folder)
+    out = {line["id"]: line["text"] for line in _lines(folder / "out.jsonl")}
+    must = [f for f in result.fates if f.must_keep and f.element.id in out]
+    process_kept = [f for f in result.fates if not f.must_keep and not f.in_tail and f.element.id in out]
+    for fate in must if process_kept else []:
+        tidy = dict(CONDENSER.ladder(fate.element.text, ["ana", "bo"])).get("tidy", fate.element.text)
+        assert CONDENSER.content_units(tidy) <= CONDENSER.content_units(out[fate.element.id])

@@ -69,11 +69,21 @@ def test_a_budget_below_the_must_keep_names_what_it_dropped_and_why(tmp_path: Pa
     from apollo.renal.report import render
 
     session = PiSession()
-    rules = [session.user(f"From now on, never schedule calls on day {day} of the sprint, rule number {day}.")
-             for day in range(1, 6)]
+    rules = [session.user(text) for text in (
+        "From now on, always write the weekly reports in French.", "Never deploy anything to production on Fridays.",
+        "Always copy Maria on every invoice you send.", "From now on, keep the staging database backups for 30 days.",
+        "Never schedule calls before 10am.")]
     session.say("Understood, all five rules noted.")
-    result = filter_path(session.write(tmp_path / "r.jsonl"), "openclaw", budget=12, output=tmp_path / "out.jsonl")
-    dropped = result.report["budget"]["must_keep_dropped"]
-    assert dropped and rules[-1] not in dropped  # never the latest request
+    result = filter_path(session.write(tmp_path / "r.jsonl"), "openclaw", budget=30, output=tmp_path / "out.jsonl")
+    budget = result.report["budget"]
+    dropped = budget["must_keep_dropped"]
+    assert dropped and rules[-1] not in dropped and budget["met"]  # never the latest request
     text = render(result.report, "en")
     assert "they alone exceed the budget" in text and all(element in text for element in dropped)
+    cut = {item["id"]: item for item in budget["must_keep_cut"]}
+    assert list(cut) == dropped
+    preferences = [item for item in cut.values() if item["category"] == "preference"]
+    assert preferences and all(item["why"] == "least_informative" for item in preferences)
+    assert all(f"{item['id']} (preference, told the least per token)" in text for item in preferences)
+    chinese = render(result.report, "zh")
+    assert all(f"{item['id']}（偏好，每token信息量最少，先删）" in chinese for item in preferences)

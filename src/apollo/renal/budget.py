@@ -3,9 +3,12 @@
 The order is the spec's (SPEC §1.5): noise and redundancy are gone before this runs; then the
 process elements give way, shortened (see :mod:`apollo.renal.condense`) or dropped by how
 little information they carry per token, the oldest first among equals. The must-keep elements
-(decisions, preferences, tasks, open questions, the recent tail) lose at most their fillers and
-articles (``terse``) while anything else can give way; only when they alone exceed the budget are
-they shortened further and then dropped, oldest first, and the result says so.
+(decisions, preferences, tasks, open questions, the recent tail) lose only words that carry no
+content (phatic sentences, fillers, articles, function words: every content word stays) while
+anything else can give way, and get their readable form back first when room is left; only when
+they alone exceed the budget are they shortened further and then dropped — the recent tail's
+process first, then what tells the least per token (the oldest among equals) — and the result
+says which and why.
 
 Within the process elements this is a multiple-choice knapsack solved greedily: every element
 first gets its shortest form in order of value per token (so as many informative messages as
@@ -22,8 +25,6 @@ from dataclasses import dataclass, field
 FORM_QUALITY = {"full": 1.0, "tidy": 0.98, "terse": 0.95, "compact": 0.9, "notes": 0.8}
 #: value per token^DENSITY_EXPONENT orders the first fill: 0 = value alone, 1 = value per token
 DENSITY_EXPONENT = 0.5
-#: the forms a must-keep element may take before anything is dropped: fillers and articles go, content stays
-MUST_KEEP_FORMS = ("full", "tidy", "terse")
 #: the priority of the one element a budget never drops (the user's latest request)
 NEVER_DROPPED = 2
 
@@ -33,6 +34,9 @@ class Form:
     name: str
     text: str
     tokens: int
+    #: holds every content word of the element (only words that carry none went): a form a
+    #: must-keep element may take before anything else is dropped
+    keeps_content: bool = False
 
 
 @dataclass(slots=True)
@@ -58,6 +62,9 @@ class Fit:
     budget: int = 0
     must_keep_shortened: list[str] = field(default_factory=list)
     must_keep_dropped: list[str] = field(default_factory=list)
+    #: why each dropped must-keep element went first: ``tail`` (the recent tail's process) or
+    #: ``least_informative`` (it told the least per token of what was left)
+    must_keep_why: dict[str, str] = field(default_factory=dict)
 
     @property
     def met(self) -> bool:
@@ -69,8 +76,8 @@ def fit(candidates: list[Candidate], budget: int) -> Fit:
     result = Fit(budget=budget)
     keep = [c for c in candidates if c.must_keep]
     process = [c for c in candidates if not c.must_keep]
-    for c in keep:  # must-keep text starts at its lightest trim: every content word stays
-        result.chosen[c.id] = _lightest_trim(c)
+    for c in keep:  # must-keep text starts at its shortest form that keeps every content word
+        result.chosen[c.id] = _content_kept(c)
     keep_tokens = sum(c.forms[result.chosen[c.id]].tokens for c in keep)
     squeezed = keep_tokens > budget
     if squeezed:  # nothing else can stay: the must-keep alone do not fit
@@ -81,9 +88,9 @@ def fit(candidates: list[Candidate], budget: int) -> Fit:
     return result
 
 
-def _lightest_trim(candidate: Candidate) -> int:
-    """The shortest form that keeps a must-keep element's substance (no deeper than ``terse``)."""
-    allowed = [i for i, form in enumerate(candidate.forms) if form.name in MUST_KEEP_FORMS]
+def _content_kept(candidate: Candidate) -> int:
+    """The shortest form that keeps every content word of a must-keep element (the full text at least)."""
+    allowed = [i for i, form in enumerate(candidate.forms) if form.keeps_content]
     return allowed[-1] if allowed else 0
 
 
@@ -132,10 +139,10 @@ def _lengthen(keep: list[Candidate], process: list[Candidate], room: int, chosen
 
 def _squeeze_must_keep(keep: list[Candidate], budget: int, result: Fit) -> int:
     """Shorten must-keep elements further (the recent tail's process before decisions and the
-    like, oldest first, one form at a time), then drop them in that order — never the user's
-    latest request."""
+    like, then the least informative per token, the oldest among equals; one form at a time), then
+    drop them in that order — never the user's latest request."""
     total = sum(c.forms[result.chosen[c.id]].tokens for c in keep)
-    order = sorted(keep, key=lambda c: (c.priority, c.position))
+    order = sorted(keep, key=lambda c: (c.priority, c.value / max(1, c.forms[0].tokens), c.position))
     depth = 1
     while total > budget and any(len(c.forms) > depth for c in keep):
         for c in order:
@@ -152,4 +159,5 @@ def _squeeze_must_keep(keep: list[Candidate], budget: int, result: Fit) -> int:
             continue
         total -= c.forms[result.chosen.pop(c.id)].tokens
         result.must_keep_dropped.append(c.id)
+        result.must_keep_why[c.id] = "tail" if c.priority == 0 else "least_informative"
     return total

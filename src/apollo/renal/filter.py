@@ -204,20 +204,24 @@ def fit_budget(fates: list[Fate], target: int, condenser: Condenser, count: Call
     alive = [f for f in fates if f.action != "drop"]
     fixed = [f for f in alive if f.element.kind in (Kind.METADATA,)]
     groups = _budget_groups([f for f in alive if f not in fixed])
-    values = information([" ".join(_still_informative(f) for f in group)[:_VALUE_CHARS] for group in groups], condenser)
+    values = information([" ".join(_still_informative(f) for f in group)[:_VALUE_CHARS] for group in groups], condenser,
+                         rules, names)
     trimmed = _trimmed_tool_groups(groups, rules, count, lang)
     latest = _latest_request(groups)
     candidates = []
     for position, (group, value) in enumerate(zip(groups, values, strict=True)):
         lead = group[-1]
-        forms = [budget_mod.Form("full", "", sum(f.tokens_after for f in group))]
+        forms = [budget_mod.Form("full", "", sum(f.tokens_after for f in group), keeps_content=True)]
         if len(group) == 1 and lead.element.kind is Kind.TEXT:
             base = lead.text if lead.action == "shorten" and lead.text is not None else lead.element.text
             envelope = count(lead.element.envelope) if lead.element.envelope else 0
-            for name, text in condenser.ladder(base, names):
+            ladder = condenser.ladder(base, names)
+            substance = _substance(base, ladder, condenser)
+            for name, text in ladder:
                 tokens = count(text) + envelope
                 if tokens < forms[-1].tokens:
-                    forms.append(budget_mod.Form(name, text, tokens))
+                    forms.append(budget_mod.Form(name, text, tokens,
+                                                 keeps_content=substance <= condenser.content_units(text)))
         elif position in trimmed and trimmed[position][0] < forms[-1].tokens:
             forms.append(budget_mod.Form("trimmed", "", trimmed[position][0]))
         tool = any(f.element.kind in (Kind.TOOL_CALL, Kind.TOOL_RESULT) for f in group)
@@ -243,6 +247,13 @@ def fit_budget(fates: list[Fate], target: int, condenser: Condenser, count: Call
             form = candidate.forms[chosen]
             lead.action, lead.text, lead.tokens_after = "shorten", form.text, form.tokens
     return fit
+
+
+def _substance(text: str, ladder: list[tuple[str, str]], condenser: Condenser) -> frozenset[str]:
+    """The content words of a message once its phatic sentences and fillers are gone (its ``tidy``
+    form): what a shortened must-keep message still has to hold, every one of them."""
+    tidy = next((shortened for name, shortened in ladder if name == "tidy"), text)
+    return condenser.content_units(tidy)
 
 
 def _trimmed_tool_groups(groups: list[list[Fate]], rules: concentrate.FilterRules, count: Callable[[str], int],

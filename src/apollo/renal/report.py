@@ -61,9 +61,13 @@ def build(transcript: Any, fates: list[Any], measure: Any, fit: Any, balance_sta
         "warnings": [str(w) for w in transcript.warnings],
     }
     if fit is not None:
+        by_id = {f.element.id: f for f in fates if f.element.id in fit.must_keep_dropped}
         report["budget"] = {
             "target": fit.budget, "tokens": fit.tokens, "met": fit.met,
             "must_keep_shortened": fit.must_keep_shortened, "must_keep_dropped": fit.must_keep_dropped,
+            # which must-keep items went, of what kind, and why they before the others
+            "must_keep_cut": [dict(_item(by_id[i]), why=fit.must_keep_why.get(i, "budget"))
+                              for i in fit.must_keep_dropped if i in by_id],
         }
     if compaction is not None:
         report["compaction"] = {k: v for k, v in compaction.items() if k != "summary"}
@@ -116,7 +120,12 @@ _TEXT: dict[str, dict[str, Any]] = {
         "budget": "预算：目标{target:,} token，结果{tokens:,} token（{met}）",
         "met": {True: "已达成", False: "未达成"},
         "budget_keep": "  ⚠️ 预算迫使精简必保内容{short}项、删除{dropped}项",
-        "budget_dropped": "  ⚠️ 删除的必保内容（仅必保内容已超出预算，最早的先删）：{ids}",
+        "budget_dropped": "  ⚠️ 删除的必保内容（仅必保内容已超出预算，精简到只剩实词也放不下）：{ids}",
+        "budget_cut": {"tail": "最近几轮的过程内容先删", "least_informative": "每token信息量最少，先删",
+                       "budget": "超出预算"},
+        "budget_cut_line": "     {id}（{kind}，{why}）  {text}",
+        "categories": {"decision": "决策", "preference": "偏好", "task": "任务", "question": "问题",
+                       "process": "过程"},
         "output": "输出：{path}", "snapshot": "重要内容快照：{path}", "dry": "（试运行：未写入任何文件）",
         "compaction": "原生压缩条目：{entry}（保留自 {first}，摘要 {tokens:,} token）", "not_written": "（未写入）",
     },
@@ -148,7 +157,12 @@ _TEXT: dict[str, dict[str, Any]] = {
         "budget": "Budget: target {target:,} tokens, result {tokens:,} tokens ({met})",
         "met": {True: "met", False: "not met"},
         "budget_keep": "  ⚠️ The budget forced {short} must-keep items shortened and {dropped} dropped",
-        "budget_dropped": "  ⚠️ Must-keep items dropped (they alone exceed the budget; the oldest went first): {ids}",
+        "budget_dropped": "  ⚠️ Must-keep items dropped (they alone exceed the budget, even cut to their content "
+                          "words): {ids}",
+        "budget_cut": {"tail": "the recent tail's process goes first", "least_informative": "told the least per token",
+                       "budget": "over the budget"},
+        "budget_cut_line": "     {id} ({kind}, {why})  {text}",
+        "categories": {},
         "output": "Output: {path}", "snapshot": "Important-content snapshot: {path}",
         "dry": "(dry run: nothing written)",
         "compaction": "Native compaction entry: {entry} (keeps from {first}, summary {tokens:,} tokens)",
@@ -191,6 +205,12 @@ def render(report: dict[str, Any], lang: str) -> str:
                                                  dropped=len(budget["must_keep_dropped"])))
         if budget["must_keep_dropped"]:
             lines.append(t["budget_dropped"].format(ids=", ".join(budget["must_keep_dropped"])))
+            for item in budget.get("must_keep_cut", []):
+                text = " ".join(item["text"].split())
+                kind = t["categories"].get(item["category"], item["category"])
+                lines.append(t["budget_cut_line"].format(id=item["id"], kind=kind,
+                                                         why=t["budget_cut"].get(item["why"], item["why"]),
+                                                         text=text[:70] + ("…" if len(text) > 70 else "")))
     status = report["balance"].get("status", "green")
     lines += ["", t["balance"], t["balance_line"].get(status, t["balance_line"]["green"])]
     lines += ["", t["next"].format(step=t["steps"][report["next_step"]])]
