@@ -88,7 +88,7 @@ def compare(lines: list[str]) -> list[dict]:
         lang = "zh" if sum("\u4e00" <= c <= "\u9fff" for c in compaction["summary"]) > 50 else "en"
         ours = digest.build([f for f in before if f.element.kind.value != "compaction_summary"], lang,
                             rules["digest_item_chars"], earlier=earlier,
-                            outdated_chars=rules["digest_outdated_chars"])
+                            outdated_chars=rules["digest_outdated_chars"], reply_chars=rules["digest_reply_chars"])
         items = [f.element.text for f in digest.must_keep_items(before)]
         theirs_words, ours_words = _words(compaction["summary"]), _words(ours)
         rows.append({"id": compaction.get("id"), "openclaw_tokens": len(ENCODE(compaction["summary"])), "apollo_tokens": len(ENCODE(ours)),

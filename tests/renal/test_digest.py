@@ -87,3 +87,61 @@ def test_the_snapshot_pairs_each_item_with_what_answered_it(tmp_path: Path) -> N
     items = {item["id"]: item for item in json.loads(result.snapshot_path.read_text(encoding="utf-8"))["items"]}
     assert request in items
     assert "job-7f3a" in items[request]["reply"]["text"]
+
+
+def _fates(session: PiSession, tmp_path: Path) -> dict[str, object]:
+    path = session.write(tmp_path / "s.jsonl")
+    result = filter_path(path, "openclaw", mode="compact", dry_run=True, workspace=tmp_path)
+    return {f.element.id: f for f in result.fates}
+
+
+def test_a_terse_request_the_classifier_does_not_flag_is_still_quoted_in_the_users_words(tmp_path: Path) -> None:
+    session = PiSession()
+    request = session.user("Spreadsheet of the supplier invoices")
+    session.tool("call_1", "exec", {"command": "ls ~/invoices"}, "a.pdf\nb.pdf")
+    session.say("Here it is: invoices.xlsx lists the two supplier invoices.")
+    _tail(session)
+    fate = _fates(session, tmp_path)[request]
+    assert not fate.must_keep  # the point: no must-keep verdict, and yet the request is in the user's words
+    summary, _ = _digest(session, tmp_path)
+    assert f'[{request}] "Spreadsheet of the supplier invoices"' in summary
+    assert "invoices.xlsx lists the two supplier invoices" in summary
+
+
+def test_an_outdated_item_is_only_pointed_to_by_its_id_and_its_start(tmp_path: Path) -> None:
+    session = PiSession()
+    old = ("From now on we host the orders service on the old VPS in Frankfurt; nightly backups go to the NAS, "
+           "with a weekly restore drill and monitoring by the Grafana stack.")
+    first = session.user(old)
+    session.say("Noted.")
+    session.user("Actually, change that: from now on we host the orders service on the managed cluster, not the old VPS.")
+    session.say("Noted: the managed cluster it is.")
+    _tail(session)
+    assert _fates(session, tmp_path)[first].outdated  # superseded by the change of plan
+    summary, _ = _digest(session, tmp_path)
+    assert f"- [{first}] From now on we host the orders service" in summary
+    assert old not in summary and "monitoring by the Grafana stack" not in summary
+    assert "on the managed cluster, not the old VPS" in summary
+
+
+def test_an_answer_quoted_as_its_own_item_is_not_quoted_again_as_the_outcome(tmp_path: Path) -> None:
+    session = PiSession()
+    session.user("Should the staging gateway listen on 18789 or 18790?")
+    answer = session.say("We decided: the staging gateway listens on port 18789 from now on, behind the nginx proxy.")
+    _tail(session)
+    summary, _ = _digest(session, tmp_path)
+    assert summary.count("listens on port 18789 from now on") == 1
+    assert f"→ [{answer}]" in summary
+
+
+def test_a_decision_whose_question_was_answered_still_stands_among_the_decisions(tmp_path: Path) -> None:
+    session = PiSession()
+    decided = session.user("Decision: the orders service moves to Postgres 16. Which migration tool do you suggest?")
+    session.say("Alembic: I will run the migration with it tonight at 23:00.")
+    _tail(session)
+    fate = _fates(session, tmp_path)[decided]
+    assert fate.status == "answered" and fate.category == "decision"
+    summary, _ = _digest(session, tmp_path)
+    decisions = summary.split("## Decisions\n", 1)[1].split("\n## ", 1)[0]
+    assert f'[{decided}] "Decision: the orders service moves to Postgres 16.' in decisions
+    assert "run the migration with it tonight at 23:00" in decisions

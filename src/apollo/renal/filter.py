@@ -465,7 +465,7 @@ def plan_compaction(fates: list[Fate], rules: concentrate.FilterRules, lang: str
         plan = CompactionPlan(fates, start, "", 0, tail_after[start])
         before = plan.digested
         plan.summary = digest.build(before, lang, rules["digest_item_chars"], earlier=earlier, level=level,
-                                    outdated_chars=rules["digest_outdated_chars"])
+                                    outdated_chars=rules["digest_outdated_chars"], reply_chars=rules["digest_reply_chars"])
         plan.summary_tokens = count(prefix + plan.summary + suffix)
         quoted = digest.quoted_items(before, level)
         if level.shortens_must_keep:
