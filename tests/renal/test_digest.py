@@ -145,3 +145,14 @@ def test_a_decision_whose_question_was_answered_still_stands_among_the_decisions
     decisions = summary.split("## Decisions\n", 1)[1].split("\n## ", 1)[0]
     assert f'[{decided}] "Decision: the orders service moves to Postgres 16.' in decisions
     assert "run the migration with it tonight at 23:00" in decisions
+
+
+def test_an_outcome_is_quoted_as_fully_as_an_item(tmp_path: Path) -> None:
+    session = PiSession()
+    session.user("Can the staging gateway be reached from the office network?")
+    steps = " ".join(f"Step {n}: open port {18780 + n} on firewall rule fw-{n} and reload the gateway."
+                     for n in range(1, 8))
+    session.say("Not yet. " + steps)
+    _tail(session)
+    summary, _ = _digest(session, tmp_path)
+    assert steps in summary

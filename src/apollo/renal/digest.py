@@ -28,8 +28,6 @@ from apollo.transcript.model import Kind, Role
 _PATH = regexes.compile(r"(?<![\w:/.-])(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]+)+|\b[\w-]+\.(?:py|js|ts|json|jsonl|toml|ya?ml|md|sh|sql)\b")
 #: device and kernel files are no file anyone worked on
 _NOT_FILES = ("/dev/", "/proc/", "/sys/")
-#: how much of a reply the digest quotes as an item's outcome or answer
-_REPLY_CHARS = 200
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,7 +174,7 @@ def requests(fates: list[Any], listed: list[Any]) -> list[Any]:
 
 
 def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | tuple[str, ...] = (),
-          level: Level = LEVELS[0], outdated_chars: int | None = None, reply_chars: int = _REPLY_CHARS) -> str:
+          level: Level = LEVELS[0], outdated_chars: int | None = None, reply_chars: int | None = None) -> str:
     """The digest of ``fates`` (everything before the tail) after the ``earlier`` summaries: the one
     place its text is made.
 
@@ -202,7 +200,7 @@ def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | 
             return text
         if reply.element.id in quoted:
             return text + f"\n  → [{reply.element.id}]"
-        return text + f"\n  → [{reply.element.id}] {_quote(reply.element.text, min(width, reply_chars))}"
+        return text + f"\n  → [{reply.element.id}] {_quote(reply.element.text, min(width, reply_chars or width))}"
 
     listed = 0
     for category in ("decision", "preference", "task", "question"):
