@@ -156,3 +156,14 @@ def test_an_outcome_is_quoted_as_fully_as_an_item(tmp_path: Path) -> None:
     _tail(session)
     summary, _ = _digest(session, tmp_path)
     assert steps in summary
+
+
+def test_one_answer_to_two_requests_is_quoted_once(tmp_path: Path) -> None:
+    session = PiSession()
+    session.user("Which region is the backup bucket in?")
+    session.user("And which storage class does it use?")
+    answer = session.say("The backup bucket lives in eu-central-2 on the infrequent-access storage class.")
+    _tail(session)
+    summary, _ = _digest(session, tmp_path)
+    assert summary.count("lives in eu-central-2 on the infrequent-access storage class") == 1
+    assert summary.count(f"→ [{answer}]") == 2

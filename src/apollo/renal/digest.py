@@ -200,6 +200,7 @@ def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | 
             return text
         if reply.element.id in quoted:
             return text + f"\n  → [{reply.element.id}]"
+        quoted.add(reply.element.id)  # an answer to several messages is quoted under the first
         return text + f"\n  → [{reply.element.id}] {_quote(reply.element.text, min(width, reply_chars or width))}"
 
     listed = 0
