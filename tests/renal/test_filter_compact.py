@@ -193,3 +193,34 @@ def test_in_place_is_only_for_compact_and_never_with_an_output(tmp_path: Path, a
     done = apollo_cli("renal", "filter", str(source), "--in-place", "--workspace", str(tmp_path))
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert source.read_bytes() == original and sorted(p.name for p in tmp_path.iterdir()) == [source.name]
+
+
+@pytest.mark.realclient
+def test_a_must_keep_message_with_a_channel_envelope_stays_a_message_in_the_copy(tmp_path: Path, pi_validate,
+                                                                                  pi_replay) -> None:
+    from realclient.support import PiSession
+
+    session = PiSession()
+    session.user("hi")
+    session.say("Hi! What can I do for you?")
+    envelope = "[Telegram Ana (@ana_k) id:4242 +2m Tue 2026-04-07 14:29 GMT+8] "
+    rule = "From now on, always send me the daily summary at 08:00 by email."
+    kept = session.user(envelope + rule + "\n[message_id: 7781]")
+    answer = session.say("Understood: the daily summary goes out by email every day at 08:00.")
+    session.tool("call_1", "exec", {"command": "crontab -l"}, "0 8 * * * /usr/local/bin/summary")
+    for text in ("Next: the weekly report.", "And then the invoices."):
+        session.user(text)
+        session.say("On it.")
+    source = session.write(tmp_path / "s.jsonl")
+    result = filter_path(source, mode="compact", output=tmp_path / "c.jsonl", workspace=tmp_path)
+    entries = [json.loads(line) for line in result.output_path.read_text(encoding="utf-8").splitlines()]
+    compaction = entries[-1]
+    assert compaction["firstKeptEntryId"] == kept
+    assert rule not in compaction["summary"]  # not said twice: the message itself follows the digest
+    assert pi_validate(result.output_path, strict=True, single_branch=True)["exit"] == 0
+    seen = "\n".join(context_blocks(pi_replay(result.output_path)))
+    assert envelope + rule in seen and "[message_id: 7781]" in seen  # as said, envelope and all
+    assert "the daily summary goes out by email every day at 08:00" in seen  # with what answered it
+    assert "crontab -l" not in seen and "Hi! What can I do for you?" not in seen  # the rest is digested
+    assert source.read_text(encoding="utf-8").count("\n") == len(session.entries) + 1  # the source is untouched
+    assert answer in {e.get("id") for e in entries}

@@ -59,6 +59,7 @@ _TITLES = {
            "earlier": "更早的摘要", "decision": "决策", "preference": "偏好", "task": "进行中任务",
            "question": "未解决问题", "requests": "用户的其他请求（原话）", "facts": "过程要点", "tools": "使用过的工具", "files": "涉及的文件",
            "superseded": "已过时：被取代、已回答或已完成（仅列开头，按编号可调回原文）",
+           "below": "其中 {n} 条要紧的消息（请求、决策及其答复）保留在摘要之后，原样未改。",
            "omitted": "另有 {n} 条寒暄、确认、心跳与中间过程未列出。"},
     "en": {"head": "[apollo renal digest] What the conversation so far established (decisions, preferences, "
                    "tasks, open questions and the user's requests verbatim, by id).",
@@ -67,6 +68,8 @@ _TITLES = {
            "requests": "The user's other requests (verbatim)",
            "facts": "Facts from the process", "tools": "Tools used", "files": "Files touched",
            "superseded": "Outdated: superseded, answered or done (the start only; recall by id gives the full text)",
+           "below": "{n} messages that matter (requests, decisions and what answered them) stay after this "
+                    "digest, as they were said.",
            "omitted": "{n} more pleasantries, confirmations, heartbeats and process steps are not listed."},
 }
 
@@ -173,14 +176,44 @@ def requests(fates: list[Any], listed: list[Any]) -> list[Any]:
             and f.status != "superseded" and f.element.id not in shown and _worth_quoting(f)]
 
 
+#: what an entry may hold to stay as a message outside the kept tail: a dialogue turn, no tool work
+#: (a tool call cannot stay without its result, nor a result without its call)
+_DIALOGUE = frozenset({Kind.TEXT, Kind.THINKING})
+
+
+def kept_as_messages(fates: list[Any], item_chars: int = 1 << 30) -> frozenset[str]:
+    """The entries (record ids) that can stay as messages instead of digest lines: each quoted
+    item with what answered it, when both are dialogue turns (text, and thinking the copy leaves
+    out). The message keeps what a quote cannot: the words as the model saw them, with the
+    channel's envelope (time, sender, message id)."""
+    kinds: dict[str, set[Kind]] = {}
+    for fate in fates:
+        if fate.element.record_id is not None:
+            kinds.setdefault(fate.element.record_id, set()).add(fate.element.kind)
+    items = must_keep_items(fates)
+    answers = replies(fates)
+    kept: set[str] = set()
+    for fate in items:
+        reply = answers.get(fate.element.id)
+        line = [fate] + ([reply] if reply is not None and reply.action != "drop" and _worth_quoting(reply, reply=True)
+                         else [])
+        records = [f.element.record_id for f in line]
+        if fate.element.envelope and all(r is not None and kinds[r] <= _DIALOGUE for r in records) \
+                and all(len(f.element.text) <= item_chars for f in line):
+            kept.update(r for r in records if r is not None)
+    return frozenset(kept)
+
+
 def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | tuple[str, ...] = (),
-          level: Level = LEVELS[0], outdated_chars: int | None = None, reply_chars: int | None = None) -> str:
+          level: Level = LEVELS[0], outdated_chars: int | None = None, reply_chars: int | None = None,
+          as_messages: frozenset[str] = frozenset()) -> str:
     """The digest of ``fates`` (everything before the tail) after the ``earlier`` summaries: the one
     place its text is made.
 
     Verbatim: the must-keep items and the user's other requests (short, and what a summary most
     often loses), each with its id and what answered it. Pointers (an id and the start of the text,
-    which recall expands): what the classifier found superseded, answered or done."""
+    which recall expands): what the classifier found superseded, answered or done. The entries
+    in ``as_messages`` (record ids) stay as messages after the digest and are not repeated in it."""
     titles = _TITLES["zh" if lang == "zh" else "en"]
     limit = max(int(item_chars * level.item_share), 40)
     answers = replies(fates)
@@ -189,9 +222,13 @@ def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | 
         earlier_limit = None if not level.shortens_must_keep else limit * 4
         sections.append(f"## {titles['earlier']}\n" + "\n\n".join(
             text.strip() if earlier_limit is None else _quote(text, earlier_limit) for text in earlier))
-    chosen = quoted_items(fates, level)
-    asked = requests(fates, must_keep_items(fates)) if level.keep_newest is None else []
-    quoted = {f.element.id for f in (*chosen, *asked)}
+    below = [f for f in fates if f.element.record_id in as_messages and f.element.kind is Kind.TEXT]
+    if below:
+        sections.append(titles["below"].format(n=len({f.element.record_id for f in below})))
+    chosen = [f for f in quoted_items(fates, level) if f.element.record_id not in as_messages]
+    asked = [f for f in requests(fates, must_keep_items(fates)) if f.element.record_id not in as_messages] \
+        if level.keep_newest is None else []
+    quoted = {f.element.id for f in (*chosen, *asked, *below)}
 
     def line(fate: Any, width: int) -> str:
         text = f"- [{fate.element.id}] {_verbatim(fate.element.text, width, lang)}"
@@ -235,7 +272,8 @@ def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | 
         width = min(limit, outdated_chars or limit)
         sections.append(f"## {titles['superseded']}\n" + "\n".join(
             f"- [{f.element.id}] {_pointer(f.element.text, width)}" for f in stale))
-    omitted = sum(1 for f in fates if f.element.kind in (Kind.TEXT, Kind.HEARTBEAT_POLL, Kind.HEARTBEAT_REPLY)) - listed
+    omitted = sum(1 for f in fates if f.element.kind in (Kind.TEXT, Kind.HEARTBEAT_POLL, Kind.HEARTBEAT_REPLY)) \
+        - listed - len(below)
     if omitted > 0:
         sections.append(titles["omitted"].format(n=omitted))
     # the digest is read back into the model's context and kept in files: no pasted secret in clear
