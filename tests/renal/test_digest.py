@@ -5,8 +5,13 @@ real pi session files and read back from the compaction entry the filter appends
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from apollo.renal import digest
 from apollo.renal.filter import filter_path
 from realclient.support import PiSession
 
@@ -167,3 +172,37 @@ def test_one_answer_to_two_requests_is_quoted_once(tmp_path: Path) -> None:
     summary, _ = _digest(session, tmp_path)
     assert summary.count("lives in eu-central-2 on the infrequent-access storage class") == 1
     assert summary.count(f"→ [{answer}]") == 2
+
+
+_WORDS = ["invoice", "cluster", "backup", "supplier", "report", "gateway", "budget", "migration", "Berlin",
+          "Tuesday", "port", "18789", "schema", "quarterly", "receipts", "月度", "报表", "服务器"]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(_WORDS), min_size=3, max_size=10), min_size=1, max_size=4))
+def test_every_request_the_filter_keeps_is_in_the_digest_word_for_word(requests: list) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        _check_requests_quoted(Path(folder), requests)
+
+
+def _check_requests_quoted(tmp_path: Path, requests: list) -> None:
+    session = PiSession()
+    asked = []
+    for number, words in enumerate(requests):
+        text = f"Please prepare the {' '.join(words)} item {number}."
+        asked.append((session.user(text), text))
+        session.say(f"Prepared item {number}.")
+    _tail(session)
+    fates = _fates(session, tmp_path)
+    summary, _ = _digest(session, tmp_path)
+    for element_id, text in asked:
+        if fates[element_id].action != "drop" and fates[element_id].status != "superseded":
+            assert text in summary, text
+
+
+@given(st.text(min_size=0, max_size=400), st.integers(min_value=1, max_value=200))
+def test_a_pointer_is_the_start_of_the_text_and_no_longer_than_asked(text: str, limit: int) -> None:
+    flat = " ".join(text.split())
+    pointer = digest._pointer(text, limit)
+    assert pointer == flat or (pointer.endswith(" …") and flat.startswith(pointer[:-2])
+                               and len(pointer) <= limit + 2)
