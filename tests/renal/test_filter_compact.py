@@ -224,3 +224,52 @@ def test_a_must_keep_message_with_a_channel_envelope_stays_a_message_in_the_copy
     assert "crontab -l" not in seen and "Hi! What can I do for you?" not in seen  # the rest is digested
     assert source.read_text(encoding="utf-8").count("\n") == len(session.entries) + 1  # the source is untouched
     assert answer in {e.get("id") for e in entries}
+
+
+@pytest.mark.realclient
+def test_a_compact_copy_drops_the_tails_noise_as_the_default_filter_does(tmp_path: Path, pi_validate,
+                                                                         pi_replay) -> None:
+    from realclient.support import HEARTBEAT_PROMPT, PiSession
+
+    session = PiSession()
+    session.user("From now on, always answer in English.")
+    session.say("Understood: English from now on.")
+    session.tool("call_1", "exec", {"command": "ls /srv/reports"}, "weekly.md\nmonthly.md")
+    session.user("Next: the weekly report for the Berlin office.")
+    session.heartbeat()
+    session.say("Weekly report drafted in /srv/reports/weekly.md.")
+    session.user("And then the invoices of March.")
+    session.assistant(stop="error")  # a failed, empty turn
+    session.say("The March invoices are filed under /srv/invoices/2026-03.")
+    source = session.write(tmp_path / "s.jsonl")
+    result = filter_path(source, mode="compact", output=tmp_path / "c.jsonl", workspace=tmp_path)
+    assert pi_validate(result.output_path, strict=True, single_branch=True)["exit"] == 0
+    replay = pi_replay(result.output_path)
+    seen = "\n".join(context_blocks(replay))
+    assert "the weekly report for the Berlin office" in seen and "The March invoices are filed" in seen
+    assert HEARTBEAT_PROMPT not in seen
+    assert all(m.get("content") for m in replay["messages"] if m.get("role") == "assistant")  # no empty turn
+    count = counter_of(result.report)
+    assert abs(sum(count(text) for text in context_blocks(replay)) - result.report["after"]["tokens"]) <= 5 + \
+        0.02 * result.report["after"]["tokens"]  # the report counts what pi shows
+
+
+@pytest.mark.realclient
+def test_a_task_the_agent_only_claims_done_stays_a_message_with_its_envelope(tmp_path: Path, pi_replay) -> None:
+    from realclient.support import PiSession
+
+    session = PiSession()
+    envelope = "[Telegram Ana (@ana_k) id:4242 +2m Tue 2026-04-07 14:29 GMT+8] "
+    task = session.user(envelope + "Please switch the default model to the local qwen model.\n[message_id: 7790]")
+    session.tool("call_1", "exec", {"command": "openclaw config set model qwen"}, "ok")
+    session.say("Done: the default model is now the local qwen model.")
+    for text in ("Next: the weekly report.", "And then the invoices."):
+        session.user(text)
+        session.say("On it.")
+    result = filter_path(session.write(tmp_path / "s.jsonl"), mode="compact", output=tmp_path / "c.jsonl",
+                         workspace=tmp_path)
+    assert next(f for f in result.fates if f.element.id == task).status == "done"
+    assert result.report["compaction"]["first_kept_entry_id"] == task
+    seen = "\n".join(context_blocks(pi_replay(result.output_path)))
+    assert envelope + "Please switch the default model to the local qwen model." in seen
+    assert "openclaw config set model qwen" not in seen  # the tool work is digested

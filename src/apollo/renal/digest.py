@@ -182,10 +182,11 @@ _DIALOGUE = frozenset({Kind.TEXT, Kind.THINKING})
 
 
 def kept_as_messages(fates: list[Any], item_chars: int = 1 << 30) -> frozenset[str]:
-    """The entries (record ids) that can stay as messages instead of digest lines: each quoted
-    item with what answered it, when both are dialogue turns (text, and thinking the copy leaves
-    out). The message keeps what a quote cannot: the words as the model saw them, with the
-    channel's envelope (time, sender, message id)."""
+    """The entries (record ids) that stay as messages instead of digest lines: a must-keep item, or
+    a task the agent only claims done (its claim is not the user's check), that came with a
+    channel's envelope (time, sender, message id: what a quote cannot carry), with what answered
+    it, when both are dialogue turns (text, and thinking the copy leaves out) no longer than
+    ``item_chars``."""
     kinds: dict[str, set[Kind]] = {}
     for fate in fates:
         if fate.element.record_id is not None:
@@ -193,7 +194,8 @@ def kept_as_messages(fates: list[Any], item_chars: int = 1 << 30) -> frozenset[s
     items = must_keep_items(fates)
     answers = replies(fates)
     kept: set[str] = set()
-    for fate in items:
+    claimed = [f for f in requests(fates, items) if f.category == "task" and f.status == "done"]
+    for fate in (*items, *claimed):
         reply = answers.get(fate.element.id)
         line = [fate] + ([reply] if reply is not None and reply.action != "drop" and _worth_quoting(reply, reply=True)
                          else [])

@@ -401,6 +401,8 @@ class CompactionPlan:
     dropped: list[str] = field(default_factory=list)
     #: entries before the tail that stay as messages (record ids; :func:`digest.kept_as_messages`)
     messages: frozenset[str] = frozenset()
+    #: a rewritten copy: the digested entries left out, the tail's noise dropped (else: one entry appended)
+    rewrites: bool = False
 
     @property
     def digested(self) -> list[Fate]:
@@ -415,7 +417,8 @@ class CompactionPlan:
 
     def edits(self) -> dict[str, Edit]:
         """What the copy leaves out: the conversation the digest stands for (its messages, tool
-        calls and results), except the entries kept as messages, which lose only their thinking."""
+        calls and results), except the entries kept as messages, which lose only their thinking;
+        and in the tail what the default filter drops as noise (failed turns, heartbeats, pings)."""
         edits: dict[str, Edit] = {}
         for fate in self.digested:
             element = fate.element
@@ -423,7 +426,17 @@ class CompactionPlan:
                 continue  # model and thinking-level changes, notices: the session's state, not its talk
             if element.record_id not in self.messages or element.kind is Kind.THINKING:
                 edits[element.id] = Edit("drop", note="compacted")
+        first = self.first_kept_entry_id
+        for fate in self.fates[self.start:]:
+            if fate.action == "drop" and fate.element.record_id != first:
+                edits[fate.element.id] = Edit("drop", note=fate.bucket)
         return edits
+
+    @property
+    def tail_dropped(self) -> int:
+        """The tokens of the tail's noise a rewritten copy drops."""
+        first = self.first_kept_entry_id
+        return sum(f.element.tokens for f in self.fates[self.start:] if f.action == "drop" and f.element.record_id != first)
 
     @property
     def context_tokens(self) -> int:
@@ -485,9 +498,11 @@ def plan_compaction(fates: list[Fate], rules: concentrate.FilterRules, lang: str
         plan = CompactionPlan(fates, start, "", 0, tail_after[start])
         before = plan.digested
         if messages:
+            plan.rewrites = True
             plan.messages = digest.kept_as_messages(before, rules["digest_item_chars"])
             plan.tail_tokens += sum(f.element.tokens for f in before
                                     if f.element.record_id in plan.messages and f.element.kind is not Kind.THINKING)
+            plan.tail_tokens -= plan.tail_dropped
         plan.summary = digest.build(before, lang, rules["digest_item_chars"], earlier=earlier, level=level,
                                     outdated_chars=rules["digest_outdated_chars"], reply_chars=rules["digest_reply_chars"],
                                     as_messages=plan.messages)
@@ -539,7 +554,7 @@ def write_compaction(path: Path | Any, transcript: Transcript, plan: CompactionP
     """Append one native compaction entry (the plan's digest and tail start); its id. With entries
     kept as messages the copy first leaves out what the digest stands for (the source keeps it)."""
     tokens_before = sum(f.element.tokens for f in plan.fates)
-    if plan.messages and dest is not None and not in_place:
+    if plan.rewrites and dest is not None and not in_place:
         transcript_io.write(path, dest, plan.edits(), fmt=transcript.format)
         return transcript_io.append_compaction(dest, None, plan.summary, plan.first_kept_entry_id, tokens_before,
                                                in_place=True)
