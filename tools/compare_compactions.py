@@ -5,8 +5,8 @@ Usage: python tools/compare_compactions.py MIRRORS_DIR [--per-repo N] [--json OU
 MIRRORS_DIR holds git mirrors laid out as ``<owner>+<name>/repo`` (the layout the real-session
 fetcher uses). For every session file at HEAD that holds a ``{"type":"compaction"}`` entry, the
 history that compaction replaced (the active path up to its ``firstKeptEntryId``) is digested by
-Apollo (``apollo.renal.digest``, the same code as ``--mode compact``) and both are compared:
-their size in o200k tokens, and which of the must-keep items Apollo recognises in that history
+Apollo (``apollo.renal.digest``, the same code as ``--mode compact`` writing a copy) and both are
+compared: their size in o200k tokens (Apollo's: the digest and the messages it keeps after it), and which of the must-keep items Apollo recognises in that history
 each one carries (≥ 80% of an item's word tokens present, the real-session scorer's rule).
 Prints one line per compaction and a total; nothing from the sessions is written anywhere.
 """
@@ -86,12 +86,18 @@ def compare(lines: list[str]) -> list[dict]:
         earlier = [f.element.text for f in before if f.element.kind.value == "compaction_summary" and f.element.text]
         rules = concentrate.load()
         lang = "zh" if sum("\u4e00" <= c <= "\u9fff" for c in compaction["summary"]) > 50 else "en"
-        ours = digest.build([f for f in before if f.element.kind.value != "compaction_summary"], lang,
-                            rules["digest_item_chars"], earlier=earlier,
-                            outdated_chars=rules["digest_outdated_chars"])
+        history = [f for f in before if f.element.kind.value != "compaction_summary"]
+        kept = digest.kept_as_messages(history, rules["digest_item_chars"])
+        ours = digest.build(history, lang, rules["digest_item_chars"], earlier=earlier,
+                            outdated_chars=rules["digest_outdated_chars"], reply_chars=rules["digest_reply_chars"],
+                            as_messages=kept)
+        # what stands in for the history: the digest and the messages kept after it, as the model sees them
+        messages = "\n".join(f.element.envelope + f.element.text for f in history
+                              if f.element.record_id in kept and f.element.kind.value == "text")
         items = [f.element.text for f in digest.must_keep_items(before)]
-        theirs_words, ours_words = _words(compaction["summary"]), _words(ours)
-        rows.append({"id": compaction.get("id"), "openclaw_tokens": len(ENCODE(compaction["summary"])), "apollo_tokens": len(ENCODE(ours)),
+        theirs_words, ours_words = _words(compaction["summary"]), _words(ours + "\n" + messages)
+        rows.append({"id": compaction.get("id"), "openclaw_tokens": len(ENCODE(compaction["summary"])),
+                     "apollo_tokens": len(ENCODE(ours)) + len(ENCODE(messages)), "kept_messages": len(kept),
                      "history_entries": cut, "items": len(items),
                      "openclaw_carries": sum(_carried(t, theirs_words) for t in items),
                      "apollo_carries": sum(_carried(t, ours_words) for t in items),

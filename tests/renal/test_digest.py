@@ -5,8 +5,13 @@ real pi session files and read back from the compaction entry the filter appends
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from apollo.renal import digest
 from apollo.renal.filter import filter_path
 from realclient.support import PiSession
 
@@ -87,3 +92,117 @@ def test_the_snapshot_pairs_each_item_with_what_answered_it(tmp_path: Path) -> N
     items = {item["id"]: item for item in json.loads(result.snapshot_path.read_text(encoding="utf-8"))["items"]}
     assert request in items
     assert "job-7f3a" in items[request]["reply"]["text"]
+
+
+def _fates(session: PiSession, tmp_path: Path) -> dict[str, object]:
+    path = session.write(tmp_path / "s.jsonl")
+    result = filter_path(path, "openclaw", mode="compact", dry_run=True, workspace=tmp_path)
+    return {f.element.id: f for f in result.fates}
+
+
+def test_a_terse_request_the_classifier_does_not_flag_is_still_quoted_in_the_users_words(tmp_path: Path) -> None:
+    session = PiSession()
+    request = session.user("Spreadsheet of the supplier invoices")
+    session.tool("call_1", "exec", {"command": "ls ~/invoices"}, "a.pdf\nb.pdf")
+    session.say("Here it is: invoices.xlsx lists the two supplier invoices.")
+    _tail(session)
+    fate = _fates(session, tmp_path)[request]
+    assert not fate.must_keep  # the point: no must-keep verdict, and yet the request is in the user's words
+    summary, _ = _digest(session, tmp_path)
+    assert f'[{request}] "Spreadsheet of the supplier invoices"' in summary
+    assert "invoices.xlsx lists the two supplier invoices" in summary
+
+
+def test_an_outdated_item_is_only_pointed_to_by_its_id_and_its_start(tmp_path: Path) -> None:
+    session = PiSession()
+    old = ("From now on we host the orders service on the old VPS in Frankfurt; nightly backups go to the NAS, "
+           "with a weekly restore drill and monitoring by the Grafana stack.")
+    first = session.user(old)
+    session.say("Noted.")
+    session.user("Actually, change that: from now on we host the orders service on the managed cluster, not the old VPS.")
+    session.say("Noted: the managed cluster it is.")
+    _tail(session)
+    assert _fates(session, tmp_path)[first].outdated  # superseded by the change of plan
+    summary, _ = _digest(session, tmp_path)
+    assert f"- [{first}] From now on we host the orders service" in summary
+    assert old not in summary and "monitoring by the Grafana stack" not in summary
+    assert "on the managed cluster, not the old VPS" in summary
+
+
+def test_an_answer_quoted_as_its_own_item_is_not_quoted_again_as_the_outcome(tmp_path: Path) -> None:
+    session = PiSession()
+    session.user("Should the staging gateway listen on 18789 or 18790?")
+    answer = session.say("We decided: the staging gateway listens on port 18789 from now on, behind the nginx proxy.")
+    _tail(session)
+    summary, _ = _digest(session, tmp_path)
+    assert summary.count("listens on port 18789 from now on") == 1
+    assert f"→ [{answer}]" in summary
+
+
+def test_a_decision_whose_question_was_answered_still_stands_among_the_decisions(tmp_path: Path) -> None:
+    session = PiSession()
+    decided = session.user("Decision: the orders service moves to Postgres 16. Which migration tool do you suggest?")
+    session.say("Alembic: I will run the migration with it tonight at 23:00.")
+    _tail(session)
+    fate = _fates(session, tmp_path)[decided]
+    assert fate.status == "answered" and fate.category == "decision"
+    summary, _ = _digest(session, tmp_path)
+    decisions = summary.split("## Decisions\n", 1)[1].split("\n## ", 1)[0]
+    assert f'[{decided}] "Decision: the orders service moves to Postgres 16.' in decisions
+    assert "run the migration with it tonight at 23:00" in decisions
+
+
+def test_an_outcome_is_quoted_as_fully_as_an_item(tmp_path: Path) -> None:
+    session = PiSession()
+    session.user("Can the staging gateway be reached from the office network?")
+    steps = " ".join(f"Step {n}: open port {18780 + n} on firewall rule fw-{n} and reload the gateway."
+                     for n in range(1, 8))
+    session.say("Not yet. " + steps)
+    _tail(session)
+    summary, _ = _digest(session, tmp_path)
+    assert steps in summary
+
+
+def test_one_answer_to_two_requests_is_quoted_once(tmp_path: Path) -> None:
+    session = PiSession()
+    session.user("Which region is the backup bucket in?")
+    session.user("And which storage class does it use?")
+    answer = session.say("The backup bucket lives in eu-central-2 on the infrequent-access storage class.")
+    _tail(session)
+    summary, _ = _digest(session, tmp_path)
+    assert summary.count("lives in eu-central-2 on the infrequent-access storage class") == 1
+    assert summary.count(f"→ [{answer}]") == 2
+
+
+_WORDS = ["invoice", "cluster", "backup", "supplier", "report", "gateway", "budget", "migration", "Berlin",
+          "Tuesday", "port", "18789", "schema", "quarterly", "receipts", "月度", "报表", "服务器"]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(_WORDS), min_size=3, max_size=10), min_size=1, max_size=4))
+def test_every_request_the_filter_keeps_is_in_the_digest_word_for_word(requests: list) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        _check_requests_quoted(Path(folder), requests)
+
+
+def _check_requests_quoted(tmp_path: Path, requests: list) -> None:
+    session = PiSession()
+    asked = []
+    for number, words in enumerate(requests):
+        text = f"Please prepare the {' '.join(words)} item {number}."
+        asked.append((session.user(text), text))
+        session.say(f"Prepared item {number}.")
+    _tail(session)
+    fates = _fates(session, tmp_path)
+    summary, _ = _digest(session, tmp_path)
+    for element_id, text in asked:
+        if fates[element_id].action != "drop" and fates[element_id].status != "superseded":
+            assert text in summary, text
+
+
+@given(st.text(min_size=0, max_size=400), st.integers(min_value=1, max_value=200))
+def test_a_pointer_is_the_start_of_the_text_and_no_longer_than_asked(text: str, limit: int) -> None:
+    flat = " ".join(text.split())
+    pointer = digest._pointer(text, limit)
+    assert pointer == flat or (pointer.endswith(" …") and flat.startswith(pointer[:-2])
+                               and len(pointer) <= limit + 2)

@@ -21,6 +21,7 @@ from apollo.renal import filter as filter_mod
 from apollo.renal.filter import filter_path, plan_compaction
 from apollo.renal.report import render
 from apollo.transcript.openclaw import COMPACTION_SUMMARY_WRAPPER, can_start_kept_tail
+from realclient.support import HEARTBEAT_PROMPT, PiSession
 from renal.filter_support import build, context_blocks, counter_of
 
 
@@ -193,3 +194,80 @@ def test_in_place_is_only_for_compact_and_never_with_an_output(tmp_path: Path, a
     done = apollo_cli("renal", "filter", str(source), "--in-place", "--workspace", str(tmp_path))
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert source.read_bytes() == original and sorted(p.name for p in tmp_path.iterdir()) == [source.name]
+
+
+_ENVELOPE = "[Telegram Ana (@ana_k) id:4242 +2m Tue 2026-04-07 14:29 GMT+8] "
+
+
+def _compact_copy(session: PiSession, tmp_path: Path) -> filter_mod.FilterResult:
+    """The session after two more turns (the recent tail), compacted into a copy without a budget."""
+    for text in ("Next: the weekly report.", "And then the invoices."):
+        session.user(text)
+        session.say("On it.")
+    source = session.write(tmp_path / "s.jsonl")
+    return filter_path(source, mode="compact", output=tmp_path / "c.jsonl", workspace=tmp_path)
+
+
+@pytest.mark.realclient
+def test_a_must_keep_message_with_a_channel_envelope_stays_a_message_in_the_copy(tmp_path: Path, pi_validate,
+                                                                                  pi_replay) -> None:
+    session = PiSession()
+    session.user("hi")
+    session.say("Hi! What can I do for you?")
+    rule = "From now on, always send me the daily summary at 08:00 by email."
+    kept = session.user(_ENVELOPE + rule + "\n[message_id: 7781]")
+    answer = session.say("Understood: the daily summary goes out by email every day at 08:00.")
+    session.tool("call_1", "exec", {"command": "crontab -l"}, "0 8 * * * /usr/local/bin/summary")
+    result = _compact_copy(session, tmp_path)
+    source = tmp_path / "s.jsonl"
+    entries = [json.loads(line) for line in result.output_path.read_text(encoding="utf-8").splitlines()]
+    compaction = entries[-1]
+    assert compaction["firstKeptEntryId"] == kept
+    assert rule not in compaction["summary"]  # not said twice: the message itself follows the digest
+    assert pi_validate(result.output_path, strict=True, single_branch=True)["exit"] == 0
+    seen = "\n".join(context_blocks(pi_replay(result.output_path)))
+    assert _ENVELOPE + rule in seen and "[message_id: 7781]" in seen  # as said, envelope and all
+    assert "the daily summary goes out by email every day at 08:00" in seen  # with what answered it
+    assert "crontab -l" not in seen and "Hi! What can I do for you?" not in seen  # the rest is digested
+    assert source.read_text(encoding="utf-8").count("\n") == len(session.entries) + 1  # the source is untouched
+    assert answer in {e.get("id") for e in entries}
+
+
+@pytest.mark.realclient
+def test_a_compact_copy_drops_the_tails_noise_as_the_default_filter_does(tmp_path: Path, pi_validate,
+                                                                         pi_replay) -> None:
+    session = PiSession()
+    session.user("From now on, always answer in English.")
+    session.say("Understood: English from now on.")
+    session.tool("call_1", "exec", {"command": "ls /srv/reports"}, "weekly.md\nmonthly.md")
+    session.user("Next: the weekly report for the Berlin office.")
+    session.heartbeat()
+    session.say("Weekly report drafted in /srv/reports/weekly.md.")
+    session.user("And then the invoices of March.")
+    session.assistant(stop="error")  # a failed, empty turn
+    session.say("The March invoices are filed under /srv/invoices/2026-03.")
+    source = session.write(tmp_path / "s.jsonl")
+    result = filter_path(source, mode="compact", output=tmp_path / "c.jsonl", workspace=tmp_path)
+    assert pi_validate(result.output_path, strict=True, single_branch=True)["exit"] == 0
+    replay = pi_replay(result.output_path)
+    seen = "\n".join(context_blocks(replay))
+    assert "the weekly report for the Berlin office" in seen and "The March invoices are filed" in seen
+    assert HEARTBEAT_PROMPT not in seen
+    assert all(m.get("content") for m in replay["messages"] if m.get("role") == "assistant")  # no empty turn
+    count = counter_of(result.report)
+    assert abs(sum(count(text) for text in context_blocks(replay)) - result.report["after"]["tokens"]) <= 5 + \
+        0.02 * result.report["after"]["tokens"]  # the report counts what pi shows
+
+
+@pytest.mark.realclient
+def test_a_task_the_agent_only_claims_done_stays_a_message_with_its_envelope(tmp_path: Path, pi_replay) -> None:
+    session = PiSession()
+    task = session.user(_ENVELOPE + "Please switch the default model to the local qwen model.\n[message_id: 7790]")
+    session.tool("call_1", "exec", {"command": "openclaw config set model qwen"}, "ok")
+    session.say("Done: the default model is now the local qwen model.")
+    result = _compact_copy(session, tmp_path)
+    assert next(f for f in result.fates if f.element.id == task).status == "done"
+    assert result.report["compaction"]["first_kept_entry_id"] == task
+    seen = "\n".join(context_blocks(pi_replay(result.output_path)))
+    assert _ENVELOPE + "Please switch the default model to the local qwen model." in seen
+    assert "openclaw config set model qwen" not in seen  # the tool work is digested

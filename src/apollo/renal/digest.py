@@ -28,8 +28,6 @@ from apollo.transcript.model import Kind, Role
 _PATH = regexes.compile(r"(?<![\w:/.-])(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]+)+|\b[\w-]+\.(?:py|js|ts|json|jsonl|toml|ya?ml|md|sh|sql)\b")
 #: device and kernel files are no file anyone worked on
 _NOT_FILES = ("/dev/", "/proc/", "/sys/")
-#: how much of a reply the digest quotes as an item's outcome or answer
-_REPLY_CHARS = 200
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,17 +55,21 @@ LEVELS = (Level(), Level(outdated=False), Level(outdated=False, tools_and_files=
 VERBATIM_LEVELS = tuple(level for level in LEVELS if not level.shortens_must_keep)
 
 _TITLES = {
-    "zh": {"head": "[apollo renal 摘要] 以下是此前对话的要点（原文保留决策、偏好、任务与未解决问题）。",
+    "zh": {"head": "[apollo renal 摘要] 以下是此前对话的要点（原文保留决策、偏好、任务、未解决问题与用户的请求，附编号）。",
            "earlier": "更早的摘要", "decision": "决策", "preference": "偏好", "task": "进行中任务",
-           "question": "未解决问题", "facts": "过程要点", "tools": "使用过的工具", "files": "涉及的文件",
-           "superseded": "已过时：被取代、已回答或已完成（仅供参考）",
+           "question": "未解决问题", "requests": "用户的其他请求（原话）", "facts": "过程要点", "tools": "使用过的工具", "files": "涉及的文件",
+           "superseded": "已过时：被取代、已回答或已完成（仅列开头，按编号可调回原文）",
+           "below": "其中 {n} 条要紧的消息（请求、决策及其答复）保留在摘要之后，原样未改。",
            "omitted": "另有 {n} 条寒暄、确认、心跳与中间过程未列出。"},
     "en": {"head": "[apollo renal digest] What the conversation so far established (decisions, preferences, "
-                   "tasks and open questions verbatim).",
+                   "tasks, open questions and the user's requests verbatim, by id).",
            "earlier": "Earlier summary",
            "decision": "Decisions", "preference": "Preferences", "task": "Active tasks", "question": "Open questions",
+           "requests": "The user's other requests (verbatim)",
            "facts": "Facts from the process", "tools": "Tools used", "files": "Files touched",
-           "superseded": "Outdated: superseded, answered or done (for reference)",
+           "superseded": "Outdated: superseded, answered or done (the start only; recall by id gives the full text)",
+           "below": "{n} messages that matter (requests, decisions and what answered them) stay after this "
+                    "digest, as they were said.",
            "omitted": "{n} more pleasantries, confirmations, heartbeats and process steps are not listed."},
 }
 
@@ -133,10 +135,16 @@ def _condenser() -> Any:
     return Condenser()
 
 
+#: kinds whose statements still stand once a question in them is answered (an answered question does not)
+_STANDING = ("decision", "preference")
+
+
 def must_keep_items(fates: list[Any]) -> list[Any]:
-    """The fates the digest quotes under a must-keep heading."""
+    """The fates the digest quotes under a must-keep heading: the must-keep ones, and a decision or
+    preference whose question was answered (the answer settles the question, not the statements)."""
     return [f for f in fates if f.category in ("decision", "preference", "task", "question")
-            and (f.must_keep or (f.confirm and not f.outdated)) and _worth_quoting(f)]
+            and (f.must_keep or (f.confirm and not f.outdated) or (f.status == "answered" and f.category in _STANDING))
+            and _worth_quoting(f)]
 
 
 def quoted_items(fates: list[Any], level: Level) -> list[Any]:
@@ -146,10 +154,68 @@ def quoted_items(fates: list[Any], level: Level) -> list[Any]:
     return items
 
 
+def _pointer(text: str, limit: int) -> str:
+    """The start of ``text`` on one line: enough to tell what it was; recall expands it by its id."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:max(limit, 1)].rstrip() + " …"
+
+
+def _verbatim(text: str, limit: int, lang: str) -> str:
+    """``text`` quoted as said (its start and end when long), between quotation marks."""
+    opening, closing = ("“", "”") if lang == "zh" else ('"', '"')
+    return f"{opening}{_quote(text, limit)}{closing}"
+
+
+def requests(fates: list[Any], listed: list[Any]) -> list[Any]:
+    """The user's messages not listed under a must-keep heading: what the user asked for, in the
+    user's words, even when the classifier saw no decision, rule, task or question in it (a terse
+    request, one it took for answered or done), unless the filter found it to be noise or a later
+    message superseded it."""
+    shown = {f.element.id for f in listed}
+    return [f for f in fates if f.element.role is Role.USER and f.element.kind is Kind.TEXT and f.action != "drop"
+            and f.status != "superseded" and f.element.id not in shown and _worth_quoting(f)]
+
+
+#: what an entry may hold to stay as a message outside the kept tail: a dialogue turn, no tool work
+#: (a tool call cannot stay without its result, nor a result without its call)
+_DIALOGUE = frozenset({Kind.TEXT, Kind.THINKING})
+
+
+def kept_as_messages(fates: list[Any], item_chars: int = 1 << 30) -> frozenset[str]:
+    """The entries (record ids) that stay as messages instead of digest lines: a must-keep item, or
+    a task the agent only claims done (its claim is not the user's check), that came with a
+    channel's envelope (time, sender, message id: what a quote cannot carry), with what answered
+    it, when both are dialogue turns (text, and thinking the copy leaves out) no longer than
+    ``item_chars``."""
+    kinds: dict[str, set[Kind]] = {}
+    for fate in fates:
+        if fate.element.record_id is not None:
+            kinds.setdefault(fate.element.record_id, set()).add(fate.element.kind)
+    items = must_keep_items(fates)
+    answers = replies(fates)
+    kept: set[str] = set()
+    claimed = [f for f in requests(fates, items) if f.category == "task" and f.status == "done"]
+    for fate in (*items, *claimed):
+        reply = answers.get(fate.element.id)
+        line = [fate] + ([reply] if reply is not None and reply.action != "drop" and _worth_quoting(reply, reply=True)
+                         else [])
+        records = [f.element.record_id for f in line]
+        if fate.element.envelope and all(r is not None and kinds[r] <= _DIALOGUE for r in records) \
+                and all(len(f.element.text) <= item_chars for f in line):
+            kept.update(r for r in records if r is not None)
+    return frozenset(kept)
+
+
 def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | tuple[str, ...] = (),
-          level: Level = LEVELS[0], outdated_chars: int | None = None) -> str:
+          level: Level = LEVELS[0], outdated_chars: int | None = None, reply_chars: int | None = None,
+          as_messages: frozenset[str] = frozenset()) -> str:
     """The digest of ``fates`` (everything before the tail) after the ``earlier`` summaries: the one
-    place its text is made."""
+    place its text is made.
+
+    Verbatim: the must-keep items and the user's other requests (short, and what a summary most
+    often loses), each with its id and what answered it. Pointers (an id and the start of the text,
+    which recall expands): what the classifier found superseded, answered or done. The entries
+    in ``as_messages`` (record ids) stay as messages after the digest and are not repeated in it."""
     titles = _TITLES["zh" if lang == "zh" else "en"]
     limit = max(int(item_chars * level.item_share), 40)
     answers = replies(fates)
@@ -158,22 +224,35 @@ def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | 
         earlier_limit = None if not level.shortens_must_keep else limit * 4
         sections.append(f"## {titles['earlier']}\n" + "\n\n".join(
             text.strip() if earlier_limit is None else _quote(text, earlier_limit) for text in earlier))
+    below = [f for f in fates if f.element.record_id in as_messages and f.element.kind is Kind.TEXT]
+    if below:
+        sections.append(titles["below"].format(n=len({f.element.record_id for f in below})))
+    chosen = [f for f in quoted_items(fates, level) if f.element.record_id not in as_messages]
+    asked = [f for f in requests(fates, must_keep_items(fates)) if f.element.record_id not in as_messages] \
+        if level.keep_newest is None else []
+    quoted = {f.element.id for f in (*chosen, *asked, *below)}
 
     def line(fate: Any, width: int) -> str:
-        quoted = f"- [{fate.element.id}] {_quote(fate.element.text, width)}"
+        text = f"- [{fate.element.id}] {_verbatim(fate.element.text, width, lang)}"
         reply = answers.get(fate.element.id) if fate.element.role is Role.USER or fate.category == "question" else None
-        if reply is not None and _worth_quoting(reply, reply=True) and not level.shortens_must_keep:
-            quoted += f"\n  → {_quote(reply.element.text, min(width, _REPLY_CHARS))}"
-        return quoted
+        if reply is None or level.shortens_must_keep or not _worth_quoting(reply, reply=True):
+            return text
+        if reply.element.id in quoted:
+            return text + f"\n  → [{reply.element.id}]"
+        quoted.add(reply.element.id)  # an answer to several messages is quoted under the first
+        return text + f"\n  → [{reply.element.id}] {_quote(reply.element.text, min(width, reply_chars or width))}"
 
     listed = 0
-    chosen = quoted_items(fates, level)
     for category in ("decision", "preference", "task", "question"):
         items = [f for f in chosen if f.category == category]
         if items:
             listed += len(items)
             sections.append(f"## {titles[category]}\n" + "\n".join(line(f, limit) for f in items))
-    facts = [f for f in fates if f.rescued and not f.must_keep and f.element.kind is Kind.TEXT and _worth_quoting(f)]
+    if asked:
+        listed += len(asked)
+        sections.append(f"## {titles['requests']}\n" + "\n".join(line(f, limit) for f in asked))
+    facts = [f for f in fates if f.rescued and not f.must_keep and f.element.kind is Kind.TEXT and _worth_quoting(f)
+             and f.element.id not in quoted]
     if facts and level.facts:
         listed += len(facts)
         sections.append(f"## {titles['facts']}\n" + "\n".join(
@@ -187,10 +266,16 @@ def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | 
                                    for m in _PATH.findall(f.element.text) if not m.startswith(_NOT_FILES)))
         if files:
             sections.append(f"## {titles['files']}\n" + ", ".join(files[:40]))
-    stale = [f for f in fates if f.outdated and f.element.kind is Kind.TEXT and _worth_quoting(f)]
+    answering = {answers[i].element.id for i in quoted if i in answers}
+    stale = [f for f in fates if f.outdated and f.element.kind is Kind.TEXT and _worth_quoting(f)
+             and f.element.id not in quoted and f.element.id not in answering]
     if stale and level.outdated:
-        sections.append(f"## {titles['superseded']}\n" + "\n".join(line(f, min(limit, outdated_chars or limit)) for f in stale))
-    omitted = sum(1 for f in fates if f.element.kind in (Kind.TEXT, Kind.HEARTBEAT_POLL, Kind.HEARTBEAT_REPLY)) - listed
+        listed += len(stale)
+        width = min(limit, outdated_chars or limit)
+        sections.append(f"## {titles['superseded']}\n" + "\n".join(
+            f"- [{f.element.id}] {_pointer(f.element.text, width)}" for f in stale))
+    omitted = sum(1 for f in fates if f.element.kind in (Kind.TEXT, Kind.HEARTBEAT_POLL, Kind.HEARTBEAT_REPLY)) \
+        - listed - len(below)
     if omitted > 0:
         sections.append(titles["omitted"].format(n=omitted))
     # the digest is read back into the model's context and kept in files: no pasted secret in clear

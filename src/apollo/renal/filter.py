@@ -91,7 +91,8 @@ def filter_path(path: Path | Any, fmt: str = "auto", config: Any = None, keep_ra
             target = int(target * rules["estimate_margin"])
     plan = None
     if mode == "compact":
-        plan = plan_compaction(fates, rules, conversation_lang, count, target, where=str(path))
+        plan = plan_compaction(fates, rules, conversation_lang, count, target, where=str(path),
+                               messages=target is None and not in_place and transcript.format == "openclaw")
         budget_fit = plan.fit(target) if target is not None else None
     elif target is not None:
         budget_fit = fit_budget(fates, target, condenser, count, names, rules, conversation_lang)
@@ -409,6 +410,10 @@ class CompactionPlan:
     #: must-keep items the budget forced the digest to quote shorter, or to leave out (element ids)
     shortened: list[str] = field(default_factory=list)
     dropped: list[str] = field(default_factory=list)
+    #: entries before the tail that stay as messages (record ids; :func:`digest.kept_as_messages`)
+    messages: frozenset[str] = frozenset()
+    #: a rewritten copy: the digested entries left out, the tail's noise dropped (else: one entry appended)
+    rewrites: bool = False
 
     @property
     def digested(self) -> list[Fate]:
@@ -417,7 +422,32 @@ class CompactionPlan:
 
     @property
     def first_kept_entry_id(self) -> str:
-        return str(self.fates[self.start].element.record_id)
+        """The oldest entry kept as a message, else the tail's first."""
+        kept = next((f for f in self.fates[:self.start] if f.element.record_id in self.messages), self.fates[self.start])
+        return str(kept.element.record_id)
+
+    def edits(self) -> dict[str, Edit]:
+        """What the copy leaves out: the conversation the digest stands for (its messages, tool
+        calls and results), except the entries kept as messages, which lose only their thinking;
+        and in the tail what the default filter drops as noise (failed turns, heartbeats, pings)."""
+        edits: dict[str, Edit] = {}
+        for fate in self.digested:
+            element = fate.element
+            if element.kind is Kind.METADATA or element.role is Role.SYSTEM:
+                continue  # model and thinking-level changes, notices: the session's state, not its talk
+            if element.record_id not in self.messages or element.kind is Kind.THINKING:
+                edits[element.id] = Edit("drop", note="compacted")
+        first = self.first_kept_entry_id
+        for fate in self.fates[self.start:]:
+            if fate.action == "drop" and fate.element.record_id != first:
+                edits[fate.element.id] = Edit("drop", note=fate.bucket)
+        return edits
+
+    @property
+    def tail_dropped(self) -> int:
+        """The tokens of the tail's noise a rewritten copy drops."""
+        first = self.first_kept_entry_id
+        return sum(f.element.tokens for f in self.fates[self.start:] if f.action == "drop" and f.element.record_id != first)
 
     @property
     def context_tokens(self) -> int:
@@ -431,17 +461,20 @@ class CompactionPlan:
         return {"entry_id": None, "first_kept_entry_id": self.first_kept_entry_id,
                 "tokens_before": sum(f.element.tokens for f in self.fates),
                 "summary_tokens": self.summary_tokens, "tail_tokens": self.tail_tokens,
-                "context_tokens": self.context_tokens, "summary": self.summary, "digested": len(self.digested)}
+                "context_tokens": self.context_tokens, "summary": self.summary, "digested": len(self.digested),
+                "kept_messages": len(self.messages)}
 
 
 def plan_compaction(fates: list[Fate], rules: concentrate.FilterRules, lang: str, count: Callable[[str], int],
-                    target: int | None, *, where: str) -> CompactionPlan:
+                    target: int | None, *, where: str, messages: bool = False) -> CompactionPlan:
     """Choose the kept tail and build the digest of everything before it.
 
     Without a budget the tail is the recent turns. Under a budget the tail start moves later (to
     entries pi accepts as a cut point) and the digest gets leaner (:data:`digest.LEVELS`) until
     summary + tail fit: at each start the digest's optional sections go before the start moves
-    on, and must-keep items are quoted shorter only when no start fits otherwise.
+    on, and must-keep items are quoted shorter only when no start fits otherwise. With ``messages``
+    (a copy without a budget) the items the digest would quote, with what answered them, stay as
+    messages when they are dialogue turns (:func:`digest.kept_as_messages`).
     """
     from apollo.renal import digest
     from apollo.transcript.openclaw import (
@@ -475,8 +508,15 @@ def plan_compaction(fates: list[Fate], rules: concentrate.FilterRules, lang: str
                    and (i < start or is_compaction_summary(e))]
         plan = CompactionPlan(fates, start, "", 0, tail_after[start])
         before = plan.digested
+        if messages:
+            plan.rewrites = True
+            plan.messages = digest.kept_as_messages(before, rules["digest_item_chars"])
+            plan.tail_tokens += sum(f.element.tokens for f in before
+                                    if f.element.record_id in plan.messages and f.element.kind is not Kind.THINKING)
+            plan.tail_tokens -= plan.tail_dropped
         plan.summary = digest.build(before, lang, rules["digest_item_chars"], earlier=earlier, level=level,
-                                    outdated_chars=rules["digest_outdated_chars"])
+                                    outdated_chars=rules["digest_outdated_chars"], reply_chars=rules["digest_reply_chars"],
+                                    as_messages=plan.messages)
         plan.summary_tokens = count(prefix + plan.summary + suffix)
         quoted = digest.quoted_items(before, level)
         if level.shortens_must_keep:
@@ -522,7 +562,12 @@ def _fit_compaction(starts: list[int], target: int, attempt: Callable[[int, Any]
 
 def write_compaction(path: Path | Any, transcript: Transcript, plan: CompactionPlan, dest: Path | None,
                      in_place: bool) -> str:
-    """Append one native compaction entry (the plan's digest and tail start); its id."""
+    """Append one native compaction entry (the plan's digest and tail start); its id. With entries
+    kept as messages the copy first leaves out what the digest stands for (the source keeps it)."""
     tokens_before = sum(f.element.tokens for f in plan.fates)
+    if plan.rewrites and dest is not None and not in_place:
+        transcript_io.write(path, dest, plan.edits(), fmt=transcript.format)
+        return transcript_io.append_compaction(dest, None, plan.summary, plan.first_kept_entry_id, tokens_before,
+                                               in_place=True)
     return transcript_io.append_compaction(path, dest, plan.summary, plan.first_kept_entry_id, tokens_before,
                                            in_place=in_place, expected=transcript.meta.get("fingerprint"))
