@@ -54,6 +54,13 @@ class Places:
 
         return PatternSet.compile(self.inside)
 
+    def shown(self, path: Path) -> str:
+        """A path of Apollo's as the log names it: relative to the workspace when inside it."""
+        try:
+            return str(path.relative_to(self.workspace.path))
+        except ValueError:
+            return str(path)
+
     def close(self) -> None:
         for root in self._owned:
             root.close()

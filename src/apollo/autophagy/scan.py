@@ -16,13 +16,19 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import PurePosixPath
+from typing import TYPE_CHECKING
 
+from apollo import clock
 from apollo.autophagy import checks, entries
 from apollo.autophagy.fs import Fingerprint, Root, Unsafe, display, open_file, read_fd, sha256_bytes
 from apollo.autophagy.plan import Item, Member
 from apollo.autophagy.rules import CompiledRules, PatternSet, Rule
 from apollo.autophagy.tasks import Tasks
 from apollo.dirfd import open_dir
+
+if TYPE_CHECKING:
+    from apollo.autophagy.places import Places
+    from apollo.config import Config
 
 MAX_DEPTH = 512
 
@@ -46,6 +52,13 @@ class Scanner:
     tasks: Tasks
     extra_protect: PatternSet
     result: ScanResult = field(default_factory=ScanResult)
+
+    @classmethod
+    def for_places(cls, places: Places, rules: CompiledRules, config: Config, tiers: tuple[str, ...],
+                   tasks: Tasks) -> Scanner:
+        """The scanner of a run: the workspace of ``places``, Apollo's own folders protected, now."""
+        return cls(rules, places.workspace, tiers, clock.now(), float(config.get("autophagy.recent_minutes")), tasks,
+                   places.extra_protect)
 
     def __post_init__(self) -> None:
         self._now_ts = self.now.timestamp()
