@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -29,52 +30,65 @@ from apollo.errors import Refused
 
 
 def delete(run: Run, ready: list[tuple[Item, list[Item]]], roots: dict[str, Root], rules: CompiledRules,
-            paths: Any) -> None:
+           paths: Any) -> None:
+    """Remove every item that went into the sealed snapshot, by its planned action (:data:`STEPS`);
+    what cannot go safely is skipped with the reason, the rest goes on."""
     cuts: dict[tuple[str, tuple[str, ...]], list[Item]] = {}
     for item, fresh in sorted(ready, key=lambda pair: pair[0].action != "sqlite"):  # the store first: see _wipe
-        root = roots[item.root]
-        parts = tuple(item.parts)
-        try:
-            if item.action == "unlink":
-                remove.unlink_file(root, parts, Fingerprint.from_list(item.fp))
-                _verify_gone(root, parts)
-                run.removed(item)
-            elif item.action == "tree":
-                members, dropped = still_same_members(item, fresh[0])
-                for member in dropped:
-                    run.skip(item, "changed, replaced or protected since the plan", "制定计划后已改变、被替换或受保护",
-                             path=display("/".join(member)))
-                outcome = remove.remove_members(root, members)
-                for member, exc in outcome.skipped:
-                    run.skip(item, exc.reason, exc.reason_zh, path=display("/".join(member)))
-                if outcome.removed:
-                    run.removed(item)
-            elif item.action == "cut":
-                cuts.setdefault((item.root, parts), []).append(item)
-            elif item.action == "index":
-                done = remove.rewrite(root, parts, _index_builder(item, rules.data.large.legacy.empty_index.encode()),
-                                      carry_appends=False)
-                run.rewritten.append({"root": item.root, "path": "/".join(parts), "after_sha256": done.after_sha256})
-                run.removed(item)
-            elif item.action == "sqlite":
-                _wipe(run, root, item, rules, paths)
-        except Unsafe as exc:
-            run.skip(item, exc.reason, exc.reason_zh)
-        except OSError as exc:
-            run.skip(item, exc.strerror or str(exc), exc.strerror or str(exc))
+        if item.action == "cut":  # every cut of one file goes in one rewrite, after the rest
+            cuts.setdefault((item.root, tuple(item.parts)), []).append(item)
+            continue
+        step = STEPS.get(item.action)
+        if step is not None:
+            with _or_skip(run, [item]):
+                step(run, roots[item.root], item, fresh, rules, paths)
     for (label, parts), group in cuts.items():
-        try:
+        with _or_skip(run, group):
             done = remove.rewrite(roots[label], parts, _cut_builder(group), grown_aborts=_reaches_end(group),
                                   writers_refuse=True)
             run.rewritten.append({"root": label, "path": "/".join(parts), "after_sha256": done.after_sha256})
             for item in group:
                 run.removed(item)
-        except Unsafe as exc:
-            for item in group:
-                run.skip(item, exc.reason, exc.reason_zh)
-        except OSError as exc:
-            for item in group:
-                run.skip(item, exc.strerror or str(exc), exc.strerror or str(exc))
+
+
+@contextmanager
+def _or_skip(run: Run, items: Sequence[Item]) -> Iterator[None]:
+    """What is not safe (or fails) is skipped with its reason; the run goes on with the rest."""
+    try:
+        yield
+    except Unsafe as exc:
+        for item in items:
+            run.skip(item, exc.reason, exc.reason_zh)
+    except OSError as exc:
+        for item in items:
+            run.skip(item, exc.strerror or str(exc), exc.strerror or str(exc))
+
+
+def _unlink(run: Run, root: Root, item: Item, fresh: list[Item], rules: CompiledRules, paths: Any) -> None:
+    parts = tuple(item.parts)
+    remove.unlink_file(root, parts, Fingerprint.from_list(item.fp))
+    _verify_gone(root, parts)
+    run.removed(item)
+
+
+def _tree(run: Run, root: Root, item: Item, fresh: list[Item], rules: CompiledRules, paths: Any) -> None:
+    members, dropped = still_same_members(item, fresh[0])
+    for member in dropped:
+        run.skip(item, "changed, replaced or protected since the plan", "制定计划后已改变、被替换或受保护",
+                 path=display("/".join(member)))
+    outcome = remove.remove_members(root, members)
+    for member, exc in outcome.skipped:
+        run.skip(item, exc.reason, exc.reason_zh, path=display("/".join(member)))
+    if outcome.removed:
+        run.removed(item)
+
+
+def _index(run: Run, root: Root, item: Item, fresh: list[Item], rules: CompiledRules, paths: Any) -> None:
+    parts = tuple(item.parts)
+    done = remove.rewrite(root, parts, _index_builder(item, rules.data.large.legacy.empty_index.encode()),
+                          carry_appends=False)
+    run.rewritten.append({"root": item.root, "path": "/".join(parts), "after_sha256": done.after_sha256})
+    run.removed(item)
 
 
 def _verify_gone(root: Root, parts: tuple[str, ...]) -> None:
@@ -85,7 +99,7 @@ def _verify_gone(root: Root, parts: tuple[str, ...]) -> None:
     raise Unsafe("still there after removal", "删除后仍然存在", "error")
 
 
-def _wipe(run: Run, root: Root, item: Item, rules: CompiledRules, paths: Any) -> None:
+def _wipe(run: Run, root: Root, item: Item, fresh: list[Item], rules: CompiledRules, paths: Any) -> None:
     spec = rules.data.large.sqlite
     parts = tuple(item.parts)
     parent = root.open_dir(parts[:-1])
@@ -144,3 +158,12 @@ def _index_builder(item: Item, empty: bytes):
         return empty
 
     return build
+
+
+#: the delete step of each planned action but "cut" (the cuts of one file are one rewrite: :func:`delete`)
+STEPS: dict[str, Callable[[Run, Root, Item, list[Item], CompiledRules, Any], None]] = {
+    "unlink": _unlink,
+    "tree": _tree,
+    "index": _index,
+    "sqlite": _wipe,
+}
