@@ -10,6 +10,7 @@ from typing import Any
 
 from apollo import clock
 from apollo.autophagy import large as large_tier
+from apollo.autophagy import messages as msg
 from apollo.autophagy.fs import (
     Fingerprint,
     Root,
@@ -89,7 +90,7 @@ def _copy_into(writer: SnapshotWriter, root: Root, parts: tuple[str, ...], plann
         st = os.stat(parts[-1], dir_fd=parent, follow_symlinks=False)
         if stat.S_ISLNK(st.st_mode):
             if not planned.unchanged(st):
-                raise Unsafe("changed since the plan", "制定计划后已改变", "changed")
+                raise Unsafe(*msg.CHANGED, "changed")
             writer.record({"type": "symlink", "root": root.label, "path": "/".join(parts),
                            "target": os.readlink(parts[-1], dir_fd=parent), "mtime_ns": st.st_mtime_ns,
                            "item": item.id, "kind": item.kind, "action": item.action})
@@ -100,7 +101,7 @@ def _copy_into(writer: SnapshotWriter, root: Root, parts: tuple[str, ...], plann
     try:
         st = os.fstat(fd)
         if (exact and not planned.unchanged(st)) or (not exact and not planned.same_file(st)):
-            raise Unsafe("changed since the plan", "制定计划后已改变", "changed")
+            raise Unsafe(*msg.CHANGED, "changed")
         if item.action == "cut":  # a live writer would change the copy under us, and lose lines after the cut
             refuse_open_writers(st)
         writer.copy_file(fd, st, root=root.label, parts=parts, item=item.id, kind=item.kind, action=item.action)

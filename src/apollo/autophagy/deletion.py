@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from apollo.autophagy import large as large_tier
+from apollo.autophagy import messages as msg
 from apollo.autophagy import remove
 from apollo.autophagy.entries import cut
 from apollo.autophagy.fs import (
@@ -61,7 +62,7 @@ def _or_skip(run: Run, items: Sequence[Item]) -> Iterator[None]:
             run.skip(item, exc.reason, exc.reason_zh)
     except OSError as exc:
         for item in items:
-            run.skip(item, exc.strerror or str(exc), exc.strerror or str(exc))
+            run.skip(item, *msg.os_error(exc))
 
 
 def _unlink(run: Run, root: Root, item: Item, fresh: list[Item], rules: CompiledRules, paths: Any) -> None:
@@ -74,8 +75,7 @@ def _unlink(run: Run, root: Root, item: Item, fresh: list[Item], rules: Compiled
 def _tree(run: Run, root: Root, item: Item, fresh: list[Item], rules: CompiledRules, paths: Any) -> None:
     members, dropped = still_same_members(item, fresh[0])
     for member in dropped:
-        run.skip(item, "changed, replaced or protected since the plan", "制定计划后已改变、被替换或受保护",
-                 path=display("/".join(member)))
+        run.skip(item, *msg.MEMBER_CHANGED, path=display("/".join(member)))
     outcome = remove.remove_members(root, members)
     for member, exc in outcome.skipped:
         run.skip(item, exc.reason, exc.reason_zh, path=display("/".join(member)))
@@ -96,7 +96,7 @@ def _verify_gone(root: Root, parts: tuple[str, ...]) -> None:
         root.lstat(parts)
     except Unsafe:
         return
-    raise Unsafe("still there after removal", "删除后仍然存在", "error")
+    raise Unsafe(*msg.STILL_THERE, "error")
 
 
 def _wipe(run: Run, root: Root, item: Item, fresh: list[Item], rules: CompiledRules, paths: Any) -> None:
@@ -131,9 +131,9 @@ def _cut_builder(items: Sequence[Item]):
     def build(old: bytes, st: os.stat_result) -> bytes:
         if not Fingerprint.from_list(first.fp).same_file(st) or len(old) < first.prefix_size \
                 or sha256_bytes(old[:first.prefix_size]) != first.prefix_sha256:
-            raise Unsafe("changed since the plan", "制定计划后已改变", "changed")
+            raise Unsafe(*msg.CHANGED, "changed")
         if len(old) != first.prefix_size and _reaches_end(items):  # what was added may finish the cut part
-            raise Unsafe("written to at the end since the plan", "制定计划后末尾有新写入", "changed")
+            raise Unsafe(*msg.GROWN_AT_END, "changed")
         ranges = sorted({(c[0], c[1]) for item in items for c in item.cuts})
         merged: list[tuple[int, int]] = []
         for start, end in ranges:  # an entry inside another selected one goes with it
@@ -154,7 +154,7 @@ def _reaches_end(items: Sequence[Item]) -> bool:
 def _index_builder(item: Item, empty: bytes):
     def build(old: bytes, st: os.stat_result) -> bytes:
         if not Fingerprint.from_list(item.fp).unchanged(st):
-            raise Unsafe("changed since the plan", "制定计划后已改变", "changed")
+            raise Unsafe(*msg.CHANGED, "changed")
         return empty
 
     return build

@@ -12,6 +12,7 @@ from apollo import clock
 from apollo.autophagy import human
 from apollo.autophagy import large as large_tier
 from apollo.autophagy import log as cleanup_log
+from apollo.autophagy import messages as msg
 from apollo.autophagy import rules as rules_mod
 from apollo.autophagy.actors import require
 from apollo.autophagy.capture import add_summary, copy_size, snapshot_item
@@ -47,8 +48,7 @@ def _roots(plan: Plan, paths: Any, places: Places) -> dict[str, Root]:
         for label, info in plan.roots.items():
             if label == "workspace":
                 if (places.workspace.dev, places.workspace.ino) != (info.dev, info.ino):
-                    raise Unsafe("the workspace is not the folder the plan was made for",
-                                 "工作区不是制定计划时的那个目录")
+                    raise Unsafe(*msg.OTHER_WORKSPACE)
                 roots[label] = places.workspace
             else:
                 roots[label] = Root(where[label], expect=(info.dev, info.ino), label=label)
@@ -165,7 +165,7 @@ def _run(loaded: Plan, items: Sequence[Item], roots: dict[str, Root], places: Pl
             except OSError as exc:
                 if exc.errno in NO_SPACE:
                     raise
-                run.skip(item, exc.strerror or str(exc), exc.strerror or str(exc))
+                run.skip(item, *msg.os_error(exc))
         if loaded.tier == "large":
             add_summary(writer, ready, paths, config)
         writer.seal()

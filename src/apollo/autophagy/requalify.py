@@ -7,6 +7,7 @@ import os
 import stat
 
 from apollo.autophagy import large as large_tier
+from apollo.autophagy import messages as msg
 from apollo.autophagy.fs import (
     Fingerprint,
     Root,
@@ -25,16 +26,15 @@ def requalify(scanner: Scanner, root: Root, item: Item, tier: str) -> tuple[os.s
     planned = Fingerprint.from_list(item.fp)
     if item.action == "cut":
         if not planned.same_file(st) or st.st_size < item.prefix_size:
-            raise Unsafe("changed since the plan", "制定计划后已改变", "changed")
+            raise Unsafe(*msg.CHANGED, "changed")
     elif item.action == "tree":
         if not planned.same_file(st):
-            raise Unsafe("changed since the plan", "制定计划后已改变", "changed")
+            raise Unsafe(*msg.CHANGED, "changed")
     elif not planned.unchanged(st):
-        raise Unsafe("changed since the plan", "制定计划后已改变", "changed")
+        raise Unsafe(*msg.CHANGED, "changed")
     if root.label != "workspace":
         if tier != "large" or not stat.S_ISREG(st.st_mode) or not large_tier.qualifies(scanner.rules, item):
-            raise Unsafe("not a file of the agent's context that the large tier removes",
-                         "不是大自噬会清理的代理上下文文件", "changed")
+            raise Unsafe(*msg.NOT_LARGE_CONTEXT, "changed")
         return st, [item]
     rel, name = "/".join(parts), parts[-1]
     is_dir = stat.S_ISDIR(st.st_mode)
@@ -55,13 +55,12 @@ def requalify(scanner: Scanner, root: Root, item: Item, tier: str) -> tuple[os.s
     if item.action == "cut":
         same = same or [f for f in fresh if f.action == "cut"]
     if not same:
-        raise Unsafe("no longer qualifies under the current rules", "按当前规则已不符合清理条件", "changed")
+        raise Unsafe(*msg.NO_LONGER_QUALIFIES, "changed")
     if item.action == "cut":  # the byte ranges come from the plan file: each must lie inside an entry found now
         found = [c for f in same for c in f.cuts]
         if not item.cuts or not all(0 <= start < end <= item.prefix_size
                                     and any(s <= start and end <= e for s, e in found) for start, end in item.cuts):
-            raise Unsafe("its byte ranges are not entries the rules pick now", "其字节范围不是规则当前选中的条目",
-                         "changed")
+            raise Unsafe(*msg.NOT_PICKED_NOW, "changed")
     return st, same
 
 

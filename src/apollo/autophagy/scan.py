@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from apollo import clock
 from apollo.autophagy import checks, entries
+from apollo.autophagy import messages as msg
 from apollo.autophagy.fs import Fingerprint, Root, Unsafe, display, open_file, read_fd, sha256_bytes
 from apollo.autophagy.plan import Item, Member
 from apollo.autophagy.rules import CompiledRules, PatternSet, Rule
@@ -172,8 +173,7 @@ class Scanner:
                 continue
             if not check.touches_recent and self.recent(st):
                 if record:
-                    self._keep(parts, f"modified in the last {self.recent_minutes:g} minutes",
-                               f"最近 {self.recent_minutes:g} 分钟内修改过")
+                    self._keep(parts, *msg.recent(self.recent_minutes))
                 return items
             found = check.find(self, rule, dir_fd, parts, st)
             if not found:
@@ -354,12 +354,11 @@ class Scanner:
                       if self.rules.protect.match(p, p, True) or self.rules.protect.match(p, p, False)), None)
         if reason or named:
             if record:
-                self._keep(parts, "link to a protected path", "指向受保护路径的链接")
+                self._keep(parts, *msg.LINK_TO_PROTECTED)
             return []
         if self.recent(st):
             if record:
-                self._keep(parts, f"modified in the last {self.recent_minutes:g} minutes",
-                           f"最近 {self.recent_minutes:g} 分钟内修改过")
+                self._keep(parts, *msg.recent(self.recent_minutes))
             return []
         return [self._item(rule, parts, st, "unlink", st.st_size, f"{rule.reason}: → {display(target)}",
                            f"{rule.reason_zh}：→ {display(target)}")]
@@ -426,7 +425,7 @@ class Scanner:
             return []
         if not self.root.same_mount(top):
             os.close(top)
-            self._note(parts, "mount point; never crossed", "挂载点，绝不跨越")
+            self._note(parts, *msg.MOUNT_POINT)
             return []
         members: list[Member] = [Member(list(parts), [st.st_dev, st.st_ino, 0, 0, stat.S_IFDIR], True)]
         size = 0
@@ -478,8 +477,7 @@ class Scanner:
                 continue
             if not stat.S_ISREG(est.st_mode) or self.recent(est):
                 if self.recent(est):
-                    self._keep(child, f"modified in the last {self.recent_minutes:g} minutes",
-                               f"最近 {self.recent_minutes:g} 分钟内修改过")
+                    self._keep(child, *msg.recent(self.recent_minutes))
                 kept += 1
                 continue
             members.append(Member(list(child), Fingerprint.of(est).to_list()))
@@ -499,11 +497,10 @@ class Scanner:
         target = self._safe_readlink(fd, name)
         if target is None or any(self.rules.protect.match(p, p, True) or self.rules.protect.match(p, p, False)
                                  for p in PurePosixPath(target).parts):
-            self._keep(child, "link to a protected path", "指向受保护路径的链接")
+            self._keep(child, *msg.LINK_TO_PROTECTED)
             return None
         if self.recent(est):
-            self._keep(child, f"modified in the last {self.recent_minutes:g} minutes",
-                       f"最近 {self.recent_minutes:g} 分钟内修改过")
+            self._keep(child, *msg.recent(self.recent_minutes))
             return None
         return Member(list(child), Fingerprint.of(est).to_list())
 
@@ -511,7 +508,7 @@ class Scanner:
         """An fd for a subfolder of a folder that goes whole, or None (kept, not entered) when it is
         too deep, cannot be opened or is a mount point."""
         if depth >= MAX_DEPTH:
-            self._note(child, "too deep; not entered", "层级过深，未进入")
+            self._note(child, *msg.TOO_DEEP)
             return None
         try:
             sub = open_dir(name, dir_fd=fd)
@@ -519,7 +516,7 @@ class Scanner:
             return None
         if not self.root.same_mount(sub):
             os.close(sub)
-            self._note(child, "mount point; never crossed", "挂载点，绝不跨越")
+            self._note(child, *msg.MOUNT_POINT)
             return None
         return sub
 
@@ -585,7 +582,7 @@ class Scanner:
             return
         if not self.root.same_mount(sub):  # a bind mount shares the device: the mount id tells
             os.close(sub)
-            self._note(parts, "mount point; never crossed", "挂载点，绝不跨越")
+            self._note(parts, *msg.MOUNT_POINT)
             return
         if "small" in self.tiers and self.rules.wants_folder(rel, name):
             found = self.evaluate("small", fd, parts, entry.stat(follow_symlinks=False))
@@ -595,7 +592,7 @@ class Scanner:
                 return
         if len(stack) >= MAX_DEPTH:
             os.close(sub)
-            self._note(parts, "too deep; not entered", "层级过深，未进入")
+            self._note(parts, *msg.TOO_DEEP)
             return
         inside = reminders or self.rules.reminder_folders.match(rel, name, True) is not None
         stack.append((sub, parts, inside, iter(_listing(sub, on_error=lambda e: self._note(parts, *e)))))
