@@ -119,7 +119,7 @@ def status(
 def small(
     shared: Shared,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="The user asked for it: run without asking "
-                                             "(for agents passing the user's request on).")] = False,
+                                                          "(for agents passing the user's request on).")] = False,
     actor: ActorOpt = None,
 ) -> None:
     """Tier 1 🟢 temp files, caches, build output, backups, old logs and heartbeat-log entries.
@@ -172,12 +172,12 @@ def _ids(values: list[str] | None) -> list[str]:
 def medium(
     shared: Shared,
     select: Annotated[list[str] | None, typer.Option(
-               "--select", help="Only these item IDs (repeatable, or comma-separated); suggestions included.",
-               show_default=False)] = None,
+        "--select", help="Only these item IDs (repeatable, or comma-separated); suggestions included.",
+        show_default=False)] = None,
     include_suggested: Annotated[bool, typer.Option(
-               "--include-suggested", help="Also remove the suggested (superseded) memory entries.")] = False,
+        "--include-suggested", help="Also remove the suggested (superseded) memory entries.")] = False,
     confirm: Annotated[str | None, typer.Option(
-               "--confirm", metavar="PLAN_ID", help="Execute exactly this plan.", show_default=False)] = None,
+        "--confirm", metavar="PLAN_ID", help="Execute exactly this plan.", show_default=False)] = None,
     actor: ActorOpt = None,
 ) -> None:
     """Tier 2 🟡 corrupted files, broken links, outdated memory entries, expired reminders.
@@ -225,9 +225,9 @@ def medium(
 def large(
     shared: Shared,
     confirm: Annotated[str | None, typer.Option(
-              "--confirm", metavar="PLAN_ID", help="First confirmation: the plan id.", show_default=False)] = None,
+        "--confirm", metavar="PLAN_ID", help="First confirmation: the plan id.", show_default=False)] = None,
     confirm_phrase: Annotated[str | None, typer.Option(
-              "--confirm-phrase", help="Second confirmation: type 确认大自噬.", show_default=False)] = None,
+        "--confirm-phrase", help="Second confirmation: type 确认大自噬.", show_default=False)] = None,
     actor: ActorOpt = None,
 ) -> None:
     """Tier 3 🔴 the agent's whole conversation context (double confirmation).
@@ -292,7 +292,7 @@ def large(
 def restore(
     shared: Shared,
     snapshot: Annotated[str, typer.Argument(metavar="SNAPSHOT", help="Snapshot name (see `snapshots`) or "
-                                                    "its path.", show_default=False)],
+                                                                     "its path.", show_default=False)],
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would be restored; change nothing.")] = False,
     actor: ActorOpt = None,
 ) -> None:
