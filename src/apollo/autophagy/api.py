@@ -19,7 +19,7 @@ import os
 import sqlite3
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from apollo.autophagy import large as large_tier
 from apollo.autophagy import log as cleanup_log
@@ -49,6 +49,10 @@ from apollo.autophagy.snapshot import (
 from apollo.autophagy.tasks import Tasks, load_tasks
 from apollo.errors import Refused, UsageError
 
+if TYPE_CHECKING:
+    from apollo.config import Config
+    from apollo.workspace import Paths
+
 # -- status ---------------------------------------------------------------------------------------
 
 def _tier_summary(items: Sequence[Item], display_path: Any) -> dict[str, Any]:
@@ -62,7 +66,7 @@ def _tier_summary(items: Sequence[Item], display_path: Any) -> dict[str, Any]:
     }
 
 
-def status(paths: Any, config: Any) -> dict[str, Any]:
+def status(paths: Paths, config: Config) -> dict[str, Any]:
     """What each tier would remove, what is kept, snapshots and their expiry, the last log
     entry. Read-only: creates nothing, removes nothing."""
     rules = rules_mod.load(config)
@@ -115,7 +119,7 @@ def _save(places: Places, plan: Plan) -> None:
         os.close(fd)
 
 
-def _scan_tier(places: Places, rules: CompiledRules, config: Any, paths: Any, tier: str,
+def _scan_tier(places: Places, rules: CompiledRules, config: Config, paths: Paths, tier: str,
                tasks: Tasks) -> tuple[list[Item], dict[str, RootInfo], list[dict[str, str]], list[dict[str, str]]]:
     ws = places.workspace
     roots = {"workspace": RootInfo(str(ws.path), ws.dev, ws.ino)}
@@ -132,7 +136,7 @@ def _scan_tier(places: Places, rules: CompiledRules, config: Any, paths: Any, ti
     return scanned.items, roots, scanned.protected, scanned.notes
 
 
-def plan(paths: Any, config: Any, tier: str, *, actor: str | None = None) -> Plan:
+def plan(paths: Paths, config: Config, tier: str, *, actor: str | None = None) -> Plan:
     """Scan one tier and save the plan; an empty plan is returned but not saved."""
     if tier not in rules_mod.TIERS:
         raise UsageError(f"unknown tier {tier!r}", hint="use small, medium or large")
@@ -144,7 +148,7 @@ def plan(paths: Any, config: Any, tier: str, *, actor: str | None = None) -> Pla
             return _plan_locked(paths, config, tier, places, rules, tasks)
 
 
-def _plan_locked(paths: Any, config: Any, tier: str, places: Places, rules: CompiledRules, tasks: Tasks) -> Plan:
+def _plan_locked(paths: Paths, config: Config, tier: str, places: Places, rules: CompiledRules, tasks: Tasks) -> Plan:
     _purge(places, config)
     items, roots, protected, notes = _scan_tier(places, rules, config, paths, tier, tasks)
     made = make_plan(tier, paths.agent, roots, items, protected, notes, float(config.get("autophagy.plan_ttl_minutes")))
@@ -154,7 +158,7 @@ def _plan_locked(paths: Any, config: Any, tier: str, places: Places, rules: Comp
 
 
 
-def run_now(paths: Any, config: Any, tier: str, *, actor: str | None = None, operator: str = "用户确认",
+def run_now(paths: Paths, config: Config, tier: str, *, actor: str | None = None, operator: str = "用户确认",
             lang: str = "en", trigger: str = "user") -> tuple[Plan, Result | None]:
     """Plan and execute at once: the small tier with ``--yes`` (the request itself is the
     confirmation). Returns the plan and the result (None when there was nothing to do)."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import os
 import stat
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from apollo import clock
 from apollo.autophagy import large as large_tier
@@ -22,12 +22,14 @@ from apollo.autophagy.fs import (
 from apollo.autophagy.plan import Item
 from apollo.autophagy.requalify import still_same_members
 from apollo.autophagy.rules import CompiledRules
-from apollo.autophagy.snapshot import (
-    SnapshotWriter,
-)
+from apollo.autophagy.snapshot import SnapshotWriter
+
+if TYPE_CHECKING:
+    from apollo.config import Config
+    from apollo.workspace import Paths
 
 
-def copy_size(item: Item, paths: Any, rules: CompiledRules) -> int:
+def copy_size(item: Item, paths: Paths, rules: CompiledRules) -> int:
     """The bytes the snapshot will copy for one item, as planned (a cut copies the whole file)."""
     if item.action == "cut":
         return item.prefix_size
@@ -37,7 +39,7 @@ def copy_size(item: Item, paths: Any, rules: CompiledRules) -> int:
     return item.bytes
 
 
-def snapshot_item(writer: SnapshotWriter, root: Root, item: Item, fresh: list[Item], paths: Any,
+def snapshot_item(writer: SnapshotWriter, root: Root, item: Item, fresh: list[Item], paths: Paths,
                    rules: CompiledRules) -> None:
     parts = tuple(item.parts)
     planned = Fingerprint.from_list(item.fp)
@@ -67,7 +69,7 @@ def snapshot_item(writer: SnapshotWriter, root: Root, item: Item, fresh: list[It
     _copy_into(writer, root, parts, planned, item=item, exact=item.action != "cut")
 
 
-def add_summary(writer: SnapshotWriter, ready: list[tuple[Item, list[Item]]], paths: Any, config: Any) -> None:
+def add_summary(writer: SnapshotWriter, ready: list[tuple[Item, list[Item]]], paths: Paths, config: Config) -> None:
     from apollo.transcript.openclaw_sqlite import SessionRef
 
     sources: list[tuple[str, Any]] = []

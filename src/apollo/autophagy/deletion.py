@@ -8,7 +8,7 @@ import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from apollo.autophagy import large as large_tier
 from apollo.autophagy import messages as msg
@@ -29,9 +29,12 @@ from apollo.autophagy.requalify import still_same_members
 from apollo.autophagy.rules import CompiledRules
 from apollo.errors import Refused
 
+if TYPE_CHECKING:
+    from apollo.workspace import Paths
+
 
 def delete(run: Run, ready: list[tuple[Item, list[Item]]], roots: dict[str, Root], rules: CompiledRules,
-           paths: Any) -> None:
+           paths: Paths) -> None:
     """Remove every item that went into the sealed snapshot, by its planned action (:data:`STEPS`);
     what cannot go safely is skipped with the reason, the rest goes on."""
     cuts: dict[tuple[str, tuple[str, ...]], list[Item]] = {}
@@ -65,14 +68,14 @@ def _or_skip(run: Run, items: Sequence[Item]) -> Iterator[None]:
             run.skip(item, *msg.os_error(exc))
 
 
-def _unlink(run: Run, root: Root, item: Item, fresh: list[Item], rules: CompiledRules, paths: Any) -> None:
+def _unlink(run: Run, root: Root, item: Item, fresh: list[Item], rules: CompiledRules, paths: Paths) -> None:
     parts = tuple(item.parts)
     remove.unlink_file(root, parts, Fingerprint.from_list(item.fp))
     _verify_gone(root, parts)
     run.removed(item)
 
 
-def _tree(run: Run, root: Root, item: Item, fresh: list[Item], rules: CompiledRules, paths: Any) -> None:
+def _tree(run: Run, root: Root, item: Item, fresh: list[Item], rules: CompiledRules, paths: Paths) -> None:
     members, dropped = still_same_members(item, fresh[0])
     for member in dropped:
         run.skip(item, *msg.MEMBER_CHANGED, path=display("/".join(member)))
@@ -83,7 +86,7 @@ def _tree(run: Run, root: Root, item: Item, fresh: list[Item], rules: CompiledRu
         run.removed(item)
 
 
-def _index(run: Run, root: Root, item: Item, fresh: list[Item], rules: CompiledRules, paths: Any) -> None:
+def _index(run: Run, root: Root, item: Item, fresh: list[Item], rules: CompiledRules, paths: Paths) -> None:
     parts = tuple(item.parts)
     done = remove.rewrite(root, parts, _index_builder(item, rules.data.large.legacy.empty_index.encode()),
                           carry_appends=False)
@@ -99,7 +102,7 @@ def _verify_gone(root: Root, parts: tuple[str, ...]) -> None:
     raise Unsafe(*msg.STILL_THERE, "error")
 
 
-def _wipe(run: Run, root: Root, item: Item, fresh: list[Item], rules: CompiledRules, paths: Any) -> None:
+def _wipe(run: Run, root: Root, item: Item, fresh: list[Item], rules: CompiledRules, paths: Paths) -> None:
     spec = rules.data.large.sqlite
     parts = tuple(item.parts)
     parent = root.open_dir(parts[:-1])

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING
 
 from apollo import clock
 from apollo.autophagy import human
@@ -40,8 +40,12 @@ from apollo.autophagy.snapshot import (
 from apollo.autophagy.tasks import Tasks, load_tasks
 from apollo.errors import ConfirmationRequired, Refused, UsageError
 
+if TYPE_CHECKING:
+    from apollo.config import Config
+    from apollo.workspace import Paths
 
-def _roots(plan: Plan, paths: Any, places: Places) -> dict[str, Root]:
+
+def _roots(plan: Plan, paths: Paths, places: Places) -> dict[str, Root]:
     where = {"workspace": paths.workspace, "sessions": paths.sessions_dir, "agent": paths.agent_dir}
     roots: dict[str, Root] = {}
     try:
@@ -60,7 +64,7 @@ def _roots(plan: Plan, paths: Any, places: Places) -> dict[str, Root]:
     return roots
 
 
-def execute(paths: Any, config: Any, plan_id: str, selected: Sequence[str] | None = None, phrase: str | None = None,
+def execute(paths: Paths, config: Config, plan_id: str, selected: Sequence[str] | None = None, phrase: str | None = None,
             actor: str | None = None, *, include_suggested: bool = False, trigger: str = "user",
             operator: str = "用户确认", lang: str = "en", tier: str | None = None, at_terminal: bool = False) -> Result:
     """Run exactly the plan ``plan_id`` (only ``selected`` IDs when given). Returns
@@ -78,7 +82,7 @@ def execute(paths: Any, config: Any, plan_id: str, selected: Sequence[str] | Non
                                    tier=tier, at_terminal=at_terminal)
 
 
-def _execute_locked(paths: Any, config: Any, places: Places, rules: CompiledRules, plan_id: str,
+def _execute_locked(paths: Paths, config: Config, places: Places, rules: CompiledRules, plan_id: str,
                     selected: Sequence[str] | None, phrase: str | None, actor: str | None, *, include_suggested: bool,
                     trigger: str, operator: str, lang: str, tier: str | None, at_terminal: bool) -> Result:
     loaded = load_plan(places, plan_id)
@@ -124,7 +128,7 @@ def _execute_locked(paths: Any, config: Any, places: Places, rules: CompiledRule
 
 
 def _run(loaded: Plan, items: Sequence[Item], roots: dict[str, Root], places: Places, rules: CompiledRules,
-         config: Any, tasks: Tasks, paths: Any, *, lang: str, trigger: str, operator: str) -> Result:
+         config: Config, tasks: Tasks, paths: Paths, *, lang: str, trigger: str, operator: str) -> Result:
     run = Run(loaded, lang)
     log_path = str(places.log[0].path.joinpath(*places.log[1]))  # absolute: usable as printed, from anywhere
     if not items:

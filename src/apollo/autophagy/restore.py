@@ -3,7 +3,7 @@ could have removed, never a protected file, never outside that tier's folders.""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from apollo import clock
 from apollo.autophagy import large as large_tier
@@ -28,14 +28,18 @@ from apollo.autophagy.snapshot import (
 from apollo.autophagy.snapshot import restore as restore_files
 from apollo.errors import InputError, Refused, UsageError
 
+if TYPE_CHECKING:
+    from apollo.config import Config
+    from apollo.workspace import Paths
 
-def snapshots(paths: Any, config: Any) -> list[dict[str, Any]]:
+
+def snapshots(paths: Paths, config: Config) -> list[dict[str, Any]]:
     """The snapshots on disk with their expiry (read-only)."""
     with _places(paths, config) as places:
         return [s.public() for s in list_snapshots(places.snapshots, float(config.get("autophagy.snapshot_retention_days")))]
 
 
-def restore(paths: Any, config: Any, snapshot: str, dry_run: bool = False, *, actor: str | None = None,
+def restore(paths: Paths, config: Config, snapshot: str, dry_run: bool = False, *, actor: str | None = None,
             lang: str = "en") -> dict[str, Any]:
     """Put a snapshot's files back (see :mod:`apollo.autophagy.snapshot` for what is refused).
     Only a snapshot whose records carry the user's seal is believed, and of it only what its own

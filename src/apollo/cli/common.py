@@ -14,11 +14,15 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 import typer
 
 from apollo.errors import discard_stdout, failure_line
+
+if TYPE_CHECKING:
+    from apollo.config import Config
+    from apollo.workspace import Paths
 
 T = TypeVar("T")
 
@@ -50,8 +54,8 @@ FormatOpt = Annotated[
 class Env:
     """The resolved environment of one command: paths, config, language and output mode."""
 
-    paths: Any
-    config: Any
+    paths: Paths
+    config: Config
     lang: str
     json: bool = False
     quiet: bool = False
