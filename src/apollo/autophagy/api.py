@@ -11,6 +11,10 @@ The procedure of SPEC §2.3: scan → plan → confirmation → snapshot → del
 
 Medium and large are for the main agent only (Q15); large needs the plan id *and* the phrase
 (Q12: never automatic). One run at a time: a lock in ``.autophagy/``.
+
+This module holds status and planning; each step of a run has its own module (:mod:`.actors`,
+:mod:`.execute`, :mod:`.requalify`, :mod:`.capture`, :mod:`.deletion`, :mod:`.outcome`,
+:mod:`.restore`), re-exported here so that a caller needs this one import.
 """
 
 from __future__ import annotations
@@ -26,11 +30,7 @@ from apollo.autophagy import log as cleanup_log
 from apollo.autophagy import rules as rules_mod
 from apollo.autophagy.actors import require, require_main, resolve_actor  # noqa: F401 (the library contract)
 from apollo.autophagy.execute import Result, execute  # noqa: F401
-from apollo.autophagy.fs import (
-    Unsafe,
-    display,
-    write_new,
-)
+from apollo.autophagy.fs import Unsafe, display, write_new
 from apollo.autophagy.places import (
     Places,
     purge_expired_snapshots,  # noqa: F401
@@ -43,9 +43,7 @@ from apollo.autophagy.plan import Item, Plan, RootInfo, encode, make_plan
 from apollo.autophagy.restore import restore, snapshots  # noqa: F401
 from apollo.autophagy.rules import RISK, CompiledRules
 from apollo.autophagy.scan import Scanner
-from apollo.autophagy.snapshot import (
-    list_snapshots,
-)
+from apollo.autophagy.snapshot import list_snapshots
 from apollo.autophagy.tasks import Tasks, load_tasks
 from apollo.errors import Refused, UsageError
 
