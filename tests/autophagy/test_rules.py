@@ -91,3 +91,12 @@ def test_unusable_rule_files_are_errors(ws, content: str | None, message: str) -
     ws.configure_user('[autophagy]\nrule_files = ["extra.toml"]\n')
     with pytest.raises(ConfigError, match=message):
         rules_mod.load(ws.config())
+
+
+def test_every_check_the_rules_accept_has_one_scan_function() -> None:
+    """The scan dispatches by table: a check the rule loader accepts but the engine cannot apply
+    (or one the engine applies that no rule may name) is a mistake in one of the two."""
+    from apollo.autophagy.scan import FILE_CHECKS, LINK_CHECKS
+
+    assert not set(FILE_CHECKS) & set(LINK_CHECKS)
+    assert set(FILE_CHECKS) | set(LINK_CHECKS) == set(rules_mod.CHECKS)

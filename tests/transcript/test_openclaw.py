@@ -12,7 +12,7 @@ from apollo import transcript
 from apollo.errors import Refused, UsageError
 from apollo.transcript import Edit, Kind, Role
 from apollo.transcript.base import Fingerprint
-from apollo.transcript.openclaw import rules
+from apollo.transcript.openclaw_rules import rules
 from realclient.support import HEARTBEAT_PROMPT, PiSession, realistic_session
 
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from apollo import transcript
 from apollo.transcript import Edit, Kind
-from apollo.transcript.openclaw import rules
+from apollo.transcript.openclaw_rules import rules
 from realclient.support import HEARTBEAT_PROMPT, PiSession
 
 CONVERSATION_INFO = ('Conversation info (untrusted metadata):\n```json\n{\n  "message_id": "om_x1",\n'

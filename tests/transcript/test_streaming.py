@@ -6,7 +6,8 @@ import tracemalloc
 from pathlib import Path
 
 from apollo.transcript.base import file_lines
-from apollo.transcript.openclaw import iter_session_elements, rules
+from apollo.transcript.openclaw_read import iter_session_elements
+from apollo.transcript.openclaw_rules import rules
 from realclient.support import PiSession
 
 

@@ -16,6 +16,7 @@ import stat
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from apollo.autophagy import messages as msg
 from apollo.dirfd import open_dir
 from apollo.records import Record
 
@@ -189,7 +190,7 @@ class Root:
                     _ignore_in_git(child, part)
                 except (NotADirectoryError, OSError) as exc:
                     if _is_link(part, fd):
-                        raise Unsafe(f"{part} is a symlink; never followed", f"{part} 是符号链接，绝不跟随", "link") from None
+                        raise Unsafe(*msg.symlink(part), "link") from None
                     if isinstance(exc, NotADirectoryError):
                         raise Unsafe(f"{part} is no longer a folder", f"{part} 已不是目录", "type") from None
                     raise
@@ -212,7 +213,7 @@ class Root:
         try:
             return os.stat(parts[-1], dir_fd=parent, follow_symlinks=False)
         except FileNotFoundError:
-            raise Unsafe("gone since the plan", "制定计划后已不存在", "gone") from None
+            raise Unsafe(*msg.GONE, "gone") from None
         finally:
             os.close(parent)
 
@@ -230,7 +231,7 @@ def open_file(dir_fd: int, name: str) -> int:
         fd = os.open(name, O_READ, dir_fd=dir_fd)
     except OSError:
         if _is_link(name, dir_fd):
-            raise Unsafe(f"{name} is a symlink; never followed", f"{name} 是符号链接，绝不跟随", "link") from None
+            raise Unsafe(*msg.symlink(name), "link") from None
         raise
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)

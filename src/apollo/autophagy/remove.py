@@ -24,6 +24,7 @@ import re
 import stat
 from collections.abc import Callable, Sequence
 
+from apollo.autophagy import messages as msg
 from apollo.autophagy.fs import (
     O_CREATE,
     Fingerprint,
@@ -46,10 +47,6 @@ if TYPE_CHECKING:
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
-def _changed(what: str = "changed since the plan") -> Unsafe:
-    return Unsafe(what, "制定计划后已改变" if what == "changed since the plan" else what, "changed")
-
-
 def unlink_file(root: Root, parts: Sequence[str], expected: Fingerprint) -> None:
     """Remove one name (file or symlink) if it is still exactly what the plan showed."""
     parent = root.open_dir(parts[:-1])
@@ -63,11 +60,11 @@ def _unlink_checked(parent: int, name: str, expected: Fingerprint) -> None:
     try:
         st = os.stat(name, dir_fd=parent, follow_symlinks=False)
     except FileNotFoundError:
-        raise Unsafe("gone since the plan", "制定计划后已不存在", "gone") from None
+        raise Unsafe(*msg.GONE, "gone") from None
     if stat.S_ISDIR(st.st_mode):
-        raise _changed("is a folder now")
+        raise Unsafe(*msg.FOLDER_NOW, "changed")
     if not expected.unchanged(st):
-        raise _changed()
+        raise Unsafe(*msg.CHANGED, "changed")
     os.unlink(name, dir_fd=parent)
 
 
@@ -104,7 +101,7 @@ def remove_members(root: Root, members: Sequence[tuple[tuple[str, ...], Fingerpr
             except Unsafe as exc:
                 outcome.skipped.append((parts, exc))
             except OSError as exc:
-                outcome.skipped.append((parts, Unsafe(exc.strerror or str(exc), exc.strerror or str(exc), "error")))
+                outcome.skipped.append((parts, Unsafe(*msg.os_error(exc), "error")))
     finally:
         if parent >= 0:
             os.close(parent)
@@ -115,7 +112,7 @@ def remove_members(root: Root, members: Sequence[tuple[tuple[str, ...], Fingerpr
         except Unsafe as exc:
             outcome.skipped.append((parts, exc))
         except OSError as exc:
-            outcome.skipped.append((parts, Unsafe(exc.strerror or str(exc), exc.strerror or str(exc), "error")))
+            outcome.skipped.append((parts, Unsafe(*msg.os_error(exc), "error")))
     return outcome
 
 
@@ -125,15 +122,14 @@ def remove_empty_dir(root: Root, parts: Sequence[str], expected: Fingerprint) ->
         try:
             st = os.stat(parts[-1], dir_fd=parent, follow_symlinks=False)
         except FileNotFoundError:
-            raise Unsafe("gone since the plan", "制定计划后已不存在", "gone") from None
+            raise Unsafe(*msg.GONE, "gone") from None
         if not expected.same_file(st):
-            raise _changed()
+            raise Unsafe(*msg.CHANGED, "changed")
         try:
             os.rmdir(parts[-1], dir_fd=parent)
         except OSError as exc:
             if exc.errno == errno.ENOTEMPTY:
-                raise Unsafe("not empty: it holds files that were kept or are new since the plan",
-                             "非空：里面有保留的文件或计划之后新增的文件", "changed") from None
+                raise Unsafe(*msg.NOT_EMPTY, "changed") from None
             raise
     finally:
         os.close(parent)
@@ -183,14 +179,14 @@ def rewrite(root: Root, parts: Sequence[str], build: Callable[[bytes, os.stat_re
                         os.fchown(out, st.st_uid, st.st_gid)
                     tail = _appended(fd, old, st) if carry_appends or grown_aborts else b""
                     if tail and grown_aborts:
-                        raise _changed("written to at the end while it was being rewritten")
+                        raise Unsafe(*msg.GROWN_WHILE_REWRITTEN, "changed")
                     write_all(out, tail)
                     if mtime_ns is not None:
                         os.utime(out, ns=(mtime_ns, mtime_ns))
                     os.fsync(out)
                     current = os.stat(name, dir_fd=parent, follow_symlinks=False)
                     if (current.st_dev, current.st_ino) != (st.st_dev, st.st_ino):
-                        raise _changed("replaced by another file since it was read")
+                        raise Unsafe(*msg.REPLACED_SINCE_READ, "changed")
                     if writers_refuse:  # opened while we wrote the copy
                         refuse_open_writers(st)
                     os.rename(temp, name, src_dir_fd=parent, dst_dir_fd=parent)
@@ -218,7 +214,7 @@ def _appended(fd: int, seen: bytes, st: os.stat_result) -> bytes:
     if now.st_size == len(seen) and now.st_mtime_ns == st.st_mtime_ns:
         return b""
     if now.st_size < len(seen) or sha256_bytes(read_fd(fd, len(seen))) != sha256_bytes(seen):
-        raise _changed("changed while it was being rewritten")
+        raise Unsafe(*msg.CHANGED_WHILE_REWRITTEN, "changed")
     return os.pread(fd, now.st_size - len(seen), len(seen))
 
 

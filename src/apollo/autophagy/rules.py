@@ -260,6 +260,12 @@ def _builtin_text() -> str:
     return resources.files("apollo.autophagy").joinpath("rules.toml").read_text(encoding="utf-8")
 
 
+def confirmation_phrase() -> str:
+    """What the user types to confirm the large tier: ``[large] phrase`` of the built-in rules,
+    the one place it is written (no rule file may change it: they never extend ``large``)."""
+    return tomllib.loads(_builtin_text())["large"]["phrase"]
+
+
 def _merge_extension(base: dict[str, Any], extra: dict[str, Any], where: str) -> None:
     """A user rule file adds rules and extends lists; it never silently replaces a protect entry."""
     allowed = {"small", "medium", "protect", "memory", "heartbeat", "reminders"}

@@ -12,17 +12,24 @@ import json
 import os
 import re
 import stat
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import PurePosixPath
+from typing import TYPE_CHECKING
 
+from apollo import clock
 from apollo.autophagy import checks, entries
+from apollo.autophagy import messages as msg
 from apollo.autophagy.fs import Fingerprint, Root, Unsafe, display, open_file, read_fd, sha256_bytes
 from apollo.autophagy.plan import Item, Member
 from apollo.autophagy.rules import CompiledRules, PatternSet, Rule
 from apollo.autophagy.tasks import Tasks
 from apollo.dirfd import open_dir
+
+if TYPE_CHECKING:
+    from apollo.autophagy.places import Places
+    from apollo.config import Config
 
 MAX_DEPTH = 512
 
@@ -46,6 +53,13 @@ class Scanner:
     tasks: Tasks
     extra_protect: PatternSet
     result: ScanResult = field(default_factory=ScanResult)
+
+    @classmethod
+    def for_places(cls, places: Places, rules: CompiledRules, config: Config, tiers: tuple[str, ...],
+                   tasks: Tasks) -> Scanner:
+        """The scanner of a run: the workspace of ``places``, Apollo's own folders protected, now."""
+        return cls(rules, places.workspace, tiers, clock.now(), float(config.get("autophagy.recent_minutes")), tasks,
+                   places.extra_protect)
 
     def __post_init__(self) -> None:
         self._now_ts = self.now.timestamp()
@@ -138,19 +152,18 @@ class Scanner:
         items: list[Item] = []
         for rule, patterns, exclude in self.rules.rules(tier):
             if stat.S_ISLNK(mode):
-                if rule.check == "broken_symlink":
-                    items += self._broken_link(rule, dir_fd, parts, st, record)
+                if rule.check in LINK_CHECKS:
+                    items += LINK_CHECKS[rule.check](self, rule, dir_fd, parts, st, record)
                 continue
             if stat.S_ISDIR(mode):
                 if rule.check == "match" and rule.type == "dir" and patterns.match(rel, name, True) \
                         and not exclude.match(rel, name, True) and not self._guarded(rule, patterns, dir_fd, parts, True):
                     return self._tree(rule, dir_fd, parts, st)
                 continue
-            if not stat.S_ISREG(mode):
+            check = FILE_CHECKS.get(rule.check)
+            if check is None or not stat.S_ISREG(mode) or (editable and not check.edits_protected):
                 continue
-            if editable and rule.check not in ("marked_entries", "superseded_entries"):
-                continue
-            if rule.check == "reminders":
+            if check.by_folder:
                 inside = self.in_reminders(parts) if in_reminders is None else in_reminders
                 if not inside:
                     continue
@@ -158,12 +171,11 @@ class Scanner:
                 continue
             if rule.check == "match" and (rule.type != "file" or self._guarded(rule, patterns, dir_fd, parts, False)):
                 continue
-            if rule.check != "entries" and self.recent(st):
+            if not check.touches_recent and self.recent(st):
                 if record:
-                    self._keep(parts, f"modified in the last {self.recent_minutes:g} minutes",
-                               f"最近 {self.recent_minutes:g} 分钟内修改过")
+                    self._keep(parts, *msg.recent(self.recent_minutes))
                 return items
-            found = self._file_rule(rule, dir_fd, parts, st)
+            found = check.find(self, rule, dir_fd, parts, st)
             if not found:
                 continue
             if found[0].action == "unlink":
@@ -239,70 +251,91 @@ class Scanner:
         finally:
             os.close(fd)
 
-    def _file_rule(self, rule: Rule, dir_fd: int, parts: tuple[str, ...], st: os.stat_result) -> list[Item]:
+    def _match(self, rule: Rule, dir_fd: int, parts: tuple[str, ...], st: os.stat_result) -> list[Item]:
+        if rule.idle_hours and self._now_ts - st.st_mtime < rule.idle_hours * 3600:
+            return []
+        return [self._item(rule, parts, st, "unlink", st.st_size)]
+
+    def _corrupt(self, rule: Rule, dir_fd: int, parts: tuple[str, ...], st: os.stat_result) -> list[Item]:
+        try:
+            fd = open_file(dir_fd, parts[-1])
+        except (OSError, Unsafe):
+            return []
+        try:
+            torn, content = checks.repairable(rule.validator, fd, st.st_size, self.rules.data.corrupt)
+            verdict = None if torn else checks.validate(rule.validator, fd, st.st_size, self.rules.data.corrupt)
+        finally:
+            os.close(fd)
+        if torn:  # records cut short: cut them out, keep the file
+            size = sum(end - start for start, end in torn)
+            return [self._item(rule, parts, st, "cut", size, f"{rule.reason}: {len(torn)} torn part(s) cut out",
+                               f"{rule.reason_zh}：截掉 {len(torn)} 处残缺", cuts=[list(c) for c in torn],
+                               prefix_size=len(content), prefix_sha256=sha256_bytes(content), count=len(torn))]
+        if not verdict:
+            return []
+        return [self._item(rule, parts, st, "unlink", st.st_size, f"{rule.reason}: {verdict[0]}",
+                           f"{rule.reason_zh}：{verdict[1]}")]
+
+    def _reminder(self, rule: Rule, dir_fd: int, parts: tuple[str, ...], st: os.stat_result) -> list[Item]:
         name = parts[-1]
-        if rule.check == "match":
-            if rule.idle_hours and self._now_ts - st.st_mtime < rule.idle_hours * 3600:
-                return []
-            return [self._item(rule, parts, st, "unlink", st.st_size)]
-        if rule.check == "corrupt":
-            try:
-                fd = open_file(dir_fd, name)
-            except (OSError, Unsafe):
-                return []
-            try:
-                torn, content = checks.repairable(rule.validator, fd, st.st_size, self.rules.data.corrupt)
-                verdict = None if torn else checks.validate(rule.validator, fd, st.st_size, self.rules.data.corrupt)
-            finally:
-                os.close(fd)
-            if torn:  # records cut short: cut them out, keep the file
-                size = sum(end - start for start, end in torn)
-                return [self._item(rule, parts, st, "cut", size, f"{rule.reason}: {len(torn)} torn part(s) cut out",
-                                   f"{rule.reason_zh}：截掉 {len(torn)} 处残缺", cuts=[list(c) for c in torn],
-                                   prefix_size=len(content), prefix_sha256=sha256_bytes(content), count=len(torn))]
-            if not verdict:
-                return []
-            return [self._item(rule, parts, st, "unlink", st.st_size, f"{rule.reason}: {verdict[0]}",
-                               f"{rule.reason_zh}：{verdict[1]}")]
-        if rule.check == "reminders":
-            data = self._read(dir_fd, name, st.st_size)
-            fields = checks.reminder_fields(data, PurePosixPath(name).suffix.lower()) if data is not None else None
-            verdict = checks.reminder_verdict(fields, self.rules.data.reminders, self._timestamp, self.now) \
-                if fields is not None else None
-            if not verdict:
-                return []
-            return [self._item(rule, parts, st, "unlink", st.st_size, f"{rule.reason}: {verdict[0]}",
-                               f"{rule.reason_zh}：{verdict[1]}")]
+        data = self._read(dir_fd, name, st.st_size)
+        fields = checks.reminder_fields(data, PurePosixPath(name).suffix.lower()) if data is not None else None
+        verdict = checks.reminder_verdict(fields, self.rules.data.reminders, self._timestamp, self.now) \
+            if fields is not None else None
+        if not verdict:
+            return []
+        return [self._item(rule, parts, st, "unlink", st.st_size, f"{rule.reason}: {verdict[0]}",
+                           f"{rule.reason_zh}：{verdict[1]}")]
+
+    def _whole(self, dir_fd: int, name: str, st: os.stat_result, *, text: bool = False) -> bytes | None:
+        """All of a file as it was stat'ed (None when it cannot be, or, with ``text``, is not UTF-8)."""
         data = self._read(dir_fd, name, st.st_size)
         if data is None or len(data) != st.st_size:
+            return None
+        if text:
+            try:
+                data.decode("utf-8")
+            except UnicodeDecodeError:
+                return None
+        return data
+
+    def _old_entries(self, rule: Rule, dir_fd: int, parts: tuple[str, ...], st: os.stat_result) -> list[Item]:
+        name = parts[-1]
+        data = self._whole(dir_fd, name, st)
+        if data is None:
             return []
-        if rule.check == "entries":
-            cutoff = self.now - timedelta(days=rule.max_age_days)
-            found = entries.old_entries(data, PurePosixPath(name).suffix.lower(), self.rules.data.heartbeat, cutoff)
-            if not found.cuts:
-                return []
-            removed = sum(end - start for start, end in found.cuts)
-            return [self._item(rule, parts, st, "cut", removed,
-                               f"{found.removed} {rule.reason} ({found.kept} newer kept)",
-                               f"{found.removed} 条{rule.reason_zh}（保留较新的 {found.kept} 条）",
-                               cuts=[list(c) for c in found.cuts], prefix_size=len(data),
-                               prefix_sha256=sha256_bytes(data), count=found.removed)]
-        try:
-            data.decode("utf-8")
-        except UnicodeDecodeError:
+        cutoff = self.now - timedelta(days=rule.max_age_days)
+        found = entries.old_entries(data, PurePosixPath(name).suffix.lower(), self.rules.data.heartbeat, cutoff)
+        if not found.cuts:
+            return []
+        removed = sum(end - start for start, end in found.cuts)
+        return [self._item(rule, parts, st, "cut", removed,
+                           f"{found.removed} {rule.reason} ({found.kept} newer kept)",
+                           f"{found.removed} 条{rule.reason_zh}（保留较新的 {found.kept} 条）",
+                           cuts=[list(c) for c in found.cuts], prefix_size=len(data),
+                           prefix_sha256=sha256_bytes(data), count=found.removed)]
+
+    def _marked(self, rule: Rule, dir_fd: int, parts: tuple[str, ...], st: os.stat_result) -> list[Item]:
+        data = self._whole(dir_fd, parts[-1], st, text=True)
+        if data is None:
+            return []
+        marked = entries.marked_entries(entries.markdown_entries(data), self.rules.data.memory, data)
+        return [self._item(rule, parts, st, "cut", e.end - e.start, f"{rule.reason} ({marker})",
+                           f"{rule.reason_zh}（{marker}）", cuts=[[e.start, e.end]], text=e.first.strip(),
+                           line=e.line, prefix_size=len(data), prefix_sha256=sha256_bytes(data)) for e, marker in marked]
+
+    def _superseded(self, rule: Rule, dir_fd: int, parts: tuple[str, ...], st: os.stat_result) -> list[Item]:
+        data = self._whole(dir_fd, parts[-1], st, text=True)
+        if data is None:
             return []
         blocks = entries.markdown_entries(data)
         marked = entries.marked_entries(blocks, self.rules.data.memory, data)
-        common = {"prefix_size": len(data), "prefix_sha256": sha256_bytes(data)}
-        if rule.check == "marked_entries":
-            return [self._item(rule, parts, st, "cut", e.end - e.start, f"{rule.reason} ({marker})",
-                               f"{rule.reason_zh}（{marker}）", cuts=[[e.start, e.end]], text=e.first.strip(),
-                               line=e.line, **common) for e, marker in marked]
-        found_superseded = entries.superseded_entries(blocks, self.rules.data.memory, [e for e, _ in marked], data)
+        found = entries.superseded_entries(blocks, self.rules.data.memory, [e for e, _ in marked], data)
         return [self._item(rule, parts, st, "cut", old.end - old.start, f"{rule.reason} (line {new.line}: {new.first.strip()[:80]})",
                            f"{rule.reason_zh}（第 {new.line} 行：{new.first.strip()[:80]}）", cuts=[[old.start, old.end]],
-                           text=old.first.strip(), line=old.line, suggested=True, **common)
-                for old, new, _how in found_superseded]
+                           text=old.first.strip(), line=old.line, suggested=True, prefix_size=len(data),
+                           prefix_sha256=sha256_bytes(data))
+                for old, new, _how in found]
 
     def _broken_link(self, rule: Rule, dir_fd: int, parts: tuple[str, ...], st: os.stat_result,
                      record: bool) -> list[Item]:
@@ -321,12 +354,11 @@ class Scanner:
                       if self.rules.protect.match(p, p, True) or self.rules.protect.match(p, p, False)), None)
         if reason or named:
             if record:
-                self._keep(parts, "link to a protected path", "指向受保护路径的链接")
+                self._keep(parts, *msg.LINK_TO_PROTECTED)
             return []
         if self.recent(st):
             if record:
-                self._keep(parts, f"modified in the last {self.recent_minutes:g} minutes",
-                           f"最近 {self.recent_minutes:g} 分钟内修改过")
+                self._keep(parts, *msg.recent(self.recent_minutes))
             return []
         return [self._item(rule, parts, st, "unlink", st.st_size, f"{rule.reason}: → {display(target)}",
                            f"{rule.reason_zh}：→ {display(target)}")]
@@ -393,7 +425,7 @@ class Scanner:
             return []
         if not self.root.same_mount(top):
             os.close(top)
-            self._note(parts, "mount point; never crossed", "挂载点，绝不跨越")
+            self._note(parts, *msg.MOUNT_POINT)
             return []
         members: list[Member] = [Member(list(parts), [st.st_dev, st.st_ino, 0, 0, stat.S_IFDIR], True)]
         size = 0
@@ -445,8 +477,7 @@ class Scanner:
                 continue
             if not stat.S_ISREG(est.st_mode) or self.recent(est):
                 if self.recent(est):
-                    self._keep(child, f"modified in the last {self.recent_minutes:g} minutes",
-                               f"最近 {self.recent_minutes:g} 分钟内修改过")
+                    self._keep(child, *msg.recent(self.recent_minutes))
                 kept += 1
                 continue
             members.append(Member(list(child), Fingerprint.of(est).to_list()))
@@ -466,11 +497,10 @@ class Scanner:
         target = self._safe_readlink(fd, name)
         if target is None or any(self.rules.protect.match(p, p, True) or self.rules.protect.match(p, p, False)
                                  for p in PurePosixPath(target).parts):
-            self._keep(child, "link to a protected path", "指向受保护路径的链接")
+            self._keep(child, *msg.LINK_TO_PROTECTED)
             return None
         if self.recent(est):
-            self._keep(child, f"modified in the last {self.recent_minutes:g} minutes",
-                       f"最近 {self.recent_minutes:g} 分钟内修改过")
+            self._keep(child, *msg.recent(self.recent_minutes))
             return None
         return Member(list(child), Fingerprint.of(est).to_list())
 
@@ -478,7 +508,7 @@ class Scanner:
         """An fd for a subfolder of a folder that goes whole, or None (kept, not entered) when it is
         too deep, cannot be opened or is a mount point."""
         if depth >= MAX_DEPTH:
-            self._note(child, "too deep; not entered", "层级过深，未进入")
+            self._note(child, *msg.TOO_DEEP)
             return None
         try:
             sub = open_dir(name, dir_fd=fd)
@@ -486,7 +516,7 @@ class Scanner:
             return None
         if not self.root.same_mount(sub):
             os.close(sub)
-            self._note(child, "mount point; never crossed", "挂载点，绝不跨越")
+            self._note(child, *msg.MOUNT_POINT)
             return None
         return sub
 
@@ -552,7 +582,7 @@ class Scanner:
             return
         if not self.root.same_mount(sub):  # a bind mount shares the device: the mount id tells
             os.close(sub)
-            self._note(parts, "mount point; never crossed", "挂载点，绝不跨越")
+            self._note(parts, *msg.MOUNT_POINT)
             return
         if "small" in self.tiers and self.rules.wants_folder(rel, name):
             found = self.evaluate("small", fd, parts, entry.stat(follow_symlinks=False))
@@ -562,7 +592,7 @@ class Scanner:
                 return
         if len(stack) >= MAX_DEPTH:
             os.close(sub)
-            self._note(parts, "too deep; not entered", "层级过深，未进入")
+            self._note(parts, *msg.TOO_DEEP)
             return
         inside = reminders or self.rules.reminder_folders.match(rel, name, True) is not None
         stack.append((sub, parts, inside, iter(_listing(sub, on_error=lambda e: self._note(parts, *e)))))
@@ -615,3 +645,27 @@ def _listing(fd: int, on_error=None) -> list[os.DirEntry[str]]:
         if on_error:
             on_error((f"cannot list ({exc.strerror})", f"无法列出（{exc.strerror}）"))
         return []
+
+
+@dataclass(frozen=True)
+class FileCheck:
+    """How the scan applies one ``check`` of the rules to a regular file."""
+
+    find: Callable[[Scanner, Rule, int, tuple[str, ...], os.stat_result], list[Item]]
+    edits_protected: bool = False  # may cut entries out of a protected file that allows it (MEMORY.md)
+    by_folder: bool = False        # picks files by the reminder folders, not by the rule's patterns
+    touches_recent: bool = False   # may apply to a file modified just now (it only cuts old entries out)
+
+
+#: every ``check`` of :data:`apollo.autophagy.rules.CHECKS`, by what it applies to (tests/autophagy/test_rules.py)
+FILE_CHECKS: dict[str, FileCheck] = {
+    "match": FileCheck(Scanner._match),
+    "corrupt": FileCheck(Scanner._corrupt),
+    "reminders": FileCheck(Scanner._reminder, by_folder=True),
+    "entries": FileCheck(Scanner._old_entries, touches_recent=True),
+    "marked_entries": FileCheck(Scanner._marked, edits_protected=True),
+    "superseded_entries": FileCheck(Scanner._superseded, edits_protected=True),
+}
+LINK_CHECKS: dict[str, Callable[[Scanner, Rule, int, tuple[str, ...], os.stat_result, bool], list[Item]]] = {
+    "broken_symlink": Scanner._broken_link,
+}

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from apollo import clock
+from apollo.autophagy import messages as msg
 from apollo.autophagy import remove
 from apollo.autophagy import seal as sealing
 from apollo.autophagy.fs import (
@@ -437,7 +438,7 @@ def _restore_one(place: Place, info: SnapshotInfo, root: Root, parts: tuple[str,
             return "restored"
         if kind == "symlink":
             if existing is not None:
-                raise Unsafe("exists; never overwritten", "已存在，绝不覆盖", "exists")
+                raise Unsafe(*msg.EXISTS, "exists")
             if not dry_run:
                 os.symlink(str(entry["target"]), parts[-1], dir_fd=parent)
                 if entry.get("mtime_ns"):
@@ -448,7 +449,7 @@ def _restore_one(place: Place, info: SnapshotInfo, root: Root, parts: tuple[str,
             if stat.S_ISLNK(existing.st_mode):
                 raise Unsafe("is a symlink now; never followed or overwritten", "现在是符号链接，绝不跟随或覆盖", "link")
             if left_sha is None:
-                raise Unsafe("exists; never overwritten", "已存在，绝不覆盖", "exists")
+                raise Unsafe(*msg.EXISTS, "exists")
             return _replace_if_untouched(place, info, root, parts, entry, left_sha, dry_run)
         blob = _blob(place, info, entry)
         try:
@@ -498,7 +499,7 @@ def _put_new(parent: int, name: str, blob: int, entry: dict[str, Any]) -> None:
     try:
         os.link(temp, name, src_dir_fd=parent, dst_dir_fd=parent, follow_symlinks=False)
     except FileExistsError:
-        raise Unsafe("exists; never overwritten", "已存在，绝不覆盖", "exists") from None
+        raise Unsafe(*msg.EXISTS, "exists") from None
     finally:
         remove.drop_temporary(parent, temp)
     fsync_dir(parent)

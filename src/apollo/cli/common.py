@@ -6,17 +6,23 @@ line (what, where, what to do); ``-v`` adds the traceback.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
 import sys
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 import typer
 
 from apollo.errors import discard_stdout, failure_line
+
+if TYPE_CHECKING:
+    from apollo.config import Config
+    from apollo.workspace import Paths
 
 T = TypeVar("T")
 
@@ -48,8 +54,8 @@ FormatOpt = Annotated[
 class Env:
     """The resolved environment of one command: paths, config, language and output mode."""
 
-    paths: Any
-    config: Any
+    paths: Paths
+    config: Config
     lang: str
     json: bool = False
     quiet: bool = False
@@ -103,3 +109,49 @@ def run(action: Callable[[], T], *, verbose: bool = False) -> T:
         line, code = failure_line(exc)
         print(line, file=sys.stderr)
         raise typer.Exit(code) from None
+
+
+#: the options every command over a workspace takes: parameter name -> (option, default)
+SHARED_OPTIONS: dict[str, tuple[Any, Any]] = {
+    "workspace": (WorkspaceOpt, None), "state_dir": (StateDirOpt, None), "agent": (AgentOpt, "main"),
+    "json_out": (JsonOpt, False), "lang": (LangOpt, None), "quiet": (QuietOpt, False),
+    "verbose": (VerboseOpt, False),
+}
+
+
+class Shared:
+    """The shared options of one run. :meth:`env` resolves them (paths, config, language) when the
+    command first needs them, so a usage error it finds first is reported before the config is read."""
+
+    def __init__(self, values: dict[str, Any]):
+        self.values = values
+        #: the options as given (None when not given), for a command that asks what was named
+        self.workspace: Path | None = values["workspace"]
+        self.lang: str | None = values["lang"]
+        self.verbose = bool(values["verbose"])
+        self._env: Env | None = None
+
+    def env(self) -> Env:
+        if self._env is None:
+            self._env = make_env(**self.values)
+        return self._env
+
+
+def with_env(command: Callable[..., None]) -> Callable[..., None]:
+    """A command body ``command(shared, <its own options>)`` becomes a command with the shared
+    options added (:data:`SHARED_OPTIONS`, listed after its own) and run through :func:`run`:
+    every failure one line and its exit code."""
+    signature = inspect.signature(command, eval_str=True)
+    own = [p for p in signature.parameters.values() if p.name != "shared"]
+    added = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=option)
+             for name, (option, default) in SHARED_OPTIONS.items()]
+
+    @functools.wraps(command)
+    def wrapper(**values: Any) -> None:
+        shared = Shared({name: values.pop(name) for name in SHARED_OPTIONS})
+        run(lambda: command(shared, **values), verbose=shared.verbose)
+
+    parameters = [*own, *added]
+    wrapper.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
+    wrapper.__annotations__ = {p.name: p.annotation for p in parameters}
+    return wrapper

@@ -9,17 +9,10 @@ from typing import Annotated
 import typer
 
 from apollo.cli.common import (
-    AgentOpt,
     FormatOpt,
-    JsonOpt,
-    LangOpt,
-    QuietOpt,
-    StateDirOpt,
-    VerboseOpt,
-    WorkspaceOpt,
-    make_env,
-    run,
+    Shared,
     warn,
+    with_env,
 )
 
 app = typer.Typer(help="renal: classify, check and filter the context without destroying anything.",
@@ -61,20 +54,15 @@ _CATEGORY_STYLE = {"decision": "bold green", "preference": "bold cyan", "task": 
 
 
 @app.command("classify")
+@with_env
 def classify(
+    shared: Shared,
     input_path: Annotated[Path | None, typer.Argument(metavar="INPUT", help=_INPUT_HELP, show_default=False)] = None,
     fmt: FormatOpt = "auto",
     session: SessionOpt = None,
     only: Annotated[list[str] | None, typer.Option(
         "--only", help="Table: show only this category (repeatable): decision, preference, task, question, "
                        "process, noise.", show_default=False)] = None,
-    json_out: JsonOpt = False,
-    lang: LangOpt = None,
-    workspace: WorkspaceOpt = None,
-    state_dir: StateDirOpt = None,
-    agent: AgentOpt = "main",
-    quiet: QuietOpt = False,
-    verbose: VerboseOpt = False,
 ) -> None:
     """Classify every element of a transcript: category, action, confidence and the reason.
 
@@ -83,29 +71,24 @@ def classify(
     A table, then the summary (-q: the summary alone). With --json: {"messages": [{"id", "category", "action", "confidence", "reason", ...}], "summary": {...}},
     one message per element, in order.
     """
+    from apollo.renal.api import classify_path
+    from apollo.renal.classify import CATEGORIES
 
-    def action() -> None:
-        from apollo.renal.api import classify_path
-        from apollo.renal.classify import CATEGORIES
+    unknown = sorted(set(only or ()) - set(CATEGORIES))
+    if unknown:
+        from apollo.errors import UsageError
 
-        unknown = sorted(set(only or ()) - set(CATEGORIES))
-        if unknown:
-            from apollo.errors import UsageError
-
-            raise UsageError(f"unknown category {', '.join(unknown)}", hint=f"use one of: {', '.join(CATEGORIES)}")
-        env = make_env(workspace=workspace, state_dir=state_dir, agent=agent, json_out=json_out, lang=lang,
-                       quiet=quiet, verbose=verbose)
-        result = classify_path(_source(env, input_path, session), fmt, env.config)
-        for warning in result.summary["warnings"]:
-            warn(f"apollo: warning: {warning}")
-        if env.json:
-            env.emit({"messages": [v.to_dict() for v in result.verdicts], "summary": result.summary})
-            return
-        if not env.quiet:
-            _print_classification(result, set(only or CATEGORIES))
-        env.out(_classification_summary(result.summary, env.lang))
-
-    run(action, verbose=verbose)
+        raise UsageError(f"unknown category {', '.join(unknown)}", hint=f"use one of: {', '.join(CATEGORIES)}")
+    env = shared.env()
+    result = classify_path(_source(env, input_path, session), fmt, env.config)
+    for warning in result.summary["warnings"]:
+        warn(f"apollo: warning: {warning}")
+    if env.json:
+        env.emit({"messages": [v.to_dict() for v in result.verdicts], "summary": result.summary})
+        return
+    if not env.quiet:
+        _print_classification(result, set(only or CATEGORIES))
+    env.out(_classification_summary(result.summary, env.lang))
 
 
 def _print_classification(result, shown: set[str]) -> None:  # noqa: ANN001 - apollo.renal.api.ClassifyResult
@@ -152,20 +135,15 @@ def _classification_summary(summary: dict, lang: str) -> str:
 
 
 @app.command("check")
+@with_env
 def check(
+    shared: Shared,
     input_path: Annotated[Path | None, typer.Argument(
         metavar="INPUT", help="Transcript to measure \\[default: the agent's current session, else today's "
                                 "memory/YYYY-MM-DD.md in the workspace].", show_default=False)] = None,
     fmt: FormatOpt = "auto",
     session: SessionOpt = None,
     no_write: Annotated[bool, typer.Option("--no-write", help="Do not write .renal/filter-state.json.")] = False,
-    json_out: JsonOpt = False,
-    lang: LangOpt = None,
-    workspace: WorkspaceOpt = None,
-    state_dir: StateDirOpt = None,
-    agent: AgentOpt = "main",
-    quiet: QuietOpt = False,
-    verbose: VerboseOpt = False,
 ) -> None:
     """Measure the context (the heartbeat check): tokens, density, confirmations, tasks, topics, balance.
 
@@ -173,43 +151,40 @@ def check(
     renal.density_threshold, renal.confirmation_threshold). Writes <workspace>/.renal/filter-state.json
     and ends with the heartbeat line: 🫘 上下文正常 / 🫘 上下文需过滤（节省X%） (-q prints only that line).
     """
+    import sys
 
-    def action() -> None:
-        import sys
+    from apollo.renal import check as check_mod
+    from apollo.renal.check_cache import heartbeat_line, write_state
 
-        from apollo.renal import check as check_mod
-        from apollo.renal.check_cache import heartbeat_line, write_state
+    env = shared.env()
+    env.paths.require(workspace=False, state_dir=input_path is None)
+    source = _source(env, input_path, session) if input_path is not None or session is not None else None
+    env.paths.require(workspace=not no_write, state_dir=False)  # where the state goes (--no-write: nowhere)
+    if sys.stderr.isatty() and not env.json and not env.quiet:
+        from rich.console import Console
 
-        env = make_env(workspace=workspace, state_dir=state_dir, agent=agent, json_out=json_out, lang=lang,
-                       quiet=quiet, verbose=verbose)
-        env.paths.require(workspace=False, state_dir=input_path is None)
-        source = _source(env, input_path, session) if input_path is not None or session is not None else None
-        env.paths.require(workspace=not no_write, state_dir=False)  # where the state goes (--no-write: nowhere)
-        if sys.stderr.isatty() and not env.json and not env.quiet:
-            from rich.console import Console
-
-            with Console(stderr=True).status("checking the context…") as status:
-                result = check_mod.check(env.paths, env.config, source, fmt,
-                                         progress=lambda n: status.update(f"checking the context… {n:,} elements"))
-        else:
-            result = check_mod.check(env.paths, env.config, source, fmt)
-        state_path = None if no_write else write_state(env.paths, result)
-        line = heartbeat_line(result, env.lang)
-        if env.json:
-            env.emit({**result.to_state(), "state_file": str(state_path) if state_path else None, "heartbeat": line})
-            return
-        if not env.quiet:
-            env.out(check_mod.render_report(result, env.lang))
-            if state_path is not None:
-                env.out(f"{'状态已写入' if env.lang == 'zh' else 'state written to'} {state_path}")
-            env.out()
-        env.out(line)
-
-    run(action, verbose=verbose)
+        with Console(stderr=True).status("checking the context…") as status:
+            result = check_mod.check(env.paths, env.config, source, fmt,
+                                     progress=lambda n: status.update(f"checking the context… {n:,} elements"))
+    else:
+        result = check_mod.check(env.paths, env.config, source, fmt)
+    state_path = None if no_write else write_state(env.paths, result)
+    line = heartbeat_line(result, env.lang)
+    if env.json:
+        env.emit({**result.to_state(), "state_file": str(state_path) if state_path else None, "heartbeat": line})
+        return
+    if not env.quiet:
+        env.out(check_mod.render_report(result, env.lang))
+        if state_path is not None:
+            env.out(f"{'状态已写入' if env.lang == 'zh' else 'state written to'} {state_path}")
+        env.out()
+    env.out(line)
 
 
 @app.command("filter")
+@with_env
 def filter_(
+    shared: Shared,
     input_path: Annotated[Path | None, typer.Argument(metavar="INPUT", help=_INPUT_HELP, show_default=False)] = None,
     fmt: FormatOpt = "auto",
     session: SessionOpt = None,
@@ -230,55 +205,45 @@ def filter_(
                        "separate with commas. Without it, those elements are kept.", show_default=False)] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Report only: write nothing, no snapshot.")] = False,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing -o/--output file.")] = False,
-    json_out: JsonOpt = False,
-    lang: LangOpt = None,
-    workspace: WorkspaceOpt = None,
-    state_dir: StateDirOpt = None,
-    agent: AgentOpt = "main",
-    quiet: QuietOpt = False,
-    verbose: VerboseOpt = False,
 ) -> None:
     """Filter a transcript: keep what matters, concentrate repetition, drop noise, report the saving.
 
     Non-destructive: the input is never changed (except `--mode compact --in-place`, which only
     appends one entry). The important content is snapshotted to <workspace>/.renal/snapshots/ first.
     """
+    from apollo.renal import report as report_mod
+    from apollo.renal.filter import filter_path
 
-    def action() -> None:
-        from apollo.renal import report as report_mod
-        from apollo.renal.filter import filter_path
-
-        env = make_env(workspace=workspace, state_dir=state_dir, agent=agent, json_out=json_out, lang=lang,
-                       quiet=quiet, verbose=verbose)
-        # a workspace named (or needed to find the session) must exist; without one, INPUT's outputs go beside it
-        named = workspace is not None or bool(os.environ.get("OPENCLAW_WORKSPACE_DIR"))
-        env.paths.require(workspace=named or input_path is None, state_dir=input_path is None)
-        source = _source(env, input_path, session)
-        dropped = [part for value in drop or () for part in value.split(",") if part]
-        result = filter_path(source, fmt, env.config, keep_ratio=keep_ratio, budget=budget, mode=mode,
-                             output=output.absolute() if output is not None else None, dry_run=dry_run,
-                             workspace=workspace,
-                             lang=env.lang if lang or env.config.get("general.lang") else None, in_place=in_place,
-                             overwrite=force, drop=dropped)
-        again = [*_where_args(env, source), *(["--keep-ratio", str(keep_ratio)] if keep_ratio is not None else []),
-                 *(["--budget", str(budget)] if budget is not None else []), *(["--mode", mode] if mode != "rewrite" else [])]
-        for item in result.report["needs_confirmation"]:
-            item["drop_command"] = _command("renal", "filter", *again, "--drop", ",".join([*dropped, item["id"]]))
-        for warning in result.report["warnings"]:
-            warn(f"apollo: warning: {warning}")
-        if env.json:
-            env.emit(result.report)
-            return
-        if env.quiet:
-            env.out(str(result.output_path) if result.output_path else report_mod.render(result.report, env.lang))
-            return
-        env.out(report_mod.render(result.report, result.report["lang"]))
-
-    run(action, verbose=verbose)
+    env = shared.env()
+    # a workspace named (or needed to find the session) must exist; without one, INPUT's outputs go beside it
+    named = shared.workspace is not None or bool(os.environ.get("OPENCLAW_WORKSPACE_DIR"))
+    env.paths.require(workspace=named or input_path is None, state_dir=input_path is None)
+    source = _source(env, input_path, session)
+    dropped = [part for value in drop or () for part in value.split(",") if part]
+    result = filter_path(source, fmt, env.config, keep_ratio=keep_ratio, budget=budget, mode=mode,
+                         output=output.absolute() if output is not None else None, dry_run=dry_run,
+                         workspace=shared.workspace,
+                         lang=env.lang if shared.lang or env.config.get("general.lang") else None, in_place=in_place,
+                         overwrite=force, drop=dropped)
+    again = [*_where_args(env, source), *(["--keep-ratio", str(keep_ratio)] if keep_ratio is not None else []),
+             *(["--budget", str(budget)] if budget is not None else []), *(["--mode", mode] if mode != "rewrite" else [])]
+    for item in result.report["needs_confirmation"]:
+        item["drop_command"] = _command("renal", "filter", *again, "--drop", ",".join([*dropped, item["id"]]))
+    for warning in result.report["warnings"]:
+        warn(f"apollo: warning: {warning}")
+    if env.json:
+        env.emit(result.report)
+        return
+    if env.quiet:
+        env.out(str(result.output_path) if result.output_path else report_mod.render(result.report, env.lang))
+        return
+    env.out(report_mod.render(result.report, result.report["lang"]))
 
 
 @app.command("report")
+@with_env
 def report(
+    shared: Shared,
     input_path: Annotated[Path | None, typer.Argument(metavar="INPUT", help=_INPUT_HELP, show_default=False)] = None,
     html: Annotated[Path | None, typer.Option(
         "--html", help="Where to write the page \\[default: ./<input name>.renal-report.html]; an earlier Apollo "
@@ -290,39 +255,27 @@ def report(
         show_default=False)] = None,
     budget: Annotated[int | None, typer.Option("--budget", help="Show the filter fitting this many tokens.",
                                                show_default=False)] = None,
-    json_out: JsonOpt = False,
-    lang: LangOpt = None,
-    workspace: WorkspaceOpt = None,
-    state_dir: StateDirOpt = None,
-    agent: AgentOpt = "main",
-    quiet: QuietOpt = False,
-    verbose: VerboseOpt = False,
 ) -> None:
     """Write one self-contained HTML page of what the filter would do: the timeline by category, what is
     kept, merged and dropped (and why), tokens before and after, the balance over time, the must-keep list.
 
     Read-only: it runs the filter as a dry run. The page works offline (no network, no CDN).
     """
+    from apollo.renal.html_report import default_html_path, write_report
 
-    def action() -> None:
-        from apollo.renal.html_report import default_html_path, write_report
-
-        env = make_env(workspace=workspace, state_dir=state_dir, agent=agent, json_out=json_out, lang=lang,
-                       quiet=quiet, verbose=verbose)
-        env.paths.require(workspace=workspace is not None, state_dir=input_path is None)
-        source = _source(env, input_path, session)
-        destination = (html if html is not None else default_html_path(source)).absolute()
-        made = write_report(source, destination, fmt, env.config, keep_ratio=keep_ratio, budget=budget,
-                            workspace=workspace,
-                            lang=env.lang if lang or env.config.get("general.lang") else None)
-        for warning in made.report["warnings"]:
-            warn(f"apollo: warning: {warning}")
-        if env.json:
-            env.emit({"html": str(made.output), "elements": len(made.data["elements"]),
-                      "report": made.report})
-            return
-        env.out(str(made.output) if env.quiet else
-                f"{made.output}  ({len(made.data['elements']):,} elements, saving {made.report['saving']:.0%}; "
-                f"open it in a browser)")
-
-    run(action, verbose=verbose)
+    env = shared.env()
+    env.paths.require(workspace=shared.workspace is not None, state_dir=input_path is None)
+    source = _source(env, input_path, session)
+    destination = (html if html is not None else default_html_path(source)).absolute()
+    made = write_report(source, destination, fmt, env.config, keep_ratio=keep_ratio, budget=budget,
+                        workspace=shared.workspace,
+                        lang=env.lang if shared.lang or env.config.get("general.lang") else None)
+    for warning in made.report["warnings"]:
+        warn(f"apollo: warning: {warning}")
+    if env.json:
+        env.emit({"html": str(made.output), "elements": len(made.data["elements"]),
+                  "report": made.report})
+        return
+    env.out(str(made.output) if env.quiet else
+            f"{made.output}  ({len(made.data['elements']):,} elements, saving {made.report['saving']:.0%}; "
+            f"open it in a browser)")

@@ -2,25 +2,12 @@
 
 from __future__ import annotations
 
-from collections import Counter as Tally
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from apollo.cli.common import (
-    AgentOpt,
-    FormatOpt,
-    JsonOpt,
-    LangOpt,
-    QuietOpt,
-    StateDirOpt,
-    VerboseOpt,
-    WorkspaceOpt,
-    make_env,
-    run,
-    warn,
-)
+from apollo.cli.common import FormatOpt, Shared, warn, with_env
 
 app = typer.Typer(help="Read transcripts in every supported format.", no_args_is_help=True)
 
@@ -35,92 +22,52 @@ AllOpt = Annotated[bool, typer.Option("--all", "-a",
 CounterOpt = Annotated[str, typer.Option("--counter", help="Token counter: estimate or exact.")]
 
 
-def _totals(transcript: Any, count: Any) -> dict[str, Any]:
-    in_context = transcript.in_context()
-    by_kind: Tally[str] = Tally()
-    by_role: Tally[str] = Tally()
-    for element in in_context:
-        by_kind[str(element.kind)] += element.tokens
-        by_role[str(element.role)] += element.tokens
-    return {
-        "elements": len(transcript.elements),
-        "in_context": len(in_context),
-        "tokens": transcript.total_tokens,
-        "tokens_all": sum(e.tokens for e in transcript.elements),
-        "envelope_tokens": sum(count(e.envelope) for e in in_context if e.envelope),
-        "by_kind": dict(by_kind.most_common()),
-        "by_role": dict(by_role.most_common()),
-        "warnings": len(transcript.warnings),
-        "counter": transcript.meta.get("counter"),
-    }
-
-
 def _preview(text: str, width: int = 72) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
 @app.command("show")
+@with_env
 def show(
+    shared: Shared,
     path: PathArg = None,
     fmt: FormatOpt = "auto",
     session: SessionOpt = None,
-    agent: AgentOpt = "main",
-    workspace: WorkspaceOpt = None,
-    state_dir: StateDirOpt = None,
-    json_out: JsonOpt = False,
     show_all: AllOpt = False,
     counter: CounterOpt = "estimate",
-    lang: LangOpt = None,
-    quiet: QuietOpt = False,
-    verbose: VerboseOpt = False,
 ) -> None:
     """The elements of a transcript with kinds, roles and token counts, and the session's totals.
 
     Without PATH, the agent's most recently active session (sessions.json or the SQLite store).
     -q prints only the totals line.
     """
+    from apollo import transcript as transcripts
+    from apollo.tokens import get_counter
+    from apollo.transcript.discovery import resolve_source
 
-    def body() -> None:
-        from apollo import transcript as transcripts
-        from apollo.tokens import get_counter
-        from apollo.transcript.discovery import resolve_source
-
-        env = make_env(workspace=workspace, state_dir=state_dir, agent=agent, json_out=json_out, lang=lang,
-                       quiet=quiet, verbose=verbose)
-        source = resolve_source(env.paths, path.absolute() if path is not None else None, session)  # pastes back
-        transcript = transcripts.read(source, fmt, counter=counter)
-        for warning in transcript.warnings:
-            warn(f"warning: {warning}")
-        shown = transcript.elements if show_all else transcript.in_context()
-        totals = _totals(transcript, get_counter(counter)[1])
-        if env.json:
-            env.emit({
-                "source": str(source),
-                "format": transcript.format,
-                "elements": [_element_json(e) for e in shown],
-                "totals": totals,
-                "warnings": [{"file": w.path, "line": w.line, "message": w.message} for w in transcript.warnings],
-            })
-            return
-        if not env.quiet:
-            _print_table(source, transcript, shown)
-        env.out(_totals_line(totals, env.lang))
-        if totals["warnings"]:
-            env.info(f"{totals['warnings']} 条警告（见 stderr）" if env.lang == "zh" else
-                     f"{totals['warnings']} warning(s) on stderr")
-
-    run(body, verbose=verbose)
-
-
-def _element_json(element: Any) -> dict[str, Any]:
-    return {
-        "id": element.id, "index": element.index, "role": str(element.role), "kind": str(element.kind),
-        "tokens": element.tokens, "in_context": element.in_context, "text": element.text,
-        "envelope": element.envelope, "timestamp": element.timestamp, "parent": element.parent,
-        "line": element.line, "call_id": element.call_id, "tool_name": element.tool_name,
-        "speaker": element.speaker,
-    }
+    env = shared.env()
+    source = resolve_source(env.paths, path.absolute() if path is not None else None, session)  # pastes back
+    transcript = transcripts.read(source, fmt, counter=counter)
+    for warning in transcript.warnings:
+        warn(f"warning: {warning}")
+    shown = transcript.elements if show_all else transcript.in_context()
+    totals = transcript.totals(get_counter(counter)[1])
+    if env.json:
+        env.emit({
+            "source": str(source),
+            "format": transcript.format,
+            "elements": [e.to_dict() for e in shown],
+            "totals": totals,
+            "warnings": [w.to_dict() for w in transcript.warnings],
+        })
+        return
+    if not env.quiet:
+        _print_table(source, transcript, shown)
+    env.out(_totals_line(totals, env.lang))
+    if totals["warnings"]:
+        env.info(f"{totals['warnings']} 条警告（见 stderr）" if env.lang == "zh" else
+                 f"{totals['warnings']} warning(s) on stderr")
 
 
 def _print_table(source: Any, transcript: Any, shown: list[Any]) -> None:

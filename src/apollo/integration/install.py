@@ -26,8 +26,16 @@ from apollo.errors import ConfigError, InputError, Refused
 
 MANIFEST = ".apollo/install-manifest.json"
 BACKUP_DIR = ".apollo/install-backup"
-HEARTBEAT_BEGIN = "<!-- apollo:begin heartbeat (managed by `apollo install`; `apollo install --uninstall` removes it) -->"
-HEARTBEAT_END = "<!-- apollo:end heartbeat -->"
+
+
+def block_markers(name: str) -> tuple[str, str]:
+    """The lines around a block Apollo owns in a file of the user's (found again to update or remove it)."""
+    return (f"<!-- apollo:begin {name} (managed by `apollo install`; `apollo install --uninstall` removes it) -->",
+            f"<!-- apollo:end {name} -->")
+
+
+HEARTBEAT_BEGIN, HEARTBEAT_END = block_markers("heartbeat")
+BLOCK_SUFFIX = ".block.md"
 
 
 # --------------------------------------------------------------------------- what gets installed
@@ -130,17 +138,30 @@ def apollo_path() -> str:
 
 
 def openclaw_target(workspace: Path) -> Target:
-    items: list[Item] = [
-        FileItem("skills/apollo-renal/SKILL.md", _template("openclaw", "skills", "apollo-renal", "SKILL.md")),
-        FileItem("skills/apollo-autophagy/SKILL.md",
-                 _template("openclaw", "skills", "apollo-autophagy", "SKILL.md")),
-        FileItem("scripts/renal/renal-check.sh", _template("openclaw", "scripts", "renal", "renal-check.sh"), True),
-        FileItem("scripts/autophagy/autophagy.sh",
-                 _template("openclaw", "scripts", "autophagy", "autophagy.sh"), True),
-        BlockItem("HEARTBEAT.md", HEARTBEAT_BEGIN, HEARTBEAT_END,
-                  _template("openclaw", "HEARTBEAT.block.md").decode("utf-8")),
-    ]
-    return Target("openclaw", workspace, tuple(items))
+    return Target("openclaw", workspace, tuple(_template_items("openclaw")))
+
+
+def _template_items(kind: str) -> list[Item]:
+    """What ``templates/<kind>/`` holds, each at the same path below the target: a file Apollo
+    owns (a ``.sh`` one executable), or for ``NAME.block.md`` a marked block in the user's own
+    ``NAME.md`` (HEARTBEAT.md). Files in path order, blocks after them."""
+    base = resources.files("apollo.integration").joinpath("templates", kind)
+    rels: list[str] = []
+    pending = [(base, "")]
+    while pending:
+        node, prefix = pending.pop()
+        for child in node.iterdir():
+            if child.is_dir():
+                pending.append((child, f"{prefix}{child.name}/"))
+            else:
+                rels.append(prefix + child.name)
+    files: list[Item] = [FileItem(rel, _template(kind, *rel.split("/")), rel.endswith(".sh"))
+                         for rel in sorted(rels) if not rel.endswith(BLOCK_SUFFIX)]
+    blocks: list[Item] = [BlockItem(rel.removesuffix(BLOCK_SUFFIX) + ".md",
+                                    *block_markers(rel.removesuffix(BLOCK_SUFFIX).rsplit("/", 1)[-1].lower()),
+                                    _template(kind, *rel.split("/")).decode("utf-8"))
+                          for rel in sorted(rels) if rel.endswith(BLOCK_SUFFIX)]
+    return files + blocks
 
 
 def claude_config_dir() -> Path:
@@ -169,7 +190,7 @@ def claude_code_target(project: Path | None) -> Target:
         HookItem("settings.json", "PreCompact", "", f"{_apollo_command()} hook precompact"),
         HookItem("settings.json", "SessionStart", "compact", f"{_apollo_command()} hook sessionstart", 30,
                  "Apollo: restoring the decisions and rules saved before compaction"),
-        FileItem("commands/renal.md", _template("claude-code", "commands", "renal.md")),
+        *_template_items("claude-code"),
     ]
     return Target("claude-code", root, tuple(items))
 
@@ -202,20 +223,21 @@ class Step:
     problem: bool = False
 
 
+#: each action in the report, as an (en, zh) pair (English first: the one convention, messages.py)
 _WORDS = {
-    "created": ("已创建", "created"), "unchanged": ("已是最新", "up to date"), "updated": ("已更新", "updated"),
-    "outdated": ("有新版本（--force 更新）", "newer version available (--force refreshes it)"),
-    "kept-modified": ("你改过，保留", "changed by you, kept"), "replaced": ("已替换", "replaced"),
-    "adopted": ("与 Apollo 的相同，已接管", "identical to Apollo's, adopted"),
-    "conflict": ("已存在且不是 Apollo 写的，未动", "exists and was not written by Apollo; left alone"),
-    "removed": ("已删除", "removed"), "block-added": ("已加入标记块", "marked block added"),
-    "block-removed": ("已移除标记块", "marked block removed"), "hook-added": ("已加入钩子", "hook added"),
-    "hook-removed": ("已移除钩子", "hook removed"), "gone": ("已不存在", "already gone"),
-    "unreadable": ("无法解析，未动", "cannot be parsed; left alone"),
-    "kept-not-empty": ("还有其他文件，保留", "still holds other files; kept"),
-    "nothing": ("没有安装记录", "nothing installed here"),
-    "configured": ("已配置", "configured"), "restored": ("已恢复原样", "restored byte for byte"),
-    "settings-removed": ("已移除 Apollo 的设置", "Apollo's settings removed"),
+    "created": ("created", "已创建"), "unchanged": ("up to date", "已是最新"), "updated": ("updated", "已更新"),
+    "outdated": ("newer version available (--force refreshes it)", "有新版本（--force 更新）"),
+    "kept-modified": ("changed by you, kept", "你改过，保留"), "replaced": ("replaced", "已替换"),
+    "adopted": ("identical to Apollo's, adopted", "与 Apollo 的相同，已接管"),
+    "conflict": ("exists and was not written by Apollo; left alone", "已存在且不是 Apollo 写的，未动"),
+    "removed": ("removed", "已删除"), "block-added": ("marked block added", "已加入标记块"),
+    "block-removed": ("marked block removed", "已移除标记块"), "hook-added": ("hook added", "已加入钩子"),
+    "hook-removed": ("hook removed", "已移除钩子"), "gone": ("already gone", "已不存在"),
+    "unreadable": ("cannot be parsed; left alone", "无法解析，未动"),
+    "kept-not-empty": ("still holds other files; kept", "还有其他文件，保留"),
+    "nothing": ("nothing installed here", "没有安装记录"),
+    "configured": ("configured", "已配置"), "restored": ("restored byte for byte", "已恢复原样"),
+    "settings-removed": ("Apollo's settings removed", "已移除 Apollo 的设置"),
 }
 
 
@@ -240,12 +262,12 @@ class Report:
 
     def lines(self, lang: str) -> list[str]:
         zh = lang == "zh"
-        title = {"install": ("安装", "install"), "uninstall": ("卸载", "uninstall")}[self.operation]
-        out = [f"apollo {title[1]} → {self.kind}: {self.root}" if not zh else
-               f"Apollo {title[0]} → {self.kind}：{self.root}"]
+        title = {"install": ("install", "安装"), "uninstall": ("uninstall", "卸载")}[self.operation]
+        out = [f"apollo {title[0]} → {self.kind}: {self.root}" if not zh else
+               f"Apollo {title[1]} → {self.kind}：{self.root}"]
         for step in self.steps:
             mark = "✗" if step.problem else "✓"
-            word = _WORDS[step.action][0 if zh else 1]
+            word = _WORDS[step.action][1 if zh else 0]
             out.append(f"  {mark} {step.rel}: {word}{' — ' + step.detail if step.detail else ''}")
         return out
 

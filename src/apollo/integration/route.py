@@ -451,19 +451,29 @@ _PROTOCOL = {
     "zh": {
         "small": "🟢 低风险：请求本身即确认，执行前自动写快照",
         "medium": "🟡 中风险：先列出计划（plan id），由用户确认清单中的条目后再执行",
-        "large": "🔴 高风险：双重确认——先展示计划，用户第二次须输入「确认大自噬」；只想开新会话请用 /new（不删除任何内容）",
+        "large": "🔴 高风险：双重确认——先展示计划，用户第二次须输入「{phrase}」；只想开新会话请用 /new（不删除任何内容）",
         "renal": "非破坏性：重要内容先写快照，无需确认",
         "dream": "由 apollo-dream 执行（Apollo 不包含 dream）",
     },
     "en": {
         "small": "🟢 low risk: the request itself is the confirmation; a snapshot is written first",
         "medium": "🟡 medium risk: show the plan (plan id) and let the user confirm the listed items first",
-        "large": "🔴 high risk: double confirmation — show the plan, then the user must type 「确认大自噬」; "
+        "large": "🔴 high risk: double confirmation — show the plan, then the user must type 「{phrase}」; "
                  "for just a new session use /new (nothing is deleted)",
         "renal": "non-destructive: important content is snapshotted first; no confirmation needed",
         "dream": "run by apollo-dream (not part of Apollo)",
     },
 }
+
+
+def _protocol(key: str, lang: str) -> str:
+    """How an outcome is confirmed; the large tier's phrase comes from the autophagy rules."""
+    text = _PROTOCOL[lang][key]
+    if "{phrase}" not in text:
+        return text
+    from apollo.autophagy.rules import confirmation_phrase
+
+    return text.format(phrase=confirmation_phrase())
 
 
 def _label(intent: Intent, lang: str) -> str:
@@ -501,7 +511,7 @@ def decide(text: str, token_usage: float | None = None, *, lexicon: Lexicon | No
         intent = chosen.intent
         summary = intent.summary.get(lang) or intent.name
         parts.append(f"{summary} {_quote(chosen.terms, lang)} → {_label(intent, lang)}")
-        parts.append(_PROTOCOL[lang][intent.tier or intent.system])
+        parts.append(_protocol(intent.tier or intent.system, lang))
         if requested[1:]:
             listed = ("、" if zh else ", ").join(_label(m.intent, lang) for m in requested[1:])
             parts.append(f"另外也提到：{listed}——按优先级 autophagy > renal > dream 之后再做" if zh else

@@ -128,11 +128,11 @@ def write(source: Source, dest: Path, edits: Mapping[str, Edit], fmt: str = "aut
 
 def append_compaction(source: Source, dest: Path | None, summary: str, first_kept_entry_id: str,
                       tokens_before: int, in_place: bool = False, **options: object) -> str:
-    """One native pi/OpenClaw ``compaction`` entry after the session (see ``openclaw.append_compaction``).
+    """One native pi/OpenClaw ``compaction`` entry after the session (see ``openclaw_compaction.append_compaction``).
 
     For a SQLite session the result is always a JSONL copy at ``dest`` (the live store is never written).
     """
-    from apollo.transcript import openclaw
+    from apollo.transcript import openclaw_compaction
     from apollo.transcript.openclaw_sqlite import SessionRef
 
     handler, resolved = _resolve(source, "auto")
@@ -142,10 +142,10 @@ def append_compaction(source: Source, dest: Path | None, summary: str, first_kep
                              hint="write a JSONL copy (dest) and import it with openclaw doctor --session-sqlite import")
         staged = Path(dest)
         handler.write(resolved, staged, {})  # type: ignore[arg-type]
-        return openclaw.append_compaction(staged, None, summary, first_kept_entry_id, tokens_before,
+        return openclaw_compaction.append_compaction(staged, None, summary, first_kept_entry_id, tokens_before,
                                           in_place=True, **options)  # type: ignore[arg-type]
     if handler.name != "openclaw":
         raise UsageError(f"native compaction entries exist only in OpenClaw / pi sessions, not {handler.name}",
                          where=str(source), hint="use a filtered rewrite (write) for this format")
-    return openclaw.append_compaction(resolved, dest, summary, first_kept_entry_id, tokens_before,
+    return openclaw_compaction.append_compaction(resolved, dest, summary, first_kept_entry_id, tokens_before,
                                       in_place, **options)  # type: ignore[arg-type]

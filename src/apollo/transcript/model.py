@@ -9,7 +9,8 @@ understand passes through byte for byte.
 
 from __future__ import annotations
 
-from collections.abc import Container, Mapping
+from collections import Counter
+from collections.abc import Callable, Container, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -67,6 +68,16 @@ class Element:
     in_context: bool = True
     extra: dict[str, Any] = field(default_factory=dict)
 
+    def to_dict(self) -> dict[str, Any]:
+        """The element as ``apollo transcript show --json`` lists it (``extra`` is the reader's own)."""
+        return {
+            "id": self.id, "index": self.index, "role": str(self.role), "kind": str(self.kind),
+            "tokens": self.tokens, "in_context": self.in_context, "text": self.text,
+            "envelope": self.envelope, "timestamp": self.timestamp, "parent": self.parent,
+            "line": self.line, "call_id": self.call_id, "tool_name": self.tool_name,
+            "speaker": self.speaker,
+        }
+
 
 @dataclass(slots=True)
 class ReadWarning:
@@ -79,6 +90,9 @@ class ReadWarning:
     def __str__(self) -> str:
         where = f"{self.path}:{self.line}" if self.line else self.path
         return f"{where}: {self.message}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"file": self.path, "line": self.line, "message": self.message}
 
 
 @dataclass(slots=True)
@@ -95,6 +109,27 @@ class Transcript:
     @property
     def total_tokens(self) -> int:
         return sum(e.tokens for e in self.elements if e.in_context)
+
+    def totals(self, count: Callable[[str], int]) -> dict[str, Any]:
+        """Elements and tokens in context and in all, by kind and by role (largest first), and
+        what the envelopes cost (counted with ``count``, the counter that read the transcript)."""
+        in_context = self.in_context()
+        by_kind: Counter[str] = Counter()
+        by_role: Counter[str] = Counter()
+        for element in in_context:
+            by_kind[str(element.kind)] += element.tokens
+            by_role[str(element.role)] += element.tokens
+        return {
+            "elements": len(self.elements),
+            "in_context": len(in_context),
+            "tokens": self.total_tokens,
+            "tokens_all": sum(e.tokens for e in self.elements),
+            "envelope_tokens": sum(count(e.envelope) for e in in_context if e.envelope),
+            "by_kind": dict(by_kind.most_common()),
+            "by_role": dict(by_role.most_common()),
+            "warnings": len(self.warnings),
+            "counter": self.meta.get("counter"),
+        }
 
 
 @dataclass(slots=True)

@@ -155,7 +155,7 @@ class OpenClawSqlite(TranscriptFormat):
     def iter_elements(self, path: Path | SessionRef, warnings: list[ReadWarning],  # type: ignore[override]
                       count: Counter) -> Iterator[Element]:
         ref = resolve_ref(path)
-        from apollo.transcript.openclaw import iter_session_elements
+        from apollo.transcript.openclaw_read import iter_session_elements
 
         return iter_session_elements(event_lines(ref), str(ref), warnings, count)
 
@@ -163,7 +163,7 @@ class OpenClawSqlite(TranscriptFormat):
         """A session JSONL for ``openclaw doctor --session-sqlite import``; never into the live store."""
         ref = resolve_ref(source)
         if edits:
-            from apollo.transcript.openclaw import write_session
+            from apollo.transcript.openclaw_write import write_session
 
             write_session(event_lines(ref), str(ref), dest, edits)
             return

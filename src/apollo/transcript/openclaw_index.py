@@ -1,0 +1,158 @@
+"""The first pass over an OpenClaw / pi session: ids, parents and types only, the leaf and the
+path the model sees from it, the compaction (or reset) honoured on that path."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from apollo.transcript.base import (
+    LineSource,
+    iter_records,
+)
+from apollo.transcript.model import ReadWarning
+from apollo.transcript.openclaw_rules import BOUNDARIES
+from apollo.transcript.tree import (
+    Unit,
+    find_cycle_members,
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# Pass 1: the tree without content
+# ---------------------------------------------------------------------------------------------
+@dataclass(slots=True)
+class Node:
+    line: int
+    type: str
+    parent: str | None
+    #: compaction/reset firstKeptEntryId, leaf targetId, label targetId
+    ref: str | None = None
+
+
+@dataclass
+class SessionIndex:
+    """Ids, parents and types of every entry, the active path and what is in context."""
+
+    where: str
+    header_line: int | None = None
+    header_ok: bool = False
+    first_record_line: int | None = None
+    nodes: dict[str, Node] = field(default_factory=dict)
+    duplicate_lines: set[int] = field(default_factory=set)
+    leaf: str | None = None
+    path: list[str] = field(default_factory=list)
+    in_context: set[str] = field(default_factory=set)
+    boundary: str | None = None
+    cycle_members: set[str] = field(default_factory=set)
+    #: for writers: toolCall id -> (entry, block); toolCall id -> toolResult entries
+    calls: dict[str, Unit] = field(default_factory=dict)
+    results: dict[str, list[Unit]] = field(default_factory=dict)
+    #: entries whose message content is a list of blocks, with the number of blocks
+    block_counts: dict[str, int] = field(default_factory=dict)
+    ends_with_newline: bool = True
+
+    def parent_of(self) -> dict[str, str | None]:
+        return {entry_id: node.parent for entry_id, node in self.nodes.items()}
+
+
+def build_index(lines: LineSource, where: str, warnings: list[ReadWarning] | None) -> SessionIndex:
+    index = SessionIndex(where)
+    warn = (lambda line, text: warnings.append(ReadWarning(where, line, text))) if warnings is not None \
+        else (lambda line, text: None)
+    last_raw = b"\n"
+    for number, raw, record in iter_records(lines(), where, warnings):
+        last_raw = raw
+        if record is None:
+            continue
+        if index.first_record_line is None:
+            index.first_record_line = number
+            index.header_ok = record.get("type") == "session" and isinstance(record.get("id"), str)
+            if not index.header_ok:
+                warn(number, "the first record is not a session header {\"type\":\"session\",\"id\":...}: "
+                             "pi would start a new session and TRUNCATE this file")
+        if record.get("type") == "session":
+            if index.header_line is None:
+                index.header_line = number
+            else:
+                warn(number, "a second session header (pi uses the first and ignores this one)")
+            continue
+        _index_entry(index, number, record, warn)
+    index.ends_with_newline = last_raw.endswith(b"\n")
+    _resolve_path(index, warn)
+    return index
+
+
+def _index_entry(index: SessionIndex, number: int, record: dict[str, Any], warn: Any) -> None:
+    entry_id = record.get("id")
+    if not isinstance(entry_id, str) or not entry_id:
+        warn(number, "entry without an id: outside the tree (kept unchanged on write)")
+        return
+    if "parentId" not in record:
+        warn(number, f"entry {entry_id} has no parentId field: taken as a root")
+    parent = record.get("parentId")
+    parent = parent if isinstance(parent, str) and parent else None
+    entry_type = str(record.get("type"))
+    if entry_id in index.nodes:
+        warn(number, f"duplicate id {entry_id} (also on line {index.nodes[entry_id].line}): pi keeps the last one")
+        index.duplicate_lines.add(index.nodes[entry_id].line)
+    ref = record.get("targetId") if entry_type in ("leaf", "label") else record.get("firstKeptEntryId")
+    index.nodes[entry_id] = Node(number, entry_type, parent, ref if isinstance(ref, str) else None)
+    if entry_type == "leaf":
+        index.leaf = ref if isinstance(ref, str) else None
+    elif record.get("appendMode") != "side":
+        index.leaf = entry_id
+    message = record.get("message")
+    if entry_type != "message" or not isinstance(message, dict):
+        return
+    content = message.get("content")
+    if message.get("role") == "toolResult":
+        call_id = message.get("toolCallId")
+        if isinstance(call_id, str):
+            index.results.setdefault(call_id, []).append((entry_id, None))
+    elif isinstance(content, list):
+        index.block_counts[entry_id] = len(content)
+        for block_index, block in enumerate(content):
+            if isinstance(block, dict) and block.get("type") == "toolCall" and isinstance(block.get("id"), str):
+                index.calls[block["id"]] = (entry_id, block_index)
+
+
+def _resolve_path(index: SessionIndex, warn: Any) -> None:
+    parent_of = index.parent_of()
+    index.cycle_members = find_cycle_members(parent_of)
+    for entry_id in sorted(index.cycle_members, key=lambda e: index.nodes[e].line):
+        warn(index.nodes[entry_id].line, f"entry {entry_id} is on a parentId cycle: pi would hang on it; "
+                                         "the cycle is cut on write")
+    for entry_id, node in index.nodes.items():
+        if node.parent is not None and node.parent not in index.nodes:
+            warn(node.line, f"entry {entry_id} points to parent {node.parent}, which is not in the file: "
+                            "pi's context stops here and loses everything before")
+    path: list[str] = []
+    seen: set[str] = set()
+    current = index.leaf
+    while current is not None and current in index.nodes and current not in seen:
+        seen.add(current)
+        node = index.nodes[current]
+        if node.type == "leaf":
+            current = node.ref
+            continue
+        path.append(current)
+        current = node.parent
+    path.reverse()
+    index.path = path
+    boundary_at = max((i for i, e in enumerate(path) if index.nodes[e].type in BOUNDARIES), default=None)
+    start = 0
+    if boundary_at is not None:
+        boundary = path[boundary_at]
+        index.boundary = boundary
+        kept = index.nodes[boundary].ref
+        before = path[:boundary_at]
+        if kept in before:
+            start = before.index(kept)
+        else:
+            start = boundary_at
+            if kept is not None or index.nodes[boundary].type == "compaction":
+                warn(index.nodes[boundary].line, f"{index.nodes[boundary].type} {boundary}: firstKeptEntryId {kept} "
+                                                 "is not on the path before it, so nothing before it is kept")
+    # pi sends only the newest summary: older compaction entries on the path are not messages
+    index.in_context = {e for e in path[start:] if e == index.boundary or index.nodes[e].type != "compaction"}

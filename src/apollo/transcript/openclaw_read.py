@@ -1,0 +1,217 @@
+"""The second pass: an OpenClaw / pi session's entries as elements, one line at a time, with
+the envelope rules applied (``<entryId>`` / ``<entryId>:<n>`` ids, see :mod:`apollo.transcript.openclaw`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import orjson
+
+from apollo.transcript.base import (
+    Counter,
+    LineSource,
+    iter_records,
+    text_field,
+)
+from apollo.transcript.model import Element, Kind, ReadWarning, Role
+from apollo.transcript.openclaw_index import build_index
+from apollo.transcript.openclaw_rules import BRANCH_SUMMARY_WRAPPER, COMPACTION_SUMMARY_WRAPPER, Rules, rules
+
+
+# ---------------------------------------------------------------------------------------------
+# Pass 2: elements
+# ---------------------------------------------------------------------------------------------
+def iter_session_elements(lines: LineSource, where: str, warnings: list[ReadWarning],
+                          count: Counter) -> Iterator[Element]:
+    index = build_index(lines, where, warnings)
+    rule = rules()
+    nodes, in_context_ids = index.nodes, index.in_context
+    heartbeat_turn: set[str] = set()
+    position = 0
+    for number, _raw, record in iter_records(lines(), where, None):
+        if record is None:
+            continue
+        entry_id = record.get("id")
+        if not isinstance(entry_id, str) or not entry_id or record.get("type") == "session":
+            continue
+        node = nodes[entry_id]
+        latest = node.line == number
+        in_context = latest and entry_id in in_context_ids
+        base = entry_id if latest else f"{entry_id}@{number}"
+        for element in _entry_elements(record, base, rule, count, heartbeat_turn, node.parent):
+            element.index = position
+            element.line = number
+            element.record_id = entry_id
+            element.in_context = in_context
+            position += 1
+            yield element
+
+
+def _element(element_id: str, role: Role, kind: Kind, text: str, count: Counter, envelope: str = "",
+             **fields: Any) -> Element:
+    tokens = (count(text) + (count(envelope) if envelope else 0)) if kind is not Kind.METADATA else 0
+    return Element(element_id, role, kind, text, tokens=tokens, envelope=envelope, **fields)
+
+
+def _entry_elements(record: dict[str, Any], base: str, rule: Rules, count: Counter, heartbeat_turn: set[str],
+                    parent: str | None) -> list[Element]:
+    """The elements of one entry (a list: an entry's elements are read together, and this runs
+    for every entry of a 50 MB session)."""
+    entry_type = record.get("type")
+    timestamp = record.get("timestamp")
+    if not isinstance(timestamp, str):
+        timestamp = None
+    if parent in heartbeat_turn:
+        heartbeat_turn.add(base)
+    if entry_type == "message":
+        message = record.get("message")
+        if isinstance(message, dict):
+            return _message_elements(message, base, rule, count, heartbeat_turn, timestamp, parent)
+    if entry_type in ("compaction", "branch_summary"):
+        summary = text_field(record, "summary")
+        extra = {"entry_type": entry_type}
+        for key in ("firstKeptEntryId", "tokensBefore", "fromId"):
+            if key in record:
+                extra[key] = record[key]
+        wrapper = "".join(COMPACTION_SUMMARY_WRAPPER if entry_type == "compaction" else BRANCH_SUMMARY_WRAPPER)
+        return [_element(base, Role.SYSTEM, Kind.COMPACTION, summary, count, wrapper, extra=extra,
+                         timestamp=timestamp, parent=parent)]
+    if entry_type == "custom_message":
+        envelope, text = rule.split_envelope(content_text(record.get("content")))
+        extra = {"entry_type": entry_type, "customType": record.get("customType")}
+        if not text.strip() and rule.notice_in(envelope):
+            extra["notice_only"] = True
+        kind = Kind.HEARTBEAT_POLL if rule.is_poll(text) else Kind.TEXT  # newer releases poll in runtime context
+        if kind is Kind.HEARTBEAT_POLL:
+            heartbeat_turn.add(base)
+        else:
+            heartbeat_turn.discard(base)
+        return [_element(base, Role.USER, kind, text, count, envelope, timestamp=timestamp, parent=parent,
+                         extra=extra)]
+    return [_element(base, Role.SYSTEM, Kind.METADATA, _describe(record), count,
+                     extra={"entry_type": str(entry_type)}, timestamp=timestamp, parent=parent)]
+
+
+def _message_elements(message: dict[str, Any], base: str, rule: Rules, count: Counter, heartbeat_turn: set[str],
+                      timestamp: str | None, parent: str | None) -> list[Element]:
+    role = message.get("role")
+    content = message.get("content")
+    turn_is_heartbeat = base in heartbeat_turn
+    if role == "toolResult":
+        result: dict[str, Any] = {"isError": bool(message.get("isError"))}
+        if turn_is_heartbeat:
+            result["heartbeat_turn"] = True
+        return [_element(base, Role.TOOL, Kind.TOOL_RESULT, content_text(content), count,
+                         call_id=message.get("toolCallId"), tool_name=message.get("toolName"),
+                         extra=result, timestamp=timestamp, parent=parent)]
+    if role == "bashExecution":
+        text = f"$ {message.get('command', '')}\n{message.get('output') or ''}".rstrip("\n")
+        return [_element(base, Role.USER, Kind.TOOL_RESULT, text, count, tool_name="bash",
+                         extra={"role": role}, timestamp=timestamp, parent=parent)]
+    element_role = Role.ASSISTANT if role == "assistant" else Role.USER
+    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+    if not isinstance(blocks, list):
+        return [_element(base, element_role, Kind.METADATA, "", count, extra={"role": role}, timestamp=timestamp,
+                         parent=parent)]
+    turn = _assistant_turn(message, blocks, rule, turn_is_heartbeat) if role == "assistant" else {}
+    if not blocks and turn:  # a turn that failed before any content: one empty element the filter can drop
+        return [_element(base, element_role, Kind.TEXT, "", count, timestamp=timestamp, parent=parent, extra=turn)]
+    elements = []
+    previous = parent
+    for block_index, block in enumerate(blocks):
+        element_id = base if block_index == 0 else f"{base}:{block_index}"
+        block_type = block.get("type") if isinstance(block, dict) else None
+        if block_type == "text":
+            text = text_field(block, "text")
+            kind = Kind.TEXT
+            envelope = ""
+            extra: dict[str, Any] = {}
+            if role == "user":
+                prefix, text, suffix, scheduled = rule.unwrap(text)
+                envelope = prefix + suffix
+                if not text.strip() and rule.notice_in(envelope):
+                    extra["notice_only"] = True
+                if scheduled:
+                    extra["scheduled"] = True
+                if block_index == 0 and rule.is_poll(text):
+                    kind = Kind.HEARTBEAT_POLL
+                    heartbeat_turn.add(base)
+                elif block_index == 0:
+                    heartbeat_turn.discard(base)
+            elif role == "assistant" and (rule.is_ack(text) or (turn_is_heartbeat and rule.is_silent(text))):
+                kind = Kind.HEARTBEAT_REPLY
+            element = _element(element_id, element_role, kind, text, count, envelope, timestamp=timestamp,
+                               parent=previous, extra=extra)
+        elif block_type == "thinking":
+            element = _element(element_id, element_role, Kind.THINKING, text_field(block, "thinking"), count,
+                               timestamp=timestamp, parent=previous)
+        elif block_type == "toolCall":
+            arguments = orjson.dumps(block.get("arguments", {})).decode()
+            element = _element(element_id, element_role, Kind.TOOL_CALL, arguments, count, call_id=block.get("id"),
+                               tool_name=str(block.get("name", "")), timestamp=timestamp, parent=previous)
+        elif isinstance(block, dict):
+            label = f"[{block_type} {block.get('mimeType', '')}]".replace(" ]", "]")
+            element = _element(element_id, element_role, Kind.METADATA, label, count, extra={"block": block_type},
+                               timestamp=timestamp, parent=previous)
+        else:
+            element = _element(element_id, element_role, Kind.METADATA, "", count, timestamp=timestamp,
+                               parent=previous)
+        if turn:
+            element.extra.update(turn)
+        elements.append(element)
+        previous = element_id
+    return elements
+
+
+def _assistant_turn(message: dict[str, Any], blocks: list[Any], rule: Rules, heartbeat: bool) -> dict[str, Any]:
+    """What the elements of an assistant turn carry about the whole turn: that it failed with
+    nothing to show (``failed_turn``: its stop reason), that it is a delivery copy (``mirror``),
+    that it answers a heartbeat poll (``heartbeat_turn``)."""
+    turn: dict[str, Any] = {}
+    stop = message.get("stopReason")
+    typed = [b for b in blocks if isinstance(b, dict)]
+    written = sum(len(text_field(b, "text").strip()) for b in typed if b.get("type") == "text")
+    calls = any(b.get("type") == "toolCall" for b in typed)
+    if not blocks or (stop in rule.failed_stop_reasons and not calls and written <= rule.failed_max_chars):
+        turn["failed_turn"] = str(stop or "empty")
+        if isinstance(message.get("errorMessage"), str):
+            turn["error"] = message["errorMessage"]
+    if f"{message.get('provider')}/{message.get('model')}" in rule.mirror_models:
+        turn["mirror"] = True
+    if heartbeat:
+        turn["heartbeat_turn"] = True
+    return turn
+
+
+def content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for block in content:
+            if isinstance(block, dict) and isinstance(block.get("text"), str):
+                parts.append(block["text"])
+            elif isinstance(block, dict):
+                parts.append(f"[{block.get('type')}]")
+        return "\n".join(parts)
+    return ""
+
+
+def _describe(record: dict[str, Any]) -> str:
+    entry_type = record.get("type")
+    if entry_type == "model_change":
+        return f"model_change {record.get('provider')}/{record.get('modelId')}"
+    if entry_type == "thinking_level_change":
+        return f"thinking_level_change {record.get('thinkingLevel')}"
+    if entry_type == "custom":
+        return f"custom {record.get('customType')}"
+    if entry_type == "label":
+        return f"label {record.get('targetId')}: {record.get('label') or ''}".rstrip()
+    if entry_type == "session_info":
+        return f"session_info {record.get('name') or ''}".rstrip()
+    if entry_type == "reset":
+        return f"reset {record.get('reason') or ''}".rstrip()
+    if entry_type == "leaf":
+        return f"leaf -> {record.get('targetId')}"
+    return f"{entry_type} (unknown entry type, passed through)"

@@ -1,0 +1,175 @@
+"""What OpenClaw's format says as data: its entry types, how pi wraps a summary for the model,
+and the envelope and heartbeat rules (``data/transcript_openclaw.toml``) the reader applies."""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from apollo import regexes
+from apollo.cache import toml_loads
+
+#: pi's nine entry types plus OpenClaw's reset boundary; ``leaf`` is OpenClaw's navigation control
+ENTRY_TYPES = frozenset({"message", "model_change", "thinking_level_change", "compaction", "branch_summary",
+                         "custom", "custom_message", "label", "session_info", "reset"})
+BOUNDARIES = ("compaction", "reset")
+#: how pi shows the model a compaction's / a branch's summary (core/messages.js COMPACTION_SUMMARY_PREFIX and
+#: _SUFFIX, BRANCH_SUMMARY_PREFIX and _SUFFIX): the element's envelope, since in context a summary costs these too
+COMPACTION_SUMMARY_WRAPPER = ("The conversation history before this point was compacted into the following summary:"
+                              "\n\n<summary>\n", "\n</summary>")
+BRANCH_SUMMARY_WRAPPER = ("The following is a summary of a branch that this conversation came back from:"
+                          "\n\n<summary>\n", "</summary>")
+
+
+# ---------------------------------------------------------------------------------------------
+# Rules (data/transcript_openclaw.toml): envelopes and heartbeats
+# ---------------------------------------------------------------------------------------------
+_FENCE_CLOSE = regexes.compile(r"^[ \t]*```[ \t]*$", re.M)
+_BLANK_LINE = regexes.compile(r"^[ \t]*$", re.M)
+_MARKUP = regexes.compile(r"<[^>]*>|&nbsp;")
+
+
+@dataclass(frozen=True)
+class Rules:
+    prefixes: tuple[re.Pattern[str], ...]
+    block_headers: tuple[re.Pattern[str], ...]
+    poll_patterns: tuple[re.Pattern[str], ...]
+    ack_tokens: tuple[str, ...]
+    ack_max_chars: int
+    silent_tokens: tuple[str, ...]
+    notice_lines: tuple[re.Pattern[str], ...] = ()
+    suffixes: tuple[re.Pattern[str], ...] = ()
+    injected: tuple[re.Pattern[str], ...] = ()
+    failed_stop_reasons: frozenset[str] = frozenset()
+    failed_max_chars: int = 0
+    mirror_models: frozenset[str] = frozenset()
+    scheduled: tuple[re.Pattern[str], ...] = ()
+
+    def split_envelope(self, text: str) -> tuple[str, str]:
+        """(envelope, content): what the gateway wrapped around the user's words (leading stamps,
+        notices and metadata blocks, trailing message ids) is the envelope."""
+        prefix, content, suffix = self.split(text)
+        return prefix + suffix, content
+
+    def split(self, text: str) -> tuple[str, str, str]:
+        """(prefix, content, suffix), which put together give ``text`` back: a writer that replaces
+        the content puts the same wrappers around the new one."""
+        prefix, content, suffix, _ = self.unwrap(text)
+        return prefix, content, suffix
+
+    def unwrap(self, text: str) -> tuple[str, str, str, bool]:
+        """:meth:`split`, and whether the prefix ends with a scheduled job's stamp (the content is
+        then the job's prompt)."""
+        if any(pattern.match(text) for pattern in self.injected):
+            return text, "", "", False
+        position = self._prefix_end(text)
+        run = self.scheduled_run(text[position:])
+        if run is not None:
+            position += len(run[0])
+        content = text[position:]
+        for pattern in self.suffixes:
+            match = pattern.search(content)
+            if match and match.start() > 0:
+                return text[:position], content[:match.start()], content[match.start():], run is not None
+        return text[:position], content, "", run is not None
+
+    def _prefix_end(self, text: str) -> int:
+        position = 0
+        while True:
+            rest = text[position:]
+            stripped = len(rest) - len(rest.lstrip("\n"))
+            rest = rest[stripped:]
+            for prefix in self.prefixes:
+                match = prefix.match(rest)
+                if match and match.end():
+                    position += stripped + match.end()
+                    break
+            else:
+                end = self._notice_end(rest)
+                if end is None:
+                    end = self._metadata_block_end(rest)
+                if end is None:
+                    return position
+                position += stripped + end
+
+    def scheduled_run(self, text: str) -> tuple[str, str] | None:
+        """(stamp, prompt) when ``text`` is a scheduled job's prompt, else None."""
+        for pattern in self.scheduled:
+            match = pattern.match(text)
+            if match:
+                return text[:match.end()], text[match.end():]
+        return None
+
+    def notice_in(self, envelope: str) -> bool:
+        """The envelope holds a gateway notice (a job's or a command's report)."""
+        return any(notice.search(envelope) for notice in self.notice_lines)
+
+    def _notice_end(self, text: str) -> int | None:
+        """A gateway notice runs from its first line to the next blank line (or the end)."""
+        if not any(notice.match(text) for notice in self.notice_lines):
+            return None
+        blank = _BLANK_LINE.search(text)
+        if blank is None:
+            return len(text)
+        tail = text[blank.start():]
+        return blank.start() + len(tail) - len(tail.lstrip(" \t\n"))
+
+    def _metadata_block_end(self, text: str) -> int | None:
+        first, _, after = text.partition("\n")
+        if not any(header.match(first) for header in self.block_headers):
+            return None
+        offset = len(first) + 1
+        if after.lstrip(" \t").startswith("```"):
+            fence_line, _, body = after.partition("\n")
+            close = _FENCE_CLOSE.search(body)
+            if close is None:
+                return None
+            offset += len(fence_line) + 1 + close.end()
+        else:
+            blank = _BLANK_LINE.search(after)
+            offset += blank.start() if blank else len(after)
+        tail = text[offset:]
+        return offset + len(tail) - len(tail.lstrip(" \t\n"))
+
+    def is_poll(self, text: str) -> bool:
+        stripped = text.lstrip()
+        return any(pattern.search(stripped) for pattern in self.poll_patterns)
+
+    def is_ack(self, text: str) -> bool:
+        """OpenClaw's stripHeartbeatToken in heartbeat mode: token at an edge, little else."""
+        if not any(token in text or " " in token for token in self.ack_tokens):
+            return False  # no token in the text, none in the body: taking tags out only adds spaces
+        body = _MARKUP.sub(" ", text).strip().strip("*`~_").strip()
+        for token in self.ack_tokens:
+            if body.startswith(token):
+                rest = body[len(token):]
+            elif re.search(re.escape(token) + r"[^\w]{0,4}$", body):
+                rest = body[: body.rindex(token)]
+            else:
+                continue
+            return len(rest.strip()) <= self.ack_max_chars
+        return False
+
+    def is_silent(self, text: str) -> bool:
+        body = text.strip().strip(".!*`_ ")
+        return any(body == token for token in self.silent_tokens)
+
+
+@functools.cache
+def rules() -> Rules:
+    data = toml_loads((Path(__file__).parents[1] / "data" / "transcript_openclaw.toml").read_text("utf-8"))
+    envelope, heartbeat, assistant = data["envelope"], data["heartbeat"], data["assistant"]
+
+    def compile_all(patterns: list[str], flags: int = re.M) -> tuple[re.Pattern[str], ...]:
+        return tuple(regexes.compile(p, flags) for p in patterns)
+
+    return Rules(compile_all(envelope["prefixes"]), compile_all(envelope["block_headers"]),
+                 compile_all(heartbeat["poll_patterns"]), tuple(heartbeat["ack_tokens"]),
+                 int(heartbeat["ack_max_chars"]), tuple(heartbeat["silent_tokens"]),
+                 notice_lines=compile_all(envelope["notice_lines"]), suffixes=compile_all(envelope["suffixes"], 0),
+                 injected=compile_all(envelope["injected"]),
+                 failed_stop_reasons=frozenset(assistant["failed_stop_reasons"]),
+                 failed_max_chars=int(assistant["failed_max_chars"]),
+                 mirror_models=frozenset(assistant["mirror_models"]), scheduled=compile_all(envelope["scheduled"]))
