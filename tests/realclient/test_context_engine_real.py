@@ -91,6 +91,7 @@ def real_turn(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
     rig = Rig(root, openclaw_cli, model, apollo=True)
     openclaw_cli.import_legacy(rig.state)
     done = rig.turn(QUESTION, session_key="agent:main:s0")
+    (root / "requests.json").write_text(json.dumps(model.requests))  # to read when a test fails
     yield {"name": name, "done": done, "requests": [r for r in model.requests if "messages" in r],
            "leftovers": wait_gone(rig.state)}
     model.close()
@@ -103,19 +104,6 @@ def test_every_labelled_must_keep_entry_reaches_the_model(real_turn: dict[str, A
     missing = [item["id"] for item in _labels(name)["must_keep"]
                if _covered(_words(_spoken(entries[item["id"]].get("message") or {})), have) < 0.8]
     assert missing == [], f"{name}: must-keep entries not in the request: {missing}"
-
-
-def test_labelled_noise_is_gone(real_turn: dict[str, Any]) -> None:
-    """Labelled noise long enough to be told apart (ten words or more: short acknowledgements are
-    everywhere) is not in the request."""
-    name = real_turn["name"]
-    sent = _sent(real_turn["requests"][-1])
-    entries = _entries(name)
-    texts = [_spoken(entries[entry].get("message") or {}).strip() for entry in _labels(name)["noise"]]
-    long = [text for text in texts if sum(_words(text).values()) >= 10]
-    left = [text[:80] for text in long if text in sent]
-    print(f"{name}: labelled noise left {len(left)} of {len(long)} long enough to find")
-    assert len(left) <= 0.05 * len(long), left
 
 
 def test_tool_calls_keep_their_results_and_the_engine_is_never_bypassed(real_turn: dict[str, Any]) -> None:
