@@ -1,0 +1,46 @@
+"""What is noise in a conversation: a formula that tells nothing and takes no turn (issue 16, noise).
+
+A backchannel is noise while the other side holds the floor; the same words are content when they
+ask for confirmation, when they open the speaker's own turn, or when they only hold the floor.
+"""
+
+from __future__ import annotations
+
+import pytest
+from support_classify import verdicts
+
+
+@pytest.mark.parametrize("tag", ["right?", "Right?", "huh?", "you know?"])
+def test_a_bare_tag_with_a_question_mark_asks_the_listener_to_confirm(tag: str) -> None:
+    v = verdicts(("user", "so the cache sits in front of the database"), ("assistant", "and every miss costs a round trip"),
+                 ("user", tag))
+    assert v["m3"].category != "noise"
+
+
+@pytest.mark.parametrize("sound", ["um", "uh", "Um.", "erm", "呃"])
+def test_a_bare_hesitation_holds_the_floor_and_acknowledges_nothing(sound: str) -> None:
+    v = verdicts(("user", "the build broke after the upgrade"), ("assistant", sound),
+                 ("user", "so I rolled it back"))
+    assert v["m2"].category != "noise"
+    assert v["m2"].rule == "content:fragment"
+
+
+@pytest.mark.parametrize("opening", ["Yeah,", "Right,", "Oh, yeah,", "Okay,"])
+def test_a_reply_word_the_speaker_goes_on_from_opens_a_turn(opening: str) -> None:
+    v = verdicts(("user", "the old office was much closer to the station"), ("assistant", opening),
+                 ("assistant", "and the rent there was lower too"))
+    assert v["m2"].category != "noise"
+    assert v["m2"].rule == "context:turn_opening"
+
+
+@pytest.mark.parametrize("reply", ["Yeah.", "Uh-huh.", "Right."])
+def test_a_finished_backchannel_before_the_speaker_goes_on_stays_noise(reply: str) -> None:
+    v = verdicts(("user", "the old office was much closer to the station"), ("assistant", reply),
+                 ("user", "and the rent there was lower too"))
+    assert v["m2"].category == "noise"
+
+
+def test_a_reply_word_with_a_comma_the_other_side_goes_on_from_stays_noise() -> None:
+    v = verdicts(("user", "the old office was much closer to the station"), ("assistant", "Yeah,"),
+                 ("user", "and the rent there was lower too"))
+    assert v["m2"].category == "noise"
