@@ -118,3 +118,29 @@ def _kept_ids(session: PiSession, tmp_path: Path) -> set[str]:
 
     out = filter_path(session.write(tmp_path / "s.jsonl"), "openclaw", output=tmp_path / "o.jsonl").output_path
     return {json.loads(line).get("id") for line in out.read_text(encoding="utf-8").splitlines()}
+
+
+@pytest.mark.parametrize("ping", ["咋不说话啊", "怎么不说话", "are you still there?"])
+def test_the_filter_never_rescues_a_ping(tmp_path: Path, ping: str) -> None:
+    """A ping asks whether the agent is there: its words are about the agent's presence, never a fact."""
+    s = PiSession()
+    s.user("check the disk usage")
+    s.say("The disk is 40% full.")
+    message = s.user(f"System: [2026-03-20 10:12:00 GMT+8] Feishu[main] DM from ou_0000: {ping}\n\n{ping}")
+    for n in range(3):
+        s.user(f"next thing {n}: draft the invoice for client {n}")
+        s.say(f"Drafted invoice {n}.")
+    assert message not in _kept_ids(s, tmp_path)
+
+
+@pytest.mark.parametrize("reply", ["Still here. What's up?", "我在的，有什么事吗？", "Yes, I'm here! How can I help?"])
+def test_the_agents_answer_to_a_ping_is_noise(tmp_path: Path, reply: str) -> None:
+    s = PiSession()
+    s.user("check the disk usage")
+    s.say("The disk is 40% full.")
+    s.user("you there?")
+    answer = s.say(reply)
+    for n in range(3):
+        s.user(f"next thing {n}: draft the invoice for client {n}")
+        s.say(f"Drafted invoice {n}.")
+    assert answer not in _kept_ids(s, tmp_path)
