@@ -144,3 +144,25 @@ def test_the_agents_answer_to_a_ping_is_noise(tmp_path: Path, reply: str) -> Non
         s.user(f"next thing {n}: draft the invoice for client {n}")
         s.say(f"Drafted invoice {n}.")
     assert answer not in _kept_ids(s, tmp_path)
+
+
+def test_what_the_agent_writes_beside_a_heartbeats_checks_goes_with_them(tmp_path: Path) -> None:
+    """Text in the same turn as a heartbeat's tool calls narrates the checks ("it is 23:03, quiet hours;
+    let me check the state file"): like the checks it serves only the poll, whatever time it names."""
+    s = PiSession()
+    s.user("Check the disk every heartbeat.")
+    s.say("Will do.")
+    s.user(HEARTBEAT_PROMPT)
+    narration = s.assistant({"type": "text", "text": "It is 23:03, inside quiet hours (22:00-08:00); let me look at "
+                                                      "the heartbeat state file quickly before staying silent."},
+                            {"type": "toolCall", "id": "h1", "name": "read", "arguments": {"path": "memory/state.json"}},
+                            stop="toolUse")
+    s.entry("message", message={"role": "toolResult", "toolCallId": "h1", "toolName": "read",
+                                "content": [{"type": "text", "text": '{"lastCheck": "22:03"}'}], "isError": False,
+                                "timestamp": s.clock})
+    s.say("HEARTBEAT_OK")
+    for n in range(3):
+        s.user(f"next thing {n}: draft the invoice for client {n}")
+        s.say(f"Drafted invoice {n}.")
+    assert session_verdicts(s, tmp_path)[narration].rule == "heartbeat:work"
+    assert narration not in _kept_ids(s, tmp_path)
