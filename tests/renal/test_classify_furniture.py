@@ -166,3 +166,17 @@ def test_what_the_agent_writes_beside_a_heartbeats_checks_goes_with_them(tmp_pat
         s.say(f"Drafted invoice {n}.")
     assert session_verdicts(s, tmp_path)[narration].rule == "heartbeat:work"
     assert narration not in _kept_ids(s, tmp_path)
+
+
+def test_a_heartbeat_reply_made_only_of_words_is_not_rescued(tmp_path: Path) -> None:
+    """A short poll reply is always content words ("no unread mail, calendar clear"): only a specific
+    fact (a number with its unit, a date, a path) rescues it, as in the test above."""
+    s = PiSession()
+    s.user("Check the mail every heartbeat.")
+    s.say("Will do.")
+    s.user(HEARTBEAT_PROMPT)
+    quiet = s.say("Back on duty: no unread emails, no calendar events today, inbox clear.")
+    for n in range(3):
+        s.user(f"next thing {n}: draft the invoice for client {n}")
+        s.say(f"Drafted invoice {n}.")
+    assert quiet not in _kept_ids(s, tmp_path)

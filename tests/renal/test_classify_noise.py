@@ -44,3 +44,17 @@ def test_a_reply_word_with_a_comma_the_other_side_goes_on_from_stays_noise() -> 
     v = verdicts(("user", "the old office was much closer to the station"), ("assistant", "Yeah,"),
                  ("user", "and the rent there was lower too"))
     assert v["m2"].category == "noise"
+
+
+@pytest.mark.parametrize("said", ["不用感激", "您怎么也得感谢我", "不感谢他", "你应该感谢他们"])
+def test_thanks_denied_demanded_or_owed_to_someone_else_is_not_thanks(said: str) -> None:
+    v = verdicts(("user", "这次的报告我帮你改完了"), ("assistant", said))
+    assert v["m2"].category != "noise"
+
+
+@pytest.mark.parametrize("said", ["应该的", "荣幸"])
+def test_its_my_duty_is_a_reply_to_thanks_only_after_thanks(said: str) -> None:
+    after_thanks = verdicts(("assistant", "报告改好了"), ("user", "太感谢你了"), ("assistant", said))
+    assert after_thanks["m3"].category == "noise"
+    elsewhere = verdicts(("user", "他每天接孩子放学"), ("assistant", said))
+    assert elsewhere["m2"].category != "noise"
