@@ -58,3 +58,21 @@ def test_its_my_duty_is_a_reply_to_thanks_only_after_thanks(said: str) -> None:
     assert after_thanks["m3"].category == "noise"
     elsewhere = verdicts(("user", "他每天接孩子放学"), ("assistant", said))
     assert elsewhere["m2"].category != "noise"
+
+
+@pytest.mark.parametrize("said", ["对", "是的", "对的"])
+def test_a_chinese_affirmation_after_a_statement_agrees_and_says_something(said: str) -> None:
+    """对/是 assert "that is correct": after a statement they agree (content, like Switchboard's aa);
+    嗯 is the continuer that lets the other side go on."""
+    v = verdicts(("user", "这个接口上周就已经废弃了"), ("assistant", said))
+    assert v["m2"].category != "noise" and v["m2"].rule == "content:agreement"
+    continuer = verdicts(("user", "这个接口上周就已经废弃了"), ("assistant", "嗯"))
+    assert continuer["m2"].category == "noise"
+
+
+@pytest.mark.parametrize("said", ["对", "是的"])
+def test_a_chinese_affirmation_still_accepts_a_request_and_answers_a_yes_no_question(said: str) -> None:
+    accepted = verdicts(("assistant", "我建议数据库用 PostgreSQL，部署用 Docker。"), ("user", said))
+    assert accepted["m2"].category == "noise" and accepted["m1"].category == "decision"
+    answered = verdicts(("assistant", "要不要我顺便把测试也补上？"), ("user", said))
+    assert answered["m2"].category == "decision"

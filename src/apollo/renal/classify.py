@@ -525,6 +525,9 @@ class Classifier:
             self._accept(reference, element)
             return self._noise(element, confidence, f'"{quoted}" accepts the proposal #{reference.id}, '
                                "which is kept as the decision", primary, confirmation)
+        if replying and all(s.agrees for s in spoken):  # "对" to a statement: "that is correct"
+            return self._verdict(element, "process", "keep", 0.65, f'"{quoted}" agrees with #{reference.id}',
+                                 "content:agreement")
         return self._noise(element, confidence, f"{noise_reason} after {reference.role} #{reference.id}",
                            primary, confirmation)
 
