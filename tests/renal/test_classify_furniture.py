@@ -118,3 +118,65 @@ def _kept_ids(session: PiSession, tmp_path: Path) -> set[str]:
 
     out = filter_path(session.write(tmp_path / "s.jsonl"), "openclaw", output=tmp_path / "o.jsonl").output_path
     return {json.loads(line).get("id") for line in out.read_text(encoding="utf-8").splitlines()}
+
+
+@pytest.mark.parametrize("ping", ["咋不说话啊", "怎么不说话", "are you still there?"])
+def test_the_filter_never_rescues_a_ping(tmp_path: Path, ping: str) -> None:
+    """A ping asks whether the agent is there: its words are about the agent's presence, never a fact."""
+    s = PiSession()
+    s.user("check the disk usage")
+    s.say("The disk is 40% full.")
+    message = s.user(f"System: [2026-03-20 10:12:00 GMT+8] Feishu[main] DM from ou_0000: {ping}\n\n{ping}")
+    for n in range(3):
+        s.user(f"next thing {n}: draft the invoice for client {n}")
+        s.say(f"Drafted invoice {n}.")
+    assert message not in _kept_ids(s, tmp_path)
+
+
+@pytest.mark.parametrize("reply", ["Still here. What's up?", "我在的，有什么事吗？", "Yes, I'm here! How can I help?"])
+def test_the_agents_answer_to_a_ping_is_noise(tmp_path: Path, reply: str) -> None:
+    s = PiSession()
+    s.user("check the disk usage")
+    s.say("The disk is 40% full.")
+    s.user("you there?")
+    answer = s.say(reply)
+    for n in range(3):
+        s.user(f"next thing {n}: draft the invoice for client {n}")
+        s.say(f"Drafted invoice {n}.")
+    assert answer not in _kept_ids(s, tmp_path)
+
+
+def test_what_the_agent_writes_beside_a_heartbeats_checks_goes_with_them(tmp_path: Path) -> None:
+    """Text in the same turn as a heartbeat's tool calls narrates the checks ("it is 23:03, quiet hours;
+    let me check the state file"): like the checks it serves only the poll, whatever time it names."""
+    s = PiSession()
+    s.user("Check the disk every heartbeat.")
+    s.say("Will do.")
+    s.user(HEARTBEAT_PROMPT)
+    narration = s.assistant({"type": "text", "text": "It is 23:03, inside quiet hours (22:00-08:00); let me look at "
+                                                      "the heartbeat state file quickly before staying silent."},
+                            {"type": "toolCall", "id": "h1", "name": "read", "arguments": {"path": "memory/state.json"}},
+                            stop="toolUse")
+    s.entry("message", message={"role": "toolResult", "toolCallId": "h1", "toolName": "read",
+                                "content": [{"type": "text", "text": '{"lastCheck": "22:03"}'}], "isError": False,
+                                "timestamp": s.clock})
+    s.say("HEARTBEAT_OK")
+    for n in range(3):
+        s.user(f"next thing {n}: draft the invoice for client {n}")
+        s.say(f"Drafted invoice {n}.")
+    assert session_verdicts(s, tmp_path)[narration].rule == "heartbeat:work"
+    assert narration not in _kept_ids(s, tmp_path)
+
+
+def test_a_heartbeat_reply_made_only_of_words_is_not_rescued(tmp_path: Path) -> None:
+    """A short poll reply is always content words ("no unread mail, calendar clear"): only a specific
+    fact (a number with its unit, a date, a path) rescues it, as in the test above."""
+    s = PiSession()
+    s.user("Check the mail every heartbeat.")
+    s.say("Will do.")
+    s.user(HEARTBEAT_PROMPT)
+    quiet = s.say("Back on duty: no unread emails, no calendar events today, inbox clear.")
+    for n in range(3):
+        s.user(f"next thing {n}: draft the invoice for client {n}")
+        s.say(f"Drafted invoice {n}.")
+    assert quiet not in _kept_ids(s, tmp_path)

@@ -168,6 +168,8 @@ class Classifier:
         self._preferences: list[_Candidate] = []
         self._tasks: list[_Candidate] = []
         self._proposal: _Candidate | None = None
+        #: a formula ending in a comma ("Yeah,"): noise unless its speaker goes on with content next
+        self._opening: _Candidate | None = None
         self._texts: OrderedDict[str, _Candidate] = OrderedDict()
         self._calls: OrderedDict[str, _Call] = OrderedDict()
         self._pending_calls: dict[str, _Call] = {}
@@ -442,8 +444,20 @@ class Classifier:
                     self._remember_copy(digest, element)
         substantive = verdict.category != "noise" and verdict.rule not in ("content:fragment", "context:interjection",
                                                                            "context:opening")
+        self._opens_turn(element, speaker, found, verdict, substantive=substantive)
         self._remember(element, speaker, role, substantive=substantive, found=found)
         return verdict
+
+    def _opens_turn(self, element: Element, speaker: str, found: reading.Reading, verdict: Verdict, *,
+                    substantive: bool) -> None:
+        """"Yeah," with the speaker going on in their next message opens their turn (an agreement, an
+        answer's start) rather than letting the other side keep the floor: not noise after all."""
+        opening, self._opening = self._opening, None
+        if opening is not None and substantive and opening.speaker == speaker:
+            self._amend(opening, category="process", action="keep", confidence=0.65, rule="context:turn_opening",
+                        reason=f"opens the speaker's turn, which goes on in #{element.id}")
+        if verdict.category == "noise" and verdict.rule.startswith("social:") and found.incomplete:
+            self._opening = self._candidate(None, element, element.role.value, speaker)
 
     def _reference(self) -> _Turn | None:
         """The turn a reply responds to: the latest substantive one (acknowledgements and fragments
@@ -473,9 +487,12 @@ class Classifier:
                 return self._verdict(element, "process", "keep", 0.6, f'"{quoted}" is not a reply to '
                                      f"{' or '.join(sorted(signal.after))} here", "context:conditional")
         spoken = [s for s in signals if s.name != "filler"]
-        if not spoken and found.incomplete:
-            return self._verdict(element, "process", "keep", 0.7, f'"{quoted}": a hesitation before the speaker '
-                                 "goes on", "content:fragment")
+        if not spoken:  # "um", "uh.": holds the floor or grabs it, acknowledges nothing
+            return self._verdict(element, "process", "keep", 0.7, f'"{quoted}": a hesitation, not a reply',
+                                 "content:fragment")
+        if found.tag:  # "right?": checks that the listener follows, and waits for the answer
+            return self._verdict(element, "process", "keep", 0.7, f'"{quoted}" asks the listener to confirm',
+                                 "context:check")
         primary: Signal = spoken[0] if spoken else signals[0]
         answers = bool(spoken) and all(s.answers or s.name == "filler" for s in signals)
         anywhere = any(s.anywhere for s in signals)
@@ -506,6 +523,9 @@ class Classifier:
             self._accept(reference, element)
             return self._noise(element, confidence, f'"{quoted}" accepts the proposal #{reference.id}, '
                                "which is kept as the decision", primary, confirmation)
+        if replying and all(s.agrees for s in spoken):  # "对" to a statement: "that is correct"
+            return self._verdict(element, "process", "keep", 0.65, f'"{quoted}" agrees with #{reference.id}',
+                                 "content:agreement")
         return self._noise(element, confidence, f"{noise_reason} after {reference.role} #{reference.id}",
                            primary, confirmation)
 

@@ -255,12 +255,16 @@ def numbers(text: str) -> frozenset[str]:
 
 
 # -- reabsorption -----------------------------------------------------------------------------------
-def carries_fact(text: str, rules: FilterRules, condenser: Condenser, names: frozenset[str]) -> str | None:
-    """Why a message marked as waste must be kept (a fact it carries), or None."""
+def carries_fact(text: str, rules: FilterRules, condenser: Condenser, names: frozenset[str], *,
+                 words: bool = True) -> str | None:
+    """Why a message marked as waste must be kept (a fact it carries), or None; ``words=False``:
+    only a specific fact (a reabsorb pattern) counts, not the number of content words."""
     for pattern in rules.reabsorb:
         match = pattern.search(text)
         if match:
             return match.group().strip()
+    if not words:
+        return None
     social = rules.condense.phatic_words
     specific = [w for w in condenser.content_units(text) if w not in social and w not in names and not w.isdigit()]
     if len(specific) >= rules.reabsorb_min_words:

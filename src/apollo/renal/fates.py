@@ -259,7 +259,8 @@ class FateStream:
 
         The converse check runs too: a message kept as process that is nothing but greetings,
         thanks and acknowledgements (every sentence phatic, no fact) is excreted as noise. Copies and
-        the work of turns that did nothing for the conversation are never rescued (``never_rescued``).
+        the work of turns that did nothing for the conversation are never rescued (``never_rescued``),
+        a heartbeat's short reply only by a specific fact (``rescued_by_pattern_only``).
         """
         element, names = fate.element, frozenset(self._names)
         if fate.social_candidate and self.condenser.is_phatic(element.text, names) and not concentrate.carries_fact(
@@ -269,9 +270,11 @@ class FateStream:
         if fate.action != "drop" or element.kind is not Kind.TEXT or fate.bucket not in (
                 "noise", "process", "acknowledgement") or not element.text.strip():
             return
-        if fate.verdict is not None and fate.verdict.rule.startswith(tuple(self.rules["never_rescued"])):
+        rule = fate.verdict.rule if fate.verdict is not None else ""
+        if rule.startswith(tuple(self.rules["never_rescued"])):
             return
-        fact = concentrate.carries_fact(element.text, self.rules, self.condenser, names)
+        fact = concentrate.carries_fact(element.text, self.rules, self.condenser, names,
+                                        words=not rule.startswith(tuple(self.rules["rescued_by_pattern_only"])))
         if fact:
             fate.rescued = fact
             fate.action = "keep" if fate.bucket in ("noise", "acknowledgement") else "shorten"

@@ -33,7 +33,7 @@ ENGINE_SIGNALS = frozenset({
     "fragment", "heartbeat_poll", "heartbeat_ok", "no_reply", "todo_open", "todo_done",
 })
 WHOLE_TEXT_SIGNALS = frozenset({"heartbeat_poll", "heartbeat_ok", "no_reply", "todo_open", "todo_done"})
-_SIGNAL_KEYS = {"about": str, "social": bool, "answers": bool, "anywhere": bool, "attached": bool,
+_SIGNAL_KEYS = {"about": str, "social": bool, "answers": bool, "agrees": bool, "anywhere": bool, "attached": bool,
                 "confirmation": bool, "allow_question": bool,
                 "after": list, "confidence": float, "roles": list, "whole": bool, "zh": list, "en": list,
                 "phrases": list, "patterns": list}
@@ -53,6 +53,7 @@ class Signal:
     about: str
     social: bool
     answers: bool
+    agrees: bool
     anywhere: bool
     attached: bool
     confirmation: bool
@@ -156,6 +157,7 @@ def _compile(name: str, spec: dict[str, Any]) -> Signal:
         about=spec.get("about", name),
         social=bool(spec.get("social", False)),
         answers=bool(spec.get("answers", False)),
+        agrees=bool(spec.get("agrees", False)),
         anywhere=bool(spec.get("anywhere", False)),
         attached=bool(spec.get("attached", False)),
         confirmation=bool(spec.get("confirmation", False)),

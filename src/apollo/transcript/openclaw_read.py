@@ -167,7 +167,7 @@ def _message_elements(message: dict[str, Any], base: str, rule: Rules, count: Co
 def _assistant_turn(message: dict[str, Any], blocks: list[Any], rule: Rules, heartbeat: bool) -> dict[str, Any]:
     """What the elements of an assistant turn carry about the whole turn: that it failed with
     nothing to show (``failed_turn``: its stop reason), that it is a delivery copy (``mirror``),
-    that it answers a heartbeat poll (``heartbeat_turn``)."""
+    that it answers a heartbeat poll (``heartbeat_turn``), with checks (``heartbeat_work``)."""
     turn: dict[str, Any] = {}
     stop = message.get("stopReason")
     typed = [b for b in blocks if isinstance(b, dict)]
@@ -181,6 +181,8 @@ def _assistant_turn(message: dict[str, Any], blocks: list[Any], rule: Rules, hea
         turn["mirror"] = True
     if heartbeat:
         turn["heartbeat_turn"] = True
+        if calls:  # its text narrates the checks it makes next
+            turn["heartbeat_work"] = True
     return turn
 
 

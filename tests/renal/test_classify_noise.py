@@ -1,0 +1,85 @@
+"""What is noise in a conversation: a formula that tells nothing and takes no turn (issue 16, noise).
+
+A backchannel is noise while the other side holds the floor; the same words are content when they
+ask for confirmation, when they open the speaker's own turn, or when they only hold the floor.
+"""
+
+from __future__ import annotations
+
+import pytest
+from support_classify import verdicts
+
+
+@pytest.mark.parametrize("tag", ["right?", "Right?", "huh?", "you know?"])
+def test_a_bare_tag_with_a_question_mark_asks_the_listener_to_confirm(tag: str) -> None:
+    v = verdicts(("user", "so the cache sits in front of the database"), ("assistant", "and every miss costs a round trip"),
+                 ("user", tag))
+    assert v["m3"].category != "noise"
+
+
+@pytest.mark.parametrize("sound", ["um", "uh", "Um.", "erm", "呃"])
+def test_a_bare_hesitation_holds_the_floor_and_acknowledges_nothing(sound: str) -> None:
+    v = verdicts(("user", "the build broke after the upgrade"), ("assistant", sound),
+                 ("user", "so I rolled it back"))
+    assert v["m2"].category != "noise"
+    assert v["m2"].rule == "content:fragment"
+
+
+@pytest.mark.parametrize("opening", ["Yeah,", "Right,", "Oh, yeah,", "Okay,"])
+def test_a_reply_word_the_speaker_goes_on_from_opens_a_turn(opening: str) -> None:
+    v = verdicts(("user", "the old office was much closer to the station"), ("assistant", opening),
+                 ("assistant", "and the rent there was lower too"))
+    assert v["m2"].category != "noise"
+    assert v["m2"].rule == "context:turn_opening"
+
+
+@pytest.mark.parametrize("reply", ["Yeah.", "Uh-huh.", "Right."])
+def test_a_finished_backchannel_before_the_speaker_goes_on_stays_noise(reply: str) -> None:
+    v = verdicts(("user", "the old office was much closer to the station"), ("assistant", reply),
+                 ("user", "and the rent there was lower too"))
+    assert v["m2"].category == "noise"
+
+
+def test_a_reply_word_with_a_comma_the_other_side_goes_on_from_stays_noise() -> None:
+    v = verdicts(("user", "the old office was much closer to the station"), ("assistant", "Yeah,"),
+                 ("user", "and the rent there was lower too"))
+    assert v["m2"].category == "noise"
+
+
+@pytest.mark.parametrize("said", ["不用感激", "您怎么也得感谢我", "不感谢他", "你应该感谢他们"])
+def test_thanks_denied_demanded_or_owed_to_someone_else_is_not_thanks(said: str) -> None:
+    v = verdicts(("user", "这次的报告我帮你改完了"), ("assistant", said))
+    assert v["m2"].category != "noise"
+
+
+@pytest.mark.parametrize("said", ["应该的", "荣幸"])
+def test_its_my_duty_is_a_reply_to_thanks_only_after_thanks(said: str) -> None:
+    after_thanks = verdicts(("assistant", "报告改好了"), ("user", "太感谢你了"), ("assistant", said))
+    assert after_thanks["m3"].category == "noise"
+    elsewhere = verdicts(("user", "他每天接孩子放学"), ("assistant", said))
+    assert elsewhere["m2"].category != "noise"
+
+
+@pytest.mark.parametrize("said", ["对", "是的", "对的"])
+def test_a_chinese_affirmation_after_a_statement_agrees_and_says_something(said: str) -> None:
+    """对/是 assert "that is correct": after a statement they agree (content, like Switchboard's aa);
+    嗯 is the continuer that lets the other side go on."""
+    v = verdicts(("user", "这个接口上周就已经废弃了"), ("assistant", said))
+    assert v["m2"].category != "noise" and v["m2"].rule == "content:agreement"
+    continuer = verdicts(("user", "这个接口上周就已经废弃了"), ("assistant", "嗯"))
+    assert continuer["m2"].category == "noise"
+
+
+@pytest.mark.parametrize("said", ["对", "是的"])
+def test_a_chinese_affirmation_still_accepts_a_request_and_answers_a_yes_no_question(said: str) -> None:
+    accepted = verdicts(("assistant", "我建议数据库用 PostgreSQL，部署用 Docker。"), ("user", said))
+    assert accepted["m2"].category == "noise" and accepted["m1"].category == "decision"
+    answered = verdicts(("assistant", "要不要我顺便把测试也补上？"), ("user", said))
+    assert answered["m2"].category == "decision"
+
+
+def test_yes_after_a_statement_agrees_and_still_answers_a_question() -> None:
+    agreed = verdicts(("user", "the old office was much closer to the station"), ("assistant", "Yes."))
+    assert agreed["m2"].rule == "content:agreement"
+    answered = verdicts(("assistant", "Shall I delete the old backups as well?"), ("user", "yes"))
+    assert answered["m2"].category == "decision"
