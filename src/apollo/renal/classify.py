@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import unicodedata
 from collections import Counter, OrderedDict, deque
 from collections.abc import Callable, Iterable
@@ -29,7 +30,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from apollo import regexes
 from apollo.renal import reading
 from apollo.renal.balance import Balance, BalanceTracker, Thresholds
 from apollo.renal.rules import RuleSet, Signal
@@ -41,7 +41,7 @@ ACTIONS = ("keep", "compress", "drop", "confirm")
 #: categories SPEC §1.1 keeps always while they are current
 MUST_KEEP = frozenset({"decision", "preference", "task", "question"})
 _QUOTE = 40
-_DIGITS = regexes.compile(r"\d")
+_DIGITS = re.compile(r"\d")
 
 
 @dataclass(slots=True)
@@ -825,15 +825,20 @@ class Classification:
 
 
 def run(elements: Iterable[Element], config: Any | None = None, *, rules: RuleSet | None = None,
-        retain: bool = True, observe: Callable[[Element | None, list[Change]], None] | None = None) -> Classification:
+        retain: bool = True, observe: Callable[[Element | None, list[Change]], None] | None = None,
+        resume: tuple[Classifier, Tally] | None = None,
+        before_finish: Callable[[Classifier, Tally], None] | None = None) -> Classification:
     """Classify ``elements`` as one stream.
 
     ``observe(element, changes)`` sees every element's changes as they happen (``element`` is None
     for the revisions at the end); ``retain=False`` keeps no verdict list, so a 50 MB session is
-    classified in bounded memory (``apollo renal check``).
+    classified in bounded memory (``apollo renal check``). ``resume`` continues the stream an
+    earlier run fed (``elements`` are what came after), and ``before_finish`` sees the stream before
+    its end revisions, as a later run can resume it (:mod:`apollo.renal.check_resume`).
     """
-    classifier = Classifier(config, rules=rules)
-    tally = Tally()
+    if resume is not None and retain:
+        raise ValueError("a resumed run has no verdicts of the elements before it: pass retain=False")
+    classifier, tally = resume if resume is not None else (Classifier(config, rules=rules), Tally())
     verdicts: list[Verdict] = []
 
     def apply(element: Element | None, changes: list[Change]) -> None:
@@ -849,6 +854,8 @@ def run(elements: Iterable[Element], config: Any | None = None, *, rules: RuleSe
 
     for element in elements:
         apply(element, classifier.feed(element))
+    if before_finish is not None:
+        before_finish(classifier, tally)
     apply(None, classifier.finish())
     balance = classifier.balance.result()
     summary = {**tally.summary(), "active_task_ids": classifier.active_task_ids,

@@ -12,13 +12,13 @@ information measure (tf-idf with novelty), computed on the transcript alone.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 
-from apollo import regexes
 from apollo.renal.condense import Condenser
 
-_CJK_RUN = regexes.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2,}")
-_SENTENCE = regexes.compile(r"[^.!?。！？\n]+[.!?。！？]*")
+_CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2,}")
+_SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？]*")
 _QUESTION_END = ("?", "？")
 QUESTION_WEIGHT = 0.5
 

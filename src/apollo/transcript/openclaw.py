@@ -29,7 +29,6 @@ from typing import Any
 
 import orjson
 
-from apollo import regexes
 from apollo.cache import toml_loads
 from apollo.clock import now
 from apollo.errors import InputError, Refused, UsageError
@@ -71,9 +70,9 @@ BRANCH_SUMMARY_WRAPPER = ("The following is a summary of a branch that this conv
 # ---------------------------------------------------------------------------------------------
 # Rules (data/transcript_openclaw.toml): envelopes and heartbeats
 # ---------------------------------------------------------------------------------------------
-_FENCE_CLOSE = regexes.compile(r"^[ \t]*```[ \t]*$", re.M)
-_BLANK_LINE = regexes.compile(r"^[ \t]*$", re.M)
-_MARKUP = regexes.compile(r"<[^>]*>|&nbsp;")
+_FENCE_CLOSE = re.compile(r"^[ \t]*```[ \t]*$", re.M)
+_BLANK_LINE = re.compile(r"^[ \t]*$", re.M)
+_MARKUP = re.compile(r"<[^>]*>|&nbsp;")
 
 
 @dataclass(frozen=True)
@@ -208,7 +207,7 @@ def rules() -> Rules:
     envelope, heartbeat, assistant = data["envelope"], data["heartbeat"], data["assistant"]
 
     def compile_all(patterns: list[str], flags: int = re.M) -> tuple[re.Pattern[str], ...]:
-        return tuple(regexes.compile(p, flags) for p in patterns)
+        return tuple(re.compile(p, flags) for p in patterns)
 
     return Rules(compile_all(envelope["prefixes"]), compile_all(envelope["block_headers"]),
                  compile_all(heartbeat["poll_patterns"]), tuple(heartbeat["ack_tokens"]),

@@ -1,0 +1,149 @@
+"""What a check leaves for the next check of the same session: the classifier's and the fate
+stream's state after the last element, so that the heartbeat after growth classifies only what
+was appended.
+
+The classifier decides each element with what it remembers of the earlier ones (questions still
+open, decisions a later one may supersede, tool calls a later one may repeat), and the fate
+stream likewise; both are deterministic in the elements they were fed. So a check that finds
+the session's first ``n`` elements exactly as the last check fed them (each element whole: id,
+text, tokens, whether it is in the model's context…, chained in one SHA-256) continues from that
+state with the elements after them, and its numbers are the ones a check of the whole session
+gives. Anything else, an earlier message edited, a compaction or a new branch that changes what
+the model sees of the earlier ones, another configuration, rule file or Apollo, means a whole
+check. The session is still read whole (reading is cheap next to classifying): that comparison
+is what makes the shortcut exact for every transcript format.
+
+The state is a pickle in the workspace's ``.renal`` folder (0600, in a 0700 folder); one that
+another user could have written is not read. What the state holds is only the streams' own
+memory: the attributes that hold their rules (the condenser, the counter…) are the ones this
+process loads.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from apollo.atomic import atomic_output, private_dir
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from apollo.renal.classify import Classifier, Tally
+    from apollo.renal.fates import FateStream
+    from apollo.transcript.model import Element
+
+#: bump when what is saved changes shape
+_VERSION = 1
+_NAME = "check-resume.pickle"
+#: values saved as they are even when a rule set them: only containers and objects are matched by identity
+_ATOMS = (type(None), bool, int, float, str, bytes)
+
+
+def resume_path(paths: Any, config: Any) -> Path:
+    return paths.workspace / Path(config.get("renal.state_file")).parent / _NAME
+
+
+class Chain:
+    """A running digest of the elements fed so far, element by element."""
+
+    __slots__ = ("digest", "count")
+
+    def __init__(self, digest: bytes = b"", count: int = 0):
+        self.digest = digest
+        self.count = count
+
+    def add(self, element: Element) -> None:
+        self.digest = hashlib.sha256(self.digest + repr(element).encode("utf-8", "surrogatepass")).digest()
+        self.count += 1
+
+    def through(self, elements: Iterable[Element]) -> Iterator[Element]:
+        for element in elements:
+            self.add(element)
+            yield element
+
+
+class Resumed:
+    """The streams as the last check left them, after ``chain.count`` elements."""
+
+    __slots__ = ("chain", "classifier", "tally", "stream")
+
+    def __init__(self, chain: Chain, classifier: Classifier, tally: Tally, stream: FateStream):
+        self.chain = chain
+        self.classifier = classifier
+        self.tally = tally
+        self.stream = stream
+
+    def skip(self, elements: Iterator[Element]) -> bool:
+        """Consume the elements the saved state was fed; True when they are exactly those."""
+        again = Chain()
+        for element in elements:
+            again.add(element)
+            if again.count == self.chain.count:
+                break
+        return again.count == self.chain.count and again.digest == self.chain.digest
+
+
+def _rule_attributes(live: Any, fresh: Any) -> set[str]:
+    """The attributes ``live`` holds from its rules: the very objects a fresh stream of the same
+    rules holds (containers and objects; plain values are saved as they are)."""
+    fresh_values = vars(fresh)
+    return {attr for attr, value in vars(live).items()
+            if fresh_values.get(attr, _ATOMS) is value and not isinstance(value, _ATOMS)}
+
+
+def _own_state(live: Any, fresh: Any) -> dict[str, Any]:
+    """What ``live`` remembers of the elements it was fed: everything but its rules."""
+    skip = _rule_attributes(live, fresh)
+    return {attr: value for attr, value in vars(live).items() if attr not in skip}
+
+
+def save(path: Path, key: str, resumed: Resumed) -> None:
+    """Keep ``resumed`` for the next check; a stream that cannot be saved leaves no state (the next
+    check is then a whole one)."""
+    from apollo.renal.classify import Classifier
+    from apollo.renal.fates import FateStream
+
+    classifier, stream = resumed.classifier, resumed.stream
+    fresh_stream = FateStream(stream.rules, stream.condenser, stream.count, lang=stream.lang, retain=stream.retain)
+    try:
+        data = pickle.dumps((_VERSION, key, resumed.chain.digest, resumed.chain.count,
+                             _own_state(classifier, Classifier(rules=classifier.rules)), resumed.tally,
+                             _own_state(stream, fresh_stream)), protocol=pickle.HIGHEST_PROTOCOL)
+    except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
+        forget(path)
+        return
+    private_dir(path.parent)
+    with atomic_output(path) as out:
+        out.write(data)
+
+
+def load(path: Path, key: str, classifier: Classifier, stream: FateStream) -> Resumed | None:
+    """The saved state for ``key``, poured into the fresh ``classifier`` and ``stream`` (of the
+    rules this process loaded), or None: no state, another key, a damaged file, or a file that is
+    not private to this user."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        st = os.fstat(handle.fileno())
+        if st.st_uid != os.geteuid() or st.st_mode & 0o077:
+            return None
+        try:
+            version, saved_key, digest, count, classifier_state, tally, stream_state = pickle.load(handle)
+        except Exception:  # noqa: BLE001 - a damaged or foreign state is no state
+            return None
+    if version != _VERSION or saved_key != key:
+        return None
+    vars(classifier).update(classifier_state)
+    vars(stream).update(stream_state)
+    return Resumed(Chain(digest, count), classifier, tally, stream)
+
+
+def forget(path: Path) -> None:
+    path.unlink(missing_ok=True)

@@ -1,0 +1,120 @@
+"""The heartbeat after growth: a check resumes from the state the last check of the same session
+left, and classifies only what was appended, with exactly the numbers a full check gives."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from apollo import config as config_mod
+from apollo.renal.check import check
+from apollo.transcript import iter_elements
+from apollo.workspace import Paths
+from constants import DEMO_NOW
+
+FIXTURES = Path(__file__).parent / "fixtures"
+SESSION = "93781619-6e2f-4b2c-8c02-4f91cb6c9962.jsonl"
+#: one OpenClaw session (a tree of entries) and the plain JSONL conversations
+SOURCES = [f"example:{SESSION}", *sorted(p.name for p in FIXTURES.glob("*.jsonl"))]
+
+
+@pytest.fixture(autouse=True)
+def demo_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("APOLLO_NOW", DEMO_NOW)
+
+
+def _lines(example_tree: Path, source: str) -> list[bytes]:
+    if source.startswith("example:"):
+        path = example_tree / "openclaw-state" / "agents" / "main" / "sessions" / source.split(":", 1)[1]
+    else:
+        path = FIXTURES / source
+    return path.read_bytes().splitlines(keepends=True)
+
+
+def _numbers(result) -> dict:
+    return {key: value for key, value in result.to_state().items() if key not in ("checked_at", "fingerprint")}
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(source=st.sampled_from(SOURCES), cuts=st.lists(st.floats(0, 1), min_size=1, max_size=3))
+def test_any_split_into_check_then_append_gives_the_whole_sessions_check(example_tree: Path, source: str,
+                                                                        cuts: list[float]) -> None:
+    lines = _lines(example_tree, source)
+    points = sorted({max(1, round(cut * len(lines))) for cut in cuts} | {len(lines)})
+    with tempfile.TemporaryDirectory() as scratch:
+        root = Path(scratch)
+        (root / "workspace").mkdir()
+        paths = Paths.resolve(root / "workspace", root / "state")
+        config = config_mod.load(paths.workspace)
+        name = root / ("session.jsonl" if not source.startswith("example:") else SESSION)
+        name.write_bytes(b"")
+        written, seen = 0, []
+        for point in points:
+            with name.open("ab") as out:
+                out.write(b"".join(lines[written:point]))
+            written = point
+            resumed = check(paths, config, name, resume=True)
+            whole = check(paths, config, name)
+            assert _numbers(resumed) == _numbers(whole)
+            now = list(iter_elements(name))
+            # only what was appended, unless the append changed what came before (a compaction, a new branch)
+            appended = len(now) - len(seen) if now[:len(seen)] == seen else len(now)
+            assert resumed.classified == appended
+            seen = now
+
+def test_a_session_rewritten_before_its_end_is_checked_whole(example: Path) -> None:
+    """Not an append (an earlier message edited, same size or not): nothing of the last check is reused."""
+    paths = Paths.resolve(example / "workspace", example / "openclaw-state")
+    config = config_mod.load(paths.workspace)
+    session = paths.sessions_dir / SESSION
+    first = check(paths, config, session, resume=True)
+    data = session.read_bytes()
+    opening = data.index(b'"', data.index(b'"text":', len(data) // 2) + len(b'"text":')) + 1
+    session.write_bytes(data[:opening] + b"x" + data[opening:])  # one more letter in a message halfway
+    again = check(paths, config, session, resume=True)
+    assert again.classified == again.elements == first.elements
+    assert _numbers(again) == _numbers(check(paths, config, session))
+
+
+def test_a_resume_state_someone_else_could_write_is_not_read(example: Path) -> None:
+    paths = Paths.resolve(example / "workspace", example / "openclaw-state")
+    config = config_mod.load(paths.workspace)
+    session = paths.sessions_dir / SESSION
+    first = check(paths, config, session, resume=True)
+    saved = next((paths.workspace / ".renal").glob("check-resume*"))
+    os.chmod(saved, 0o666)
+    assert check(paths, config, session, resume=True).classified == first.elements
+    shutil.rmtree(paths.workspace / ".renal")
+    assert check(paths, config, session, resume=True).classified == first.elements
+
+
+def test_the_heartbeat_after_growth_classifies_only_the_appended_message(example: Path, monkeypatch) -> None:
+    from apollo.integration import heartbeat
+    from apollo.renal import classify
+
+    paths = Paths.resolve(example / "workspace", example / "openclaw-state")
+    heartbeat.run(paths, config_mod.load(paths.workspace), "en")
+    session = paths.sessions_dir / SESSION
+    last = json.loads(session.read_text(encoding="utf-8").splitlines()[-1])
+    entry = {"type": "message", "id": "appended1", "parentId": last["id"], "timestamp": "2026-11-29T04:00:00.000Z",
+             "message": {"role": "user", "content": "We decided to ship 2.0 next Monday."}}
+    with session.open("a", encoding="utf-8") as out:
+        out.write(json.dumps(entry) + "\n")
+    fed: list[str] = []
+    original = classify.Classifier.feed
+    monkeypatch.setattr(classify.Classifier, "feed", lambda self, element: fed.append(element.id) or original(self, element))
+    beat = heartbeat.run(paths, config_mod.load(paths.workspace), "en")
+    assert fed == ["appended1"]
+    monkeypatch.setattr(classify.Classifier, "feed", original)
+    assert _numbers_of_state(beat.state) == _numbers(check(paths, config_mod.load(paths.workspace)))
+
+
+def _numbers_of_state(state: dict) -> dict:
+    return {key: value for key, value in state.items() if key not in ("checked_at", "fingerprint")}
