@@ -56,6 +56,10 @@ class LazyPattern:
         self.flags = flags
         self._compiled: re.Pattern[str] | None = None
 
+    @property
+    def is_compiled(self) -> bool:
+        return self._compiled is not None
+
     def compiled(self) -> re.Pattern[str]:
         if self._compiled is None:
             self._compiled = re.compile(self.pattern, self.flags)
