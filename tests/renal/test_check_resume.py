@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import tempfile
 from pathlib import Path
 
@@ -88,10 +87,11 @@ def test_a_resume_state_someone_else_could_write_is_not_read(example: Path) -> N
     config = config_mod.load(paths.workspace)
     session = paths.sessions_dir / SESSION
     first = check(paths, config, session, resume=True)
-    saved = next((paths.workspace / ".renal").glob("check-resume*"))
+    saved = paths.state_dir / "apollo" / "check-resume.pickle"
     os.chmod(saved, 0o666)
     assert check(paths, config, session, resume=True).classified == first.elements
-    shutil.rmtree(paths.workspace / ".renal")
+    saved.write_bytes(b"not a state")
+    os.chmod(saved, 0o600)
     assert check(paths, config, session, resume=True).classified == first.elements
 
 
@@ -118,3 +118,27 @@ def test_the_heartbeat_after_growth_classifies_only_the_appended_message(example
 
 def _numbers_of_state(state: dict) -> dict:
     return {key: value for key, value in state.items() if key not in ("checked_at", "fingerprint")}
+
+
+def test_the_saved_state_holds_no_message_whole(example: Path) -> None:
+    """The elements the streams still hold are saved by their place in the session, not copied."""
+    paths = Paths.resolve(example / "workspace", example / "openclaw-state")
+    session = paths.sessions_dir / SESSION
+    last = json.loads(session.read_text(encoding="utf-8").splitlines()[-1])
+    sentence = "Please keep the quarterly figures for the Lisbon office in the shared folder until March ends"
+    output = "\n".join(f"line {n}: the build step {n} finished without warnings" for n in range(60))
+    entries = [
+        {"type": "message", "id": "u1", "parentId": last["id"], "timestamp": "2026-11-29T04:00:00.000Z",
+         "message": {"role": "user", "content": sentence}},
+        {"type": "message", "id": "a1", "parentId": "u1", "timestamp": "2026-11-29T04:00:01.000Z",
+         "message": {"role": "assistant", "content": [{"type": "toolCall", "id": "c1", "name": "exec",
+                                                        "arguments": {"command": "make"}}]}},
+        {"type": "message", "id": "r1", "parentId": "a1", "timestamp": "2026-11-29T04:00:02.000Z",
+         "message": {"role": "toolResult", "toolCallId": "c1", "toolName": "exec",
+                     "content": [{"type": "text", "text": output}]}},
+    ]
+    with session.open("a", encoding="utf-8") as out:
+        out.writelines(json.dumps(entry) + "\n" for entry in entries)
+    check(paths, config_mod.load(paths.workspace), session, resume=True)
+    saved = (paths.state_dir / "apollo" / "check-resume.pickle").read_bytes()
+    assert sentence.encode() not in saved and output.encode()[:200] not in saved

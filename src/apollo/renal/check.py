@@ -140,7 +140,7 @@ def check(paths: Any, config: Any, source: Any | None = None, fmt: str = "auto",
     save = None
     if resume and stamp is not None:
         def save(classifier: Any, tally: Any) -> None:
-            check_resume.save(check_resume.resume_path(paths, config), _resume_key(stamp, format_name, counter),
+            check_resume.save(check_resume.resume_path(paths), _resume_key(stamp, format_name, counter),
                               check_resume.Resumed(chain, classifier, tally, stream))
     classification = classify.run(chain.through(elements), config, retain=False, observe=stream.observe,
                                   resume=(resumed.classifier, resumed.tally) if resumed is not None else None,
@@ -188,9 +188,8 @@ def _resumed(paths: Any, config: Any, stamp: dict[str, Any], format_name: str | 
     from ``elements``), else None."""
     from apollo.renal.classify import Classifier
 
-    resumed = check_resume.load(check_resume.resume_path(paths, config), _resume_key(stamp, format_name, counter),
-                                Classifier(config), stream)
-    return resumed if resumed is not None and resumed.skip(elements) else None
+    saved = check_resume.load(check_resume.resume_path(paths), _resume_key(stamp, format_name, counter))
+    return saved.resume(elements, Classifier(config), stream) if saved is not None else None
 
 
 def _counted(elements: Iterable[Any], progress: Callable[[int], None] | None) -> Iterator[Any]:

@@ -13,10 +13,13 @@ the model sees of the earlier ones, another configuration, rule file or Apollo, 
 check. The session is still read whole (reading is cheap next to classifying): that comparison
 is what makes the shortcut exact for every transcript format.
 
-The state is a pickle in the workspace's ``.renal`` folder (0600, in a 0700 folder); one that
-another user could have written is not read. What the state holds is only the streams' own
-memory: the attributes that hold their rules (the condenser, the counter…) are the ones this
-process loads.
+The state is a pickle beside the context engine's store, ``<state dir>/apollo/`` (0600, in a
+0700 folder, next to OpenClaw's own transcripts: not in the workspace people push to git); one
+that another user could have written is not read. It holds only the streams' own memory: the
+attributes that hold their rules (the condenser, the counter…) are the ones this process loads,
+and the elements they still hold are saved as their position in the session and taken from the
+session when the state is read again, so no message is copied whole (what remains are the
+fragments the streams keep: topic words, short quotes in reasons, the agent's recent replies).
 """
 
 from __future__ import annotations
@@ -38,27 +41,35 @@ if TYPE_CHECKING:
     from apollo.transcript.model import Element
 
 #: bump when what is saved changes shape
-_VERSION = 1
+_VERSION = 2
 _NAME = "check-resume.pickle"
 #: values saved as they are even when a rule set them: only containers and objects are matched by identity
 _ATOMS = (type(None), bool, int, float, str, bytes)
 
 
-def resume_path(paths: Any, config: Any) -> Path:
-    return paths.workspace / Path(config.get("renal.state_file")).parent / _NAME
+def resume_path(paths: Any) -> Path:
+    return paths.state_dir / "apollo" / _NAME
+
+
+def _fingerprint(element: Element) -> bytes:
+    """The element whole (every field), as a digest: the state names elements without copying them."""
+    return hashlib.sha256(repr(element).encode("utf-8", "surrogatepass")).digest()
 
 
 class Chain:
-    """A running digest of the elements fed so far, element by element."""
+    """A running digest of the elements fed so far, and where each one sits in the session."""
 
-    __slots__ = ("digest", "count")
+    __slots__ = ("digest", "count", "positions")
 
     def __init__(self, digest: bytes = b"", count: int = 0):
         self.digest = digest
         self.count = count
+        #: id(element) -> its position, for the elements read in this process (the latest holder of an id wins)
+        self.positions: dict[int, int] = {}
 
     def add(self, element: Element) -> None:
-        self.digest = hashlib.sha256(self.digest + repr(element).encode("utf-8", "surrogatepass")).digest()
+        self.digest = hashlib.sha256(self.digest + _fingerprint(element)).digest()
+        self.positions[id(element)] = self.count
         self.count += 1
 
     def through(self, elements: Iterable[Element]) -> Iterator[Element]:
@@ -78,14 +89,52 @@ class Resumed:
         self.tally = tally
         self.stream = stream
 
-    def skip(self, elements: Iterator[Element]) -> bool:
-        """Consume the elements the saved state was fed; True when they are exactly those."""
-        again = Chain()
+
+class Saved:
+    """A saved state, read but not yet unpacked: unpacking needs the elements it names."""
+
+    __slots__ = ("digest", "count", "held", "state")
+
+    def __init__(self, digest: bytes, count: int, held: dict[int, bytes], state: bytes):
+        self.digest = digest
+        self.count = count
+        #: position -> fingerprint of the elements the streams still hold
+        self.held = held
+        self.state = state
+
+    def resume(self, elements: Iterator[Element], classifier: Classifier, stream: FateStream) -> Resumed | None:
+        """Consume the elements the saved state was fed; when they are exactly those, pour the
+        state into the fresh ``classifier`` and ``stream`` (of the rules this process loaded)."""
+        chain = Chain()
+        found: dict[int, Element] = {}
         for element in elements:
-            again.add(element)
-            if again.count == self.chain.count:
+            if chain.count in self.held:
+                found[chain.count] = element
+            chain.add(element)
+            if chain.count == self.count:
                 break
-        return again.count == self.chain.count and again.digest == self.chain.digest
+        if chain.count != self.count or chain.digest != self.digest or found.keys() != self.held.keys() or any(
+                _fingerprint(element) != self.held[position] for position, element in found.items()):
+            return None
+        state_reader = _Unpickler(self.state, found)
+        try:
+            classifier_state, tally, stream_state = state_reader.load()
+        except Exception:  # noqa: BLE001 - a damaged state is no state
+            return None
+        vars(classifier).update(classifier_state)
+        vars(stream).update(stream_state)
+        return Resumed(chain, classifier, tally, stream)
+
+
+class _Unpickler(pickle.Unpickler):
+    def __init__(self, data: bytes, elements: dict[int, Element]):
+        import io
+
+        super().__init__(io.BytesIO(data))
+        self.elements = elements
+
+    def persistent_load(self, pid: Any) -> Element:
+        return self.elements[pid]
 
 
 def _rule_attributes(live: Any, fresh: Any) -> set[str]:
@@ -102,30 +151,51 @@ def _own_state(live: Any, fresh: Any) -> dict[str, Any]:
     return {attr: value for attr, value in vars(live).items() if attr not in skip}
 
 
+class _Unsaveable(Exception):
+    pass
+
+
 def save(path: Path, key: str, resumed: Resumed) -> None:
     """Keep ``resumed`` for the next check; a stream that cannot be saved leaves no state (the next
     check is then a whole one)."""
+    import io
+
     from apollo.renal.classify import Classifier
     from apollo.renal.fates import FateStream
+    from apollo.transcript.model import Element
 
-    classifier, stream = resumed.classifier, resumed.stream
+    classifier, stream, chain = resumed.classifier, resumed.stream, resumed.chain
     fresh_stream = FateStream(stream.rules, stream.condenser, stream.count, lang=stream.lang, retain=stream.retain)
+    held: dict[int, bytes] = {}
+
+    class _Pickler(pickle.Pickler):
+        def persistent_id(self, obj: Any) -> int | None:
+            if type(obj) is not Element:
+                return None
+            position = chain.positions.get(id(obj))
+            if position is None:
+                raise _Unsaveable("an element that was not read from the session")
+            held[position] = _fingerprint(obj)
+            return position
+
+    buffer = io.BytesIO()
     try:
-        data = pickle.dumps((_VERSION, key, resumed.chain.digest, resumed.chain.count,
-                             _own_state(classifier, Classifier(rules=classifier.rules)), resumed.tally,
-                             _own_state(stream, fresh_stream)), protocol=pickle.HIGHEST_PROTOCOL)
-    except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
+        _Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(
+            (_own_state(classifier, Classifier(rules=classifier.rules)), resumed.tally,
+             _own_state(stream, fresh_stream)))
+    except (_Unsaveable, pickle.PicklingError, TypeError, AttributeError, RecursionError):
         forget(path)
         return
+    data = pickle.dumps((_VERSION, key, chain.digest, chain.count, held, buffer.getvalue()),
+                        protocol=pickle.HIGHEST_PROTOCOL)
     private_dir(path.parent)
     with atomic_output(path) as out:
         out.write(data)
 
 
-def load(path: Path, key: str, classifier: Classifier, stream: FateStream) -> Resumed | None:
-    """The saved state for ``key``, poured into the fresh ``classifier`` and ``stream`` (of the
-    rules this process loaded), or None: no state, another key, a damaged file, or a file that is
-    not private to this user."""
+def load(path: Path, key: str) -> Saved | None:
+    """The saved state for ``key``, or None: no state, another key, a damaged file, or a file that
+    is not private to this user."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
     except OSError:
@@ -135,14 +205,12 @@ def load(path: Path, key: str, classifier: Classifier, stream: FateStream) -> Re
         if st.st_uid != os.geteuid() or st.st_mode & 0o077:
             return None
         try:
-            version, saved_key, digest, count, classifier_state, tally, stream_state = pickle.load(handle)
+            version, saved_key, digest, count, held, state = pickle.load(handle)
         except Exception:  # noqa: BLE001 - a damaged or foreign state is no state
             return None
     if version != _VERSION or saved_key != key:
         return None
-    vars(classifier).update(classifier_state)
-    vars(stream).update(stream_state)
-    return Resumed(Chain(digest, count), classifier, tally, stream)
+    return Saved(digest, count, held, state)
 
 
 def forget(path: Path) -> None:
