@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from apollo import config as config_mod
+from apollo.renal import check_resume
 from apollo.renal.check import check
 from apollo.transcript import iter_elements
 from apollo.workspace import Paths
@@ -87,7 +88,7 @@ def test_a_resume_state_someone_else_could_write_is_not_read(example: Path) -> N
     config = config_mod.load(paths.workspace)
     session = paths.sessions_dir / SESSION
     first = check(paths, config, session, resume=True)
-    saved = paths.state_dir / "apollo" / "check-resume.pickle"
+    saved = check_resume.resume_path(paths)
     os.chmod(saved, 0o666)
     assert check(paths, config, session, resume=True).classified == first.elements
     saved.write_bytes(b"not a state")
@@ -140,5 +141,5 @@ def test_the_saved_state_holds_no_message_whole(example: Path) -> None:
     with session.open("a", encoding="utf-8") as out:
         out.writelines(json.dumps(entry) + "\n" for entry in entries)
     check(paths, config_mod.load(paths.workspace), session, resume=True)
-    saved = (paths.state_dir / "apollo" / "check-resume.pickle").read_bytes()
+    saved = (check_resume.resume_path(paths)).read_bytes()
     assert sentence.encode() not in saved and output.encode()[:200] not in saved

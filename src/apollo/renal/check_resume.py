@@ -13,13 +13,15 @@ the model sees of the earlier ones, another configuration, rule file or Apollo, 
 check. The session is still read whole (reading is cheap next to classifying): that comparison
 is what makes the shortcut exact for every transcript format.
 
-The state is a pickle beside the context engine's store, ``<state dir>/apollo/`` (0600, in a
+The state is a pickle beside the context engine's store, ``<state dir>/apollo/``, one per agent (0600, in a
 0700 folder, next to OpenClaw's own transcripts: not in the workspace people push to git); one
 that another user could have written is not read. It holds only the streams' own memory: the
 attributes that hold their rules (the condenser, the counter…) are the ones this process loads,
 and the elements they still hold are saved as their position in the session and taken from the
-session when the state is read again, so no message is copied whole (what remains are the
-fragments the streams keep: topic words, short quotes in reasons, the agent's recent replies).
+session when the state is read again, so neither a user's message nor a tool's output is copied
+whole. What remains is what the streams keep of text themselves: topic words, short quotes in
+verdict reasons, and the agent's latest replies (flattened: the classifier recognises a delivery
+copy by them).
 """
 
 from __future__ import annotations
@@ -42,13 +44,13 @@ if TYPE_CHECKING:
 
 #: bump when what is saved changes shape
 _VERSION = 2
-_NAME = "check-resume.pickle"
 #: values saved as they are even when a rule set them: only containers and objects are matched by identity
 _ATOMS = (type(None), bool, int, float, str, bytes)
 
 
 def resume_path(paths: Any) -> Path:
-    return paths.state_dir / "apollo" / _NAME
+    """One state per agent (its current session's): two agents' heartbeats do not undo each other's."""
+    return paths.state_dir / "apollo" / f"check-resume-{paths.agent}.pickle"
 
 
 def _fingerprint(element: Element) -> bytes:
