@@ -143,3 +143,39 @@ def test_the_saved_state_holds_no_message_whole(example: Path) -> None:
     check(paths, config_mod.load(paths.workspace), session, resume=True)
     saved = (check_resume.resume_path(paths)).read_bytes()
     assert sentence.encode() not in saved and output.encode()[:200] not in saved
+
+
+def test_the_saved_state_holds_no_secret_in_clear(example: Path) -> None:
+    """Keys users paste, and the agent repeats, never land in clear in the state (docs/privacy.md):
+    neither in the agent's latest replies the classifier compares, nor in topic words or quotes."""
+    from test_redact import real_keys
+
+    keys = real_keys(11)
+    secret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzEXAMPLEKEY"
+    paths = Paths.resolve(example / "workspace", example / "openclaw-state")
+    session = paths.sessions_dir / SESSION
+    last = json.loads(session.read_text(encoding="utf-8").splitlines()[-1])
+    says = [
+        ("user", f"We decided to use this Anthropic key for every agent: {keys['anthropic']}"),
+        ("assistant", f"Done. I set the key {keys['anthropic']} for every agent, as you decided."),
+        ("user", f"Should the deploy read aws_secret_access_key={secret} from the environment?"),
+        ("assistant", f"Yes: export aws_secret_access_key={secret} before the deploy, and keep it there."),
+        ("user", f"I prefer the GitHub token {keys['github']} for pushes from now on."),
+        ("assistant", f"Noted: pushes will use {keys['github']} from now on."),
+        ("user", f"把所有agent的API key都改成：{keys['openai project']}"),
+        ("assistant", f"好的，所有agent的API key都改成了 {keys['openai project']}。"),
+    ]
+    parent = last["id"]
+    with session.open("a", encoding="utf-8") as out:
+        for n, (role, text) in enumerate(says):
+            out.write(json.dumps({"type": "message", "id": f"s{n}", "parentId": parent,
+                                  "timestamp": f"2026-11-29T04:00:{n:02d}.000Z",
+                                  "message": {"role": role, "content": text}}) + "\n")
+            parent = f"s{n}"
+    config = config_mod.load(paths.workspace)
+    check(paths, config, session, resume=True)
+    saved = check_resume.resume_path(paths).read_bytes().lower()  # topic words are kept lowercased
+    for value in (keys["anthropic"], secret, keys["github"], keys["openai project"]):
+        assert value.lower().encode() not in saved, value
+    assert keys["github"][4:].lower().encode() not in saved  # a key that is one word: not even its body
+    assert check(paths, config, session, resume=True).classified == 0  # and the state is read back

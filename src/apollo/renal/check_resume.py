@@ -21,7 +21,11 @@ and the elements they still hold are saved as their position in the session and 
 session when the state is read again, so neither a user's message nor a tool's output is copied
 whole. What remains is what the streams keep of text themselves: topic words, short quotes in
 verdict reasons, and the agent's latest replies (flattened: the classifier recognises a delivery
-copy by them).
+copy by them, as a part of one of them, which no digest can tell). Every such string goes through
+:func:`apollo.redact.redact` when saved, as everything Apollo writes for itself (docs/privacy.md):
+one that holds a key is saved, and read back, with the key replaced by its mark. A later check then
+compares the mark where a whole check compares the key (a reply copying that key is not found to
+repeat it); only sessions that hold secrets see that difference.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from apollo.atomic import atomic_output, private_dir
+from apollo.redact import redact
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -43,7 +48,7 @@ if TYPE_CHECKING:
     from apollo.transcript.model import Element
 
 #: bump when what is saved changes shape
-_VERSION = 2
+_VERSION = 3
 #: values saved as they are even when a rule set them: only containers and objects are matched by identity
 _ATOMS = (type(None), bool, int, float, str, bytes)
 
@@ -135,8 +140,8 @@ class _Unpickler(pickle.Unpickler):
         super().__init__(io.BytesIO(data))
         self.elements = elements
 
-    def persistent_load(self, pid: Any) -> Element:
-        return self.elements[pid]
+    def persistent_load(self, pid: Any) -> Element | str:
+        return pid if isinstance(pid, str) else self.elements[pid]  # a string is one saved redacted
 
 
 def _rule_attributes(live: Any, fresh: Any) -> set[str]:
@@ -169,9 +174,14 @@ def save(path: Path, key: str, resumed: Resumed) -> None:
     classifier, stream, chain = resumed.classifier, resumed.stream, resumed.chain
     fresh_stream = FateStream(stream.rules, stream.condenser, stream.count, lang=stream.lang, retain=stream.retain)
     held: dict[int, bytes] = {}
+    redacted: dict[str, str] = {}
 
     class _Pickler(pickle.Pickler):
-        def persistent_id(self, obj: Any) -> int | None:
+        def persistent_id(self, obj: Any) -> int | str | None:
+            if type(obj) is str:  # a key in it is saved as its mark, as everywhere Apollo writes
+                if obj not in redacted:
+                    redacted[obj] = redact(obj)
+                return redacted[obj] if redacted[obj] != obj else None
             if type(obj) is not Element:
                 return None
             position = chain.positions.get(id(obj))

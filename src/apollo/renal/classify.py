@@ -112,16 +112,17 @@ class _Candidate:
 @dataclass(slots=True)
 class _Call:
     candidate: _Candidate
-    digest: str
+    digest: bytes
     repeat_of: _Call | None = None
-    result_digest: str | None = None
+    result_digest: bytes | None = None
     result_id: str | None = None
 
 
-def _digest(*parts: str) -> str:
+def _digest(*parts: str) -> bytes:
     """Identifies a text (a whole tool output, too) in bounded memory; SHA-256 because processors
-    compute it in hardware, faster than BLAKE2 in software."""
-    return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
+    compute it in hardware, faster than BLAKE2 in software. Bytes, not hex: a saved state redacts
+    its strings (:mod:`apollo.renal.check_resume`), and a hex digest reads as a key."""
+    return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).digest()
 
 
 class _Words(dict[str, str]):
@@ -170,8 +171,8 @@ class Classifier:
         self._preferences: list[_Candidate] = []
         self._tasks: list[_Candidate] = []
         self._proposal: _Candidate | None = None
-        self._texts: OrderedDict[str, _Candidate] = OrderedDict()
-        self._calls: OrderedDict[str, _Call] = OrderedDict()
+        self._texts: OrderedDict[bytes, _Candidate] = OrderedDict()
+        self._calls: OrderedDict[bytes, _Call] = OrderedDict()
         self._pending_calls: dict[str, _Call] = {}
         self._awaiting: list[_Candidate] = []
         self._turn_keys: frozenset[str] = frozenset()
@@ -543,7 +544,7 @@ class Classifier:
         self._supersede(candidate, self._decisions, strong=False)
         self._decisions.append(candidate)
 
-    def _earlier_copy(self, element: Element, text: str) -> tuple[str | None, _Candidate | None]:
+    def _earlier_copy(self, element: Element, text: str) -> tuple[bytes | None, _Candidate | None]:
         """The same message seen before, word for word: one copy is enough (a question asked
         again after its answer is not a repeat but a sign for the balance check)."""
         if element.tokens < self._duplicate_min_tokens:
@@ -555,7 +556,7 @@ class Classifier:
         self._texts.move_to_end(digest)
         return digest, earlier
 
-    def _remember_copy(self, digest: str, element: Element) -> None:
+    def _remember_copy(self, digest: bytes, element: Element) -> None:
         # share the open-question record, so an answer shows here too
         question = next((c for c in self._fresh if c in self._open_questions), None)
         self._texts[digest] = question or self._candidate(None, element, element.role.value, "")
