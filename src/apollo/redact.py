@@ -23,15 +23,13 @@ from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any, cast
 
-from apollo import regexes
-
 #: what replaces a secret: says what it was, never what it was worth
 MARK = "[REDACTED {kind}]"
 #: the shortest word (of detect-secrets' base64 charset, URL-safe included) read as a possible key
 _WORD_MIN = 20
 #: which finding names a mark when several overlap: named formats (rank 0) first
 _RANK = {"Secret Keyword": 1, "Base64 High Entropy String": 2, "Hex High Entropy String": 2}
-_PEM_END = regexes.compile(r"-----END[ A-Z0-9]*-----|\n\s*\n|\Z")
+_PEM_END = re.compile(r"-----END[ A-Z0-9]*-----|\n\s*\n|\Z")
 
 
 @lru_cache(maxsize=1)
@@ -58,8 +56,8 @@ def _detectors() -> dict[str, Any]:
         "patterns": patterns, "keywords": keywords, "entropy": entropy,
         # the last literal of each secret-sounding name ("api_?key" -> "key"): lines without one skip the keyword regexes
         "keyword_words": tuple({entry.split("_?")[-1] for entry in keyword.DENYLIST}),
-        "word": regexes.compile(f"[{re.escape(charset)}]{{{_WORD_MIN},}}"),
-        "hint": regexes.compile(f"[{re.escape(charset)}]{{{_WORD_MIN},}}|://|PRIVATE KEY|PuTTY"),
+        "word": re.compile(f"[{re.escape(charset)}]{{{_WORD_MIN},}}"),
+        "hint": re.compile(f"[{re.escape(charset)}]{{{_WORD_MIN},}}|://|PRIVATE KEY|PuTTY"),
     }
 
 
@@ -214,4 +212,4 @@ def _parts(match: re.Match[str], charset: str) -> Iterator[tuple[int, str]]:
 
 @lru_cache(maxsize=4)
 def _part_pattern(charset: str) -> re.Pattern[str]:
-    return regexes.compile(f"[{re.escape(charset)}]{{{_WORD_MIN},}}")
+    return re.compile(f"[{re.escape(charset)}]{{{_WORD_MIN},}}")

@@ -13,8 +13,6 @@ import functools
 import re
 from collections.abc import Callable
 
-from apollo import regexes
-
 # Calibration constants (see README "Token counting"; refit with tools/calibrate_tokens.py --fit):
 # tokens per character class, fitted against o200k_base.
 _CJK_PER_CHAR = 0.7805
@@ -36,9 +34,9 @@ _SPACE_RUN = 0.4032
 # from the UTF-8 bytes mapped to a few character classes with ``bytes.translate`` and counted
 # with ``bytes.count`` (C loops, several times faster). tests/test_tokens.py checks the two
 # agree on any text.
-_CJK_RUN = regexes.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
+_CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
 #: white space beyond ASCII (``str.isspace``, which is what ``\s`` means) and the placeholder
-_WIDE_NOT_SYMBOL = regexes.compile("[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ue000]+")
+_WIDE_NOT_SYMBOL = re.compile("[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ue000]+")
 _ASCII_SPACE = b" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"
 _LOWER = bytes(range(ord("a"), ord("z") + 1))
 _UPPER = bytes(range(ord("A"), ord("Z") + 1))
@@ -193,7 +191,7 @@ def _exact_encoder() -> Callable[[str], list[int]] | None:
 #: one pre-token with no break in it (a run of letters, or of symbols: base64, a line of "=", a blob)
 #: costs byte-pair encoding time quadratic in its length (a 20,000-letter run: 24 s); such a run is
 #: counted from its first ``_RUN_SAMPLE`` characters, scaled to its length, so counting stays linear
-_LONG_RUN = regexes.compile(r"[^\W\d_]{256,}|[^\w\s]{256,}")
+_LONG_RUN = re.compile(r"[^\W\d_]{256,}|[^\w\s]{256,}")
 _RUN_SAMPLE = 256
 
 

@@ -257,3 +257,16 @@ def test_any_conversation_keeps_its_invariants(tmp_path_factory: pytest.TempPath
         assert calls == {m["toolCallId"] for m in kept if m["role"] == "toolResult"}
     finally:
         store.close()
+
+
+def test_the_engines_store_is_private_to_its_user(tmp_path: Path) -> None:
+    """It keeps every message verbatim (recall returns them byte for byte): owner-only, its journal too."""
+    import os
+    import stat
+
+    store = Store(default_path(tmp_path / "state"))
+    store.save("s1", [], [], turn="t1")
+    assert stat.S_IMODE(os.stat(store.path.parent).st_mode) == 0o700
+    for made in store.path.parent.iterdir():
+        assert stat.S_IMODE(os.stat(made).st_mode) == 0o600, made.name
+    store.close()

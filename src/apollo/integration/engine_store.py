@@ -9,10 +9,13 @@ transaction as its messages, which makes ``commitTurn`` idempotent.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from apollo.atomic import private_dir
 
 SCHEMA = """
 create table if not exists messages (
@@ -82,7 +85,13 @@ class Store:
     """One connection to the engine's file; every write is one transaction."""
 
     def __init__(self, path: Path):
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        # it holds every message verbatim: owner-only, as SQLite gives its journal files the file's mode
+        private_dir(path.parent)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        try:
+            os.fchmod(fd, 0o600)  # a store an earlier Apollo made with the umask's mode
+        finally:
+            os.close(fd)
         self.path = path
         self.db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
         self.db.execute("pragma journal_mode=wal")

@@ -10,6 +10,7 @@ usage adds warnings and may suggest filtering, but never a destructive tier (Q12
 from __future__ import annotations
 
 import functools
+import re
 import tomllib
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -20,7 +21,6 @@ from typing import Any
 
 import msgspec
 
-from apollo import regexes
 from apollo.errors import ConfigError, UsageError
 from apollo.words import stem
 
@@ -223,11 +223,11 @@ def load_lexicon(extra_files: Iterable[Path] = ()) -> Lexicon:
 # --------------------------------------------------------------------------- text → tokens
 
 _CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_TOKEN = regexes.compile(rf"(?P<cjk>[{_CJK}])|(?P<word>[a-z0-9_*][a-z0-9_*.\-]*)|(?P<stop>[,;!?:()\"\n]|\.(?=\s|$))")
+_TOKEN = re.compile(rf"(?P<cjk>[{_CJK}])|(?P<word>[a-z0-9_*][a-z0-9_*.\-]*)|(?P<stop>[,;!?:()\"\n]|\.(?=\s|$))")
 _CONTRACTIONS = [
-    (regexes.compile(r"\blet's\b"), "let us"), (regexes.compile(r"\bcan't\b"), "can not"),
-    (regexes.compile(r"\bwon't\b"), "will not"), (regexes.compile(r"n't\b"), " not"),
-    (regexes.compile(r"'(ll|d|re|ve|m|s)\b"), " "),
+    (re.compile(r"\blet's\b"), "let us"), (re.compile(r"\bcan't\b"), "can not"),
+    (re.compile(r"\bwon't\b"), "will not"), (re.compile(r"n't\b"), " not"),
+    (re.compile(r"'(ll|d|re|ve|m|s)\b"), " "),
 ]
 CLAUSE_END = "\x00"
 

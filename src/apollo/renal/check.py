@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from apollo import clock
+from apollo.renal import check_resume
 from apollo.renal.check_cache import default_source, fingerprint, heartbeat_line, verdict, write_state
 
 # the state file and the heartbeat line live with the memo, which the heartbeat uses without the
@@ -58,6 +59,8 @@ class CheckResult:
     state_file: str = ".renal/filter-state.json"
     #: what the result was computed from (:mod:`apollo.renal.check_cache`); None: not reusable
     fingerprint: dict[str, Any] | None = None
+    #: elements this check classified: all of them, or only the appended ones when it resumed
+    classified: int = 0
 
     def to_state(self) -> dict[str, Any]:
         """The filter-state.json document: the upstream fields, then Apollo's."""
@@ -92,14 +95,17 @@ def _thresholds(config: Any) -> dict[str, Any]:
 
 
 def check(paths: Any, config: Any, source: Any | None = None, fmt: str = "auto", *,
-          progress: Callable[[int], None] | None = None, session_id: str | None = None) -> CheckResult:
+          progress: Callable[[int], None] | None = None, session_id: str | None = None,
+          resume: bool = False) -> CheckResult:
     """Measure ``source`` (default: the current session, else today's memory file).
 
     The whole transcript streams through the classifier and the filter's own fate stream
     (:mod:`apollo.renal.fates`) without being held in memory: density and estimated saving are
     what ``apollo renal filter`` (default mode) reports for the same transcript.
     ``progress`` is called with the number of elements read so far, every few thousand;
-    ``session_id`` picks one of the agent's sessions instead of the current one.
+    ``session_id`` picks one of the agent's sessions instead of the current one. With ``resume``
+    the check continues from the state the last resumed check of the same session left, when the
+    session only grew since (:mod:`apollo.renal.check_resume`), and leaves its own.
     """
     from apollo.renal import classify, fates
     from apollo.tokens import get_counter
@@ -115,14 +121,30 @@ def check(paths: Any, config: Any, source: Any | None = None, fmt: str = "auto",
     stream = fates.FateStream.for_config(config, get_counter(counter)[1], retain=False)
     read_warnings: list[ReadWarning] = []
     format_name: str | None = None
-    elements: Iterable[Any] = ()
+    elements: Iterator[Any] = iter(())
+    resumed = None
     if source is not None:
         from apollo.transcript import detect, get_format
 
         # a SessionRef (one session of OpenClaw's SQLite store) is detected by its database file
         format_name = (detect(Path(getattr(source, "db", source))) if fmt == "auto" else get_format(fmt)).name
         elements = _counted(iter_elements(source, fmt, counter=counter, warnings=read_warnings), progress)
-    classification = classify.run(elements, config, retain=False, observe=stream.observe)
+        if resume and stamp is not None:
+            resumed = _resumed(paths, config, stamp, format_name, counter, stream, elements)
+            if resumed is None:  # not a grown session: read it again, whole, with fresh streams
+                stream = fates.FateStream.for_config(config, get_counter(counter)[1], retain=False)
+                read_warnings.clear()
+                elements = _counted(iter_elements(source, fmt, counter=counter, warnings=read_warnings), progress)
+    chain = resumed.chain if resumed is not None else check_resume.Chain()
+    fed = chain.count
+    save = None
+    if resume and stamp is not None:
+        def save(classifier: Any, tally: Any) -> None:
+            check_resume.save(check_resume.resume_path(paths), _resume_key(stamp, format_name, counter),
+                              check_resume.Resumed(chain, classifier, tally, stream))
+    classification = classify.run(chain.through(elements), config, retain=False, observe=stream.observe,
+                                  resume=(resumed.classifier, resumed.tally) if resumed is not None else None,
+                                  before_finish=save)
     measure = stream.finish()
     summary = classification.summary
     confirmations = summary["confirmations"]
@@ -151,8 +173,23 @@ def check(paths: Any, config: Any, source: Any | None = None, fmt: str = "auto",
         checked_at=clock.now().isoformat(timespec="seconds"), source=str(source) if source is not None else None,
         format=format_name, counter=get_counter(counter)[0], elements=summary["elements"], thresholds=limits,
         state_file=config.get("renal.state_file") if config is not None else ".renal/filter-state.json",
-        fingerprint=stamp,
+        fingerprint=stamp, classified=chain.count - fed,
     )
+
+
+def _resume_key(stamp: dict[str, Any], format_name: str | None, counter: str) -> str:
+    """Which session, read how, checked by which Apollo, rules and configuration (not its size)."""
+    return repr((stamp["source"], stamp["inode"], stamp["device"], stamp["inputs"], format_name, counter))
+
+
+def _resumed(paths: Any, config: Any, stamp: dict[str, Any], format_name: str | None, counter: str,
+             stream: Any, elements: Iterator[Any]) -> check_resume.Resumed | None:
+    """The last check's streams when ``elements`` begin with exactly what it fed them (consumed
+    from ``elements``), else None."""
+    from apollo.renal.classify import Classifier
+
+    saved = check_resume.load(check_resume.resume_path(paths), _resume_key(stamp, format_name, counter))
+    return saved.resume(elements, Classifier(config), stream) if saved is not None else None
 
 
 def _counted(elements: Iterable[Any], progress: Callable[[int], None] | None) -> Iterator[Any]:

@@ -21,13 +21,13 @@ Anything uncertain is ``confirm``, never ``drop``; the user's keep/drop patterns
 from __future__ import annotations
 
 import hashlib
+import re
 import unicodedata
 from collections import Counter, OrderedDict, deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from apollo import regexes
 from apollo.renal import reading
 from apollo.renal.balance import Balance, BalanceTracker, Thresholds
 from apollo.renal.rules import RuleSet, Signal
@@ -39,7 +39,7 @@ ACTIONS = ("keep", "compress", "drop", "confirm")
 #: categories SPEC §1.1 keeps always while they are current
 MUST_KEEP = frozenset({"decision", "preference", "task", "question"})
 _QUOTE = 40
-_DIGITS = regexes.compile(r"\d")
+_DIGITS = re.compile(r"\d")
 
 
 @dataclass(slots=True)
@@ -110,16 +110,17 @@ class _Candidate:
 @dataclass(slots=True)
 class _Call:
     candidate: _Candidate
-    digest: str
+    digest: bytes
     repeat_of: _Call | None = None
-    result_digest: str | None = None
+    result_digest: bytes | None = None
     result_id: str | None = None
 
 
-def _digest(*parts: str) -> str:
+def _digest(*parts: str) -> bytes:
     """Identifies a text (a whole tool output, too) in bounded memory; SHA-256 because processors
-    compute it in hardware, faster than BLAKE2 in software."""
-    return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
+    compute it in hardware, faster than BLAKE2 in software. Bytes, not hex: a saved state redacts
+    its strings (:mod:`apollo.renal.check_resume`), and a hex digest reads as a key."""
+    return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).digest()
 
 
 class _Words(dict[str, str]):
@@ -170,8 +171,8 @@ class Classifier:
         self._proposal: _Candidate | None = None
         #: a formula ending in a comma ("Yeah,"): noise unless its speaker goes on with content next
         self._opening: _Candidate | None = None
-        self._texts: OrderedDict[str, _Candidate] = OrderedDict()
-        self._calls: OrderedDict[str, _Call] = OrderedDict()
+        self._texts: OrderedDict[bytes, _Candidate] = OrderedDict()
+        self._calls: OrderedDict[bytes, _Call] = OrderedDict()
         self._pending_calls: dict[str, _Call] = {}
         self._awaiting: list[_Candidate] = []
         self._turn_keys: frozenset[str] = frozenset()
@@ -561,7 +562,7 @@ class Classifier:
         self._supersede(candidate, self._decisions, strong=False)
         self._decisions.append(candidate)
 
-    def _earlier_copy(self, element: Element, text: str) -> tuple[str | None, _Candidate | None]:
+    def _earlier_copy(self, element: Element, text: str) -> tuple[bytes | None, _Candidate | None]:
         """The same message seen before, word for word: one copy is enough (a question asked
         again after its answer is not a repeat but a sign for the balance check)."""
         if element.tokens < self._duplicate_min_tokens:
@@ -573,7 +574,7 @@ class Classifier:
         self._texts.move_to_end(digest)
         return digest, earlier
 
-    def _remember_copy(self, digest: str, element: Element) -> None:
+    def _remember_copy(self, digest: bytes, element: Element) -> None:
         # share the open-question record, so an answer shows here too
         question = next((c for c in self._fresh if c in self._open_questions), None)
         self._texts[digest] = question or self._candidate(None, element, element.role.value, "")
@@ -843,15 +844,20 @@ class Classification:
 
 
 def run(elements: Iterable[Element], config: Any | None = None, *, rules: RuleSet | None = None,
-        retain: bool = True, observe: Callable[[Element | None, list[Change]], None] | None = None) -> Classification:
+        retain: bool = True, observe: Callable[[Element | None, list[Change]], None] | None = None,
+        resume: tuple[Classifier, Tally] | None = None,
+        before_finish: Callable[[Classifier, Tally], None] | None = None) -> Classification:
     """Classify ``elements`` as one stream.
 
     ``observe(element, changes)`` sees every element's changes as they happen (``element`` is None
     for the revisions at the end); ``retain=False`` keeps no verdict list, so a 50 MB session is
-    classified in bounded memory (``apollo renal check``).
+    classified in bounded memory (``apollo renal check``). ``resume`` continues the stream an
+    earlier run fed (``elements`` are what came after), and ``before_finish`` sees the stream before
+    its end revisions, as a later run can resume it (:mod:`apollo.renal.check_resume`).
     """
-    classifier = Classifier(config, rules=rules)
-    tally = Tally()
+    if resume is not None and retain:
+        raise ValueError("a resumed run has no verdicts of the elements before it: pass retain=False")
+    classifier, tally = resume if resume is not None else (Classifier(config, rules=rules), Tally())
     verdicts: list[Verdict] = []
 
     def apply(element: Element | None, changes: list[Change]) -> None:
@@ -867,6 +873,8 @@ def run(elements: Iterable[Element], config: Any | None = None, *, rules: RuleSe
 
     for element in elements:
         apply(element, classifier.feed(element))
+    if before_finish is not None:
+        before_finish(classifier, tally)
     apply(None, classifier.finish())
     balance = classifier.balance.result()
     summary = {**tally.summary(), "active_task_ids": classifier.active_task_ids,

@@ -19,7 +19,6 @@ from typing import Any
 
 import orjson
 
-from apollo import regexes
 from apollo.cache import toml_loads
 from apollo.config import file_stamps
 from apollo.errors import ConfigError
@@ -27,7 +26,7 @@ from apollo.renal.condense import Condenser, Rules, load_rules
 from apollo.renal.rules import RULES_FOLDER
 from apollo.transcript.model import Element, Kind, Role
 
-_NUMBER = regexes.compile(r"\d+(?:[.,:]\d+)*")
+_NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,9 +76,9 @@ def load(user_files: tuple[str, ...] = (), stamps: tuple[tuple[str, int, int], .
             else:
                 settings[key] = value
     try:
-        patterns = tuple(regexes.compile(p, re.IGNORECASE) for p in reabsorb["patterns"])
-        anchor_rules = Anchors(regexes.compile(anchors["token"]),
-                               regexes.compile("|".join(f"(?:{p})" for p in anchors["specific"])),
+        patterns = tuple(re.compile(p, re.IGNORECASE) for p in reabsorb["patterns"])
+        anchor_rules = Anchors(re.compile(anchors["token"]),
+                               re.compile("|".join(f"(?:{p})" for p in anchors["specific"])),
                                int(anchors["min_chars"]), int(anchors["cjk_gram"]), float(anchors["max_share"]))
     except re.error as exc:
         raise ConfigError(f"filter.reabsorb / filter.anchors: invalid pattern ({exc})", where="rule files") from None
@@ -143,7 +142,7 @@ class Anchors:
 
 #: longer tokens (a base64 blob, a minified line) are no mention of anything
 _LONGEST_ANCHOR = 200
-_CJK_RUNS = regexes.compile("[\u3400-\u9fff]+")
+_CJK_RUNS = re.compile("[\u3400-\u9fff]+")
 
 
 @dataclass(slots=True)
@@ -272,7 +271,7 @@ def carries_fact(text: str, rules: FilterRules, condenser: Condenser, names: fro
     return None
 
 
-_SENTENCE = regexes.compile(r"[^.!?。！？\n]+[.!?。！？]*\s*")
+_SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？]*\s*")
 
 
 def without_questions(text: str) -> str:

@@ -20,14 +20,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from apollo import regexes
 from apollo.cache import DiskMemo, toml_loads
 from apollo.renal.reading import normalize_clause, social_parts
 from apollo.renal.rules import RULES_FOLDER, RuleSet
 
 LEVELS = ("tidy", "terse", "compact", "notes")
 
-_TOKEN = regexes.compile(
+_TOKEN = re.compile(
     r"(?P<cjk>[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff])"
     r"|(?P<word>[A-Za-z0-9]+(?:['’][A-Za-z]+|-[A-Za-z0-9]+)*)"
     r"|(?P<space>\s+)"
@@ -36,7 +35,7 @@ _TOKEN = regexes.compile(
     r"|(?P<close>\])"
     r"|(?P<punct>\S)"
 )
-_PARTS = regexes.compile(r"[a-z0-9]+")
+_PARTS = re.compile(r"[a-z0-9]+")
 _WORDLIKE = ("word", "cjk")
 #: how many texts, up to how long, :meth:`Condenser.content_units` remembers
 _REMEMBERED_TEXTS = 4096
@@ -110,7 +109,7 @@ def rules_from_data(documents: Iterable[dict[str, Any]], social: RuleSet | None 
         never_drop=words("never_drop"),
         phatic_words=frozenset(p[0] for p in phatic if len(p) == 1),
         phatic_phrases=phatic,
-        phatic_patterns=tuple(regexes.compile(p, re.IGNORECASE) for p in lists.get("phatic_patterns", [])),
+        phatic_patterns=tuple(re.compile(p, re.IGNORECASE) for p in lists.get("phatic_patterns", [])),
         interjections=phrases("interjections"),
         hedges=phrases("hedges"),
         intensifiers=words("intensifiers"),
@@ -487,7 +486,7 @@ class Condenser:
 
 #: a character or line start that may be Markdown, or a blank line between paragraphs (a text
 #: without any is one paragraph of plain prose, whose structure shortening cannot change)
-_MARKUP = regexes.compile(r"[*_`#>|~\[<]|^[ \t]*(?:[-+*]|\d+[.)])[ \t]|\n[ \t]*\n", re.MULTILINE)
+_MARKUP = re.compile(r"[*_`#>|~\[<]|^[ \t]*(?:[-+*]|\d+[.)])[ \t]|\n[ \t]*\n", re.MULTILINE)
 
 
 def markdown_shape(text: str) -> list[tuple[str, ...]]:

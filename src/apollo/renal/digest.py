@@ -14,18 +14,18 @@ themselves quoted shorter.
 from __future__ import annotations
 
 import functools
+import re
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
-from apollo import regexes
 from apollo.redact import redact
 from apollo.transcript.model import Kind, Role
 
 #: a path or a file name in a tool call (not inside a URL: "https://host/a/b" names no file here)
-_PATH = regexes.compile(r"(?<![\w:/.-])(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]+)+|\b[\w-]+\.(?:py|js|ts|json|jsonl|toml|ya?ml|md|sh|sql)\b")
+_PATH = re.compile(r"(?<![\w:/.-])(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]+)+|\b[\w-]+\.(?:py|js|ts|json|jsonl|toml|ya?ml|md|sh|sql)\b")
 #: device and kernel files are no file anyone worked on
 _NOT_FILES = ("/dev/", "/proc/", "/sys/")
 

@@ -17,12 +17,12 @@ tool call whose output turned out different) is held open until its output arriv
 
 from __future__ import annotations
 
+import re
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from apollo import regexes
 from apollo.renal import concentrate
 from apollo.renal.classify import MUST_KEEP, Change, Verdict
 from apollo.renal.condense import Condenser
@@ -37,12 +37,12 @@ _OPEN_CALLS = 4096
 #: how many long tool outputs (and how many of their tokens) later messages can still name lines of
 _WATCHED = 256
 _WATCHED_TOKENS = 8_000_000
-_CJK_RUNS = regexes.compile("[\u3400-\u9fff]+")
+_CJK_RUNS = re.compile("[\u3400-\u9fff]+")
 #: every byte but the ASCII letters: what deleting them leaves is one byte per Latin letter
 _NOT_LATIN_LETTERS = bytes(b for b in range(256) if not (chr(b).isascii() and chr(b).isalpha()))
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class Fate:
     """What happens to one in-context element, and the report bucket it counts in."""
 
@@ -120,7 +120,7 @@ class FateStream:
         self._turns = max(int(rules["recent_turns"]), 0)
         self._pending: deque[Fate] = deque()
         self._keys: dict[int, Fate] = {}  # classifier position -> pending fate, and back
-        self._key_of: dict[int, int] = {}
+        self._key_of: dict[Fate, int] = {}
         self._user_turns: deque[Fate] = deque()  # user turns among the pending fates
         self._users_seen = 0
         self._turn: list[Fate] = []  # the current turn (from a user message or heartbeat poll)
@@ -128,11 +128,11 @@ class FateStream:
         self._script = Script()
         self._marker_delta = {"zh": 0, "en": 0}  # cut outputs: tokens with the other marker − with this one
         self._repeats: dict[str, list[tuple[Fate, frozenset[str], frozenset[str]]]] = {}
-        self._doomed: set[int] = set()  # pending fates of heartbeat pairs
+        self._doomed: set[Fate] = set()  # pending fates of heartbeat pairs
         self._by_id: dict[str, Fate] = {}
         self._merged_into: dict[str, str] = {}
         self._open_calls: OrderedDict[int, Fate] = OrderedDict()
-        self._watched: OrderedDict[int, _Watch] = OrderedDict()  # long tool outputs later messages may name
+        self._watched: OrderedDict[Fate, _Watch] = OrderedDict()  # long tool outputs later messages may name
         self._watched_tokens = 0
         self._dropped_calls: OrderedDict[str, str] = OrderedDict()  # call id -> bucket, until its result
 
@@ -157,7 +157,7 @@ class FateStream:
         fate = Fate(element, verdict.category if verdict else "process", verdict=verdict)
         self.measure.tokens += element.tokens
         if key is not None:
-            self._keys[key], self._key_of[id(fate)] = fate, key
+            self._keys[key], self._key_of[fate] = fate, key
         if element.speaker:
             self._names.add(element.speaker.lower())
         self._script.read(element)
@@ -166,7 +166,7 @@ class FateStream:
             self._close_turn()
         self._turn.append(fate)
         if element.kind is Kind.HEARTBEAT_REPLY:  # a heartbeat acknowledgement goes even without its poll
-            self._doomed.add(id(fate))
+            self._doomed.add(fate)
         self._pending.append(fate)
         if element.kind is Kind.TOOL_RESULT:
             self._watch(fate)
@@ -211,7 +211,7 @@ class FateStream:
         turn = self._turn
         if turn and turn[0].element.kind is Kind.HEARTBEAT_POLL and all(
                 f.element.kind in (Kind.HEARTBEAT_REPLY, Kind.THINKING, Kind.METADATA) for f in turn[1:]):
-            self._doomed.update(id(f) for f in turn if f.element.kind is not Kind.METADATA)
+            self._doomed.update(f for f in turn if f.element.kind is not Kind.METADATA)
         self._turn = []
 
     def _settle_before(self, stop: Fate | None, *, in_tail: bool = False) -> None:
@@ -219,14 +219,14 @@ class FateStream:
             fate = self._pending.popleft()
             if self._user_turns and self._user_turns[0] is fate:
                 self._user_turns.popleft()
-            key = self._key_of.pop(id(fate), None)
+            key = self._key_of.pop(fate, None)
             if key is not None:
                 del self._keys[key]
             self._settle(fate, in_tail=in_tail, key=key)
 
     def _settle(self, fate: Fate, *, in_tail: bool, key: int | None = None, again: bool = False) -> None:
-        doomed = id(fate) in self._doomed
-        self._doomed.discard(id(fate))
+        doomed = fate in self._doomed
+        self._doomed.discard(fate)
         _dialysis(fate)
         self._reabsorb(fate)
         self._concentrate(fate, in_tail=in_tail, doomed=doomed)
@@ -328,7 +328,7 @@ class FateStream:
     def _cut(self, fate: Fate) -> None:
         """An old tool output keeps its first line and the lines later messages mention."""
         element = fate.element
-        watch = self._watched.get(id(fate))
+        watch = self._watched.get(fate)
         if watch is None:
             return  # short enough to keep whole
         envelope = self.count(element.envelope) if element.envelope else 0
@@ -355,7 +355,7 @@ class FateStream:
         element = fate.element
         if element.tokens <= self.rules["tool_keep_tokens"]:
             return
-        self._watched[id(fate)] = _Watch(fate, concentrate.LineIndex.of(element.text, self.rules.anchors))
+        self._watched[fate] = _Watch(fate, concentrate.LineIndex.of(element.text, self.rules.anchors))
         self._watched_tokens += element.tokens
         while len(self._watched) > _WATCHED or self._watched_tokens > _WATCHED_TOKENS:
             _, oldest = self._watched.popitem(last=False)

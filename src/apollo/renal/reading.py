@@ -14,22 +14,21 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from apollo import regexes
 from apollo.renal.rules import RuleSet, Signal, normalize_phrase
 from apollo.words import stem
 
 # Clause boundaries: Chinese and Latin punctuation, ellipses, a period that ends a sentence (not
 # "main.py" or "4.5"), line breaks, and a space between two Chinese characters.
-_SPLIT = regexes.compile(
+_SPLIT = re.compile(
     r"([，。！？；、…～\n]+|\.{2,}|[,!?;~]+|\.(?=\s|$|[\"')\]])|(?<=[\u3400-\u9fff])\s+(?=[\u3400-\u9fff]))"
 )
 # Everything that is not a word character, a space, an apostrophe, a hyphen or an emoji.
-_PUNCT = regexes.compile(r"[^\w\s'\-\U0001F000-\U0001FAFF\u2600-\u27BF]")
-_EMOJI = regexes.compile(r"[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F]+")
+_PUNCT = re.compile(r"[^\w\s'\-\U0001F000-\U0001FAFF\u2600-\u27BF]")
+_EMOJI = re.compile(r"[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F]+")
 _QUESTION_MARKS = ("?", "？")
 _INCOMPLETE_MARKS = (",", "，", "-", "—", "、", "…")
-_LATIN_WORD = regexes.compile(r"[a-z][a-z0-9_+#-]*[a-z0-9+#]|[a-z]")
-_CJK_RUN = regexes.compile(r"[\u3400-\u9fff]+")
+_LATIN_WORD = re.compile(r"[a-z][a-z0-9_+#-]*[a-z0-9+#]|[a-z]")
+_CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
 #: messages up to this long are cached (bounded: 4096 of them)
 _CACHED_CHARS = 400
 _INTENT_SIGNALS = ("request", "preference", "profile", "preference_hint", "decision", "choice", "supersede", "proposal",
@@ -38,7 +37,7 @@ _INTENT_SIGNALS = ("request", "preference", "profile", "preference_hint", "decis
 _QUOTE_OPEN = "「『“《"
 _QUOTE_CLOSE = "」』”》"
 # Where a sentence ends (outside quotations): Chinese and Latin end marks, a period before a space, a line break.
-_SENTENCE_END = regexes.compile(r"[。！？!?\n]+|\.(?=\s|$)")
+_SENTENCE_END = re.compile(r"[。！？!?\n]+|\.(?=\s|$)")
 #: how many sentences open a reply (within its first characters): where it says whether it knows the answer
 _OPENING_SENTENCES = 2
 _OPENING_CHARS = 600
@@ -176,7 +175,7 @@ def _strip_annotations(text: str, rules: RuleSet) -> str:
 
 @functools.lru_cache(maxsize=8)
 def _annotation_patterns_cached(patterns: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
-    return tuple(regexes.compile(p, re.IGNORECASE) for p in patterns)
+    return tuple(re.compile(p, re.IGNORECASE) for p in patterns)
 
 
 def _annotation_patterns(rules: RuleSet) -> tuple[re.Pattern[str], ...]:

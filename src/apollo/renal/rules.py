@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from apollo import regexes
 from apollo.cache import DiskMemo, toml_loads
 from apollo.config import file_stamps, user_rule_files
 from apollo.errors import ConfigError
@@ -45,6 +44,40 @@ def normalize_phrase(text: str) -> str:
     return " ".join(text.lower().split())
 
 
+class LazyPattern:
+    """A signal's regular expression, compiled when first searched: the rules hold about forty,
+    some large, and compiling them all costs a process several times the interpreter's start,
+    while a heartbeat that classifies one appended message meets only a few."""
+
+    __slots__ = ("pattern", "flags", "_compiled")
+
+    def __init__(self, pattern: str, flags: int = 0):
+        self.pattern = pattern
+        self.flags = flags
+        self._compiled: re.Pattern[str] | None = None
+
+    @property
+    def is_compiled(self) -> bool:
+        return self._compiled is not None
+
+    def compiled(self) -> re.Pattern[str]:
+        if self._compiled is None:
+            self._compiled = re.compile(self.pattern, self.flags)
+        return self._compiled
+
+    def search(self, text: str) -> re.Match[str] | None:
+        return self.compiled().search(text)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, LazyPattern) and (self.pattern, self.flags) == (other.pattern, other.flags)
+
+    def __hash__(self) -> int:
+        return hash((self.pattern, self.flags))
+
+    def __repr__(self) -> str:
+        return f"LazyPattern({self.pattern!r}, {self.flags!r})"
+
+
 @dataclass(frozen=True, slots=True)
 class Signal:
     """One compiled signal: how to recognise it in a clause and what it implies."""
@@ -63,7 +96,7 @@ class Signal:
     roles: frozenset[str] | None
     whole: bool
     phrases: frozenset[str]
-    regex: re.Pattern[str] | None
+    regex: LazyPattern | None
 
     def match_whole(self, norm: str) -> bool:
         """The normalized clause *is* this signal (a listed phrase, or a pattern found in it);
@@ -167,7 +200,7 @@ def _compile(name: str, spec: dict[str, Any]) -> Signal:
         roles=frozenset(roles) if roles else None,
         whole=whole,
         phrases=frozenset(phrases),
-        regex=regexes.compile("|".join(parts), flags) if parts else None,
+        regex=LazyPattern("|".join(parts), flags) if parts else None,
     )
 
 
@@ -252,7 +285,7 @@ def _compile_user_patterns(patterns: tuple[str, ...], key: str, where: str) -> t
     compiled = []
     for pattern in patterns:
         try:
-            compiled.append(regexes.compile(pattern, re.IGNORECASE))
+            compiled.append(re.compile(pattern, re.IGNORECASE))
         except re.error as exc:
             raise ConfigError(f"{key}: invalid regular expression {pattern!r} ({exc})", where=where) from None
     return tuple(compiled)
@@ -323,7 +356,7 @@ def _build(user_files: tuple[str, ...], keep: tuple[str, ...], drop: tuple[str, 
         keep=_compile_user_patterns(keep, "renal.keep_patterns", patterns_from),
         drop=_compile_user_patterns(drop, "renal.drop_patterns", patterns_from),
         sources=(*(f"apollo/renal/rules/{n}" for n in BUILTIN_FILES), *user_files),
-        pasted=tuple(regexes.compile(p) for p in settings["pasted"]["line_patterns"]),
+        pasted=tuple(re.compile(p) for p in settings["pasted"]["line_patterns"]),
     )
 
 

@@ -19,12 +19,11 @@ import math
 import re
 from collections.abc import Sequence
 
-from apollo import regexes
 from apollo.renal.concentrate import FilterRules
 from apollo.renal.condense import Condenser
 
-_CJK_RUN = regexes.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2,}")
-_SENTENCE = regexes.compile(r"[^.!?。！？\n]+[.!?。！？]*")
+_CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2,}")
+_SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？]*")
 _QUESTION_END = ("?", "？")
 QUESTION_WEIGHT = 0.5
 
@@ -54,7 +53,7 @@ def specifics(text: str, rules: FilterRules, condenser: Condenser, names: frozen
 
 @functools.lru_cache(maxsize=8)
 def _compiled(patterns: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
-    return tuple(regexes.compile(p) for p in patterns)
+    return tuple(re.compile(p) for p in patterns)
 
 
 def information(texts: Sequence[str], condenser: Condenser | None = None, rules: FilterRules | None = None,

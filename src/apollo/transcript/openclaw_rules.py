@@ -8,7 +8,6 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from apollo import regexes
 from apollo.cache import toml_loads
 
 #: pi's nine entry types plus OpenClaw's reset boundary; ``leaf`` is OpenClaw's navigation control
@@ -26,9 +25,9 @@ BRANCH_SUMMARY_WRAPPER = ("The following is a summary of a branch that this conv
 # ---------------------------------------------------------------------------------------------
 # Rules (data/transcript_openclaw.toml): envelopes and heartbeats
 # ---------------------------------------------------------------------------------------------
-_FENCE_CLOSE = regexes.compile(r"^[ \t]*```[ \t]*$", re.M)
-_BLANK_LINE = regexes.compile(r"^[ \t]*$", re.M)
-_MARKUP = regexes.compile(r"<[^>]*>|&nbsp;")
+_FENCE_CLOSE = re.compile(r"^[ \t]*```[ \t]*$", re.M)
+_BLANK_LINE = re.compile(r"^[ \t]*$", re.M)
+_MARKUP = re.compile(r"<[^>]*>|&nbsp;")
 
 
 @dataclass(frozen=True)
@@ -163,7 +162,7 @@ def rules() -> Rules:
     envelope, heartbeat, assistant = data["envelope"], data["heartbeat"], data["assistant"]
 
     def compile_all(patterns: list[str], flags: int = re.M) -> tuple[re.Pattern[str], ...]:
-        return tuple(regexes.compile(p, flags) for p in patterns)
+        return tuple(re.compile(p, flags) for p in patterns)
 
     return Rules(compile_all(envelope["prefixes"]), compile_all(envelope["block_headers"]),
                  compile_all(heartbeat["poll_patterns"]), tuple(heartbeat["ack_tokens"]),

@@ -1,0 +1,229 @@
+"""What a check leaves for the next check of the same session: the classifier's and the fate
+stream's state after the last element, so that the heartbeat after growth classifies only what
+was appended.
+
+The classifier decides each element with what it remembers of the earlier ones (questions still
+open, decisions a later one may supersede, tool calls a later one may repeat), and the fate
+stream likewise; both are deterministic in the elements they were fed. So a check that finds
+the session's first ``n`` elements exactly as the last check fed them (each element whole: id,
+text, tokens, whether it is in the model's context…, chained in one SHA-256) continues from that
+state with the elements after them, and its numbers are the ones a check of the whole session
+gives. Anything else, an earlier message edited, a compaction or a new branch that changes what
+the model sees of the earlier ones, another configuration, rule file or Apollo, means a whole
+check. The session is still read whole (reading is cheap next to classifying): that comparison
+is what makes the shortcut exact for every transcript format.
+
+The state is a pickle beside the context engine's store, ``<state dir>/apollo/``, one per agent (0600, in a
+0700 folder, next to OpenClaw's own transcripts: not in the workspace people push to git); one
+that another user could have written is not read. It holds only the streams' own memory: the
+attributes that hold their rules (the condenser, the counter…) are the ones this process loads,
+and the elements they still hold are saved as their position in the session and taken from the
+session when the state is read again, so neither a user's message nor a tool's output is copied
+whole. What remains is what the streams keep of text themselves: topic words, short quotes in
+verdict reasons, and the agent's latest replies (flattened: the classifier recognises a delivery
+copy by them, as a part of one of them, which no digest can tell). Every such string goes through
+:func:`apollo.redact.redact` when saved, as everything Apollo writes for itself (docs/privacy.md):
+one that holds a key is saved, and read back, with the key replaced by its mark. A later check then
+compares the mark where a whole check compares the key (a reply copying that key is not found to
+repeat it); only sessions that hold secrets see that difference.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from apollo.atomic import atomic_output, private_dir
+from apollo.redact import redact
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from apollo.renal.classify import Classifier, Tally
+    from apollo.renal.fates import FateStream
+    from apollo.transcript.model import Element
+
+#: bump when what is saved changes shape
+_VERSION = 3
+#: values saved as they are even when a rule set them: only containers and objects are matched by identity
+_ATOMS = (type(None), bool, int, float, str, bytes)
+
+
+def resume_path(paths: Any) -> Path:
+    """One state per agent (its current session's): two agents' heartbeats do not undo each other's."""
+    return paths.state_dir / "apollo" / f"check-resume-{paths.agent}.pickle"
+
+
+def _fingerprint(element: Element) -> bytes:
+    """The element whole (every field), as a digest: the state names elements without copying them."""
+    return hashlib.sha256(repr(element).encode("utf-8", "surrogatepass")).digest()
+
+
+class Chain:
+    """A running digest of the elements fed so far, and where each one sits in the session."""
+
+    __slots__ = ("digest", "count", "positions")
+
+    def __init__(self, digest: bytes = b"", count: int = 0):
+        self.digest = digest
+        self.count = count
+        #: id(element) -> its position, for the elements read in this process (the latest holder of an id wins)
+        self.positions: dict[int, int] = {}
+
+    def add(self, element: Element) -> None:
+        self.digest = hashlib.sha256(self.digest + _fingerprint(element)).digest()
+        self.positions[id(element)] = self.count
+        self.count += 1
+
+    def through(self, elements: Iterable[Element]) -> Iterator[Element]:
+        for element in elements:
+            self.add(element)
+            yield element
+
+
+class Resumed:
+    """The streams as the last check left them, after ``chain.count`` elements."""
+
+    __slots__ = ("chain", "classifier", "tally", "stream")
+
+    def __init__(self, chain: Chain, classifier: Classifier, tally: Tally, stream: FateStream):
+        self.chain = chain
+        self.classifier = classifier
+        self.tally = tally
+        self.stream = stream
+
+
+class Saved:
+    """A saved state, read but not yet unpacked: unpacking needs the elements it names."""
+
+    __slots__ = ("digest", "count", "held", "state")
+
+    def __init__(self, digest: bytes, count: int, held: dict[int, bytes], state: bytes):
+        self.digest = digest
+        self.count = count
+        #: position -> fingerprint of the elements the streams still hold
+        self.held = held
+        self.state = state
+
+    def resume(self, elements: Iterator[Element], classifier: Classifier, stream: FateStream) -> Resumed | None:
+        """Consume the elements the saved state was fed; when they are exactly those, pour the
+        state into the fresh ``classifier`` and ``stream`` (of the rules this process loaded)."""
+        chain = Chain()
+        found: dict[int, Element] = {}
+        for element in elements:
+            if chain.count in self.held:
+                found[chain.count] = element
+            chain.add(element)
+            if chain.count == self.count:
+                break
+        if chain.count != self.count or chain.digest != self.digest or found.keys() != self.held.keys() or any(
+                _fingerprint(element) != self.held[position] for position, element in found.items()):
+            return None
+        state_reader = _Unpickler(self.state, found)
+        try:
+            classifier_state, tally, stream_state = state_reader.load()
+        except Exception:  # noqa: BLE001 - a damaged state is no state
+            return None
+        vars(classifier).update(classifier_state)
+        vars(stream).update(stream_state)
+        return Resumed(chain, classifier, tally, stream)
+
+
+class _Unpickler(pickle.Unpickler):
+    def __init__(self, data: bytes, elements: dict[int, Element]):
+        import io
+
+        super().__init__(io.BytesIO(data))
+        self.elements = elements
+
+    def persistent_load(self, pid: Any) -> Element | str:
+        return pid if isinstance(pid, str) else self.elements[pid]  # a string is one saved redacted
+
+
+def _rule_attributes(live: Any, fresh: Any) -> set[str]:
+    """The attributes ``live`` holds from its rules: the very objects a fresh stream of the same
+    rules holds (containers and objects; plain values are saved as they are)."""
+    fresh_values = vars(fresh)
+    return {attr for attr, value in vars(live).items()
+            if fresh_values.get(attr, _ATOMS) is value and not isinstance(value, _ATOMS)}
+
+
+def _own_state(live: Any, fresh: Any) -> dict[str, Any]:
+    """What ``live`` remembers of the elements it was fed: everything but its rules."""
+    skip = _rule_attributes(live, fresh)
+    return {attr: value for attr, value in vars(live).items() if attr not in skip}
+
+
+class _Unsaveable(Exception):
+    pass
+
+
+def save(path: Path, key: str, resumed: Resumed) -> None:
+    """Keep ``resumed`` for the next check; a stream that cannot be saved leaves no state (the next
+    check is then a whole one)."""
+    import io
+
+    from apollo.renal.classify import Classifier
+    from apollo.renal.fates import FateStream
+    from apollo.transcript.model import Element
+
+    classifier, stream, chain = resumed.classifier, resumed.stream, resumed.chain
+    fresh_stream = FateStream(stream.rules, stream.condenser, stream.count, lang=stream.lang, retain=stream.retain)
+    held: dict[int, bytes] = {}
+    redacted: dict[str, str] = {}
+
+    class _Pickler(pickle.Pickler):
+        def persistent_id(self, obj: Any) -> int | str | None:
+            if type(obj) is str:  # a key in it is saved as its mark, as everywhere Apollo writes
+                if obj not in redacted:
+                    redacted[obj] = redact(obj)
+                return redacted[obj] if redacted[obj] != obj else None
+            if type(obj) is not Element:
+                return None
+            position = chain.positions.get(id(obj))
+            if position is None:
+                raise _Unsaveable("an element that was not read from the session")
+            held[position] = _fingerprint(obj)
+            return position
+
+    buffer = io.BytesIO()
+    try:
+        _Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(
+            (_own_state(classifier, Classifier(rules=classifier.rules)), resumed.tally,
+             _own_state(stream, fresh_stream)))
+    except (_Unsaveable, pickle.PicklingError, TypeError, AttributeError, RecursionError):
+        forget(path)
+        return
+    data = pickle.dumps((_VERSION, key, chain.digest, chain.count, held, buffer.getvalue()),
+                        protocol=pickle.HIGHEST_PROTOCOL)
+    private_dir(path.parent)
+    with atomic_output(path) as out:
+        out.write(data)
+
+
+def load(path: Path, key: str) -> Saved | None:
+    """The saved state for ``key``, or None: no state, another key, a damaged file, or a file that
+    is not private to this user."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        st = os.fstat(handle.fileno())
+        if st.st_uid != os.geteuid() or st.st_mode & 0o077:
+            return None
+        try:
+            version, saved_key, digest, count, held, state = pickle.load(handle)
+        except Exception:  # noqa: BLE001 - a damaged or foreign state is no state
+            return None
+    if version != _VERSION or saved_key != key:
+        return None
+    return Saved(digest, count, held, state)
+
+
+def forget(path: Path) -> None:
+    path.unlink(missing_ok=True)

@@ -1,0 +1,181 @@
+"""The heartbeat after growth: a check resumes from the state the last check of the same session
+left, and classifies only what was appended, with exactly the numbers a full check gives."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from apollo import config as config_mod
+from apollo.renal import check_resume
+from apollo.renal.check import check
+from apollo.transcript import iter_elements
+from apollo.workspace import Paths
+from constants import DEMO_NOW
+
+FIXTURES = Path(__file__).parent / "fixtures"
+SESSION = "93781619-6e2f-4b2c-8c02-4f91cb6c9962.jsonl"
+#: one OpenClaw session (a tree of entries) and the plain JSONL conversations
+SOURCES = [f"example:{SESSION}", *sorted(p.name for p in FIXTURES.glob("*.jsonl"))]
+
+
+@pytest.fixture(autouse=True)
+def demo_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("APOLLO_NOW", DEMO_NOW)
+
+
+def _lines(example_tree: Path, source: str) -> list[bytes]:
+    if source.startswith("example:"):
+        path = example_tree / "openclaw-state" / "agents" / "main" / "sessions" / source.split(":", 1)[1]
+    else:
+        path = FIXTURES / source
+    return path.read_bytes().splitlines(keepends=True)
+
+
+def _numbers(result) -> dict:
+    return {key: value for key, value in result.to_state().items() if key not in ("checked_at", "fingerprint")}
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(source=st.sampled_from(SOURCES), cuts=st.lists(st.floats(0, 1), min_size=1, max_size=3))
+def test_any_split_into_check_then_append_gives_the_whole_sessions_check(example_tree: Path, source: str,
+                                                                        cuts: list[float]) -> None:
+    lines = _lines(example_tree, source)
+    points = sorted({max(1, round(cut * len(lines))) for cut in cuts} | {len(lines)})
+    with tempfile.TemporaryDirectory() as scratch:
+        root = Path(scratch)
+        (root / "workspace").mkdir()
+        paths = Paths.resolve(root / "workspace", root / "state")
+        config = config_mod.load(paths.workspace)
+        name = root / ("session.jsonl" if not source.startswith("example:") else SESSION)
+        name.write_bytes(b"")
+        written, seen = 0, []
+        for point in points:
+            with name.open("ab") as out:
+                out.write(b"".join(lines[written:point]))
+            written = point
+            resumed = check(paths, config, name, resume=True)
+            whole = check(paths, config, name)
+            assert _numbers(resumed) == _numbers(whole)
+            now = list(iter_elements(name))
+            # only what was appended, unless the append changed what came before (a compaction, a new branch)
+            appended = len(now) - len(seen) if now[:len(seen)] == seen else len(now)
+            assert resumed.classified == appended
+            seen = now
+
+def test_a_session_rewritten_before_its_end_is_checked_whole(example: Path) -> None:
+    """Not an append (an earlier message edited, same size or not): nothing of the last check is reused."""
+    paths = Paths.resolve(example / "workspace", example / "openclaw-state")
+    config = config_mod.load(paths.workspace)
+    session = paths.sessions_dir / SESSION
+    first = check(paths, config, session, resume=True)
+    data = session.read_bytes()
+    opening = data.index(b'"', data.index(b'"text":', len(data) // 2) + len(b'"text":')) + 1
+    session.write_bytes(data[:opening] + b"x" + data[opening:])  # one more letter in a message halfway
+    again = check(paths, config, session, resume=True)
+    assert again.classified == again.elements == first.elements
+    assert _numbers(again) == _numbers(check(paths, config, session))
+
+
+def test_a_resume_state_someone_else_could_write_is_not_read(example: Path) -> None:
+    paths = Paths.resolve(example / "workspace", example / "openclaw-state")
+    config = config_mod.load(paths.workspace)
+    session = paths.sessions_dir / SESSION
+    first = check(paths, config, session, resume=True)
+    saved = check_resume.resume_path(paths)
+    os.chmod(saved, 0o666)
+    assert check(paths, config, session, resume=True).classified == first.elements
+    saved.write_bytes(b"not a state")
+    os.chmod(saved, 0o600)
+    assert check(paths, config, session, resume=True).classified == first.elements
+
+
+def test_the_heartbeat_after_growth_classifies_only_the_appended_message(example: Path, monkeypatch) -> None:
+    from apollo.integration import heartbeat
+    from apollo.renal import classify
+
+    paths = Paths.resolve(example / "workspace", example / "openclaw-state")
+    heartbeat.run(paths, config_mod.load(paths.workspace), "en")
+    session = paths.sessions_dir / SESSION
+    last = json.loads(session.read_text(encoding="utf-8").splitlines()[-1])
+    entry = {"type": "message", "id": "appended1", "parentId": last["id"], "timestamp": "2026-11-29T04:00:00.000Z",
+             "message": {"role": "user", "content": "We decided to ship 2.0 next Monday."}}
+    with session.open("a", encoding="utf-8") as out:
+        out.write(json.dumps(entry) + "\n")
+    fed: list[str] = []
+    original = classify.Classifier.feed
+    monkeypatch.setattr(classify.Classifier, "feed", lambda self, element: fed.append(element.id) or original(self, element))
+    beat = heartbeat.run(paths, config_mod.load(paths.workspace), "en")
+    assert fed == ["appended1"]
+    monkeypatch.setattr(classify.Classifier, "feed", original)
+    assert _numbers_of_state(beat.state) == _numbers(check(paths, config_mod.load(paths.workspace)))
+
+
+def _numbers_of_state(state: dict) -> dict:
+    return {key: value for key, value in state.items() if key not in ("checked_at", "fingerprint")}
+
+
+def test_the_saved_state_holds_no_message_whole(example: Path) -> None:
+    """The elements the streams still hold are saved by their place in the session, not copied."""
+    paths = Paths.resolve(example / "workspace", example / "openclaw-state")
+    session = paths.sessions_dir / SESSION
+    last = json.loads(session.read_text(encoding="utf-8").splitlines()[-1])
+    sentence = "Please keep the quarterly figures for the Lisbon office in the shared folder until March ends"
+    output = "\n".join(f"line {n}: the build step {n} finished without warnings" for n in range(60))
+    entries = [
+        {"type": "message", "id": "u1", "parentId": last["id"], "timestamp": "2026-11-29T04:00:00.000Z",
+         "message": {"role": "user", "content": sentence}},
+        {"type": "message", "id": "a1", "parentId": "u1", "timestamp": "2026-11-29T04:00:01.000Z",
+         "message": {"role": "assistant", "content": [{"type": "toolCall", "id": "c1", "name": "exec",
+                                                        "arguments": {"command": "make"}}]}},
+        {"type": "message", "id": "r1", "parentId": "a1", "timestamp": "2026-11-29T04:00:02.000Z",
+         "message": {"role": "toolResult", "toolCallId": "c1", "toolName": "exec",
+                     "content": [{"type": "text", "text": output}]}},
+    ]
+    with session.open("a", encoding="utf-8") as out:
+        out.writelines(json.dumps(entry) + "\n" for entry in entries)
+    check(paths, config_mod.load(paths.workspace), session, resume=True)
+    saved = (check_resume.resume_path(paths)).read_bytes()
+    assert sentence.encode() not in saved and output.encode()[:200] not in saved
+
+
+def test_the_saved_state_holds_no_secret_in_clear(example: Path) -> None:
+    """Keys users paste, and the agent repeats, never land in clear in the state (docs/privacy.md):
+    neither in the agent's latest replies the classifier compares, nor in topic words or quotes."""
+    from test_redact import real_keys
+
+    keys = real_keys(11)
+    secret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzEXAMPLEKEY"
+    paths = Paths.resolve(example / "workspace", example / "openclaw-state")
+    session = paths.sessions_dir / SESSION
+    last = json.loads(session.read_text(encoding="utf-8").splitlines()[-1])
+    says = [
+        ("user", f"We decided to use this Anthropic key for every agent: {keys['anthropic']}"),
+        ("assistant", f"Done. I set the key {keys['anthropic']} for every agent, as you decided."),
+        ("user", f"Should the deploy read aws_secret_access_key={secret} from the environment?"),
+        ("assistant", f"Yes: export aws_secret_access_key={secret} before the deploy, and keep it there."),
+        ("user", f"I prefer the GitHub token {keys['github']} for pushes from now on."),
+        ("assistant", f"Noted: pushes will use {keys['github']} from now on."),
+        ("user", f"把所有agent的API key都改成：{keys['openai project']}"),
+        ("assistant", f"好的，所有agent的API key都改成了 {keys['openai project']}。"),
+    ]
+    parent = last["id"]
+    with session.open("a", encoding="utf-8") as out:
+        for n, (role, text) in enumerate(says):
+            out.write(json.dumps({"type": "message", "id": f"s{n}", "parentId": parent,
+                                  "timestamp": f"2026-11-29T04:00:{n:02d}.000Z",
+                                  "message": {"role": role, "content": text}}) + "\n")
+            parent = f"s{n}"
+    config = config_mod.load(paths.workspace)
+    check(paths, config, session, resume=True)
+    saved = check_resume.resume_path(paths).read_bytes().lower()  # topic words are kept lowercased
+    for value in (keys["anthropic"], secret, keys["github"], keys["openai project"]):
+        assert value.lower().encode() not in saved, value
+    assert keys["github"][4:].lower().encode() not in saved  # a key that is one word: not even its body
+    assert check(paths, config, session, resume=True).classified == 0  # and the state is read back
