@@ -17,6 +17,7 @@ from pathlib import Path
 from apollo.cache import toml_loads
 from apollo.errors import ConfigError
 from apollo.records import Record
+from apollo.rulefile import line_of, read_toml
 
 #: typing is imported only by type checkers: the heartbeat imports this module on every run
 TYPE_CHECKING = False
@@ -85,15 +86,6 @@ def _defaults() -> dict[str, Any]:
     return toml_loads(text)
 
 
-def _line_of(text: str, key: str) -> int | None:
-    """Best-effort line number of ``key = ...`` in a TOML text, for error messages."""
-    for number, line in enumerate(text.splitlines(), 1):
-        stripped = line.strip()
-        if stripped.startswith(f"{key} ") or stripped.startswith(f"{key}="):
-            return number
-    return None
-
-
 def _same_type(default: Any, value: Any) -> bool:
     if isinstance(default, bool) or isinstance(value, bool):
         return isinstance(default, bool) and isinstance(value, bool)
@@ -125,37 +117,24 @@ def _merge(base: dict[str, Any], layer: dict[str, Any], *, path: Path, text: str
             known = ", ".join(sorted(base)) or "none"
             raise ConfigError(
                 f"unknown key '{dotted}'",
-                where=f"{path}:{_line_of(text, key) or '?'}",
+                where=f"{path}:{line_of(text, key) or '?'}",
                 hint=f"known keys here: {known}",
             )
         default = base[key]
         if isinstance(default, dict):
             if not isinstance(value, dict):
-                raise ConfigError(f"'{dotted}' must be a table", where=f"{path}:{_line_of(text, key) or '?'}")
+                raise ConfigError(f"'{dotted}' must be a table", where=f"{path}:{line_of(text, key) or '?'}")
             _merge(default, value, path=path, text=text, prefix=f"{dotted}.", sources=sources, limits=limits)
             continue
         if not _same_type(default, value):
             raise ConfigError(
                 f"'{dotted}' must be {type(default).__name__}, got {type(value).__name__} {value!r}",
-                where=f"{path}:{_line_of(text, key) or '?'}",
+                where=f"{path}:{line_of(text, key) or '?'}",
             )
         if limits is not None:
-            _check_workspace_value(dotted, default, value, limits, f"{path}:{_line_of(text, key) or '?'}")
+            _check_workspace_value(dotted, default, value, limits, f"{path}:{line_of(text, key) or '?'}")
         base[key] = float(value) if isinstance(default, float) else value
         sources[dotted] = str(path)
-
-
-def _read_layer(path: Path) -> tuple[dict[str, Any], str]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"not UTF-8 text ({exc.reason})", where=str(path)) from None
-    except OSError as exc:
-        raise ConfigError(f"cannot read ({exc.strerror})", where=str(path)) from None
-    try:
-        return toml_loads(text), text
-    except ValueError as exc:  # tomllib.TOMLDecodeError
-        raise ConfigError(f"not valid TOML: {exc}", where=str(path), hint="fix the file or move it away") from None
 
 
 def _inside(path: Path, folder: Path) -> bool:
@@ -175,17 +154,10 @@ def load(workspace: Path | None = None, *, extra_layers: list[Path] | None = Non
     layers.extend((path, False) for path in extra_layers or [])
     for path, limited in layers:
         if path.is_file():
-            layer, text = _read_layer(path)
+            layer, text = read_toml(path, what="config file")
             _merge(values, layer, path=path, text=text, prefix="", sources=sources,
                    limits=_workspace_limits() if limited else None)
     return Config(values, sources)
-
-
-def user_rule_files(config: Config) -> tuple[str, ...]:
-    """``renal.rule_files``, resolved against the directory of the config file that named them."""
-    files_source = config.source_of("renal.rule_files")
-    base = Path(files_source).parent if files_source != "default" else Path.cwd()
-    return tuple(str((base / Path(f).expanduser()).resolve()) for f in config.get("renal.rule_files"))
 
 
 def file_stamps(files: tuple[str, ...]) -> tuple[tuple[str, int, int], ...]:

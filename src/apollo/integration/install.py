@@ -18,13 +18,57 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from apollo import __version__
+import msgspec
+
+from apollo import __version__, rulefile
 from apollo.autophagy import fs
-from apollo.errors import ConfigError, InputError, Refused
+from apollo.errors import InputError, Refused
 
 MANIFEST = ".apollo/install-manifest.json"
+
+
+class _FileRecord(msgspec.Struct, forbid_unknown_fields=True):
+    sha256: str
+    adopted: bool = False
+
+
+class _BlockRecord(msgspec.Struct, forbid_unknown_fields=True):
+    sha256: str
+    created_file: bool
+    separator: str = ""
+
+
+class _HookRecord(msgspec.Struct, forbid_unknown_fields=True):
+    command: str
+    created_file: bool
+
+
+class _OriginalRecord(msgspec.Struct, forbid_unknown_fields=True):
+    backup: str | None
+    sha256: str = ""
+
+
+class _ConfigRecord(msgspec.Struct, forbid_unknown_fields=True):
+    sha256: str
+    backup: str | None
+    settings: list[tuple[str, Any]]
+
+
+class _Manifest(msgspec.Struct, forbid_unknown_fields=True):
+    """What ``.apollo/install-manifest.json`` holds (format 1): every item Apollo added, with its digest."""
+
+    format: Literal[1]
+    files: dict[str, _FileRecord] = {}
+    blocks: dict[str, _BlockRecord] = {}
+    hooks: dict[str, _HookRecord] = {}
+    configs: dict[str, _ConfigRecord] = {}
+    originals: dict[str, _OriginalRecord] = {}
+    dirs: list[str] = []
+    apollo: str = ""
+    target: str = ""
+    updated_at: str = ""
 BACKUP_DIR = ".apollo/install-backup"
 HEARTBEAT_BEGIN = "<!-- apollo:begin heartbeat (managed by `apollo install`; `apollo install --uninstall` removes it) -->"
 HEARTBEAT_END = "<!-- apollo:end heartbeat -->"
@@ -419,17 +463,15 @@ def _open_root(target: Target, *, create: bool) -> Iterator[fs.Root]:
 
 
 def _load_manifest(tree: _Tree, root: Path) -> dict[str, Any]:
+    """The manifest as plain tables, checked against :class:`_Manifest` first: an entry that lacks
+    its digest must stop an uninstall before it removes anything, not halfway through."""
     raw = tree.read(MANIFEST)
     if raw is None:
         return {"format": 1, "files": {}, "blocks": {}, "hooks": {}, "configs": {}, "originals": {}, "dirs": []}
-    try:
-        data = json.loads(raw)
-        if not isinstance(data, dict) or data.get("format") != 1:
-            raise ValueError("unknown manifest format")
-    except ValueError as exc:
-        raise ConfigError(f"the install manifest cannot be read ({exc})", where=str(root / MANIFEST),
-                          hint="Apollo will not guess what it installed; restore the file or remove Apollo's "
-                               "files by hand") from None
+    rulefile.decode_json(raw, _Manifest, str(root / MANIFEST), what="install manifest",
+                         hint="Apollo will not guess what it installed; restore the file or remove Apollo's "
+                              "files by hand")
+    data: dict[str, Any] = json.loads(raw)
     for key in ("files", "blocks", "hooks", "configs", "originals"):
         data.setdefault(key, {})
     data.setdefault("dirs", [])

@@ -25,6 +25,7 @@ from apollo.config import file_stamps
 from apollo.errors import ConfigError
 from apollo.renal.condense import Condenser, Rules, load_rules
 from apollo.renal.rules import RULES_FOLDER
+from apollo.rulefile import read_toml
 from apollo.transcript.model import Element, Kind, Role
 
 _NUMBER = regexes.compile(r"\d+(?:[.,:]\d+)*")
@@ -57,10 +58,7 @@ def load(user_files: tuple[str, ...] = (), stamps: tuple[tuple[str, int, int], .
     anchors = dict(data["anchors"])
     documents = []
     for file in user_files:
-        try:
-            document = toml_loads(Path(file).read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
-            raise ConfigError(f"cannot read rule file ({exc})", where=file) from None
+        document = read_toml(Path(file))[0]
         documents.append(document)
         for key, value in document.get("filter", {}).items():
             if key == "reabsorb" and isinstance(value, dict):

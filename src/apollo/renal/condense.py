@@ -24,6 +24,7 @@ from apollo import regexes
 from apollo.cache import DiskMemo, toml_loads
 from apollo.renal.reading import normalize_clause, social_parts
 from apollo.renal.rules import RULES_FOLDER, RuleSet
+from apollo.rulefile import read_toml
 
 LEVELS = ("tidy", "terse", "compact", "notes")
 
@@ -156,7 +157,7 @@ def load_rules(extra_files: Sequence[Path] = ()) -> Rules:
 
     documents = [builtin_rule_document()]
     for path in extra_files:
-        documents.append(toml_loads(Path(path).read_text(encoding="utf-8")))
+        documents.append(read_toml(Path(path))[0])
     return rules_from_data(documents, classifier_rules.load_files(tuple(str(Path(f)) for f in extra_files)))
 
 
