@@ -55,25 +55,23 @@ def _one_line_naming(error: ConfigError, path: Path, key: str) -> None:
     assert f"'{key}'" in line
 
 
-@pytest.mark.parametrize("load, text, key", [(load, text, key) for load, text, key, _, _ in LOADERS])
-def test_an_unknown_key_is_one_line_naming_file_line_and_key(tmp_path: Path, load, text: str, key: str) -> None:
+CASES = [(load, unknown, key, "unknown") for load, unknown, key, _, _ in LOADERS] + \
+    [(load, wrong, key, "wrong-type") for load, _, _, wrong, key in LOADERS]
+
+
+@pytest.mark.parametrize("load, text, key, fault", CASES)
+def test_a_bad_key_is_one_line_naming_file_line_and_key(tmp_path: Path, load, text: str, key: str,
+                                                         fault: str) -> None:
     path = tmp_path / "mine.toml"
     path.write_text(text, encoding="utf-8")
     with pytest.raises(ConfigError) as caught:
         load(path)
     _one_line_naming(caught.value, path, key)
     assert caught.value.where is not None and caught.value.where.startswith(f"{path}:")  # the line, too
-    assert caught.value.hint  # what the keys are / what to do
-
-
-@pytest.mark.parametrize("load, text, key", [(load, text, key) for load, _, _, text, key in LOADERS])
-def test_a_wrong_type_is_one_line_naming_file_and_key(tmp_path: Path, load, text: str, key: str) -> None:
-    path = tmp_path / "mine.toml"
-    path.write_text(text, encoding="utf-8")
-    with pytest.raises(ConfigError) as caught:
-        load(path)
-    _one_line_naming(caught.value, path, key)
-    assert "must be" in caught.value.line()
+    if fault == "unknown":
+        assert caught.value.hint  # the keys known there / what to do
+    else:
+        assert "must be" in caught.value.line()
 
 
 @pytest.mark.parametrize("load", [_renal, _route, _condense])
