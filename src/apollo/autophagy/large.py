@@ -163,16 +163,6 @@ def check_wipeable(store: Path) -> None:
         connection.close()
 
 
-def sqlite_sessions(db: Path, rules: CompiledRules) -> list[dict[str, Any]]:
-    """The sessions in the store (id, key, transcript events, last seq, bytes), read-only."""
-    spec = rules.data.large.sqlite
-    connection = sqlite3.connect(_uri(db), uri=True)
-    try:
-        return read_sessions(connection, spec.session_tables, spec.transcript_table)
-    finally:
-        connection.close()
-
-
 def read_sessions(connection: sqlite3.Connection, session_tables: list[str], transcript: str) -> list[dict[str, Any]]:
     tables = {r[0] for r in connection.execute("select name from sqlite_master where type='table'")}
     sessions: dict[str, dict[str, Any]] = {}

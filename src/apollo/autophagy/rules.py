@@ -223,10 +223,6 @@ class PatternSet:
                 anchored.append((pattern, None if head == "**" else re.compile(_component_regex(head) + r"\Z", flags)))
         return cls(patterns, union, tuple(anchored), ignore_case)
 
-    def may_match_name(self, name: str) -> bool:
-        """False when no pattern that looks at names alone can match ``name``."""
-        return self._names is not None and self._names.match(name) is not None
-
     def match(self, rel: str, name: str, is_dir: bool) -> Pattern | None:
         if self._nfc and not (rel.isascii() and name.isascii()):
             rel, name = unicodedata.normalize("NFC", rel), unicodedata.normalize("NFC", name)

@@ -302,14 +302,6 @@ class Report:
 
 # --------------------------------------------------------------------------- manifest and files
 
-def _sha(data: bytes) -> str:
-    return fs.sha256_bytes(data)
-
-
-def _parts(rel: str) -> tuple[str, ...]:
-    return fs.split_relative(rel)
-
-
 class _Tree:
     """Safe reads and writes below the target root: never through a symlink, never off the device.
 
@@ -322,7 +314,7 @@ class _Tree:
         self.created_dirs: list[str] = []
 
     def read(self, rel: str) -> bytes | None:
-        parts = _parts(rel)
+        parts = fs.split_relative(rel)
         try:
             parent = self.root.open_dir(parts[:-1])
         except fs.Unsafe as exc:
@@ -343,12 +335,12 @@ class _Tree:
 
     def mode(self, rel: str) -> int | None:
         try:
-            return stat.S_IMODE(self.root.lstat(_parts(rel)).st_mode)
+            return stat.S_IMODE(self.root.lstat(fs.split_relative(rel)).st_mode)
         except fs.Unsafe:
             return None
 
     def ensure_dir(self, rel: str) -> None:
-        os.close(self._ensure_dirs(_parts(rel)))
+        os.close(self._ensure_dirs(fs.split_relative(rel)))
 
     def _ensure_dirs(self, parts: tuple[str, ...]) -> int:
         fd = os.dup(self.root.fd)
@@ -371,7 +363,7 @@ class _Tree:
 
     def create(self, rel: str, data: bytes, *, executable: bool = False) -> None:
         """A new file (it must not exist), its folders created and recorded."""
-        parts = _parts(rel)
+        parts = fs.split_relative(rel)
         mode = 0o755 if executable else 0o644
         parent = self._ensure_dirs(parts[:-1])
         try:
@@ -390,13 +382,13 @@ class _Tree:
                 raise fs.Unsafe("changed while Apollo was installing", "安装期间被修改", "changed")
             return data
 
-        remove.rewrite(self.root, _parts(rel), build, carry_appends=False)
+        remove.rewrite(self.root, fs.split_relative(rel), build, carry_appends=False)
 
     def remove(self, rel: str, *, based_on: bytes) -> None:
         """Unlink ``rel`` if it still holds ``based_on`` and is the same file (identity re-checked)."""
         from apollo.autophagy import remove
 
-        parts = _parts(rel)
+        parts = fs.split_relative(rel)
         parent = self.root.open_dir(parts[:-1])
         try:
             fd = fs.open_file(parent, parts[-1])
@@ -414,7 +406,7 @@ class _Tree:
         """Remove an empty folder Apollo created; False when it now holds something (kept)."""
         from apollo.autophagy import remove
 
-        parts = _parts(rel)
+        parts = fs.split_relative(rel)
         try:
             st = self.root.lstat(parts)
             remove.remove_empty_dir(self.root, parts, fs.Fingerprint.of(st))
@@ -617,7 +609,7 @@ def _refusing_unsafe(target: Target) -> Iterator[None]:
 
 
 def _install_file(tree: _Tree, manifest: dict[str, Any], item: FileItem, force: bool, report: Report) -> None:
-    wanted = _sha(item.content)
+    wanted = fs.sha256_bytes(item.content)
     current = tree.read(item.rel)
     recorded = manifest["files"].get(item.rel)
     if current is None:
@@ -625,7 +617,7 @@ def _install_file(tree: _Tree, manifest: dict[str, Any], item: FileItem, force: 
         manifest["files"][item.rel] = {"sha256": wanted}
         report.add(item.rel, "created")
         return
-    have = _sha(current)
+    have = fs.sha256_bytes(current)
     if recorded is None:
         if have == wanted:
             manifest["files"][item.rel] = {"sha256": wanted, "adopted": True}
@@ -657,7 +649,7 @@ def _fix_mode(tree: _Tree, item: FileItem) -> None:
     """A wrapper that lost its executable bit is still Apollo's file: give it back."""
     mode = tree.mode(item.rel)
     if item.executable and mode is not None and not mode & 0o100:
-        parts = _parts(item.rel)
+        parts = fs.split_relative(item.rel)
         parent = tree.root.open_dir(parts[:-1])
         try:
             _chmod(parent, parts[-1], mode | 0o111)
@@ -668,7 +660,7 @@ def _fix_mode(tree: _Tree, item: FileItem) -> None:
 def _install_block(tree: _Tree, manifest: dict[str, Any], item: BlockItem, force: bool, report: Report) -> None:
     raw = tree.read(item.rel)
     recorded = manifest["blocks"].get(item.rel)
-    wanted = _sha(item.text.encode())
+    wanted = fs.sha256_bytes(item.text.encode())
     if raw is None:
         tree.create(item.rel, item.text.encode())
         manifest["blocks"][item.rel] = {"sha256": wanted, "created_file": True}
@@ -686,9 +678,9 @@ def _install_block(tree: _Tree, manifest: dict[str, Any], item: BlockItem, force
         manifest["blocks"][item.rel] = {"sha256": wanted, "created_file": False, "separator": separator}
         report.add(item.rel, "block-added")
         return
-    have = _sha(text[span[0]:span[1]].encode())
+    have = fs.sha256_bytes(text[span[0]:span[1]].encode())
     if not text[span[0]:span[1]].endswith("\n"):
-        have = _sha((text[span[0]:span[1]] + "\n").encode())
+        have = fs.sha256_bytes((text[span[0]:span[1]] + "\n").encode())
     if have == wanted:
         manifest["blocks"][item.rel] = recorded or {"sha256": wanted, "created_file": False}
         report.add(item.rel, "unchanged")
@@ -740,7 +732,7 @@ def _install_hook(tree: _Tree, manifest: dict[str, Any], item: HookItem, report:
         tree.create(item.rel, data)
     else:
         tree.replace(item.rel, data, based_on=raw)
-    original["sha256"] = _sha(data)
+    original["sha256"] = fs.sha256_bytes(data)
     manifest["hooks"][key] = {"command": item.command, "created_file": raw is None}
     report.add(item.rel, "hook-added", f"{item.event}: {item.command}")
 
@@ -766,7 +758,7 @@ def uninstall(target: Target) -> Report:
             item = by_rel.get(rel)
             if current is None:
                 report.add(rel, "gone")
-            elif _sha(current) in {entry["sha256"], _sha(item.content) if isinstance(item, FileItem) else ""}:
+            elif fs.sha256_bytes(current) in {entry["sha256"], fs.sha256_bytes(item.content) if isinstance(item, FileItem) else ""}:
                 tree.remove(rel, based_on=current)
                 report.add(rel, "removed")
             else:
@@ -805,8 +797,8 @@ def _uninstall_block(tree: _Tree, rel: str, entry: dict[str, Any], item: BlockIt
         report.add(rel, "gone")
         return
     block = text[span[0]:span[1]]
-    if _sha((block if block.endswith("\n") else block + "\n").encode()) not in {entry["sha256"],
-                                                                                 _sha(item.text.encode())}:
+    if fs.sha256_bytes((block if block.endswith("\n") else block + "\n").encode()) not in {entry["sha256"],
+                                                                                 fs.sha256_bytes(item.text.encode())}:
         report.add(rel, "kept-modified", "the marked block was changed; not removed")
         return
     remaining = _without_block(text, span, entry.get("separator"))
@@ -825,7 +817,7 @@ def _restore_original(tree: _Tree, rel: str, entry: dict[str, Any], report: Repo
     backup = entry.get("backup")
     original = tree.read(backup) if backup else None
     done = False
-    if raw is not None and _sha(raw) == entry.get("sha256"):
+    if raw is not None and fs.sha256_bytes(raw) == entry.get("sha256"):
         if backup is None:
             tree.remove(rel, based_on=raw)
             report.add(rel, "removed")
@@ -919,7 +911,7 @@ def _install_config(tree: _Tree, manifest: dict[str, Any], item: ConfigItem, rep
     else:
         backup = _backup(tree, item.rel, raw)
         tree.replace(item.rel, data, based_on=raw)
-    manifest["configs"][item.rel] = {"sha256": _sha(data), "backup": backup,
+    manifest["configs"][item.rel] = {"sha256": fs.sha256_bytes(data), "backup": backup,
                                      "settings": [[k, v] for k, v in item.settings]}
     report.add(item.rel, "configured", summary)
 
@@ -931,7 +923,7 @@ def _uninstall_config(tree: _Tree, rel: str, entry: dict[str, Any], report: Repo
     original = tree.read(backup) if backup else None
     if raw is None:
         report.add(rel, "gone")
-    elif _sha(raw) == entry["sha256"]:
+    elif fs.sha256_bytes(raw) == entry["sha256"]:
         if backup is None:
             tree.remove(rel, based_on=raw)
             report.add(rel, "removed")

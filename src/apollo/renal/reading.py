@@ -95,10 +95,6 @@ class Reading:
         content = self.content
         return content[0].whole if len(content) == 1 else None
 
-    @property
-    def social_text(self) -> str:
-        return "，".join(c.body.strip() for c in self.clauses if c.social is not None)
-
     def content_text(self) -> str:
         return " ".join(c.body for c in self.content)
 
@@ -230,12 +226,6 @@ def _variants(norm: str, rules: RuleSet) -> Iterator[str]:
             if variant and variant not in seen:
                 seen.add(variant)
                 yield variant
-
-
-def social_signal(norm: str, rules: RuleSet) -> Signal | None:
-    """The (first) social signal a normalized clause is made of, if any."""
-    parts = social_parts(norm, rules)
-    return parts[0] if parts else None
 
 
 @functools.lru_cache(maxsize=16384)

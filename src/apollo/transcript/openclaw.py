@@ -56,9 +56,6 @@ from apollo.transcript.tree import (
     record_merged_from,
 )
 
-#: pi's nine entry types plus OpenClaw's reset boundary; ``leaf`` is OpenClaw's navigation control
-ENTRY_TYPES = frozenset({"message", "model_change", "thinking_level_change", "compaction", "branch_summary",
-                         "custom", "custom_message", "label", "session_info", "reset"})
 _BOUNDARIES = ("compaction", "reset")
 #: how pi shows the model a compaction's / a branch's summary (core/messages.js COMPACTION_SUMMARY_PREFIX and
 #: _SUFFIX, BRANCH_SUMMARY_PREFIX and _SUFFIX): the element's envelope, since in context a summary costs these too
