@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import unicodedata
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from apollo.errors import ApolloError, ConfirmationRequired
+
+if TYPE_CHECKING:
+    from apollo.workspace import Paths
 
 
 def short_code(plan_id: str) -> str:
@@ -31,7 +34,7 @@ def _normal(text: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
-def latest_user_message(paths: Any) -> tuple[str, datetime | None] | None:
+def latest_user_message(paths: Paths) -> tuple[str, datetime | None] | None:
     """The text of the user's latest message in the agent's current session (all its blocks) and
     when OpenClaw recorded it, or None when there is no session or no user message."""
     from apollo import clock
@@ -75,7 +78,7 @@ def same_words(typed: str, phrase: str, plan_id: str) -> bool:
     return _normal(typed) == _normal(words(phrase, plan_id))
 
 
-def user_confirmed(paths: Any, phrase: str, plan_id: str, since: datetime | None = None) -> bool:
+def user_confirmed(paths: Paths, phrase: str, plan_id: str, since: datetime | None = None) -> bool:
     """Whether the user's own latest message carries the phrase and the plan's code — and, with
     ``since`` (the sealed time the plan was made), was written at or after it: a message older than
     the plan confirmed another plan, whose code a new one may share (65,536 codes)."""
@@ -85,7 +88,7 @@ def user_confirmed(paths: Any, phrase: str, plan_id: str, since: datetime | None
     return since is None or (said[1] is not None and said[1] >= since)
 
 
-def require_user_confirmed(paths: Any, phrase: str, plan_id: str, since: datetime) -> None:
+def require_user_confirmed(paths: Paths, phrase: str, plan_id: str, since: datetime) -> None:
     """Refuse (nothing changed) unless the user's own latest message, written since the plan was
     made, carries the phrase and code."""
     if user_confirmed(paths, phrase, plan_id, since):

@@ -20,13 +20,17 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from apollo.autophagy.checks import strip_jsonc
 from apollo.autophagy.fs import Fingerprint, Root, Unsafe, display, iter_fd, open_file, read_fd
 from apollo.autophagy.plan import Item, RootInfo
 from apollo.autophagy.rules import CompiledRules, Gateway
+
+if TYPE_CHECKING:
+    from apollo.config import Config
+    from apollo.workspace import Paths
 
 SUMMARY = "summary.json"
 SUMMARY_CATEGORIES = ("decision", "preference", "task", "question")
@@ -192,7 +196,7 @@ def store_agent(connection: sqlite3.Connection) -> str | None:
     return row[0] if row else None
 
 
-def scan(paths: Any, rules: CompiledRules) -> LargeScan:
+def scan(paths: Paths, rules: CompiledRules) -> LargeScan:
     """The session files, the index and the SQLite store of ``paths.agent``."""
     spec = rules.data.large
     items: list[Item] = []
@@ -313,7 +317,7 @@ def backup(store: Path, dest: Path) -> None:
 
 # -- the summary of what is wiped --------------------------------------------------------------
 
-def summarize(sources: list[tuple[str, Any]], config: Any) -> dict[str, Any]:
+def summarize(sources: list[tuple[str, Any]], config: Config) -> dict[str, Any]:
     """Decisions, preferences, tasks and open questions of each wiped session (renal's
     classifier); where that is not available, the user's own messages."""
     from apollo.transcript import read

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from apollo import clock
 from apollo.autophagy import remove
@@ -29,6 +29,8 @@ from apollo.errors import ApolloError, InputError, Refused, UsageError
 if TYPE_CHECKING:
     from apollo.autophagy.plan import Plan
     from apollo.autophagy.rules import PatternSet
+    from apollo.config import Config
+    from apollo.workspace import Paths
 
 LOCK_NAME = "autophagy.lock"
 STATE_FOLDER = ".autophagy"
@@ -75,7 +77,7 @@ def _place(workspace: Root, configured: str, owned: list[Root]) -> tuple[Place, 
     return Place(workspace, parts), "/".join(parts)
 
 
-def open_places(paths: Any, config: Any) -> Places:
+def open_places(paths: Paths, config: Config) -> Places:
     workspace = Root(paths.workspace, label="workspace")
     owned: list[Root] = []
     section = config.section("autophagy")
@@ -93,7 +95,7 @@ def open_places(paths: Any, config: Any) -> Places:
 
 
 @contextmanager
-def places_of(paths: Any, config: Any) -> Iterator[Places]:
+def places_of(paths: Paths, config: Config) -> Iterator[Places]:
     try:
         places = open_places(paths, config)
     except Unsafe as exc:
@@ -212,7 +214,7 @@ def drop_plan(places: Places, name: str) -> None:
 
 # -- what has expired -------------------------------------------------------------------------------
 
-def purge(places: Places, config: Any) -> list[Path]:
+def purge(places: Places, config: Config) -> list[Path]:
     """Expired snapshots (by their manifest time) and stale plans: on every run; never while
     ``APOLLO_NOW`` decides the time (a clock in the future would purge a fresh snapshot)."""
     if clock.overridden():
@@ -240,7 +242,7 @@ def purge(places: Places, config: Any) -> list[Path]:
     return purged
 
 
-def purge_expired_snapshots(paths: Any, config: Any) -> list[Path]:
+def purge_expired_snapshots(paths: Paths, config: Config) -> list[Path]:
     """For the heartbeat: purge what has expired; skipped (empty list) while a run holds the lock.
     A workspace without snapshots is not touched at all (no lock file is created)."""
     with places_of(paths, config) as places:

@@ -16,12 +16,15 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from apollo import rulefile
 from apollo.errors import ConfigError
+
+if TYPE_CHECKING:
+    from apollo.config import Config
 
 TIERS = ("small", "medium", "large")
 RISK = {"small": "low", "medium": "medium", "large": "high"}
@@ -351,7 +354,7 @@ def _check_rules(rules: RuleSet | RuleFile, source: str = "") -> None:
             raise ConfigError(f"bad regular expression {text!r}: {exc}", where="autophagy rules") from None
 
 
-def load(config: Any = None) -> CompiledRules:
+def load(config: Config | None = None) -> CompiledRules:
     """Built-in rules + the user's rule files + the user's protect patterns, validated."""
     # a broken installation fails closed like a broken user file
     builtin, _ = rulefile.read_toml(BUILTIN, what="built-in autophagy rule file")

@@ -15,13 +15,16 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from apollo import regexes, rulefile
 from apollo.errors import ConfigError, UsageError
 from apollo.words import stem
+
+if TYPE_CHECKING:
+    from apollo.config import Config
 
 SYSTEM_PRIORITY = {"autophagy": 0, "renal": 1, "dream": 2}
 TIER_RANK = {"small": 1, "medium": 2, "large": 3}
@@ -516,7 +519,7 @@ def decide(text: str, token_usage: float | None = None, *, lexicon: Lexicon | No
     return Decision(system, tier, confirmation, warnings, "；".join(parts) if zh else "; ".join(parts))
 
 
-def decide_with_config(text: str, token_usage: float | None, config: Any, lang: str) -> Decision:
+def decide_with_config(text: str, token_usage: float | None, config: Config, lang: str) -> Decision:
     """``decide`` with thresholds and extra phrasing files from Apollo's configuration."""
     section = config.section("route")
     extra = [Path(f) for f in rulefile.rule_files(config, "route.rule_files")]

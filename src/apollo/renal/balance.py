@@ -16,10 +16,13 @@ from collections import Counter, deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from apollo.clock import parse_iso
 from apollo.renal.reading import Reading, keywords, overlap
+
+if TYPE_CHECKING:
+    from apollo.config import Config
 
 LEVELS = {"green": "🟢", "yellow": "🟡", "red": "🔴"}
 #: a topic remembers this many of its most frequent words, and the tracker this many topics
@@ -38,7 +41,7 @@ class Thresholds:
     drift_minutes: float = 30.0
 
     @classmethod
-    def from_config(cls, config: Any | None) -> Thresholds:
+    def from_config(cls, config: Config | None) -> Thresholds:
         if config is None:
             return cls()
         renal = config.section("renal")
@@ -208,7 +211,7 @@ class BalanceTracker:
         return Balance(self._level(runs), self._signs(runs))
 
 
-def series(elements: Iterable[Any], config: Any | None = None) -> list[Point]:
+def series(elements: Iterable[Any], config: Config | None = None) -> list[Point]:
     """The balance after every user turn of a transcript: the raw count of each sign and the level,
     as the classifier's tracker saw them (the same turns, and the same last point, as its summary)."""
     from apollo.renal.classify import Classifier

@@ -20,9 +20,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from apollo.errors import UsageError
+
+if TYPE_CHECKING:
+    from apollo.config import Config
 
 #: characters of element text the page carries in total, and per element at most / at least
 TEXT_BUDGET = 6_000_000
@@ -177,7 +180,7 @@ def _check_destination(source: Path | Any, output: Path) -> None:
                          hint="choose another --html path")
 
 
-def write_report(source: Path | Any, output: Path, fmt: str = "auto", config: Any = None, *,
+def write_report(source: Path | Any, output: Path, fmt: str = "auto", config: Config | None = None, *,
                  lang: str | None = None, keep_ratio: float | None = None, budget: int | None = None,
                  workspace: Path | None = None) -> HtmlReport:
     """Run the filter as a dry run on ``source`` and write its page to ``output``.
@@ -201,7 +204,7 @@ def write_report(source: Path | Any, output: Path, fmt: str = "auto", config: An
     return HtmlReport(Path(output), result.report, data)
 
 
-def page_data(result: Any, lang: str, config: Any = None) -> dict[str, Any]:
+def page_data(result: Any, lang: str, config: Config | None = None) -> dict[str, Any]:
     """Everything the page shows, as plain JSON-able data."""
     labels = LABELS["zh" if lang == "zh" else "en"]
     report = result.report
@@ -336,7 +339,7 @@ def _outcomes(elements: list[dict[str, Any]], labels: dict[str, Any]) -> list[di
              "total": sum(1 for e in elements if e["out"] == key)} for key, color in _OUTCOME_COLOR.items()]
 
 
-def balance_series(transcript: Any, fates: list[Any], config: Any, labels: dict[str, Any]) -> dict[str, Any]:
+def balance_series(transcript: Any, fates: list[Any], config: Config | None, labels: dict[str, Any]) -> dict[str, Any]:
     """The balance after each user turn (:func:`apollo.renal.balance.series`), at up to BALANCE_POINTS
     turns spread evenly: each sign's raw count over the window, scaled so the threshold is half-way."""
     from apollo.renal import balance

@@ -16,7 +16,7 @@ from typing import Any
 
 from apollo import regexes
 from apollo.cache import DiskMemo, toml_loads
-from apollo.config import file_stamps
+from apollo.config import Config, file_stamps
 from apollo.errors import ConfigError
 from apollo.rulefile import convert, read_toml, rule_files
 
@@ -312,7 +312,7 @@ def load_files(user_files: tuple[str, ...] = ()) -> RuleSet:
     return _build(files, (), (), "", file_stamps(files))
 
 
-def load(config: Any | None = None) -> RuleSet:
+def load(config: Config | None = None) -> RuleSet:
     """The rules for ``config`` (an :class:`apollo.config.Config`; ``None`` = built-in rules only).
 
     ``renal.rule_files`` are resolved against the directory of the config file that named them.
