@@ -33,8 +33,8 @@ from apollo.autophagy import log as cleanup_log
 from apollo.autophagy import rules as rules_mod
 from apollo.autophagy.entries import cut
 from apollo.autophagy.fs import (
-    Fingerprint,
     Root,
+    StatFingerprint,
     Unsafe,
     display,
     open_file,
@@ -52,7 +52,7 @@ from apollo.autophagy.places import purge as _purge
 from apollo.autophagy.places import purge_expired_snapshots as purge_expired_snapshots  # the library contract
 from apollo.autophagy.places import run_lock as _lock
 from apollo.autophagy.plan import Item, Plan, RootInfo, encode, make_plan
-from apollo.autophagy.rules import RISK, CompiledRules
+from apollo.autophagy.rules import RISK, AutophagyRules
 from apollo.autophagy.scan import Scanner
 from apollo.autophagy.snapshot import (
     NO_SPACE,
@@ -98,16 +98,16 @@ def _require(actor: str | None, tier: str, what: str) -> None:
 
 # -- places (apollo.autophagy.places), rules, scanner ------------------------------------------------
 
-def _rules(config: Any) -> CompiledRules:
+def _rules(config: Any) -> AutophagyRules:
     return rules_mod.load(config)
 
 
-def _scanner(places: Places, rules: CompiledRules, config: Any, tiers: tuple[str, ...], tasks: Tasks) -> Scanner:
+def _scanner(places: Places, rules: AutophagyRules, config: Any, tiers: tuple[str, ...], tasks: Tasks) -> Scanner:
     return Scanner(rules, places.workspace, tiers, clock.now(), float(config.get("autophagy.recent_minutes")), tasks,
                    places.extra_protect)
 
 
-def _tasks(places: Places, rules: CompiledRules) -> Tasks:
+def _tasks(places: Places, rules: AutophagyRules) -> Tasks:
     return load_tasks(places.workspace, rules)
 
 
@@ -177,7 +177,7 @@ def _save(places: Places, plan: Plan) -> None:
         os.close(fd)
 
 
-def _scan_tier(places: Places, rules: CompiledRules, config: Any, paths: Any, tier: str,
+def _scan_tier(places: Places, rules: AutophagyRules, config: Any, paths: Any, tier: str,
                tasks: Tasks) -> tuple[list[Item], dict[str, RootInfo], list[dict[str, str]], list[dict[str, str]]]:
     ws = places.workspace
     roots = {"workspace": RootInfo(str(ws.path), ws.dev, ws.ino)}
@@ -206,7 +206,7 @@ def plan(paths: Any, config: Any, tier: str, *, actor: str | None = None) -> Pla
             return _plan_locked(paths, config, tier, places, rules, tasks)
 
 
-def _plan_locked(paths: Any, config: Any, tier: str, places: Places, rules: CompiledRules, tasks: Tasks) -> Plan:
+def _plan_locked(paths: Any, config: Any, tier: str, places: Places, rules: AutophagyRules, tasks: Tasks) -> Plan:
     _purge(places, config)
     items, roots, protected, notes = _scan_tier(places, rules, config, paths, tier, tasks)
     made = make_plan(tier, paths.agent, roots, items, protected, notes, float(config.get("autophagy.plan_ttl_minutes")))
@@ -224,7 +224,7 @@ class Result(dict):
     report: dict[str, Any]
 
 
-def kept_summary(places: Places, rules: CompiledRules, tasks: Tasks) -> dict[str, Any]:
+def kept_summary(places: Places, rules: AutophagyRules, tasks: Tasks) -> dict[str, Any]:
     """What the report lists as kept: core memory (entries), tasks in progress, preferences."""
     from apollo.autophagy.entries import markdown_entries
 
@@ -313,7 +313,7 @@ def _requalify(scanner: Scanner, root: Root, item: Item, tier: str) -> tuple[os.
     no longer qualifies exactly as shown."""
     parts = valid_parts(item.parts)
     st = root.lstat(parts)
-    planned = Fingerprint.from_list(item.fp)
+    planned = StatFingerprint.from_list(item.fp)
     if item.action == "cut":
         if not planned.same_file(st) or st.st_size < item.prefix_size:
             raise Unsafe("changed since the plan", "制定计划后已改变", "changed")
@@ -356,15 +356,15 @@ def _requalify(scanner: Scanner, root: Root, item: Item, tier: str) -> tuple[os.
     return st, same
 
 
-def _members(item: Item, fresh: Item) -> tuple[list[tuple[tuple[str, ...], Fingerprint, bool]], list[tuple[str, ...]]]:
+def _members(item: Item, fresh: Item) -> tuple[list[tuple[tuple[str, ...], StatFingerprint, bool]], list[tuple[str, ...]]]:
     """Folder members that the plan showed and that are still exactly the same now, and the
     planned members that are not (changed, replaced, gone, or now protected)."""
-    now = {tuple(m.parts): (Fingerprint.from_list(m.fp), m.is_dir) for m in fresh.members}
+    now = {tuple(m.parts): (StatFingerprint.from_list(m.fp), m.is_dir) for m in fresh.members}
     keep = []
     dropped = []
     for member in item.members:
         parts = tuple(member.parts)
-        planned = Fingerprint.from_list(member.fp)
+        planned = StatFingerprint.from_list(member.fp)
         current = now.get(parts)
         if current is not None and current[1] == member.is_dir and (
                 (member.is_dir and (planned.dev, planned.ino) == (current[0].dev, current[0].ino))
@@ -375,7 +375,7 @@ def _members(item: Item, fresh: Item) -> tuple[list[tuple[tuple[str, ...], Finge
     return keep, dropped
 
 
-def _copy_into(writer: SnapshotWriter, root: Root, parts: tuple[str, ...], planned: Fingerprint, *,
+def _copy_into(writer: SnapshotWriter, root: Root, parts: tuple[str, ...], planned: StatFingerprint, *,
                item: Item, exact: bool) -> None:
     parent = root.open_dir(parts[:-1])
     try:
@@ -405,7 +405,7 @@ def _cut_builder(items: Sequence[Item]):
     first = items[0]
 
     def build(old: bytes, st: os.stat_result) -> bytes:
-        if not Fingerprint.from_list(first.fp).same_file(st) or len(old) < first.prefix_size \
+        if not StatFingerprint.from_list(first.fp).same_file(st) or len(old) < first.prefix_size \
                 or sha256_bytes(old[:first.prefix_size]) != first.prefix_sha256:
             raise Unsafe("changed since the plan", "制定计划后已改变", "changed")
         if len(old) != first.prefix_size and _reaches_end(items):  # what was added may finish the cut part
@@ -429,7 +429,7 @@ def _reaches_end(items: Sequence[Item]) -> bool:
 
 def _index_builder(item: Item, empty: bytes):
     def build(old: bytes, st: os.stat_result) -> bytes:
-        if not Fingerprint.from_list(item.fp).unchanged(st):
+        if not StatFingerprint.from_list(item.fp).unchanged(st):
             raise Unsafe("changed since the plan", "制定计划后已改变", "changed")
         return empty
 
@@ -454,7 +454,7 @@ def execute(paths: Any, config: Any, plan_id: str, selected: Sequence[str] | Non
                                    tier=tier, at_terminal=at_terminal)
 
 
-def _execute_locked(paths: Any, config: Any, places: Places, rules: CompiledRules, plan_id: str,
+def _execute_locked(paths: Any, config: Any, places: Places, rules: AutophagyRules, plan_id: str,
                     selected: Sequence[str] | None, phrase: str | None, actor: str | None, *, include_suggested: bool,
                     trigger: str, operator: str, lang: str, tier: str | None, at_terminal: bool) -> Result:
     loaded = load_plan(places, plan_id)
@@ -512,7 +512,7 @@ def run_now(paths: Any, config: Any, tier: str, *, actor: str | None = None, ope
                          tier=tier)
 
 
-def _run(loaded: Plan, items: Sequence[Item], roots: dict[str, Root], places: Places, rules: CompiledRules,
+def _run(loaded: Plan, items: Sequence[Item], roots: dict[str, Root], places: Places, rules: AutophagyRules,
          config: Any, tasks: Tasks, paths: Any, *, lang: str, trigger: str, operator: str) -> Result:
     run = Run(loaded, lang)
     log_path = str(places.log[0].path.joinpath(*places.log[1]))  # absolute: usable as printed, from anywhere
@@ -591,7 +591,7 @@ def _run(loaded: Plan, items: Sequence[Item], roots: dict[str, Root], places: Pl
     return result
 
 
-def _copy_size(item: Item, paths: Any, rules: CompiledRules) -> int:
+def _copy_size(item: Item, paths: Any, rules: AutophagyRules) -> int:
     """The bytes the snapshot will copy for one item, as planned (a cut copies the whole file)."""
     if item.action == "cut":
         return item.prefix_size
@@ -609,9 +609,9 @@ def _shown(places: Places, path: Path) -> str:
 
 
 def _snapshot_item(writer: SnapshotWriter, root: Root, item: Item, fresh: list[Item], paths: Any,
-                   rules: CompiledRules) -> None:
+                   rules: AutophagyRules) -> None:
     parts = tuple(item.parts)
-    planned = Fingerprint.from_list(item.fp)
+    planned = StatFingerprint.from_list(item.fp)
     if item.action == "tree":
         for member_parts, fp, is_dir in _members(item, fresh[0])[0]:
             if is_dir:
@@ -654,7 +654,7 @@ def _summary(writer: SnapshotWriter, ready: list[tuple[Item, list[Item]]], paths
     writer.add_file(large_tier.SUMMARY, (json.dumps(digest, ensure_ascii=False, indent=1) + "\n").encode("utf-8"))
 
 
-def _delete(run: Run, ready: list[tuple[Item, list[Item]]], roots: dict[str, Root], rules: CompiledRules,
+def _delete(run: Run, ready: list[tuple[Item, list[Item]]], roots: dict[str, Root], rules: AutophagyRules,
             paths: Any) -> None:
     cuts: dict[tuple[str, tuple[str, ...]], list[Item]] = {}
     for item, fresh in sorted(ready, key=lambda pair: pair[0].action != "sqlite"):  # the store first: see _wipe
@@ -662,7 +662,7 @@ def _delete(run: Run, ready: list[tuple[Item, list[Item]]], roots: dict[str, Roo
         parts = tuple(item.parts)
         try:
             if item.action == "unlink":
-                remove.unlink_file(root, parts, Fingerprint.from_list(item.fp))
+                remove.unlink_file(root, parts, StatFingerprint.from_list(item.fp))
                 _verify_gone(root, parts)
                 run.removed(item)
             elif item.action == "tree":
@@ -711,7 +711,7 @@ def _verify_gone(root: Root, parts: tuple[str, ...]) -> None:
     raise Unsafe("still there after removal", "删除后仍然存在", "error")
 
 
-def _wipe(run: Run, root: Root, item: Item, rules: CompiledRules, paths: Any) -> None:
+def _wipe(run: Run, root: Root, item: Item, rules: AutophagyRules, paths: Any) -> None:
     spec = rules.data.large.sqlite
     parts = tuple(item.parts)
     parent = root.open_dir(parts[:-1])
@@ -819,7 +819,7 @@ def restore(paths: Any, config: Any, snapshot: str, dry_run: bool = False, *, ac
 TIER_ROOTS = {"small": ("workspace",), "medium": ("workspace",), "large": ("sessions", "agent")}
 
 
-def _restore_floor(tier: str, rules: CompiledRules, places: Places):
+def _restore_floor(tier: str, rules: AutophagyRules, places: Places):
     """What a restore refuses whatever its records say: a folder the tier never touches, a
     protected file (a memory file whose entries the medium tier cut excepted)."""
 

@@ -354,7 +354,7 @@ def _check_rules(rules: RuleSet | RuleFile, source: str = "") -> None:
             raise ConfigError(f"bad regular expression {text!r}: {exc}", where="autophagy rules") from None
 
 
-def load(config: Config | None = None) -> CompiledRules:
+def load(config: Config | None = None) -> AutophagyRules:
     """Built-in rules + the user's rule files + the user's protect patterns, validated."""
     # a broken installation fails closed like a broken user file
     builtin, _ = rulefile.read_toml(BUILTIN, what="built-in autophagy rule file")
@@ -376,10 +376,10 @@ def load(config: Config | None = None) -> CompiledRules:
                              what="autophagy rules", hint="compare with the built-in rules.toml")
     _check_rules(rules)
     _check_floor(rules, builtin)
-    return CompiledRules(rules)
+    return AutophagyRules(rules)
 
 
-class CompiledRules:
+class AutophagyRules:
     """The rule set with every pattern compiled once."""
 
     def __init__(self, rules: RuleSet):

@@ -18,9 +18,9 @@ from datetime import datetime, timedelta
 from pathlib import PurePosixPath
 
 from apollo.autophagy import checks, entries
-from apollo.autophagy.fs import Fingerprint, Root, Unsafe, display, open_file, read_fd, sha256_bytes
+from apollo.autophagy.fs import Root, StatFingerprint, Unsafe, display, open_file, read_fd, sha256_bytes
 from apollo.autophagy.plan import Item, Member
-from apollo.autophagy.rules import CompiledRules, PatternSet, Rule
+from apollo.autophagy.rules import AutophagyRules, PatternSet, Rule
 from apollo.autophagy.tasks import Tasks
 from apollo.dirfd import open_dir
 
@@ -38,7 +38,7 @@ class ScanResult:
 class Scanner:
     """Applies the rules of some tiers to one workspace root."""
 
-    rules: CompiledRules
+    rules: AutophagyRules
     root: Root
     tiers: tuple[str, ...]
     now: datetime
@@ -222,7 +222,7 @@ class Scanner:
               reason: str | None = None, reason_zh: str | None = None, **extra: object) -> Item:
         return Item(id="", kind=rule.kind, category=rule.category, root="workspace", parts=list(parts), action=action,
                     bytes=size, reason=reason or rule.reason, reason_zh=reason_zh or rule.reason_zh,
-                    fp=Fingerprint.of(st).to_list(), **extra)  # type: ignore[arg-type]
+                    fp=StatFingerprint.of(st).to_list(), **extra)  # type: ignore[arg-type]
 
     def _read(self, dir_fd: int, name: str, size: int) -> bytes | None:
         """A file's first ``size`` bytes (what a log held when it was stat'ed, whatever a writer
@@ -449,7 +449,7 @@ class Scanner:
                                f"最近 {self.recent_minutes:g} 分钟内修改过")
                 kept += 1
                 continue
-            members.append(Member(list(child), Fingerprint.of(est).to_list()))
+            members.append(Member(list(child), StatFingerprint.of(est).to_list()))
             size += est.st_size
         files = sum(1 for m in members if not m.is_dir)
         if kept and not files:  # all it holds stays, so the folder does too: nothing a run would remove
@@ -472,7 +472,7 @@ class Scanner:
             self._keep(child, f"modified in the last {self.recent_minutes:g} minutes",
                        f"最近 {self.recent_minutes:g} 分钟内修改过")
             return None
-        return Member(list(child), Fingerprint.of(est).to_list())
+        return Member(list(child), StatFingerprint.of(est).to_list())
 
     def _tree_enter(self, fd: int, name: str, child: tuple[str, ...], *, depth: int) -> int | None:
         """An fd for a subfolder of a folder that goes whole, or None (kept, not entered) when it is

@@ -400,7 +400,7 @@ class _Tree:
                 os.close(fd)
         finally:
             os.close(parent)
-        remove.unlink_file(self.root, parts, fs.Fingerprint.of(st))
+        remove.unlink_file(self.root, parts, fs.StatFingerprint.of(st))
 
     def remove_dir(self, rel: str) -> bool:
         """Remove an empty folder Apollo created; False when it now holds something (kept)."""
@@ -409,7 +409,7 @@ class _Tree:
         parts = fs.split_relative(rel)
         try:
             st = self.root.lstat(parts)
-            remove.remove_empty_dir(self.root, parts, fs.Fingerprint.of(st))
+            remove.remove_empty_dir(self.root, parts, fs.StatFingerprint.of(st))
         except fs.Unsafe as exc:
             if exc.code in ("gone",):
                 return True

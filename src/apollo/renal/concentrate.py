@@ -23,7 +23,7 @@ from apollo import regexes
 from apollo.cache import toml_loads
 from apollo.config import file_stamps
 from apollo.errors import ConfigError
-from apollo.renal.condense import Condenser, Rules, load_rules
+from apollo.renal.condense import Condenser, CondenseRules, load_rules
 from apollo.renal.rules import RULES_FOLDER
 from apollo.rulefile import read_toml
 from apollo.transcript.model import Element, Kind, Role
@@ -36,7 +36,7 @@ class FilterRules:
     settings: dict[str, Any]
     reabsorb: tuple[re.Pattern[str], ...]
     reabsorb_min_words: int
-    condense: Rules
+    condense: CondenseRules
     anchors: Anchors
 
     def __getitem__(self, key: str) -> Any:

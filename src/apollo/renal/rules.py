@@ -74,7 +74,7 @@ class Signal:
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class RuleSet:
+class RenalRules:
     """Every signal, the settings, and the user's keep/drop patterns, ready to match (hashed by identity)."""
 
     signals: dict[str, Signal]
@@ -268,7 +268,7 @@ def _check_rows(settings: dict[str, Any]) -> None:
 
 @functools.lru_cache(maxsize=8)
 def _build(user_files: tuple[str, ...], keep: tuple[str, ...], drop: tuple[str, ...], patterns_from: str,
-           stamps: tuple[tuple[str, int, int], ...] = ()) -> RuleSet:
+           stamps: tuple[tuple[str, int, int], ...] = ()) -> RenalRules:
     """Compile the rules once per process and set of inputs (``stamps``, the rule files' sizes
     and times, is only part of the cache key)."""
     specs: dict[str, dict[str, Any]] = {}
@@ -290,7 +290,7 @@ def _build(user_files: tuple[str, ...], keep: tuple[str, ...], drop: tuple[str, 
         if signal.name != "filler":
             for phrase in signal.phrases:
                 phrases.setdefault(phrase, signal)
-    return RuleSet(
+    return RenalRules(
         signals=signals,
         social=social,
         social_phrases=phrases,
@@ -305,14 +305,14 @@ def _build(user_files: tuple[str, ...], keep: tuple[str, ...], drop: tuple[str, 
     )
 
 
-def load_files(user_files: tuple[str, ...] = ()) -> RuleSet:
+def load_files(user_files: tuple[str, ...] = ()) -> RenalRules:
     """The built-in rules extended by these rule files (no keep/drop patterns): for engines that
     share the lexicons (the filter's condenser)."""
     files = tuple(str(Path(f).resolve()) for f in user_files)
     return _build(files, (), (), "", file_stamps(files))
 
 
-def load(config: Config | None = None) -> RuleSet:
+def load(config: Config | None = None) -> RenalRules:
     """The rules for ``config`` (an :class:`apollo.config.Config`; ``None`` = built-in rules only).
 
     ``renal.rule_files`` are resolved against the directory of the config file that named them.

@@ -74,7 +74,7 @@ _MARKUP = regexes.compile(r"<[^>]*>|&nbsp;")
 
 
 @dataclass(frozen=True)
-class Rules:
+class EnvelopeRules:
     prefixes: tuple[re.Pattern[str], ...]
     block_headers: tuple[re.Pattern[str], ...]
     poll_patterns: tuple[re.Pattern[str], ...]
@@ -200,14 +200,14 @@ class Rules:
 
 
 @functools.cache
-def rules() -> Rules:
+def rules() -> EnvelopeRules:
     data = toml_loads((Path(__file__).parents[1] / "data" / "transcript_openclaw.toml").read_text("utf-8"))
     envelope, heartbeat, assistant = data["envelope"], data["heartbeat"], data["assistant"]
 
     def compile_all(patterns: list[str], flags: int = re.M) -> tuple[re.Pattern[str], ...]:
         return tuple(regexes.compile(p, flags) for p in patterns)
 
-    return Rules(compile_all(envelope["prefixes"]), compile_all(envelope["block_headers"]),
+    return EnvelopeRules(compile_all(envelope["prefixes"]), compile_all(envelope["block_headers"]),
                  compile_all(heartbeat["poll_patterns"]), tuple(heartbeat["ack_tokens"]),
                  int(heartbeat["ack_max_chars"]), tuple(heartbeat["silent_tokens"]),
                  notice_lines=compile_all(envelope["notice_lines"]), suffixes=compile_all(envelope["suffixes"], 0),
@@ -392,7 +392,7 @@ def _element(element_id: str, role: Role, kind: Kind, text: str, count: Counter,
     return Element(element_id, role, kind, text, tokens=tokens, envelope=envelope, **fields)
 
 
-def _entry_elements(record: dict[str, Any], base: str, rule: Rules, count: Counter, heartbeat_turn: set[str],
+def _entry_elements(record: dict[str, Any], base: str, rule: EnvelopeRules, count: Counter, heartbeat_turn: set[str],
                     parent: str | None) -> list[Element]:
     """The elements of one entry (a list: an entry's elements are read together, and this runs
     for every entry of a 50 MB session)."""
@@ -431,7 +431,7 @@ def _entry_elements(record: dict[str, Any], base: str, rule: Rules, count: Count
                      extra={"entry_type": str(entry_type)}, timestamp=timestamp, parent=parent)]
 
 
-def _message_elements(message: dict[str, Any], base: str, rule: Rules, count: Counter, heartbeat_turn: set[str],
+def _message_elements(message: dict[str, Any], base: str, rule: EnvelopeRules, count: Counter, heartbeat_turn: set[str],
                       timestamp: str | None, parent: str | None) -> list[Element]:
     role = message.get("role")
     content = message.get("content")
@@ -502,7 +502,7 @@ def _message_elements(message: dict[str, Any], base: str, rule: Rules, count: Co
     return elements
 
 
-def _assistant_turn(message: dict[str, Any], blocks: list[Any], rule: Rules, heartbeat: bool) -> dict[str, Any]:
+def _assistant_turn(message: dict[str, Any], blocks: list[Any], rule: EnvelopeRules, heartbeat: bool) -> dict[str, Any]:
     """What the elements of an assistant turn carry about the whole turn: that it failed with
     nothing to show (``failed_turn``: its stop reason), that it is a delivery copy (``mirror``),
     that it answers a heartbeat poll (``heartbeat_turn``)."""
