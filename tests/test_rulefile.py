@@ -17,7 +17,7 @@ from apollo import config, rulefile
 from apollo.errors import ConfigError
 from apollo.integration import install as inst
 from apollo.integration.route import load_lexicon
-from apollo.renal import condense
+from apollo.renal import concentrate, condense
 from apollo.renal import rules as renal_rules
 
 
@@ -37,6 +37,10 @@ def _condense(path: Path) -> object:
     return condense.load_rules([path])
 
 
+def _filter(path: Path) -> object:
+    return concentrate.load((str(path),))
+
+
 #: (loader, a file with an unknown key, the key named, a file with a wrong type, the key named)
 LOADERS: list[tuple[Callable[[Path], object], str, str, str, str]] = [
     (_renal, '[signal.acknowledgement]\nzh = ["稳"]\nzhh = ["x"]\n', "zhh",
@@ -45,6 +49,10 @@ LOADERS: list[tuple[Callable[[Path], object], str, str, str, str]] = [
      '[negation]\nreach = "far"\n', "negation.reach"),
     (_config, "[renal]\ntoken_threshhold = 5\n", "renal.token_threshhold",
      "[renal]\ntoken_threshold = 'many'\n", "renal.token_threshold"),
+    (_renal, "[classify]\nconfirm_belw = 0.5\n", "classify.confirm_belw",
+     "[classify]\nconfirm_below = true\n", "classify.confirm_below"),
+    (_filter, "[filter]\nrecent_turn = 2\n", "filter.recent_turn",
+     "[filter]\nrecent_turns = 2.5\n", "filter.recent_turns"),
 ]
 
 
@@ -74,7 +82,7 @@ def test_a_bad_key_is_one_line_naming_file_line_and_key(tmp_path: Path, load, te
         assert "must be" in caught.value.line()
 
 
-@pytest.mark.parametrize("load", [_renal, _route, _condense])
+@pytest.mark.parametrize("load", [_renal, _route, _condense, _filter])
 @pytest.mark.parametrize("damage, said", [
     ("missing", "cannot read"), ("a-folder", "cannot read"), ("bad-toml", "not valid TOML"),
     ("not-utf8", "not UTF-8"),

@@ -17,7 +17,7 @@ from pathlib import Path
 from apollo.cache import toml_loads
 from apollo.errors import ConfigError
 from apollo.records import Record
-from apollo.rulefile import line_of, read_toml
+from apollo.rulefile import merge_over, read_toml
 
 #: typing is imported only by type checkers: the heartbeat imports this module on every run
 TYPE_CHECKING = False
@@ -86,14 +86,6 @@ def _defaults() -> dict[str, Any]:
     return toml_loads(text)
 
 
-def _same_type(default: Any, value: Any) -> bool:
-    if isinstance(default, bool) or isinstance(value, bool):
-        return isinstance(default, bool) and isinstance(value, bool)
-    if isinstance(default, (int, float)) and isinstance(value, (int, float)):
-        return isinstance(default, float) or isinstance(value, int)
-    return type(default) is type(value)
-
-
 def _workspace_limits() -> dict[str, list[str]]:
     return toml_loads((Path(__file__).parent / "data" / "workspace_limits.toml").read_text(encoding="utf-8"))
 
@@ -109,32 +101,15 @@ def _check_workspace_value(dotted: str, current: Any, value: Any, limits: dict[s
                           hint=hint)
 
 
-def _merge(base: dict[str, Any], layer: dict[str, Any], *, path: Path, text: str, prefix: str,
-           sources: dict[str, str], limits: dict[str, list[str]] | None = None) -> None:
-    for key, value in layer.items():
-        dotted = f"{prefix}{key}"
-        if key not in base:
-            known = ", ".join(sorted(base)) or "none"
-            raise ConfigError(
-                f"unknown key '{dotted}'",
-                where=f"{path}:{line_of(text, key) or '?'}",
-                hint=f"known keys here: {known}",
-            )
-        default = base[key]
-        if isinstance(default, dict):
-            if not isinstance(value, dict):
-                raise ConfigError(f"'{dotted}' must be a table", where=f"{path}:{line_of(text, key) or '?'}")
-            _merge(default, value, path=path, text=text, prefix=f"{dotted}.", sources=sources, limits=limits)
-            continue
-        if not _same_type(default, value):
-            raise ConfigError(
-                f"'{dotted}' must be {type(default).__name__}, got {type(value).__name__} {value!r}",
-                where=f"{path}:{line_of(text, key) or '?'}",
-            )
+def _merge(values: dict[str, Any], layer: dict[str, Any], *, path: Path, text: str, sources: dict[str, str],
+           limits: dict[str, list[str]] | None = None) -> None:
+    """One layer over the values so far; each value taken is recorded as coming from ``path``."""
+    def check(dotted: str, current: Any, value: Any, where: str) -> None:
         if limits is not None:
-            _check_workspace_value(dotted, default, value, limits, f"{path}:{line_of(text, key) or '?'}")
-        base[key] = float(value) if isinstance(default, float) else value
+            _check_workspace_value(dotted, current, value, limits, where)
         sources[dotted] = str(path)
+
+    merge_over(values, layer, str(path), text=text, check=check)
 
 
 def _inside(path: Path, folder: Path) -> bool:
@@ -155,7 +130,7 @@ def load(workspace: Path | None = None, *, extra_layers: list[Path] | None = Non
     for path, limited in layers:
         if path.is_file():
             layer, text = read_toml(path, what="config file")
-            _merge(values, layer, path=path, text=text, prefix="", sources=sources,
+            _merge(values, layer, path=path, text=text, sources=sources,
                    limits=_workspace_limits() if limited else None)
     return Config(values, sources)
 

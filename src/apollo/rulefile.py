@@ -22,6 +22,7 @@ from apollo.errors import ConfigError
 #: typing is imported only by type checkers: the heartbeat imports this module on every run
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any, TypeVar
 
     from apollo.config import Config
@@ -70,6 +71,42 @@ def read_toml(path: Path, *, what: str = "rule file", hint: str | None = None) -
     """The tables of a TOML file and its text (for line numbers in later errors)."""
     text = read_text(path, what=what, hint=hint)
     return parse_toml(text, str(path), what=what, hint=hint), text
+
+
+def same_type(default: Any, value: Any) -> bool:
+    """A value may replace a default of its own type; a whole number may stand for a float, a bool
+    for nothing else."""
+    if isinstance(default, bool) or isinstance(value, bool):
+        return isinstance(default, bool) and isinstance(value, bool)
+    if isinstance(default, (int, float)) and isinstance(value, (int, float)):
+        return isinstance(default, float) or isinstance(value, int)
+    return type(default) is type(value)
+
+
+def merge_over(base: dict[str, Any], layer: dict[str, Any], where: str, *, text: str | None = None,
+               prefix: str = "", check: Callable[[str, Any, Any, str], None] | None = None) -> None:
+    """Lay a file's tables over built-in ones, which are their own schema (the config over
+    ``data/defaults.toml``, a renal rule file's ``[classify]`` over the built-in settings): a key
+    the built-in tables lack, or a value of another type, is a ConfigError naming file:line and the
+    dotted key. ``check(dotted, default, value, where)`` may refuse a value before it is taken."""
+    for key, value in layer.items():
+        dotted = f"{prefix}{key}"
+        here = located(where, text, key)
+        if key not in base:
+            raise ConfigError(f"unknown key '{dotted}'", where=here,
+                              hint=f"known keys here: {', '.join(sorted(base)) or 'none'}")
+        default = base[key]
+        if isinstance(default, dict):
+            if not isinstance(value, dict):
+                raise ConfigError(f"'{dotted}' must be a table", where=here)
+            merge_over(default, value, where, text=text, prefix=f"{dotted}.", check=check)
+            continue
+        if not same_type(default, value):
+            raise ConfigError(f"'{dotted}' must be {type(default).__name__}, got {type(value).__name__} {value!r}",
+                              where=here)
+        if check is not None:
+            check(dotted, default, value, here)
+        base[key] = float(value) if isinstance(default, float) else value
 
 
 def _fits(value: Any, schema: Any) -> bool:

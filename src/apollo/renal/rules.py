@@ -18,7 +18,7 @@ from apollo import regexes
 from apollo.cache import DiskMemo, toml_loads
 from apollo.config import Config, file_stamps
 from apollo.errors import ConfigError
-from apollo.rulefile import convert, read_toml, rule_files
+from apollo.rulefile import convert, merge_over, read_toml, rule_files
 
 #: the built-in rule files, beside this module (read directly: importlib.resources costs a heartbeat
 #: more than reading them)
@@ -191,23 +191,6 @@ def _check_signal(name: str, spec: Any, where: str, known: set[str], text: str |
         )
 
 
-def _merge_settings(base: dict[str, Any], layer: dict[str, Any], where: str, prefix: str) -> None:
-    for key, value in layer.items():
-        if key not in base:
-            raise ConfigError(f"unknown setting '{prefix}{key}'", where=where,
-                              hint=f"known: {', '.join(sorted(base))}")
-        if isinstance(base[key], dict):
-            if not isinstance(value, dict):
-                raise ConfigError(f"'{prefix}{key}' must be a table", where=where)
-            _merge_settings(base[key], value, where, f"{prefix}{key}.")
-        elif isinstance(base[key], float) and isinstance(value, int | float) and not isinstance(value, bool):
-            base[key] = float(value)
-        elif type(base[key]) is not type(value):
-            raise ConfigError(f"'{prefix}{key}' must be {type(base[key]).__name__}", where=where)
-        else:
-            base[key] = value
-
-
 def _apply_layer(specs: dict[str, dict[str, Any]], settings: dict[str, Any], data: dict[str, Any], where: str,
                  *, builtin: bool, text: str | None = None) -> None:
     """Add one file's signals (lists extend, scalars override) and settings; other tables are
@@ -222,7 +205,7 @@ def _apply_layer(specs: dict[str, dict[str, Any]], settings: dict[str, Any], dat
         if builtin:
             settings.update(data["classify"])
         else:
-            _merge_settings(settings, data["classify"], where, "classify.")
+            merge_over(settings, data["classify"], where, text=text, prefix="classify.")
 
 
 def _compile_user_patterns(patterns: tuple[str, ...], key: str, where: str) -> tuple[re.Pattern[str], ...]:
