@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from apollo.autophagy.fs import Fingerprint
+from apollo.autophagy.fs import StatFingerprint
 from apollo.config import Config
 from apollo.records import Record
 from apollo.workspace import Paths
@@ -40,8 +40,8 @@ def test_equal_by_fields_and_type() -> None:
 def test_the_heartbeats_records_behave_as_the_dataclasses_they_replace() -> None:
     assert Paths(Path("/w"), Path("/s")) == Paths(Path("/w"), Path("/s"), "main")
     assert Paths(Path("/w"), Path("/s")).sessions_dir == Path("/s/agents/main/sessions")
-    assert Fingerprint(1, 2, 3, 4, 5) == Fingerprint.from_list([1, 2, 3, 4, 5])
-    assert Fingerprint(1, 2, 3, 4, 5) != Fingerprint(1, 2, 3, 5, 5)
+    assert StatFingerprint(1, 2, 3, 4, 5) == StatFingerprint.from_list([1, 2, 3, 4, 5])
+    assert StatFingerprint(1, 2, 3, 4, 5) != StatFingerprint(1, 2, 3, 5, 5)
     assert Config({"a": 1}) == Config({"a": 1}, {})
     with pytest.raises(TypeError):
         hash(Config({}))  # its values change: never a dictionary key

@@ -17,6 +17,7 @@ from pathlib import Path
 from apollo.cache import toml_loads
 from apollo.errors import ConfigError
 from apollo.records import Record
+from apollo.rulefile import merge_over, read_toml
 
 #: typing is imported only by type checkers: the heartbeat imports this module on every run
 TYPE_CHECKING = False
@@ -85,23 +86,6 @@ def _defaults() -> dict[str, Any]:
     return toml_loads(text)
 
 
-def _line_of(text: str, key: str) -> int | None:
-    """Best-effort line number of ``key = ...`` in a TOML text, for error messages."""
-    for number, line in enumerate(text.splitlines(), 1):
-        stripped = line.strip()
-        if stripped.startswith(f"{key} ") or stripped.startswith(f"{key}="):
-            return number
-    return None
-
-
-def _same_type(default: Any, value: Any) -> bool:
-    if isinstance(default, bool) or isinstance(value, bool):
-        return isinstance(default, bool) and isinstance(value, bool)
-    if isinstance(default, (int, float)) and isinstance(value, (int, float)):
-        return isinstance(default, float) or isinstance(value, int)
-    return type(default) is type(value)
-
-
 def _workspace_limits() -> dict[str, list[str]]:
     return toml_loads((Path(__file__).parent / "data" / "workspace_limits.toml").read_text(encoding="utf-8"))
 
@@ -117,45 +101,15 @@ def _check_workspace_value(dotted: str, current: Any, value: Any, limits: dict[s
                           hint=hint)
 
 
-def _merge(base: dict[str, Any], layer: dict[str, Any], *, path: Path, text: str, prefix: str,
-           sources: dict[str, str], limits: dict[str, list[str]] | None = None) -> None:
-    for key, value in layer.items():
-        dotted = f"{prefix}{key}"
-        if key not in base:
-            known = ", ".join(sorted(base)) or "none"
-            raise ConfigError(
-                f"unknown key '{dotted}'",
-                where=f"{path}:{_line_of(text, key) or '?'}",
-                hint=f"known keys here: {known}",
-            )
-        default = base[key]
-        if isinstance(default, dict):
-            if not isinstance(value, dict):
-                raise ConfigError(f"'{dotted}' must be a table", where=f"{path}:{_line_of(text, key) or '?'}")
-            _merge(default, value, path=path, text=text, prefix=f"{dotted}.", sources=sources, limits=limits)
-            continue
-        if not _same_type(default, value):
-            raise ConfigError(
-                f"'{dotted}' must be {type(default).__name__}, got {type(value).__name__} {value!r}",
-                where=f"{path}:{_line_of(text, key) or '?'}",
-            )
+def _merge(values: dict[str, Any], layer: dict[str, Any], *, path: Path, text: str, sources: dict[str, str],
+           limits: dict[str, list[str]] | None = None) -> None:
+    """One layer over the values so far; each value taken is recorded as coming from ``path``."""
+    def check(dotted: str, current: Any, value: Any, where: str) -> None:
         if limits is not None:
-            _check_workspace_value(dotted, default, value, limits, f"{path}:{_line_of(text, key) or '?'}")
-        base[key] = float(value) if isinstance(default, float) else value
+            _check_workspace_value(dotted, current, value, limits, where)
         sources[dotted] = str(path)
 
-
-def _read_layer(path: Path) -> tuple[dict[str, Any], str]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"not UTF-8 text ({exc.reason})", where=str(path)) from None
-    except OSError as exc:
-        raise ConfigError(f"cannot read ({exc.strerror})", where=str(path)) from None
-    try:
-        return toml_loads(text), text
-    except ValueError as exc:  # tomllib.TOMLDecodeError
-        raise ConfigError(f"not valid TOML: {exc}", where=str(path), hint="fix the file or move it away") from None
+    merge_over(values, layer, str(path), text=text, check=check)
 
 
 def _inside(path: Path, folder: Path) -> bool:
@@ -175,17 +129,10 @@ def load(workspace: Path | None = None, *, extra_layers: list[Path] | None = Non
     layers.extend((path, False) for path in extra_layers or [])
     for path, limited in layers:
         if path.is_file():
-            layer, text = _read_layer(path)
-            _merge(values, layer, path=path, text=text, prefix="", sources=sources,
+            layer, text = read_toml(path, what="config file")
+            _merge(values, layer, path=path, text=text, sources=sources,
                    limits=_workspace_limits() if limited else None)
     return Config(values, sources)
-
-
-def user_rule_files(config: Config) -> tuple[str, ...]:
-    """``renal.rule_files``, resolved against the directory of the config file that named them."""
-    files_source = config.source_of("renal.rule_files")
-    base = Path(files_source).parent if files_source != "default" else Path.cwd()
-    return tuple(str((base / Path(f).expanduser()).resolve()) for f in config.get("renal.rule_files"))
 
 
 def file_stamps(files: tuple[str, ...]) -> tuple[tuple[str, int, int], ...]:

@@ -9,7 +9,7 @@ import pytest
 
 from apollo.autophagy import plan as plan_mod
 from apollo.autophagy import remove
-from apollo.autophagy.fs import Fingerprint
+from apollo.autophagy.fs import StatFingerprint
 from apollo.errors import UsageError
 from autophagy.support import DAY, NOW_TS
 
@@ -158,7 +158,7 @@ def test_an_item_outside_the_workspace_added_by_hand_to_a_medium_plan_is_refused
         for label, parts, target in (("sessions", ["keep.jsonl"], transcript),
                                      ("agent", ["agent", "auth-profiles.json"], credentials)):
             edited.items.append(plan_mod.Item(f"M{len(edited.items) + 1}", "corrupt_json", "corrupt", label, parts,
-                                              "unlink", 1, "x", "x", fp=Fingerprint.of(os.lstat(target)).to_list()))
+                                              "unlink", 1, "x", "x", fp=StatFingerprint.of(os.lstat(target)).to_list()))
 
     _edit_plan(ws, made.plan_id, add)
     result = ws.execute(made.plan_id)
@@ -181,7 +181,7 @@ def test_a_file_of_the_agent_added_by_hand_to_a_large_plan_is_refused(ws) -> Non
                                      ("sessions", ["notes.txt"], notes)):
             edited.items.append(plan_mod.Item(f"L{len(edited.items) + 1}", "session_transcript", "context", label,
                                               parts, "unlink", 1, "x", "x",
-                                              fp=Fingerprint.of(os.lstat(target)).to_list()))
+                                              fp=StatFingerprint.of(os.lstat(target)).to_list()))
 
     _edit_plan(ws, made.plan_id, add)
     result = ws.execute(made.plan_id, phrase="确认大自噬", at_terminal=True)

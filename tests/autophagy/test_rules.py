@@ -4,6 +4,7 @@ configuration that cannot be read stops everything."""
 from __future__ import annotations
 
 import fnmatch
+import re
 import string
 
 import pytest
@@ -80,17 +81,21 @@ def test_rule_file_extends_and_user_protect_adds(ws) -> None:
 @pytest.mark.parametrize("content, message", [
     (None, "cannot read"),
     ("[[small]\nbroken", "not valid TOML"),
-    ('[protect.tasks]\nfile = "elsewhere.json"\n', "cannot be changed"),
+    ('[protect.tasks]\nfile = "elsewhere.json"\n', "'protect.tasks' must be array"),
+    ('[protect]\ntasks = ["elsewhere.json"]\n', "cannot be changed"),
+    ('[[small]]\nkind = "x"\ncheck = "match"\npatterns = ["*.x"]\nreason = "r"\nreason_zh = "r"\nidle_hours = "1"\n',
+     "'small[0].idle_hours' must be float, got str"),
     ('[[medium]]\nkind = "x"\ncheck = "shred"\nreason = "r"\nreason_zh = "r"\n', "unknown check"),
-    ('[large]\nphrase = "ok"\n', "unknown section"),
+    ('[large]\nphrase = "ok"\n', "unknown key 'large'"),
 ])
 def test_unusable_rule_files_are_errors(ws, content: str | None, message: str) -> None:
     ws.user_dir.mkdir(parents=True)
     if content is not None:
         (ws.user_dir / "extra.toml").write_text(content, encoding="utf-8")
     ws.configure_user('[autophagy]\nrule_files = ["extra.toml"]\n')
-    with pytest.raises(ConfigError, match=message):
+    with pytest.raises(ConfigError, match=re.escape(message)) as caught:
         rules_mod.load(ws.config())
+    assert str(ws.user_dir / "extra.toml") in caught.value.line() and "\n" not in caught.value.line()
 
 
 def test_every_check_the_rules_accept_has_one_scan_function() -> None:

@@ -248,7 +248,7 @@ def test_a_user_rule_file_with_an_unknown_signal_or_a_bad_pattern_is_refused(tmp
     with pytest.raises(ConfigError, match="invalid pattern"):
         Classifier(_config(tmp_path, '[renal]\nrule_files = ["bad2.toml"]\n'))
     (tmp_path / "bad3.toml").write_text('[classify]\nconfirm_belw = 0.5\n', encoding="utf-8")
-    with pytest.raises(ConfigError, match="unknown setting"):
+    with pytest.raises(ConfigError, match="unknown key 'classify.confirm_belw'"):
         Classifier(_config(tmp_path, '[renal]\nrule_files = ["bad3.toml"]\n'))
 
 

@@ -41,7 +41,7 @@ from apollo.autophagy.places import purge as _purge
 from apollo.autophagy.places import run_lock as _lock
 from apollo.autophagy.plan import Item, Plan, RootInfo, encode, make_plan
 from apollo.autophagy.restore import restore, snapshots  # noqa: F401
-from apollo.autophagy.rules import RISK, CompiledRules
+from apollo.autophagy.rules import RISK, AutophagyRules
 from apollo.autophagy.scan import Scanner
 from apollo.autophagy.snapshot import list_snapshots
 from apollo.autophagy.tasks import Tasks, load_tasks
@@ -117,7 +117,7 @@ def _save(places: Places, plan: Plan) -> None:
         os.close(fd)
 
 
-def _scan_tier(places: Places, rules: CompiledRules, config: Config, paths: Paths, tier: str,
+def _scan_tier(places: Places, rules: AutophagyRules, config: Config, paths: Paths, tier: str,
                tasks: Tasks) -> tuple[list[Item], dict[str, RootInfo], list[dict[str, str]], list[dict[str, str]]]:
     ws = places.workspace
     roots = {"workspace": RootInfo(str(ws.path), ws.dev, ws.ino)}
@@ -146,7 +146,7 @@ def plan(paths: Paths, config: Config, tier: str, *, actor: str | None = None) -
             return _plan_locked(paths, config, tier, places, rules, tasks)
 
 
-def _plan_locked(paths: Paths, config: Config, tier: str, places: Places, rules: CompiledRules, tasks: Tasks) -> Plan:
+def _plan_locked(paths: Paths, config: Config, tier: str, places: Places, rules: AutophagyRules, tasks: Tasks) -> Plan:
     _purge(places, config)
     items, roots, protected, notes = _scan_tier(places, rules, config, paths, tier, tasks)
     made = make_plan(tier, paths.agent, roots, items, protected, notes, float(config.get("autophagy.plan_ttl_minutes")))

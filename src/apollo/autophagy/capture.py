@@ -12,8 +12,8 @@ from apollo import clock
 from apollo.autophagy import large as large_tier
 from apollo.autophagy import messages as msg
 from apollo.autophagy.fs import (
-    Fingerprint,
     Root,
+    StatFingerprint,
     Unsafe,
     open_file,
     refuse_open_writers,
@@ -21,7 +21,7 @@ from apollo.autophagy.fs import (
 )
 from apollo.autophagy.plan import Item
 from apollo.autophagy.requalify import still_same_members
-from apollo.autophagy.rules import CompiledRules
+from apollo.autophagy.rules import AutophagyRules
 from apollo.autophagy.snapshot import SnapshotWriter
 
 if TYPE_CHECKING:
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from apollo.workspace import Paths
 
 
-def copy_size(item: Item, paths: Paths, rules: CompiledRules) -> int:
+def copy_size(item: Item, paths: Paths, rules: AutophagyRules) -> int:
     """The bytes the snapshot will copy for one item, as planned (a cut copies the whole file)."""
     if item.action == "cut":
         return item.prefix_size
@@ -40,9 +40,9 @@ def copy_size(item: Item, paths: Paths, rules: CompiledRules) -> int:
 
 
 def snapshot_item(writer: SnapshotWriter, root: Root, item: Item, fresh: list[Item], paths: Paths,
-                   rules: CompiledRules) -> None:
+                   rules: AutophagyRules) -> None:
     parts = tuple(item.parts)
-    planned = Fingerprint.from_list(item.fp)
+    planned = StatFingerprint.from_list(item.fp)
     if item.action == "tree":
         for member_parts, fp, is_dir in still_same_members(item, fresh[0])[0]:
             if is_dir:
@@ -85,7 +85,7 @@ def add_summary(writer: SnapshotWriter, ready: list[tuple[Item, list[Item]]], pa
     writer.add_file(large_tier.SUMMARY, (json.dumps(digest, ensure_ascii=False, indent=1) + "\n").encode("utf-8"))
 
 
-def _copy_into(writer: SnapshotWriter, root: Root, parts: tuple[str, ...], planned: Fingerprint, *,
+def _copy_into(writer: SnapshotWriter, root: Root, parts: tuple[str, ...], planned: StatFingerprint, *,
                item: Item, exact: bool) -> None:
     parent = root.open_dir(parts[:-1])
     try:

@@ -15,8 +15,8 @@ from apollo.autophagy import messages as msg
 from apollo.autophagy import remove
 from apollo.autophagy.entries import cut
 from apollo.autophagy.fs import (
-    Fingerprint,
     Root,
+    StatFingerprint,
     Unsafe,
     display,
     open_file,
@@ -26,14 +26,14 @@ from apollo.autophagy.fs import (
 from apollo.autophagy.outcome import Run
 from apollo.autophagy.plan import Item
 from apollo.autophagy.requalify import still_same_members
-from apollo.autophagy.rules import CompiledRules
+from apollo.autophagy.rules import AutophagyRules
 from apollo.errors import Refused
 
 if TYPE_CHECKING:
     from apollo.workspace import Paths
 
 
-def delete(run: Run, ready: list[tuple[Item, list[Item]]], roots: dict[str, Root], rules: CompiledRules,
+def delete(run: Run, ready: list[tuple[Item, list[Item]]], roots: dict[str, Root], rules: AutophagyRules,
            paths: Paths) -> None:
     """Remove every item that went into the sealed snapshot, by its planned action (:data:`STEPS`);
     what cannot go safely is skipped with the reason, the rest goes on."""
@@ -68,14 +68,14 @@ def _or_skip(run: Run, items: Sequence[Item]) -> Iterator[None]:
             run.skip(item, *msg.os_error(exc))
 
 
-def _unlink(run: Run, root: Root, item: Item, fresh: list[Item], rules: CompiledRules, paths: Paths) -> None:
+def _unlink(run: Run, root: Root, item: Item, fresh: list[Item], rules: AutophagyRules, paths: Paths) -> None:
     parts = tuple(item.parts)
-    remove.unlink_file(root, parts, Fingerprint.from_list(item.fp))
+    remove.unlink_file(root, parts, StatFingerprint.from_list(item.fp))
     _verify_gone(root, parts)
     run.removed(item)
 
 
-def _tree(run: Run, root: Root, item: Item, fresh: list[Item], rules: CompiledRules, paths: Paths) -> None:
+def _tree(run: Run, root: Root, item: Item, fresh: list[Item], rules: AutophagyRules, paths: Paths) -> None:
     members, dropped = still_same_members(item, fresh[0])
     for member in dropped:
         run.skip(item, *msg.MEMBER_CHANGED, path=display("/".join(member)))
@@ -86,7 +86,7 @@ def _tree(run: Run, root: Root, item: Item, fresh: list[Item], rules: CompiledRu
         run.removed(item)
 
 
-def _index(run: Run, root: Root, item: Item, fresh: list[Item], rules: CompiledRules, paths: Paths) -> None:
+def _index(run: Run, root: Root, item: Item, fresh: list[Item], rules: AutophagyRules, paths: Paths) -> None:
     parts = tuple(item.parts)
     done = remove.rewrite(root, parts, _index_builder(item, rules.data.large.legacy.empty_index.encode()),
                           carry_appends=False)
@@ -102,7 +102,7 @@ def _verify_gone(root: Root, parts: tuple[str, ...]) -> None:
     raise Unsafe(*msg.STILL_THERE, "error")
 
 
-def _wipe(run: Run, root: Root, item: Item, fresh: list[Item], rules: CompiledRules, paths: Paths) -> None:
+def _wipe(run: Run, root: Root, item: Item, fresh: list[Item], rules: AutophagyRules, paths: Paths) -> None:
     spec = rules.data.large.sqlite
     parts = tuple(item.parts)
     parent = root.open_dir(parts[:-1])
@@ -132,7 +132,7 @@ def _cut_builder(items: Sequence[Item]):
     first = items[0]
 
     def build(old: bytes, st: os.stat_result) -> bytes:
-        if not Fingerprint.from_list(first.fp).same_file(st) or len(old) < first.prefix_size \
+        if not StatFingerprint.from_list(first.fp).same_file(st) or len(old) < first.prefix_size \
                 or sha256_bytes(old[:first.prefix_size]) != first.prefix_sha256:
             raise Unsafe(*msg.CHANGED, "changed")
         if len(old) != first.prefix_size and _reaches_end(items):  # what was added may finish the cut part
@@ -156,7 +156,7 @@ def _reaches_end(items: Sequence[Item]) -> bool:
 
 def _index_builder(item: Item, empty: bytes):
     def build(old: bytes, st: os.stat_result) -> bytes:
-        if not Fingerprint.from_list(item.fp).unchanged(st):
+        if not StatFingerprint.from_list(item.fp).unchanged(st):
             raise Unsafe(*msg.CHANGED, "changed")
         return empty
 
@@ -164,7 +164,7 @@ def _index_builder(item: Item, empty: bytes):
 
 
 #: the delete step of each planned action but "cut" (the cuts of one file are one rewrite: :func:`delete`)
-STEPS: dict[str, Callable[[Run, Root, Item, list[Item], CompiledRules, Any], None]] = {
+STEPS: dict[str, Callable[[Run, Root, Item, list[Item], AutophagyRules, Any], None]] = {
     "unlink": _unlink,
     "tree": _tree,
     "index": _index,

@@ -29,7 +29,7 @@ from apollo.autophagy.places import purge as _purge
 from apollo.autophagy.places import run_lock as _lock
 from apollo.autophagy.plan import Item, Plan
 from apollo.autophagy.requalify import requalify
-from apollo.autophagy.rules import CompiledRules
+from apollo.autophagy.rules import AutophagyRules
 from apollo.autophagy.scan import Scanner
 from apollo.autophagy.snapshot import (
     NO_SPACE,
@@ -82,7 +82,7 @@ def execute(paths: Paths, config: Config, plan_id: str, selected: Sequence[str] 
                                    tier=tier, at_terminal=at_terminal)
 
 
-def _execute_locked(paths: Paths, config: Config, places: Places, rules: CompiledRules, plan_id: str,
+def _execute_locked(paths: Paths, config: Config, places: Places, rules: AutophagyRules, plan_id: str,
                     selected: Sequence[str] | None, phrase: str | None, actor: str | None, *, include_suggested: bool,
                     trigger: str, operator: str, lang: str, tier: str | None, at_terminal: bool) -> Result:
     loaded = load_plan(places, plan_id)
@@ -127,7 +127,7 @@ def _execute_locked(paths: Paths, config: Config, places: Places, rules: Compile
     return outcome
 
 
-def _run(loaded: Plan, items: Sequence[Item], roots: dict[str, Root], places: Places, rules: CompiledRules,
+def _run(loaded: Plan, items: Sequence[Item], roots: dict[str, Root], places: Places, rules: AutophagyRules,
          config: Config, tasks: Tasks, paths: Paths, *, lang: str, trigger: str, operator: str) -> Result:
     run = Run(loaded, lang)
     log_path = str(places.log[0].path.joinpath(*places.log[1]))  # absolute: usable as printed, from anywhere

@@ -95,7 +95,7 @@ class Unsafe(Exception):
         self.code = code  # "gone" | "link" | "device" | "type" | "changed" | "unsafe"
 
 
-class Fingerprint(Record):
+class StatFingerprint(Record):
     """What a file was when the plan was made (device, inode, size, mtime, type): any
     difference means it is not the file that was shown."""
 
@@ -109,20 +109,20 @@ class Fingerprint(Record):
         self.type = type
 
     @classmethod
-    def of(cls, st: os.stat_result) -> Fingerprint:
+    def of(cls, st: os.stat_result) -> StatFingerprint:
         return cls(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, stat.S_IFMT(st.st_mode))
 
     def same_file(self, st: os.stat_result) -> bool:
         return (self.dev, self.ino, self.type) == (st.st_dev, st.st_ino, stat.S_IFMT(st.st_mode))
 
     def unchanged(self, st: os.stat_result) -> bool:
-        return self == Fingerprint.of(st)
+        return self == StatFingerprint.of(st)
 
     def to_list(self) -> list[int]:
         return [self.dev, self.ino, self.size, self.mtime_ns, self.type]
 
     @classmethod
-    def from_list(cls, values: Sequence[int]) -> Fingerprint:
+    def from_list(cls, values: Sequence[int]) -> StatFingerprint:
         return cls(*(int(v) for v in values))
 
 

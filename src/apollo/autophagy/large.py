@@ -24,9 +24,13 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from apollo.autophagy.checks import strip_jsonc
-from apollo.autophagy.fs import Fingerprint, Root, Unsafe, display, iter_fd, open_file, read_fd
+from apollo.autophagy.fs import Root, StatFingerprint, Unsafe, display, iter_fd, open_file, read_fd
 from apollo.autophagy.plan import Item, RootInfo
-from apollo.autophagy.rules import CompiledRules, Gateway
+from apollo.autophagy.rules import AutophagyRules, Gateway
+
+if TYPE_CHECKING:
+    from apollo.config import Config
+    from apollo.workspace import Paths
 
 if TYPE_CHECKING:
     from apollo.config import Config
@@ -167,16 +171,6 @@ def check_wipeable(store: Path) -> None:
         connection.close()
 
 
-def sqlite_sessions(db: Path, rules: CompiledRules) -> list[dict[str, Any]]:
-    """The sessions in the store (id, key, transcript events, last seq, bytes), read-only."""
-    spec = rules.data.large.sqlite
-    connection = sqlite3.connect(_uri(db), uri=True)
-    try:
-        return read_sessions(connection, spec.session_tables, spec.transcript_table)
-    finally:
-        connection.close()
-
-
 def read_sessions(connection: sqlite3.Connection, session_tables: list[str], transcript: str) -> list[dict[str, Any]]:
     tables = {r[0] for r in connection.execute("select name from sqlite_master where type='table'")}
     sessions: dict[str, dict[str, Any]] = {}
@@ -206,7 +200,7 @@ def store_agent(connection: sqlite3.Connection) -> str | None:
     return row[0] if row else None
 
 
-def scan(paths: Paths, rules: CompiledRules) -> LargeScan:
+def scan(paths: Paths, rules: AutophagyRules) -> LargeScan:
     """The session files, the index and the SQLite store of ``paths.agent``."""
     spec = rules.data.large
     items: list[Item] = []
@@ -231,12 +225,12 @@ def scan(paths: Paths, rules: CompiledRules) -> LargeScan:
                         items.append(Item("", "session_index", "context", "sessions", [entry.name], "index", st.st_size,
                                           f"session index ({entries} entries); left as an empty {{}} so OpenClaw starts fresh",
                                           f"会话索引（{entries} 条）；留下空的 {{}}，OpenClaw 会开新会话",
-                                          fp=Fingerprint.of(st).to_list()))
+                                          fp=StatFingerprint.of(st).to_list()))
                 elif rules.legacy_sessions.match(entry.name, entry.name, False):
                     lines = _count_lines(root, entry.name)
                     items.append(Item("", "session_transcript", "context", "sessions", [entry.name], "unlink", st.st_size,
                                       f"session transcript ({lines} entries)", f"会话记录（{lines} 条）",
-                                      fp=Fingerprint.of(st).to_list(), count=lines))
+                                      fp=StatFingerprint.of(st).to_list(), count=lines))
     store = paths.agent_dir / spec.sqlite.store
     if store.is_file() and not store.is_symlink():
         with Root(paths.agent_dir, label="agent") as root:
@@ -258,11 +252,11 @@ def scan(paths: Paths, rules: CompiledRules) -> LargeScan:
                               sum(s["bytes"] for s in sessions),
                               f"{len(sessions)} sessions, {events} transcript events in the SQLite store",
                               f"SQLite 存储中的 {len(sessions)} 个会话、{events} 条记录",
-                              fp=Fingerprint.of(st).to_list(), sessions=sessions, count=events))
+                              fp=StatFingerprint.of(st).to_list(), sessions=sessions, count=events))
     return LargeScan(items, roots, notes)
 
 
-def qualifies(rules: CompiledRules, item: Item) -> bool:
+def qualifies(rules: AutophagyRules, item: Item) -> bool:
     """Whether a planned item outside the workspace is one of the files :func:`scan` picks
     (plans are files a person can edit: nothing else of the agent's may be reached)."""
     spec = rules.data.large
@@ -294,7 +288,7 @@ def _index_entries(root: Root, name: str) -> int:
     return len(value) if isinstance(value, dict) else 0
 
 
-def verifier(planned: list[dict[str, Any]], rules: CompiledRules, agent: str):
+def verifier(planned: list[dict[str, Any]], rules: AutophagyRules, agent: str):
     """Inside the wipe transaction: the store still holds exactly the planned sessions."""
     spec = rules.data.large.sqlite
 

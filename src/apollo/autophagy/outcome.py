@@ -14,7 +14,7 @@ from apollo.autophagy.fs import (
 )
 from apollo.autophagy.places import Places
 from apollo.autophagy.plan import Item, Plan
-from apollo.autophagy.rules import CompiledRules
+from apollo.autophagy.rules import AutophagyRules
 from apollo.autophagy.tasks import Tasks
 
 
@@ -25,7 +25,7 @@ class Result(dict):
     report: dict[str, Any]
 
 
-def kept_summary(places: Places, rules: CompiledRules, tasks: Tasks) -> dict[str, Any]:
+def kept_summary(places: Places, rules: AutophagyRules, tasks: Tasks) -> dict[str, Any]:
     """What the report lists as kept: core memory (entries), tasks in progress, preferences."""
     from apollo.autophagy.entries import markdown_entries
 

@@ -132,7 +132,7 @@ def encode(plan: Plan) -> bytes:
     return (json.dumps(msgspec.to_builtins(plan), ensure_ascii=True, indent=1) + "\n").encode("ascii")
 
 
-#: a fingerprint is (device, inode, size, mtime_ns, type), see apollo.autophagy.fs.Fingerprint
+#: a fingerprint is (device, inode, size, mtime_ns, type), see apollo.autophagy.fs.StatFingerprint
 FINGERPRINT_FIELDS = 5
 
 

@@ -27,8 +27,8 @@ from collections.abc import Callable, Sequence
 from apollo.autophagy import messages as msg
 from apollo.autophagy.fs import (
     O_CREATE,
-    Fingerprint,
     Root,
+    StatFingerprint,
     Unsafe,
     fsync_dir,
     open_file,
@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
-def unlink_file(root: Root, parts: Sequence[str], expected: Fingerprint) -> None:
+def unlink_file(root: Root, parts: Sequence[str], expected: StatFingerprint) -> None:
     """Remove one name (file or symlink) if it is still exactly what the plan showed."""
     parent = root.open_dir(parts[:-1])
     try:
@@ -56,7 +56,7 @@ def unlink_file(root: Root, parts: Sequence[str], expected: Fingerprint) -> None
         os.close(parent)
 
 
-def _unlink_checked(parent: int, name: str, expected: Fingerprint) -> None:
+def _unlink_checked(parent: int, name: str, expected: StatFingerprint) -> None:
     try:
         st = os.stat(name, dir_fd=parent, follow_symlinks=False)
     except FileNotFoundError:
@@ -78,7 +78,7 @@ class TreeOutcome(Record):
         self.skipped = skipped
 
 
-def remove_members(root: Root, members: Sequence[tuple[tuple[str, ...], Fingerprint, bool]]) -> TreeOutcome:
+def remove_members(root: Root, members: Sequence[tuple[tuple[str, ...], StatFingerprint, bool]]) -> TreeOutcome:
     """Remove the files of a folder item (each re-checked), then its folders deepest first,
     each only if it is the same folder and now empty."""
     outcome = TreeOutcome([], [])
@@ -116,7 +116,7 @@ def remove_members(root: Root, members: Sequence[tuple[tuple[str, ...], Fingerpr
     return outcome
 
 
-def remove_empty_dir(root: Root, parts: Sequence[str], expected: Fingerprint) -> None:
+def remove_empty_dir(root: Root, parts: Sequence[str], expected: StatFingerprint) -> None:
     parent = root.open_dir(parts[:-1])
     try:
         try:

@@ -9,8 +9,8 @@ import stat
 from apollo.autophagy import large as large_tier
 from apollo.autophagy import messages as msg
 from apollo.autophagy.fs import (
-    Fingerprint,
     Root,
+    StatFingerprint,
     Unsafe,
     valid_parts,
 )
@@ -23,7 +23,7 @@ def requalify(scanner: Scanner, root: Root, item: Item, tier: str) -> tuple[os.s
     no longer qualifies exactly as shown."""
     parts = valid_parts(item.parts)
     st = root.lstat(parts)
-    planned = Fingerprint.from_list(item.fp)
+    planned = StatFingerprint.from_list(item.fp)
     if item.action == "cut":
         if not planned.same_file(st) or st.st_size < item.prefix_size:
             raise Unsafe(*msg.CHANGED, "changed")
@@ -64,15 +64,15 @@ def requalify(scanner: Scanner, root: Root, item: Item, tier: str) -> tuple[os.s
     return st, same
 
 
-def still_same_members(item: Item, fresh: Item) -> tuple[list[tuple[tuple[str, ...], Fingerprint, bool]], list[tuple[str, ...]]]:
+def still_same_members(item: Item, fresh: Item) -> tuple[list[tuple[tuple[str, ...], StatFingerprint, bool]], list[tuple[str, ...]]]:
     """Folder members that the plan showed and that are still exactly the same now, and the
     planned members that are not (changed, replaced, gone, or now protected)."""
-    now = {tuple(m.parts): (Fingerprint.from_list(m.fp), m.is_dir) for m in fresh.members}
+    now = {tuple(m.parts): (StatFingerprint.from_list(m.fp), m.is_dir) for m in fresh.members}
     keep = []
     dropped = []
     for member in item.members:
         parts = tuple(member.parts)
-        planned = Fingerprint.from_list(member.fp)
+        planned = StatFingerprint.from_list(member.fp)
         current = now.get(parts)
         if current is not None and current[1] == member.is_dir and (
                 (member.is_dir and (planned.dev, planned.ino) == (current[0].dev, current[0].ino))

@@ -18,7 +18,7 @@ from apollo.autophagy.fs import (
 from apollo.autophagy.places import Places
 from apollo.autophagy.places import places_of as _places
 from apollo.autophagy.places import run_lock as _lock
-from apollo.autophagy.rules import CompiledRules
+from apollo.autophagy.rules import AutophagyRules
 from apollo.autophagy.snapshot import (
     UNSEALED_HINT,
     list_snapshots,
@@ -95,7 +95,7 @@ def restore(paths: Paths, config: Config, snapshot: str, dry_run: bool = False, 
 TIER_ROOTS = {"small": ("workspace",), "medium": ("workspace",), "large": ("sessions", "agent")}
 
 
-def _restore_floor(tier: str, rules: CompiledRules, places: Places):
+def _restore_floor(tier: str, rules: AutophagyRules, places: Places):
     """What a restore refuses whatever its records say: a folder the tier never touches, a
     protected file (a memory file whose entries the medium tier cut excepted)."""
 

@@ -10,18 +10,21 @@ shrinks) and stay above a floor (:func:`_check_floor`) that no configuration lif
 
 from __future__ import annotations
 
+import copy
 import re
-import tomllib
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from apollo import rulefile
 from apollo.errors import ConfigError
+
+if TYPE_CHECKING:
+    from apollo.config import Config
 
 TIERS = ("small", "medium", "large")
 RISK = {"small": "low", "medium": "medium", "large": "high"}
@@ -223,10 +226,6 @@ class PatternSet:
                 anchored.append((pattern, None if head == "**" else re.compile(_component_regex(head) + r"\Z", flags)))
         return cls(patterns, union, tuple(anchored), ignore_case)
 
-    def may_match_name(self, name: str) -> bool:
-        """False when no pattern that looks at names alone can match ``name``."""
-        return self._names is not None and self._names.match(name) is not None
-
     def match(self, rel: str, name: str, is_dir: bool) -> Pattern | None:
         if self._nfc and not (rel.isascii() and name.isascii()):
             rel, name = unicodedata.normalize("NFC", rel), unicodedata.normalize("NFC", name)
@@ -256,30 +255,37 @@ class PatternSet:
 
 # -- loading -------------------------------------------------------------------------------------
 
-def _builtin_text() -> str:
-    return resources.files("apollo.autophagy").joinpath("rules.toml").read_text(encoding="utf-8")
+#: the built-in rules, beside this module
+BUILTIN = Path(__file__).parent / "rules.toml"
+
+
+class RuleFile(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    """What a user's rule file (``autophagy.rule_files``) may hold: rules to add, and lists to extend."""
+
+    small: list[Rule] = []
+    medium: list[Rule] = []
+    protect: dict[str, list[str]] = {}
+    memory: dict[str, list[str]] = {}
+    heartbeat: dict[str, list[str]] = {}
+    reminders: dict[str, list[str]] = {}
+
+
+_RULE_FILE_HINT = ("a rule file adds rules ([[small]], [[medium]]) and extends lists; nothing is deleted "
+                   "until it can be read")
 
 
 def confirmation_phrase() -> str:
     """What the user types to confirm the large tier: ``[large] phrase`` of the built-in rules,
     the one place it is written (no rule file may change it: they never extend ``large``)."""
-    return tomllib.loads(_builtin_text())["large"]["phrase"]
+    return rulefile.read_toml(BUILTIN, what="built-in autophagy rule file")[0]["large"]["phrase"]
 
 
 def _merge_extension(base: dict[str, Any], extra: dict[str, Any], where: str) -> None:
     """A user rule file adds rules and extends lists; it never silently replaces a protect entry."""
-    allowed = {"small", "medium", "protect", "memory", "heartbeat", "reminders"}
     for key, value in extra.items():
-        if key not in allowed:
-            raise ConfigError(f"unknown section {key!r} in a rule file", where=where,
-                              hint=f"a rule file may contain: {', '.join(sorted(allowed))}")
         if key in ("small", "medium"):
-            if not isinstance(value, list):
-                raise ConfigError(f"{key!r} must be an array of tables ([[{key}]])", where=where)
             base[key].extend(value)
             continue
-        if not isinstance(value, dict):
-            raise ConfigError(f"{key!r} must be a table", where=where)
         for sub, item in value.items():
             current = base[key].get(sub)
             if not isinstance(current, list) or not isinstance(item, list):
@@ -326,10 +332,11 @@ def _check_floor(rules: RuleSet, builtin: dict[str, Any]) -> None:
                               "that the built-in protect list does not hold")
 
 
-def _check_rules(rules: RuleSet) -> None:
+def _check_rules(rules: RuleSet | RuleFile, source: str = "") -> None:
+    """Values msgspec cannot check; ``source``, the user's rule file the rules come from, leads the place named."""
     for tier in ("small", "medium"):
         for rule in getattr(rules, tier):
-            where = f"[[{tier}]] kind={rule.kind!r}"
+            where = f"{source}: [[{tier}]] kind={rule.kind!r}" if source else f"[[{tier}]] kind={rule.kind!r}"
             if rule.check not in CHECKS:
                 raise ConfigError(f"unknown check {rule.check!r}", where=where, hint=f"use one of {', '.join(CHECKS)}")
             if rule.category not in CATEGORIES:
@@ -344,6 +351,8 @@ def _check_rules(rules: RuleSet) -> None:
                 raise ConfigError("a rule needs patterns", where=where)
             if rule.check == "entries" and rule.max_age_days <= 0:
                 raise ConfigError("an entries rule needs max_age_days > 0", where=where)
+    if isinstance(rules, RuleFile):
+        return
     for text in (rules.heartbeat.entry_prefix, rules.heartbeat.timestamp, *rules.memory.supersede_phrases):
         try:
             re.compile(text)
@@ -351,44 +360,32 @@ def _check_rules(rules: RuleSet) -> None:
             raise ConfigError(f"bad regular expression {text!r}: {exc}", where="autophagy rules") from None
 
 
-def load(config: Any = None) -> CompiledRules:
+def load(config: Config | None = None) -> AutophagyRules:
     """Built-in rules + the user's rule files + the user's protect patterns, validated."""
-    try:
-        data = tomllib.loads(_builtin_text())
-        builtin = tomllib.loads(_builtin_text())
-    except (OSError, tomllib.TOMLDecodeError) as exc:  # a broken installation: fail closed
-        raise ConfigError(f"cannot read the built-in autophagy rules ({exc})") from None
+    # a broken installation fails closed like a broken user file
+    builtin, _ = rulefile.read_toml(BUILTIN, what="built-in autophagy rule file")
+    data = copy.deepcopy(builtin)
     extra_protect: list[str] = []
     if config is not None:
         section = config.section("autophagy")
-        source = config.source_of("autophagy.rule_files")
-        base_dir = Path(source).parent if source != "default" else Path.cwd()
-        for name in section.get("rule_files", []):
-            path = (base_dir / name).expanduser()
-            try:
-                extra = tomllib.loads(path.read_text(encoding="utf-8"))
-            except OSError as exc:
-                raise ConfigError(f"cannot read autophagy rule file ({exc.strerror or exc})", where=str(path),
-                                  hint="fix autophagy.rule_files; nothing is deleted until it can be read") from None
-            except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-                raise ConfigError(f"autophagy rule file is not valid TOML ({exc})", where=str(path),
-                                  hint="nothing is deleted until it can be read") from None
-            _merge_extension(data, extra, str(path))
+        for name in rulefile.rule_files(config, "autophagy.rule_files"):
+            extra, text = rulefile.read_toml(Path(name), what="autophagy rule file", hint=_RULE_FILE_HINT)
+            _check_rules(rulefile.convert(extra, RuleFile, name, text=text, what="autophagy rule file",
+                                          hint=_RULE_FILE_HINT), name)
+            _merge_extension(data, extra, name)
         extra_protect = list(section.get("protect", []))
         if not all(isinstance(p, str) and p.strip("/") for p in extra_protect):
             raise ConfigError("autophagy.protect must be a list of non-empty patterns",
                               where=config.source_of("autophagy.protect"))
     data["protect"]["patterns"] = [*data["protect"]["patterns"], *extra_protect]
-    try:
-        rules = msgspec.convert(data, RuleSet)
-    except msgspec.ValidationError as exc:
-        raise ConfigError(f"invalid autophagy rules: {exc}", hint="compare with the built-in rules.toml") from None
+    rules = rulefile.convert(data, RuleSet, "autophagy rules (built-in and autophagy.rule_files)",
+                             what="autophagy rules", hint="compare with the built-in rules.toml")
     _check_rules(rules)
     _check_floor(rules, builtin)
-    return CompiledRules(rules)
+    return AutophagyRules(rules)
 
 
-class CompiledRules:
+class AutophagyRules:
     """The rule set with every pattern compiled once."""
 
     def __init__(self, rules: RuleSet):

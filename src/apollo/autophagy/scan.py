@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING
 from apollo import clock
 from apollo.autophagy import checks, entries
 from apollo.autophagy import messages as msg
-from apollo.autophagy.fs import Fingerprint, Root, Unsafe, display, open_file, read_fd, sha256_bytes
+from apollo.autophagy.fs import Root, StatFingerprint, Unsafe, display, open_file, read_fd, sha256_bytes
 from apollo.autophagy.plan import Item, Member
-from apollo.autophagy.rules import CompiledRules, PatternSet, Rule
+from apollo.autophagy.rules import AutophagyRules, PatternSet, Rule
 from apollo.autophagy.tasks import Tasks
 from apollo.dirfd import open_dir
 
@@ -45,7 +45,7 @@ class ScanResult:
 class Scanner:
     """Applies the rules of some tiers to one workspace root."""
 
-    rules: CompiledRules
+    rules: AutophagyRules
     root: Root
     tiers: tuple[str, ...]
     now: datetime
@@ -55,7 +55,7 @@ class Scanner:
     result: ScanResult = field(default_factory=ScanResult)
 
     @classmethod
-    def for_places(cls, places: Places, rules: CompiledRules, config: Config, tiers: tuple[str, ...],
+    def for_places(cls, places: Places, rules: AutophagyRules, config: Config, tiers: tuple[str, ...],
                    tasks: Tasks) -> Scanner:
         """The scanner of a run: the workspace of ``places``, Apollo's own folders protected, now."""
         return cls(rules, places.workspace, tiers, clock.now(), float(config.get("autophagy.recent_minutes")), tasks,
@@ -234,7 +234,7 @@ class Scanner:
               reason: str | None = None, reason_zh: str | None = None, **extra: object) -> Item:
         return Item(id="", kind=rule.kind, category=rule.category, root="workspace", parts=list(parts), action=action,
                     bytes=size, reason=reason or rule.reason, reason_zh=reason_zh or rule.reason_zh,
-                    fp=Fingerprint.of(st).to_list(), **extra)  # type: ignore[arg-type]
+                    fp=StatFingerprint.of(st).to_list(), **extra)  # type: ignore[arg-type]
 
     def _read(self, dir_fd: int, name: str, size: int) -> bytes | None:
         """A file's first ``size`` bytes (what a log held when it was stat'ed, whatever a writer
@@ -480,7 +480,7 @@ class Scanner:
                     self._keep(child, *msg.recent(self.recent_minutes))
                 kept += 1
                 continue
-            members.append(Member(list(child), Fingerprint.of(est).to_list()))
+            members.append(Member(list(child), StatFingerprint.of(est).to_list()))
             size += est.st_size
         files = sum(1 for m in members if not m.is_dir)
         if kept and not files:  # all it holds stays, so the folder does too: nothing a run would remove
@@ -502,7 +502,7 @@ class Scanner:
         if self.recent(est):
             self._keep(child, *msg.recent(self.recent_minutes))
             return None
-        return Member(list(child), Fingerprint.of(est).to_list())
+        return Member(list(child), StatFingerprint.of(est).to_list())
 
     def _tree_enter(self, fd: int, name: str, child: tuple[str, ...], *, depth: int) -> int | None:
         """An fd for a subfolder of a folder that goes whole, or None (kept, not entered) when it is

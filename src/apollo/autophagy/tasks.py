@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from apollo.autophagy.fs import Root, Unsafe, open_file, read_fd
-from apollo.autophagy.rules import CompiledRules, PatternSet, TaskProtect
+from apollo.autophagy.rules import AutophagyRules, PatternSet, TaskProtect
 from apollo.errors import ConfigError
 
 MAX_LINKS = 40  # as the kernel's own limit on links followed while resolving one path
@@ -200,7 +200,7 @@ def resolve(root: Root, reference: str) -> tuple[set[str], list[str]]:
     return set(), ["/".join((*base.split("/"), *tail)) if base else "/".join(tail) for base in found]
 
 
-def load_tasks(root: Root, rules: CompiledRules) -> Tasks:
+def load_tasks(root: Root, rules: AutophagyRules) -> Tasks:
     """Read the task-state file; if it exists and cannot be read, nothing may be deleted."""
     spec = rules.data.protect.tasks
     parts = tuple(spec.file.split("/"))

@@ -18,13 +18,57 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from apollo import __version__
+import msgspec
+
+from apollo import __version__, rulefile
 from apollo.autophagy import fs
-from apollo.errors import ConfigError, InputError, Refused
+from apollo.errors import InputError, Refused
 
 MANIFEST = ".apollo/install-manifest.json"
+
+
+class _FileRecord(msgspec.Struct, forbid_unknown_fields=True):
+    sha256: str
+    adopted: bool = False
+
+
+class _BlockRecord(msgspec.Struct, forbid_unknown_fields=True):
+    sha256: str
+    created_file: bool
+    separator: str = ""
+
+
+class _HookRecord(msgspec.Struct, forbid_unknown_fields=True):
+    command: str
+    created_file: bool
+
+
+class _OriginalRecord(msgspec.Struct, forbid_unknown_fields=True):
+    backup: str | None
+    sha256: str = ""
+
+
+class _ConfigRecord(msgspec.Struct, forbid_unknown_fields=True):
+    sha256: str
+    backup: str | None
+    settings: list[tuple[str, Any]]
+
+
+class _Manifest(msgspec.Struct, forbid_unknown_fields=True):
+    """What ``.apollo/install-manifest.json`` holds (format 1): every item Apollo added, with its digest."""
+
+    format: Literal[1]
+    files: dict[str, _FileRecord] = {}
+    blocks: dict[str, _BlockRecord] = {}
+    hooks: dict[str, _HookRecord] = {}
+    configs: dict[str, _ConfigRecord] = {}
+    originals: dict[str, _OriginalRecord] = {}
+    dirs: list[str] = []
+    apollo: str = ""
+    target: str = ""
+    updated_at: str = ""
 BACKUP_DIR = ".apollo/install-backup"
 
 
@@ -280,14 +324,6 @@ class Report:
 
 # --------------------------------------------------------------------------- manifest and files
 
-def _sha(data: bytes) -> str:
-    return fs.sha256_bytes(data)
-
-
-def _parts(rel: str) -> tuple[str, ...]:
-    return fs.split_relative(rel)
-
-
 class _Tree:
     """Safe reads and writes below the target root: never through a symlink, never off the device.
 
@@ -300,7 +336,7 @@ class _Tree:
         self.created_dirs: list[str] = []
 
     def read(self, rel: str) -> bytes | None:
-        parts = _parts(rel)
+        parts = fs.split_relative(rel)
         try:
             parent = self.root.open_dir(parts[:-1])
         except fs.Unsafe as exc:
@@ -321,12 +357,12 @@ class _Tree:
 
     def mode(self, rel: str) -> int | None:
         try:
-            return stat.S_IMODE(self.root.lstat(_parts(rel)).st_mode)
+            return stat.S_IMODE(self.root.lstat(fs.split_relative(rel)).st_mode)
         except fs.Unsafe:
             return None
 
     def ensure_dir(self, rel: str) -> None:
-        os.close(self._ensure_dirs(_parts(rel)))
+        os.close(self._ensure_dirs(fs.split_relative(rel)))
 
     def _ensure_dirs(self, parts: tuple[str, ...]) -> int:
         fd = os.dup(self.root.fd)
@@ -349,7 +385,7 @@ class _Tree:
 
     def create(self, rel: str, data: bytes, *, executable: bool = False) -> None:
         """A new file (it must not exist), its folders created and recorded."""
-        parts = _parts(rel)
+        parts = fs.split_relative(rel)
         mode = 0o755 if executable else 0o644
         parent = self._ensure_dirs(parts[:-1])
         try:
@@ -368,13 +404,13 @@ class _Tree:
                 raise fs.Unsafe("changed while Apollo was installing", "安装期间被修改", "changed")
             return data
 
-        remove.rewrite(self.root, _parts(rel), build, carry_appends=False)
+        remove.rewrite(self.root, fs.split_relative(rel), build, carry_appends=False)
 
     def remove(self, rel: str, *, based_on: bytes) -> None:
         """Unlink ``rel`` if it still holds ``based_on`` and is the same file (identity re-checked)."""
         from apollo.autophagy import remove
 
-        parts = _parts(rel)
+        parts = fs.split_relative(rel)
         parent = self.root.open_dir(parts[:-1])
         try:
             fd = fs.open_file(parent, parts[-1])
@@ -386,16 +422,16 @@ class _Tree:
                 os.close(fd)
         finally:
             os.close(parent)
-        remove.unlink_file(self.root, parts, fs.Fingerprint.of(st))
+        remove.unlink_file(self.root, parts, fs.StatFingerprint.of(st))
 
     def remove_dir(self, rel: str) -> bool:
         """Remove an empty folder Apollo created; False when it now holds something (kept)."""
         from apollo.autophagy import remove
 
-        parts = _parts(rel)
+        parts = fs.split_relative(rel)
         try:
             st = self.root.lstat(parts)
-            remove.remove_empty_dir(self.root, parts, fs.Fingerprint.of(st))
+            remove.remove_empty_dir(self.root, parts, fs.StatFingerprint.of(st))
         except fs.Unsafe as exc:
             if exc.code in ("gone",):
                 return True
@@ -441,17 +477,15 @@ def _open_root(target: Target, *, create: bool) -> Iterator[fs.Root]:
 
 
 def _load_manifest(tree: _Tree, root: Path) -> dict[str, Any]:
+    """The manifest as plain tables, checked against :class:`_Manifest` first: an entry that lacks
+    its digest must stop an uninstall before it removes anything, not halfway through."""
     raw = tree.read(MANIFEST)
     if raw is None:
         return {"format": 1, "files": {}, "blocks": {}, "hooks": {}, "configs": {}, "originals": {}, "dirs": []}
-    try:
-        data = json.loads(raw)
-        if not isinstance(data, dict) or data.get("format") != 1:
-            raise ValueError("unknown manifest format")
-    except ValueError as exc:
-        raise ConfigError(f"the install manifest cannot be read ({exc})", where=str(root / MANIFEST),
-                          hint="Apollo will not guess what it installed; restore the file or remove Apollo's "
-                               "files by hand") from None
+    rulefile.decode_json(raw, _Manifest, str(root / MANIFEST), what="install manifest",
+                         hint="Apollo will not guess what it installed; restore the file or remove Apollo's "
+                              "files by hand")
+    data: dict[str, Any] = json.loads(raw)
     for key in ("files", "blocks", "hooks", "configs", "originals"):
         data.setdefault(key, {})
     data.setdefault("dirs", [])
@@ -597,7 +631,7 @@ def _refusing_unsafe(target: Target) -> Iterator[None]:
 
 
 def _install_file(tree: _Tree, manifest: dict[str, Any], item: FileItem, force: bool, report: Report) -> None:
-    wanted = _sha(item.content)
+    wanted = fs.sha256_bytes(item.content)
     current = tree.read(item.rel)
     recorded = manifest["files"].get(item.rel)
     if current is None:
@@ -605,7 +639,7 @@ def _install_file(tree: _Tree, manifest: dict[str, Any], item: FileItem, force: 
         manifest["files"][item.rel] = {"sha256": wanted}
         report.add(item.rel, "created")
         return
-    have = _sha(current)
+    have = fs.sha256_bytes(current)
     if recorded is None:
         if have == wanted:
             manifest["files"][item.rel] = {"sha256": wanted, "adopted": True}
@@ -637,7 +671,7 @@ def _fix_mode(tree: _Tree, item: FileItem) -> None:
     """A wrapper that lost its executable bit is still Apollo's file: give it back."""
     mode = tree.mode(item.rel)
     if item.executable and mode is not None and not mode & 0o100:
-        parts = _parts(item.rel)
+        parts = fs.split_relative(item.rel)
         parent = tree.root.open_dir(parts[:-1])
         try:
             _chmod(parent, parts[-1], mode | 0o111)
@@ -648,7 +682,7 @@ def _fix_mode(tree: _Tree, item: FileItem) -> None:
 def _install_block(tree: _Tree, manifest: dict[str, Any], item: BlockItem, force: bool, report: Report) -> None:
     raw = tree.read(item.rel)
     recorded = manifest["blocks"].get(item.rel)
-    wanted = _sha(item.text.encode())
+    wanted = fs.sha256_bytes(item.text.encode())
     if raw is None:
         tree.create(item.rel, item.text.encode())
         manifest["blocks"][item.rel] = {"sha256": wanted, "created_file": True}
@@ -666,9 +700,9 @@ def _install_block(tree: _Tree, manifest: dict[str, Any], item: BlockItem, force
         manifest["blocks"][item.rel] = {"sha256": wanted, "created_file": False, "separator": separator}
         report.add(item.rel, "block-added")
         return
-    have = _sha(text[span[0]:span[1]].encode())
+    have = fs.sha256_bytes(text[span[0]:span[1]].encode())
     if not text[span[0]:span[1]].endswith("\n"):
-        have = _sha((text[span[0]:span[1]] + "\n").encode())
+        have = fs.sha256_bytes((text[span[0]:span[1]] + "\n").encode())
     if have == wanted:
         manifest["blocks"][item.rel] = recorded or {"sha256": wanted, "created_file": False}
         report.add(item.rel, "unchanged")
@@ -720,7 +754,7 @@ def _install_hook(tree: _Tree, manifest: dict[str, Any], item: HookItem, report:
         tree.create(item.rel, data)
     else:
         tree.replace(item.rel, data, based_on=raw)
-    original["sha256"] = _sha(data)
+    original["sha256"] = fs.sha256_bytes(data)
     manifest["hooks"][key] = {"command": item.command, "created_file": raw is None}
     report.add(item.rel, "hook-added", f"{item.event}: {item.command}")
 
@@ -746,7 +780,7 @@ def uninstall(target: Target) -> Report:
             item = by_rel.get(rel)
             if current is None:
                 report.add(rel, "gone")
-            elif _sha(current) in {entry["sha256"], _sha(item.content) if isinstance(item, FileItem) else ""}:
+            elif fs.sha256_bytes(current) in {entry["sha256"], fs.sha256_bytes(item.content) if isinstance(item, FileItem) else ""}:
                 tree.remove(rel, based_on=current)
                 report.add(rel, "removed")
             else:
@@ -785,8 +819,8 @@ def _uninstall_block(tree: _Tree, rel: str, entry: dict[str, Any], item: BlockIt
         report.add(rel, "gone")
         return
     block = text[span[0]:span[1]]
-    if _sha((block if block.endswith("\n") else block + "\n").encode()) not in {entry["sha256"],
-                                                                                 _sha(item.text.encode())}:
+    if fs.sha256_bytes((block if block.endswith("\n") else block + "\n").encode()) not in {entry["sha256"],
+                                                                                 fs.sha256_bytes(item.text.encode())}:
         report.add(rel, "kept-modified", "the marked block was changed; not removed")
         return
     remaining = _without_block(text, span, entry.get("separator"))
@@ -805,7 +839,7 @@ def _restore_original(tree: _Tree, rel: str, entry: dict[str, Any], report: Repo
     backup = entry.get("backup")
     original = tree.read(backup) if backup else None
     done = False
-    if raw is not None and _sha(raw) == entry.get("sha256"):
+    if raw is not None and fs.sha256_bytes(raw) == entry.get("sha256"):
         if backup is None:
             tree.remove(rel, based_on=raw)
             report.add(rel, "removed")
@@ -899,7 +933,7 @@ def _install_config(tree: _Tree, manifest: dict[str, Any], item: ConfigItem, rep
     else:
         backup = _backup(tree, item.rel, raw)
         tree.replace(item.rel, data, based_on=raw)
-    manifest["configs"][item.rel] = {"sha256": _sha(data), "backup": backup,
+    manifest["configs"][item.rel] = {"sha256": fs.sha256_bytes(data), "backup": backup,
                                      "settings": [[k, v] for k, v in item.settings]}
     report.add(item.rel, "configured", summary)
 
@@ -911,7 +945,7 @@ def _uninstall_config(tree: _Tree, rel: str, entry: dict[str, Any], report: Repo
     original = tree.read(backup) if backup else None
     if raw is None:
         report.add(rel, "gone")
-    elif _sha(raw) == entry["sha256"]:
+    elif fs.sha256_bytes(raw) == entry["sha256"]:
         if backup is None:
             tree.remove(rel, based_on=raw)
             report.add(rel, "removed")

@@ -10,10 +10,14 @@ plan's code must stand in the user's own latest message of the current session (
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from apollo import __version__
 from apollo.errors import ApolloError, UsageError
+
+if TYPE_CHECKING:
+    from apollo.config import Config
+    from apollo.workspace import Paths
 
 INSTRUCTIONS = """Apollo keeps this agent's working memory healthy.
 - renal_* tools never destroy anything: renal_check measures the context, renal_classify labels each
@@ -53,7 +57,7 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-def build_server(paths: Any, config: Any, lang: str) -> Any:
+def build_server(paths: Paths, config: Config, lang: str) -> Any:
     """The MCPServer with Apollo's seven tools, bound to one workspace / state dir / agent."""
     from mcp.server.mcpserver import MCPServer
     from mcp.types import ToolAnnotations
@@ -66,7 +70,7 @@ def build_server(paths: Any, config: Any, lang: str) -> Any:
     return server
 
 
-def _add_renal_tools(server: Any, paths: Any, config: Any, lang: str, read_only: Any) -> None:
+def _add_renal_tools(server: Any, paths: Paths, config: Config, lang: str, read_only: Any) -> None:
     """renal_check, renal_classify, renal_filter and renal_recall, in the order clients list them."""
     from mcp.types import ToolAnnotations
 
@@ -139,7 +143,7 @@ def _add_renal_tools(server: Any, paths: Any, config: Any, lang: str, read_only:
         return _call(lambda: recall_in_state(paths.state_dir, session, query, id, limit))
 
 
-def _add_autophagy_tools(server: Any, paths: Any, config: Any, lang: str, read_only: Any) -> None:
+def _add_autophagy_tools(server: Any, paths: Paths, config: Config, lang: str, read_only: Any) -> None:
     """autophagy_status, autophagy_plan and autophagy_execute: plans are made here, deletion only on a
     confirmed plan id."""
     from mcp.types import ToolAnnotations
@@ -192,7 +196,7 @@ def _add_autophagy_tools(server: Any, paths: Any, config: Any, lang: str, read_o
                                                    actor=api.resolve_actor(), lang=lang)))
 
 
-def serve(paths: Any, config: Any, lang: str) -> None:
+def serve(paths: Paths, config: Config, lang: str) -> None:
     """Run the server on stdin/stdout until the client closes it."""
     try:
         import mcp  # noqa: F401

@@ -11,18 +11,21 @@ from __future__ import annotations
 
 import functools
 import re
-import tomllib
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from apollo import rulefile
 from apollo.errors import ConfigError, UsageError
 from apollo.words import stem
+
+if TYPE_CHECKING:
+    from apollo.config import Config
 
 SYSTEM_PRIORITY = {"autophagy": 0, "renal": 1, "dream": 2}
 TIER_RANK = {"small": 1, "medium": 2, "large": 3}
@@ -103,16 +106,12 @@ class _Entry:
     ignore: bool = False
 
 
+_SHAPE_HINT = "see the built-in apollo/integration/intents.toml for the shape"
+
+
 def _read_rule_file(text: str, where: str) -> _RuleFile:
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"not valid TOML: {exc}", where=where) from None
-    try:
-        return msgspec.convert(data, _RuleFile)
-    except msgspec.ValidationError as exc:
-        raise ConfigError(f"not a phrasing file: {exc}", where=where,
-                          hint="see the built-in apollo/integration/intents.toml for the shape") from None
+    data = rulefile.parse_toml(text, where, what="phrasing file")
+    return rulefile.convert(data, _RuleFile, where, text=text, what="phrasing file", hint=_SHAPE_HINT)
 
 
 def _merge(files: Sequence[tuple[_RuleFile, str]]) -> Lexicon:
@@ -212,11 +211,7 @@ def load_lexicon(extra_files: Iterable[Path] = ()) -> Lexicon:
         return _builtin()
     files = [(_read_rule_file(_builtin_text(), "apollo/integration/intents.toml"), "built-in")]
     for path in extra:
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ConfigError(f"cannot read phrasing file ({exc.strerror})", where=str(path)) from None
-        files.append((_read_rule_file(text, str(path)), str(path)))
+        files.append((rulefile.load(path, _RuleFile, what="phrasing file", hint=_SHAPE_HINT), str(path)))
     return _merge(files)
 
 
@@ -535,10 +530,9 @@ def decide(text: str, token_usage: float | None = None, *, lexicon: Lexicon | No
     return Decision(system, tier, confirmation, warnings, "；".join(parts) if zh else "; ".join(parts))
 
 
-def decide_with_config(text: str, token_usage: float | None, config: Any, lang: str) -> Decision:
+def decide_with_config(text: str, token_usage: float | None, config: Config, lang: str) -> Decision:
     """``decide`` with thresholds and extra phrasing files from Apollo's configuration."""
     section = config.section("route")
-    base = Path(config.source_of("route.rule_files")).parent if section["rule_files"] else Path.cwd()
-    extra = [p if p.is_absolute() else base / p for p in (Path(f).expanduser() for f in section["rule_files"])]
+    extra = [Path(f) for f in rulefile.rule_files(config, "route.rule_files")]
     thresholds = Thresholds(section["renal_trigger"], section["medium_warning"], section["large_warning"])
     return decide(text, token_usage, lexicon=load_lexicon(extra), thresholds=thresholds, lang=lang)

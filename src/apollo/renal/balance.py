@@ -15,10 +15,13 @@ from __future__ import annotations
 from collections import Counter, deque
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from apollo.clock import parse_iso
 from apollo.renal.reading import Reading, keywords, overlap
+
+if TYPE_CHECKING:
+    from apollo.config import Config
 
 LEVELS = {"green": "🟢", "yellow": "🟡", "red": "🔴"}
 #: a topic remembers this many of its most frequent words, and the tracker this many topics
@@ -37,7 +40,7 @@ class Thresholds:
     drift_minutes: float = 30.0
 
     @classmethod
-    def from_config(cls, config: Any | None) -> Thresholds:
+    def from_config(cls, config: Config | None) -> Thresholds:
         if config is None:
             return cls()
         renal = config.section("renal")

@@ -26,8 +26,9 @@ from pathlib import Path
 import apollo
 from apollo import clock
 from apollo.atomic import atomic_output, private_dir
-from apollo.config import file_stamps, user_rule_files
+from apollo.config import file_stamps
 from apollo.errors import InputError
+from apollo.rulefile import rule_files
 
 #: typing is imported only by type checkers: the heartbeat imports this module on every run
 TYPE_CHECKING = False
@@ -78,7 +79,7 @@ def _inputs_digest(config: Any, notes: list[str], fmt: str) -> str:
     files = [str(package / part / entry.name) for part in _PACKAGE_PARTS
              for entry in os.scandir(package / part) if entry.name.endswith((".py", ".toml"))]
     inputs = {"version": apollo.__version__, "config": config.values, "notes": notes, "format": fmt,
-              "files": file_stamps((*user_rule_files(config), *sorted(files)))}
+              "files": file_stamps((*rule_files(config, "renal.rule_files"), *sorted(files)))}
     return hashlib.sha256(json.dumps(inputs, sort_keys=True, default=str).encode()).hexdigest()
 
 

@@ -22,8 +22,9 @@ import orjson
 from apollo.cache import toml_loads
 from apollo.config import file_stamps
 from apollo.errors import ConfigError
-from apollo.renal.condense import Condenser, Rules, load_rules
+from apollo.renal.condense import Condenser, CondenseRules, load_rules
 from apollo.renal.rules import RULES_FOLDER
+from apollo.rulefile import merge_over, read_toml
 from apollo.transcript.model import Element, Kind, Role
 
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
@@ -34,7 +35,7 @@ class FilterRules:
     settings: dict[str, Any]
     reabsorb: tuple[re.Pattern[str], ...]
     reabsorb_min_words: int
-    condense: Rules
+    condense: CondenseRules
     anchors: Anchors
 
     def __getitem__(self, key: str) -> Any:
@@ -54,27 +55,16 @@ def load(user_files: tuple[str, ...] = (), stamps: tuple[tuple[str, int, int], .
     settings = {k: v for k, v in data.items() if not isinstance(v, dict)}
     reabsorb = dict(data["reabsorb"])
     anchors = dict(data["anchors"])
-    documents = []
     for file in user_files:
-        try:
-            document = toml_loads(Path(file).read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
-            raise ConfigError(f"cannot read rule file ({exc})", where=file) from None
-        documents.append(document)
-        for key, value in document.get("filter", {}).items():
-            if key == "reabsorb" and isinstance(value, dict):
-                reabsorb["patterns"] = [*reabsorb["patterns"], *value.get("patterns", [])]
-                reabsorb["min_words"] = value.get("min_words", reabsorb["min_words"])
-            elif key == "anchors" and isinstance(value, dict):
-                anchors["specific"] = [*anchors["specific"], *value.get("specific", [])]
-            elif key not in settings:
-                raise ConfigError(f"unknown setting 'filter.{key}'", where=file,
-                                  hint=f"known: {', '.join(sorted(settings))}")
-            elif type(value) is not type(settings[key]) and not (
-                    isinstance(settings[key], float) and isinstance(value, int)):
-                raise ConfigError(f"'filter.{key}' must be {type(settings[key]).__name__}", where=file)
-            else:
-                settings[key] = value
+        document, text = read_toml(Path(file))
+        layer = dict(document.get("filter", {}))
+        if isinstance(layer.get("reabsorb"), dict):
+            extra = layer.pop("reabsorb")
+            reabsorb["patterns"] = [*reabsorb["patterns"], *extra.get("patterns", [])]
+            reabsorb["min_words"] = extra.get("min_words", reabsorb["min_words"])
+        if isinstance(layer.get("anchors"), dict):
+            anchors["specific"] = [*anchors["specific"], *layer.pop("anchors").get("specific", [])]
+        merge_over(settings, layer, file, text=text, prefix="filter.")
     try:
         patterns = tuple(re.compile(p, re.IGNORECASE) for p in reabsorb["patterns"])
         anchor_rules = Anchors(re.compile(anchors["token"]),

@@ -22,7 +22,8 @@ from typing import Any
 
 from apollo.cache import DiskMemo, toml_loads
 from apollo.renal.reading import normalize_clause, social_parts
-from apollo.renal.rules import RULES_FOLDER, RuleSet
+from apollo.renal.rules import RULES_FOLDER, RenalRules
+from apollo.rulefile import read_toml
 
 LEVELS = ("tidy", "terse", "compact", "notes")
 
@@ -44,7 +45,7 @@ _SEPARATORS = {",", "，", ";", "；", ":", "：", "-", "–", "—", "、"}
 
 
 @dataclass(frozen=True, slots=True)
-class Rules:
+class CondenseRules:
     """Every list of rules/condense.toml, all languages merged (scripts never collide)."""
 
     function_words: frozenset[str]
@@ -65,7 +66,7 @@ class Rules:
     max_content_loss: float = 0.2
     min_content_letters: int = 3
     #: the classifier's rules, whose social signals say which whole sentences are formulas
-    social: RuleSet | None = None
+    social: RenalRules | None = None
 
 
 def _norm(text: str) -> str:
@@ -76,7 +77,7 @@ def _phrase(text: str) -> tuple[str, ...]:
     return tuple(_norm(m.group()) for m in _TOKEN.finditer(text) if m.lastgroup in _WORDLIKE)
 
 
-def rules_from_data(documents: Iterable[dict[str, Any]], social: RuleSet | None = None) -> Rules:
+def rules_from_data(documents: Iterable[dict[str, Any]], social: RenalRules | None = None) -> CondenseRules:
     """Merge rule documents' ``[condense]`` tables (built-in first, then the user's); lists add up.
 
     ``social`` (the classifier's rules) brings the social lexicon: every phrase of a social signal is
@@ -104,7 +105,7 @@ def rules_from_data(documents: Iterable[dict[str, Any]], social: RuleSet | None 
         return _phrase_lexicon(tuple(sorted(set(lists.get(key, [])))))  # sorted: one key per lexicon
 
     phatic = phrases("phatic_words")
-    return Rules(
+    return CondenseRules(
         function_words=words("function_words"),
         never_drop=words("never_drop"),
         phatic_words=frozenset(p[0] for p in phatic if len(p) == 1),
@@ -148,14 +149,14 @@ def builtin_rule_document() -> dict[str, Any]:
     return toml_loads(text)
 
 
-def load_rules(extra_files: Sequence[Path] = ()) -> Rules:
+def load_rules(extra_files: Sequence[Path] = ()) -> CondenseRules:
     """The built-in rules plus the user's rule files (``renal.rule_files``): their ``[condense]``
     tables, and their social signals (shared with the classifier)."""
     from apollo.renal import rules as classifier_rules
 
     documents = [builtin_rule_document()]
     for path in extra_files:
-        documents.append(toml_loads(Path(path).read_text(encoding="utf-8")))
+        documents.append(read_toml(Path(path))[0])
     return rules_from_data(documents, classifier_rules.load_files(tuple(str(Path(f)) for f in extra_files)))
 
 
@@ -172,7 +173,7 @@ class _Token:
 class Condenser:
     """Builds the shortening ladder of a text; one instance serves a whole transcript."""
 
-    def __init__(self, rules: Rules | None = None):
+    def __init__(self, rules: CondenseRules | None = None):
         self.rules = rules or load_rules()
         #: id(phrase list) -> (the list, its phrases by first word): see _match_phrase
         self._by_first_word: dict[int, tuple[tuple[tuple[str, ...], ...], dict[str, list[tuple[str, ...]]]]] = {}

@@ -20,9 +20,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from apollo.errors import UsageError
+
+if TYPE_CHECKING:
+    from apollo.config import Config
 
 #: characters of element text the page carries in total, and per element at most / at least
 TEXT_BUDGET = 6_000_000
@@ -177,7 +180,7 @@ def _check_destination(source: Path | Any, output: Path) -> None:
                          hint="choose another --html path")
 
 
-def write_report(source: Path | Any, output: Path, fmt: str = "auto", config: Any = None, *,
+def write_report(source: Path | Any, output: Path, fmt: str = "auto", config: Config | None = None, *,
                  lang: str | None = None, keep_ratio: float | None = None, budget: int | None = None,
                  workspace: Path | None = None) -> HtmlReport:
     """Run the filter as a dry run on ``source`` and write its page to ``output``.
@@ -201,7 +204,7 @@ def write_report(source: Path | Any, output: Path, fmt: str = "auto", config: An
     return HtmlReport(Path(output), result.report, data)
 
 
-def page_data(result: Any, lang: str, config: Any = None) -> dict[str, Any]:
+def page_data(result: Any, lang: str, config: Config | None = None) -> dict[str, Any]:
     """Everything the page shows, as plain JSON-able data."""
     labels = LABELS["zh" if lang == "zh" else "en"]
     report = result.report

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from apollo.renal.rules import RuleSet, Signal, normalize_phrase
+from apollo.renal.rules import RenalRules, Signal, normalize_phrase
 from apollo.words import stem
 
 # Clause boundaries: Chinese and Latin punctuation, ellipses, a period that ends a sentence (not
@@ -94,10 +94,6 @@ class Reading:
         content = self.content
         return content[0].whole if len(content) == 1 else None
 
-    @property
-    def social_text(self) -> str:
-        return "，".join(c.body.strip() for c in self.clauses if c.social is not None)
-
     def content_text(self) -> str:
         return " ".join(c.body for c in self.content)
 
@@ -133,7 +129,7 @@ def opening(text: str, count: int = _OPENING_SENTENCES) -> str:
     return "\n".join(itertools.islice(sentences(text), count))
 
 
-def own_words(text: str, rules: RuleSet) -> str:
+def own_words(text: str, rules: RenalRules) -> str:
     """The part of a message its speaker wrote: fenced blocks and the lines ``[classify.pasted]``
     finds (logs, stack traces, terminal output, quotations, indented code) set aside."""
     if "\n" not in text and not any(p.match(text) for p in rules.pasted):
@@ -167,7 +163,7 @@ def split_clauses(text: str) -> list[Clause]:
     return clauses
 
 
-def _strip_annotations(text: str, rules: RuleSet) -> str:
+def _strip_annotations(text: str, rules: RenalRules) -> str:
     for pattern in _annotation_patterns(rules):
         text = pattern.sub(" ", text)
     return text
@@ -178,11 +174,11 @@ def _annotation_patterns_cached(patterns: tuple[str, ...]) -> tuple[re.Pattern[s
     return tuple(re.compile(p, re.IGNORECASE) for p in patterns)
 
 
-def _annotation_patterns(rules: RuleSet) -> tuple[re.Pattern[str], ...]:
+def _annotation_patterns(rules: RenalRules) -> tuple[re.Pattern[str], ...]:
     return _annotation_patterns_cached(tuple(rules.normalize["annotation_patterns"]))
 
 
-def normalize_clause(body: str, rules: RuleSet) -> str:
+def normalize_clause(body: str, rules: RenalRules) -> str:
     text = _strip_annotations(body.lower(), rules)
     text = _PUNCT.sub(" ", text)
     return normalize_phrase(text).strip("-' ")
@@ -216,7 +212,7 @@ def _strip_fillers(text: str, fillers: frozenset[str]) -> str:
     return "" if text in fillers else text
 
 
-def _variants(norm: str, rules: RuleSet) -> Iterator[str]:
+def _variants(norm: str, rules: RenalRules) -> Iterator[str]:
     """The clause as written, then without sentence-final particles, without fillers, said once."""
     particles = rules.normalize["trailing_particles"]
     single = rules.normalize["collapse_single_characters"]
@@ -231,14 +227,8 @@ def _variants(norm: str, rules: RuleSet) -> Iterator[str]:
                 yield variant
 
 
-def social_signal(norm: str, rules: RuleSet) -> Signal | None:
-    """The (first) social signal a normalized clause is made of, if any."""
-    parts = social_parts(norm, rules)
-    return parts[0] if parts else None
-
-
 @functools.lru_cache(maxsize=16384)
-def social_parts(norm: str, rules: RuleSet) -> tuple[Signal, ...]:
+def social_parts(norm: str, rules: RenalRules) -> tuple[Signal, ...]:
     """The social signals a normalized clause is made of, in order ("ok thanks" → acknowledgement,
     thanks); empty if it says anything else. A clause of only fillers is ``filler``."""
     filler = rules["filler"]
@@ -254,7 +244,7 @@ def social_parts(norm: str, rules: RuleSet) -> tuple[Signal, ...]:
     return (filler,) if not _strip_fillers(bare, filler.phrases) or filler.match_whole(bare) else ()
 
 
-def _listed(norm: str, rules: RuleSet) -> Signal | None:
+def _listed(norm: str, rules: RenalRules) -> Signal | None:
     for variant in _variants(norm, rules):
         signal = rules.social_phrases.get(variant)
         if signal is None:
@@ -264,7 +254,7 @@ def _listed(norm: str, rules: RuleSet) -> Signal | None:
     return None
 
 
-def _joined(norm: str, rules: RuleSet) -> tuple[Signal, ...]:
+def _joined(norm: str, rules: RenalRules) -> tuple[Signal, ...]:
     """Formulas written as one: "ok thanks", "ok great thanks", "好的谢谢", "不客气欢迎下次提问"
     (Chinese parts of two characters or more, so "好好" stays a doubled character)."""
     words = norm.split()
@@ -275,7 +265,7 @@ def _joined(norm: str, rules: RuleSet) -> tuple[Signal, ...]:
     return ()
 
 
-def _segments(units: tuple[str, ...], rules: RuleSet, glue: str, shortest: int) -> tuple[Signal, ...]:
+def _segments(units: tuple[str, ...], rules: RenalRules, glue: str, shortest: int) -> tuple[Signal, ...]:
     """The formulas ``units`` split into, each of at least ``shortest`` units (longest first part
     first), or () when they do not split into formulas."""
     for cut in range(len(units) - shortest, shortest - 1, -1):
@@ -299,13 +289,13 @@ def _match_text(clause: Clause) -> str:
 
 
 @functools.lru_cache(maxsize=32)
-def _signals_for(rules: RuleSet, role: str) -> tuple[tuple[Signal, ...], tuple[Signal, ...]]:
+def _signals_for(rules: RenalRules, role: str) -> tuple[tuple[Signal, ...], tuple[Signal, ...]]:
     """(intent signals that apply to ``role``, whole-clause intent signals)."""
     return (tuple(rules[n] for n in _INTENT_SIGNALS if rules[n].applies_to(role)),
             tuple(rules[n] for n in _WHOLE_INTENT_SIGNALS))
 
 
-def read(text: str, role: str, rules: RuleSet, *, social: bool = True) -> Reading:
+def read(text: str, role: str, rules: RenalRules, *, social: bool = True) -> Reading:
     """Cut ``text`` into clauses and find its signals; ``social=False`` skips the social lookup
     (long messages are never made only of formulas). Short messages are cached: agents and users
     repeat themselves ("好的", "On it."), and a reading is never changed after it is made."""
@@ -315,11 +305,11 @@ def read(text: str, role: str, rules: RuleSet, *, social: bool = True) -> Readin
 
 
 @functools.lru_cache(maxsize=4096)
-def _read_cached(text: str, role: str, rules: RuleSet, social: bool) -> Reading:
+def _read_cached(text: str, role: str, rules: RenalRules, social: bool) -> Reading:
     return _read(text, role, rules, social)
 
 
-def _read(text: str, role: str, rules: RuleSet, social: bool) -> Reading:
+def _read(text: str, role: str, rules: RenalRules, social: bool) -> Reading:
     clauses = split_clauses(text)
     reading = Reading(clauses)
     if clauses:
@@ -368,7 +358,7 @@ def _read(text: str, role: str, rules: RuleSet, social: bool) -> Reading:
     return reading
 
 
-def _read_as_one(text: str, reading: Reading, rules: RuleSet) -> None:
+def _read_as_one(text: str, reading: Reading, rules: RenalRules) -> None:
     """A short message whose clauses only make sense together: "Oh, no." is "oh no", not "oh" + "no"."""
     norm = normalize_clause(text, rules)
     if len(norm) > 32:
@@ -394,7 +384,7 @@ _MARKER_SIGNALS = ("question", "wh_question", "tag_question", "preference", "pre
 
 
 @functools.lru_cache(maxsize=8)
-def _marker_terms(rules: RuleSet) -> frozenset[str]:
+def _marker_terms(rules: RenalRules) -> frozenset[str]:
     """Markers of one word or two characters ("decided", "改用", "以后"); longer phrases such as
     "已部署" or "用中文回复" contain topic words and exclude nothing."""
     terms: set[str] = set()
@@ -406,7 +396,7 @@ def _marker_terms(rules: RuleSet) -> frozenset[str]:
     return frozenset(terms)
 
 
-def keywords(text: str, rules: RuleSet, *, limit: int = 1500) -> frozenset[str]:
+def keywords(text: str, rules: RenalRules, *, limit: int = 1500) -> frozenset[str]:
     """Topic words of ``text``: stemmed Latin words and pairs of adjacent Chinese characters,
     without stop words and without the markers' own words. Only the first ``limit`` characters
     are read (a topic shows early; memory stays bounded)."""
@@ -414,7 +404,7 @@ def keywords(text: str, rules: RuleSet, *, limit: int = 1500) -> frozenset[str]:
 
 
 @functools.lru_cache(maxsize=2048)
-def _keywords(text: str, rules: RuleSet) -> frozenset[str]:
+def _keywords(text: str, rules: RenalRules) -> frozenset[str]:
     low = text.lower()
     settings = rules.keywords
     stop_words = _stop_words(tuple(settings["en_stopwords"]))

@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from apollo.cache import DiskMemo, toml_loads
-from apollo.config import file_stamps, user_rule_files
+from apollo.config import Config, file_stamps
 from apollo.errors import ConfigError
+from apollo.rulefile import convert, merge_over, read_toml, rule_files
 
 #: the built-in rule files, beside this module (read directly: importlib.resources costs a heartbeat
 #: more than reading them)
@@ -32,10 +33,6 @@ ENGINE_SIGNALS = frozenset({
     "fragment", "heartbeat_poll", "heartbeat_ok", "no_reply", "todo_open", "todo_done",
 })
 WHOLE_TEXT_SIGNALS = frozenset({"heartbeat_poll", "heartbeat_ok", "no_reply", "todo_open", "todo_done"})
-_SIGNAL_KEYS = {"about": str, "social": bool, "answers": bool, "agrees": bool, "anywhere": bool, "attached": bool,
-                "confirmation": bool, "allow_question": bool,
-                "after": list, "confidence": float, "roles": list, "whole": bool, "zh": list, "en": list,
-                "phrases": list, "patterns": list}
 _ROLES = {"user", "assistant", "system", "tool"}
 
 
@@ -111,7 +108,7 @@ class Signal:
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class RuleSet:
+class RenalRules:
     """Every signal, the settings, and the user's keep/drop patterns, ready to match (hashed by identity)."""
 
     signals: dict[str, Signal]
@@ -204,19 +201,12 @@ def _compile(name: str, spec: dict[str, Any]) -> Signal:
     )
 
 
-def _check_signal(name: str, spec: Any, where: str, known: set[str]) -> None:
+def _check_signal(name: str, spec: Any, where: str, known: set[str], text: str | None) -> None:
+    from apollo.renal.rule_schema import SignalSpec
+
     if not isinstance(spec, dict):
         raise ConfigError(f"[signal.{name}] must be a table", where=where)
-    for key, value in spec.items():
-        expected = _SIGNAL_KEYS.get(key)
-        if expected is None:
-            raise ConfigError(f"[signal.{name}]: unknown key '{key}'", where=where,
-                              hint=f"known keys: {', '.join(sorted(_SIGNAL_KEYS))}")
-        if expected is float and isinstance(value, int) and not isinstance(value, bool):
-            continue
-        if not isinstance(value, expected) or (isinstance(value, list) and not all(isinstance(v, str) for v in value)):
-            raise ConfigError(f"[signal.{name}].{key} must be {expected.__name__}"
-                              f"{' of strings' if expected is list else ''}", where=where)
+    convert(spec, SignalSpec, where, text=text, what=f"[signal.{name}]")
     for pattern in spec.get("patterns", []):
         try:
             re.compile(pattern)
@@ -236,41 +226,13 @@ def _check_signal(name: str, spec: Any, where: str, known: set[str]) -> None:
         )
 
 
-def _merge_settings(base: dict[str, Any], layer: dict[str, Any], where: str, prefix: str) -> None:
-    for key, value in layer.items():
-        if key not in base:
-            raise ConfigError(f"unknown setting '{prefix}{key}'", where=where,
-                              hint=f"known: {', '.join(sorted(base))}")
-        if isinstance(base[key], dict):
-            if not isinstance(value, dict):
-                raise ConfigError(f"'{prefix}{key}' must be a table", where=where)
-            _merge_settings(base[key], value, where, f"{prefix}{key}.")
-        elif isinstance(base[key], float) and isinstance(value, int | float) and not isinstance(value, bool):
-            base[key] = float(value)
-        elif type(base[key]) is not type(value):
-            raise ConfigError(f"'{prefix}{key}' must be {type(base[key]).__name__}", where=where)
-        else:
-            base[key] = value
-
-
-def _read_toml(path: Path) -> dict[str, Any]:
-    try:
-        return toml_loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"cannot read rule file ({exc.strerror})", where=str(path)) from None
-    except UnicodeDecodeError:
-        raise ConfigError("rule file is not UTF-8 text", where=str(path)) from None
-    except ValueError as exc:  # tomllib.TOMLDecodeError
-        raise ConfigError(f"rule file is not valid TOML: {exc}", where=str(path)) from None
-
-
 def _apply_layer(specs: dict[str, dict[str, Any]], settings: dict[str, Any], data: dict[str, Any], where: str,
-                 *, builtin: bool) -> None:
+                 *, builtin: bool, text: str | None = None) -> None:
     """Add one file's signals (lists extend, scalars override) and settings; other tables are
     other engines' (condense.toml shares ``renal.rule_files``) and left to them."""
     for name, spec in data.get("signal", {}).items():
         if not builtin:
-            _check_signal(name, spec, where, set(specs))
+            _check_signal(name, spec, where, set(specs), text)
         target = specs.setdefault(name, {})
         for key, value in spec.items():
             target[key] = [*target.get(key, []), *value] if key in ("zh", "en", "phrases", "patterns") else value
@@ -278,7 +240,7 @@ def _apply_layer(specs: dict[str, dict[str, Any]], settings: dict[str, Any], dat
         if builtin:
             settings.update(data["classify"])
         else:
-            _merge_settings(settings, data["classify"], where, "classify.")
+            merge_over(settings, data["classify"], where, text=text, prefix="classify.")
 
 
 def _compile_user_patterns(patterns: tuple[str, ...], key: str, where: str) -> tuple[re.Pattern[str], ...]:
@@ -324,7 +286,7 @@ def _check_rows(settings: dict[str, Any]) -> None:
 
 @functools.lru_cache(maxsize=8)
 def _build(user_files: tuple[str, ...], keep: tuple[str, ...], drop: tuple[str, ...], patterns_from: str,
-           stamps: tuple[tuple[str, int, int], ...] = ()) -> RuleSet:
+           stamps: tuple[tuple[str, int, int], ...] = ()) -> RenalRules:
     """Compile the rules once per process and set of inputs (``stamps``, the rule files' sizes
     and times, is only part of the cache key)."""
     specs: dict[str, dict[str, Any]] = {}
@@ -333,7 +295,8 @@ def _build(user_files: tuple[str, ...], keep: tuple[str, ...], drop: tuple[str, 
         _apply_layer(specs, settings, toml_loads((RULES_FOLDER / name).read_text(encoding="utf-8")),
                      f"apollo/renal/rules/{name}", builtin=True)
     for file in user_files:
-        _apply_layer(specs, settings, _read_toml(Path(file)), file, builtin=False)
+        data, text = read_toml(Path(file))
+        _apply_layer(specs, settings, data, file, builtin=False, text=text)
     _check_rows(settings)
     signals = {name: _compile(name, spec) for name, spec in specs.items()}
     missing = ENGINE_SIGNALS - signals.keys()
@@ -345,7 +308,7 @@ def _build(user_files: tuple[str, ...], keep: tuple[str, ...], drop: tuple[str, 
         if signal.name != "filler":
             for phrase in signal.phrases:
                 phrases.setdefault(phrase, signal)
-    return RuleSet(
+    return RenalRules(
         signals=signals,
         social=social,
         social_phrases=phrases,
@@ -360,21 +323,21 @@ def _build(user_files: tuple[str, ...], keep: tuple[str, ...], drop: tuple[str, 
     )
 
 
-def load_files(user_files: tuple[str, ...] = ()) -> RuleSet:
+def load_files(user_files: tuple[str, ...] = ()) -> RenalRules:
     """The built-in rules extended by these rule files (no keep/drop patterns): for engines that
     share the lexicons (the filter's condenser)."""
     files = tuple(str(Path(f).resolve()) for f in user_files)
     return _build(files, (), (), "", file_stamps(files))
 
 
-def load(config: Any | None = None) -> RuleSet:
+def load(config: Config | None = None) -> RenalRules:
     """The rules for ``config`` (an :class:`apollo.config.Config`; ``None`` = built-in rules only).
 
     ``renal.rule_files`` are resolved against the directory of the config file that named them.
     """
     if config is None:
         return _build((), (), (), "")
-    user_files = user_rule_files(config)
+    user_files = rule_files(config, "renal.rule_files")
     keep, drop = tuple(config.get("renal.keep_patterns")), tuple(config.get("renal.drop_patterns"))
     patterns_from = config.source_of("renal.keep_patterns")
     if patterns_from == "default":

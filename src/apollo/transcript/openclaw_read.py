@@ -16,7 +16,12 @@ from apollo.transcript.base import (
 )
 from apollo.transcript.model import Element, Kind, ReadWarning, Role
 from apollo.transcript.openclaw_index import build_index
-from apollo.transcript.openclaw_rules import BRANCH_SUMMARY_WRAPPER, COMPACTION_SUMMARY_WRAPPER, Rules, rules
+from apollo.transcript.openclaw_rules import (
+    BRANCH_SUMMARY_WRAPPER,
+    COMPACTION_SUMMARY_WRAPPER,
+    EnvelopeRules,
+    rules,
+)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -54,7 +59,7 @@ def _element(element_id: str, role: Role, kind: Kind, text: str, count: Counter,
     return Element(element_id, role, kind, text, tokens=tokens, envelope=envelope, **fields)
 
 
-def _entry_elements(record: dict[str, Any], base: str, rule: Rules, count: Counter, heartbeat_turn: set[str],
+def _entry_elements(record: dict[str, Any], base: str, rule: EnvelopeRules, count: Counter, heartbeat_turn: set[str],
                     parent: str | None) -> list[Element]:
     """The elements of one entry (a list: an entry's elements are read together, and this runs
     for every entry of a 50 MB session)."""
@@ -93,7 +98,7 @@ def _entry_elements(record: dict[str, Any], base: str, rule: Rules, count: Count
                      extra={"entry_type": str(entry_type)}, timestamp=timestamp, parent=parent)]
 
 
-def _message_elements(message: dict[str, Any], base: str, rule: Rules, count: Counter, heartbeat_turn: set[str],
+def _message_elements(message: dict[str, Any], base: str, rule: EnvelopeRules, count: Counter, heartbeat_turn: set[str],
                       timestamp: str | None, parent: str | None) -> list[Element]:
     role = message.get("role")
     content = message.get("content")
@@ -164,7 +169,7 @@ def _message_elements(message: dict[str, Any], base: str, rule: Rules, count: Co
     return elements
 
 
-def _assistant_turn(message: dict[str, Any], blocks: list[Any], rule: Rules, heartbeat: bool) -> dict[str, Any]:
+def _assistant_turn(message: dict[str, Any], blocks: list[Any], rule: EnvelopeRules, heartbeat: bool) -> dict[str, Any]:
     """What the elements of an assistant turn carry about the whole turn: that it failed with
     nothing to show (``failed_turn``: its stop reason), that it is a delivery copy (``mirror``),
     that it answers a heartbeat poll (``heartbeat_turn``), with checks (``heartbeat_work``)."""

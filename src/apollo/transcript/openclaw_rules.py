@@ -10,9 +10,6 @@ from pathlib import Path
 
 from apollo.cache import toml_loads
 
-#: pi's nine entry types plus OpenClaw's reset boundary; ``leaf`` is OpenClaw's navigation control
-ENTRY_TYPES = frozenset({"message", "model_change", "thinking_level_change", "compaction", "branch_summary",
-                         "custom", "custom_message", "label", "session_info", "reset"})
 BOUNDARIES = ("compaction", "reset")
 #: how pi shows the model a compaction's / a branch's summary (core/messages.js COMPACTION_SUMMARY_PREFIX and
 #: _SUFFIX, BRANCH_SUMMARY_PREFIX and _SUFFIX): the element's envelope, since in context a summary costs these too
@@ -31,7 +28,7 @@ _MARKUP = re.compile(r"<[^>]*>|&nbsp;")
 
 
 @dataclass(frozen=True)
-class Rules:
+class EnvelopeRules:
     prefixes: tuple[re.Pattern[str], ...]
     block_headers: tuple[re.Pattern[str], ...]
     poll_patterns: tuple[re.Pattern[str], ...]
@@ -157,14 +154,14 @@ class Rules:
 
 
 @functools.cache
-def rules() -> Rules:
+def rules() -> EnvelopeRules:
     data = toml_loads((Path(__file__).parents[1] / "data" / "transcript_openclaw.toml").read_text("utf-8"))
     envelope, heartbeat, assistant = data["envelope"], data["heartbeat"], data["assistant"]
 
     def compile_all(patterns: list[str], flags: int = re.M) -> tuple[re.Pattern[str], ...]:
         return tuple(re.compile(p, flags) for p in patterns)
 
-    return Rules(compile_all(envelope["prefixes"]), compile_all(envelope["block_headers"]),
+    return EnvelopeRules(compile_all(envelope["prefixes"]), compile_all(envelope["block_headers"]),
                  compile_all(heartbeat["poll_patterns"]), tuple(heartbeat["ack_tokens"]),
                  int(heartbeat["ack_max_chars"]), tuple(heartbeat["silent_tokens"]),
                  notice_lines=compile_all(envelope["notice_lines"]), suffixes=compile_all(envelope["suffixes"], 0),

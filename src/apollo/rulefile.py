@@ -1,0 +1,236 @@
+"""Reading a rule or configuration file, in one place for every engine.
+
+Renal's rules, the condenser's, the filter's, route's phrasings, autophagy's rules, the
+configuration and the install manifest are all files a person edits (or may damage). Each is read
+here, so a failure reads the same wherever it happens: one :class:`~apollo.errors.ConfigError`
+line that names the file, the line when it can be found, and the key, with what to do. Shapes are
+msgspec structs (``forbid_unknown_fields``): an unknown or mistyped key is an error, never a silent
+default. ``rule_files`` settings are resolved here too, against the config file that named them.
+
+msgspec is imported only when a file is checked against a struct: the heartbeat reads its
+configuration through this module on every run.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from apollo.cache import toml_loads
+from apollo.errors import ConfigError
+
+#: typing is imported only by type checkers: the heartbeat imports this module on every run
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, TypeVar
+
+    from apollo.config import Config
+
+    T = TypeVar("T")
+
+def line_of(text: str, key: str) -> int | None:
+    """Best-effort line number of ``key = ...`` (or of the table ``[…key]``) in a TOML text."""
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if stripped.startswith(f"{key} ") or stripped.startswith(f"{key}=") or stripped.startswith(f'"{key}"'):
+            return number
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if stripped.startswith("[") and stripped.rstrip("]").endswith(f".{key}") or stripped.strip("[]") == key:
+            return number
+    return None
+
+
+def located(where: str, text: str | None, key: str) -> str:
+    """``where`` with the line of ``key`` when the text is known and the key found in it."""
+    line = line_of(text, key) if text is not None and key else None
+    return f"{where}:{line}" if line is not None else where
+
+
+def read_text(path: Path, *, what: str = "rule file", hint: str | None = None) -> str:
+    """The file's text, or a ConfigError naming it."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{what} is not UTF-8 text ({exc.reason})", where=str(path), hint=hint) from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read {what} ({exc.strerror or exc})", where=str(path), hint=hint) from None
+
+
+def parse_toml(text: str, where: str, *, what: str = "rule file", hint: str | None = None) -> dict[str, Any]:
+    """The tables of a TOML text (cached by digest, see :func:`apollo.cache.toml_loads`)."""
+    try:
+        return toml_loads(text)
+    except ValueError as exc:  # tomllib.TOMLDecodeError
+        raise ConfigError(f"{what} is not valid TOML: {exc}", where=where,
+                          hint=hint or "fix the file or move it away") from None
+
+
+def read_toml(path: Path, *, what: str = "rule file", hint: str | None = None) -> tuple[dict[str, Any], str]:
+    """The tables of a TOML file and its text (for line numbers in later errors)."""
+    text = read_text(path, what=what, hint=hint)
+    return parse_toml(text, str(path), what=what, hint=hint), text
+
+
+def same_type(default: Any, value: Any) -> bool:
+    """A value may replace a default of its own type; a whole number may stand for a float, a bool
+    for nothing else."""
+    if isinstance(default, bool) or isinstance(value, bool):
+        return isinstance(default, bool) and isinstance(value, bool)
+    if isinstance(default, (int, float)) and isinstance(value, (int, float)):
+        return isinstance(default, float) or isinstance(value, int)
+    return type(default) is type(value)
+
+
+def merge_over(base: dict[str, Any], layer: dict[str, Any], where: str, *, text: str | None = None,
+               prefix: str = "", check: Callable[[str, Any, Any, str], None] | None = None) -> None:
+    """Lay a file's tables over built-in ones, which are their own schema (the config over
+    ``data/defaults.toml``, a renal rule file's ``[classify]`` over the built-in settings): a key
+    the built-in tables lack, or a value of another type, is a ConfigError naming file:line and the
+    dotted key. ``check(dotted, default, value, where)`` may refuse a value before it is taken."""
+    for key, value in layer.items():
+        dotted = f"{prefix}{key}"
+        here = located(where, text, key)
+        if key not in base:
+            raise ConfigError(f"unknown key '{dotted}'", where=here,
+                              hint=f"known keys here: {', '.join(sorted(base)) or 'none'}")
+        default = base[key]
+        if isinstance(default, dict):
+            if not isinstance(value, dict):
+                raise ConfigError(f"'{dotted}' must be a table", where=here)
+            merge_over(default, value, where, text=text, prefix=f"{dotted}.", check=check)
+            continue
+        if not same_type(default, value):
+            raise ConfigError(f"'{dotted}' must be {type(default).__name__}, got {type(value).__name__} {value!r}",
+                              where=here)
+        if check is not None:
+            check(dotted, default, value, here)
+        base[key] = float(value) if isinstance(default, float) else value
+
+
+def _fits(value: Any, schema: Any) -> bool:
+    import msgspec
+
+    try:
+        msgspec.convert(value, schema)
+    except msgspec.ValidationError:
+        return False
+    return True
+
+
+def _inner(schema: Any, node: Any, part: str) -> tuple[Any, Any, str]:
+    """One step down a path: (the schema there, the data there, the part's name). msgspec names a
+    dictionary's entry ``[...]``: the name given is that of the first entry that does not fit."""
+    import types
+    import typing
+
+    import msgspec
+
+    args = [a for a in typing.get_args(schema) if a is not type(None)]
+    if typing.get_origin(schema) in (typing.Union, types.UnionType) and len(args) == 1:  # X | None: X
+        schema = args[0]
+        args = list(typing.get_args(schema))
+    origin = typing.get_origin(schema)
+    if isinstance(schema, type) and issubclass(schema, msgspec.Struct):
+        field = next((f for f in msgspec.structs.fields(schema) if f.encode_name == part), None)
+        return (field.type if field else None), (node.get(part) if isinstance(node, dict) else None), part
+    if origin is dict:
+        value_schema = args[1]
+        if part == "..." and isinstance(node, dict):
+            part = next((str(k) for k, v in node.items() if not _fits(v, value_schema)), part)
+        return value_schema, (node.get(part) if isinstance(node, dict) else None), part
+    if origin in (list, tuple) and part.isdigit():
+        index = int(part)
+        item = node[index] if isinstance(node, list) and index < len(node) else None
+        if origin is tuple and not (len(args) == 2 and args[1] is Ellipsis):
+            return (args[index] if index < len(args) else None), item, part
+        return args[0], item, part
+    return None, None, part
+
+
+def _walk(schema: Any, data: Any, parts: list[str]) -> tuple[list[str], Any]:
+    """The path's parts with dictionary entries named, and the schema found at its end."""
+    named: list[str] = []
+    for part in parts:
+        if schema is None:
+            named.append(part)
+            continue
+        schema, data, name = _inner(schema, data, part)
+        named.append(name)
+    return named, schema
+
+
+def _path_parts(path: str) -> list[str]:
+    """``.intents[0].name`` -> ["intents", "0", "name"]; ``.protect[...]`` -> ["protect", "..."]."""
+    return ["..." if p == "\x00" else p for p in re.split(r"[.\[\]]", path.replace("[...]", ".\x00")) if p]
+
+
+def _dotted(parts: list[str]) -> str:
+    return ".".join(p if not p.isdigit() else f"[{p}]" for p in parts).replace(".[", "[")
+
+
+def validation_error(exc: Exception, schema: Any, data: Any, where: str, text: str | None, *, what: str,
+                     hint: str | None) -> ConfigError:
+    """msgspec's ValidationError as one line that says which key is wrong and how."""
+    import msgspec
+
+    found = re.match(r"(?P<what>.*?)(?: - at `\$(?P<path>[^`]*)`)?\Z", str(exc), re.DOTALL)
+    message, path = (found["what"], found["path"] or "") if found else (str(exc), "")
+    parts, here = _walk(schema, data, _path_parts(path))
+    last = next((p for p in reversed(parts) if not p.isdigit()), "")
+    unknown = re.fullmatch(r"Object contains unknown field `(?P<key>[^`]*)`", message)
+    missing = re.fullmatch(r"Object missing required field `(?P<key>[^`]*)`", message)
+    expected = re.fullmatch(r"Expected `(?P<want>[^`]*)`, got `(?P<got>[^`]*)`", message)
+    if unknown:
+        known = [f.encode_name for f in msgspec.structs.fields(here)] \
+            if isinstance(here, type) and issubclass(here, msgspec.Struct) else []
+        return ConfigError(f"{what}: unknown key '{_dotted([*parts, unknown['key']])}'",
+                           where=located(where, text, unknown["key"]),
+                           hint=f"known keys here: {', '.join(known)}" if known else hint)
+    if missing:
+        return ConfigError(f"{what}: '{_dotted([*parts, missing['key']])}' is missing",
+                           where=located(where, text, last), hint=hint)
+    if expected:
+        return ConfigError(f"{what}: '{_dotted(parts)}' must be {expected['want']}, got {expected['got']}",
+                           where=located(where, text, last), hint=hint)
+    return ConfigError(f"{what}: {' '.join(message.split())}" + (f" at '{_dotted(parts)}'" if parts else ""),
+                       where=located(where, text, last), hint=hint)
+
+
+def convert(data: Any, schema: type[T], where: str, *, text: str | None = None, what: str = "rule file",
+            hint: str | None = None) -> T:
+    """``data`` (tables from TOML or JSON) as an instance of the struct ``schema``."""
+    import msgspec
+
+    try:
+        return msgspec.convert(data, schema)
+    except msgspec.ValidationError as exc:
+        raise validation_error(exc, schema, data, where, text, what=what, hint=hint) from None
+
+
+def load(path: Path, schema: type[T], *, what: str = "rule file", hint: str | None = None) -> T:
+    """A TOML file read and checked against ``schema``."""
+    data, text = read_toml(path, what=what, hint=hint)
+    return convert(data, schema, str(path), text=text, what=what, hint=hint)
+
+
+def decode_json(raw: bytes, schema: type[T], where: str, *, what: str, hint: str | None = None) -> T:
+    """A JSON document checked against ``schema`` (the install manifest)."""
+    import msgspec
+
+    try:
+        return msgspec.json.decode(raw, type=schema)
+    except msgspec.ValidationError as exc:
+        raise validation_error(exc, schema, msgspec.json.decode(raw), where, None, what=what, hint=hint) from None
+    except msgspec.DecodeError as exc:
+        raise ConfigError(f"{what} is not valid JSON ({exc})", where=where, hint=hint) from None
+
+
+def rule_files(config: Config, dotted: str) -> tuple[str, ...]:
+    """The files of the setting ``dotted`` (``renal.rule_files``, ``route.rule_files``, …) as absolute
+    paths, symlinks resolved: relative ones against the folder of the config file that named them
+    (the working folder for the built-in defaults)."""
+    source = config.source_of(dotted)
+    base = Path(source).parent if source != "default" else Path.cwd()
+    return tuple(str((base / Path(f).expanduser()).resolve()) for f in config.get(dotted))
