@@ -226,4 +226,8 @@ def load(path: Path, key: str) -> Saved | None:
 
 
 def forget(path: Path) -> None:
-    path.unlink(missing_ok=True)
+    """Leave no state to resume from: an empty file in its place (read as no state). Written, not
+    deleted: every path that removes files is autophagy's (``apollo.autophagy.remove``)."""
+    if path.exists():
+        with atomic_output(path) as out:
+            out.write(b"")
