@@ -18,7 +18,8 @@ from typer.testing import CliRunner
 from apollo.errors import Refused, UsageError
 from apollo.renal import concentrate
 from apollo.renal import filter as filter_mod
-from apollo.renal.filter import filter_path, plan_compaction
+from apollo.renal.compaction import plan_compaction
+from apollo.renal.filter import filter_path
 from apollo.renal.report import render
 from apollo.transcript.openclaw import COMPACTION_SUMMARY_WRAPPER, can_start_kept_tail
 from realclient.support import HEARTBEAT_PROMPT, PiSession

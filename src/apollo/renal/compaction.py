@@ -1,0 +1,197 @@
+"""``--mode compact``: where the verbatim tail starts, and the digest that replaces the rest.
+
+The filter decides every element's fate (:mod:`apollo.renal.fates`); this chooses the kept tail
+(a cut point pi accepts, after the first real content), builds the digest of everything before it
+(:mod:`apollo.renal.digest`), leaner until it fits a budget, and writes it as one native compaction
+entry or as a rewritten copy. Kept apart from the rewrite so that each module has one job.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from apollo import transcript as transcript_io
+from apollo.errors import InputError
+from apollo.renal import budget as budget_mod
+from apollo.renal import concentrate
+from apollo.renal.fates import Fate
+from apollo.transcript.model import Edit, Kind, Role, Transcript
+
+
+@dataclass(slots=True)
+class CompactionPlan:
+    """Where the verbatim tail starts (index into the fates) and the digest that replaces the rest."""
+
+    fates: list[Fate]
+    start: int
+    summary: str
+    #: the summary as the model sees it (with pi's wrapper) and the tail, by the run's counter
+    summary_tokens: int
+    tail_tokens: int
+    #: must-keep items the budget forced the digest to quote shorter, or to leave out (element ids)
+    shortened: list[str] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)
+    #: entries before the tail that stay as messages (record ids; :func:`digest.kept_as_messages`)
+    messages: frozenset[str] = frozenset()
+    #: a rewritten copy: the digested entries left out, the tail's noise dropped (else: one entry appended)
+    rewrites: bool = False
+
+    @property
+    def digested(self) -> list[Fate]:
+        """What the summary stands for (summaries of earlier compactions are quoted separately)."""
+        return [f for f in self.fates[:self.start] if f.element.kind is not Kind.COMPACTION]
+
+    @property
+    def first_kept_entry_id(self) -> str:
+        """The oldest entry kept as a message, else the tail's first."""
+        kept = next((f for f in self.fates[:self.start] if f.element.record_id in self.messages), self.fates[self.start])
+        return str(kept.element.record_id)
+
+    def edits(self) -> dict[str, Edit]:
+        """What the copy leaves out: the conversation the digest stands for (its messages, tool
+        calls and results), except the entries kept as messages, which lose only their thinking;
+        and in the tail what the default filter drops as noise (failed turns, heartbeats, pings)."""
+        edits: dict[str, Edit] = {}
+        for fate in self.digested:
+            element = fate.element
+            if element.kind is Kind.METADATA or element.role is Role.SYSTEM:
+                continue  # model and thinking-level changes, notices: the session's state, not its talk
+            if element.record_id not in self.messages or element.kind is Kind.THINKING:
+                edits[element.id] = Edit("drop", note="compacted")
+        first = self.first_kept_entry_id
+        for fate in self.fates[self.start:]:
+            if fate.action == "drop" and fate.element.record_id != first:
+                edits[fate.element.id] = Edit("drop", note=fate.bucket)
+        return edits
+
+    @property
+    def tail_dropped(self) -> int:
+        """The tokens of the tail's noise a rewritten copy drops."""
+        first = self.first_kept_entry_id
+        return sum(f.element.tokens for f in self.fates[self.start:] if f.action == "drop" and f.element.record_id != first)
+
+    @property
+    def context_tokens(self) -> int:
+        return self.summary_tokens + self.tail_tokens
+
+    def fit(self, target: int) -> budget_mod.Fit:
+        return budget_mod.Fit(tokens=self.context_tokens, budget=target, must_keep_shortened=list(self.shortened),
+                              must_keep_dropped=list(self.dropped))
+
+    def describe(self, count: Callable[[str], int]) -> dict[str, Any]:
+        return {"entry_id": None, "first_kept_entry_id": self.first_kept_entry_id,
+                "tokens_before": sum(f.element.tokens for f in self.fates),
+                "summary_tokens": self.summary_tokens, "tail_tokens": self.tail_tokens,
+                "context_tokens": self.context_tokens, "summary": self.summary, "digested": len(self.digested),
+                "kept_messages": len(self.messages)}
+
+
+def plan_compaction(fates: list[Fate], rules: concentrate.FilterRules, lang: str, count: Callable[[str], int],
+                    target: int | None, *, where: str, messages: bool = False) -> CompactionPlan:
+    """Choose the kept tail and build the digest of everything before it.
+
+    Without a budget the tail is the recent turns. Under a budget the tail start moves later (to
+    entries pi accepts as a cut point) and the digest gets leaner (:data:`digest.LEVELS`) until
+    summary + tail fit: at each start the digest's optional sections go before the start moves
+    on, and must-keep items are quoted shorter only when no start fits otherwise. With ``messages``
+    (a copy without a budget) the items the digest would quote, with what answered them, stay as
+    messages when they are dialogue turns (:func:`digest.kept_as_messages`).
+    """
+    from apollo.renal import digest
+    from apollo.transcript.openclaw import (
+        COMPACTION_SUMMARY_WRAPPER,
+        can_start_kept_tail,
+        is_compaction_summary,
+    )
+
+    elements = [f.element for f in fates]
+    default = concentrate.tail_start(elements, rules["recent_turns"])
+    while 0 < default < len(fates) and elements[default - 1].record_id == elements[default].record_id:
+        default -= 1  # the tail starts with its entry's first block
+    content_before = 0
+    starts = []
+    for position, element in enumerate(elements):
+        if position >= default and content_before and can_start_kept_tail(element):
+            starts.append(position)
+        content_before += element.tokens
+    if not starts or (target is None and default == 0):
+        raise InputError("nothing to compact: every entry is in the recent tail", where=where,
+                         hint="the last turns always stay; a longer session, or --budget / --keep-ratio, "
+                              "can be compacted")
+    prefix, suffix = COMPACTION_SUMMARY_WRAPPER
+    # what pi shows after the new compaction: the tail, less the older compaction summaries it hides
+    tail_after = [0] * (len(fates) + 1)
+    for i in range(len(fates) - 1, -1, -1):
+        tail_after[i] = tail_after[i + 1] + (0 if is_compaction_summary(elements[i]) else elements[i].tokens)
+
+    def attempt(start: int, level: digest.Level) -> CompactionPlan:
+        earlier = [e.text for i, e in enumerate(elements) if e.kind is Kind.COMPACTION and e.text.strip()
+                   and (i < start or is_compaction_summary(e))]
+        plan = CompactionPlan(fates, start, "", 0, tail_after[start])
+        before = plan.digested
+        if messages:
+            plan.rewrites = True
+            plan.messages = digest.kept_as_messages(before, rules["digest_item_chars"])
+            plan.tail_tokens += sum(f.element.tokens for f in before
+                                    if f.element.record_id in plan.messages and f.element.kind is not Kind.THINKING)
+            plan.tail_tokens -= plan.tail_dropped
+        plan.summary = digest.build(before, lang, rules["digest_item_chars"], earlier=earlier, level=level,
+                                    outdated_chars=rules["digest_outdated_chars"], reply_chars=rules["digest_reply_chars"],
+                                    as_messages=plan.messages)
+        plan.summary_tokens = count(prefix + plan.summary + suffix)
+        quoted = digest.quoted_items(before, level)
+        if level.shortens_must_keep:
+            limit = rules["digest_item_chars"] * level.item_share
+            plan.shortened = [f.element.id for f in quoted if len(" ".join(f.element.text.split())) > limit]
+        plan.dropped = [f.element.id for f in digest.must_keep_items(before) if f not in quoted]
+        return plan
+
+    chosen = attempt(starts[0], digest.LEVELS[0]) if target is None else _fit_compaction(starts, target, attempt,
+                                                                                         tail_after)
+    for position, fate in enumerate(fates):
+        fate.in_tail = position >= chosen.start
+    return chosen
+
+
+def _fit_compaction(starts: list[int], target: int, attempt: Callable[[int, Any], CompactionPlan],
+                    tail_after: list[int]) -> CompactionPlan:
+    """The first (start, digest level) that fits: every must-keep item verbatim if at all possible."""
+    from apollo.renal import digest
+
+    best: CompactionPlan | None = None
+    for levels in (digest.VERBATIM_LEVELS, digest.LEVELS[len(digest.VERBATIM_LEVELS):]):
+        floor = 0  # the leanest digest met so far: a later start digests more, never less
+        for start in starts:
+            if tail_after[start] + floor > target:
+                continue
+            for level in levels:
+                plan = attempt(start, level)
+                if plan.context_tokens <= target:
+                    return plan
+                if best is None or plan.context_tokens < best.context_tokens:
+                    best = plan
+            floor = max(floor, plan.summary_tokens)
+    # the last resort, at the shortest tail: the oldest must-keep items (and earlier summaries) go first
+    leanest = digest.LEVELS[-1]
+    items = len(digest.must_keep_items(attempt(starts[-1], leanest).digested))
+    for keep in range(items, -1, -1):
+        plan = attempt(starts[-1], replace(leanest, keep_newest=keep))
+        if plan.context_tokens <= target:
+            return plan
+    return best if best is not None and best.context_tokens <= plan.context_tokens else plan
+
+
+def write_compaction(path: Path | Any, transcript: Transcript, plan: CompactionPlan, dest: Path | None,
+                     in_place: bool) -> str:
+    """Append one native compaction entry (the plan's digest and tail start); its id. With entries
+    kept as messages the copy first leaves out what the digest stands for (the source keeps it)."""
+    tokens_before = sum(f.element.tokens for f in plan.fates)
+    if plan.rewrites and dest is not None and not in_place:
+        transcript_io.write(path, dest, plan.edits(), fmt=transcript.format)
+        return transcript_io.append_compaction(dest, None, plan.summary, plan.first_kept_entry_id, tokens_before,
+                                               in_place=True)
+    return transcript_io.append_compaction(path, dest, plan.summary, plan.first_kept_entry_id, tokens_before,
+                                           in_place=in_place, expected=transcript.meta.get("fingerprint"))
