@@ -107,6 +107,8 @@ class _Candidate:
     speaker: str = ""
     role: str = ""
     topic: int | None = None
+    #: the category an open question takes once answered (a row's ``answered``; None: as settings say)
+    answered: str | None = None
 
 
 @dataclass(slots=True)
@@ -170,6 +172,8 @@ class Classifier:
         self._preferences: list[_Candidate] = []
         self._tasks: list[_Candidate] = []
         self._proposal: _Candidate | None = None
+        #: the agent's latest report of work done, until the agent goes on working (then it narrated a step)
+        self._report: _Candidate | None = None
         self._texts: OrderedDict[str, _Candidate] = OrderedDict()
         self._calls: OrderedDict[str, _Call] = OrderedDict()
         self._pending_calls: dict[str, _Call] = {}
@@ -340,6 +344,10 @@ class Classifier:
 
     def _tool_call(self, element: Element) -> Verdict:
         self._acted()
+        if self._report is not None:
+            self._amend(self._report, category="process", confidence=0.7, rule="process:narration",
+                        reason=f"reports a step and goes on working (#{element.id}): the turn's outcome comes later")
+            self._report = None
         digest = _digest(element.tool_name or "", element.text)
         earlier = self._calls.get(digest)
         candidate = self._candidate(None, element, "assistant", "assistant")
@@ -393,6 +401,7 @@ class Classifier:
         rules = self.rules
         if role == "assistant":
             self._acted()
+        self._report = None
         if not text:
             self._remember(element, speaker, role, substantive=False)
             reason = "no content, only the agent's wrapper" if element.envelope.strip() else "empty message"
@@ -610,11 +619,13 @@ class Classifier:
         if effect == "task":
             self._candidate(self._tasks, element, role, speaker, keys, topic)
         elif effect == "question":
-            self._candidate(self._open_questions, element, role, speaker, keys, topic)
+            self._candidate(self._open_questions, element, role, speaker, keys, topic).answered = row.get("answered")
         elif effect == "proposal":
             self._proposal = self._candidate(None, element, role, speaker, keys, topic)
         elif effect == "close_task":
             self._close_task(element, keys, other)
+        elif effect == "report":
+            self._report = self._candidate(None, element, role, speaker, keys, topic)
         return self._verdict(element, category, row.get("action", "keep"), row["confidence"], reason, row["rule"])
 
     def _facts(self, element: Element, found: reading.Reading, role: str, keys: frozenset[str], *, done: bool,
@@ -757,7 +768,7 @@ class Classifier:
         for candidate in answered:
             # the agent's question lives on in the user's answer; a user's question was the user's concern
             closed = candidate.role == "assistant" and candidate.verdict.category == "question"
-            category = self._agent_question_answered if closed else candidate.verdict.category
+            category = candidate.answered or (self._agent_question_answered if closed else candidate.verdict.category)
             self._amend(candidate, category=category, status="answered", action="compress", confidence=0.75,
                         rule="resolve:answered", reason=f"answered in #{element.id}")
 

@@ -257,8 +257,9 @@ def _compile_user_patterns(patterns: tuple[str, ...], key: str, where: str) -> t
 
 
 _ROW_KEYS: dict[str, Any] = {"rule": str, "when": (list, str), "unless": list, "category": str, "action": str, "confidence": float,
-             "effect": str, "reason": str, "kinds": list, "max_tokens": int, "copy": bool}
-_EFFECTS = {"stance", "fact", "task", "question", "close_task", "proposal"}
+             "effect": str, "reason": str, "kinds": list, "max_tokens": int, "copy": bool,
+             "answered": str}
+_EFFECTS = {"stance", "fact", "task", "question", "close_task", "proposal", "report"}
 _CATEGORIES = {"decision", "preference", "task", "question", "process", "noise"}
 
 
@@ -280,7 +281,7 @@ def _check_rows(settings: dict[str, Any]) -> None:
                         expected is float and isinstance(value, int)):
                     raise ConfigError(f"{where}: bad key or value '{key}'", where=row["rule"],
                                       hint=f"known keys: {', '.join(sorted(_ROW_KEYS))}")
-            if row["category"] not in _CATEGORIES or row.get("effect", "stance") not in _EFFECTS:
+            if {row["category"], row.get("answered", "process")} - _CATEGORIES or row.get("effect", "stance") not in _EFFECTS:
                 raise ConfigError(f"{where}: unknown category or effect", where=row["rule"])
         if table != "turns" and ("when" in rows[-1] or "unless" in rows[-1]):
             raise ConfigError(f"{where}: the last row must apply to every message (no when/unless)",
