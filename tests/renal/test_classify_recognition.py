@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from support_classify import element, verdicts
 
 from apollo.transcript.model import Kind
@@ -41,3 +42,40 @@ def test_a_report_that_asks_is_an_open_question_until_answered_then_the_outcome_
     v = verdicts(("user", "Create the quarterly report."), asked,
                  ("user", "No, keep it local for now, I will send it myself after the review."))
     assert v["m2"].category == "decision" and v["m2"].status == "answered"
+
+
+@pytest.mark.parametrize("notice", [
+    "Reminder for parents: tomorrow at 8:20 am we meet at the school gate, bring a water bottle.",
+    "通知：明天8:30在体育馆门口集合，请穿运动鞋，带好水杯。",
+])
+def test_a_dated_appointment_the_user_forwards_is_a_task(notice: str) -> None:
+    v = verdicts(("assistant", "Morning! Anything for today?"), ("user", notice))
+    assert v["m2"].category == "task" and v["m2"].rule == "intent:appointment"
+
+
+def test_a_question_about_an_appointment_stays_a_question() -> None:
+    v = verdicts(("user", "Is the dentist tomorrow at 9am or at 10am?"))
+    assert v["m1"].category == "question"
+
+
+@pytest.mark.parametrize("command", ["git status", "openclaw doctor", "npm run build --watch"])
+def test_a_command_line_sent_on_its_own_asks_for_it_to_be_run(command: str) -> None:
+    v = verdicts(("assistant", "The gateway restarted."), ("user", command))
+    assert v["m2"].category == "task"
+
+
+def test_the_users_own_work_still_to_do_is_a_task() -> None:
+    v = verdicts(("assistant", "Shall I draft the slides and the quiz?"),
+                 ("user", "No, neither is needed yet. I have to finish the grant report first, just keep going."))
+    assert v["m2"].category == "task"
+
+
+def test_a_setting_stated_as_changed_is_a_preference() -> None:
+    v = verdicts(("assistant", "Which time is the evening check-in now?"),
+                 ("user", "The evening check-in was moved to 9:15 last week"))
+    assert v["m2"].category == "preference"
+
+
+def test_zh_a_suggestion_for_the_agents_own_work_is_a_preference() -> None:
+    v = verdicts(("assistant", "周报模板更新好了。"), ("user", "你的周报模板可以加入风险和阻塞一节"))
+    assert v["m2"].category == "preference"
