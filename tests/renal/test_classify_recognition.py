@@ -79,3 +79,25 @@ def test_a_setting_stated_as_changed_is_a_preference() -> None:
 def test_zh_a_suggestion_for_the_agents_own_work_is_a_preference() -> None:
     v = verdicts(("assistant", "周报模板更新好了。"), ("user", "你的周报模板可以加入风险和阻塞一节"))
     assert v["m2"].category == "preference"
+
+
+def test_the_agents_question_the_user_moved_on_from_is_dropped_when_it_asks_another() -> None:
+    v = verdicts(("assistant", "Which region should the bucket live in, eu-west or us-east?"),
+                 ("user", "Can you also rename the staging database to staging_v2?"),
+                 ("assistant", "Renamed. Should the old name stay as an alias for a week?"))
+    assert v["m1"].category == "process" and v["m1"].status == "superseded"
+    assert v["m3"].category == "question" and v["m3"].status == "current"
+
+
+def test_two_questions_in_a_row_before_the_user_replies_both_stay_open() -> None:
+    v = verdicts(("assistant", "Which region should the bucket live in?"),
+                 ("assistant", "And which team owns the billing alerts?"))
+    assert v["m1"].category == v["m2"].category == "question"
+    assert v["m1"].status == v["m2"].status == "current"
+
+
+def test_a_report_whose_question_was_left_behind_keeps_its_outcome() -> None:
+    v = verdicts(("assistant", "Done. I created the quarterly report. Which team should receive it, finance or sales?"),
+                 ("user", "Can you also rename the staging database to staging_v2?"),
+                 ("assistant", "Renamed. Should the old name stay as an alias for a week?"))
+    assert v["m1"].category == "decision" and v["m1"].status == "superseded"

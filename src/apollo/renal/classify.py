@@ -619,6 +619,8 @@ class Classifier:
         if effect == "task":
             self._candidate(self._tasks, element, role, speaker, keys, topic)
         elif effect == "question":
+            if role == "assistant":
+                self._ask_again(element)
             self._candidate(self._open_questions, element, role, speaker, keys, topic).answered = row.get("answered")
         elif effect == "proposal":
             self._proposal = self._candidate(None, element, role, speaker, keys, topic)
@@ -742,6 +744,20 @@ class Classifier:
         self._tasks.remove(task)
         self._amend(task, status="done", action="compress", confidence=confidence, rule="resolve:done",
                     reason=f"no longer active: reported done in #{element.id}")
+
+    def _ask_again(self, element: Element) -> None:
+        """The agent asks something new: its earlier questions the user left unanswered are dropped
+        (the user moved on; the agent's latest question is the one still open)."""
+        replied = max((pos for speaker, pos in self._spoke.items() if speaker != "assistant"), default=-1)
+        dropped = [c for c in self._open_questions
+                   if c.role == "assistant" and c.verdict.category == "question" and c.pos < replied]
+        if not dropped:
+            return
+        self._open_questions = [c for c in self._open_questions if c not in dropped]
+        for candidate in dropped:
+            self._amend(candidate, category=candidate.answered or self._agent_question_answered, status="superseded",
+                        superseded_by=element.id, action="compress", confidence=0.7, rule="resolve:asked_again",
+                        reason=f"left unanswered: the agent asked something else in #{element.id}")
 
     def _answered_by(self, element: Element, speaker: str, keys: frozenset[str], *, defers: bool,
                      unsure: bool) -> None:
