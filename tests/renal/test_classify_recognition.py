@@ -101,3 +101,15 @@ def test_a_report_whose_question_was_left_behind_keeps_its_outcome() -> None:
                  ("user", "Can you also rename the staging database to staging_v2?"),
                  ("assistant", "Renamed. Should the old name stay as an alias for a week?"))
     assert v["m1"].category == "decision" and v["m1"].status == "superseded"
+
+
+def test_the_output_under_a_pasted_shell_prompt_is_not_the_users_words() -> None:
+    pasted = ("PS C:\\Users\\me\\scripts> .\\rotate.ps1\n"
+              "Creating the scheduled task for you, please wait\n"
+              "You should run this as administrator. Do you want to continue?\n\n"
+              "what went wrong?")
+    v = verdicts(("assistant", "Run the script and paste what it prints."), ("user", pasted))
+    assert v["m2"].category == "question"  # only "what went wrong" is the user's
+    only_output = "PS C:\\Users\\me\\scripts> .\\rotate.ps1\nPlease always run this as administrator. Continue?"
+    v = verdicts(("assistant", "Run the script and paste what it prints."), ("user", only_output))
+    assert v["m2"].category == "process" and v["m2"].rule == "content:pasted"

@@ -94,6 +94,8 @@ class RuleSet:
     sources: tuple[str, ...]
     #: lines a message quotes rather than says (code, logs, terminal output)
     pasted: tuple[re.Pattern[str], ...] = ()
+    #: lines that open a pasted terminal session, which runs to the next blank line
+    pasted_blocks: tuple[re.Pattern[str], ...] = ()
 
     def __getitem__(self, name: str) -> Signal:
         return self.signals[name]
@@ -323,6 +325,7 @@ def _build(user_files: tuple[str, ...], keep: tuple[str, ...], drop: tuple[str, 
         drop=_compile_user_patterns(drop, "renal.drop_patterns", patterns_from),
         sources=(*(f"apollo/renal/rules/{n}" for n in BUILTIN_FILES), *user_files),
         pasted=tuple(regexes.compile(p) for p in settings["pasted"]["line_patterns"]),
+        pasted_blocks=tuple(regexes.compile(p) for p in settings["pasted"].get("block_patterns", ())),
     )
 
 
