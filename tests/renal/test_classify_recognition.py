@@ -113,3 +113,19 @@ def test_the_output_under_a_pasted_shell_prompt_is_not_the_users_words() -> None
     only_output = "PS C:\\Users\\me\\scripts> .\\rotate.ps1\nPlease always run this as administrator. Continue?"
     v = verdicts(("assistant", "Run the script and paste what it prints."), ("user", only_output))
     assert v["m2"].category == "process" and v["m2"].rule == "content:pasted"
+
+
+@pytest.mark.parametrize("reply", [
+    "I tried to add the cron entry, but I don't have permission to edit the system crontab here. "
+    "You will need to add the line yourself.",
+    "很遗憾，目前不支持直接接入这个聊天软件，最接近的是邮件渠道。",
+])
+def test_what_the_agent_could_not_do_is_an_outcome(reply: str) -> None:
+    v = verdicts(("user", "Add the nightly cron entry for the backup."), ("assistant", reply))
+    assert v["m2"].category == "decision" and v["m2"].rule == "intent:blocked"
+
+
+def test_a_blocker_the_agent_works_around_in_the_same_turn_is_narration() -> None:
+    v = verdicts(("user", "Fetch the project page."), ("assistant", "页面无法访问。让我换个方式获取："),
+                 _call("c1", "a"), _result("r1", "a"), ("assistant", "搞定！项目页面已保存到 notes/page.md。"))
+    assert v["m2"].category == "process"
