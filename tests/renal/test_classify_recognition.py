@@ -129,3 +129,12 @@ def test_a_blocker_the_agent_works_around_in_the_same_turn_is_narration() -> Non
     v = verdicts(("user", "Fetch the project page."), ("assistant", "页面无法访问。让我换个方式获取："),
                  _call("c1", "a"), _result("r1", "a"), ("assistant", "搞定！项目页面已保存到 notes/page.md。"))
     assert v["m2"].category == "process"
+
+
+@pytest.mark.parametrize("reply", [
+    "好的！请你在后台给我开通文档的编辑权限，步骤如下：1. 打开开放平台 2. 进入应用 3. 添加权限。",
+    "I need you to run the installer as administrator, then paste what it prints.",
+])
+def test_work_the_agent_hands_to_the_user_is_a_task(reply: str) -> None:
+    v = verdicts(("user", "Back up the notes to the team wiki."), ("assistant", reply))
+    assert v["m2"].category == "task" and v["m2"].rule == "intent:assigns"
