@@ -157,6 +157,7 @@ class Classifier:
         self._memory = settings["memory"]
         self._max_candidates = settings["max_candidates"]
         self._turn_rows: list[dict[str, Any]] = settings["turns"]
+        self._kind_rows: list[dict[str, Any]] = settings["kinds"]
         self._user_rows: list[dict[str, Any]] = settings["from_user"]
         self._agent_rows: list[dict[str, Any]] = settings["from_agent"]
         self._agent_question_answered: str = settings["agent_question_answered"]
@@ -288,21 +289,11 @@ class Classifier:
             for said in (element.text, element.extra.get("error", "")):
                 if said.strip():
                     self._said.append(" ".join(said.split()))
-        furniture = self._furniture(element) if element.extra else None
-        if furniture is not None:
-            return furniture
+        by_row = (self._by_row(element, self._turn_rows) if element.extra else None) or self._by_row(
+            element, self._kind_rows)
+        if by_row is not None:
+            return by_row
         kind = element.kind
-        if kind is Kind.HEARTBEAT_POLL:
-            return self._verdict(element, "noise", "drop", 0.97, "heartbeat poll", "kind:heartbeat_poll")
-        if kind is Kind.HEARTBEAT_REPLY and self._is_agent_chatter(element.text):
-            return self._verdict(element, "noise", "drop", 0.97, "heartbeat reply with nothing to report",
-                                 "kind:heartbeat_reply")
-        if kind is Kind.METADATA:
-            return self._verdict(element, "process", "keep", 0.95, "session metadata: structure, not conversation",
-                                 "kind:metadata")
-        if kind is Kind.COMPACTION:
-            return self._verdict(element, "process", "keep", 0.9, "compaction summary: the agent's digest of "
-                                 "earlier context, kept whole", "kind:compaction")
         if kind is Kind.THINKING:
             return self._thinking(element)
         if kind is Kind.TOOL_CALL:
@@ -311,14 +302,15 @@ class Classifier:
             return self._tool_result(element)
         return self._text(element)
 
-    def _furniture(self, element: Element) -> Verdict | None:
-        """The first ``[[classify.turns]]`` row that fits the element's turn flags, if any."""
-        for row in self._turn_rows:
-            flag = element.extra.get(row["when"])
+    def _by_row(self, element: Element, rows: list[dict[str, Any]]) -> Verdict | None:
+        """The first row (``[[classify.turns]]``, ``[[classify.kinds]]``) that fits the element's turn
+        flag and kind, if any."""
+        for row in rows:
+            flag = element.extra.get(row["when"]) if "when" in row else True
             if not flag or ("kinds" in row and element.kind.value not in row["kinds"]):
                 continue
             if element.tokens > row.get("max_tokens", element.tokens) or (row.get("copy") and not self._said_before(
-                    element.text)):
+                    element.text)) or (row.get("chatter") and not self._is_agent_chatter(element.text)):
                 continue
             return self._verdict(element, row["category"], row["action"], row["confidence"],
                                  row["reason"].format(flag=flag), row["rule"])

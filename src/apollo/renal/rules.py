@@ -260,7 +260,7 @@ def _compile_user_patterns(patterns: tuple[str, ...], key: str, where: str) -> t
 
 _ROW_KEYS: dict[str, Any] = {"rule": str, "when": (list, str), "unless": list, "category": str, "action": str, "confidence": float,
              "effect": str, "reason": str, "kinds": list, "max_tokens": int, "copy": bool,
-             "answered": str}
+             "answered": str, "chatter": bool}
 _EFFECTS = {"stance", "fact", "task", "question", "close_task", "proposal", "report"}
 _CATEGORIES = {"decision", "preference", "task", "question", "process", "noise"}
 
@@ -268,7 +268,7 @@ _CATEGORIES = {"decision", "preference", "task", "question", "process", "noise"}
 def _check_rows(settings: dict[str, Any]) -> None:
     """The verdict rows (``[[classify.turns]]``, ``from_user``, ``from_agent``) are well formed, and a
     message always finds a row: the last of ``from_user`` and ``from_agent`` asks for nothing."""
-    for table in ("turns", "from_user", "from_agent"):
+    for table in ("turns", "kinds", "from_user", "from_agent"):
         rows = settings.get(table)
         where = f"[[classify.{table}]]"
         if not isinstance(rows, list) or not rows:
@@ -285,7 +285,7 @@ def _check_rows(settings: dict[str, Any]) -> None:
                                       hint=f"known keys: {', '.join(sorted(_ROW_KEYS))}")
             if {row["category"], row.get("answered", "process")} - _CATEGORIES or row.get("effect", "stance") not in _EFFECTS:
                 raise ConfigError(f"{where}: unknown category or effect", where=row["rule"])
-        if table != "turns" and ("when" in rows[-1] or "unless" in rows[-1]):
+        if table in ("from_user", "from_agent") and ("when" in rows[-1] or "unless" in rows[-1]):
             raise ConfigError(f"{where}: the last row must apply to every message (no when/unless)",
                               where=rows[-1]["rule"])
 
