@@ -138,3 +138,14 @@ def test_a_blocker_the_agent_works_around_in_the_same_turn_is_narration() -> Non
 def test_work_the_agent_hands_to_the_user_is_a_task(reply: str) -> None:
     v = verdicts(("user", "Back up the notes to the team wiki."), ("assistant", reply))
     assert v["m2"].category == "task" and v["m2"].rule == "intent:assigns"
+
+
+@pytest.mark.parametrize("rule", [
+    "报表里的金额都只能使用人民币，按场景换算汇率",
+    "我觉得每个评分都应该是连续的，而不是分段的。为什么跌 19% 和跌 5% 一样？",
+    "I think every reminder should go through the queue file. Why was a cron job made?",
+    "Only use the subscription models for coding tasks",
+])
+def test_a_scope_or_a_normative_view_of_the_user_is_a_standing_preference(rule: str) -> None:
+    v = verdicts(("assistant", "The scoring module is updated."), ("user", rule))
+    assert v["m2"].category == "preference", v["m2"]
