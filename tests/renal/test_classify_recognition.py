@@ -149,3 +149,17 @@ def test_work_the_agent_hands_to_the_user_is_a_task(reply: str) -> None:
 def test_a_scope_or_a_normative_view_of_the_user_is_a_standing_preference(rule: str) -> None:
     v = verdicts(("assistant", "The scoring module is updated."), ("user", rule))
     assert v["m2"].category == "preference", v["m2"]
+
+
+@pytest.mark.parametrize("fact", [
+    "We have a cat named Pixel. What else should you know?",
+    "我家有一只狗叫豆豆，还要知道什么？",
+])
+def test_a_fact_about_the_user_stays_a_fact_when_the_message_also_asks(fact: str) -> None:
+    v = verdicts(("assistant", "Tell me about your family."), ("user", fact))
+    assert v["m2"].category == "preference" and v["m2"].rule == "intent:profile"
+
+
+def test_asking_about_the_user_is_no_fact() -> None:
+    v = verdicts(("user", "What's my wife's name again?"))
+    assert v["m1"].category == "question"

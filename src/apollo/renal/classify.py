@@ -630,6 +630,7 @@ class Classifier:
             facts.add("asks")
         if found.question:
             facts.add("question")
+            facts.update(f"asks_{name}" for name in found.found if found.asks(self.rules[name]))
             if found.only_offers(self.rules["proposal"]):
                 facts.add("offers")
         if done:
