@@ -163,3 +163,9 @@ def test_a_fact_about_the_user_stays_a_fact_when_the_message_also_asks(fact: str
 def test_asking_about_the_user_is_no_fact() -> None:
     v = verdicts(("user", "What's my wife's name again?"))
     assert v["m1"].category == "question"
+
+
+@pytest.mark.parametrize("setting", ["把日报推送改为每2小时一次。", "Change the backup job to every night at 2am"])
+def test_a_recurring_job_set_to_a_new_frequency_is_a_standing_setting(setting: str) -> None:
+    v = verdicts(("assistant", "The daily report job is running."), ("user", setting))
+    assert v["m2"].category == "preference"
