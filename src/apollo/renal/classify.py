@@ -105,6 +105,8 @@ class _Candidate:
     speaker: str = ""
     role: str = ""
     topic: int | None = None
+    #: the category an open question takes once answered (a row's ``answered``; None: as settings say)
+    answered: str | None = None
 
 
 @dataclass(slots=True)
@@ -154,6 +156,7 @@ class Classifier:
         self._memory = settings["memory"]
         self._max_candidates = settings["max_candidates"]
         self._turn_rows: list[dict[str, Any]] = settings["turns"]
+        self._kind_rows: list[dict[str, Any]] = settings["kinds"]
         self._user_rows: list[dict[str, Any]] = settings["from_user"]
         self._agent_rows: list[dict[str, Any]] = settings["from_agent"]
         self._agent_question_answered: str = settings["agent_question_answered"]
@@ -171,6 +174,8 @@ class Classifier:
         self._proposal: _Candidate | None = None
         #: a formula ending in a comma ("Yeah,"): noise unless its speaker goes on with content next
         self._opening: _Candidate | None = None
+        #: the agent's latest report of work done, until the agent goes on working (then it narrated a step)
+        self._report: _Candidate | None = None
         self._texts: OrderedDict[bytes, _Candidate] = OrderedDict()
         self._calls: OrderedDict[bytes, _Call] = OrderedDict()
         self._pending_calls: dict[str, _Call] = {}
@@ -285,21 +290,11 @@ class Classifier:
             for said in (element.text, element.extra.get("error", "")):
                 if said.strip():
                     self._said.append(" ".join(said.split()))
-        furniture = self._furniture(element) if element.extra else None
-        if furniture is not None:
-            return furniture
+        by_row = (self._by_row(element, self._turn_rows) if element.extra else None) or self._by_row(
+            element, self._kind_rows)
+        if by_row is not None:
+            return by_row
         kind = element.kind
-        if kind is Kind.HEARTBEAT_POLL:
-            return self._verdict(element, "noise", "drop", 0.97, "heartbeat poll", "kind:heartbeat_poll")
-        if kind is Kind.HEARTBEAT_REPLY and self._is_agent_chatter(element.text):
-            return self._verdict(element, "noise", "drop", 0.97, "heartbeat reply with nothing to report",
-                                 "kind:heartbeat_reply")
-        if kind is Kind.METADATA:
-            return self._verdict(element, "process", "keep", 0.95, "session metadata: structure, not conversation",
-                                 "kind:metadata")
-        if kind is Kind.COMPACTION:
-            return self._verdict(element, "process", "keep", 0.9, "compaction summary: the agent's digest of "
-                                 "earlier context, kept whole", "kind:compaction")
         if kind is Kind.THINKING:
             return self._thinking(element)
         if kind is Kind.TOOL_CALL:
@@ -308,14 +303,15 @@ class Classifier:
             return self._tool_result(element)
         return self._text(element)
 
-    def _furniture(self, element: Element) -> Verdict | None:
-        """The first ``[[classify.turns]]`` row that fits the element's turn flags, if any."""
-        for row in self._turn_rows:
-            flag = element.extra.get(row["when"])
+    def _by_row(self, element: Element, rows: list[dict[str, Any]]) -> Verdict | None:
+        """The first row (``[[classify.turns]]``, ``[[classify.kinds]]``) that fits the element's turn
+        flag and kind, if any."""
+        for row in rows:
+            flag = element.extra.get(row["when"]) if "when" in row else True
             if not flag or ("kinds" in row and element.kind.value not in row["kinds"]):
                 continue
             if element.tokens > row.get("max_tokens", element.tokens) or (row.get("copy") and not self._said_before(
-                    element.text)):
+                    element.text)) or (row.get("chatter") and not self._is_agent_chatter(element.text)):
                 continue
             return self._verdict(element, row["category"], row["action"], row["confidence"],
                                  row["reason"].format(flag=flag), row["rule"])
@@ -341,6 +337,10 @@ class Classifier:
 
     def _tool_call(self, element: Element) -> Verdict:
         self._acted()
+        if self._report is not None:
+            self._amend(self._report, category="process", confidence=0.7, rule="process:narration",
+                        reason=f"reports a step and goes on working (#{element.id}): the turn's outcome comes later")
+            self._report = None
         digest = _digest(element.tool_name or "", element.text)
         earlier = self._calls.get(digest)
         candidate = self._candidate(None, element, "assistant", "assistant")
@@ -394,6 +394,7 @@ class Classifier:
         rules = self.rules
         if role == "assistant":
             self._acted()
+        self._report = None
         if not text:
             self._remember(element, speaker, role, substantive=False)
             reason = "no content, only the agent's wrapper" if element.envelope.strip() else "empty message"
@@ -629,11 +630,15 @@ class Classifier:
         if effect == "task":
             self._candidate(self._tasks, element, role, speaker, keys, topic)
         elif effect == "question":
-            self._candidate(self._open_questions, element, role, speaker, keys, topic)
+            if role == "assistant":
+                self._ask_again(element)
+            self._candidate(self._open_questions, element, role, speaker, keys, topic).answered = row.get("answered")
         elif effect == "proposal":
             self._proposal = self._candidate(None, element, role, speaker, keys, topic)
         elif effect == "close_task":
             self._close_task(element, keys, other)
+        elif effect == "report":
+            self._report = self._candidate(None, element, role, speaker, keys, topic)
         return self._verdict(element, category, row.get("action", "keep"), row["confidence"], reason, row["rule"])
 
     def _facts(self, element: Element, found: reading.Reading, role: str, keys: frozenset[str], *, done: bool,
@@ -644,6 +649,7 @@ class Classifier:
             facts.add("asks")
         if found.question:
             facts.add("question")
+            facts.update(f"asks_{name}" for name in found.found if found.asks(self.rules[name]))
             if found.only_offers(self.rules["proposal"]):
                 facts.add("offers")
         if done:
@@ -751,6 +757,20 @@ class Classifier:
         self._amend(task, status="done", action="compress", confidence=confidence, rule="resolve:done",
                     reason=f"no longer active: reported done in #{element.id}")
 
+    def _ask_again(self, element: Element) -> None:
+        """The agent asks something new: its earlier questions the user left unanswered are dropped
+        (the user moved on; the agent's latest question is the one still open)."""
+        replied = max((pos for speaker, pos in self._spoke.items() if speaker != "assistant"), default=-1)
+        dropped = [c for c in self._open_questions
+                   if c.role == "assistant" and c.verdict.category == "question" and c.pos < replied]
+        if not dropped:
+            return
+        self._open_questions = [c for c in self._open_questions if c not in dropped]
+        for candidate in dropped:
+            self._amend(candidate, category=candidate.answered or self._agent_question_answered, status="superseded",
+                        superseded_by=element.id, action="compress", confidence=0.7, rule="resolve:asked_again",
+                        reason=f"left unanswered: the agent asked something else in #{element.id}")
+
     def _answered_by(self, element: Element, speaker: str, keys: frozenset[str], *, defers: bool,
                      unsure: bool) -> None:
         """A substantive reply answers the other side's questions asked since this speaker last spoke,
@@ -776,7 +796,7 @@ class Classifier:
         for candidate in answered:
             # the agent's question lives on in the user's answer; a user's question was the user's concern
             closed = candidate.role == "assistant" and candidate.verdict.category == "question"
-            category = self._agent_question_answered if closed else candidate.verdict.category
+            category = candidate.answered or (self._agent_question_answered if closed else candidate.verdict.category)
             self._amend(candidate, category=category, status="answered", action="compress", confidence=0.75,
                         rule="resolve:answered", reason=f"answered in #{element.id}")
 

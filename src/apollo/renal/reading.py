@@ -32,7 +32,7 @@ _CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
 #: messages up to this long are cached (bounded: 4096 of them)
 _CACHED_CHARS = 400
 _INTENT_SIGNALS = ("request", "preference", "profile", "preference_hint", "decision", "choice", "supersede", "proposal",
-                   "task", "completion", "continuation", "unknown", "negativity", "apology")
+                   "task", "appointment", "completion", "blocked", "assigns", "continuation", "unknown", "negativity", "apology")
 # Quotation marks that open and close: a question mark inside a quotation is not the speaker asking.
 _QUOTE_OPEN = "「『“《"
 _QUOTE_CLOSE = "」』”》"
@@ -130,12 +130,14 @@ def opening(text: str, count: int = _OPENING_SENTENCES) -> str:
 
 
 def own_words(text: str, rules: RenalRules) -> str:
-    """The part of a message its speaker wrote: fenced blocks and the lines ``[classify.pasted]``
-    finds (logs, stack traces, terminal output, quotations, indented code) set aside."""
-    if "\n" not in text and not any(p.match(text) for p in rules.pasted):
+    """The part of a message its speaker wrote: fenced blocks, terminal sessions (a prompt line and
+    what follows it up to a blank line) and the lines ``[classify.pasted]`` finds (logs, stack
+    traces, quotations, indented code) set aside."""
+    if "\n" not in text and not any(p.match(text) for p in (*rules.pasted, *rules.pasted_blocks)):
         return text
     kept: list[str] = []
     fence = ""
+    session = False
     for line in text.split("\n"):
         marker = line.lstrip()[:3]
         if fence:
@@ -145,7 +147,8 @@ def own_words(text: str, rules: RenalRules) -> str:
         if marker in ("```", "~~~"):
             fence = marker
             continue
-        if not any(p.match(line) for p in rules.pasted):
+        session = (session and bool(line.strip())) or any(p.match(line) for p in rules.pasted_blocks)
+        if not session and not any(p.match(line) for p in rules.pasted):
             kept.append(line)
     return "\n".join(kept).strip()
 

@@ -125,6 +125,8 @@ class RenalRules:
     sources: tuple[str, ...]
     #: lines a message quotes rather than says (code, logs, terminal output)
     pasted: tuple[re.Pattern[str], ...] = ()
+    #: lines that open a pasted terminal session, which runs to the next blank line
+    pasted_blocks: tuple[re.Pattern[str], ...] = ()
 
     def __getitem__(self, name: str) -> Signal:
         return self.signals[name]
@@ -254,15 +256,16 @@ def _compile_user_patterns(patterns: tuple[str, ...], key: str, where: str) -> t
 
 
 _ROW_KEYS: dict[str, Any] = {"rule": str, "when": (list, str), "unless": list, "category": str, "action": str, "confidence": float,
-             "effect": str, "reason": str, "kinds": list, "max_tokens": int, "copy": bool}
-_EFFECTS = {"stance", "fact", "task", "question", "close_task", "proposal"}
+             "effect": str, "reason": str, "kinds": list, "max_tokens": int, "copy": bool,
+             "answered": str, "chatter": bool}
+_EFFECTS = {"stance", "fact", "task", "question", "close_task", "proposal", "report"}
 _CATEGORIES = {"decision", "preference", "task", "question", "process", "noise"}
 
 
 def _check_rows(settings: dict[str, Any]) -> None:
     """The verdict rows (``[[classify.turns]]``, ``from_user``, ``from_agent``) are well formed, and a
     message always finds a row: the last of ``from_user`` and ``from_agent`` asks for nothing."""
-    for table in ("turns", "from_user", "from_agent"):
+    for table in ("turns", "kinds", "from_user", "from_agent"):
         rows = settings.get(table)
         where = f"[[classify.{table}]]"
         if not isinstance(rows, list) or not rows:
@@ -277,9 +280,9 @@ def _check_rows(settings: dict[str, Any]) -> None:
                         expected is float and isinstance(value, int)):
                     raise ConfigError(f"{where}: bad key or value '{key}'", where=row["rule"],
                                       hint=f"known keys: {', '.join(sorted(_ROW_KEYS))}")
-            if row["category"] not in _CATEGORIES or row.get("effect", "stance") not in _EFFECTS:
+            if {row["category"], row.get("answered", "process")} - _CATEGORIES or row.get("effect", "stance") not in _EFFECTS:
                 raise ConfigError(f"{where}: unknown category or effect", where=row["rule"])
-        if table != "turns" and ("when" in rows[-1] or "unless" in rows[-1]):
+        if table in ("from_user", "from_agent") and ("when" in rows[-1] or "unless" in rows[-1]):
             raise ConfigError(f"{where}: the last row must apply to every message (no when/unless)",
                               where=rows[-1]["rule"])
 
@@ -320,6 +323,7 @@ def _build(user_files: tuple[str, ...], keep: tuple[str, ...], drop: tuple[str, 
         drop=_compile_user_patterns(drop, "renal.drop_patterns", patterns_from),
         sources=(*(f"apollo/renal/rules/{n}" for n in BUILTIN_FILES), *user_files),
         pasted=tuple(re.compile(p) for p in settings["pasted"]["line_patterns"]),
+        pasted_blocks=tuple(re.compile(p) for p in settings["pasted"].get("block_patterns", ())),
     )
 
 

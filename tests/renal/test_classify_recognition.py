@@ -1,0 +1,171 @@
+"""Recognition from the structure of a turn: what the agent reports, narrates or still asks."""
+
+from __future__ import annotations
+
+import pytest
+from support_classify import element, verdicts
+
+from apollo.transcript.model import Kind
+
+
+def _call(element_id: str, call_id: str) -> object:
+    return element(element_id, "assistant", '{"command": "crontab -l"}', Kind.TOOL_CALL, call_id=call_id,
+                   tool_name="exec")
+
+
+def _result(element_id: str, call_id: str) -> object:
+    return element(element_id, "tool", "0 2 * * * /home/me/bin/backup.sh", Kind.TOOL_RESULT, call_id=call_id,
+                   tool_name="exec")
+
+
+def test_a_step_reported_while_the_agent_goes_on_working_is_narration_not_an_outcome() -> None:
+    v = verdicts(("user", "Set up a nightly backup of the photos folder."),
+                 ("assistant", "Done! Created the backup script. Now let me register it with cron:"),
+                 _call("c1", "a"), _result("r1", "a"),
+                 ("assistant", "Done. The nightly backup now runs at 02:00 and keeps seven copies."))
+    assert v["m2"].category == "process" and v["m2"].rule == "process:narration"
+    assert v["m5"].category == "decision"
+
+
+def test_zh_a_step_then_a_tool_call_is_narration() -> None:
+    v = verdicts(("user", "帮我把日志轮转脚本配置好"),
+                 ("assistant", "脚本已创建完成！现在让我注册定时任务："), _call("c1", "a"), _result("r1", "a"),
+                 ("assistant", "搞定！日志轮转任务已配置，每周日凌晨执行，保留 30 天。"))
+    assert v["m2"].category == "process"
+    assert v["m5"].category == "decision"
+
+
+def test_a_report_that_asks_is_an_open_question_until_answered_then_the_outcome_stands() -> None:
+    asked = ("assistant", "Done. I created the quarterly report. Which team should receive it, finance or sales?")
+    v = verdicts(("user", "Create the quarterly report."), asked)
+    assert v["m2"].category == "question" and v["m2"].status == "current"
+    v = verdicts(("user", "Create the quarterly report."), asked,
+                 ("user", "No, keep it local for now, I will send it myself after the review."))
+    assert v["m2"].category == "decision" and v["m2"].status == "answered"
+
+
+@pytest.mark.parametrize("notice", [
+    "Reminder for parents: tomorrow at 8:20 am we meet at the school gate, bring a water bottle.",
+    "通知：明天8:30在体育馆门口集合，请穿运动鞋，带好水杯。",
+])
+def test_a_dated_appointment_the_user_forwards_is_a_task(notice: str) -> None:
+    v = verdicts(("assistant", "Morning! Anything for today?"), ("user", notice))
+    assert v["m2"].category == "task" and v["m2"].rule == "intent:appointment"
+
+
+def test_a_question_about_an_appointment_stays_a_question() -> None:
+    v = verdicts(("user", "Is the dentist tomorrow at 9am or at 10am?"))
+    assert v["m1"].category == "question"
+
+
+@pytest.mark.parametrize("command", ["git status", "openclaw doctor", "npm run build --watch"])
+def test_a_command_line_sent_on_its_own_asks_for_it_to_be_run(command: str) -> None:
+    v = verdicts(("assistant", "The gateway restarted."), ("user", command))
+    assert v["m2"].category == "task"
+
+
+def test_the_users_own_work_still_to_do_is_a_task() -> None:
+    v = verdicts(("assistant", "Shall I draft the slides and the quiz?"),
+                 ("user", "No, neither is needed yet. I have to finish the grant report first, just keep going."))
+    assert v["m2"].category == "task"
+
+
+def test_a_setting_stated_as_changed_is_a_preference() -> None:
+    v = verdicts(("assistant", "Which time is the evening check-in now?"),
+                 ("user", "The evening check-in was moved to 9:15 last week"))
+    assert v["m2"].category == "preference"
+
+
+def test_zh_a_suggestion_for_the_agents_own_work_is_a_preference() -> None:
+    v = verdicts(("assistant", "周报模板更新好了。"), ("user", "你的周报模板可以加入风险和阻塞一节"))
+    assert v["m2"].category == "preference"
+
+
+def test_the_agents_question_the_user_moved_on_from_is_dropped_when_it_asks_another() -> None:
+    v = verdicts(("assistant", "Which region should the bucket live in, eu-west or us-east?"),
+                 ("user", "Can you also rename the staging database to staging_v2?"),
+                 ("assistant", "Renamed. Should the old name stay as an alias for a week?"))
+    assert v["m1"].category == "process" and v["m1"].status == "superseded"
+    assert v["m3"].category == "question" and v["m3"].status == "current"
+
+
+def test_two_questions_in_a_row_before_the_user_replies_both_stay_open() -> None:
+    v = verdicts(("assistant", "Which region should the bucket live in?"),
+                 ("assistant", "And which team owns the billing alerts?"))
+    assert v["m1"].category == v["m2"].category == "question"
+    assert v["m1"].status == v["m2"].status == "current"
+
+
+def test_a_report_whose_question_was_left_behind_keeps_its_outcome() -> None:
+    v = verdicts(("assistant", "Done. I created the quarterly report. Which team should receive it, finance or sales?"),
+                 ("user", "Can you also rename the staging database to staging_v2?"),
+                 ("assistant", "Renamed. Should the old name stay as an alias for a week?"))
+    assert v["m1"].category == "decision" and v["m1"].status == "superseded"
+
+
+def test_the_output_under_a_pasted_shell_prompt_is_not_the_users_words() -> None:
+    pasted = ("PS C:\\Users\\me\\scripts> .\\rotate.ps1\n"
+              "Creating the scheduled task for you, please wait\n"
+              "You should run this as administrator. Do you want to continue?\n\n"
+              "what went wrong?")
+    v = verdicts(("assistant", "Run the script and paste what it prints."), ("user", pasted))
+    assert v["m2"].category == "question"  # only "what went wrong" is the user's
+    only_output = "PS C:\\Users\\me\\scripts> .\\rotate.ps1\nPlease always run this as administrator. Continue?"
+    v = verdicts(("assistant", "Run the script and paste what it prints."), ("user", only_output))
+    assert v["m2"].category == "process" and v["m2"].rule == "content:pasted"
+
+
+@pytest.mark.parametrize("reply", [
+    "I tried to add the cron entry, but I don't have permission to edit the system crontab here. "
+    "You will need to add the line yourself.",
+    "很遗憾，目前不支持直接接入这个聊天软件，最接近的是邮件渠道。",
+])
+def test_what_the_agent_could_not_do_is_an_outcome(reply: str) -> None:
+    v = verdicts(("user", "Add the nightly cron entry for the backup."), ("assistant", reply))
+    assert v["m2"].category == "decision" and v["m2"].rule == "intent:blocked"
+
+
+def test_a_blocker_the_agent_works_around_in_the_same_turn_is_narration() -> None:
+    v = verdicts(("user", "Fetch the project page."), ("assistant", "页面无法访问。让我换个方式获取："),
+                 _call("c1", "a"), _result("r1", "a"), ("assistant", "搞定！项目页面已保存到 notes/page.md。"))
+    assert v["m2"].category == "process"
+
+
+@pytest.mark.parametrize("reply", [
+    "好的！请你在后台给我开通文档的编辑权限，步骤如下：1. 打开开放平台 2. 进入应用 3. 添加权限。",
+    "I need you to run the installer as administrator, then paste what it prints.",
+])
+def test_work_the_agent_hands_to_the_user_is_a_task(reply: str) -> None:
+    v = verdicts(("user", "Back up the notes to the team wiki."), ("assistant", reply))
+    assert v["m2"].category == "task" and v["m2"].rule == "intent:assigns"
+
+
+@pytest.mark.parametrize("rule", [
+    "报表里的金额都只能使用人民币，按场景换算汇率",
+    "我觉得每个评分都应该是连续的，而不是分段的。为什么跌 19% 和跌 5% 一样？",
+    "I think every reminder should go through the queue file. Why was a cron job made?",
+    "Only use the subscription models for coding tasks",
+])
+def test_a_scope_or_a_normative_view_of_the_user_is_a_standing_preference(rule: str) -> None:
+    v = verdicts(("assistant", "The scoring module is updated."), ("user", rule))
+    assert v["m2"].category == "preference", v["m2"]
+
+
+@pytest.mark.parametrize("fact", [
+    "We have a cat named Pixel. What else should you know?",
+    "我家有一只狗叫豆豆，还要知道什么？",
+])
+def test_a_fact_about_the_user_stays_a_fact_when_the_message_also_asks(fact: str) -> None:
+    v = verdicts(("assistant", "Tell me about your family."), ("user", fact))
+    assert v["m2"].category == "preference" and v["m2"].rule == "intent:profile"
+
+
+def test_asking_about_the_user_is_no_fact() -> None:
+    v = verdicts(("user", "What's my wife's name again?"))
+    assert v["m1"].category == "question"
+
+
+@pytest.mark.parametrize("setting", ["把日报推送改为每2小时一次。", "Change the backup job to every night at 2am"])
+def test_a_recurring_job_set_to_a_new_frequency_is_a_standing_setting(setting: str) -> None:
+    v = verdicts(("assistant", "The daily report job is running."), ("user", setting))
+    assert v["m2"].category == "preference"
