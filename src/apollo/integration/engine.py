@@ -28,7 +28,7 @@ import functools
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -37,6 +37,9 @@ from apollo.renal.classify import MUST_KEEP, Classifier
 from apollo.tokens import get_counter
 from apollo.transcript.model import Element, Kind, Role
 from apollo.transcript.openclaw import iter_session_elements
+
+if TYPE_CHECKING:
+    from apollo.config import Config
 
 #: a compaction point starts above this share of the token budget and evicts down to the next one
 EVICT_ABOVE = 0.9
@@ -76,7 +79,7 @@ class Session:
 class Engine:
     """Per-session fates over one store; every method is one request of the plugin."""
 
-    def __init__(self, store: Store, config: Any = None):
+    def __init__(self, store: Store, config: Config | None = None):
         self.store = store
         self.config = config
         self.count = get_counter(config.get("general.counter") if config is not None else "estimate")[1]

@@ -22,6 +22,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from apollo.config import Config
+    from apollo.workspace import Paths
+
 SECTION = "renal"
 
 
@@ -88,7 +91,7 @@ def merge_section(path: Path, key: str, value: Any) -> None:
         folder.close()
 
 
-def run(paths: Any, config: Any, lang: str, session: str | None = None) -> HeartbeatResult:
+def run(paths: Paths, config: Config, lang: str, session: str | None = None) -> HeartbeatResult:
     """One heartbeat. Only a broken configuration raises: a heartbeat file that is not ours to
     rewrite, or a snapshot purge that fails, are warnings, because a heartbeat must always answer."""
     from apollo.renal.check_cache import heartbeat_line, reusable_state, write_state

@@ -12,7 +12,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from apollo.renal import classify, fates
 from apollo.renal.balance import BalanceTracker, Point, Thresholds
@@ -20,6 +20,9 @@ from apollo.renal.classify import Verdict
 from apollo.tokens import get_counter
 from apollo.transcript import read
 from apollo.transcript.model import Transcript
+
+if TYPE_CHECKING:
+    from apollo.config import Config
 
 
 @dataclass(slots=True)
@@ -29,7 +32,7 @@ class ClassifyResult:
     transcript: Transcript
 
 
-def classify_path(path: Path | Any, fmt: str = "auto", config: Any | None = None) -> ClassifyResult:
+def classify_path(path: Path | Any, fmt: str = "auto", config: Config | None = None) -> ClassifyResult:
     """Read a transcript (any supported format, or one session of an OpenClaw SQLite store) and
     classify it. The summary names the format, the token counter and any lines that could not be
     read, and gives the default filter's measure (density, estimated saving: see
@@ -50,7 +53,7 @@ def classify_path(path: Path | Any, fmt: str = "auto", config: Any | None = None
     return ClassifyResult(classification.verdicts, summary, transcript)
 
 
-def series(elements: Iterable[Any], config: Any | None = None) -> list[Point]:
+def series(elements: Iterable[Any], config: Config | None = None) -> list[Point]:
     """The balance after every user turn of a transcript: the raw count of each sign and the level,
     as the classifier's tracker saw them (the same turns, and the same last point, as its summary)."""
     tracker = BalanceTracker(Thresholds.from_config(config), record=True)

@@ -26,7 +26,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing itself, and the classifier's modules load only when a check really runs (the heartbeat's memo)
     from typing import Any
 
+    from apollo.config import Config
     from apollo.renal.balance import Balance
+    from apollo.workspace import Paths
 
 #: the fields the upstream renal-check.sh writes, in its order, then Apollo's own
 UPSTREAM_FIELDS = ("tokens", "density", "confirmations", "active_tasks", "active_topics", "warnings",
@@ -88,13 +90,13 @@ class CheckResult:
         }
 
 
-def _thresholds(config: Any) -> dict[str, Any]:
+def _thresholds(config: Config | None) -> dict[str, Any]:
     renal = config.section("renal") if config is not None else {}
     return {"tokens": renal.get("token_threshold", 50000), "density": renal.get("density_threshold", 0.5),
             "confirmations": renal.get("confirmation_threshold", 5), "min_exceeded": renal.get("min_exceeded", 2)}
 
 
-def check(paths: Any, config: Any, source: Any | None = None, fmt: str = "auto", *,
+def check(paths: Paths, config: Config, source: Any | None = None, fmt: str = "auto", *,
           progress: Callable[[int], None] | None = None, session_id: str | None = None,
           resume: bool = False) -> CheckResult:
     """Measure ``source`` (default: the current session, else today's memory file).
@@ -182,7 +184,7 @@ def _resume_key(stamp: dict[str, Any], format_name: str | None, counter: str) ->
     return repr((stamp["source"], stamp["inode"], stamp["device"], stamp["inputs"], format_name, counter))
 
 
-def _resumed(paths: Any, config: Any, stamp: dict[str, Any], format_name: str | None, counter: str,
+def _resumed(paths: Paths, config: Config | None, stamp: dict[str, Any], format_name: str | None, counter: str,
              stream: Any, elements: Iterator[Any]) -> check_resume.Resumed | None:
     """The last check's streams when ``elements`` begin with exactly what it fed them (consumed
     from ``elements``), else None."""

@@ -35,11 +35,14 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from apollo.config import Config
+    from apollo.workspace import Paths
+
 #: what a check depends on inside Apollo: its code, its rules and its data
 _PACKAGE_PARTS = ("", "data", "renal", "renal/rules", "transcript")
 
 
-def default_source(paths: Any, session: str | None = None) -> tuple[Any, list[str]]:
+def default_source(paths: Paths, session: str | None = None) -> tuple[Any, list[str]]:
     """The agent's current session (or the one ``session`` names: an error if there is none),
     else today's memory file, else nothing (with why)."""
     from apollo.transcript import discovery
@@ -58,7 +61,7 @@ def default_source(paths: Any, session: str | None = None) -> tuple[Any, list[st
     return None, notes
 
 
-def fingerprint(source: Any, config: Any, *, notes: list[str] | tuple[str, ...] = (),
+def fingerprint(source: Any, config: Config, *, notes: list[str] | tuple[str, ...] = (),
                 fmt: str = "auto") -> dict[str, Any] | None:
     """The stamp of everything a check of ``source`` reads (and of what it was told: the format
     and the notes on how the source was found), or None when it cannot be reused (no source
@@ -74,7 +77,7 @@ def fingerprint(source: Any, config: Any, *, notes: list[str] | tuple[str, ...] 
             "inode": st.st_ino, "device": st.st_dev, "inputs": _inputs_digest(config, [*notes], fmt)}
 
 
-def _inputs_digest(config: Any, notes: list[str], fmt: str) -> str:
+def _inputs_digest(config: Config, notes: list[str], fmt: str) -> str:
     package = Path(apollo.__file__).parent
     files = [str(package / part / entry.name) for part in _PACKAGE_PARTS
              for entry in os.scandir(package / part) if entry.name.endswith((".py", ".toml"))]
@@ -83,11 +86,11 @@ def _inputs_digest(config: Any, notes: list[str], fmt: str) -> str:
     return hashlib.sha256(json.dumps(inputs, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def state_path(paths: Any, config: Any) -> Path:
+def state_path(paths: Paths, config: Config) -> Path:
     return paths.workspace / config.get("renal.state_file")
 
 
-def reusable_state(paths: Any, config: Any, session: str | None = None) -> dict[str, Any] | None:
+def reusable_state(paths: Paths, config: Config, session: str | None = None) -> dict[str, Any] | None:
     """The last check's state (``checked_at`` renewed) when its fingerprint is still the current
     one, else None: then a full check is due."""
     source, notes = default_source(paths, session)
@@ -103,7 +106,7 @@ def reusable_state(paths: Any, config: Any, session: str | None = None) -> dict[
     return {**state, "checked_at": clock.now().isoformat(timespec="seconds")}
 
 
-def write_state(paths: Any, result: Any, state_file: str | None = None) -> Path:
+def write_state(paths: Paths, result: Any, state_file: str | None = None) -> Path:
     """Write ``<workspace>/<renal.state_file>`` atomically (temp file, fsync, rename); returns its path.
 
     ``result`` is a check's result, or a reused state (:func:`reusable_state`)

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from apollo.renal.classify import Classifier, Tally
     from apollo.renal.fates import FateStream
     from apollo.transcript.model import Element
+    from apollo.workspace import Paths
 
 #: bump when what is saved changes shape
 _VERSION = 3
@@ -53,7 +54,7 @@ _VERSION = 3
 _ATOMS = (type(None), bool, int, float, str, bytes)
 
 
-def resume_path(paths: Any) -> Path:
+def resume_path(paths: Paths) -> Path:
     """One state per agent (its current session's): two agents' heartbeats do not undo each other's."""
     return paths.state_dir / "apollo" / f"check-resume-{paths.agent}.pickle"
 

@@ -26,13 +26,16 @@ import unicodedata
 from collections import Counter, OrderedDict, deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from apollo.renal import reading
 from apollo.renal.balance import Balance, BalanceTracker, Thresholds
 from apollo.renal.rules import RenalRules, Signal
 from apollo.renal.rules import load as load_rules
 from apollo.transcript.model import Element, Kind, Role
+
+if TYPE_CHECKING:
+    from apollo.config import Config
 
 CATEGORIES = ("decision", "preference", "task", "question", "process", "noise")
 ACTIONS = ("keep", "compress", "drop", "confirm")
@@ -143,7 +146,7 @@ def _quote(text: str) -> str:
 class Classifier:
     """Streams verdicts over a transcript's elements with bounded memory (see the module doc)."""
 
-    def __init__(self, config: Any | None = None, *, rules: RenalRules | None = None,
+    def __init__(self, config: Config | None = None, *, rules: RenalRules | None = None,
                  balance: BalanceTracker | None = None):
         self.rules = rules if rules is not None else load_rules(config)
         settings = self.rules.settings
@@ -863,7 +866,7 @@ class Classification:
     balance: Balance
 
 
-def run(elements: Iterable[Element], config: Any | None = None, *, rules: RenalRules | None = None,
+def run(elements: Iterable[Element], config: Config | None = None, *, rules: RenalRules | None = None,
         retain: bool = True, observe: Callable[[Element | None, list[Change]], None] | None = None,
         resume: tuple[Classifier, Tally] | None = None,
         before_finish: Callable[[Classifier, Tally], None] | None = None) -> Classification:
@@ -903,6 +906,6 @@ def run(elements: Iterable[Element], config: Any | None = None, *, rules: RenalR
     return Classification(verdicts, summary, balance)
 
 
-def classify(elements: Iterable[Element], config: Any | None = None, *, rules: RenalRules | None = None) -> list[Verdict]:
+def classify(elements: Iterable[Element], config: Config | None = None, *, rules: RenalRules | None = None) -> list[Verdict]:
     """One verdict per element, in order (revisions from later elements already applied)."""
     return run(elements, config, rules=rules).verdicts

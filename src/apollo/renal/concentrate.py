@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -26,6 +26,9 @@ from apollo.renal.condense import Condenser, CondenseRules, load_rules
 from apollo.renal.rules import RULES_FOLDER
 from apollo.rulefile import merge_over, read_toml
 from apollo.transcript.model import Element, Kind, Role
+
+if TYPE_CHECKING:
+    from apollo.config import Config
 
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
 
@@ -76,7 +79,7 @@ def load(user_files: tuple[str, ...] = (), stamps: tuple[tuple[str, int, int], .
     return FilterRules(settings, patterns, int(reabsorb["min_words"]), condense, anchor_rules)
 
 
-def load_for(config: Any) -> FilterRules:
+def load_for(config: Config | None) -> FilterRules:
     """The filter's rules for ``config``: the built-in ones and the rule files it lists (``renal.rule_files``)."""
     from apollo.renal import rules as classifier_rules
 

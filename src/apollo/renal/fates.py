@@ -21,12 +21,15 @@ import re
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from apollo.renal import concentrate
 from apollo.renal.classify import MUST_KEEP, Change, Verdict
 from apollo.renal.condense import Condenser
 from apollo.transcript.model import Element, Kind, Role
+
+if TYPE_CHECKING:
+    from apollo.config import Config
 
 #: removed as noise, and as redundancy: what information density (SPEC §1.3) leaves out
 NOISE_BUCKETS = ("acknowledgement", "noise", "heartbeat")
@@ -137,7 +140,7 @@ class FateStream:
         self._dropped_calls: OrderedDict[str, str] = OrderedDict()  # call id -> bucket, until its result
 
     @classmethod
-    def for_config(cls, config: Any, count: Callable[[str], int], **options: Any) -> FateStream:
+    def for_config(cls, config: Config | None, count: Callable[[str], int], **options: Any) -> FateStream:
         rules = concentrate.load_for(config)
         return cls(rules, Condenser(rules.condense), count, **options)
 

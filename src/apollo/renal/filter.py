@@ -19,7 +19,7 @@ import math
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from apollo import transcript as transcript_io
 from apollo.errors import InputError, UsageError
@@ -34,6 +34,9 @@ from apollo.renal.fates import Fate
 from apollo.renal.salience import information
 from apollo.tokens import exact_available, get_counter
 from apollo.transcript.model import Edit, Element, Kind, Role, Transcript
+
+if TYPE_CHECKING:
+    from apollo.config import Config
 
 MODES = ("rewrite", "compact")
 #: formats whose sessions take a native compaction entry
@@ -50,7 +53,7 @@ class FilterResult:
     transcript: Transcript
 
 
-def filter_path(path: Path | Any, fmt: str = "auto", config: Any = None, keep_ratio: float | None = None,
+def filter_path(path: Path | Any, fmt: str = "auto", config: Config | None = None, keep_ratio: float | None = None,
                 budget: int | None = None, mode: str = "rewrite", output: Path | None = None,
                 dry_run: bool = False, *, workspace: Path | None = None, lang: str | None = None,
                 in_place: bool = False, overwrite: bool = False, drop: Collection[str] = ()) -> FilterResult:
@@ -189,7 +192,7 @@ def _check_unchanged(transcript: Transcript) -> None:
 
 
 # -- 1. dialysis --------------------------------------------------------------------------------------
-def dialysis(elements: list[Element], config: Any) -> Classification:
+def dialysis(elements: list[Element], config: Config | None) -> Classification:
     """Every element classified (decision, preference, task, question, process, noise), and the balance."""
     return classify_mod.run(elements, config)
 
@@ -350,7 +353,7 @@ def edits_of(fates: list[Fate]) -> dict[str, Edit]:
 
 
 def default_output(path: Path | Any, transcript: Transcript, workspace: Path | None = None,
-                   config: Any = None) -> Path:
+                   config: Config | None = None) -> Path:
     """``<name>.filtered<suffix>``, never an existing file: in the workspace's ``.renal/filtered/``
     when the input is one of an agent's sessions (a copy beside it would be taken for a session),
     else next to the input. A session of an OpenClaw SQLite store becomes ``<session id>.filtered.jsonl``.
@@ -374,7 +377,7 @@ def default_output(path: Path | Any, transcript: Transcript, workspace: Path | N
     return candidate
 
 
-def _renal_folder(config: Any, workspace: Path | None, name: str, where: str) -> Path:
+def _renal_folder(config: Config | None, workspace: Path | None, name: str, where: str) -> Path:
     """``<workspace>/.renal/<name>`` (next to the configured snapshot folder), created private."""
     from apollo.atomic import private_dir
     from apollo.workspace import resolve_workspace
@@ -383,10 +386,11 @@ def _renal_folder(config: Any, workspace: Path | None, name: str, where: str) ->
     if not root.is_dir():
         raise InputError(f"workspace {root} does not exist; the filtered copy of an agent's session goes to "
                          "its .renal/ folder", where=where, hint="pass --workspace PATH, or -o PATH")
-    return private_dir(root / Path(config.get("renal.snapshot_dir")).parent / name)
+    renal = Path(config.get("renal.snapshot_dir")).parent if config is not None else Path(".renal")
+    return private_dir(root / renal / name)
 
 
-def _snapshot_dir(config: Any, workspace: Path | None, destination: Path | None) -> Path:
+def _snapshot_dir(config: Config, workspace: Path | None, destination: Path | None) -> Path:
     """``<workspace>/.renal/snapshots``; without a workspace, beside the output (never created blindly)."""
     from apollo.workspace import resolve_workspace
 

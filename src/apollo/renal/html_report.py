@@ -339,7 +339,7 @@ def _outcomes(elements: list[dict[str, Any]], labels: dict[str, Any]) -> list[di
              "total": sum(1 for e in elements if e["out"] == key)} for key, color in _OUTCOME_COLOR.items()]
 
 
-def balance_series(transcript: Any, fates: list[Any], config: Any, labels: dict[str, Any]) -> dict[str, Any]:
+def balance_series(transcript: Any, fates: list[Any], config: Config | None, labels: dict[str, Any]) -> dict[str, Any]:
     """The balance after each user turn (:func:`apollo.renal.api.series`), at up to BALANCE_POINTS
     turns spread evenly: each sign's raw count over the window, scaled so the threshold is half-way."""
     from apollo.renal import api, balance
