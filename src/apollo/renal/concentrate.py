@@ -10,6 +10,7 @@ applies them to each element (heartbeat pairs, repeats, the tail) is :mod:`apoll
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from collections.abc import Sequence
@@ -121,11 +122,7 @@ class Anchors:
 
     def of(self, text: str) -> set[str]:
         """The anchors ``text`` holds, lower-cased (a token longer than a line is kept is no mention)."""
-        found = set()
-        for match in self.token.finditer(text):
-            word = match.group()
-            if self.min_chars <= len(word) <= _LONGEST_ANCHOR and self.specific.search(word):
-                found.add(word.lower())
+        found = {word.lower() for word in self.specific_tokens(text)}
         if not text.isascii():
             n = self.cjk_gram
             for run in _CJK_RUNS.findall(text):
@@ -133,9 +130,16 @@ class Anchors:
         return found
 
 
+    def specific_tokens(self, text: str) -> list[str]:
+        """The tokens of ``text`` that name something specific, as written."""
+        return [word for word in self.token.findall(text)
+                if self.min_chars <= len(word) <= _LONGEST_ANCHOR and self.specific.search(word)]
+
+
 #: longer tokens (a base64 blob, a minified line) are no mention of anything
 _LONGEST_ANCHOR = 200
 _CJK_RUNS = re.compile("[\u3400-\u9fff]+")
+_NEWLINE = re.compile("\n")
 
 
 @dataclass(slots=True)
@@ -144,23 +148,57 @@ class LineIndex:
     (line number -> how many lines share the rarest anchor that names it, and that anchor)."""
 
     lines: int
-    anchors: dict[str, list[int]]
     mentioned: dict[int, tuple[int, str]]
+    #: anchor -> its lines: Chinese phrases at once (they are few), tokens only once a later message
+    #: asks about them (reading every token of every old output was most of a check's time)
+    anchors: dict[str, list[int]]
+    #: the output's distinct tokens, lower-cased, and its Chinese phrases: what an anchor can be
+    tokens: frozenset[str]
+    phrases: frozenset[str]
+    _lower: str | None = None
+    _starts: list[int] | None = None
+    _lines: list[str] | None = None
 
     @classmethod
     def of(cls, text: str, anchors: Anchors) -> LineIndex:
-        index: dict[str, list[int]] = {}
-        number = -1
-        for number, line in enumerate(text.split("\n")):
-            for anchor in anchors.of(line):
-                index.setdefault(anchor, []).append(number)
-        return cls(number + 1, index, {})
+        phrases: dict[str, list[int]] = {}
+        if not text.isascii():
+            n, number, at = anchors.cjk_gram, 0, 0
+            for run in _CJK_RUNS.finditer(text):
+                number += text.count("\n", at, run.start())
+                at = run.start()
+                word = run.group()
+                for i in range(len(word) - n + 1):
+                    where = phrases.setdefault(word[i:i + n], [])
+                    if not where or where[-1] != number:
+                        where.append(number)
+        tokens = frozenset(word.lower() for word in set(anchors.token.findall(text)))
+        return cls(text.count("\n") + 1, {}, phrases, tokens, frozenset(phrases))
 
-    def mention(self, said: set[str], anchors: Anchors) -> bool:
-        """Note the lines holding an anchor of a later message; whether any was new."""
+    def __getstate__(self) -> dict[str, object]:
+        """What a saved check keeps: the anchors found, never the output's text (the caches)."""
+        return {name: getattr(self, name) for name in ("lines", "mentioned", "anchors", "tokens", "phrases")}
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        for name in ("_lower", "_starts", "_lines"):
+            setattr(self, name, None)
+        for name, value in state.items():
+            setattr(self, name, value)
+
+    def mention(self, said: set[str], anchors: Anchors, text: str) -> bool:
+        """Note the lines of ``text`` (the output this indexes) holding an anchor of a later
+        message; whether any was new."""
+        asked = said & self.tokens
+        if self.phrases:
+            asked |= said & self.phrases
+        if not asked:
+            return False
         limit = max(1, int(self.lines * anchors.max_share)) if self.lines > 8 else self.lines
+        for anchor in asked:
+            if anchor not in self.anchors:
+                self.anchors[anchor] = self._lines_of(anchor, anchors, limit, text)
         new = False
-        for anchor in said & self.anchors.keys():
+        for anchor in sorted(asked):  # sorted: a tie goes the same way every run
             where = self.anchors[anchor]
             if len(where) > limit:
                 continue
@@ -170,6 +208,26 @@ class LineIndex:
                     new = new or known is None
                     self.mentioned[number] = (len(where), anchor)
         return new
+
+    def _lines_of(self, anchor: str, anchors: Anchors, limit: int, text: str) -> list[int]:
+        """The lines where ``anchor`` is an anchor (a whole token, specific as written), found by
+        searching the text for it; past ``limit`` lines the rest do not matter (too common)."""
+        if self._lower is None:
+            self._lower = text.lower()  # the same lines (lower() never adds or drops one)
+            self._starts = [0, *(m.end() for m in _NEWLINE.finditer(self._lower))]
+            self._lines = text.split("\n")
+        lower, starts, lines = self._lower, self._starts, self._lines
+        assert starts is not None and lines is not None
+        found: list[int] = []
+        at = lower.find(anchor)
+        while at >= 0 and len(found) <= limit:
+            number = bisect.bisect_right(starts, at) - 1
+            if any(word.lower() == anchor for word in anchors.specific_tokens(lines[number])):
+                found.append(number)
+            if number + 1 >= len(starts):
+                break
+            at = lower.find(anchor, starts[number + 1])
+        return found
 
 
 def trim_output(text: str, index: LineIndex | None, rules: FilterRules) -> tuple[str, str]:

@@ -373,7 +373,7 @@ class FateStream:
         if not said:
             return
         for watch in self._watched.values():
-            if watch.index.mention(said, self.rules.anchors) and watch.fate.bucket == "tool_output" \
+            if watch.index.mention(said, self.rules.anchors, watch.fate.element.text) and watch.fate.bucket == "tool_output" \
                     and watch.fate.action == "shorten":
                 before = watch.fate.tokens_after
                 self._cut(watch.fate)
