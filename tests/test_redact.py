@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 import string
 
 from hypothesis import given, settings
@@ -105,3 +106,25 @@ def test_redaction_is_stable_and_never_grows_a_secret(text: str) -> None:
     once = redact(text)
     assert redact(once) == once  # a mark is not itself a secret
     assert (once == text) or "[REDACTED " in once
+
+
+def test_the_quick_check_knows_every_name_and_key_character_of_the_detectors() -> None:
+    """``redact`` skips a text the quick check finds nothing in, without loading detect-secrets:
+    every secret-sounding name of its keyword detector and every character of its keys must be
+    something the quick check sees, or a secret could slip through on an upgrade."""
+    from apollo import redact as redact_mod
+
+    found = redact_mod._detectors()
+    assert all(redact_mod._MAY_HOLD.search(word) for word in found["keyword_words"])
+    charset = found["word"].pattern[1:found["word"].pattern.index("]")]
+    key_characters = re.sub(r"\\(.)", r"\1", charset)
+    assert all(redact_mod._MAY_HOLD.fullmatch(character * 20) for character in key_characters)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(codec="utf-8"), max_size=200))
+def test_a_text_the_quick_check_passes_holds_nothing_a_detector_finds(text: str) -> None:
+    from apollo import redact as redact_mod
+
+    if not redact_mod._MAY_HOLD.search(text):
+        assert list(redact_mod._spans(text)) == []
