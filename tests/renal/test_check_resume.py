@@ -101,6 +101,8 @@ def test_the_heartbeat_after_growth_classifies_only_the_appended_message(example
     from apollo.renal import classify
 
     paths = Paths.resolve(example / "workspace", example / "openclaw-state")
+    (paths.workspace / ".apollo").mkdir(exist_ok=True)  # the example session is small: resume it anyway
+    (paths.workspace / ".apollo" / "config.toml").write_text("[renal]\nresume_from_bytes = 0\n")
     heartbeat.run(paths, config_mod.load(paths.workspace), "en")
     session = paths.sessions_dir / SESSION
     last = json.loads(session.read_text(encoding="utf-8").splitlines()[-1])
@@ -115,6 +117,27 @@ def test_the_heartbeat_after_growth_classifies_only_the_appended_message(example
     assert fed == ["appended1"]
     monkeypatch.setattr(classify.Classifier, "feed", original)
     assert _numbers_of_state(beat.state) == _numbers(check(paths, config_mod.load(paths.workspace)))
+
+
+def test_a_small_session_is_checked_whole_by_the_heartbeat(example: Path, monkeypatch) -> None:
+    """Below ``renal.resume_from_bytes`` saving and reading a state costs more than a whole check."""
+    from apollo.integration import heartbeat
+    from apollo.renal import classify
+
+    paths = Paths.resolve(example / "workspace", example / "openclaw-state")
+    heartbeat.run(paths, config_mod.load(paths.workspace), "en")
+    assert not check_resume.resume_path(paths).exists()
+    session = paths.sessions_dir / SESSION
+    with session.open("a", encoding="utf-8") as out:
+        last = json.loads(session.read_text(encoding="utf-8").splitlines()[-1])
+        out.write(json.dumps({"type": "message", "id": "appended2", "parentId": last["id"],
+                              "timestamp": "2026-11-29T04:00:00.000Z",
+                              "message": {"role": "user", "content": "Any news?"}}) + "\n")
+    fed: list[str] = []
+    original = classify.Classifier.feed
+    monkeypatch.setattr(classify.Classifier, "feed", lambda self, element: fed.append(element.id) or original(self, element))
+    heartbeat.run(paths, config_mod.load(paths.workspace), "en")
+    assert len(fed) > 1 and fed[-1] == "appended2"
 
 
 def _numbers_of_state(state: dict) -> dict:
