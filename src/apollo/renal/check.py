@@ -90,10 +90,10 @@ class CheckResult:
         }
 
 
-def _thresholds(config: Config | None) -> dict[str, Any]:
-    renal = config.section("renal") if config is not None else {}
-    return {"tokens": renal.get("token_threshold", 50000), "density": renal.get("density_threshold", 0.5),
-            "confirmations": renal.get("confirmation_threshold", 5), "min_exceeded": renal.get("min_exceeded", 2)}
+def _thresholds(config: Config) -> dict[str, Any]:
+    renal = config.section("renal")
+    return {"tokens": renal["token_threshold"], "density": renal["density_threshold"],
+            "confirmations": renal["confirmation_threshold"], "min_exceeded": renal["min_exceeded"]}
 
 
 def check(paths: Paths, config: Config, source: Any | None = None, fmt: str = "auto", *,
@@ -121,7 +121,7 @@ def check(paths: Paths, config: Config, source: Any | None = None, fmt: str = "a
         source, notes = default_source(paths, session_id)
     stamp = fingerprint(source, config, notes=notes, fmt=fmt)  # before reading: a later write shows next time
     resume = resume and stamp is not None and stamp["size"] >= resume_from
-    counter = config.get("general.counter") if config is not None else "estimate"
+    counter = config.get("general.counter")
     stream = fates.FateStream.for_config(config, get_counter(counter)[1], retain=False)
     read_warnings: list[ReadWarning] = []
     format_name: str | None = None
@@ -176,7 +176,7 @@ def check(paths: Paths, config: Config, source: Any | None = None, fmt: str = "a
         status="needs_filter" if needs_filter else "watch" if exceeded or balance.level == "red" else "normal",
         checked_at=clock.now().isoformat(timespec="seconds"), source=str(source) if source is not None else None,
         format=format_name, counter=get_counter(counter)[0], elements=summary["elements"], thresholds=limits,
-        state_file=config.get("renal.state_file") if config is not None else ".renal/filter-state.json",
+        state_file=config.get("renal.state_file"),
         fingerprint=stamp, classified=chain.count - fed,
     )
 

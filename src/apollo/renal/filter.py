@@ -352,8 +352,7 @@ def edits_of(fates: list[Fate]) -> dict[str, Edit]:
     return edits
 
 
-def default_output(path: Path | Any, transcript: Transcript, workspace: Path | None = None,
-                   config: Config | None = None) -> Path:
+def default_output(path: Path | Any, transcript: Transcript, workspace: Path | None, config: Config) -> Path:
     """``<name>.filtered<suffix>``, never an existing file: in the workspace's ``.renal/filtered/``
     when the input is one of an agent's sessions (a copy beside it would be taken for a session),
     else next to the input. A session of an OpenClaw SQLite store becomes ``<session id>.filtered.jsonl``.
@@ -377,7 +376,7 @@ def default_output(path: Path | Any, transcript: Transcript, workspace: Path | N
     return candidate
 
 
-def _renal_folder(config: Config | None, workspace: Path | None, name: str, where: str) -> Path:
+def _renal_folder(config: Config, workspace: Path | None, name: str, where: str) -> Path:
     """``<workspace>/.renal/<name>`` (next to the configured snapshot folder), created private."""
     from apollo.atomic import private_dir
     from apollo.workspace import resolve_workspace
@@ -386,8 +385,7 @@ def _renal_folder(config: Config | None, workspace: Path | None, name: str, wher
     if not root.is_dir():
         raise InputError(f"workspace {root} does not exist; the filtered copy of an agent's session goes to "
                          "its .renal/ folder", where=where, hint="pass --workspace PATH, or -o PATH")
-    renal = Path(config.get("renal.snapshot_dir")).parent if config is not None else Path(".renal")
-    return private_dir(root / renal / name)
+    return private_dir(root / Path(config.get("renal.snapshot_dir")).parent / name)
 
 
 def _snapshot_dir(config: Config, workspace: Path | None, destination: Path | None) -> Path:
