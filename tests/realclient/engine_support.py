@@ -36,6 +36,14 @@ def text_of(message: dict[str, Any]) -> str:
     return "".join(b.get("text", "") for b in content or [] if isinstance(b, dict))
 
 
+def tool_pairs(request: dict[str, Any]) -> tuple[set[str], set[str]]:
+    """The ids of the tool calls a chat request carries, and of the results it carries: equal when
+    no call is without its result (nor a result without its call)."""
+    messages = request["messages"]
+    calls = {c["id"] for m in messages if m["role"] == "assistant" for c in m.get("tool_calls") or []}
+    return calls, {m.get("tool_call_id") for m in messages if m["role"] == "tool"}
+
+
 class FakeModel:
     """Records each chat request; ``replies`` maps a substring of the last user message to the reply."""
 

@@ -22,7 +22,7 @@ import pytest
 
 from apollo.integration.engine import recall_from
 from apollo.integration.engine_store import Store, default_path
-from realclient.engine_support import FakeModel, Rig, apollo_processes, text_of, wait_gone
+from realclient.engine_support import FakeModel, Rig, apollo_processes, text_of, tool_pairs, wait_gone
 from realclient.support import HEARTBEAT_PROMPT, legacy_state_dir, realistic_session
 
 pytestmark = [pytest.mark.realclient, pytest.mark.slow, pytest.mark.xdist_group("openclaw-engine")]
@@ -229,8 +229,7 @@ def test_imported_session_is_filtered_from_its_first_turn(hard_cases: dict[str, 
     # labels), so each goes whole, poll, calls, results and replies together
     assert not any(text_of(m) == "HEARTBEAT_OK" for m in request["messages"])
     assert sum(HEARTBEAT_PROMPT in t for t in texts) == 0
-    calls = {c["id"] for m in request["messages"] if m["role"] == "assistant" for c in m.get("tool_calls") or []}
-    results = {m.get("tool_call_id") for m in request["messages"] if m["role"] == "tool"}
+    calls, results = tool_pairs(request)
     assert calls == results and calls  # never a tool call without its result
     assert DEGRADED not in out + err and "[apollo-renal]" not in out + err
     assert wait_gone(hard_cases["imported"].state) == []

@@ -19,7 +19,7 @@ import pytest
 
 from apollo.integration.engine import recall_from
 from apollo.integration.engine_store import Store, default_path
-from realclient.engine_support import FakeModel, Gateway, Rig, text_of, wait_gone
+from realclient.engine_support import FakeModel, Gateway, Rig, text_of, tool_pairs, wait_gone
 from realclient.support import legacy_state_dir, realistic_session
 
 pytestmark = [pytest.mark.realclient, pytest.mark.slow, pytest.mark.xdist_group("openclaw-engine-compact")]
@@ -91,8 +91,7 @@ def test_after_compact_the_model_gets_every_must_keep_item_and_not_the_evicted(c
     assert PREFERENCE in sent
     assert QUESTION in sent
     assert OLD_OUTPUT.splitlines()[7] not in sent
-    calls = {c["id"] for m in request["messages"] if m["role"] == "assistant" for c in m.get("tool_calls") or []}
-    results = {m.get("tool_call_id") for m in request["messages"] if m["role"] == "tool"}
+    calls, results = tool_pairs(request)
     assert calls == results  # never a tool call without its result
 
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from realclient.engine_support import FakeModel, Rig, text_of, wait_gone
+from realclient.engine_support import FakeModel, Rig, text_of, tool_pairs, wait_gone
 from realclient.support import legacy_state_dir
 
 pytestmark = [pytest.mark.realclient, pytest.mark.slow, pytest.mark.xdist_group("openclaw-engine-real")]
@@ -110,7 +110,6 @@ def test_tool_calls_keep_their_results_and_the_engine_is_never_bypassed(real_tur
     out = real_turn["done"].stdout + real_turn["done"].stderr
     assert DEGRADED not in out and "[apollo-renal]" not in out, out[-3000:]
     request = real_turn["requests"][-1]
-    calls = {c["id"] for m in request["messages"] if m["role"] == "assistant" for c in m.get("tool_calls") or []}
-    results = {m.get("tool_call_id") for m in request["messages"] if m["role"] == "tool"}
+    calls, results = tool_pairs(request)
     assert calls == results
     assert real_turn["leftovers"] == []
