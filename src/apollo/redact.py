@@ -27,13 +27,15 @@ from typing import Any, cast
 MARK = "[REDACTED {kind}]"
 #: the shortest word (of detect-secrets' base64 charset, URL-safe included) read as a possible key
 _WORD_MIN = 20
+#: what marks a line as worth the named detectors besides a long word: a URL (credentials in it), a key header
+_HEADERS = "://|PRIVATE KEY|PuTTY"
 #: which finding names a mark when several overlap: named formats (rank 0) first
 _RANK = {"Secret Keyword": 1, "Base64 High Entropy String": 2, "Hex High Entropy String": 2}
 #: what every secret detect-secrets finds has somewhere in its line, known without loading it (a
 #: tenth of a second, once per process; the heartbeat redacts what it saves): a word of its key
 #: characters, a URL, a key header, or a secret-sounding name (the last part of every name its
 #: keyword detector knows contains one of these: tests/test_redact.py holds it to that)
-_MAY_HOLD = re.compile(rf"[A-Za-z0-9+/=_\\\-]{{{_WORD_MIN},}}|://|PRIVATE KEY|PuTTY|(?i:key|pass|pwd|secret|contrase)")
+_MAY_HOLD = re.compile(rf"[A-Za-z0-9+/=_\\\-]{{{_WORD_MIN},}}|{_HEADERS}|(?i:key|pass|pwd|secret|contrase)")
 _PEM_END = re.compile(r"-----END[ A-Z0-9]*-----|\n\s*\n|\Z")
 
 
@@ -62,7 +64,7 @@ def _detectors() -> dict[str, Any]:
         # the last literal of each secret-sounding name ("api_?key" -> "key"): lines without one skip the keyword regexes
         "keyword_words": tuple({entry.split("_?")[-1] for entry in keyword.DENYLIST}),
         "word": re.compile(f"[{re.escape(charset)}]{{{_WORD_MIN},}}"),
-        "hint": re.compile(f"[{re.escape(charset)}]{{{_WORD_MIN},}}|://|PRIVATE KEY|PuTTY"),
+        "hint": re.compile(f"[{re.escape(charset)}]{{{_WORD_MIN},}}|{_HEADERS}"),
     }
 
 
