@@ -1,12 +1,14 @@
 """Apollo's context engine on real OpenClaw sessions of real users (issue 15's proof).
 
-The labelled real sessions of ``shared/eval/real`` (fetched, never committed: set
-``APOLLO_REAL_SESSIONS`` to the folder ``fetch_sessions.py`` filled) are imported into the real
+The labelled real sessions of ``shared/eval/real`` (never committed) are imported into the real
 OpenClaw 2026.9.6 with its own ``doctor --session-sqlite import``, and one turn runs with Apollo's
 engine against a model faked on 127.0.0.1. The request the model receives carries every labelled
 must-keep entry (its text, in the messages or in Apollo's standing context), never a tool call
-without its result, and OpenClaw never bypasses the engine. Without the sessions the module is
-skipped: the labels name entries of files only a fetch brings.
+without its result, and OpenClaw never bypasses the engine. Without the sessions or their mirrors
+the module is skipped: the labels name entries of files only a fetch brings. The sessions are
+``$APOLLO_REAL_SESSIONS`` (the folder ``fetch_sessions.py`` filled); without it the test runs that
+script itself into a temporary folder, which works wherever the repositories' git mirrors are
+(``$APOLLO_MIRRORS``, or the ``.mirror`` folder above the checkout where ``fetch`` leaves them).
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -26,7 +30,6 @@ from realclient.support import legacy_state_dir
 pytestmark = [pytest.mark.realclient, pytest.mark.slow, pytest.mark.xdist_group("openclaw-engine-real")]
 
 LABELS = Path(__file__).resolve().parents[3] / "shared" / "eval" / "real"
-SESSIONS = Path(os.environ.get("APOLLO_REAL_SESSIONS", "/nonexistent"))
 NAMES = sorted(p.name.removesuffix(".labels.json") for p in LABELS.glob("*.labels.json"))
 DEGRADED = 'Context engine "apollo-renal" degraded'
 QUESTION = "What have we decided so far, and what is still open?"
@@ -65,9 +68,9 @@ def _covered(need: Counter[str], have: Counter[str]) -> float:
     return 1.0 if total == 0 else sum(min(n, have[w]) for w, n in need.items()) / total
 
 
-def _entries(name: str) -> dict[str, dict[str, Any]]:
+def _entries(source: Path) -> dict[str, dict[str, Any]]:
     entries = {}
-    for line in (SESSIONS / f"{name}.jsonl").read_text(encoding="utf-8").splitlines():
+    for line in source.read_text(encoding="utf-8").splitlines():
         if line.strip():
             entry = json.loads(line)
             entries[entry.get("id")] = entry
@@ -78,12 +81,25 @@ def _labels(name: str) -> dict[str, Any]:
     return json.loads((LABELS / f"{name}.labels.json").read_text())
 
 
+@pytest.fixture(scope="session")
+def sessions(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The fetched sessions: ``$APOLLO_REAL_SESSIONS``, else extracted here from the git mirrors."""
+    given = os.environ.get("APOLLO_REAL_SESSIONS")
+    if given:
+        return Path(given)
+    out = tmp_path_factory.mktemp("real-sessions")
+    # The script prints which mirror is missing and exits non-zero; the sessions it did extract still count.
+    subprocess.run([sys.executable, str(LABELS / "fetch_sessions.py"), str(out)], capture_output=True, check=False)
+    return out
+
+
 @pytest.fixture(scope="module", params=NAMES)
-def real_turn(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, openclaw_cli) -> dict[str, Any]:
+def real_turn(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, openclaw_cli,
+              sessions: Path) -> dict[str, Any]:
     name = request.param
-    source = SESSIONS / f"{name}.jsonl"
+    source = sessions / f"{name}.jsonl"
     if not source.is_file():
-        pytest.skip(f"the real session {name} is not fetched (APOLLO_REAL_SESSIONS={SESSIONS})")
+        pytest.skip(f"the real session {name} is neither fetched (APOLLO_REAL_SESSIONS) nor in a git mirror")
     root = tmp_path_factory.mktemp(name)
     session_id = json.loads(source.read_text(encoding="utf-8").splitlines()[0])["id"]
     legacy_state_dir(root, {session_id: source})
@@ -92,7 +108,7 @@ def real_turn(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
     openclaw_cli.import_legacy(rig.state)
     done = rig.turn(QUESTION, session_key="agent:main:s0")
     (root / "requests.json").write_text(json.dumps(model.requests))  # to read when a test fails
-    yield {"name": name, "done": done, "requests": [r for r in model.requests if "messages" in r],
+    yield {"name": name, "source": source, "done": done, "requests": [r for r in model.requests if "messages" in r],
            "leftovers": wait_gone(rig.state)}
     model.close()
 
@@ -100,7 +116,7 @@ def real_turn(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
 def test_every_labelled_must_keep_entry_reaches_the_model(real_turn: dict[str, Any]) -> None:
     name = real_turn["name"]
     have = _words(_sent(real_turn["requests"][-1]))
-    entries = _entries(name)
+    entries = _entries(real_turn["source"])
     missing = [item["id"] for item in _labels(name)["must_keep"]
                if _covered(_words(_spoken(entries[item["id"]].get("message") or {})), have) < 0.8]
     assert missing == [], f"{name}: must-keep entries not in the request: {missing}"
