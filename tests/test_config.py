@@ -46,7 +46,7 @@ def test_int_accepted_where_float_expected(tmp_path: Path) -> None:
         ("[renal]\ntoken_threshold = 'many'\n", "'renal.token_threshold' must be int"),
         ("[renal\n", "not valid TOML"),
         ("renal = 3\n", "'renal' must be a table"),
-        ("[renal]\nkeep_patterns = 'x'\n", "must be list"),
+        ("[renal]\nkeep_patterns = 'x'\n", "'renal.keep_patterns' must be a list"),
     ],
 )
 def test_bad_config_names_file_line_and_key(tmp_path: Path, text: str, needle: str) -> None:

@@ -14,6 +14,7 @@ configuration through this module on every run.
 from __future__ import annotations
 
 import re
+from fnmatch import fnmatch
 from pathlib import Path
 
 from apollo.cache import toml_loads
@@ -22,7 +23,7 @@ from apollo.errors import ConfigError
 #: typing is imported only by type checkers: the heartbeat imports this module on every run
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
     from typing import Any, TypeVar
 
     from apollo.config import Config
@@ -71,42 +72,6 @@ def read_toml(path: Path, *, what: str = "rule file", hint: str | None = None) -
     """The tables of a TOML file and its text (for line numbers in later errors)."""
     text = read_text(path, what=what, hint=hint)
     return parse_toml(text, str(path), what=what, hint=hint), text
-
-
-def same_type(default: Any, value: Any) -> bool:
-    """A value may replace a default of its own type; a whole number may stand for a float, a bool
-    for nothing else."""
-    if isinstance(default, bool) or isinstance(value, bool):
-        return isinstance(default, bool) and isinstance(value, bool)
-    if isinstance(default, (int, float)) and isinstance(value, (int, float)):
-        return isinstance(default, float) or isinstance(value, int)
-    return type(default) is type(value)
-
-
-def merge_over(base: dict[str, Any], layer: dict[str, Any], where: str, *, text: str | None = None,
-               prefix: str = "", check: Callable[[str, Any, Any, str], None] | None = None) -> None:
-    """Lay a file's tables over built-in ones, which are their own schema (the config over
-    ``data/defaults.toml``, a renal rule file's ``[classify]`` over the built-in settings): a key
-    the built-in tables lack, or a value of another type, is a ConfigError naming file:line and the
-    dotted key. ``check(dotted, default, value, where)`` may refuse a value before it is taken."""
-    for key, value in layer.items():
-        dotted = f"{prefix}{key}"
-        here = located(where, text, key)
-        if key not in base:
-            raise ConfigError(f"unknown key '{dotted}'", where=here,
-                              hint=f"known keys here: {', '.join(sorted(base)) or 'none'}")
-        default = base[key]
-        if isinstance(default, dict):
-            if not isinstance(value, dict):
-                raise ConfigError(f"'{dotted}' must be a table", where=here)
-            merge_over(default, value, where, text=text, prefix=f"{dotted}.", check=check)
-            continue
-        if not same_type(default, value):
-            raise ConfigError(f"'{dotted}' must be {type(default).__name__}, got {type(value).__name__} {value!r}",
-                              where=here)
-        if check is not None:
-            check(dotted, default, value, here)
-        base[key] = float(value) if isinstance(default, float) else value
 
 
 def _fits(value: Any, schema: Any) -> bool:
@@ -166,19 +131,27 @@ def _path_parts(path: str) -> list[str]:
     return ["..." if p == "\x00" else p for p in re.split(r"[.\[\]]", path.replace("[...]", ".\x00")) if p]
 
 
-def _dotted(parts: list[str]) -> str:
+def _dotted_name(parts: list[str]) -> str:
     return ".".join(p if not p.isdigit() else f"[{p}]" for p in parts).replace(".[", "[")
 
 
+#: msgspec's names of JSON types as a TOML file calls them
+_TOML_WORDS = {"object": "a table", "array": "a list"}
+
+
 def validation_error(exc: Exception, schema: Any, data: Any, where: str, text: str | None, *, what: str,
-                     hint: str | None) -> ConfigError:
-    """msgspec's ValidationError as one line that says which key is wrong and how."""
+                     hint: str | None, prefix: str = "") -> ConfigError:
+    """msgspec's ValidationError as one line that says which key is wrong and how (its dotted name
+    under ``prefix``, the table ``data`` was read from)."""
     import msgspec
+
+    def _dotted(parts: list[str]) -> str:
+        return _dotted_name([*prefix.split("."), *parts] if prefix else parts)
 
     found = re.match(r"(?P<what>.*?)(?: - at `\$(?P<path>[^`]*)`)?\Z", str(exc), re.DOTALL)
     message, path = (found["what"], found["path"] or "") if found else (str(exc), "")
     parts, here = _walk(schema, data, _path_parts(path))
-    last = next((p for p in reversed(parts) if not p.isdigit()), "")
+    last = next((p for p in reversed(parts) if not p.isdigit()), prefix.rpartition(".")[2])
     unknown = re.fullmatch(r"Object contains unknown field `(?P<key>[^`]*)`", message)
     missing = re.fullmatch(r"Object missing required field `(?P<key>[^`]*)`", message)
     expected = re.fullmatch(r"Expected `(?P<want>[^`]*)`, got `(?P<got>[^`]*)`", message)
@@ -192,21 +165,72 @@ def validation_error(exc: Exception, schema: Any, data: Any, where: str, text: s
         return ConfigError(f"{what}: '{_dotted([*parts, missing['key']])}' is missing",
                            where=located(where, text, last), hint=hint)
     if expected:
-        return ConfigError(f"{what}: '{_dotted(parts)}' must be {expected['want']}, got {expected['got']}",
+        want, got = (_TOML_WORDS.get(expected[k], expected[k]) for k in ("want", "got"))
+        return ConfigError(f"{what}: '{_dotted(parts)}' must be {want}, got {got}",
                            where=located(where, text, last), hint=hint)
     return ConfigError(f"{what}: {' '.join(message.split())}" + (f" at '{_dotted(parts)}'" if parts else ""),
                        where=located(where, text, last), hint=hint)
 
 
 def convert(data: Any, schema: type[T], where: str, *, text: str | None = None, what: str = "rule file",
-            hint: str | None = None) -> T:
-    """``data`` (tables from TOML or JSON) as an instance of the struct ``schema``."""
+            hint: str | None = None, prefix: str = "") -> T:
+    """``data`` (tables from TOML or JSON, the table ``prefix`` of a file) as an instance of ``schema``."""
     import msgspec
 
     try:
         return msgspec.convert(data, schema)
     except msgspec.ValidationError as exc:
-        raise validation_error(exc, schema, data, where, text, what=what, hint=hint) from None
+        raise validation_error(exc, schema, data, where, text, what=what, hint=hint, prefix=prefix) from None
+
+
+def _laid_over(base: Any, layer: Any, extend: tuple[str, ...], dotted: str) -> Any:
+    """A copy of ``base`` with ``layer`` over it: tables merge key by key, lists named by ``extend``
+    add up, any other value replaces."""
+    if isinstance(base, dict) and isinstance(layer, dict):
+        merged = dict(base)
+        for key, value in layer.items():
+            name = f"{dotted}.{key}" if dotted else str(key)
+            merged[key] = _laid_over(base[key], value, extend, name) if key in base else value
+        return merged
+    if isinstance(base, list) and isinstance(layer, list) and any(fnmatch(dotted, p) for p in extend):
+        return [*base, *layer]
+    return layer
+
+
+def _leaves(layer: dict[str, Any], dotted: str = "") -> Iterator[tuple[str, str]]:
+    """(dotted name, key) of each value a file's table sets."""
+    for key, value in layer.items():
+        name = f"{dotted}.{key}" if dotted else key
+        if isinstance(value, dict):
+            yield from _leaves(value, name)
+        else:
+            yield name, key
+
+
+def _at(tables: Any, dotted: str) -> Any:
+    """The value at ``dotted``, None where there was none (a table a dictionary schema allows)."""
+    for part in dotted.split("."):
+        tables = tables.get(part) if isinstance(tables, dict) else None
+    return tables
+
+
+def overlay(base: dict[str, Any], layer: Any, schema: Any, where: str, *, text: str | None = None,
+            what: str = "rule file", hint: str | None = None, prefix: str = "", extend: tuple[str, ...] = (),
+            taken: Callable[[str, Any, Any, str], None] | None = None) -> Any:
+    """One file's table ``layer`` over ``base``, the table so far (built-in, then earlier files; not
+    changed), checked as a whole against ``schema``: the result as plain data, numbers in the
+    schema's types. Lists whose dotted name (under the table) matches a pattern of ``extend`` add
+    up; every other value replaces the one before. ``taken(dotted, before, after, where)`` is told
+    of each value the layer sets once the whole table fits, and may still refuse it."""
+    import msgspec
+
+    merged = _laid_over(base, layer, extend, "")
+    result = msgspec.to_builtins(convert(merged, schema, where, text=text, what=what, hint=hint, prefix=prefix))
+    if taken is not None and isinstance(layer, dict):
+        for dotted, key in _leaves(layer):
+            taken(f"{prefix}.{dotted}" if prefix else dotted, _at(base, dotted), _at(result, dotted),
+                  located(where, text, key))
+    return result
 
 
 def load(path: Path, schema: type[T], *, what: str = "rule file", hint: str | None = None) -> T:

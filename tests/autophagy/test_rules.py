@@ -81,7 +81,7 @@ def test_rule_file_extends_and_user_protect_adds(ws) -> None:
 @pytest.mark.parametrize("content, message", [
     (None, "cannot read"),
     ("[[small]\nbroken", "not valid TOML"),
-    ('[protect.tasks]\nfile = "elsewhere.json"\n', "'protect.tasks' must be array"),
+    ('[protect.tasks]\nfile = "elsewhere.json"\n', "'protect.tasks' must be a list, got a table"),
     ('[protect]\ntasks = ["elsewhere.json"]\n', "cannot be changed"),
     ('[[small]]\nkind = "x"\ncheck = "match"\npatterns = ["*.x"]\nreason = "r"\nreason_zh = "r"\nidle_hours = "1"\n',
      "'small[0].idle_hours' must be float, got str"),
