@@ -5,7 +5,9 @@ configuration and the install manifest are all files a person edits (or may dama
 here, so a failure reads the same wherever it happens: one :class:`~apollo.errors.ConfigError`
 line that names the file, the line when it can be found, and the key, with what to do. Shapes are
 msgspec structs (``forbid_unknown_fields``): an unknown or mistyped key is an error, never a silent
-default. ``rule_files`` settings are resolved here too, against the config file that named them.
+default. A file that only changes some settings (the user's config, a renal rule file's
+``[classify]``) is laid over the built-in tables, which hold every default, and checked as a whole
+(:func:`overlay`). ``rule_files`` settings are resolved here too, against the config file that named them.
 
 msgspec is imported only when a file is checked against a struct: the heartbeat reads its
 configuration through this module on every run.
