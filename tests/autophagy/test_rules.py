@@ -101,7 +101,7 @@ def test_unusable_rule_files_are_errors(ws, content: str | None, message: str) -
 def test_every_check_the_rules_accept_has_one_scan_function() -> None:
     """The scan dispatches by table: a check the rule loader accepts but the engine cannot apply
     (or one the engine applies that no rule may name) is a mistake in one of the two."""
-    from apollo.autophagy.scan import FILE_CHECKS, LINK_CHECKS
+    from apollo.autophagy.file_checks import FILE_CHECKS, LINK_CHECKS
 
     assert not set(FILE_CHECKS) & set(LINK_CHECKS)
     assert set(FILE_CHECKS) | set(LINK_CHECKS) == set(rules_mod.CHECKS)
