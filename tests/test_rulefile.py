@@ -320,12 +320,12 @@ def test_overlay_lays_a_good_layer_over_the_base_and_names_the_key_of_a_bad_one(
            or not isinstance(v, _LAYER_EXPECTED[d])}
     before = json.loads(json.dumps(_BASE))
     try:
-        merged = rulefile.overlay(_BASE, layer, _Table, "layer.toml", prefix="t", extend=("inner.words",))
+        merged = rulefile.overlay(_BASE, layer, f"{__name__}:_Table", "layer.toml", prefix="t", extend=("inner.words",))
     except ConfigError as exc:
         assert bad and any(f"'t.{d}'" in exc.line() for d in bad), exc.line()
         return
     finally:
-        assert _BASE == before  # the base is never changed
+        assert before == _BASE  # the base is never changed
     assert not bad
     assert merged["name"] == top.get("name", "base") and merged["count"] == top.get("count", 1)
     assert merged["inner"]["words"] == ["a", *(inner or {}).get("words", [])]  # a list named by extend adds up

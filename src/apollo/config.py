@@ -104,14 +104,13 @@ def _check_workspace_value(dotted: str, current: Any, value: Any, limits: dict[s
 def _merge(values: dict[str, Any], layer: dict[str, Any], *, path: Path, text: str, sources: dict[str, str],
            limits: dict[str, list[str]] | None = None) -> dict[str, Any]:
     """One layer over the values so far; each value taken is recorded as coming from ``path``."""
-    from apollo.config_schema import ConfigFile
 
     def check(dotted: str, current: Any, value: Any, where: str) -> None:
         if limits is not None:
             _check_workspace_value(dotted, current, value, limits, where)
         sources[dotted] = str(path)
 
-    return overlay(values, layer, ConfigFile, str(path), text=text, what="config file", taken=check)
+    return overlay(values, layer, "apollo.config_schema:ConfigFile", str(path), text=text, what="config file", taken=check)
 
 
 def _inside(path: Path, folder: Path) -> bool:

@@ -16,10 +16,9 @@ configuration through this module on every run.
 from __future__ import annotations
 
 import re
-from fnmatch import fnmatch
 from pathlib import Path
 
-from apollo.cache import toml_loads
+from apollo.cache import DiskMemo, toml_loads
 from apollo.errors import ConfigError
 
 #: typing is imported only by type checkers: the heartbeat imports this module on every run
@@ -188,6 +187,8 @@ def convert(data: Any, schema: type[T], where: str, *, text: str | None = None, 
 def _laid_over(base: Any, layer: Any, extend: tuple[str, ...], dotted: str) -> Any:
     """A copy of ``base`` with ``layer`` over it: tables merge key by key, lists named by ``extend``
     add up, any other value replaces."""
+    from fnmatch import fnmatch
+
     if isinstance(base, dict) and isinstance(layer, dict):
         merged = dict(base)
         for key, value in layer.items():
@@ -216,22 +217,60 @@ def _at(tables: Any, dotted: str) -> Any:
     return tables
 
 
-def overlay(base: dict[str, Any], layer: Any, schema: Any, where: str, *, text: str | None = None,
+def _schema(name: str) -> Any:
+    """The schema named ``module:Name``."""
+    import importlib
+
+    module, _, attribute = name.partition(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
+def _schema_source(name: str) -> bytes:
+    """The text of the module that defines the schema ``module:Name`` (read, not imported)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec(name.partition(":")[0])
+    return Path(spec.origin).read_bytes() if spec is not None and spec.origin else b""
+
+
+def _checked(base: Any, layer: Any, schema: str, extend: tuple[str, ...], where: str, text: str | None, what: str,
+             hint: str | None, prefix: str) -> Any:
+    import msgspec
+
+    shape = _schema(schema)
+    merged = _laid_over(base, layer, extend, "")
+    return msgspec.to_builtins(convert(merged, shape, where, text=text, what=what, hint=hint, prefix=prefix))
+
+
+#: a layer found to fit is not checked again while the tables and the schema's module stay the
+#: same: msgspec (and the typing it loads) would cost a heartbeat with a user's config a quarter
+#: of its time
+_overlaid = DiskMemo("overlay", _checked, max_entries=64)
+
+
+def overlay(base: dict[str, Any], layer: Any, schema: str, where: str, *, text: str | None = None,
             what: str = "rule file", hint: str | None = None, prefix: str = "", extend: tuple[str, ...] = (),
             taken: Callable[[str, Any, Any, str], None] | None = None) -> Any:
     """One file's table ``layer`` over ``base``, the table so far (built-in, then earlier files; not
-    changed), checked as a whole against ``schema``: the result as plain data, numbers in the
-    schema's types. Lists whose dotted name (under the table) matches a pattern of ``extend`` add
-    up; every other value replaces the one before. ``taken(dotted, before, after, where)`` is told
-    of each value the layer sets once the whole table fits, and may still refuse it."""
-    import msgspec
+    changed), checked as a whole against the struct ``schema`` (named ``module:Name``, imported only
+    when the check runs): the result as plain data, numbers in the schema's types. Lists whose
+    dotted name (under the table) matches a pattern of ``extend`` add up; every other value replaces
+    the one before. ``taken(dotted, before, after, where)`` is told of each value the layer sets
+    once the whole table fits, and may still refuse it."""
+    import hashlib
+    import marshal
 
-    merged = _laid_over(base, layer, extend, "")
-    result = msgspec.to_builtins(convert(merged, schema, where, text=text, what=what, hint=hint, prefix=prefix))
+    args = (base, layer, schema, extend, where, text, what, hint, prefix)
+    try:
+        key = hashlib.sha256(marshal.dumps((base, layer, schema, _schema_source(schema), extend))).digest()
+    except ValueError:  # not plain data (a TOML date): checked, not kept
+        result = _checked(*args)
+    else:
+        result = _overlaid.keyed(key, *args)
     if taken is not None and isinstance(layer, dict):
-        for dotted, key in _leaves(layer):
+        for dotted, key_name in _leaves(layer):
             taken(f"{prefix}.{dotted}" if prefix else dotted, _at(base, dotted), _at(result, dotted),
-                  located(where, text, key))
+                  located(where, text, key_name))
     return result
 
 

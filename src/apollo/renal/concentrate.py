@@ -32,6 +32,8 @@ if TYPE_CHECKING:
     from apollo.config import Config
 
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
+#: the filter's lists a user's rule file adds to rather than replaces
+FILTER_EXTENDS = ("reabsorb.patterns", "anchors.specific")
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,10 +61,8 @@ def load(user_files: tuple[str, ...] = (), stamps: tuple[tuple[str, int, int], .
     for file in user_files:
         document, text = read_toml(Path(file))
         if "filter" in document:
-            from apollo.renal.rule_schema import FILTER_EXTENDS, FilterSettings
-
-            data = overlay(data, document["filter"], FilterSettings, file, text=text, prefix="filter",
-                           extend=FILTER_EXTENDS)
+            data = overlay(data, document["filter"], "apollo.renal.rule_schema:FilterSettings", file, text=text,
+                           prefix="filter", extend=FILTER_EXTENDS)
     settings = {k: v for k, v in data.items() if not isinstance(v, dict)}
     reabsorb, anchors = data["reabsorb"], data["anchors"]
     try:

@@ -149,8 +149,6 @@ def _builtin_table() -> dict[str, Any]:
 def _laid_over(table: dict[str, Any], layer: Any, where: str, text: str) -> dict[str, Any]:
     """A user file's ``[condense]`` over the table so far: its numbers replace, its languages'
     lists add up (checked by :mod:`apollo.renal.rule_schema`)."""
-    from apollo.renal.rule_schema import CondenseLanguage, CondenseSettings
-
     if not isinstance(layer, dict):
         raise ConfigError(f"rule file: 'condense' must be a table, got {type(layer).__name__}",
                           where=located(where, text, "condense"))
@@ -158,9 +156,10 @@ def _laid_over(table: dict[str, Any], layer: Any, where: str, text: str) -> dict
     def part(tables: dict[str, Any], languages: bool) -> dict[str, Any]:
         return {key: value for key, value in tables.items() if isinstance(value, dict) is languages}
 
-    numbers = overlay(part(table, False), part(layer, False), CondenseSettings, where, text=text, prefix="condense")
-    languages = overlay(part(table, True), part(layer, True), dict[str, CondenseLanguage], where, text=text,
-                        prefix="condense", extend=("*.*",))
+    numbers = overlay(part(table, False), part(layer, False), "apollo.renal.rule_schema:CondenseSettings", where,
+                      text=text, prefix="condense")
+    languages = overlay(part(table, True), part(layer, True), "apollo.renal.rule_schema:CondenseLanguages", where,
+                        text=text, prefix="condense", extend=("*.*",))
     return {**numbers, **languages}
 
 

@@ -138,9 +138,6 @@ class FilterSettings(msgspec.Struct, forbid_unknown_fields=True):
     reabsorb: FilterReabsorb
 
 
-#: the filter's lists a user's file adds to rather than replaces
-FILTER_EXTENDS = ("reabsorb.patterns", "anchors.specific")
-
 
 # -- [condense] ---------------------------------------------------------------------------------------
 class CondenseSettings(msgspec.Struct, forbid_unknown_fields=True):
@@ -169,3 +166,7 @@ class CondenseLanguage(msgspec.Struct, forbid_unknown_fields=True):
     particles: list[str] = []
     joining_words: list[str] = []
     keep_words: list[str] = []
+
+
+#: the tables of ``[condense]``, by language
+CondenseLanguages = dict[str, CondenseLanguage]

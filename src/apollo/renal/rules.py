@@ -242,9 +242,8 @@ def _apply_layer(specs: dict[str, dict[str, Any]], settings: dict[str, Any], dat
         if builtin:
             settings.update(data["classify"])
         else:
-            from apollo.renal.rule_schema import ClassifySettings
-
-            settings.update(overlay(settings, data["classify"], ClassifySettings, where, text=text, prefix="classify"))
+            settings.update(overlay(settings, data["classify"], "apollo.renal.rule_schema:ClassifySettings", where,
+                                    text=text, prefix="classify"))
 
 
 def _compile_user_patterns(patterns: tuple[str, ...], key: str, where: str) -> tuple[re.Pattern[str], ...]:
