@@ -146,7 +146,7 @@ def _builtin_table() -> dict[str, Any]:
     return toml_loads((RULES_FOLDER / "condense.toml").read_text(encoding="utf-8"))["condense"]
 
 
-def _laid_over(table: dict[str, Any], layer: Any, where: str, text: str) -> dict[str, Any]:
+def _overlay_condense(table: dict[str, Any], layer: Any, where: str, text: str) -> dict[str, Any]:
     """A user file's ``[condense]`` over the table so far: its numbers replace, its languages'
     lists add up (checked by :mod:`apollo.renal.rule_schema`)."""
     if not isinstance(layer, dict):
@@ -172,7 +172,7 @@ def load_rules(extra_files: Sequence[Path] = ()) -> CondenseRules:
     for path in extra_files:
         document, text = read_toml(Path(path))
         if "condense" in document:
-            table = _laid_over(table, document["condense"], str(path), text)
+            table = _overlay_condense(table, document["condense"], str(path), text)
     return rules_from_data(table, classifier_rules.load_files(tuple(str(Path(f)) for f in extra_files)))
 
 
