@@ -31,6 +31,15 @@ def match(scanner: Scanner, rule: Rule, dir_fd: int, parts: tuple[str, ...], st:
     return [scanner.item(rule, parts, st, "unlink", st.st_size)]
 
 
+def _unlink_for(scanner: Scanner, rule: Rule, parts: tuple[str, ...], st: os.stat_result,
+                verdict: checks.Verdict) -> list[Item]:
+    """The whole file, for the reason a check found, (en, zh); nothing when it found none."""
+    if not verdict:
+        return []
+    return [scanner.item(rule, parts, st, "unlink", st.st_size, f"{rule.reason}: {verdict[0]}",
+                         f"{rule.reason_zh}：{verdict[1]}")]
+
+
 def corrupt(scanner: Scanner, rule: Rule, dir_fd: int, parts: tuple[str, ...], st: os.stat_result) -> list[Item]:
     """A file its validator finds damaged: torn records cut out when the rest is sound, else the whole file."""
     try:
@@ -47,10 +56,7 @@ def corrupt(scanner: Scanner, rule: Rule, dir_fd: int, parts: tuple[str, ...], s
         return [scanner.item(rule, parts, st, "cut", size, f"{rule.reason}: {len(torn)} torn part(s) cut out",
                              f"{rule.reason_zh}：截掉 {len(torn)} 处残缺", cuts=[list(c) for c in torn],
                              prefix_size=len(content), prefix_sha256=sha256_bytes(content), count=len(torn))]
-    if not verdict:
-        return []
-    return [scanner.item(rule, parts, st, "unlink", st.st_size, f"{rule.reason}: {verdict[0]}",
-                         f"{rule.reason_zh}：{verdict[1]}")]
+    return _unlink_for(scanner, rule, parts, st, verdict)
 
 
 def reminder(scanner: Scanner, rule: Rule, dir_fd: int, parts: tuple[str, ...], st: os.stat_result) -> list[Item]:
@@ -60,10 +66,7 @@ def reminder(scanner: Scanner, rule: Rule, dir_fd: int, parts: tuple[str, ...], 
     fields = checks.reminder_fields(data, PurePosixPath(name).suffix.lower()) if data is not None else None
     verdict = checks.reminder_verdict(fields, scanner.rules.data.reminders, scanner.timestamp_pattern, scanner.now) \
         if fields is not None else None
-    if not verdict:
-        return []
-    return [scanner.item(rule, parts, st, "unlink", st.st_size, f"{rule.reason}: {verdict[0]}",
-                         f"{rule.reason_zh}：{verdict[1]}")]
+    return _unlink_for(scanner, rule, parts, st, verdict)
 
 
 def old_entries(scanner: Scanner, rule: Rule, dir_fd: int, parts: tuple[str, ...], st: os.stat_result) -> list[Item]:
