@@ -309,7 +309,7 @@ _BASE = {"name": "base", "count": 1, "inner": {"words": ["a"], "weight": 0.5}}
 _LAYER_EXPECTED = {"name": str, "count": int, "inner.words": list, "inner.weight": (int, float)}
 
 
-@settings(max_examples=150)
+@settings(max_examples=150, deadline=None)  # no timing in unit tests: the first example imports msgspec
 @given(top=st.dictionaries(st.sampled_from(["name", "count", "cuont", "words"]), _values, max_size=3),
        inner=st.none() | st.dictionaries(st.sampled_from(["words", "weight", "wieght"]), _values, max_size=2))
 def test_overlay_lays_a_good_layer_over_the_base_and_names_the_key_of_a_bad_one(top: dict, inner: dict | None):
