@@ -194,7 +194,7 @@ def _wrong(dotted: str, value: object) -> bool:
     return not isinstance(value, expected)
 
 
-@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(top=st.dictionaries(_keys, _values, max_size=4), inner=st.none() | st.dictionaries(_keys, _values, max_size=3))
 def test_the_loader_takes_a_good_file_and_names_the_key_of_a_bad_one(tmp_path: Path, top: dict, inner: dict | None):
     lines = [f"{k} = {_toml_value(v)}" for k, v in top.items()]
