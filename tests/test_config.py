@@ -46,7 +46,7 @@ def test_int_accepted_where_float_expected(tmp_path: Path) -> None:
         ("[renal]\ntoken_threshold = 'many'\n", "'renal.token_threshold' must be int"),
         ("[renal\n", "not valid TOML"),
         ("renal = 3\n", "'renal' must be a table"),
-        ("[renal]\nkeep_patterns = 'x'\n", "must be list"),
+        ("[renal]\nkeep_patterns = 'x'\n", "'renal.keep_patterns' must be a list"),
     ],
 )
 def test_bad_config_names_file_line_and_key(tmp_path: Path, text: str, needle: str) -> None:
@@ -71,3 +71,34 @@ def test_invalid_utf8_config_is_a_clear_error(tmp_path: Path) -> None:
     path.write_bytes(b"[renal]\nkeep_patterns = ['\xff']\n")
     with pytest.raises(ConfigError, match="not UTF-8"):
         config.load(tmp_path)
+
+
+def _load_in_a_new_process(config_file: Path, cache: Path) -> tuple[int, str]:
+    """(exit code, output) of a process that loads the config: 'msgspec' or 'light', then the value."""
+    import os
+    import subprocess
+    import sys
+
+    probe = ("import sys\nfrom pathlib import Path\nfrom apollo import config\nfrom apollo.errors import ConfigError\n"
+             "try:\n    loaded = config.load(extra_layers=[Path(sys.argv[1])])\n"
+             "except ConfigError as exc:\n    print(exc.line()); sys.exit(1)\n"
+             "print('msgspec' if 'msgspec' in sys.modules else 'light', loaded.get('renal.token_threshold'))")
+    done = subprocess.run([sys.executable, "-c", probe, str(config_file)], capture_output=True, text=True,
+                          env={**os.environ, "APOLLO_CACHE_DIR": str(cache)})
+    return done.returncode, done.stdout.strip()
+
+
+def test_a_config_once_checked_costs_no_check_until_it_changes(tmp_path: Path) -> None:
+    """The heartbeat reads the user's config on every run: a file found good is not checked again
+    (msgspec is not even imported), and an edited one is, bad keys and all."""
+    cache = tmp_path / "cache"
+    cache.mkdir(mode=0o700)
+    path = write(tmp_path / "config.toml", "[renal]\ntoken_threshold = 7\n")
+    assert _load_in_a_new_process(path, cache) == (0, "msgspec 7")
+    assert _load_in_a_new_process(path, cache) == (0, "light 7")
+    write(path, "[renal]\ntoken_threshold = 8\n")
+    assert _load_in_a_new_process(path, cache) == (0, "msgspec 8")
+    write(path, "[renal]\ntoken_threshold = 8\ntoken_treshold = 9\n")
+    code, said = _load_in_a_new_process(path, cache)
+    assert code == 1 and "unknown key 'renal.token_treshold'" in said and f"{path}:3" in said
+    assert _load_in_a_new_process(path, cache)[0] == 1  # a bad file is never remembered as good

@@ -1,8 +1,8 @@
 """Layered TOML configuration: built-in defaults, then the user's file, then the workspace's.
 
-The defaults file doubles as the schema: a key the defaults do not have, or a value of
-another type, is an error that names the file, the line and the key, because a typo in a
-cleaner's configuration must never silently fall back to a default.
+Each file is laid over the tables so far and checked against :mod:`apollo.config_schema`: a key
+the schema does not have, or a value of another type, is an error that names the file, the line
+and the key, because a typo in a cleaner's configuration must never silently fall back to a default.
 
 The workspace's layer is written by whoever writes the workspace — the agent too — so it may
 only make Apollo more careful (``data/workspace_limits.toml``): where Apollo writes and what it
@@ -17,7 +17,7 @@ from pathlib import Path
 from apollo.cache import toml_loads
 from apollo.errors import ConfigError
 from apollo.records import Record
-from apollo.rulefile import merge_over, read_toml
+from apollo.rulefile import overlay, read_toml
 
 #: typing is imported only by type checkers: the heartbeat imports this module on every run
 TYPE_CHECKING = False
@@ -102,14 +102,15 @@ def _check_workspace_value(dotted: str, current: Any, value: Any, limits: dict[s
 
 
 def _merge(values: dict[str, Any], layer: dict[str, Any], *, path: Path, text: str, sources: dict[str, str],
-           limits: dict[str, list[str]] | None = None) -> None:
+           limits: dict[str, list[str]] | None = None) -> dict[str, Any]:
     """One layer over the values so far; each value taken is recorded as coming from ``path``."""
+
     def check(dotted: str, current: Any, value: Any, where: str) -> None:
         if limits is not None:
             _check_workspace_value(dotted, current, value, limits, where)
         sources[dotted] = str(path)
 
-    merge_over(values, layer, str(path), text=text, check=check)
+    return overlay(values, layer, "apollo.config_schema:ConfigFile", str(path), text=text, what="config file", taken=check)
 
 
 def _inside(path: Path, folder: Path) -> bool:
@@ -130,8 +131,8 @@ def load(workspace: Path | None = None, *, extra_layers: list[Path] | None = Non
     for path, limited in layers:
         if path.is_file():
             layer, text = read_toml(path, what="config file")
-            _merge(values, layer, path=path, text=text, sources=sources,
-                   limits=_workspace_limits() if limited else None)
+            values = _merge(values, layer, path=path, text=text, sources=sources,
+                            limits=_workspace_limits() if limited else None)
     return Config(values, sources)
 
 

@@ -5,7 +5,9 @@ configuration and the install manifest are all files a person edits (or may dama
 here, so a failure reads the same wherever it happens: one :class:`~apollo.errors.ConfigError`
 line that names the file, the line when it can be found, and the key, with what to do. Shapes are
 msgspec structs (``forbid_unknown_fields``): an unknown or mistyped key is an error, never a silent
-default. ``rule_files`` settings are resolved here too, against the config file that named them.
+default. A file that only changes some settings (the user's config, a renal rule file's
+``[classify]``) is laid over the built-in tables, which hold every default, and checked as a whole
+(:func:`overlay`). ``rule_files`` settings are resolved here too, against the config file that named them.
 
 msgspec is imported only when a file is checked against a struct: the heartbeat reads its
 configuration through this module on every run.
@@ -16,13 +18,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from apollo.cache import toml_loads
+from apollo.cache import DiskMemo, toml_loads
 from apollo.errors import ConfigError
 
 #: typing is imported only by type checkers: the heartbeat imports this module on every run
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
     from typing import Any, TypeVar
 
     from apollo.config import Config
@@ -71,42 +73,6 @@ def read_toml(path: Path, *, what: str = "rule file", hint: str | None = None) -
     """The tables of a TOML file and its text (for line numbers in later errors)."""
     text = read_text(path, what=what, hint=hint)
     return parse_toml(text, str(path), what=what, hint=hint), text
-
-
-def same_type(default: Any, value: Any) -> bool:
-    """A value may replace a default of its own type; a whole number may stand for a float, a bool
-    for nothing else."""
-    if isinstance(default, bool) or isinstance(value, bool):
-        return isinstance(default, bool) and isinstance(value, bool)
-    if isinstance(default, (int, float)) and isinstance(value, (int, float)):
-        return isinstance(default, float) or isinstance(value, int)
-    return type(default) is type(value)
-
-
-def merge_over(base: dict[str, Any], layer: dict[str, Any], where: str, *, text: str | None = None,
-               prefix: str = "", check: Callable[[str, Any, Any, str], None] | None = None) -> None:
-    """Lay a file's tables over built-in ones, which are their own schema (the config over
-    ``data/defaults.toml``, a renal rule file's ``[classify]`` over the built-in settings): a key
-    the built-in tables lack, or a value of another type, is a ConfigError naming file:line and the
-    dotted key. ``check(dotted, default, value, where)`` may refuse a value before it is taken."""
-    for key, value in layer.items():
-        dotted = f"{prefix}{key}"
-        here = located(where, text, key)
-        if key not in base:
-            raise ConfigError(f"unknown key '{dotted}'", where=here,
-                              hint=f"known keys here: {', '.join(sorted(base)) or 'none'}")
-        default = base[key]
-        if isinstance(default, dict):
-            if not isinstance(value, dict):
-                raise ConfigError(f"'{dotted}' must be a table", where=here)
-            merge_over(default, value, where, text=text, prefix=f"{dotted}.", check=check)
-            continue
-        if not same_type(default, value):
-            raise ConfigError(f"'{dotted}' must be {type(default).__name__}, got {type(value).__name__} {value!r}",
-                              where=here)
-        if check is not None:
-            check(dotted, default, value, here)
-        base[key] = float(value) if isinstance(default, float) else value
 
 
 def _fits(value: Any, schema: Any) -> bool:
@@ -166,19 +132,27 @@ def _path_parts(path: str) -> list[str]:
     return ["..." if p == "\x00" else p for p in re.split(r"[.\[\]]", path.replace("[...]", ".\x00")) if p]
 
 
-def _dotted(parts: list[str]) -> str:
+def _dotted_name(parts: list[str]) -> str:
     return ".".join(p if not p.isdigit() else f"[{p}]" for p in parts).replace(".[", "[")
 
 
+#: msgspec's names of JSON types as a TOML file calls them
+_TOML_WORDS = {"object": "a table", "array": "a list"}
+
+
 def validation_error(exc: Exception, schema: Any, data: Any, where: str, text: str | None, *, what: str,
-                     hint: str | None) -> ConfigError:
-    """msgspec's ValidationError as one line that says which key is wrong and how."""
+                     hint: str | None, prefix: str = "") -> ConfigError:
+    """msgspec's ValidationError as one line that says which key is wrong and how (its dotted name
+    under ``prefix``, the table ``data`` was read from)."""
     import msgspec
+
+    def _dotted(parts: list[str]) -> str:
+        return _dotted_name([*prefix.split("."), *parts] if prefix else parts)
 
     found = re.match(r"(?P<what>.*?)(?: - at `\$(?P<path>[^`]*)`)?\Z", str(exc), re.DOTALL)
     message, path = (found["what"], found["path"] or "") if found else (str(exc), "")
     parts, here = _walk(schema, data, _path_parts(path))
-    last = next((p for p in reversed(parts) if not p.isdigit()), "")
+    last = next((p for p in reversed(parts) if not p.isdigit()), prefix.rpartition(".")[2])
     unknown = re.fullmatch(r"Object contains unknown field `(?P<key>[^`]*)`", message)
     missing = re.fullmatch(r"Object missing required field `(?P<key>[^`]*)`", message)
     expected = re.fullmatch(r"Expected `(?P<want>[^`]*)`, got `(?P<got>[^`]*)`", message)
@@ -192,21 +166,112 @@ def validation_error(exc: Exception, schema: Any, data: Any, where: str, text: s
         return ConfigError(f"{what}: '{_dotted([*parts, missing['key']])}' is missing",
                            where=located(where, text, last), hint=hint)
     if expected:
-        return ConfigError(f"{what}: '{_dotted(parts)}' must be {expected['want']}, got {expected['got']}",
+        want, got = (_TOML_WORDS.get(expected[k], expected[k]) for k in ("want", "got"))
+        return ConfigError(f"{what}: '{_dotted(parts)}' must be {want}, got {got}",
                            where=located(where, text, last), hint=hint)
     return ConfigError(f"{what}: {' '.join(message.split())}" + (f" at '{_dotted(parts)}'" if parts else ""),
                        where=located(where, text, last), hint=hint)
 
 
 def convert(data: Any, schema: type[T], where: str, *, text: str | None = None, what: str = "rule file",
-            hint: str | None = None) -> T:
-    """``data`` (tables from TOML or JSON) as an instance of the struct ``schema``."""
+            hint: str | None = None, prefix: str = "") -> T:
+    """``data`` (tables from TOML or JSON, the table ``prefix`` of a file) as an instance of ``schema``."""
     import msgspec
 
     try:
         return msgspec.convert(data, schema)
     except msgspec.ValidationError as exc:
-        raise validation_error(exc, schema, data, where, text, what=what, hint=hint) from None
+        raise validation_error(exc, schema, data, where, text, what=what, hint=hint, prefix=prefix) from None
+
+
+def _laid_over(base: Any, layer: Any, extend: tuple[str, ...], dotted: str) -> Any:
+    """A copy of ``base`` with ``layer`` over it: tables merge key by key, lists named by ``extend``
+    add up, any other value replaces."""
+    from fnmatch import fnmatch
+
+    if isinstance(base, dict) and isinstance(layer, dict):
+        merged = dict(base)
+        for key, value in layer.items():
+            name = f"{dotted}.{key}" if dotted else str(key)
+            merged[key] = _laid_over(base[key], value, extend, name) if key in base else value
+        return merged
+    if isinstance(base, list) and isinstance(layer, list) and any(fnmatch(dotted, p) for p in extend):
+        return [*base, *layer]
+    return layer
+
+
+def _leaves(layer: dict[str, Any], dotted: str = "") -> Iterator[tuple[str, str]]:
+    """(dotted name, key) of each value a file's table sets."""
+    for key, value in layer.items():
+        name = f"{dotted}.{key}" if dotted else key
+        if isinstance(value, dict):
+            yield from _leaves(value, name)
+        else:
+            yield name, key
+
+
+def _at(tables: Any, dotted: str) -> Any:
+    """The value at ``dotted``, None where there was none (a table a dictionary schema allows)."""
+    for part in dotted.split("."):
+        tables = tables.get(part) if isinstance(tables, dict) else None
+    return tables
+
+
+def _schema(name: str) -> Any:
+    """The schema named ``module:Name``."""
+    import importlib
+
+    module, _, attribute = name.partition(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
+def _schema_source(name: str) -> bytes:
+    """The text of the module that defines the schema ``module:Name`` (read, not imported)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec(name.partition(":")[0])
+    return Path(spec.origin).read_bytes() if spec is not None and spec.origin else b""
+
+
+def _checked(base: Any, layer: Any, schema: str, extend: tuple[str, ...], where: str, text: str | None, what: str,
+             hint: str | None, prefix: str) -> Any:
+    import msgspec
+
+    shape = _schema(schema)
+    merged = _laid_over(base, layer, extend, "")
+    return msgspec.to_builtins(convert(merged, shape, where, text=text, what=what, hint=hint, prefix=prefix))
+
+
+#: a layer found to fit is not checked again while the tables and the schema's module stay the
+#: same: msgspec (and the typing it loads) would cost a heartbeat with a user's config a quarter
+#: of its time
+_overlaid = DiskMemo("overlay", _checked, max_entries=64)
+
+
+def overlay(base: dict[str, Any], layer: Any, schema: str, where: str, *, text: str | None = None,
+            what: str = "rule file", hint: str | None = None, prefix: str = "", extend: tuple[str, ...] = (),
+            taken: Callable[[str, Any, Any, str], None] | None = None) -> Any:
+    """One file's table ``layer`` over ``base``, the table so far (built-in, then earlier files; not
+    changed), checked as a whole against the struct ``schema`` (named ``module:Name``, imported only
+    when the check runs): the result as plain data, numbers in the schema's types. Lists whose
+    dotted name (under the table) matches a pattern of ``extend`` add up; every other value replaces
+    the one before. ``taken(dotted, before, after, where)`` is told of each value the layer sets
+    once the whole table fits, and may still refuse it."""
+    import hashlib
+    import marshal
+
+    args = (base, layer, schema, extend, where, text, what, hint, prefix)
+    try:
+        key = hashlib.sha256(marshal.dumps((base, layer, schema, _schema_source(schema), extend))).digest()
+    except ValueError:  # not plain data (a TOML date): checked, not kept
+        result = _checked(*args)
+    else:
+        result = _overlaid.keyed(key, *args)
+    if taken is not None and isinstance(layer, dict):
+        for dotted, key_name in _leaves(layer):
+            taken(f"{prefix}.{dotted}" if prefix else dotted, _at(base, dotted), _at(result, dotted),
+                  located(where, text, key_name))
+    return result
 
 
 def load(path: Path, schema: type[T], *, what: str = "rule file", hint: str | None = None) -> T:

@@ -81,7 +81,7 @@ def test_rule_file_extends_and_user_protect_adds(ws) -> None:
 @pytest.mark.parametrize("content, message", [
     (None, "cannot read"),
     ("[[small]\nbroken", "not valid TOML"),
-    ('[protect.tasks]\nfile = "elsewhere.json"\n', "'protect.tasks' must be array"),
+    ('[protect.tasks]\nfile = "elsewhere.json"\n', "'protect.tasks' must be a list, got a table"),
     ('[protect]\ntasks = ["elsewhere.json"]\n', "cannot be changed"),
     ('[[small]]\nkind = "x"\ncheck = "match"\npatterns = ["*.x"]\nreason = "r"\nreason_zh = "r"\nidle_hours = "1"\n',
      "'small[0].idle_hours' must be float, got str"),
@@ -101,7 +101,7 @@ def test_unusable_rule_files_are_errors(ws, content: str | None, message: str) -
 def test_every_check_the_rules_accept_has_one_scan_function() -> None:
     """The scan dispatches by table: a check the rule loader accepts but the engine cannot apply
     (or one the engine applies that no rule may name) is a mistake in one of the two."""
-    from apollo.autophagy.scan import FILE_CHECKS, LINK_CHECKS
+    from apollo.autophagy.file_checks import FILE_CHECKS, LINK_CHECKS
 
     assert not set(FILE_CHECKS) & set(LINK_CHECKS)
     assert set(FILE_CHECKS) | set(LINK_CHECKS) == set(rules_mod.CHECKS)

@@ -1,9 +1,10 @@
 """The engine: walk a workspace through directory descriptors and apply the rules.
 
 It knows mechanisms (match a name, prune timestamped entries, validate content, find broken
-links, cut marked entries, expire reminders) and no pattern: those come from the rules. The
-same :meth:`Scanner.evaluate` decides during a scan and again, for one path, right before
-execution, so a plan can never run something the rules would not pick today.
+links, cut marked entries, expire reminders; each check's is in :mod:`apollo.autophagy.file_checks`)
+and no pattern: those come from the rules. The same :meth:`Scanner.evaluate` decides during a
+scan and again, for one path, right before execution, so a plan can never run something the
+rules would not pick today. What active tasks protect comes from :mod:`apollo.autophagy.tasks`.
 """
 
 from __future__ import annotations
@@ -12,16 +13,16 @@ import json
 import os
 import re
 import stat
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
 from apollo import clock
-from apollo.autophagy import checks, entries
 from apollo.autophagy import messages as msg
-from apollo.autophagy.fs import Root, StatFingerprint, Unsafe, display, open_file, read_fd, sha256_bytes
+from apollo.autophagy.file_checks import FILE_CHECKS, LINK_CHECKS
+from apollo.autophagy.fs import Root, StatFingerprint, Unsafe, display, open_file, read_fd
 from apollo.autophagy.plan import Item, Member
 from apollo.autophagy.rules import AutophagyRules, PatternSet, Rule
 from apollo.autophagy.tasks import Tasks
@@ -62,8 +63,9 @@ class Scanner:
                    places.extra_protect)
 
     def __post_init__(self) -> None:
-        self._now_ts = self.now.timestamp()
-        self._timestamp = re.compile(self.rules.data.heartbeat.timestamp)
+        self.now_ts = self.now.timestamp()
+        #: how the heartbeat log and reminders write a time (the rules' heartbeat.timestamp)
+        self.timestamp_pattern = re.compile(self.rules.data.heartbeat.timestamp)
         self._guard_sets: dict[int, PatternSet] = {}
         self._held: dict[tuple[tuple[str, ...], tuple[str, ...]], bool] = {}
         self._link_targets: frozenset[str] | None = None
@@ -102,7 +104,7 @@ class Scanner:
                         protected = self.protected_reason(rel, entry.name, is_dir or is_link)
                         if is_link and protected:
                             target = self._safe_readlink(fd, entry.name)
-                            resolved = self._resolve_inside(base, target) if target is not None else None
+                            resolved = self.resolve_inside(base, target) if target is not None else None
                             if resolved is not None:
                                 found.add("/".join(resolved[0]))
                         elif is_dir and not protected and len(base) < MAX_DEPTH:
@@ -132,9 +134,9 @@ class Scanner:
         return self.rules.editable.match(rel, name, False) is not None and not self.tasks.references(rel)
 
     def recent(self, st: os.stat_result) -> bool:
-        return st.st_mtime > self._now_ts - self.recent_minutes * 60
+        return st.st_mtime > self.now_ts - self.recent_minutes * 60
 
-    def _keep(self, parts: Sequence[str], reason: str, reason_zh: str) -> None:
+    def keep(self, parts: Sequence[str], reason: str, reason_zh: str) -> None:
         self.result.protected.append({"path": display("/".join(parts)), "reason": reason, "reason_zh": reason_zh})
 
     def _note(self, parts: Sequence[str], reason: str, reason_zh: str) -> None:
@@ -173,7 +175,7 @@ class Scanner:
                 continue
             if not check.touches_recent and self.recent(st):
                 if record:
-                    self._keep(parts, *msg.recent(self.recent_minutes))
+                    self.keep(parts, *msg.recent(self.recent_minutes))
                 return items
             found = check.find(self, rule, dir_fd, parts, st)
             if not found:
@@ -209,7 +211,7 @@ class Scanner:
             return False
         except OSError:
             return True
-        shipped = _shipped(self._read(dir_fd, manifest, st.st_size), keys)
+        shipped = _shipped(self.read(dir_fd, manifest, st.st_size), keys)
         return shipped is None or name in shipped
 
     def _holds(self, folder: tuple[str, ...], names: Sequence[str]) -> bool:
@@ -230,13 +232,13 @@ class Scanner:
                     os.close(fd)
         return self._held[key]
 
-    def _item(self, rule: Rule, parts: Sequence[str], st: os.stat_result, action: str, size: int,
-              reason: str | None = None, reason_zh: str | None = None, **extra: object) -> Item:
+    def item(self, rule: Rule, parts: Sequence[str], st: os.stat_result, action: str, size: int,
+             reason: str | None = None, reason_zh: str | None = None, **extra: object) -> Item:
         return Item(id="", kind=rule.kind, category=rule.category, root="workspace", parts=list(parts), action=action,
                     bytes=size, reason=reason or rule.reason, reason_zh=reason_zh or rule.reason_zh,
                     fp=StatFingerprint.of(st).to_list(), **extra)  # type: ignore[arg-type]
 
-    def _read(self, dir_fd: int, name: str, size: int) -> bytes | None:
+    def read(self, dir_fd: int, name: str, size: int) -> bytes | None:
         """A file's first ``size`` bytes (what a log held when it was stat'ed, whatever a writer
         appends meanwhile); None for a file over the size limit (never read, never judged: a
         4 GiB sparse file must not be loaded whole)."""
@@ -251,45 +253,9 @@ class Scanner:
         finally:
             os.close(fd)
 
-    def _match(self, rule: Rule, dir_fd: int, parts: tuple[str, ...], st: os.stat_result) -> list[Item]:
-        if rule.idle_hours and self._now_ts - st.st_mtime < rule.idle_hours * 3600:
-            return []
-        return [self._item(rule, parts, st, "unlink", st.st_size)]
-
-    def _corrupt(self, rule: Rule, dir_fd: int, parts: tuple[str, ...], st: os.stat_result) -> list[Item]:
-        try:
-            fd = open_file(dir_fd, parts[-1])
-        except (OSError, Unsafe):
-            return []
-        try:
-            torn, content = checks.repairable(rule.validator, fd, st.st_size, self.rules.data.corrupt)
-            verdict = None if torn else checks.validate(rule.validator, fd, st.st_size, self.rules.data.corrupt)
-        finally:
-            os.close(fd)
-        if torn:  # records cut short: cut them out, keep the file
-            size = sum(end - start for start, end in torn)
-            return [self._item(rule, parts, st, "cut", size, f"{rule.reason}: {len(torn)} torn part(s) cut out",
-                               f"{rule.reason_zh}：截掉 {len(torn)} 处残缺", cuts=[list(c) for c in torn],
-                               prefix_size=len(content), prefix_sha256=sha256_bytes(content), count=len(torn))]
-        if not verdict:
-            return []
-        return [self._item(rule, parts, st, "unlink", st.st_size, f"{rule.reason}: {verdict[0]}",
-                           f"{rule.reason_zh}：{verdict[1]}")]
-
-    def _reminder(self, rule: Rule, dir_fd: int, parts: tuple[str, ...], st: os.stat_result) -> list[Item]:
-        name = parts[-1]
-        data = self._read(dir_fd, name, st.st_size)
-        fields = checks.reminder_fields(data, PurePosixPath(name).suffix.lower()) if data is not None else None
-        verdict = checks.reminder_verdict(fields, self.rules.data.reminders, self._timestamp, self.now) \
-            if fields is not None else None
-        if not verdict:
-            return []
-        return [self._item(rule, parts, st, "unlink", st.st_size, f"{rule.reason}: {verdict[0]}",
-                           f"{rule.reason_zh}：{verdict[1]}")]
-
-    def _whole(self, dir_fd: int, name: str, st: os.stat_result, *, text: bool = False) -> bytes | None:
+    def whole(self, dir_fd: int, name: str, st: os.stat_result, *, text: bool = False) -> bytes | None:
         """All of a file as it was stat'ed (None when it cannot be, or, with ``text``, is not UTF-8)."""
-        data = self._read(dir_fd, name, st.st_size)
+        data = self.read(dir_fd, name, st.st_size)
         if data is None or len(data) != st.st_size:
             return None
         if text:
@@ -299,71 +265,7 @@ class Scanner:
                 return None
         return data
 
-    def _old_entries(self, rule: Rule, dir_fd: int, parts: tuple[str, ...], st: os.stat_result) -> list[Item]:
-        name = parts[-1]
-        data = self._whole(dir_fd, name, st)
-        if data is None:
-            return []
-        cutoff = self.now - timedelta(days=rule.max_age_days)
-        found = entries.old_entries(data, PurePosixPath(name).suffix.lower(), self.rules.data.heartbeat, cutoff)
-        if not found.cuts:
-            return []
-        removed = sum(end - start for start, end in found.cuts)
-        return [self._item(rule, parts, st, "cut", removed,
-                           f"{found.removed} {rule.reason} ({found.kept} newer kept)",
-                           f"{found.removed} 条{rule.reason_zh}（保留较新的 {found.kept} 条）",
-                           cuts=[list(c) for c in found.cuts], prefix_size=len(data),
-                           prefix_sha256=sha256_bytes(data), count=found.removed)]
-
-    def _marked(self, rule: Rule, dir_fd: int, parts: tuple[str, ...], st: os.stat_result) -> list[Item]:
-        data = self._whole(dir_fd, parts[-1], st, text=True)
-        if data is None:
-            return []
-        marked = entries.marked_entries(entries.markdown_entries(data), self.rules.data.memory, data)
-        return [self._item(rule, parts, st, "cut", e.end - e.start, f"{rule.reason} ({marker})",
-                           f"{rule.reason_zh}（{marker}）", cuts=[[e.start, e.end]], text=e.first.strip(),
-                           line=e.line, prefix_size=len(data), prefix_sha256=sha256_bytes(data)) for e, marker in marked]
-
-    def _superseded(self, rule: Rule, dir_fd: int, parts: tuple[str, ...], st: os.stat_result) -> list[Item]:
-        data = self._whole(dir_fd, parts[-1], st, text=True)
-        if data is None:
-            return []
-        blocks = entries.markdown_entries(data)
-        marked = entries.marked_entries(blocks, self.rules.data.memory, data)
-        found = entries.superseded_entries(blocks, self.rules.data.memory, [e for e, _ in marked], data)
-        return [self._item(rule, parts, st, "cut", old.end - old.start, f"{rule.reason} (line {new.line}: {new.first.strip()[:80]})",
-                           f"{rule.reason_zh}（第 {new.line} 行：{new.first.strip()[:80]}）", cuts=[[old.start, old.end]],
-                           text=old.first.strip(), line=old.line, suggested=True, prefix_size=len(data),
-                           prefix_sha256=sha256_bytes(data))
-                for old, new, _how in found]
-
-    def _broken_link(self, rule: Rule, dir_fd: int, parts: tuple[str, ...], st: os.stat_result,
-                     record: bool) -> list[Item]:
-        try:
-            target = os.readlink(parts[-1], dir_fd=dir_fd)
-        except OSError:
-            return []
-        resolved = self._resolve_inside(parts[:-1], target)
-        if resolved is None:
-            return []
-        target_parts, exists = resolved
-        if exists:
-            return []
-        reason = self.protected_path(target_parts, False) if target_parts else None
-        named = next((p for p in PurePosixPath(target).parts
-                      if self.rules.protect.match(p, p, True) or self.rules.protect.match(p, p, False)), None)
-        if reason or named:
-            if record:
-                self._keep(parts, *msg.LINK_TO_PROTECTED)
-            return []
-        if self.recent(st):
-            if record:
-                self._keep(parts, *msg.recent(self.recent_minutes))
-            return []
-        return [self._item(rule, parts, st, "unlink", st.st_size, f"{rule.reason}: → {display(target)}",
-                           f"{rule.reason_zh}：→ {display(target)}")]
-
-    def _resolve_inside(self, base: Sequence[str], target: str) -> tuple[tuple[str, ...], bool] | None:
+    def resolve_inside(self, base: Sequence[str], target: str) -> tuple[tuple[str, ...], bool] | None:
         """Resolve a link target physically without following any link: (parts, exists), or
         None when it leaves the workspace or passes through another link (never examined)."""
         if target.startswith("/"):
@@ -452,12 +354,12 @@ class Scanner:
             if reason and not is_link:  # e.g. a repository (.git/) inside: not disposable output, kept whole
                 for open_fd, _base, _pending in stack:
                     os.close(open_fd)
-                self._keep(child, *reason)
-                self._keep(parts, f"holds {display(rel)}, which is protected",
+                self.keep(child, *reason)
+                self.keep(parts, f"holds {display(rel)}, which is protected",
                            f"包含受保护的 {display(rel)}")
                 return []
             if reason:
-                self._keep(child, *reason)
+                self.keep(child, *reason)
                 kept += 1
                 continue
             if is_link:  # the link itself goes with the folder; its target is never looked at
@@ -477,18 +379,18 @@ class Scanner:
                 continue
             if not stat.S_ISREG(est.st_mode) or self.recent(est):
                 if self.recent(est):
-                    self._keep(child, *msg.recent(self.recent_minutes))
+                    self.keep(child, *msg.recent(self.recent_minutes))
                 kept += 1
                 continue
             members.append(Member(list(child), StatFingerprint.of(est).to_list()))
             size += est.st_size
         files = sum(1 for m in members if not m.is_dir)
         if kept and not files:  # all it holds stays, so the folder does too: nothing a run would remove
-            self._keep(parts, f"everything inside is kept ({kept} items)", f"其中内容全部保留（{kept} 项）")
+            self.keep(parts, f"everything inside is kept ({kept} items)", f"其中内容全部保留（{kept} 项）")
             return []
         note = f" ({files} files" + (f", {kept} kept inside)" if kept else ")")
         note_zh = f"（{files} 个文件" + (f"，其中 {kept} 项保留）" if kept else "）")
-        return [self._item(rule, parts, st, "tree", size, rule.reason + note, rule.reason_zh + note_zh,
+        return [self.item(rule, parts, st, "tree", size, rule.reason + note, rule.reason_zh + note_zh,
                            members=members)]
 
     def _tree_link(self, fd: int, name: str, child: tuple[str, ...], est: os.stat_result) -> Member | None:
@@ -497,10 +399,10 @@ class Scanner:
         target = self._safe_readlink(fd, name)
         if target is None or any(self.rules.protect.match(p, p, True) or self.rules.protect.match(p, p, False)
                                  for p in PurePosixPath(target).parts):
-            self._keep(child, *msg.LINK_TO_PROTECTED)
+            self.keep(child, *msg.LINK_TO_PROTECTED)
             return None
         if self.recent(est):
-            self._keep(child, *msg.recent(self.recent_minutes))
+            self.keep(child, *msg.recent(self.recent_minutes))
             return None
         return Member(list(child), StatFingerprint.of(est).to_list())
 
@@ -558,7 +460,7 @@ class Scanner:
         editable = False
         if reason:
             if is_dir or not self.editable(rel, name):
-                self._keep(parts, *reason)
+                self.keep(parts, *reason)
                 return
             editable = True
         try:
@@ -645,27 +547,3 @@ def _listing(fd: int, on_error=None) -> list[os.DirEntry[str]]:
         if on_error:
             on_error((f"cannot list ({exc.strerror})", f"无法列出（{exc.strerror}）"))
         return []
-
-
-@dataclass(frozen=True)
-class FileCheck:
-    """How the scan applies one ``check`` of the rules to a regular file."""
-
-    find: Callable[[Scanner, Rule, int, tuple[str, ...], os.stat_result], list[Item]]
-    edits_protected: bool = False  # may cut entries out of a protected file that allows it (MEMORY.md)
-    by_folder: bool = False        # picks files by the reminder folders, not by the rule's patterns
-    touches_recent: bool = False   # may apply to a file modified just now (it only cuts old entries out)
-
-
-#: every ``check`` of :data:`apollo.autophagy.rules.CHECKS`, by what it applies to (tests/autophagy/test_rules.py)
-FILE_CHECKS: dict[str, FileCheck] = {
-    "match": FileCheck(Scanner._match),
-    "corrupt": FileCheck(Scanner._corrupt),
-    "reminders": FileCheck(Scanner._reminder, by_folder=True),
-    "entries": FileCheck(Scanner._old_entries, touches_recent=True),
-    "marked_entries": FileCheck(Scanner._marked, edits_protected=True),
-    "superseded_entries": FileCheck(Scanner._superseded, edits_protected=True),
-}
-LINK_CHECKS: dict[str, Callable[[Scanner, Rule, int, tuple[str, ...], os.stat_result, bool], list[Item]]] = {
-    "broken_symlink": Scanner._broken_link,
-}

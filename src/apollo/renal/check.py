@@ -96,6 +96,17 @@ def _thresholds(config: Config) -> dict[str, Any]:
             "confirmations": renal["confirmation_threshold"], "min_exceeded": renal["min_exceeded"]}
 
 
+def _exceeded(tokens: int, density: float, confirmations: int, limits: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """The thresholds (SPEC §1.3) a transcript exceeds, and the line that says each."""
+    over = {"tokens": (tokens > limits["tokens"], f"tokens {tokens} > {limits['tokens']}"),
+            "density": (bool(tokens) and density < limits["density"],
+                        f"density {density:.0%} < {limits['density']:.0%}"),
+            "confirmations": (confirmations > limits["confirmations"],
+                              f"confirmations {confirmations} > {limits['confirmations']}")}
+    exceeded = [name for name, (is_over, _) in over.items() if is_over]
+    return exceeded, [over[name][1] for name in exceeded]
+
+
 def check(paths: Paths, config: Config, source: Any | None = None, fmt: str = "auto", *,
           progress: Callable[[int], None] | None = None, session_id: str | None = None,
           resume: bool = False, resume_from: int = 0) -> CheckResult:
@@ -152,19 +163,10 @@ def check(paths: Paths, config: Config, source: Any | None = None, fmt: str = "a
     measure = stream.finish()
     summary = classification.summary
     confirmations = summary["confirmations"]
-    exceeded = []
-    if measure.tokens > limits["tokens"]:
-        exceeded.append("tokens")
-    if measure.tokens and measure.density < limits["density"]:
-        exceeded.append("density")
-    if confirmations > limits["confirmations"]:
-        exceeded.append("confirmations")
+    exceeded, warnings = _exceeded(measure.tokens, measure.density, confirmations, limits)
     needs_filter = len(exceeded) >= limits["min_exceeded"]
     balance = classification.balance
-    texts = {"tokens": f"tokens {measure.tokens} > {limits['tokens']}",
-             "density": f"density {measure.density:.0%} < {limits['density']:.0%}",
-             "confirmations": f"confirmations {confirmations} > {limits['confirmations']}"}
-    warnings = [*(texts[name] for name in exceeded), *notes]
+    warnings += notes
     warnings += [f"balance {balance.level}: {', '.join(s.kind for s in balance.signs)}"] if balance.signs else []
     if read_warnings:
         warnings.append(f"{len(read_warnings)} unreadable record(s) skipped, first: {read_warnings[0]}")

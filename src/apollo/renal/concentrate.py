@@ -25,13 +25,15 @@ from apollo.config import file_stamps
 from apollo.errors import ConfigError
 from apollo.renal.condense import Condenser, CondenseRules, load_rules
 from apollo.renal.rules import RULES_FOLDER
-from apollo.rulefile import merge_over, read_toml
+from apollo.rulefile import overlay, read_toml
 from apollo.transcript.model import Element, Kind, Role
 
 if TYPE_CHECKING:
     from apollo.config import Config
 
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
+#: the filter's lists a user's rule file adds to rather than replaces
+FILTER_EXTENDS = ("reabsorb.patterns", "anchors.specific")
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,19 +58,13 @@ def load(user_files: tuple[str, ...] = (), stamps: tuple[tuple[str, int, int], .
     """Built-in ``rules/filter.toml`` and ``condense.toml``, extended by the user's rule files
     (read once per process while ``stamps``, their sizes and times, stay the same)."""
     data = _builtin()["filter"]
-    settings = {k: v for k, v in data.items() if not isinstance(v, dict)}
-    reabsorb = dict(data["reabsorb"])
-    anchors = dict(data["anchors"])
     for file in user_files:
         document, text = read_toml(Path(file))
-        layer = dict(document.get("filter", {}))
-        if isinstance(layer.get("reabsorb"), dict):
-            extra = layer.pop("reabsorb")
-            reabsorb["patterns"] = [*reabsorb["patterns"], *extra.get("patterns", [])]
-            reabsorb["min_words"] = extra.get("min_words", reabsorb["min_words"])
-        if isinstance(layer.get("anchors"), dict):
-            anchors["specific"] = [*anchors["specific"], *layer.pop("anchors").get("specific", [])]
-        merge_over(settings, layer, file, text=text, prefix="filter.")
+        if "filter" in document:
+            data = overlay(data, document["filter"], "apollo.renal.rule_schema:FilterSettings", file, text=text,
+                           prefix="filter", extend=FILTER_EXTENDS)
+    settings = {k: v for k, v in data.items() if not isinstance(v, dict)}
+    reabsorb, anchors = data["reabsorb"], data["anchors"]
     try:
         patterns = tuple(re.compile(p, re.IGNORECASE) for p in reabsorb["patterns"])
         anchor_rules = Anchors(re.compile(anchors["token"]),

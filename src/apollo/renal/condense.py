@@ -21,9 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from apollo.cache import DiskMemo, toml_loads
+from apollo.errors import ConfigError
 from apollo.renal.reading import normalize_clause, social_parts
 from apollo.renal.rules import RULES_FOLDER, RenalRules
-from apollo.rulefile import read_toml
+from apollo.rulefile import located, overlay, read_toml
 
 LEVELS = ("tidy", "terse", "compact", "notes")
 
@@ -77,20 +78,17 @@ def _phrase(text: str) -> tuple[str, ...]:
     return tuple(_norm(m.group()) for m in _TOKEN.finditer(text) if m.lastgroup in _WORDLIKE)
 
 
-def rules_from_data(documents: Iterable[dict[str, Any]], social: RenalRules | None = None) -> CondenseRules:
-    """Merge rule documents' ``[condense]`` tables (built-in first, then the user's); lists add up.
+def rules_from_data(table: dict[str, Any], social: RenalRules | None = None) -> CondenseRules:
+    """Rules from a ``[condense]`` table (numbers, and one table of lists per language: all languages
+    are merged, their scripts never collide).
 
     ``social`` (the classifier's rules) brings the social lexicon: every phrase of a social signal is
     phatic, and the one-word phrases of ``interjection_signals`` are interjections."""
     lists: dict[str, list[str]] = {}
-    settings: dict[str, Any] = {}
-    for document in documents:
-        for key, value in document.get("condense", {}).items():
-            if not isinstance(value, dict):
-                settings[key] = value
-                continue
-            for list_key, values in value.items():
-                lists.setdefault(list_key, []).extend(values)
+    settings = {key: value for key, value in table.items() if not isinstance(value, dict)}
+    for language in (value for value in table.values() if isinstance(value, dict)):
+        for list_key, values in language.items():
+            lists.setdefault(list_key, []).extend(values)
     if social is not None:
         openers = set(settings.get("interjection_signals", ()))
         for signal in social.social:
@@ -144,9 +142,25 @@ def _one_word(phrase: str) -> bool:
     return len(words) == 1 or (0 < len(words) <= 2 and all(len(w) == 1 and not w.isascii() for w in words))
 
 
-def builtin_rule_document() -> dict[str, Any]:
-    text = (RULES_FOLDER / "condense.toml").read_text(encoding="utf-8")
-    return toml_loads(text)
+def _builtin_table() -> dict[str, Any]:
+    return toml_loads((RULES_FOLDER / "condense.toml").read_text(encoding="utf-8"))["condense"]
+
+
+def _overlay_condense(table: dict[str, Any], layer: Any, where: str, text: str) -> dict[str, Any]:
+    """A user file's ``[condense]`` over the table so far: its numbers replace, its languages'
+    lists add up (checked by :mod:`apollo.renal.rule_schema`)."""
+    if not isinstance(layer, dict):
+        raise ConfigError(f"rule file: 'condense' must be a table, got {type(layer).__name__}",
+                          where=located(where, text, "condense"))
+
+    def part(tables: dict[str, Any], languages: bool) -> dict[str, Any]:
+        return {key: value for key, value in tables.items() if isinstance(value, dict) is languages}
+
+    numbers = overlay(part(table, False), part(layer, False), "apollo.renal.rule_schema:CondenseSettings", where,
+                      text=text, prefix="condense")
+    languages = overlay(part(table, True), part(layer, True), "apollo.renal.rule_schema:CondenseLanguages", where,
+                        text=text, prefix="condense", extend=("*.*",))
+    return {**numbers, **languages}
 
 
 def load_rules(extra_files: Sequence[Path] = ()) -> CondenseRules:
@@ -154,10 +168,12 @@ def load_rules(extra_files: Sequence[Path] = ()) -> CondenseRules:
     tables, and their social signals (shared with the classifier)."""
     from apollo.renal import rules as classifier_rules
 
-    documents = [builtin_rule_document()]
+    table = _builtin_table()
     for path in extra_files:
-        documents.append(read_toml(Path(path))[0])
-    return rules_from_data(documents, classifier_rules.load_files(tuple(str(Path(f)) for f in extra_files)))
+        document, text = read_toml(Path(path))
+        if "condense" in document:
+            table = _overlay_condense(table, document["condense"], str(path), text)
+    return rules_from_data(table, classifier_rules.load_files(tuple(str(Path(f)) for f in extra_files)))
 
 
 @dataclass(slots=True)

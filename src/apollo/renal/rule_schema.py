@@ -1,13 +1,16 @@
-"""The shape of a ``[signal.NAME]`` table in a user's renal rule file.
+"""The shape of renal's rule files: ``[signal.NAME]``, ``[classify]``, ``[filter]`` and ``[condense]``.
 
-Kept apart from :mod:`apollo.renal.rules` because msgspec (and the typing it loads) costs the
-classifier's start-up more than the built-in files are worth checking: it is imported only when
-a user's rule file is read.
+Settings take their values from the built-in files in ``rules/`` (never written here): their
+fields are required, the built-in tables have them all (a test decodes them), and a user's table
+is checked as laid over them. Kept apart from :mod:`apollo.renal.rules` because msgspec (and the
+typing it loads) costs the classifier's start-up more than the built-in files are worth checking:
+it is imported only when a user's rule file is read.
 """
 
 from __future__ import annotations
 
 import msgspec
+from msgspec import UNSET, UnsetType
 
 
 class SignalSpec(msgspec.Struct, forbid_unknown_fields=True):
@@ -29,3 +32,141 @@ class SignalSpec(msgspec.Struct, forbid_unknown_fields=True):
     en: list[str] = []
     phrases: list[str] = []
     patterns: list[str] = []
+
+
+# -- [classify] ---------------------------------------------------------------------------------------
+class Normalize(msgspec.Struct, forbid_unknown_fields=True):
+    annotation_patterns: list[str]
+    trailing_particles: str
+    collapse_single_characters: bool
+
+
+class Pasted(msgspec.Struct, forbid_unknown_fields=True):
+    line_patterns: list[str]
+    block_patterns: list[str] = []
+
+
+class Keywords(msgspec.Struct, forbid_unknown_fields=True):
+    min_word_letters: int
+    zh_stop_chars: str
+    en_stopwords: list[str]
+
+
+class VerdictRow(msgspec.Struct, forbid_unknown_fields=True):
+    """One row of ``[[classify.turns]]``, ``kinds``, ``from_user`` or ``from_agent`` (what each key
+    means is told in ``classify.toml``). A key a row leaves out stays out: the engine reads its
+    absence (a row without ``when`` applies to every message)."""
+
+    rule: str
+    category: str
+    confidence: float
+    reason: str
+    when: list[str] | str | UnsetType = UNSET
+    unless: list[str] | UnsetType = UNSET
+    action: str | UnsetType = UNSET
+    effect: str | UnsetType = UNSET
+    answered: str | UnsetType = UNSET
+    kinds: list[str] | UnsetType = UNSET
+    max_tokens: int | UnsetType = UNSET
+    copy: bool | UnsetType = UNSET
+    chatter: bool | UnsetType = UNSET
+
+
+class ClassifySettings(msgspec.Struct, forbid_unknown_fields=True):
+    confirm_below: float
+    social_max_chars: int
+    tool_keep_tokens: int
+    compress_tokens: int
+    long_user_tokens: int
+    duplicate_min_tokens: int
+    memory: int
+    max_candidates: int
+    supersede_min_shared: int
+    supersede_min_share: float
+    supersede_overlap: float
+    answer_min_shared: int
+    answer_min_share: float
+    agent_question_answered: str
+    normalize: Normalize
+    pasted: Pasted
+    keywords: Keywords
+    turns: list[VerdictRow]
+    kinds: list[VerdictRow]
+    from_user: list[VerdictRow]
+    from_agent: list[VerdictRow]
+
+
+# -- [filter] -----------------------------------------------------------------------------------------
+class FilterAnchors(msgspec.Struct, forbid_unknown_fields=True):
+    token: str
+    specific: list[str]
+    min_chars: int
+    cjk_gram: int
+    max_share: float
+
+
+class FilterReabsorb(msgspec.Struct, forbid_unknown_fields=True):
+    min_words: int
+    patterns: list[str]
+
+
+class FilterSettings(msgspec.Struct, forbid_unknown_fields=True):
+    recent_turns: int
+    tool_keep_tokens: int
+    tool_head_lines: int
+    referenced_lines: int
+    tool_line_chars: int
+    tool_marker_en: str
+    tool_marker_zh: str
+    tool_argument_chars: int
+    tool_argument_head_chars: int
+    tool_argument_marker: str
+    tool_replaced_arguments: list[str]
+    tool_kept_arguments: list[str]
+    never_rescued: list[str]
+    rescued_by_pattern_only: list[str]
+    repeat_coverage: float
+    repeat_window: int
+    repeat_min_words: int
+    estimate_margin: float
+    specific_weight: float
+    specific: list[str]
+    digest_item_chars: int
+    digest_reply_chars: int
+    digest_outdated_chars: int
+    anchors: FilterAnchors
+    reabsorb: FilterReabsorb
+
+
+
+# -- [condense] ---------------------------------------------------------------------------------------
+class CondenseSettings(msgspec.Struct, forbid_unknown_fields=True):
+    """The numbers of ``[condense]``; its tables are languages (:class:`CondenseLanguage`)."""
+
+    max_content_loss: float
+    min_content_letters: int
+    interjection_signals: list[str]
+
+
+class CondenseLanguage(msgspec.Struct, forbid_unknown_fields=True):
+    """``[condense.<language>]``: every list optional (a file may add to only one); a user's lists
+    add to the built-in ones."""
+
+    function_words: list[str] = []
+    never_drop: list[str] = []
+    phatic_words: list[str] = []
+    phatic_patterns: list[str] = []
+    interjections: list[str] = []
+    hedges: list[str] = []
+    intensifiers: list[str] = []
+    intensifiers_before_evaluative: list[str] = []
+    articles: list[str] = []
+    clause_subjects: list[str] = []
+    auxiliaries: list[str] = []
+    particles: list[str] = []
+    joining_words: list[str] = []
+    keep_words: list[str] = []
+
+
+#: the tables of ``[condense]``, by language
+CondenseLanguages = dict[str, CondenseLanguage]

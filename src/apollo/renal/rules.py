@@ -17,7 +17,7 @@ from typing import Any
 from apollo.cache import DiskMemo, toml_loads
 from apollo.config import Config, file_stamps
 from apollo.errors import ConfigError
-from apollo.rulefile import convert, merge_over, read_toml, rule_files
+from apollo.rulefile import convert, overlay, read_toml, rule_files
 
 #: the built-in rule files, beside this module (read directly: importlib.resources costs a heartbeat
 #: more than reading them)
@@ -242,7 +242,8 @@ def _apply_layer(specs: dict[str, dict[str, Any]], settings: dict[str, Any], dat
         if builtin:
             settings.update(data["classify"])
         else:
-            merge_over(settings, data["classify"], where, text=text, prefix="classify.")
+            settings.update(overlay(settings, data["classify"], "apollo.renal.rule_schema:ClassifySettings", where,
+                                    text=text, prefix="classify"))
 
 
 def _compile_user_patterns(patterns: tuple[str, ...], key: str, where: str) -> tuple[re.Pattern[str], ...]:
@@ -255,31 +256,20 @@ def _compile_user_patterns(patterns: tuple[str, ...], key: str, where: str) -> t
     return tuple(compiled)
 
 
-_ROW_KEYS: dict[str, Any] = {"rule": str, "when": (list, str), "unless": list, "category": str, "action": str, "confidence": float,
-             "effect": str, "reason": str, "kinds": list, "max_tokens": int, "copy": bool,
-             "answered": str, "chatter": bool}
 _EFFECTS = {"stance", "fact", "task", "question", "close_task", "proposal", "report"}
 _CATEGORIES = {"decision", "preference", "task", "question", "process", "noise"}
 
 
 def _check_rows(settings: dict[str, Any]) -> None:
-    """The verdict rows (``[[classify.turns]]``, ``from_user``, ``from_agent``) are well formed, and a
-    message always finds a row: the last of ``from_user`` and ``from_agent`` asks for nothing."""
+    """The verdict rows (``[[classify.turns]]``, ``from_user``, ``from_agent``) name known categories
+    and effects, and a message always finds a row: the last of ``from_user`` and ``from_agent`` asks
+    for nothing. (Their keys and types are :class:`~apollo.renal.rule_schema.VerdictRow`'s.)"""
     for table in ("turns", "kinds", "from_user", "from_agent"):
         rows = settings.get(table)
         where = f"[[classify.{table}]]"
         if not isinstance(rows, list) or not rows:
             raise ConfigError(f"{where} must be a non-empty list of rows", where="classify rules")
         for row in rows:
-            for key in ("rule", "category", "confidence", "reason"):
-                if key not in row:
-                    raise ConfigError(f"{where}: a row lacks '{key}'", where=str(row.get("rule", "?")))
-            for key, value in row.items():
-                expected = _ROW_KEYS.get(key)
-                if expected is None or not isinstance(value, expected) and not (
-                        expected is float and isinstance(value, int)):
-                    raise ConfigError(f"{where}: bad key or value '{key}'", where=row["rule"],
-                                      hint=f"known keys: {', '.join(sorted(_ROW_KEYS))}")
             if {row["category"], row.get("answered", "process")} - _CATEGORIES or row.get("effect", "stance") not in _EFFECTS:
                 raise ConfigError(f"{where}: unknown category or effect", where=row["rule"])
         if table in ("from_user", "from_agent") and ("when" in rows[-1] or "unless" in rows[-1]):
