@@ -68,12 +68,18 @@ def _detectors() -> dict[str, Any]:
     }
 
 
+def may_hold(text: str) -> bool:
+    """Whether ``text`` has what every secret has somewhere in its line (see ``_MAY_HOLD``): text
+    without it is what :func:`redact` returns unchanged, without loading the detectors."""
+    return bool(text) and _MAY_HOLD.search(text) is not None
+
+
 def redact(text: str) -> str:
     """``text`` with every secret detect-secrets recognises replaced by ``[REDACTED <kind>]``.
 
     Overlapping findings become one mark, named by the most specific detector (a named format
     before a keyword before an entropy measure)."""
-    if not text or not _MAY_HOLD.search(text):
+    if not may_hold(text):
         return text
     spans = sorted(_spans(text), key=lambda span: (span[0], _RANK.get(span[2], 0), -span[1]))
     if not spans:

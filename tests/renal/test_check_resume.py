@@ -101,9 +101,7 @@ def test_the_heartbeat_after_growth_classifies_only_the_appended_message(example
     from apollo.renal import classify
 
     paths = Paths.resolve(example / "workspace", example / "openclaw-state")
-    (paths.workspace / ".apollo").mkdir(exist_ok=True)  # the example session is small: resume it anyway
-    (paths.workspace / ".apollo" / "config.toml").write_text("[renal]\nresume_from_bytes = 0\n")
-    heartbeat.run(paths, config_mod.load(paths.workspace), "en")
+    heartbeat.run(paths, config_mod.load(paths.workspace), "en")  # a small session resumes too
     session = paths.sessions_dir / SESSION
     last = json.loads(session.read_text(encoding="utf-8").splitlines()[-1])
     entry = {"type": "message", "id": "appended1", "parentId": last["id"], "timestamp": "2026-11-29T04:00:00.000Z",
@@ -119,25 +117,27 @@ def test_the_heartbeat_after_growth_classifies_only_the_appended_message(example
     assert _numbers_of_state(beat.state) == _numbers(check(paths, config_mod.load(paths.workspace)))
 
 
-def test_a_small_session_is_checked_whole_by_the_heartbeat(example: Path, monkeypatch) -> None:
-    """Below ``renal.resume_from_bytes`` saving and reading a state costs more than a whole check."""
+def test_a_session_cut_short_since_the_last_heartbeat_is_checked_whole(example: Path, monkeypatch) -> None:
+    """Not an append (the session lost its last lines, then grew again): the heartbeat classifies
+    every element again, and says what a whole check says."""
     from apollo.integration import heartbeat
     from apollo.renal import classify
 
     paths = Paths.resolve(example / "workspace", example / "openclaw-state")
     heartbeat.run(paths, config_mod.load(paths.workspace), "en")
-    assert not check_resume.resume_path(paths).exists()
     session = paths.sessions_dir / SESSION
-    with session.open("a", encoding="utf-8") as out:
-        last = json.loads(session.read_text(encoding="utf-8").splitlines()[-1])
-        out.write(json.dumps({"type": "message", "id": "appended2", "parentId": last["id"],
-                              "timestamp": "2026-11-29T04:00:00.000Z",
-                              "message": {"role": "user", "content": "Any news?"}}) + "\n")
+    lines = session.read_text(encoding="utf-8").splitlines(keepends=True)
+    last = json.loads(lines[-3])
+    entry = {"type": "message", "id": "appended2", "parentId": last["id"], "timestamp": "2026-11-29T04:00:00.000Z",
+             "message": {"role": "user", "content": "Any news?"}}
+    session.write_text("".join(lines[:-2]) + json.dumps(entry) + "\n", encoding="utf-8")
     fed: list[str] = []
     original = classify.Classifier.feed
     monkeypatch.setattr(classify.Classifier, "feed", lambda self, element: fed.append(element.id) or original(self, element))
-    heartbeat.run(paths, config_mod.load(paths.workspace), "en")
-    assert len(fed) > 1 and fed[-1] == "appended2"
+    beat = heartbeat.run(paths, config_mod.load(paths.workspace), "en")
+    monkeypatch.setattr(classify.Classifier, "feed", original)
+    assert len(fed) == beat.state["elements"] and fed[-1] == "appended2"
+    assert _numbers_of_state(beat.state) == _numbers(check(paths, config_mod.load(paths.workspace)))
 
 
 def _numbers_of_state(state: dict) -> dict:
@@ -202,3 +202,109 @@ def test_the_saved_state_holds_no_secret_in_clear(example: Path) -> None:
         assert value.lower().encode() not in saved, value
     assert keys["github"][4:].lower().encode() not in saved  # a key that is one word: not even its body
     assert check(paths, config, session, resume=True).classified == 0  # and the state is read back
+    # saved again after growth, the strings read back are not redacted twice, the new ones are
+    later = real_keys(12)["anthropic"]
+    with session.open("a", encoding="utf-8") as out:
+        out.write(json.dumps({"type": "message", "id": "s99", "parentId": parent, "timestamp": "2026-11-29T04:01:00.000Z",
+                              "message": {"role": "assistant", "content": f"Done. The new key {later} is set."}}) + "\n")
+    assert check(paths, config, session, resume=True).classified == 1
+    saved = check_resume.resume_path(paths).read_bytes().lower()
+    for value in (keys["anthropic"], secret, keys["github"], keys["openai project"], later):
+        assert value.lower().encode() not in saved, value
+
+
+# -- random sessions: whatever happened to the session since the last check, the resumed check says
+# -- what a whole check says, byte for byte
+
+_SAYS = {
+    "user": ["We decided to ship on Friday.", "I prefer short answers.", "Could you check the logs?",
+             "ok thanks", "Any news on the deploy?", "好的", "我们决定下周发布。", "请把测试跑一遍", "Why did the build fail?",
+             "From now on always answer in English.", "Actually, use Postgres instead.", "谢谢！", "hi", "Please fix the login bug."],
+    "assistant": ["Done: the tests pass.", "Let me look.", "On it.", "The build failed because a file is missing.",
+                  "好的，我来看看。", "Should I also update the docs?", "Fixed. Anything else?", "已完成，测试全部通过。"],
+}
+_OUTPUTS = ["tests passed", "error: file not found\nsee the log", "total 0", "\n".join(f"line {n}" for n in range(30))]
+
+
+@st.composite
+def _entries(draw: st.DrawFn, start: int, count: int) -> list[dict]:
+    """``count`` entries of an agent's session: messages, tool calls with their results, heartbeats."""
+    entries: list[dict] = []
+    for n in range(start, start + count):
+        turn = draw(st.sampled_from(["user", "assistant", "tool", "heartbeat"]))
+        if turn == "tool":
+            call = f"c{n}"
+            entries.append({"role": "assistant", "content": [{"type": "toolCall", "id": call, "name": "exec",
+                                                              "arguments": {"command": "make test"}}]})
+            entries.append({"role": "toolResult", "toolCallId": call, "toolName": "exec",
+                            "content": [{"type": "text", "text": draw(st.sampled_from(_OUTPUTS))}]})
+        elif turn == "heartbeat":
+            entries.append({"role": "user", "content": "Read HEARTBEAT.md if it exists. If nothing needs attention, "
+                                                       "reply HEARTBEAT_OK."})
+            entries.append({"role": "assistant", "content": "HEARTBEAT_OK"})
+        else:
+            said = draw(st.lists(st.sampled_from(_SAYS[turn]), min_size=1, max_size=3))
+            entries.append({"role": turn, "content": " ".join(said)})
+    return entries
+
+
+def _write(path: Path, messages: list[dict], *, mode: str = "a", first: int = 0, parent: str | None = None) -> str | None:
+    """Append ``messages`` as entries of a linear conversation after ``parent``; the last id."""
+    with path.open(mode, encoding="utf-8") as out:
+        if mode == "w":
+            out.write(json.dumps({"type": "session", "version": 3, "id": "s1", "timestamp": "2026-11-29T03:00:00.000Z",
+                                  "cwd": "/tmp"}) + "\n")
+        for n, message in enumerate(messages, first):
+            entry_id = f"e{n}"
+            out.write(json.dumps({"type": "message", "id": entry_id, "parentId": parent,
+                                  "timestamp": f"2026-11-29T03:{n // 60 % 60:02d}:{n % 60:02d}.000Z",
+                                  "message": message}, ensure_ascii=False) + "\n")
+            parent = entry_id
+    return parent
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                 HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(data=st.data(), before=st.integers(1, 25), changes=st.lists(
+    st.sampled_from(["append", "append", "append", "truncate", "rewrite", "branch", "compaction"]), min_size=1, max_size=3))
+def test_a_random_session_resumed_after_any_change_gives_the_whole_check_byte_for_byte(
+        data: st.DataObject, before: int, changes: list[str]) -> None:
+    """Random sessions, random appended messages, and the changes that are not appends (the end
+    cut off, an earlier message rewritten, a new branch, a compaction): the resumed check's state
+    file is the whole check's, and only an append is classified alone."""
+    with tempfile.TemporaryDirectory() as scratch:
+        root = Path(scratch)
+        (root / "workspace").mkdir()
+        paths = Paths.resolve(root / "workspace", root / "state")
+        config = config_mod.load(paths.workspace)
+        session = root / "session.jsonl"
+        leaf = _write(session, data.draw(_entries(0, before)), mode="w")
+        check(paths, config, session, resume=True)
+        seen = list(iter_elements(session))
+        for number, change in enumerate(changes, 1):
+            lines = session.read_text(encoding="utf-8").splitlines(keepends=True)
+            fresh = data.draw(_entries(1000 * number, data.draw(st.integers(1, 4))))
+            if change == "truncate":
+                session.write_text("".join(lines[:data.draw(st.integers(1, len(lines) - 1))]), encoding="utf-8")
+            elif change == "rewrite":
+                at = data.draw(st.integers(1, len(lines) - 1))
+                session.write_text("".join(lines[:at] + [lines[at].replace("e", "E", 1)] + lines[at + 1:]),
+                                   encoding="utf-8")
+            elif change == "branch":  # the new messages follow an earlier one, not the last
+                leaf = f"e{data.draw(st.integers(0, before - 1))}"
+            elif change == "compaction":
+                with session.open("a", encoding="utf-8") as out:
+                    out.write(json.dumps({"type": "compaction", "id": f"k{number}", "parentId": leaf,
+                                          "timestamp": "2026-11-29T05:00:00.000Z", "summary": "Decided: ship on Friday.",
+                                          "firstKeptEntryId": leaf, "tokensBefore": 1000}) + "\n")
+                leaf = f"k{number}"
+            leaf = _write(session, fresh, first=1000 * number, parent=leaf)
+            resumed = check(paths, config, session, resume=True)
+            whole = check(paths, config, session)
+            assert json.dumps(resumed.to_state()) == json.dumps(whole.to_state())
+            now = list(iter_elements(session))
+            appended = len(now) - len(seen) if now[:len(seen)] == seen else len(now)
+            assert resumed.classified == appended
+            if change == "append":
+                assert resumed.classified < len(now)
+            seen = now

@@ -112,8 +112,7 @@ def run(paths: Paths, config: Config, lang: str, session: str | None = None) -> 
         from apollo.renal.check import check  # the classifier: only when the session changed, and from
         # where the last heartbeat left it when the session only grew (apollo.renal.check_resume)
 
-        state = check(paths, config, session_id=session, resume=True,
-                      resume_from=config.get("renal.resume_from_bytes")).to_state()
+        state = check(paths, config, session_id=session, resume=True).to_state()
     state_file = write_state(paths, state, config.get("renal.state_file"))
     line = heartbeat_line(state, lang)
     heartbeat_file = paths.workspace / config.get("heartbeat.state_file")

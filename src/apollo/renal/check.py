@@ -109,7 +109,7 @@ def _exceeded(tokens: int, density: float, confirmations: int, limits: dict[str,
 
 def check(paths: Paths, config: Config, source: Any | None = None, fmt: str = "auto", *,
           progress: Callable[[int], None] | None = None, session_id: str | None = None,
-          resume: bool = False, resume_from: int = 0) -> CheckResult:
+          resume: bool = False) -> CheckResult:
     """Measure ``source`` (default: the current session, else today's memory file).
 
     The whole transcript streams through the classifier and the filter's own fate stream
@@ -118,8 +118,7 @@ def check(paths: Paths, config: Config, source: Any | None = None, fmt: str = "a
     ``progress`` is called with the number of elements read so far, every few thousand;
     ``session_id`` picks one of the agent's sessions instead of the current one. With ``resume``
     the check continues from the state the last resumed check of the same session left, when the
-    session only grew since (:mod:`apollo.renal.check_resume`), and leaves its own — when the
-    session has at least ``resume_from`` bytes (a smaller one is checked whole for less).
+    session only grew since (:mod:`apollo.renal.check_resume`), and leaves its own.
     """
     from apollo.renal import classify, fates
     from apollo.tokens import get_counter
@@ -131,7 +130,7 @@ def check(paths: Paths, config: Config, source: Any | None = None, fmt: str = "a
     if source is None:
         source, notes = default_source(paths, session_id)
     stamp = fingerprint(source, config, notes=notes, fmt=fmt)  # before reading: a later write shows next time
-    resume = resume and stamp is not None and stamp["size"] >= resume_from
+    resume = resume and stamp is not None
     counter = config.get("general.counter")
     stream = fates.FateStream.for_config(config, get_counter(counter)[1], retain=False)
     read_warnings: list[ReadWarning] = []
@@ -156,7 +155,8 @@ def check(paths: Paths, config: Config, source: Any | None = None, fmt: str = "a
     if resume and stamp is not None:
         def save(classifier: Any, tally: Any) -> None:
             check_resume.save(check_resume.resume_path(paths), _resume_key(stamp, format_name, counter),
-                              check_resume.Resumed(chain, classifier, tally, stream))
+                              check_resume.Resumed(chain, classifier, tally, stream,
+                                                   resumed.redacted if resumed is not None else None))
     classification = classify.run(chain.through(elements), config, retain=False, observe=stream.observe,
                                   resume=(resumed.classifier, resumed.tally) if resumed is not None else None,
                                   before_finish=save)

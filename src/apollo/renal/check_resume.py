@@ -37,7 +37,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from apollo.atomic import atomic_output, private_dir
-from apollo.redact import redact
+from apollo.redact import may_hold, redact
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from apollo.workspace import Paths
 
 #: bump when what is saved changes shape
-_VERSION = 3
+_VERSION = 4
 #: values saved as they are even when a rule set them: only containers and objects are matched by identity
 _ATOMS = (type(None), bool, int, float, str, bytes)
 
@@ -60,8 +60,17 @@ def resume_path(paths: Paths) -> Path:
 
 
 def _fingerprint(element: Element) -> bytes:
-    """The element whole (every field), as a digest: the state names elements without copying them."""
-    return hashlib.sha256(repr(element).encode("utf-8", "surrogatepass")).digest()
+    """The element whole (every field, each tagged and sized), as a digest: the state names elements
+    without copying them. Texts are hashed as they are: the element's repr escaped every tool
+    output first, a tenth of the time a long session's heartbeat spends reading it again."""
+    digest = hashlib.sha256()
+    for name in type(element).__slots__:
+        value = getattr(element, name)
+        data = (value if isinstance(value, str) else repr(value)).encode("utf-8", "surrogatepass")
+        digest.update(b"s" if isinstance(value, str) else b"r")
+        digest.update(len(data).to_bytes(8, "little"))
+        digest.update(data)
+    return digest.digest()
 
 
 class Chain:
@@ -89,13 +98,17 @@ class Chain:
 class Resumed:
     """The streams as the last check left them, after ``chain.count`` elements."""
 
-    __slots__ = ("chain", "classifier", "tally", "stream")
+    __slots__ = ("chain", "classifier", "tally", "stream", "redacted")
 
-    def __init__(self, chain: Chain, classifier: Classifier, tally: Tally, stream: FateStream):
+    def __init__(self, chain: Chain, classifier: Classifier, tally: Tally, stream: FateStream,
+                 redacted: set[str] | None = None):
         self.chain = chain
         self.classifier = classifier
         self.tally = tally
         self.stream = stream
+        #: the strings that might hold a key read back from the saved state: redacted when they were
+        #: saved, so saving them again needs no second reading by the secret detectors
+        self.redacted = redacted if redacted is not None else set()
 
 
 class Saved:
@@ -131,7 +144,7 @@ class Saved:
             return None
         vars(classifier).update(classifier_state)
         vars(stream).update(stream_state)
-        return Resumed(chain, classifier, tally, stream)
+        return Resumed(chain, classifier, tally, stream, state_reader.strings)
 
 
 class _Unpickler(pickle.Unpickler):
@@ -140,9 +153,13 @@ class _Unpickler(pickle.Unpickler):
 
         super().__init__(io.BytesIO(data))
         self.elements = elements
+        self.strings: set[str] = set()
 
     def persistent_load(self, pid: Any) -> Element | str:
-        return pid if isinstance(pid, str) else self.elements[pid]  # a string is one saved redacted
+        if isinstance(pid, str):  # a string that might hold a key, as it was saved: redacted
+            self.strings.add(pid)
+            return pid
+        return self.elements[pid]
 
 
 def _rule_attributes(live: Any, fresh: Any) -> set[str]:
@@ -175,14 +192,18 @@ def save(path: Path, key: str, resumed: Resumed) -> None:
     classifier, stream, chain = resumed.classifier, resumed.stream, resumed.chain
     fresh_stream = FateStream(stream.rules, stream.condenser, stream.count, lang=stream.lang, retain=stream.retain)
     held: dict[int, bytes] = {}
-    redacted: dict[str, str] = {}
+    # what was read back from the last state, and the names of the streams' attributes, are
+    # already what redaction makes of them: only the strings of the appended elements are read
+    redacted = {text: text for text in (*resumed.redacted, *vars(classifier), *vars(stream))}
 
     class _Pickler(pickle.Pickler):
         def persistent_id(self, obj: Any) -> int | str | None:
             if type(obj) is str:  # a key in it is saved as its mark, as everywhere Apollo writes
+                if not may_hold(obj):
+                    return None
                 if obj not in redacted:
                     redacted[obj] = redact(obj)
-                return redacted[obj] if redacted[obj] != obj else None
+                return redacted[obj]
             if type(obj) is not Element:
                 return None
             position = chain.positions.get(id(obj))
