@@ -22,7 +22,6 @@ class Renal(msgspec.Struct, forbid_unknown_fields=True):
     confirmation_threshold: int
     min_exceeded: int
     state_file: str
-    resume_from_bytes: int
     snapshot_dir: str
     keep_patterns: list[str]
     drop_patterns: list[str]
