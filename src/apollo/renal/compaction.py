@@ -164,10 +164,11 @@ def unsaid_changes(fates: list[Fate], start: int, changing: frozenset[str]) -> f
     word of its own (a tool call with one of ``changing`` among its arguments: a file's content
     written, an edit's new text): the change is all there is of the request's outcome, so the call
     stays as a message, with its result (a call never stays without it, nor a result without its call)."""
-    results = {f.element.call_id: f.element.record_id for f in fates if f.element.kind is Kind.TOOL_RESULT}
-    calls: dict[str, list[str | None]] = {}
+    results = {f.element.call_id: f.element.record_id for f in fates
+               if f.element.kind is Kind.TOOL_RESULT and f.element.call_id}
+    calls: dict[str, list[str]] = {}
     for fate in fates:
-        if fate.element.kind is Kind.TOOL_CALL and fate.element.record_id is not None:
+        if fate.element.kind is Kind.TOOL_CALL and fate.element.record_id is not None and fate.element.call_id:
             calls.setdefault(fate.element.record_id, []).append(fate.element.call_id)
     bounds = [i for i, f in enumerate(fates) if f.element.role is Role.USER
               and f.element.kind in (Kind.TEXT, Kind.HEARTBEAT_POLL)] + [len(fates)]
@@ -181,7 +182,7 @@ def unsaid_changes(fates: list[Fate], start: int, changing: frozenset[str]) -> f
         chosen.update(f.element.record_id for f in fates[opening + 1:min(end, start)]
                       if f.element.kind is Kind.TOOL_CALL and f.element.record_id and _changes(f.element.text, changing))
     for record in list(chosen):
-        chosen.update(r for call in calls[record] if (r := results.get(call)) is not None)
+        chosen.update(r for call in calls.get(record, ()) if (r := results.get(call)) is not None)
     return frozenset(chosen)
 
 
