@@ -272,3 +272,82 @@ def test_a_task_the_agent_only_claims_done_stays_a_message_with_its_envelope(tmp
     seen = "\n".join(context_blocks(pi_replay(result.output_path)))
     assert _ENVELOPE + "Please switch the default model to the local qwen model." in seen
     assert "openclaw config set model qwen" not in seen  # the tool work is digested
+
+
+def _staged_plan() -> str:
+    steps = " ".join(f"Step {i}: the importer retries feed {i} with a backoff of {i * 5} minutes, logs the response "
+                     f"code to /var/log/import/feed{i}.log and alerts the on-call channel when the third retry fails."
+                     for i in range(1, 12))
+    return "Decision: we switch the nightly import to a staged import. " + steps
+
+
+@pytest.mark.realclient
+def test_a_long_decision_the_user_then_decides_on_stays_whole_as_a_message(tmp_path: Path, pi_validate,
+                                                                           pi_replay) -> None:
+    session = PiSession()
+    session.user("How should the nightly import handle the three failing feeds?")
+    plan = _staged_plan()
+    proposal = session.say(plan)
+    session.user("Agreed, we go with the staged import from now on.")
+    session.say("Noted: staged import it is.")
+    result = _compact_copy(session, tmp_path)
+    assert len(plan) > concentrate.load_for(None)["digest_item_chars"]  # a quote would lose its middle
+    assert result.report["compaction"]["first_kept_entry_id"] == proposal
+    assert pi_validate(result.output_path, strict=True, single_branch=True)["exit"] == 0
+    seen = "\n".join(context_blocks(pi_replay(result.output_path)))
+    assert plan in seen and "Agreed, we go with the staged import from now on." in seen
+    summary = json.loads(result.output_path.read_text(encoding="utf-8").splitlines()[-1])["summary"]
+    assert "Step 6:" not in summary  # not quoted a second time
+
+
+@pytest.mark.realclient
+def test_a_long_decision_nobody_decided_on_is_quoted_not_kept(tmp_path: Path) -> None:
+    session = PiSession()
+    session.user("How should the nightly import handle the three failing feeds?")
+    session.say(_staged_plan())
+    session.user("What is the weather like in Lisbon today?")
+    session.say("Sunny, 24 °C.")
+    result = _compact_copy(session, tmp_path)
+    assert result.report["compaction"]["kept_messages"] == 0
+
+
+_NEW_PROVIDER = '"providers": {"backup": {"baseUrl": "https://llm.example.net/v1", "api": "openai"}}'
+
+
+def _accepted_edit(session: PiSession) -> tuple[str, str]:
+    """The agent offers to change the gateway's config, the user accepts, the agent edits the file."""
+    session.user("Can the gateway fall back to the backup provider when the main one is down?")
+    session.say("It can: shall I add the backup provider to the gateway config?")
+    session.user("Yes")
+    return session.tool("call_9", "edit", {"file_path": "/srv/gateway/config.json", "oldText": '"providers": {}',
+                                           "newText": _NEW_PROVIDER},
+                        "Successfully replaced text in /srv/gateway/config.json.", think="Adding the provider now.")
+
+
+@pytest.mark.realclient
+def test_a_change_the_agent_made_without_a_word_stays_as_a_call_with_its_result(tmp_path: Path, pi_validate,
+                                                                                pi_replay) -> None:
+    session = PiSession()
+    call, result_id = _accepted_edit(session)
+    session.tool("call_10", "exec", {"command": "systemctl restart gateway"}, "")
+    session.user("hello?")
+    session.assistant(stop="error")  # the turn ends with no word from the agent
+    result = _compact_copy(session, tmp_path)
+    kept = {e.get("id") for e in (json.loads(line) for line in
+                                  result.output_path.read_text(encoding="utf-8").splitlines())}
+    assert {call, result_id} <= kept
+    assert pi_validate(result.output_path, strict=True, single_branch=True)["exit"] == 0
+    seen = "\n".join(context_blocks(pi_replay(result.output_path)))
+    assert _NEW_PROVIDER in seen.replace("\\", "") and "Successfully replaced text in /srv/gateway/config.json." in seen
+    assert "Adding the provider now." not in seen  # its thinking goes, as a kept message's does
+    assert "systemctl restart gateway" not in seen  # no change the call's arguments hold: digested
+
+
+@pytest.mark.realclient
+def test_a_change_the_agent_reported_in_words_is_digested(tmp_path: Path, pi_replay) -> None:
+    session = PiSession()
+    _accepted_edit(session)
+    session.say("Done: the backup provider is in the gateway config.")
+    result = _compact_copy(session, tmp_path)
+    seen = "\n".join(context_blocks(pi_replay(result.output_path)))
+    assert "Successfully replaced text" not in seen

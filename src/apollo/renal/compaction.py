@@ -13,6 +13,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from apollo import transcript as transcript_io
 from apollo.errors import InputError
 from apollo.renal import budget as budget_mod
@@ -134,7 +136,8 @@ def plan_compaction(fates: list[Fate], rules: concentrate.FilterRules, lang: str
         before = plan.digested
         if messages:
             plan.rewrites = True
-            plan.messages = digest.kept_as_messages(before, rules["digest_item_chars"])
+            plan.messages = digest.kept_as_messages(before, rules["digest_item_chars"]) | unsaid_changes(
+                fates, start, frozenset(rules["digest_change_arguments"]))
             plan.tail_tokens += sum(f.element.tokens for f in before
                                     if f.element.record_id in plan.messages and f.element.kind is not Kind.THINKING)
             plan.tail_tokens -= plan.tail_dropped
@@ -154,6 +157,42 @@ def plan_compaction(fates: list[Fate], rules: concentrate.FilterRules, lang: str
     for position, fate in enumerate(fates):
         fate.in_tail = position >= chosen.start
     return chosen
+
+
+def unsaid_changes(fates: list[Fate], start: int, changing: frozenset[str]) -> frozenset[str]:
+    """The records (before ``start``) of the changes the agent made in a turn it answered with no
+    word of its own (a tool call with one of ``changing`` among its arguments: a file's content
+    written, an edit's new text): the change is all there is of the request's outcome, so the call
+    stays as a message, with its result (a call never stays without it, nor a result without its call)."""
+    results = {f.element.call_id: f.element.record_id for f in fates
+               if f.element.kind is Kind.TOOL_RESULT and f.element.call_id}
+    calls: dict[str, list[str]] = {}
+    for fate in fates:
+        if fate.element.kind is Kind.TOOL_CALL and fate.element.record_id is not None and fate.element.call_id:
+            calls.setdefault(fate.element.record_id, []).append(fate.element.call_id)
+    bounds = [i for i, f in enumerate(fates) if f.element.role is Role.USER
+              and f.element.kind in (Kind.TEXT, Kind.HEARTBEAT_POLL)] + [len(fates)]
+    chosen: set[str] = set()
+    for opening, end in zip(bounds, bounds[1:], strict=False):
+        turn = fates[opening + 1:end]
+        if fates[opening].element.kind is not Kind.TEXT or fates[opening].action == "drop" or any(
+                f.element.role is Role.ASSISTANT and f.element.kind is Kind.TEXT and f.element.text.strip()
+                and f.action != "drop" for f in turn):
+            continue
+        chosen.update(f.element.record_id for f in fates[opening + 1:min(end, start)]
+                      if f.element.kind is Kind.TOOL_CALL and f.element.record_id and _changes(f.element.text, changing))
+    for record in list(chosen):
+        chosen.update(r for call in calls.get(record, ()) if (r := results.get(call)) is not None)
+    return frozenset(chosen)
+
+
+def _changes(arguments: str, changing: frozenset[str]) -> bool:
+    """A tool call's arguments (a JSON object) hold one of ``changing``: the call changed something."""
+    try:
+        data = orjson.loads(arguments)
+    except orjson.JSONDecodeError:
+        return False
+    return isinstance(data, dict) and not changing.isdisjoint(data)
 
 
 def _fit_compaction(starts: list[int], target: int, attempt: Callable[[int, Any], CompactionPlan],

@@ -186,7 +186,7 @@ def kept_as_messages(fates: list[Any], item_chars: int = 1 << 30) -> frozenset[s
     a task the agent only claims done (its claim is not the user's check), that came with a
     channel's envelope (time, sender, message id: what a quote cannot carry), with what answered
     it, when both are dialogue turns (text, and thinking the copy leaves out) no longer than
-    ``item_chars``."""
+    ``item_chars``; or an item too long to quote whole that was decided on (:func:`_decided_on`)."""
     kinds: dict[str, set[Kind]] = {}
     for fate in fates:
         if fate.element.record_id is not None:
@@ -200,10 +200,19 @@ def kept_as_messages(fates: list[Any], item_chars: int = 1 << 30) -> frozenset[s
         line = [fate] + ([reply] if reply is not None and reply.action != "drop" and _worth_quoting(reply, reply=True)
                          else [])
         records = [f.element.record_id for f in line]
-        if fate.element.envelope and all(r is not None and kinds[r] <= _DIALOGUE for r in records) \
-                and all(len(f.element.text) <= item_chars for f in line):
+        if not all(r is not None and kinds[r] <= _DIALOGUE for r in records):
+            continue
+        if (fate.element.envelope and all(len(f.element.text) <= item_chars for f in line)) or \
+                _decided_on(fate, reply, item_chars):
             kept.update(r for r in records if r is not None)
     return frozenset(kept)
+
+
+def _decided_on(fate: Any, reply: Any, item_chars: int) -> bool:
+    """A must-keep item too long to quote whole that the other side answered with a decision or a
+    rule of its own: that decision is read against the whole item, whose middle a quote would lose."""
+    return len(fate.element.text) > item_chars and reply is not None and reply.must_keep \
+        and reply.category in _STANDING and reply.element.role is not fate.element.role
 
 
 def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | tuple[str, ...] = (),

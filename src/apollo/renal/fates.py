@@ -131,7 +131,8 @@ class FateStream:
         self._script = Script()
         self._marker_delta = {"zh": 0, "en": 0}  # cut outputs: tokens with the other marker − with this one
         self._repeats: dict[str, list[tuple[Fate, frozenset[str], frozenset[str]]]] = {}
-        self._doomed: set[Fate] = set()  # pending fates of heartbeat pairs
+        self._doomed: dict[Fate, str] = {}  # pending fates that go whole (heartbeat pairs, small talk): bucket
+        self._newest_user: Fate | None = None  # the message the agent answers next
         self._by_id: dict[str, Fate] = {}
         self._merged_into: dict[str, str] = {}
         self._open_calls: OrderedDict[int, Fate] = OrderedDict()
@@ -169,13 +170,14 @@ class FateStream:
             self._close_turn()
         self._turn.append(fate)
         if element.kind is Kind.HEARTBEAT_REPLY:  # a heartbeat acknowledgement goes even without its poll
-            self._doomed.add(fate)
+            self._doomed[fate] = "heartbeat"
         self._pending.append(fate)
         if element.kind is Kind.TOOL_RESULT:
             self._watch(fate)
         elif element.kind is Kind.TEXT and element.role in (Role.USER, Role.ASSISTANT):
             self._mention(element)
         if user_turn:
+            self._newest_user = fate
             self._users_seen += 1
             self._user_turns.append(fate)
             if self._turns and len(self._user_turns) >= self._turns:
@@ -210,12 +212,33 @@ class FateStream:
 
     def _close_turn(self) -> None:
         """A heartbeat poll answered by nothing but a heartbeat reply (thinking aside) goes as a pair;
-        a heartbeat that made the agent act is part of the work."""
+        a heartbeat that made the agent act is part of the work. Small talk goes too (:meth:`_small_talk`)."""
         turn = self._turn
         if turn and turn[0].element.kind is Kind.HEARTBEAT_POLL and all(
                 f.element.kind in (Kind.HEARTBEAT_REPLY, Kind.THINKING, Kind.METADATA) for f in turn[1:]):
-            self._doomed.update(f for f in turn if f.element.kind is not Kind.METADATA)
+            self._doomed.update((f, "heartbeat") for f in turn if f.element.kind is not Kind.METADATA)
+        self._doomed.update((f, "noise") for f in self._small_talk(turn))
         self._turn = []
+
+    def _small_talk(self, turn: list[Fate]) -> list[Fate]:
+        """The agent's answer to a greeting, a ping or a thanks (``small_talk_after``: the rules of the
+        user's message, which goes as noise) in a turn that did nothing else (no tool call), short
+        (``small_talk_chars``: a long one answers more, often a question asked before) and naming
+        nothing specific (no [filter.reabsorb] pattern: a path, a date, an amount): the exchange's
+        second half, about presence and pleasantry as the first is."""
+        opening = turn[0].verdict if turn else None
+        if opening is None or opening.action != "drop" or turn[0].element.kind is not Kind.TEXT \
+                or not opening.rule.startswith(tuple(self.rules["small_talk_after"])):
+            return []
+        answer = [f for f in turn[1:] if f.element.kind is not Kind.METADATA]
+        if not answer or any(f.element.role is not Role.ASSISTANT or f.element.kind not in (Kind.TEXT, Kind.THINKING)
+                             for f in answer):
+            return []
+        said = [f.element.text for f in answer if f.element.kind is Kind.TEXT]
+        if sum(map(len, said)) > self.rules["small_talk_chars"] or any(
+                concentrate.carries_fact(text, self.rules, self.condenser, frozenset(), words=False) for text in said):
+            return []
+        return answer
 
     def _settle_before(self, stop: Fate | None, *, in_tail: bool = False) -> None:
         while self._pending and self._pending[0] is not stop:
@@ -228,8 +251,7 @@ class FateStream:
             self._settle(fate, in_tail=in_tail, key=key)
 
     def _settle(self, fate: Fate, *, in_tail: bool, key: int | None = None, again: bool = False) -> None:
-        doomed = fate in self._doomed
-        self._doomed.discard(fate)
+        doomed = self._doomed.pop(fate, "")
         _dialysis(fate)
         self._reabsorb(fate)
         self._concentrate(fate, in_tail=in_tail, doomed=doomed)
@@ -283,15 +305,17 @@ class FateStream:
             fate.action = "keep" if fate.bucket in ("noise", "acknowledgement") else "shorten"
             fate.bucket = ""
 
-    def _concentrate(self, fate: Fate, *, in_tail: bool, doomed: bool) -> None:
-        """Heartbeat pairs go; the recent tail stays whole; old thinking goes; old tool output becomes
-        head + tail; a long process message loses its phatic sentences and fillers."""
+    def _concentrate(self, fate: Fate, *, in_tail: bool, doomed: str) -> None:
+        """Heartbeat pairs and small talk go; the recent tail stays whole but for its noise and its
+        copies of what is said before (never the message the agent answers next); old thinking goes;
+        old tool output becomes head + tail; a long process message loses its phatic sentences and fillers."""
         element = fate.element
         fate.in_tail = in_tail
         if doomed:
-            fate.action, fate.bucket, fate.must_keep = "drop", "heartbeat", False
+            fate.action, fate.bucket, fate.must_keep = "drop", doomed, False
         elif in_tail:
-            if fate.action == "drop" and fate.bucket not in ("acknowledgement", "noise"):
+            copy = fate.bucket == "duplicate" and element.kind is Kind.TEXT and fate is not self._newest_user
+            if fate.action == "drop" and fate.bucket not in ("acknowledgement", "noise") and not copy:
                 fate.action, fate.bucket = "keep", ""
             elif fate.action == "shorten":
                 fate.action = "keep"
