@@ -125,6 +125,8 @@ class FilterSettings(msgspec.Struct, forbid_unknown_fields=True):
     tool_kept_arguments: list[str]
     never_rescued: list[str]
     rescued_by_pattern_only: list[str]
+    small_talk_after: list[str]
+    small_talk_chars: int
     repeat_coverage: float
     repeat_window: int
     repeat_min_words: int
@@ -134,6 +136,7 @@ class FilterSettings(msgspec.Struct, forbid_unknown_fields=True):
     digest_item_chars: int
     digest_reply_chars: int
     digest_outdated_chars: int
+    digest_change_arguments: list[str]
     anchors: FilterAnchors
     reabsorb: FilterReabsorb
 
