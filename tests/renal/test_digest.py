@@ -185,6 +185,19 @@ def test_a_chinese_outcome_is_cut_by_display_width(tmp_path: Path) -> None:
     assert len(outcome) <= 220
 
 
+def test_what_follows_a_heartbeat_poll_answers_the_poll_not_an_earlier_request(tmp_path: Path) -> None:
+    session = PiSession()
+    request = session.user("Which skills do you have loaded right now?")
+    answer = session.say("Loaded skills: weather, healthcheck and taskflow.")
+    for _ in range(2):
+        session.heartbeat("The evening check-in is due now: how was your day? Tell me the follow-up items.")
+    _tail(session)
+    summary, _ = _digest(session, tmp_path)
+    line = next(line for line in summary.splitlines() if f"[{request}]" in line)
+    assert f"→ [{answer}] Loaded skills: weather, healthcheck and taskflow." in line
+    assert "evening check-in" not in line
+
+
 def test_one_answer_to_two_requests_is_quoted_once(tmp_path: Path) -> None:
     session = PiSession()
     session.user("Which region is the backup bucket in?")

@@ -150,12 +150,16 @@ def _is_blob(text: str) -> bool:
 
 def replies(fates: list[Any]) -> dict[str, Any]:
     """What answered each message: the other side's last text before the first side speaks again
-    (a request's outcome, a question's answer), by element id."""
+    (a request's outcome, a question's answer), by element id. A heartbeat poll is the user's side
+    speaking: what follows it answers the poll, not a message before it."""
     found: dict[str, Any] = {}
     asking: list[Any] = []
     run: list[Any] = []
     for fate in fates:
         element = fate.element
+        if element.kind is Kind.HEARTBEAT_POLL:
+            asking, run = [], []
+            continue
         if element.kind is not Kind.TEXT or not element.text.strip() or _is_blob(element.text):
             continue
         if run and element.role is run[-1].element.role:
