@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from apollo.renal import digest
 from apollo.renal.filter import filter_path
-from realclient.support import PiSession
+from realclient.support import HEARTBEAT_PROMPT, PiSession
 
 
 def _digest(session: PiSession, tmp_path: Path) -> tuple[str, dict]:
@@ -196,6 +196,24 @@ def test_what_follows_a_heartbeat_poll_answers_the_poll_not_an_earlier_request(t
     line = next(line for line in summary.splitlines() if f"[{request}]" in line)
     assert f"→ [{answer}] Loaded skills: weather, healthcheck and taskflow." in line
     assert "evening check-in" not in line
+
+
+def test_what_the_agent_says_to_a_heartbeat_poll_is_not_listed_as_a_fact(tmp_path: Path) -> None:
+    session = PiSession()
+    session.user("Never deploy on Fridays; that is a standing rule.")
+    session.say("Noted: no deploys on Fridays.")
+    checks = []
+    for hour in (7, 8, 9):
+        session.user(HEARTBEAT_PROMPT)
+        session.tool(f"call_{hour}", "read", {"path": "/home/user/.openclaw/workspace/HEARTBEAT.md"},
+                     "# HEARTBEAT.md\n- Every morning at 07:00 PST: read the news summary")
+        checks.append(f"I have read HEARTBEAT.md at {hour}:26 AM PST. The file lists one recurring task: every "
+                      f"morning at 07:00 PST read the news summary from /srv/news/daily-{hour}.md; it ran at 07:02.")
+        session.say(checks[-1])
+    _tail(session)
+    summary, _ = _digest(session, tmp_path)
+    assert "Never deploy on Fridays" in summary
+    assert not any(check[:40] in summary for check in checks)
 
 
 def test_one_answer_to_two_requests_is_quoted_once(tmp_path: Path) -> None:

@@ -171,6 +171,21 @@ def replies(fates: list[Any]) -> dict[str, Any]:
     return found
 
 
+def _poll_answers(fates: list[Any]) -> frozenset[str]:
+    """The agent's texts between a heartbeat poll and the user's next message (element ids): what
+    it said to the poll (a check-in, a file read back), no fact of the conversation — unless the
+    classifier found a must-keep item in one, which the digest quotes as such."""
+    found: set[str] = set()
+    polled = False
+    for fate in fates:
+        element = fate.element
+        if element.kind is Kind.HEARTBEAT_POLL or (element.kind is Kind.TEXT and element.role is Role.USER):
+            polled = element.kind is Kind.HEARTBEAT_POLL
+        elif polled and element.kind is Kind.TEXT:
+            found.add(element.id)
+    return frozenset(found)
+
+
 def _worth_quoting(fate: Any, *, reply: bool = False) -> bool:
     """Not a JSON blob, and not a greeting: an item that is nothing but social words ("hi", "thanks!"
     — a classifier may still call one a decision), a reply that is only pleasantries."""
@@ -307,7 +322,9 @@ def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | 
     if asked:
         listed += len(asked)
         sections.append(f"## {titles['requests']}\n" + "\n".join(line(f, limit) for f in asked))
+    polled = _poll_answers(fates)
     facts = [f for f in fates if f.rescued and not f.must_keep and f.element.kind is Kind.TEXT and _worth_quoting(f)
+             and f.element.id not in polled
              and f.element.id not in quoted]
     if facts and level.facts:
         listed += len(facts)
@@ -324,6 +341,7 @@ def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | 
             sections.append(f"## {titles['files']}\n" + _by_folder(files[:40]))
     answering = {answers[i].element.id for i in quoted if i in answers}
     stale = [f for f in fates if f.outdated and f.element.kind is Kind.TEXT and _worth_quoting(f)
+             and f.element.id not in polled
              and f.element.id not in quoted and f.element.id not in answering]
     if stale and level.outdated:
         listed += len(stale)
