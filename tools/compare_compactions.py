@@ -1,13 +1,20 @@
 """Compare OpenClaw's own compaction summaries with Apollo's digest of the same history.
 
-Usage: python tools/compare_compactions.py MIRRORS_DIR [--per-repo N] [--json OUT]
+Usage: python tools/compare_compactions.py MIRRORS_DIR [--per-repo N] [--json OUT] [--breakdown]
 
 MIRRORS_DIR holds git mirrors laid out as ``<owner>+<name>/repo`` (the layout the real-session
 fetcher uses). For every session file at HEAD that holds a ``{"type":"compaction"}`` entry, the
 history that compaction replaced (the active path up to its ``firstKeptEntryId``) is digested by
 Apollo (``apollo.renal.digest``, the same code as ``--mode compact`` writing a copy) and both are
-compared: their size in o200k tokens (Apollo's: the digest and the messages it keeps after it), and which of the must-keep items Apollo recognises in that history
-each one carries (≥ 80% of an item's word tokens present, the real-session scorer's rule).
+compared: their size in o200k tokens, and which of the must-keep items Apollo recognises in that
+history each one carries.
+
+What counts, so that neither side is favoured: OpenClaw's side is its summary; Apollo's is its
+digest and the messages of the replaced history it keeps after it (as the copy writes them, thinking
+left out). The entries from ``firstKeptEntryId`` on are kept verbatim by both and count on neither
+side. An item is carried when ≥ 80% of its tokens lie within one stretch of the summary twice the
+item's length (where it is stated, verbatim or not): counted anywhere in a long digest, words found
+by chance carried almost any item. ``--breakdown`` prints where Apollo's tokens go.
 Prints one line per compaction and a total; nothing from the sessions is written anywhere.
 """
 
