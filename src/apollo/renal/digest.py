@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
@@ -54,7 +55,7 @@ LEVELS = (Level(), Level(outdated=False), Level(outdated=False, tools_and_files=
 #: the levels that keep every must-keep item verbatim (up to ``digest_item_chars``)
 VERBATIM_LEVELS = tuple(level for level in LEVELS if not level.shortens_must_keep)
 
-_TITLES = {
+TITLES = {
     "zh": {"head": "[apollo renal 摘要] 以下是此前对话的要点（原文保留决策、偏好、任务、未解决问题与用户的请求，附编号）。",
            "earlier": "更早的摘要", "decision": "决策", "preference": "偏好", "task": "进行中任务",
            "question": "未解决问题", "requests": "用户的其他请求（原话）", "facts": "过程要点", "tools": "使用过的工具", "files": "涉及的文件",
@@ -74,6 +75,10 @@ _TITLES = {
 }
 
 
+#: where a sentence ends inside a line: its end mark and the space after it
+_SENTENCE_CUT = re.compile(r"[。！？!?]+\s*|[.;:]\s+")
+
+
 def _quote(text: str, limit: int) -> str:
     """``text`` on one line, and when longer than ``limit`` its start and its end (a request often
     comes last, after pasted context or an injected preamble)."""
@@ -82,6 +87,53 @@ def _quote(text: str, limit: int) -> str:
         return text
     head = max(limit // 4, 1)
     return text[:head] + " … " + text[len(text) - max(limit - head - 3, 1):]
+
+
+def _columns(text: str, limit: int) -> int:
+    """``limit`` display columns in characters of ``text``: a wide (CJK) character takes two columns
+    and says about as much as two Latin letters or more, so a limit means as much in either script."""
+    sample = text[:4 * limit]
+    wide = sum(1 for char in sample if unicodedata.east_asian_width(char) in "WF")
+    return max(limit * len(sample) // (len(sample) + wide), 1) if sample else limit
+
+
+def _outcome(text: str, limit: int) -> str:
+    """What answered an item, on one line, no longer than ``limit`` (plus the cut mark): whole, or
+    its opening and its closing sentences (where a reply says whether it was done or what the
+    answer is, and where it concludes; recall by id gives the rest), each end cut at a sentence's
+    boundary when one is near enough, else where ``_quote`` would cut."""
+    from apollo.renal.reading import sentences
+
+    flat = " ".join(text.split())
+    limit = _columns(flat, limit)
+    if len(flat) <= limit:
+        return flat
+    budget = max(limit // 4, 1)
+    bounds = [0]
+    for sentence in sentences(flat):  # where each sentence starts: its end marks belong to the one before
+        bounds.append(flat.index(sentence, bounds[-1]))
+        if bounds[-1] > budget:
+            break
+    head = max((b for b in bounds if 0 < b <= budget), default=budget)
+    rest = max(limit - head, 1)
+    tail = len(flat) - rest
+    for end_mark in _SENTENCE_CUT.finditer(flat, tail):
+        if end_mark.end() < len(flat):
+            tail = end_mark.end()
+            break
+    return flat[:head].rstrip() + " … " + flat[tail:].lstrip()
+
+
+def _by_folder(paths: list[str]) -> str:
+    """The paths, those in one folder written once under it ("~/app/{a.py, b.py}"): the same
+    paths, without repeating a long folder for each file."""
+    folders: dict[tuple[str, bool], list[str]] = {}  # (folder, True) groups its files; (path, False) stands alone
+    for path in paths:
+        folder, _, name = path.rpartition("/")
+        key = (folder, True) if folder and name else (path, False)
+        folders.setdefault(key, []).append(name)
+    return ", ".join(folder if not grouped else f"{folder}/{names[0]}" if len(names) == 1
+                     else f"{folder}/{{{', '.join(names)}}}" for (folder, grouped), names in folders.items())
 
 
 def _is_blob(text: str) -> bool:
@@ -98,12 +150,16 @@ def _is_blob(text: str) -> bool:
 
 def replies(fates: list[Any]) -> dict[str, Any]:
     """What answered each message: the other side's last text before the first side speaks again
-    (a request's outcome, a question's answer), by element id."""
+    (a request's outcome, a question's answer), by element id. A heartbeat poll is the user's side
+    speaking: what follows it answers the poll, not a message before it."""
     found: dict[str, Any] = {}
     asking: list[Any] = []
     run: list[Any] = []
     for fate in fates:
         element = fate.element
+        if element.kind is Kind.HEARTBEAT_POLL:
+            asking, run = [], []
+            continue
         if element.kind is not Kind.TEXT or not element.text.strip() or _is_blob(element.text):
             continue
         if run and element.role is run[-1].element.role:
@@ -113,6 +169,21 @@ def replies(fates: list[Any]) -> dict[str, Any]:
         for asked in asking:
             found[asked.element.id] = fate  # the latest text of the answering side wins
     return found
+
+
+def _poll_answers(fates: list[Any]) -> frozenset[str]:
+    """The agent's texts between a heartbeat poll and the user's next message (element ids): what
+    it said to the poll (a check-in, a file read back), no fact of the conversation — unless the
+    classifier found a must-keep item in one, which the digest quotes as such."""
+    found: set[str] = set()
+    polled = False
+    for fate in fates:
+        element = fate.element
+        if element.kind is Kind.HEARTBEAT_POLL or (element.kind is Kind.TEXT and element.role is Role.USER):
+            polled = element.kind is Kind.HEARTBEAT_POLL
+        elif polled and element.kind is Kind.TEXT:
+            found.add(element.id)
+    return frozenset(found)
 
 
 def _worth_quoting(fate: Any, *, reply: bool = False) -> bool:
@@ -225,7 +296,7 @@ def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | 
     often loses), each with its id and what answered it. Pointers (an id and the start of the text,
     which recall expands): what the classifier found superseded, answered or done. The entries
     in ``as_messages`` (record ids) stay as messages after the digest and are not repeated in it."""
-    titles = _TITLES["zh" if lang == "zh" else "en"]
+    titles = TITLES["zh" if lang == "zh" else "en"]
     limit = max(int(item_chars * level.item_share), 40)
     answers = replies(fates)
     sections: list[str] = [titles["head"]]
@@ -247,9 +318,9 @@ def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | 
         if reply is None or level.shortens_must_keep or not _worth_quoting(reply, reply=True):
             return text
         if reply.element.id in quoted:
-            return text + f"\n  → [{reply.element.id}]"
+            return text + f" → [{reply.element.id}]"
         quoted.add(reply.element.id)  # an answer to several messages is quoted under the first
-        return text + f"\n  → [{reply.element.id}] {_quote(reply.element.text, min(width, reply_chars or width))}"
+        return text + f" → [{reply.element.id}] {_outcome(reply.element.text, min(width, reply_chars or width))}"
 
     listed = 0
     for category in ("decision", "preference", "task", "question"):
@@ -260,7 +331,9 @@ def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | 
     if asked:
         listed += len(asked)
         sections.append(f"## {titles['requests']}\n" + "\n".join(line(f, limit) for f in asked))
+    polled = _poll_answers(fates)
     facts = [f for f in fates if f.rescued and not f.must_keep and f.element.kind is Kind.TEXT and _worth_quoting(f)
+             and f.element.id not in polled
              and f.element.id not in quoted]
     if facts and level.facts:
         listed += len(facts)
@@ -274,15 +347,16 @@ def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | 
         files = list(dict.fromkeys(m for f in fates if f.element.kind is Kind.TOOL_CALL
                                    for m in _PATH.findall(f.element.text) if not m.startswith(_NOT_FILES)))
         if files:
-            sections.append(f"## {titles['files']}\n" + ", ".join(files[:40]))
+            sections.append(f"## {titles['files']}\n" + _by_folder(files[:40]))
     answering = {answers[i].element.id for i in quoted if i in answers}
     stale = [f for f in fates if f.outdated and f.element.kind is Kind.TEXT and _worth_quoting(f)
+             and f.element.id not in polled
              and f.element.id not in quoted and f.element.id not in answering]
     if stale and level.outdated:
         listed += len(stale)
         width = min(limit, outdated_chars or limit)
         sections.append(f"## {titles['superseded']}\n" + "\n".join(
-            f"- [{f.element.id}] {_pointer(f.element.text, width)}" for f in stale))
+            f"- [{f.element.id}] {_pointer(f.element.text, _columns(f.element.text, width))}" for f in stale))
     omitted = sum(1 for f in fates if f.element.kind in (Kind.TEXT, Kind.HEARTBEAT_POLL, Kind.HEARTBEAT_REPLY)) \
         - listed - len(below)
     if omitted > 0:
