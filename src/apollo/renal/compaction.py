@@ -136,8 +136,7 @@ def plan_compaction(fates: list[Fate], rules: concentrate.FilterRules, lang: str
         before = plan.digested
         if messages:
             plan.rewrites = True
-            plan.messages = digest.kept_as_messages(before, rules["digest_item_chars"]) | unsaid_changes(
-                fates, start, frozenset(rules["digest_change_arguments"]))
+            plan.messages = kept_as_messages(fates, start, rules)
             plan.tail_tokens += sum(f.element.tokens for f in before
                                     if f.element.record_id in plan.messages and f.element.kind is not Kind.THINKING)
             plan.tail_tokens -= plan.tail_dropped
@@ -157,6 +156,17 @@ def plan_compaction(fates: list[Fate], rules: concentrate.FilterRules, lang: str
     for position, fate in enumerate(fates):
         fate.in_tail = position >= chosen.start
     return chosen
+
+
+def kept_as_messages(fates: list[Fate], start: int, rules: dict[str, Any]) -> frozenset[str]:
+    """The records before ``start`` that stay as messages after the digest rather than in it: the
+    items a quote cannot carry (:func:`digest.kept_as_messages`) and the changes the agent made
+    without a word (:func:`unsaid_changes`)."""
+    from apollo.renal import digest
+
+    digested = [f for f in fates[:start] if f.element.kind is not Kind.COMPACTION]
+    return digest.kept_as_messages(digested, rules["digest_item_chars"]) | unsaid_changes(
+        fates, start, frozenset(rules["digest_change_arguments"]))
 
 
 def unsaid_changes(fates: list[Fate], start: int, changing: frozenset[str]) -> frozenset[str]:
