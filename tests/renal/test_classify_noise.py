@@ -40,6 +40,29 @@ def test_a_finished_backchannel_before_the_speaker_goes_on_stays_noise(reply: st
     assert v["m2"].category == "noise"
 
 
+@pytest.mark.parametrize("assent", ["Yeah.", "Right.", "Yep.", "Oh, yeah."])
+def test_an_assent_the_speaker_goes_on_from_opens_their_turn(assent: str) -> None:
+    """"Yeah." then the same speaker's own statement: they took the floor to agree, not to yield it."""
+    v = verdicts(("user", "the old office was much closer to the station"), ("assistant", assent),
+                 ("assistant", "we should have stayed there another year"))
+    assert v["m2"].category != "noise"
+    assert v["m2"].rule == "context:turn_opening"
+
+
+@pytest.mark.parametrize("continuer", ["Uh-huh.", "Mhm.", "Oh, okay."])
+def test_a_pure_continuer_stays_noise_even_when_the_speaker_goes_on(continuer: str) -> None:
+    """"Uh-huh" cannot say "I agree": whatever follows, it only told the other side to go on."""
+    v = verdicts(("user", "the old office was much closer to the station"), ("assistant", continuer),
+                 ("assistant", "we should have stayed there another year"))
+    assert v["m2"].category == "noise"
+
+
+def test_an_assent_followed_by_another_formula_stays_noise() -> None:
+    v = verdicts(("user", "the old office was much closer to the station"), ("assistant", "Yeah."),
+                 ("assistant", "Uh-huh."), ("user", "and the rent there was lower too"))
+    assert v["m2"].category == "noise"
+
+
 def test_a_reply_word_with_a_comma_the_other_side_goes_on_from_stays_noise() -> None:
     v = verdicts(("user", "the old office was much closer to the station"), ("assistant", "Yeah,"),
                  ("user", "and the rent there was lower too"))
