@@ -106,3 +106,28 @@ def test_yes_after_a_statement_agrees_and_still_answers_a_question() -> None:
     assert agreed["m2"].rule == "content:agreement"
     answered = verdicts(("assistant", "Shall I delete the old backups as well?"), ("user", "yes"))
     assert answered["m2"].category == "decision"
+
+
+@pytest.mark.parametrize("said", ["王老师好", "江教授好", "各位好"])
+def test_a_form_of_address_with_hao_is_a_greeting(said: str) -> None:
+    v = verdicts(("user", "我下午三点到会议室"), ("assistant", said))
+    assert v["m2"].category == "noise"
+    assert v["m2"].rule == "social:greeting"
+
+
+@pytest.mark.parametrize("said", ["很好", "不好", "挺好"])
+def test_an_evaluation_with_hao_is_not_a_greeting(said: str) -> None:
+    v = verdicts(("user", "新方案我已经发给你了"), ("assistant", said))
+    assert v["m2"].rule != "social:greeting"
+
+
+@pytest.mark.parametrize("said", ["明天见", "待会儿见", "周一见", "不说了"])
+def test_see_you_at_a_time_and_leave_taking_close_the_conversation(said: str) -> None:
+    v = verdicts(("user", "报告我明早发你"), ("assistant", said))
+    assert v["m2"].category == "noise"
+    assert v["m2"].rule == "social:closing"
+
+
+def test_seeing_someone_at_a_time_inside_a_sentence_is_content() -> None:
+    v = verdicts(("user", "报告我明早发你"), ("assistant", "明天见客户之前先把报价单改好"))
+    assert v["m2"].category != "noise"
