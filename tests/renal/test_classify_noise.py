@@ -40,6 +40,29 @@ def test_a_finished_backchannel_before_the_speaker_goes_on_stays_noise(reply: st
     assert v["m2"].category == "noise"
 
 
+@pytest.mark.parametrize("assent", ["Yeah.", "Right.", "Yep.", "Oh, yeah."])
+def test_an_assent_the_speaker_goes_on_from_opens_their_turn(assent: str) -> None:
+    """"Yeah." then the same speaker's own statement: they took the floor to agree, not to yield it."""
+    v = verdicts(("user", "the old office was much closer to the station"), ("assistant", assent),
+                 ("assistant", "we should have stayed there another year"))
+    assert v["m2"].category != "noise"
+    assert v["m2"].rule == "context:turn_opening"
+
+
+@pytest.mark.parametrize("continuer", ["Uh-huh.", "Mhm.", "Oh, okay."])
+def test_a_pure_continuer_stays_noise_even_when_the_speaker_goes_on(continuer: str) -> None:
+    """"Uh-huh" cannot say "I agree": whatever follows, it only told the other side to go on."""
+    v = verdicts(("user", "the old office was much closer to the station"), ("assistant", continuer),
+                 ("assistant", "we should have stayed there another year"))
+    assert v["m2"].category == "noise"
+
+
+def test_an_assent_followed_by_another_formula_stays_noise() -> None:
+    v = verdicts(("user", "the old office was much closer to the station"), ("assistant", "Yeah."),
+                 ("assistant", "Uh-huh."), ("user", "and the rent there was lower too"))
+    assert v["m2"].category == "noise"
+
+
 def test_a_reply_word_with_a_comma_the_other_side_goes_on_from_stays_noise() -> None:
     v = verdicts(("user", "the old office was much closer to the station"), ("assistant", "Yeah,"),
                  ("user", "and the rent there was lower too"))
@@ -83,3 +106,28 @@ def test_yes_after_a_statement_agrees_and_still_answers_a_question() -> None:
     assert agreed["m2"].rule == "content:agreement"
     answered = verdicts(("assistant", "Shall I delete the old backups as well?"), ("user", "yes"))
     assert answered["m2"].category == "decision"
+
+
+@pytest.mark.parametrize("said", ["王老师好", "江教授好", "各位好"])
+def test_a_form_of_address_with_hao_is_a_greeting(said: str) -> None:
+    v = verdicts(("user", "我下午三点到会议室"), ("assistant", said))
+    assert v["m2"].category == "noise"
+    assert v["m2"].rule == "social:greeting"
+
+
+@pytest.mark.parametrize("said", ["很好", "不好", "挺好"])
+def test_an_evaluation_with_hao_is_not_a_greeting(said: str) -> None:
+    v = verdicts(("user", "新方案我已经发给你了"), ("assistant", said))
+    assert v["m2"].rule != "social:greeting"
+
+
+@pytest.mark.parametrize("said", ["明天见", "待会儿见", "周一见", "不说了"])
+def test_see_you_at_a_time_and_leave_taking_close_the_conversation(said: str) -> None:
+    v = verdicts(("user", "报告我明早发你"), ("assistant", said))
+    assert v["m2"].category == "noise"
+    assert v["m2"].rule == "social:closing"
+
+
+def test_seeing_someone_at_a_time_inside_a_sentence_is_content() -> None:
+    v = verdicts(("user", "报告我明早发你"), ("assistant", "明天见客户之前先把报价单改好"))
+    assert v["m2"].category != "noise"

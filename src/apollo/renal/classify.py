@@ -461,7 +461,8 @@ class Classifier:
         if opening is not None and substantive and opening.speaker == speaker:
             self._amend(opening, category="process", action="keep", confidence=0.65, rule="context:turn_opening",
                         reason=f"opens the speaker's turn, which goes on in #{element.id}")
-        if verdict.category == "noise" and verdict.rule.startswith("social:") and found.incomplete:
+        if verdict.category == "noise" and verdict.rule.startswith("social:") and (
+                found.incomplete or any(s.opens for s in found.social)):
             self._opening = self._candidate(None, element, element.role.value, speaker)
 
     def _reference(self) -> _Turn | None:

@@ -24,6 +24,7 @@ class SignalSpec(msgspec.Struct, forbid_unknown_fields=True):
     confirmation: bool = False
     allow_question: bool = False
     agrees: bool = False
+    opens: bool = False
     after: list[str] = []
     confidence: float = 0.8
     roles: list[str] = []

@@ -26,7 +26,7 @@ BUILTIN_FILES = ("social.toml", "intent.toml", "agent.toml", "classify.toml")
 
 #: signals the engine gives a meaning to; a user file may add *social* signals of its own
 ENGINE_SIGNALS = frozenset({
-    "acknowledgement", "receipt", "backchannel", "filler", "appreciation", "laughter", "thanks", "thanks_reply",
+    "acknowledgement", "receipt", "backchannel", "assent", "filler", "appreciation", "laughter", "thanks", "thanks_reply",
     "reassurance", "greeting", "ping", "closing", "wish", "compliance", "vocative", "request",
     "question", "wh_question", "tag_question", "preference", "profile", "preference_hint", "decision", "choice", "supersede",
     "proposal", "task", "completion", "continuation", "unknown", "negativity", "rejection", "agreement", "apology",
@@ -84,6 +84,7 @@ class Signal:
     social: bool
     answers: bool
     agrees: bool
+    opens: bool
     anywhere: bool
     attached: bool
     confirmation: bool
@@ -190,6 +191,7 @@ def _compile(name: str, spec: dict[str, Any]) -> Signal:
         social=bool(spec.get("social", False)),
         answers=bool(spec.get("answers", False)),
         agrees=bool(spec.get("agrees", False)),
+        opens=bool(spec.get("opens", False)),
         anywhere=bool(spec.get("anywhere", False)),
         attached=bool(spec.get("attached", False)),
         confirmation=bool(spec.get("confirmation", False)),
