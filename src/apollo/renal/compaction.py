@@ -158,7 +158,7 @@ def plan_compaction(fates: list[Fate], rules: concentrate.FilterRules, lang: str
     return chosen
 
 
-def kept_as_messages(fates: list[Fate], start: int, rules: dict[str, Any]) -> frozenset[str]:
+def kept_as_messages(fates: list[Fate], start: int, rules: concentrate.FilterRules) -> frozenset[str]:
     """The records before ``start`` that stay as messages after the digest rather than in it: the
     items a quote cannot carry (:func:`digest.kept_as_messages`) and the changes the agent made
     without a word (:func:`unsaid_changes`)."""
