@@ -561,8 +561,12 @@ class Classifier:
             if decides:  # the user decided it: the agent restating it later does not replace it
                 candidate.role = "user"
                 self._decisions.append(candidate)
-        return self._verdict(element, "decision" if decides else "process", "keep", 0.75,
-                             f'"{quoted}" answers the yes/no question #{question.id} ({polarity})', "context:answer")
+        # the decision is recorded once: on the question its answer settled, else on the answer
+        records = decides and candidate is None
+        return self._verdict(element, "decision" if records else "process", "keep", 0.75,
+                             f'"{quoted}" answers the yes/no question #{question.id} ({polarity})'
+                             + (": the question now states the decision" if decides and not records else ""),
+                             "context:answer")
 
     def _accept(self, proposal: _Turn, element: Element) -> None:
         candidate = self._proposal
