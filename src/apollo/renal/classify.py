@@ -622,8 +622,9 @@ class Classifier:
         # "I don't know yet. …", "我先压测，再给出建议": a reply that says the answer is still to come
         deferral = unknown.search(found.opening)
         defers = deferral is not None
-        # an answer that asks something back (an offer too) leaves the turn to the user
-        asks_back = found.question
+        # an answer that asks something back (an offer too) leaves the turn to the user; a generic
+        # "anything else?" at its end asks nothing
+        asks_back = found.question and not found.only_offers(self.rules["open_offer"])
         if role == "assistant" and self._answering:
             self._last_answer = (element.id, asks_back)
         if found.content and any(not c.question for c in found.content):
