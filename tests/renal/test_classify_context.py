@@ -28,14 +28,16 @@ def test_ok_with_a_standing_instruction_is_a_preference() -> None:
 
 @pytest.mark.parametrize("answer", ["对", "yes", "好", "可以", "Yep."])
 def test_a_bare_yes_to_a_yes_no_question_is_the_answer_not_noise(answer: str) -> None:
+    """The pair states one decision, recorded once: on the question the answer settled."""
     v = verdicts(("assistant", "要不要我顺便把测试也补上？"), ("user", answer))
-    assert v["m2"].category == "decision" and v["m2"].action == "keep"
+    assert v["m2"].category == "process" and v["m2"].action == "keep" and v["m2"].rule == "context:answer"
     assert v["m1"].category == "decision" and v["m1"].action == "keep"
 
 
 def test_a_bare_no_to_a_yes_no_question_is_an_answer_too() -> None:
     v = verdicts(("assistant", "Shall I delete the old backups as well?"), ("user", "no"))
-    assert v["m2"].category == "decision" and v["m2"].action == "keep"
+    assert v["m1"].category == "decision" and v["m1"].status == "current"
+    assert v["m2"].category == "process" and v["m2"].action == "keep"
 
 
 def test_ok_to_a_request_accepts_it_and_is_noise() -> None:

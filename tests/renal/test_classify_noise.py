@@ -98,14 +98,14 @@ def test_a_chinese_affirmation_still_accepts_a_request_and_answers_a_yes_no_ques
     accepted = verdicts(("assistant", "我建议数据库用 PostgreSQL，部署用 Docker。"), ("user", said))
     assert accepted["m2"].category == "noise" and accepted["m1"].category == "decision"
     answered = verdicts(("assistant", "要不要我顺便把测试也补上？"), ("user", said))
-    assert answered["m2"].category == "decision"
+    assert answered["m2"].rule == "context:answer" and answered["m1"].category == "decision"
 
 
 def test_yes_after_a_statement_agrees_and_still_answers_a_question() -> None:
     agreed = verdicts(("user", "the old office was much closer to the station"), ("assistant", "Yes."))
     assert agreed["m2"].rule == "content:agreement"
     answered = verdicts(("assistant", "Shall I delete the old backups as well?"), ("user", "yes"))
-    assert answered["m2"].category == "decision"
+    assert answered["m2"].rule == "context:answer" and answered["m1"].category == "decision"
 
 
 @pytest.mark.parametrize("said", ["王老师好", "江教授好", "各位好"])

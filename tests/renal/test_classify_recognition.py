@@ -169,3 +169,73 @@ def test_asking_about_the_user_is_no_fact() -> None:
 def test_a_recurring_job_set_to_a_new_frequency_is_a_standing_setting(setting: str) -> None:
     v = verdicts(("assistant", "The daily report job is running."), ("user", setting))
     assert v["m2"].category == "preference"
+
+
+# -- a user's question the agent's turn settles ---------------------------------------------------
+
+
+def test_a_plain_question_the_agents_turn_answers_is_settled_out_of_the_must_keep_items() -> None:
+    v = verdicts(("user", "Which port does the staging database listen on?"),
+                 ("assistant", "Staging's PostgreSQL listens on 5433; production keeps the default 5432."),
+                 ("user", "Great, noted."))
+    assert v["m1"].status == "answered" and v["m1"].category == "process"
+
+
+def test_zh_a_plain_question_answered_at_the_end_of_the_stream_is_settled() -> None:
+    v = verdicts(("user", "测试服务器的数据库是哪个版本？"), ("assistant", "测试服务器的数据库是 PostgreSQL 15.4，和生产环境一致。"))
+    assert v["m1"].status == "answered" and v["m1"].category == "process"
+
+
+def test_a_question_answered_with_a_question_back_stays_a_question() -> None:
+    v = verdicts(("user", "How should I size the new cache volume?"),
+                 ("assistant", "It depends on the working set. How many gigabytes does the hot data take today?"),
+                 ("user", "Let me measure it tonight."))
+    assert v["m1"].category == "question"
+
+
+def test_an_answer_that_only_narrates_a_step_leaves_the_question_open_for_the_final_text() -> None:
+    v = verdicts(("user", "Where did the export script write its output?"),
+                 ("assistant", "Let me look at the output folder:"), _call("c1", "a"), _result("r1", "a"))
+    assert v["m1"].category == "question" and v["m1"].status == "current"
+    v = verdicts(("user", "Where did the export script write its output?"),
+                 ("assistant", "Let me look at the output folder:"), _call("c1", "a"), _result("r1", "a"),
+                 ("assistant", "The export script writes to /srv/exports, one CSV per day."))
+    assert v["m1"].status == "answered" and v["m1"].category == "process"
+
+
+def test_a_question_that_also_asks_for_work_keeps_its_category_once_answered() -> None:
+    v = verdicts(("user", "那份周报你把它备份到知识库去吧，可以吗？"),
+                 ("assistant", "知识库接口返回 400，这次没能备份，本地副本还在。"))
+    assert v["m1"].category in ("question", "task")
+
+
+@pytest.mark.parametrize("said", [
+    "这里我引用你之前的说明，再检查一遍部署清单",   # 引用: to quote
+    "清理一下服务器上那些没用的旧日志",             # 没用: useless
+    "你看我的配置，里面根本没有用到这些插件",       # 用到: to make use of (a statement of fact)
+    "列一下现在代码里用到的第三方库",               # 用到, in a request for a list
+])
+def test_zh_use_inside_a_compound_word_makes_no_choice(said: str) -> None:
+    v = verdicts(("assistant", "配置已经整理好了。"), ("user", said))
+    assert v["m2"].category != "decision", v["m2"]
+
+
+@pytest.mark.parametrize("said", ["图表用 echarts", "语音合成使用 tts-large-v2，图片生成使用 image-pro"])
+def test_zh_a_choice_of_what_to_use_is_still_a_decision(said: str) -> None:
+    v = verdicts(("assistant", "配置已经整理好了。"), ("user", said))
+    assert v["m2"].category == "decision", v["m2"]
+
+
+@pytest.mark.parametrize("closing", ["Anything else I can help with?", "还有什么需要我帮忙的吗？"])
+def test_an_answer_closing_with_a_generic_offer_of_help_still_settles_the_question(closing: str) -> None:
+    v = verdicts(("user", "Which region is the staging bucket in?"),
+                 ("assistant", f"The staging bucket lives in eu-west-1, next to the build runners. {closing}"),
+                 ("user", "ok"))
+    assert v["m1"].status == "answered" and v["m1"].category == "process"
+
+
+def test_an_answer_closing_with_a_specific_offer_leaves_the_question_with_its_category() -> None:
+    v = verdicts(("user", "Which region is the staging bucket in?"),
+                 ("assistant", "I could not read the bucket settings. Would you like me to request read access?"),
+                 ("user", "later"))
+    assert v["m1"].category == "question"

@@ -46,12 +46,12 @@ def test_the_agents_answered_question_is_no_longer_a_must_keep_item(tmp_path: Pa
     assert got[open_question].category == "question" and got[open_question].status == "current"
 
 
-def test_the_users_answered_question_keeps_its_category(tmp_path: Path) -> None:
+def test_the_users_question_answered_by_the_agents_last_word_is_settled(tmp_path: Path) -> None:
     s = PiSession()
     asked = s.user("How much disk space does the backup folder use?")
     s.say("The backup folder uses 12 GB, most of it in the March snapshots.")
     got = session_verdicts(s, tmp_path)
-    assert got[asked].category == "question" and got[asked].status == "answered", got[asked]
+    assert got[asked].category == "process" and got[asked].status == "answered", got[asked]
 
 
 def test_normative_mood_and_work_said_to_be_open_are_tasks(tmp_path: Path) -> None:

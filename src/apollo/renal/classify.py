@@ -183,6 +183,11 @@ class Classifier:
         self._calls: OrderedDict[bytes, _Call] = OrderedDict()
         self._pending_calls: dict[str, _Call] = {}
         self._awaiting: list[_Candidate] = []
+        #: the user's questions the agent has answered in its current turn, settled when the turn ends
+        self._answering: list[_Candidate] = []
+        #: the agent's latest text in that turn (its id, and whether it asks something back); None when
+        #: the agent went on working after it (then it narrated a step: the questions stay open)
+        self._last_answer: tuple[str, bool] | None = None
         self._turn_keys: frozenset[str] = frozenset()
         #: each speaker's latest substantive turn (position): what came after it, a reply of theirs answers
         self._spoke: dict[str, int] = {}
@@ -194,6 +199,8 @@ class Classifier:
         self._pos += 1
         self._changes = []
         self._fresh = []
+        if element.role is Role.USER:
+            self._settle_answers()
         verdict = self._guard(self._decide(element))
         verdict = self._override(element, verdict)
         for candidate in self._fresh:
@@ -205,6 +212,7 @@ class Classifier:
     def finish(self) -> list[Change]:
         """End of the transcript: tool output and reasoning nothing acted on yet stay whole."""
         self._changes = []
+        self._settle_answers()
         for candidate in self._awaiting:
             self._amend(candidate, action="keep", confidence=0.8, rule="context:latest",
                         reason="the latest tool output or reasoning: nothing has acted on it yet")
@@ -344,6 +352,7 @@ class Classifier:
             self._amend(self._report, category="process", confidence=0.7, rule="process:narration",
                         reason=f"reports a step and goes on working (#{element.id}): the turn's outcome comes later")
             self._report = None
+        self._last_answer = None  # what the agent said before this call narrated a step
         digest = _digest(element.tool_name or "", element.text)
         earlier = self._calls.get(digest)
         candidate = self._candidate(None, element, "assistant", "assistant")
@@ -553,8 +562,12 @@ class Classifier:
             if decides:  # the user decided it: the agent restating it later does not replace it
                 candidate.role = "user"
                 self._decisions.append(candidate)
-        return self._verdict(element, "decision" if decides else "process", "keep", 0.75,
-                             f'"{quoted}" answers the yes/no question #{question.id} ({polarity})', "context:answer")
+        # the decision is recorded once: on the question its answer settled, else on the answer
+        records = decides and candidate is None
+        return self._verdict(element, "decision" if records else "process", "keep", 0.75,
+                             f'"{quoted}" answers the yes/no question #{question.id} ({polarity})'
+                             + (": the question now states the decision" if decides and not records else ""),
+                             "context:answer")
 
     def _accept(self, proposal: _Turn, element: Element) -> None:
         candidate = self._proposal
@@ -610,8 +623,14 @@ class Classifier:
         # "I don't know yet. …", "我先压测，再给出建议": a reply that says the answer is still to come
         deferral = unknown.search(found.opening)
         defers = deferral is not None
+        # an answer that asks something back (an offer too) leaves the turn to the user; a generic
+        # "anything else?" at its end asks nothing
+        asks_back = found.question and not found.only_offers(self.rules["open_offer"])
+        if role == "assistant" and self._answering:
+            self._last_answer = (element.id, asks_back)
         if found.content and any(not c.question for c in found.content):
-            self._answered_by(element, speaker, keys, defers=defers, unsure="unknown" in markers)
+            self._answered_by(element, speaker, keys, defers=defers, unsure="unknown" in markers,
+                              asks_back=asks_back)
 
         if role != "user" and done:  # "记好了：…PDF 的决定…" reports work done, whatever else it says
             self._close_task(element, keys, other)
@@ -776,11 +795,13 @@ class Classifier:
                         reason=f"left unanswered: the agent asked something else in #{element.id}")
 
     def _answered_by(self, element: Element, speaker: str, keys: frozenset[str], *, defers: bool,
-                     unsure: bool) -> None:
+                     unsure: bool, asks_back: bool = False) -> None:
         """A substantive reply answers the other side's questions asked since this speaker last spoke,
         unless it opens by saying the answer is not known yet ("I don't know yet", "还不确定"); an
         older open question only when the reply is about it (most of its topic words) and says
-        nowhere that something is still unknown ("等王姐确认上限")."""
+        nowhere that something is still unknown ("等王姐确认上限"). The agent's answer to a user's
+        question whose row names a category for it once answered (``answered``) takes effect when
+        the agent's turn ends there (:meth:`_settle_answers`) and asks nothing back."""
         since = self._spoke.get(speaker, -1)
         settings = self.rules.settings
         answered = []
@@ -798,11 +819,31 @@ class Classifier:
             return
         self._open_questions = [c for c in self._open_questions if c not in answered]
         for candidate in answered:
+            if element.role is Role.ASSISTANT and candidate.role == "user" and candidate.answered is not None:
+                self._answering.append(candidate)
+                self._last_answer = (element.id, asks_back)
+                continue
             # the agent's question lives on in the user's answer; a user's question was the user's concern
             closed = candidate.role == "assistant" and candidate.verdict.category == "question"
             category = candidate.answered or (self._agent_question_answered if closed else candidate.verdict.category)
-            self._amend(candidate, category=category, status="answered", action="compress", confidence=0.75,
-                        rule="resolve:answered", reason=f"answered in #{element.id}")
+            self._resolve_answered(candidate, element.id, category)
+
+    def _resolve_answered(self, candidate: _Candidate, answer: str, category: str) -> None:
+        self._amend(candidate, category=category, status="answered", action="compress", confidence=0.75,
+                    rule="resolve:answered", reason=f"answered in #{answer}")
+
+    def _settle_answers(self) -> None:
+        """The agent's turn ended: the user's questions it answered are answered by its last text,
+        and take the category their row gives them once answered when that text asks nothing back;
+        a turn that ended on work (a tool call after its last text) left them open."""
+        if self._last_answer is None:
+            self._open_questions.extend(self._answering)
+        else:
+            answer, asks_back = self._last_answer
+            for candidate in self._answering:
+                category = candidate.verdict.category if asks_back else candidate.answered
+                self._resolve_answered(candidate, answer, category or candidate.verdict.category)
+        self._answering, self._last_answer = [], None
 
 
 # -- collecting a stream -----------------------------------------------------------------------------

@@ -30,7 +30,7 @@ ENGINE_SIGNALS = frozenset({
     "reassurance", "greeting", "ping", "closing", "wish", "compliance", "vocative", "request",
     "question", "wh_question", "tag_question", "preference", "profile", "preference_hint", "decision", "choice", "supersede",
     "proposal", "task", "completion", "continuation", "unknown", "negativity", "rejection", "agreement", "apology",
-    "fragment", "heartbeat_poll", "heartbeat_ok", "no_reply", "todo_open", "todo_done",
+    "fragment", "open_offer", "heartbeat_poll", "heartbeat_ok", "no_reply", "todo_open", "todo_done",
 })
 WHOLE_TEXT_SIGNALS = frozenset({"heartbeat_poll", "heartbeat_ok", "no_reply", "todo_open", "todo_done"})
 _ROLES = {"user", "assistant", "system", "tool"}
