@@ -623,14 +623,12 @@ class Classifier:
         # "I don't know yet. …", "我先压测，再给出建议": a reply that says the answer is still to come
         deferral = unknown.search(found.opening)
         defers = deferral is not None
-        # an answer that asks something back (an offer too) leaves the turn to the user; a generic
-        # "anything else?" at its end asks nothing
-        asks_back = found.question and not found.only_offers(self.rules["open_offer"])
-        if role == "assistant" and self._answering:
-            self._last_answer = (element.id, asks_back)
         if found.content and any(not c.question for c in found.content):
-            self._answered_by(element, speaker, keys, defers=defers, unsure="unknown" in markers,
-                              asks_back=asks_back)
+            self._answered_by(element, speaker, keys, defers=defers, unsure="unknown" in markers)
+        if role == "assistant" and self._answering:
+            # the turn's latest answer, settled when the turn ends: one that asks something back (an
+            # offer too) leaves the questions to the user; a generic "anything else?" at its end asks nothing
+            self._last_answer = (element.id, found.question and not found.only_offers(self.rules["open_offer"]))
 
         if role != "user" and done:  # "记好了：…PDF 的决定…" reports work done, whatever else it says
             self._close_task(element, keys, other)
@@ -795,7 +793,7 @@ class Classifier:
                         reason=f"left unanswered: the agent asked something else in #{element.id}")
 
     def _answered_by(self, element: Element, speaker: str, keys: frozenset[str], *, defers: bool,
-                     unsure: bool, asks_back: bool = False) -> None:
+                     unsure: bool) -> None:
         """A substantive reply answers the other side's questions asked since this speaker last spoke,
         unless it opens by saying the answer is not known yet ("I don't know yet", "还不确定"); an
         older open question only when the reply is about it (most of its topic words) and says
@@ -821,7 +819,6 @@ class Classifier:
         for candidate in answered:
             if element.role is Role.ASSISTANT and candidate.role == "user" and candidate.answered is not None:
                 self._answering.append(candidate)
-                self._last_answer = (element.id, asks_back)
                 continue
             # the agent's question lives on in the user's answer; a user's question was the user's concern
             closed = candidate.role == "assistant" and candidate.verdict.category == "question"

@@ -36,7 +36,7 @@ class CompactionPlan:
     #: must-keep items the budget forced the digest to quote shorter, or to leave out (element ids)
     shortened: list[str] = field(default_factory=list)
     dropped: list[str] = field(default_factory=list)
-    #: entries before the tail that stay as messages (record ids; :func:`digest.kept_as_messages`)
+    #: entries before the tail that stay as messages (record ids; :func:`kept_as_messages`)
     messages: frozenset[str] = frozenset()
     #: a rewritten copy: the digested entries left out, the tail's noise dropped (else: one entry appended)
     rewrites: bool = False
@@ -100,7 +100,7 @@ def plan_compaction(fates: list[Fate], rules: concentrate.FilterRules, lang: str
     summary + tail fit: at each start the digest's optional sections go before the start moves
     on, and must-keep items are quoted shorter only when no start fits otherwise. With ``messages``
     (a copy without a budget) the items the digest would quote, with what answered them, stay as
-    messages when they are dialogue turns (:func:`digest.kept_as_messages`).
+    messages when they are dialogue turns, and so do changes made without a word (:func:`kept_as_messages`).
     """
     from apollo.renal import digest
     from apollo.transcript.openclaw import (
