@@ -14,6 +14,7 @@ import socket
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -250,6 +251,24 @@ def test_stale_and_foreign_locks_do_not_block(legacy) -> None:
     _lock(ws, os.getpid(), _start_time(os.getpid()) + 1)  # pid reused by another process
     assert ws.plan("large").items
     _lock(ws, os.getpid(), _start_time(os.getpid()), state_dir=ws.root / "other-profile")
+    assert ws.plan("large").items
+
+
+def test_a_lock_still_being_written_refuses_until_it_is_stale(legacy) -> None:
+    """OpenClaw creates its lock file empty and writes the owner after: that moment is a gateway
+    starting, not a missing gateway; an empty lock older than OpenClaw's stale window is left over."""
+    ws = legacy
+    folder = ws.state / "tmp" / f"openclaw-{os.getuid()}"
+    folder.mkdir(parents=True)
+    lock = folder / "gateway.8f1eeb69.lock"
+    lock.write_text("")
+    with pytest.raises(Refused, match="still being written"):
+        ws.plan("large")
+    lock.write_text('{"pid": ')
+    with pytest.raises(Refused, match="openclaw gateway stop"):
+        ws.plan("large")
+    old = time.time() - 31
+    os.utime(lock, (old, old))
     assert ws.plan("large").items
 
 

@@ -116,7 +116,8 @@ def test_refused_while_the_real_gateway_runs(imported, openclaw_cli) -> None:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and not list((state / "tmp").glob("openclaw-*/gateway.*.lock")):
             assert gateway.poll() is None, "the gateway stopped on its own"
-            time.sleep(0.5)
+            time.sleep(0.05)
+        assert list((state / "tmp").glob("openclaw-*/gateway.*.lock")), "the gateway took no lock in 120 s"
         with pytest.raises(Refused, match="openclaw gateway stop"):
             api.plan(paths, config, "large")
     finally:

@@ -17,6 +17,7 @@ import socket
 import sqlite3
 import stat
 import tempfile
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,10 +28,6 @@ from apollo.autophagy.checks import strip_jsonc
 from apollo.autophagy.fs import Root, StatFingerprint, Unsafe, display, iter_fd, open_file, read_fd
 from apollo.autophagy.plan import Item, RootInfo
 from apollo.autophagy.rules import AutophagyRules, Gateway
-
-if TYPE_CHECKING:
-    from apollo.config import Config
-    from apollo.workspace import Paths
 
 if TYPE_CHECKING:
     from apollo.config import Config
@@ -100,6 +97,16 @@ def _configured_port(state_dir: Path, spec: Gateway) -> int | None:
     return port if isinstance(port, int) and 0 < port < 65536 else spec.default_port
 
 
+def _being_written(lock: Path, spec: Gateway) -> bool:
+    """OpenClaw creates its lock file first and writes the owner into it after: a lock without
+    a readable owner that is younger than OpenClaw's own stale window is a gateway starting."""
+    try:
+        age = time.time() - lock.stat().st_mtime
+    except OSError:
+        return False
+    return age < spec.unwritten_lock_seconds
+
+
 def gateway_running(state_dir: Path, spec: Gateway) -> Running | None:
     """Evidence that OpenClaw is running on this state dir: a live lock owner, or a listener
     on the gateway port configured in its ``openclaw.json``."""
@@ -114,8 +121,10 @@ def gateway_running(state_dir: Path, spec: Gateway) -> Running | None:
             try:
                 payload = json.loads(lock.read_text(encoding="utf-8").strip())
             except (OSError, ValueError, UnicodeDecodeError):
-                continue
+                payload = None
             if not isinstance(payload, dict) or not isinstance(payload.get("pid"), int):
+                if _being_written(lock, spec):
+                    return Running(None, f"lock {lock}, still being written")
                 continue
             if _same_state_dir(payload, state_dir) and _alive(payload["pid"], payload.get("startTime")):
                 return Running(payload["pid"], f"lock {lock}")

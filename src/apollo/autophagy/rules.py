@@ -115,6 +115,7 @@ class SqliteStore(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
 class Gateway(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     lock_dirs: list[str]
     lock_pattern: str
+    unwritten_lock_seconds: float
     config_file: str
     default_port: int
     stop_hint: str
