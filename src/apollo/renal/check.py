@@ -11,10 +11,10 @@ and its one heartbeat line, ``🫘 上下文正常`` / ``🫘 上下文需过滤
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from apollo import clock
+from apollo.records import field, record
 from apollo.renal import check_resume
 from apollo.renal.check_cache import default_source, fingerprint, heartbeat_line, verdict, write_state
 
@@ -35,7 +35,7 @@ UPSTREAM_FIELDS = ("tokens", "density", "confirmations", "active_tasks", "active
                    "needs_filter", "status", "checked_at")
 
 
-@dataclass(slots=True)
+@record()
 class CheckResult:
     tokens: int
     density: float

@@ -25,9 +25,9 @@ import re
 import unicodedata
 from collections import Counter, OrderedDict, deque
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from apollo.records import field, record, replace
 from apollo.renal import reading
 from apollo.renal.balance import Balance, BalanceTracker, Thresholds
 from apollo.renal.rules import RenalRules, Signal
@@ -45,7 +45,7 @@ _QUOTE = 40
 _DIGITS = re.compile(r"\d")
 
 
-@dataclass(slots=True)
+@record()
 class Verdict:
     """What the classifier decided about one element, and why."""
 
@@ -79,7 +79,7 @@ class Verdict:
 Change = tuple[int, "Verdict | None", Verdict]
 
 
-@dataclass(slots=True)
+@record()
 class _Turn:
     """What the local pass remembers of a recent conversational turn."""
 
@@ -98,7 +98,7 @@ class _Turn:
     keys: frozenset[str] = frozenset()
 
 
-@dataclass(slots=True, eq=False)
+@record(eq=False)
 class _Candidate:
     """An element the resolution pass may still revise (compared by identity)."""
 
@@ -112,7 +112,7 @@ class _Candidate:
     answered: str | None = None
 
 
-@dataclass(slots=True)
+@record()
 class _Call:
     candidate: _Candidate
     digest: bytes
@@ -846,7 +846,7 @@ class Classifier:
 # -- collecting a stream -----------------------------------------------------------------------------
 
 
-@dataclass(slots=True)
+@record()
 class Tally:
     """Running totals over a stream of changes: what ``check`` and the summary report. (What the
     filter would save is not the classifier's to say: :mod:`apollo.renal.fates` measures it.)"""
@@ -895,7 +895,7 @@ class Tally:
         }
 
 
-@dataclass(slots=True)
+@record()
 class Classification:
     """A classified transcript: one verdict per element in order (unless not retained), the summary
     (totals, what stays active, the balance) and the balance itself."""

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from apollo.atomic import atomic_output
+from apollo.records import record
 from apollo.transcript.model import Edit, Element, ReadWarning
 
 Counter = Callable[[str], int]
@@ -123,7 +123,7 @@ def dump_record(record: dict[str, Any], ending: bytes) -> bytes:
     return orjson.dumps(record) + (ending or b"\n")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Fingerprint:
     """Size, modification time and hash of a file: how we know nobody wrote to it since we read it."""
 

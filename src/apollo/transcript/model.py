@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Container, Mapping
-from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 from apollo.errors import UsageError
+from apollo.records import field, record
 
 
 class Kind(StrEnum):
@@ -37,7 +37,7 @@ class Role(StrEnum):
     SYSTEM = "system"
 
 
-@dataclass(slots=True)
+@record()
 class Element:
     """One unit the filter can keep, shorten or drop.
 
@@ -79,7 +79,7 @@ class Element:
         }
 
 
-@dataclass(slots=True)
+@record()
 class ReadWarning:
     """Something wrong with the input that did not stop the read: always with file and line."""
 
@@ -95,7 +95,7 @@ class ReadWarning:
         return {"file": self.path, "line": self.line, "message": self.message}
 
 
-@dataclass(slots=True)
+@record()
 class Transcript:
     format: str
     source: Path | None
@@ -132,7 +132,7 @@ class Transcript:
         }
 
 
-@dataclass(slots=True)
+@record()
 class Edit:
     """What a writer does to one element: drop it, or replace its text (a merge or a shortening).
 

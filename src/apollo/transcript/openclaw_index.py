@@ -3,9 +3,9 @@ path the model sees from it, the compaction (or reset) honoured on that path."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
+from apollo.records import field, record
 from apollo.transcript.base import (
     LineSource,
     iter_records,
@@ -21,7 +21,7 @@ from apollo.transcript.tree import (
 # ---------------------------------------------------------------------------------------------
 # Pass 1: the tree without content
 # ---------------------------------------------------------------------------------------------
-@dataclass(slots=True)
+@record()
 class Node:
     line: int
     type: str
@@ -30,7 +30,7 @@ class Node:
     ref: str | None = None
 
 
-@dataclass
+@record()
 class SessionIndex:
     """Ids, parents and types of every entry, the active path and what is in context."""
 
