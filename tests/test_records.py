@@ -1,5 +1,5 @@
 """apollo.records: Record gives the heartbeat's plain classes a dataclass's equality, hash and repr;
-``record`` builds such classes from a dataclass-like body."""
+``slotted`` builds such classes from a dataclass-like body."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 
 from apollo.autophagy.fs import StatFingerprint
 from apollo.config import Config
-from apollo.records import Record, field, record, replace
+from apollo.records import Record, field, replace, slotted
 from apollo.workspace import Paths
 
 
@@ -52,7 +52,7 @@ def test_the_heartbeats_records_behave_as_the_dataclasses_they_replace() -> None
         Paths(Path("/w"), Path("/s")).extra = 1  # type: ignore[attr-defined]  # slots: no stray attributes
 
 
-@record()
+@slotted()
 class _Mutable:
     """A record written like a dataclass: required, defaulted, made per instance, hidden from repr."""
 
@@ -62,13 +62,13 @@ class _Mutable:
     cache: dict[str, int] | None = field(default=None, repr=False)
 
 
-@record(frozen=True)
+@slotted(frozen=True)
 class _Frozen:
     x: int
     y: tuple[int, ...] = ()
 
 
-@record(eq=False)
+@slotted(eq=False)
 class _Identity:
     x: int
 

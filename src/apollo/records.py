@@ -3,7 +3,7 @@
 Importing dataclasses (it loads inspect, ast, dis and tokenize) and generating a class's methods
 with it cost a process about as much as the interpreter's own start, on a path that runs every
 30 minutes (see "Imports" in docs/ARCHITECTURE.md). :class:`Record` gives a class that lists its
-fields in ``__slots__`` what a dataclass would add: equality, a hash, a repr. :func:`record` turns
+fields in ``__slots__`` what a dataclass would add: equality, a hash, a repr. :func:`slotted` turns
 a class written like a dataclass (annotated fields, defaults, :func:`field`) into such a class,
 generating only its ``__init__``.
 """
@@ -61,7 +61,7 @@ def field(*, default: Any = _MISSING, default_factory: Callable[[], Any] | None 
 
 
 @dataclass_transform(field_specifiers=(field,))
-def record(*, frozen: bool = False, eq: bool = True) -> Callable[[type[_T]], type[_T]]:
+def slotted(*, frozen: bool = False, eq: bool = True) -> Callable[[type[_T]], type[_T]]:
     """Make the decorated class a :class:`Record`: its annotated fields become its ``__slots__``,
     in order, and its ``__init__`` takes them as a dataclass's would. ``frozen``: no field can be
     set after ``__init__`` (and the record hashes by its fields); ``eq=False``: equal and hashed by
@@ -122,8 +122,14 @@ def _set_state(self: Record, state: tuple[Any, dict[str, Any]]) -> None:
         object.__setattr__(self, name, value)
 
 
+def field_names(cls: type) -> tuple[str, ...]:
+    """A :func:`slotted` class's fields, in order (type checkers see the class as written)."""
+    names: tuple[str, ...] = cls.__slots__  # type: ignore[attr-defined]
+    return names
+
+
 def replace(obj: _T, **changes: Any) -> _T:
     """A copy of the record ``obj`` with ``changes`` (as ``dataclasses.replace``)."""
-    values = {name: getattr(obj, name) for name in obj.__slots__}  # type: ignore[attr-defined]
+    values = {name: getattr(obj, name) for name in field_names(type(obj))}
     values.update(changes)
     return type(obj)(**values)

@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from apollo.clock import parse_iso
-from apollo.records import field, record
+from apollo.records import field, slotted
 from apollo.renal.reading import Reading, keywords, overlap
 
 if TYPE_CHECKING:
@@ -31,7 +31,7 @@ _RECENT_TOPICS = 8
 _DRIFT_CONTEXT = 3
 
 
-@record(frozen=True)
+@slotted(frozen=True)
 class Thresholds:
     window: int = 20
     questioning_repeats: int = 2
@@ -48,7 +48,7 @@ class Thresholds:
                    renal["balance_drift_shifts"], float(renal["balance_drift_minutes"]))
 
 
-@record()
+@slotted()
 class Sign:
     kind: str  # questioning | negativity | drift
     count: int
@@ -59,7 +59,7 @@ class Sign:
         return {"kind": self.kind, "count": self.count, "threshold": self.threshold, "ids": self.ids}
 
 
-@record()
+@slotted()
 class Balance:
     level: str = "green"
     signs: list[Sign] = field(default_factory=list)
@@ -85,7 +85,7 @@ class Balance:
                 else f"🔴 out of balance ({listed}): apollo-dream recommended")
 
 
-@record(frozen=True)
+@slotted(frozen=True)
 class Point:
     """The balance right after one user turn: the raw count of each sign over the window
     (questioning: questions asked again; negativity and drift: the longest run), and the level."""
@@ -95,7 +95,7 @@ class Point:
     level: str
 
 
-@record()
+@slotted()
 class _Turn:
     id: str
     keys: frozenset[str]
@@ -105,7 +105,7 @@ class _Turn:
     shifted: bool
 
 
-@record()
+@slotted()
 class _Topic:
     id: int
     words: Counter[str]

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from apollo import clock
-from apollo.records import field, record
+from apollo.records import field, slotted
 from apollo.renal import check_resume
 from apollo.renal.check_cache import default_source, fingerprint, heartbeat_line, verdict, write_state
 
@@ -35,7 +35,7 @@ UPSTREAM_FIELDS = ("tokens", "density", "confirmations", "active_tasks", "active
                    "needs_filter", "status", "checked_at")
 
 
-@record()
+@slotted()
 class CheckResult:
     tokens: int
     density: float

@@ -37,6 +37,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from apollo.atomic import atomic_output, private_dir
+from apollo.records import field_names
 from apollo.redact import may_hold, redact
 
 TYPE_CHECKING = False
@@ -64,7 +65,7 @@ def _fingerprint(element: Element) -> bytes:
     without copying them. Texts are hashed as they are: the element's repr escaped every tool
     output first, a tenth of the time a long session's heartbeat spends reading it again."""
     digest = hashlib.sha256()
-    for name in type(element).__slots__:
+    for name in field_names(type(element)):
         value = getattr(element, name)
         data = (value if isinstance(value, str) else repr(value)).encode("utf-8", "surrogatepass")
         digest.update(b"s" if isinstance(value, str) else b"r")

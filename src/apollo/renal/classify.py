@@ -27,7 +27,7 @@ from collections import Counter, OrderedDict, deque
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from apollo.records import field, record, replace
+from apollo.records import field, replace, slotted
 from apollo.renal import reading
 from apollo.renal.balance import Balance, BalanceTracker, Thresholds
 from apollo.renal.rules import RenalRules, Signal
@@ -45,7 +45,7 @@ _QUOTE = 40
 _DIGITS = re.compile(r"\d")
 
 
-@record()
+@slotted()
 class Verdict:
     """What the classifier decided about one element, and why."""
 
@@ -79,7 +79,7 @@ class Verdict:
 Change = tuple[int, "Verdict | None", Verdict]
 
 
-@record()
+@slotted()
 class _Turn:
     """What the local pass remembers of a recent conversational turn."""
 
@@ -98,7 +98,7 @@ class _Turn:
     keys: frozenset[str] = frozenset()
 
 
-@record(eq=False)
+@slotted(eq=False)
 class _Candidate:
     """An element the resolution pass may still revise (compared by identity)."""
 
@@ -112,7 +112,7 @@ class _Candidate:
     answered: str | None = None
 
 
-@record()
+@slotted()
 class _Call:
     candidate: _Candidate
     digest: bytes
@@ -846,7 +846,7 @@ class Classifier:
 # -- collecting a stream -----------------------------------------------------------------------------
 
 
-@record()
+@slotted()
 class Tally:
     """Running totals over a stream of changes: what ``check`` and the summary report. (What the
     filter would save is not the classifier's to say: :mod:`apollo.renal.fates` measures it.)"""
@@ -895,7 +895,7 @@ class Tally:
         }
 
 
-@record()
+@slotted()
 class Classification:
     """A classified transcript: one verdict per element in order (unless not retained), the summary
     (totals, what stays active, the balance) and the balance itself."""

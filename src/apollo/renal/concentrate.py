@@ -22,7 +22,7 @@ import orjson
 from apollo.cache import toml_loads
 from apollo.config import file_stamps
 from apollo.errors import ConfigError
-from apollo.records import record
+from apollo.records import slotted
 from apollo.renal.condense import Condenser, CondenseRules, load_rules
 from apollo.renal.rules import RULES_FOLDER
 from apollo.rulefile import overlay, read_toml
@@ -36,7 +36,7 @@ _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
 FILTER_EXTENDS = ("reabsorb.patterns", "anchors.specific")
 
 
-@record(frozen=True)
+@slotted(frozen=True)
 class FilterRules:
     settings: dict[str, Any]
     reabsorb: tuple[re.Pattern[str], ...]
@@ -104,7 +104,7 @@ def tail_start(elements: Sequence[Element], turns: int) -> int:
 
 
 # -- old tool output --------------------------------------------------------------------------------
-@record(frozen=True)
+@slotted(frozen=True)
 class Anchors:
     """The specific tokens (identifiers, numbers, paths, Chinese phrases) by which a later message
     refers to a line of an old tool output (``[filter.anchors]``)."""
@@ -138,7 +138,7 @@ _CJK_RUNS = re.compile("[\u3400-\u9fff]+")
 _NEWLINE = re.compile("\n")
 
 
-@record()
+@slotted()
 class LineIndex:
     """Which lines of one long tool output hold which anchors, and the lines later messages mention
     (line number -> how many lines share the rarest anchor that names it, and that anchor)."""

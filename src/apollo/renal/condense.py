@@ -21,7 +21,7 @@ from typing import Any
 
 from apollo.cache import DiskMemo, toml_loads
 from apollo.errors import ConfigError
-from apollo.records import record
+from apollo.records import slotted
 from apollo.renal.reading import normalize_clause, social_parts
 from apollo.renal.rules import RULES_FOLDER, RenalRules
 from apollo.rulefile import located, overlay, read_toml
@@ -45,7 +45,7 @@ _REMEMBERED_TEXT = 2000
 _SEPARATORS = {",", "，", ";", "；", ":", "：", "-", "–", "—", "、"}
 
 
-@record(frozen=True)
+@slotted(frozen=True)
 class CondenseRules:
     """Every list of rules/condense.toml, all languages merged (scripts never collide)."""
 
@@ -176,7 +176,7 @@ def load_rules(extra_files: Sequence[Path] = ()) -> CondenseRules:
     return rules_from_data(table, classifier_rules.load_files(tuple(str(Path(f)) for f in extra_files)))
 
 
-@record()
+@slotted()
 class _Token:
     text: str
     kind: str

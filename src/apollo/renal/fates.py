@@ -22,7 +22,7 @@ from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from apollo.records import field, record
+from apollo.records import field, slotted
 from apollo.renal import concentrate
 from apollo.renal.classify import MUST_KEEP, Change, Verdict
 from apollo.renal.condense import Condenser
@@ -45,7 +45,7 @@ _CJK_RUNS = re.compile("[\u3400-\u9fff]+")
 _NOT_LATIN_LETTERS = bytes(b for b in range(256) if not (chr(b).isascii() and chr(b).isalpha()))
 
 
-@record(eq=False)
+@slotted(eq=False)
 class Fate:
     """What happens to one in-context element, and the report bucket it counts in."""
 
@@ -71,7 +71,7 @@ class Fate:
     reason: str = ""
 
 
-@record()
+@slotted()
 class _Watch:
     """A long tool output, its lines by anchor, and its cut marker's language (and what the other
     language's marker would cost more, while the conversation's language is not settled)."""
@@ -82,7 +82,7 @@ class _Watch:
     delta: int = 0
 
 
-@record()
+@slotted()
 class Measure:
     """The default filter's numbers: tokens before and after, and what it removes as noise or redundancy."""
 
@@ -456,7 +456,7 @@ class FateStream:
         return fate.element.tokens
 
 
-@record()
+@slotted()
 class Script:
     """Chinese and Latin letters of what the user and agent wrote (the first 2,000 of each message)."""
 

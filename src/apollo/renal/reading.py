@@ -13,7 +13,7 @@ import itertools
 import re
 from collections.abc import Iterator
 
-from apollo.records import field, record
+from apollo.records import field, slotted
 from apollo.renal.rules import RenalRules, Signal, normalize_phrase
 from apollo.words import stem
 
@@ -44,7 +44,7 @@ _OPENING_CHARS = 600
 _WHOLE_INTENT_SIGNALS = ("tag_question", "rejection", "agreement", "fragment")
 
 
-@record()
+@slotted()
 class Clause:
     body: str
     end: str
@@ -54,7 +54,7 @@ class Clause:
     whole: str | None = None  # the whole-clause intent signal it is (rejection, agreement, fragment, tag)
 
 
-@record()
+@slotted()
 class Reading:
     """The message's clauses and the signals found in them."""
 

@@ -16,7 +16,7 @@ from typing import Any
 from apollo.cache import DiskMemo, toml_loads
 from apollo.config import Config, file_stamps
 from apollo.errors import ConfigError
-from apollo.records import record
+from apollo.records import slotted
 from apollo.rulefile import convert, overlay, read_toml, rule_files
 
 #: the built-in rule files, beside this module (read directly: importlib.resources costs a heartbeat
@@ -75,7 +75,7 @@ class LazyPattern:
         return f"LazyPattern({self.pattern!r}, {self.flags!r})"
 
 
-@record(frozen=True)
+@slotted(frozen=True)
 class Signal:
     """One compiled signal: how to recognise it in a clause and what it implies."""
 
@@ -108,7 +108,7 @@ class Signal:
         return self.roles is None or role in self.roles
 
 
-@record(frozen=True, eq=False)
+@slotted(frozen=True, eq=False)
 class RenalRules:
     """Every signal, the settings, and the user's keep/drop patterns, ready to match (hashed by identity)."""
 

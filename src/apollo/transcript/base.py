@@ -10,7 +10,7 @@ from typing import Any
 import orjson
 
 from apollo.atomic import atomic_output
-from apollo.records import record
+from apollo.records import slotted
 from apollo.transcript.model import Edit, Element, ReadWarning
 
 Counter = Callable[[str], int]
@@ -123,7 +123,7 @@ def dump_record(record: dict[str, Any], ending: bytes) -> bytes:
     return orjson.dumps(record) + (ending or b"\n")
 
 
-@record(frozen=True)
+@slotted(frozen=True)
 class Fingerprint:
     """Size, modification time and hash of a file: how we know nobody wrote to it since we read it."""
 

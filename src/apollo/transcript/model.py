@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from apollo.errors import UsageError
-from apollo.records import field, record
+from apollo.records import field, slotted
 
 
 class Kind(StrEnum):
@@ -37,7 +37,7 @@ class Role(StrEnum):
     SYSTEM = "system"
 
 
-@record()
+@slotted()
 class Element:
     """One unit the filter can keep, shorten or drop.
 
@@ -79,7 +79,7 @@ class Element:
         }
 
 
-@record()
+@slotted()
 class ReadWarning:
     """Something wrong with the input that did not stop the read: always with file and line."""
 
@@ -95,7 +95,7 @@ class ReadWarning:
         return {"file": self.path, "line": self.line, "message": self.message}
 
 
-@record()
+@slotted()
 class Transcript:
     format: str
     source: Path | None
@@ -132,7 +132,7 @@ class Transcript:
         }
 
 
-@record()
+@slotted()
 class Edit:
     """What a writer does to one element: drop it, or replace its text (a merge or a shortening).
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from apollo.records import field, record
+from apollo.records import field, slotted
 from apollo.transcript.base import (
     LineSource,
     iter_records,
@@ -21,7 +21,7 @@ from apollo.transcript.tree import (
 # ---------------------------------------------------------------------------------------------
 # Pass 1: the tree without content
 # ---------------------------------------------------------------------------------------------
-@record()
+@slotted()
 class Node:
     line: int
     type: str
@@ -30,7 +30,7 @@ class Node:
     ref: str | None = None
 
 
-@record()
+@slotted()
 class SessionIndex:
     """Ids, parents and types of every entry, the active path and what is in context."""
 

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 from apollo.cache import toml_loads
-from apollo.records import record
+from apollo.records import slotted
 
 BOUNDARIES = ("compaction", "reset")
 #: how pi shows the model a compaction's / a branch's summary (core/messages.js COMPACTION_SUMMARY_PREFIX and
@@ -27,7 +27,7 @@ _BLANK_LINE = re.compile(r"^[ \t]*$", re.M)
 _MARKUP = re.compile(r"<[^>]*>|&nbsp;")
 
 
-@record(frozen=True)
+@slotted(frozen=True)
 class EnvelopeRules:
     prefixes: tuple[re.Pattern[str], ...]
     block_headers: tuple[re.Pattern[str], ...]
