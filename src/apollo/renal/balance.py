@@ -14,13 +14,16 @@ from __future__ import annotations
 
 from collections import Counter, deque
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
 
 from apollo.clock import parse_iso
 from apollo.records import field, slotted
 from apollo.renal.reading import Reading, keywords, overlap
 
+#: typing is imported only by type checkers: the heartbeat imports this module on every run
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from apollo.config import Config
 
 LEVELS = {"green": "🟢", "yellow": "🟡", "red": "🔴"}

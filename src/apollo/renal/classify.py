@@ -25,7 +25,6 @@ import re
 import unicodedata
 from collections import Counter, OrderedDict, deque
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
 
 from apollo.records import field, replace, slotted
 from apollo.renal import reading
@@ -34,7 +33,11 @@ from apollo.renal.rules import RenalRules, Signal
 from apollo.renal.rules import load as load_rules
 from apollo.transcript.model import Element, Kind, Role
 
+#: typing is imported only by type checkers: the heartbeat imports this module on every run
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from apollo.config import Config
 
 CATEGORIES = ("decision", "preference", "task", "question", "process", "noise")

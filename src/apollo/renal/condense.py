@@ -17,7 +17,6 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
 
 from apollo.cache import DiskMemo, toml_loads
 from apollo.errors import ConfigError
@@ -25,6 +24,11 @@ from apollo.records import slotted
 from apollo.renal.reading import normalize_clause, social_parts
 from apollo.renal.rules import RULES_FOLDER, RenalRules
 from apollo.rulefile import located, overlay, read_toml
+
+#: typing is imported only by type checkers: the heartbeat imports this module on every run
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 LEVELS = ("tidy", "terse", "compact", "notes")
 

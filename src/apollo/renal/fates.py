@@ -20,7 +20,6 @@ from __future__ import annotations
 import re
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
 
 from apollo.records import field, slotted
 from apollo.renal import concentrate
@@ -28,7 +27,11 @@ from apollo.renal.classify import MUST_KEEP, Change, Verdict
 from apollo.renal.condense import Condenser
 from apollo.transcript.model import Element, Kind, Role
 
+#: typing is imported only by type checkers: the heartbeat imports this module on every run
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from apollo.config import Config
 
 #: removed as noise, and as redundancy: what information density (SPEC §1.3) leaves out

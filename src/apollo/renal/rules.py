@@ -11,13 +11,17 @@ from __future__ import annotations
 import functools
 import re
 from pathlib import Path
-from typing import Any
 
 from apollo.cache import DiskMemo, toml_loads
 from apollo.config import Config, file_stamps
 from apollo.errors import ConfigError
 from apollo.records import slotted
 from apollo.rulefile import convert, overlay, read_toml, rule_files
+
+#: typing is imported only by type checkers: the heartbeat imports this module on every run
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 #: the built-in rule files, beside this module (read directly: importlib.resources costs a heartbeat
 #: more than reading them)
@@ -42,7 +46,7 @@ def normalize_phrase(text: str) -> str:
 
 
 class LazyPattern:
-    """A signal's regular expression, compiled when first searched: the rules hold about forty,
+    """A rule's regular expression, compiled when first searched: the rules hold about forty,
     some large, and compiling them all costs a process several times the interpreter's start,
     while a heartbeat that classifies one appended message meets only a few."""
 

@@ -5,13 +5,17 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
 
 import orjson
 
 from apollo.atomic import atomic_output
 from apollo.records import slotted
 from apollo.transcript.model import Edit, Element, ReadWarning
+
+#: typing is imported only by type checkers: the heartbeat imports this module on every run
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 Counter = Callable[[str], int]
 #: a re-openable stream of (1-based line number, raw bytes including the line ending)

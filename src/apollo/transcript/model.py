@@ -13,10 +13,14 @@ from collections import Counter
 from collections.abc import Callable, Container, Mapping
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
 
 from apollo.errors import UsageError
 from apollo.records import field, slotted
+
+#: typing is imported only by type checkers: the heartbeat imports this module on every run
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Kind(StrEnum):

@@ -3,8 +3,6 @@ path the model sees from it, the compaction (or reset) honoured on that path."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from apollo.records import field, slotted
 from apollo.transcript.base import (
     LineSource,
@@ -16,6 +14,11 @@ from apollo.transcript.tree import (
     Unit,
     find_cycle_members,
 )
+
+#: typing is imported only by type checkers: the heartbeat imports this module on every run
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 # ---------------------------------------------------------------------------------------------
