@@ -154,9 +154,9 @@ def check(paths: Paths, config: Config, source: Any | None = None, fmt: str = "a
     save = None
     if resume and stamp is not None:
         def save(classifier: Any, tally: Any) -> None:
+            known = (resumed.redacted, resumed.clean) if resumed is not None else (None, frozenset[str]())
             check_resume.save(check_resume.resume_path(paths), _resume_key(stamp, format_name, counter),
-                              check_resume.Resumed(chain, classifier, tally, stream,
-                                                   resumed.redacted if resumed is not None else None))
+                              check_resume.Resumed(chain, classifier, tally, stream, *known))
     classification = classify.run(chain.through(elements), config, retain=False, observe=stream.observe,
                                   resume=(resumed.classifier, resumed.tally) if resumed is not None else None,
                                   before_finish=save)
