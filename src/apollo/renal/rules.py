@@ -69,6 +69,9 @@ class LazyPattern:
     def search(self, text: str) -> re.Match[str] | None:
         return self.compiled().search(text)
 
+    def fullmatch(self, text: str) -> re.Match[str] | None:
+        return self.compiled().fullmatch(text)
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, LazyPattern) and (self.pattern, self.flags) == (other.pattern, other.flags)
 
