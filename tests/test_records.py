@@ -1,14 +1,17 @@
-"""apollo.records.Record gives the heartbeat's plain classes a dataclass's equality, hash and repr."""
+"""apollo.records: Record gives the heartbeat's plain classes a dataclass's equality, hash and repr;
+``slotted`` builds such classes from a dataclass-like body."""
 
 from __future__ import annotations
 
+import copy
+import pickle
 from pathlib import Path
 
 import pytest
 
 from apollo.autophagy.fs import StatFingerprint
 from apollo.config import Config
-from apollo.records import Record
+from apollo.records import Record, field, replace, slotted
 from apollo.workspace import Paths
 
 
@@ -47,3 +50,60 @@ def test_the_heartbeats_records_behave_as_the_dataclasses_they_replace() -> None
         hash(Config({}))  # its values change: never a dictionary key
     with pytest.raises(AttributeError):
         Paths(Path("/w"), Path("/s")).extra = 1  # type: ignore[attr-defined]  # slots: no stray attributes
+
+
+@slotted()
+class _Mutable:
+    """A record written like a dataclass: required, defaulted, made per instance, hidden from repr."""
+
+    name: str
+    items: list[int] = field(default_factory=list)
+    size: int = 3
+    cache: dict[str, int] | None = field(default=None, repr=False)
+
+
+@slotted(frozen=True)
+class _Frozen:
+    x: int
+    y: tuple[int, ...] = ()
+
+
+@slotted(eq=False)
+class _Identity:
+    x: int
+
+
+def test_record_builds_init_defaults_and_repr_like_a_dataclass() -> None:
+    first, second = _Mutable("a"), _Mutable("a")
+    assert (first.name, first.items, first.size, first.cache) == ("a", [], 3, None)
+    first.items.append(1)
+    assert second.items == []  # a fresh list per instance
+    assert _Mutable("b", [2], size=5, cache={"k": 1}).size == 5
+    assert repr(_Mutable("a", [1])) == "_Mutable(name='a', items=[1], size=3)"
+    assert _Mutable("a", [1]) == _Mutable("a", [1]) and _Mutable("a", [1]) != _Mutable("a", [1], cache={})
+    with pytest.raises(TypeError):
+        _Mutable()  # type: ignore[call-arg]  # a field without a default is required
+    with pytest.raises(TypeError):
+        hash(first)  # mutable and equal by fields: unhashable, as a dataclass
+    with pytest.raises(AttributeError):
+        first.stray = 1  # type: ignore[attr-defined]
+    assert _Mutable.__doc__ and _Mutable.__init__.__qualname__ == "_Mutable.__init__"
+
+
+def test_frozen_and_identity_records() -> None:
+    point = _Frozen(1, (2,))
+    with pytest.raises(AttributeError):
+        point.x = 2  # type: ignore[misc]
+    with pytest.raises(AttributeError):
+        del point.y  # type: ignore[misc]
+    assert hash(point) == hash(_Frozen(1, (2,))) and len({point, _Frozen(1, (2,)), _Frozen(2)}) == 2
+    assert replace(point, x=5) == _Frozen(5, (2,)) and point.x == 1
+    one = _Identity(1)
+    assert one != _Identity(1) and {one: "v"}[one] == "v"
+
+
+@pytest.mark.parametrize("value", [_Mutable("a", [1, 2], cache={"k": 1}), _Frozen(1, (2, 3)), _Frozen(4)])
+def test_records_pickle_and_copy(value: object) -> None:
+    # the check's resume state pickles the classifier's records; frozen ones set their slots past the guard
+    assert pickle.loads(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)) == value
+    assert copy.copy(value) == value and copy.deepcopy(value) == value

@@ -21,7 +21,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from functools import lru_cache
-from typing import Any, cast
+
+#: typing is imported only by type checkers: the heartbeat imports this module on every run
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 #: what replaces a secret: says what it was, never what it was worth
 MARK = "[REDACTED {kind}]"
@@ -42,6 +46,8 @@ _PEM_END = re.compile(r"-----END[ A-Z0-9]*-----|\n\s*\n|\Z")
 @lru_cache(maxsize=1)
 def _detectors() -> dict[str, Any]:
     """detect-secrets' detectors, loaded once: (kind, regex, group) triples and the entropy plugins."""
+    from typing import cast
+
     from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
     from detect_secrets.plugins import keyword
     from detect_secrets.plugins.base import RegexBasedDetector

@@ -213,6 +213,30 @@ def test_the_saved_state_holds_no_secret_in_clear(example: Path) -> None:
         assert value.lower().encode() not in saved, value
 
 
+
+def test_a_string_found_clean_is_not_read_again_when_the_state_is_saved_again(example: Path, monkeypatch) -> None:
+    """The secret detectors' first look (may_hold) reads each string of the state once: the strings
+    the last state kept as holding no key are carried over, only the appended message's are read."""
+    from apollo.redact import may_hold
+
+    paths = Paths.resolve(example / "workspace", example / "openclaw-state")
+    session = paths.sessions_dir / SESSION
+    config = config_mod.load(paths.workspace)
+    looked: list[str] = []
+    monkeypatch.setattr(check_resume, "may_hold", lambda text: looked.append(text) or may_hold(text))
+    check(paths, config, session, resume=True)
+    first = {text for text in looked if not may_hold(text)}
+    assert first and len(looked) > len(first)  # strings met twice in one state are read once
+    last = json.loads(session.read_text(encoding="utf-8").splitlines()[-1])
+    with session.open("a", encoding="utf-8") as out:
+        out.write(json.dumps({"type": "message", "id": "clean1", "parentId": last["id"],
+                              "timestamp": "2026-11-29T04:00:00.000Z",
+                              "message": {"role": "user", "content": "Zanzibar quokkas prefer marmalade."}}) + "\n")
+    looked.clear()
+    assert check(paths, config, session, resume=True).classified == 1
+    assert looked and not first & set(looked)
+    assert any("quokka" in text for text in looked)
+
 # -- random sessions: whatever happened to the session since the last check, the resumed check says
 # -- what a whole check says, byte for byte
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from apollo import __version__
 from apollo.errors import ApolloError, UsageError
+from apollo.records import Record, field_names
 
 if TYPE_CHECKING:
     from apollo.config import Config
@@ -41,13 +42,15 @@ def _call(action: Any) -> Any:
 
 
 def _jsonable(value: Any) -> Any:
-    """Library results as plain JSON (paths as strings, dataclasses and objects with to_dict)."""
+    """Library results as plain JSON (paths as strings, dataclasses, records and objects with to_dict)."""
     import dataclasses
 
     if hasattr(value, "to_dict"):
         return _jsonable(value.to_dict())
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return _jsonable(dataclasses.asdict(value))
+    if isinstance(value, Record):  # the classifier's verdicts and the other slotted records
+        return {name: _jsonable(getattr(value, name)) for name in field_names(type(value))}
     if isinstance(value, dict):
         return {str(k): _jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple, set)):

@@ -13,14 +13,17 @@ Memory is bounded: the last ``window`` user turns and the last few topics.
 from __future__ import annotations
 
 from collections import Counter, deque
-from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
 
 from apollo.clock import parse_iso
+from apollo.records import field, slotted
 from apollo.renal.reading import Reading, keywords, overlap
 
+#: typing is imported only by type checkers: the heartbeat imports this module on every run
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from apollo.config import Config
 
 LEVELS = {"green": "🟢", "yellow": "🟡", "red": "🔴"}
@@ -31,7 +34,7 @@ _RECENT_TOPICS = 8
 _DRIFT_CONTEXT = 3
 
 
-@dataclass(frozen=True, slots=True)
+@slotted(frozen=True)
 class Thresholds:
     window: int = 20
     questioning_repeats: int = 2
@@ -48,7 +51,7 @@ class Thresholds:
                    renal["balance_drift_shifts"], float(renal["balance_drift_minutes"]))
 
 
-@dataclass(slots=True)
+@slotted()
 class Sign:
     kind: str  # questioning | negativity | drift
     count: int
@@ -59,7 +62,7 @@ class Sign:
         return {"kind": self.kind, "count": self.count, "threshold": self.threshold, "ids": self.ids}
 
 
-@dataclass(slots=True)
+@slotted()
 class Balance:
     level: str = "green"
     signs: list[Sign] = field(default_factory=list)
@@ -85,7 +88,7 @@ class Balance:
                 else f"🔴 out of balance ({listed}): apollo-dream recommended")
 
 
-@dataclass(frozen=True, slots=True)
+@slotted(frozen=True)
 class Point:
     """The balance right after one user turn: the raw count of each sign over the window
     (questioning: questions asked again; negativity and drift: the longest run), and the level."""
@@ -95,7 +98,7 @@ class Point:
     level: str
 
 
-@dataclass(slots=True)
+@slotted()
 class _Turn:
     id: str
     keys: frozenset[str]
@@ -105,7 +108,7 @@ class _Turn:
     shifted: bool
 
 
-@dataclass(slots=True)
+@slotted()
 class _Topic:
     id: int
     words: Counter[str]

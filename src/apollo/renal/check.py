@@ -11,10 +11,10 @@ and its one heartbeat line, ``🫘 上下文正常`` / ``🫘 上下文需过滤
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from apollo import clock
+from apollo.records import field, slotted
 from apollo.renal import check_resume
 from apollo.renal.check_cache import default_source, fingerprint, heartbeat_line, verdict, write_state
 
@@ -35,7 +35,7 @@ UPSTREAM_FIELDS = ("tokens", "density", "confirmations", "active_tasks", "active
                    "needs_filter", "status", "checked_at")
 
 
-@dataclass(slots=True)
+@slotted()
 class CheckResult:
     tokens: int
     density: float
@@ -154,9 +154,9 @@ def check(paths: Paths, config: Config, source: Any | None = None, fmt: str = "a
     save = None
     if resume and stamp is not None:
         def save(classifier: Any, tally: Any) -> None:
+            known = (resumed.redacted, resumed.clean) if resumed is not None else (None, frozenset[str]())
             check_resume.save(check_resume.resume_path(paths), _resume_key(stamp, format_name, counter),
-                              check_resume.Resumed(chain, classifier, tally, stream,
-                                                   resumed.redacted if resumed is not None else None))
+                              check_resume.Resumed(chain, classifier, tally, stream, *known))
     classification = classify.run(chain.through(elements), config, retain=False, observe=stream.observe,
                                   resume=(resumed.classifier, resumed.tally) if resumed is not None else None,
                                   before_finish=save)

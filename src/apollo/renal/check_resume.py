@@ -23,7 +23,8 @@ whole. What remains is what the streams keep of text themselves: topic words, sh
 verdict reasons, and the agent's latest replies (flattened: the classifier recognises a delivery
 copy by them, as a part of one of them, which no digest can tell). Every such string goes through
 :func:`apollo.redact.redact` when saved, as everything Apollo writes for itself (docs/privacy.md):
-one that holds a key is saved, and read back, with the key replaced by its mark. A later check then
+one that holds a key is saved, and read back, with the key replaced by its mark; the state lists the
+strings found to hold none, which the next save need not read again. A later check then
 compares the mark where a whole check compares the key (a reply copying that key is not found to
 repeat it); only sessions that hold secrets see that difference.
 """
@@ -37,6 +38,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from apollo.atomic import atomic_output, private_dir
+from apollo.records import field_names
 from apollo.redact import may_hold, redact
 
 TYPE_CHECKING = False
@@ -49,7 +51,7 @@ if TYPE_CHECKING:
     from apollo.workspace import Paths
 
 #: bump when what is saved changes shape
-_VERSION = 4
+_VERSION = 5
 #: values saved as they are even when a rule set them: only containers and objects are matched by identity
 _ATOMS = (type(None), bool, int, float, str, bytes)
 
@@ -64,7 +66,7 @@ def _fingerprint(element: Element) -> bytes:
     without copying them. Texts are hashed as they are: the element's repr escaped every tool
     output first, a tenth of the time a long session's heartbeat spends reading it again."""
     digest = hashlib.sha256()
-    for name in type(element).__slots__:
+    for name in field_names(type(element)):
         value = getattr(element, name)
         data = (value if isinstance(value, str) else repr(value)).encode("utf-8", "surrogatepass")
         digest.update(b"s" if isinstance(value, str) else b"r")
@@ -98,10 +100,10 @@ class Chain:
 class Resumed:
     """The streams as the last check left them, after ``chain.count`` elements."""
 
-    __slots__ = ("chain", "classifier", "tally", "stream", "redacted")
+    __slots__ = ("chain", "classifier", "tally", "stream", "redacted", "clean")
 
     def __init__(self, chain: Chain, classifier: Classifier, tally: Tally, stream: FateStream,
-                 redacted: set[str] | None = None):
+                 redacted: set[str] | None = None, clean: frozenset[str] = frozenset()):
         self.chain = chain
         self.classifier = classifier
         self.tally = tally
@@ -109,6 +111,8 @@ class Resumed:
         #: the strings that might hold a key read back from the saved state: redacted when they were
         #: saved, so saving them again needs no second reading by the secret detectors
         self.redacted = redacted if redacted is not None else set()
+        #: the other strings of the saved state: found to hold no key when they were saved
+        self.clean = clean
 
 
 class Saved:
@@ -140,11 +144,12 @@ class Saved:
         state_reader = _Unpickler(self.state, found)
         try:
             classifier_state, tally, stream_state = state_reader.load()
+            clean = state_reader.load()
         except Exception:  # noqa: BLE001 - a damaged state is no state
             return None
         vars(classifier).update(classifier_state)
         vars(stream).update(stream_state)
-        return Resumed(chain, classifier, tally, stream, state_reader.strings)
+        return Resumed(chain, classifier, tally, stream, state_reader.strings, frozenset(clean))
 
 
 class _Unpickler(pickle.Unpickler):
@@ -195,11 +200,15 @@ def save(path: Path, key: str, resumed: Resumed) -> None:
     # what was read back from the last state, and the names of the streams' attributes, are
     # already what redaction makes of them: only the strings of the appended elements are read
     redacted = {text: text for text in (*resumed.redacted, *vars(classifier), *vars(stream))}
+    # the strings that hold no key: those the last state kept as such need no second look, and are
+    # saved with this state (as references to the strings it holds) for the next check
+    known_clean, clean = resumed.clean, set()
 
     class _Pickler(pickle.Pickler):
         def persistent_id(self, obj: Any) -> int | str | None:
             if type(obj) is str:  # a key in it is saved as its mark, as everywhere Apollo writes
-                if not may_hold(obj):
+                if obj in clean or obj in known_clean or not may_hold(obj):
+                    clean.add(obj)
                     return None
                 if obj not in redacted:
                     redacted[obj] = redact(obj)
@@ -214,9 +223,10 @@ def save(path: Path, key: str, resumed: Resumed) -> None:
 
     buffer = io.BytesIO()
     try:
-        _Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(
-            (_own_state(classifier, Classifier(rules=classifier.rules)), resumed.tally,
-             _own_state(stream, fresh_stream)))
+        pickler = _Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
+        pickler.dump((_own_state(classifier, Classifier(rules=classifier.rules)), resumed.tally,
+                      _own_state(stream, fresh_stream)))
+        pickler.dump(frozenset(clean))
     except (_Unsaveable, pickle.PicklingError, TypeError, AttributeError, RecursionError):
         forget(path)
         return

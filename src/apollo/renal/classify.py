@@ -25,16 +25,19 @@ import re
 import unicodedata
 from collections import Counter, OrderedDict, deque
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
 
+from apollo.records import field, replace, slotted
 from apollo.renal import reading
 from apollo.renal.balance import Balance, BalanceTracker, Thresholds
 from apollo.renal.rules import RenalRules, Signal
 from apollo.renal.rules import load as load_rules
 from apollo.transcript.model import Element, Kind, Role
 
+#: typing is imported only by type checkers: the heartbeat imports this module on every run
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from apollo.config import Config
 
 CATEGORIES = ("decision", "preference", "task", "question", "process", "noise")
@@ -45,7 +48,7 @@ _QUOTE = 40
 _DIGITS = re.compile(r"\d")
 
 
-@dataclass(slots=True)
+@slotted()
 class Verdict:
     """What the classifier decided about one element, and why."""
 
@@ -79,7 +82,7 @@ class Verdict:
 Change = tuple[int, "Verdict | None", Verdict]
 
 
-@dataclass(slots=True)
+@slotted()
 class _Turn:
     """What the local pass remembers of a recent conversational turn."""
 
@@ -98,7 +101,7 @@ class _Turn:
     keys: frozenset[str] = frozenset()
 
 
-@dataclass(slots=True, eq=False)
+@slotted(eq=False)
 class _Candidate:
     """An element the resolution pass may still revise (compared by identity)."""
 
@@ -112,7 +115,7 @@ class _Candidate:
     answered: str | None = None
 
 
-@dataclass(slots=True)
+@slotted()
 class _Call:
     candidate: _Candidate
     digest: bytes
@@ -846,7 +849,7 @@ class Classifier:
 # -- collecting a stream -----------------------------------------------------------------------------
 
 
-@dataclass(slots=True)
+@slotted()
 class Tally:
     """Running totals over a stream of changes: what ``check`` and the summary report. (What the
     filter would save is not the classifier's to say: :mod:`apollo.renal.fates` measures it.)"""
@@ -895,7 +898,7 @@ class Tally:
         }
 
 
-@dataclass(slots=True)
+@slotted()
 class Classification:
     """A classified transcript: one verdict per element in order (unless not retained), the summary
     (totals, what stays active, the balance) and the balance itself."""

@@ -14,21 +14,24 @@ import bisect
 import functools
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from apollo.cache import toml_loads
 from apollo.config import file_stamps
 from apollo.errors import ConfigError
+from apollo.records import slotted
 from apollo.renal.condense import Condenser, CondenseRules, load_rules
-from apollo.renal.rules import RULES_FOLDER
+from apollo.renal.rules import RULES_FOLDER, LazyPattern
 from apollo.rulefile import overlay, read_toml
 from apollo.transcript.model import Element, Kind, Role
 
+#: typing is imported only by type checkers: the heartbeat imports this module on every run
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from apollo.config import Config
 
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
@@ -36,10 +39,10 @@ _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
 FILTER_EXTENDS = ("reabsorb.patterns", "anchors.specific")
 
 
-@dataclass(frozen=True, slots=True)
+@slotted(frozen=True)
 class FilterRules:
     settings: dict[str, Any]
-    reabsorb: tuple[re.Pattern[str], ...]
+    reabsorb: tuple[LazyPattern, ...]
     reabsorb_min_words: int
     condense: CondenseRules
     anchors: Anchors
@@ -65,8 +68,12 @@ def load(user_files: tuple[str, ...] = (), stamps: tuple[tuple[str, int, int], .
                            prefix="filter", extend=FILTER_EXTENDS)
     settings = {k: v for k, v in data.items() if not isinstance(v, dict)}
     reabsorb, anchors = data["reabsorb"], data["anchors"]
+    # compiled when a message needs them (a heartbeat's appended question rarely does); a user's
+    # rule file is checked now, so that a bad pattern is named where it is written
+    patterns = tuple(LazyPattern(p, re.IGNORECASE) for p in reabsorb["patterns"])
     try:
-        patterns = tuple(re.compile(p, re.IGNORECASE) for p in reabsorb["patterns"])
+        for pattern in patterns if user_files else ():
+            pattern.compiled()
         anchor_rules = Anchors(re.compile(anchors["token"]),
                                re.compile("|".join(f"(?:{p})" for p in anchors["specific"])),
                                int(anchors["min_chars"]), int(anchors["cjk_gram"]), float(anchors["max_share"]))
@@ -104,7 +111,7 @@ def tail_start(elements: Sequence[Element], turns: int) -> int:
 
 
 # -- old tool output --------------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
+@slotted(frozen=True)
 class Anchors:
     """The specific tokens (identifiers, numbers, paths, Chinese phrases) by which a later message
     refers to a line of an old tool output (``[filter.anchors]``)."""
@@ -138,7 +145,7 @@ _CJK_RUNS = re.compile("[\u3400-\u9fff]+")
 _NEWLINE = re.compile("\n")
 
 
-@dataclass(slots=True)
+@slotted()
 class LineIndex:
     """Which lines of one long tool output hold which anchors, and the lines later messages mention
     (line number -> how many lines share the rarest anchor that names it, and that anchor)."""

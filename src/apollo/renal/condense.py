@@ -16,15 +16,19 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from apollo.cache import DiskMemo, toml_loads
 from apollo.errors import ConfigError
+from apollo.records import slotted
 from apollo.renal.reading import normalize_clause, social_parts
-from apollo.renal.rules import RULES_FOLDER, RenalRules
+from apollo.renal.rules import RULES_FOLDER, LazyPattern, RenalRules
 from apollo.rulefile import located, overlay, read_toml
+
+#: typing is imported only by type checkers: the heartbeat imports this module on every run
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 LEVELS = ("tidy", "terse", "compact", "notes")
 
@@ -45,7 +49,7 @@ _REMEMBERED_TEXT = 2000
 _SEPARATORS = {",", "，", ";", "；", ":", "：", "-", "–", "—", "、"}
 
 
-@dataclass(frozen=True, slots=True)
+@slotted(frozen=True)
 class CondenseRules:
     """Every list of rules/condense.toml, all languages merged (scripts never collide)."""
 
@@ -53,7 +57,7 @@ class CondenseRules:
     never_drop: frozenset[str]
     phatic_words: frozenset[str]
     phatic_phrases: tuple[tuple[str, ...], ...]
-    phatic_patterns: tuple[re.Pattern[str], ...]
+    phatic_patterns: tuple[LazyPattern, ...]
     interjections: tuple[tuple[str, ...], ...]
     hedges: tuple[tuple[str, ...], ...]
     intensifiers: frozenset[str]
@@ -108,7 +112,8 @@ def rules_from_data(table: dict[str, Any], social: RenalRules | None = None) -> 
         never_drop=words("never_drop"),
         phatic_words=frozenset(p[0] for p in phatic if len(p) == 1),
         phatic_phrases=phatic,
-        phatic_patterns=tuple(re.compile(p, re.IGNORECASE) for p in lists.get("phatic_patterns", [])),
+        # compiled when a message is tried as phatic (a heartbeat's appended question is not)
+        phatic_patterns=tuple(LazyPattern(p, re.IGNORECASE) for p in lists.get("phatic_patterns", [])),
         interjections=phrases("interjections"),
         hedges=phrases("hedges"),
         intensifiers=words("intensifiers"),
@@ -173,10 +178,13 @@ def load_rules(extra_files: Sequence[Path] = ()) -> CondenseRules:
         document, text = read_toml(Path(path))
         if "condense" in document:
             table = _overlay_condense(table, document["condense"], str(path), text)
-    return rules_from_data(table, classifier_rules.load_files(tuple(str(Path(f)) for f in extra_files)))
+    rules = rules_from_data(table, classifier_rules.load_files(tuple(str(Path(f)) for f in extra_files)))
+    for pattern in rules.phatic_patterns if extra_files else ():  # a user's pattern fails where it is loaded
+        pattern.compiled()
+    return rules
 
 
-@dataclass(slots=True)
+@slotted()
 class _Token:
     text: str
     kind: str

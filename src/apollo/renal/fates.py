@@ -20,15 +20,18 @@ from __future__ import annotations
 import re
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
 
+from apollo.records import field, slotted
 from apollo.renal import concentrate
 from apollo.renal.classify import MUST_KEEP, Change, Verdict
 from apollo.renal.condense import Condenser
 from apollo.transcript.model import Element, Kind, Role
 
+#: typing is imported only by type checkers: the heartbeat imports this module on every run
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from apollo.config import Config
 
 #: removed as noise, and as redundancy: what information density (SPEC §1.3) leaves out
@@ -45,7 +48,7 @@ _CJK_RUNS = re.compile("[\u3400-\u9fff]+")
 _NOT_LATIN_LETTERS = bytes(b for b in range(256) if not (chr(b).isascii() and chr(b).isalpha()))
 
 
-@dataclass(slots=True, eq=False)
+@slotted(eq=False)
 class Fate:
     """What happens to one in-context element, and the report bucket it counts in."""
 
@@ -71,7 +74,7 @@ class Fate:
     reason: str = ""
 
 
-@dataclass(slots=True)
+@slotted()
 class _Watch:
     """A long tool output, its lines by anchor, and its cut marker's language (and what the other
     language's marker would cost more, while the conversation's language is not settled)."""
@@ -82,7 +85,7 @@ class _Watch:
     delta: int = 0
 
 
-@dataclass(slots=True)
+@slotted()
 class Measure:
     """The default filter's numbers: tokens before and after, and what it removes as noise or redundancy."""
 
@@ -456,7 +459,7 @@ class FateStream:
         return fate.element.tokens
 
 
-@dataclass(slots=True)
+@slotted()
 class Script:
     """Chinese and Latin letters of what the user and agent wrote (the first 2,000 of each message)."""
 

@@ -12,8 +12,8 @@ import functools
 import itertools
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 
+from apollo.records import field, slotted
 from apollo.renal.rules import RenalRules, Signal, normalize_phrase
 from apollo.words import stem
 
@@ -44,7 +44,7 @@ _OPENING_CHARS = 600
 _WHOLE_INTENT_SIGNALS = ("tag_question", "rejection", "agreement", "fragment")
 
 
-@dataclass(slots=True)
+@slotted()
 class Clause:
     body: str
     end: str
@@ -54,7 +54,7 @@ class Clause:
     whole: str | None = None  # the whole-clause intent signal it is (rejection, agreement, fragment, tag)
 
 
-@dataclass(slots=True)
+@slotted()
 class Reading:
     """The message's clauses and the signals found in them."""
 

@@ -10,14 +10,18 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from apollo.cache import DiskMemo, toml_loads
 from apollo.config import Config, file_stamps
 from apollo.errors import ConfigError
+from apollo.records import slotted
 from apollo.rulefile import convert, overlay, read_toml, rule_files
+
+#: typing is imported only by type checkers: the heartbeat imports this module on every run
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 #: the built-in rule files, beside this module (read directly: importlib.resources costs a heartbeat
 #: more than reading them)
@@ -42,7 +46,7 @@ def normalize_phrase(text: str) -> str:
 
 
 class LazyPattern:
-    """A signal's regular expression, compiled when first searched: the rules hold about forty,
+    """A rule's regular expression, compiled when first searched: the rules hold about forty,
     some large, and compiling them all costs a process several times the interpreter's start,
     while a heartbeat that classifies one appended message meets only a few."""
 
@@ -65,6 +69,9 @@ class LazyPattern:
     def search(self, text: str) -> re.Match[str] | None:
         return self.compiled().search(text)
 
+    def fullmatch(self, text: str) -> re.Match[str] | None:
+        return self.compiled().fullmatch(text)
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, LazyPattern) and (self.pattern, self.flags) == (other.pattern, other.flags)
 
@@ -75,7 +82,7 @@ class LazyPattern:
         return f"LazyPattern({self.pattern!r}, {self.flags!r})"
 
 
-@dataclass(frozen=True, slots=True)
+@slotted(frozen=True)
 class Signal:
     """One compiled signal: how to recognise it in a clause and what it implies."""
 
@@ -108,7 +115,7 @@ class Signal:
         return self.roles is None or role in self.roles
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@slotted(frozen=True, eq=False)
 class RenalRules:
     """Every signal, the settings, and the user's keep/drop patterns, ready to match (hashed by identity)."""
 

@@ -45,7 +45,7 @@ def specifics(text: str, rules: FilterRules, condenser: Condenser, names: frozen
     """The content words of ``text`` that name something specific (inside a date, a time, a
     quantity, a name), a participant's name (lowercase in ``names``) excepted: it is everywhere."""
     found: set[str] = set()
-    for pattern in (*rules.reabsorb, *_compiled(tuple(rules["specific"]))):
+    for pattern in (*(p.compiled() for p in rules.reabsorb), *_compiled(tuple(rules["specific"]))):
         for match in pattern.finditer(text):
             found |= units(match.group(), condenser)
     return found - names

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import orjson
 
 from apollo.atomic import atomic_output
+from apollo.records import slotted
 from apollo.transcript.model import Edit, Element, ReadWarning
+
+#: typing is imported only by type checkers: the heartbeat imports this module on every run
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 Counter = Callable[[str], int]
 #: a re-openable stream of (1-based line number, raw bytes including the line ending)
@@ -123,7 +127,7 @@ def dump_record(record: dict[str, Any], ending: bytes) -> bytes:
     return orjson.dumps(record) + (ending or b"\n")
 
 
-@dataclass(frozen=True, slots=True)
+@slotted(frozen=True)
 class Fingerprint:
     """Size, modification time and hash of a file: how we know nobody wrote to it since we read it."""
 

@@ -11,12 +11,16 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Container, Mapping
-from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
 
 from apollo.errors import UsageError
+from apollo.records import field, slotted
+
+#: typing is imported only by type checkers: the heartbeat imports this module on every run
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Kind(StrEnum):
@@ -37,7 +41,7 @@ class Role(StrEnum):
     SYSTEM = "system"
 
 
-@dataclass(slots=True)
+@slotted()
 class Element:
     """One unit the filter can keep, shorten or drop.
 
@@ -79,7 +83,7 @@ class Element:
         }
 
 
-@dataclass(slots=True)
+@slotted()
 class ReadWarning:
     """Something wrong with the input that did not stop the read: always with file and line."""
 
@@ -95,7 +99,7 @@ class ReadWarning:
         return {"file": self.path, "line": self.line, "message": self.message}
 
 
-@dataclass(slots=True)
+@slotted()
 class Transcript:
     format: str
     source: Path | None
@@ -132,7 +136,7 @@ class Transcript:
         }
 
 
-@dataclass(slots=True)
+@slotted()
 class Edit:
     """What a writer does to one element: drop it, or replace its text (a merge or a shortening).
 

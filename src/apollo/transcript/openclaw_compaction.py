@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import uuid
 from pathlib import Path
-from typing import Any
 
 from apollo.errors import InputError, Refused, UsageError
 from apollo.transcript.base import (
@@ -17,6 +16,11 @@ from apollo.transcript.base import (
 from apollo.transcript.model import Element, Kind, Role
 from apollo.transcript.openclaw_index import SessionIndex, build_index
 from apollo.transcript.openclaw_write import pi_timestamp
+
+#: typing is imported only by type checkers: the heartbeat imports this module on every run
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def can_start_kept_tail(element: Element) -> bool:

@@ -3,9 +3,7 @@ path the model sees from it, the compaction (or reset) honoured on that path."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
-
+from apollo.records import field, slotted
 from apollo.transcript.base import (
     LineSource,
     iter_records,
@@ -17,11 +15,16 @@ from apollo.transcript.tree import (
     find_cycle_members,
 )
 
+#: typing is imported only by type checkers: the heartbeat imports this module on every run
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 
 # ---------------------------------------------------------------------------------------------
 # Pass 1: the tree without content
 # ---------------------------------------------------------------------------------------------
-@dataclass(slots=True)
+@slotted()
 class Node:
     line: int
     type: str
@@ -30,7 +33,7 @@ class Node:
     ref: str | None = None
 
 
-@dataclass
+@slotted()
 class SessionIndex:
     """Ids, parents and types of every entry, the active path and what is in context."""
 

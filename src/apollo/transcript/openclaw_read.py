@@ -4,7 +4,6 @@ the envelope rules applied (``<entryId>`` / ``<entryId>:<n>`` ids, see :mod:`apo
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 import orjson
 
@@ -22,6 +21,11 @@ from apollo.transcript.openclaw_rules import (
     EnvelopeRules,
     rules,
 )
+
+#: typing is imported only by type checkers: the heartbeat imports this module on every run
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 # ---------------------------------------------------------------------------------------------

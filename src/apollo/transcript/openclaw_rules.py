@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from apollo.cache import toml_loads
+from apollo.records import slotted
 
 BOUNDARIES = ("compaction", "reset")
 #: how pi shows the model a compaction's / a branch's summary (core/messages.js COMPACTION_SUMMARY_PREFIX and
@@ -27,7 +27,7 @@ _BLANK_LINE = re.compile(r"^[ \t]*$", re.M)
 _MARKUP = re.compile(r"<[^>]*>|&nbsp;")
 
 
-@dataclass(frozen=True)
+@slotted(frozen=True)
 class EnvelopeRules:
     prefixes: tuple[re.Pattern[str], ...]
     block_headers: tuple[re.Pattern[str], ...]

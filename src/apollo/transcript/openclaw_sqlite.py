@@ -15,11 +15,11 @@ a session JSONL that ``openclaw doctor --session-sqlite import`` takes back.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
 from apollo.errors import InputError
+from apollo.records import slotted
 from apollo.transcript.base import Counter, LineSource, TranscriptFormat, atomic_output
 from apollo.transcript.model import Edit, Element, ReadWarning
 
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
-@dataclass(frozen=True, slots=True)
+@slotted(frozen=True)
 class SessionRef:
     """One session inside an OpenClaw SQLite store; ``str()`` gives ``<db>#<session id>``."""
 
@@ -45,7 +45,7 @@ class SessionRef:
         return self.session_id
 
 
-@dataclass(frozen=True, slots=True)
+@slotted(frozen=True)
 class StoredSession:
     session_id: str
     session_key: str | None

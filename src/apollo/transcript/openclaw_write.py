@@ -7,7 +7,6 @@ import uuid
 from collections.abc import Mapping
 from datetime import UTC
 from pathlib import Path
-from typing import Any
 
 import orjson
 
@@ -31,6 +30,11 @@ from apollo.transcript.tree import (
     plan_edits,
     record_merged_from,
 )
+
+#: typing is imported only by type checkers: the heartbeat imports this module on every run
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 # ---------------------------------------------------------------------------------------------

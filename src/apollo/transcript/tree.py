@@ -9,9 +9,9 @@ the nearest kept ancestor).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 
 from apollo.errors import UsageError
+from apollo.records import field, slotted
 from apollo.transcript.model import Edit
 
 #: (entry id, block index or None for the whole entry)
@@ -60,7 +60,7 @@ def nearest_kept(entry_id: str | None, parent_of: Mapping[str, str | None], drop
     return current
 
 
-@dataclass
+@slotted()
 class EditPlan:
     """What a tree writer does: whole entries dropped, blocks dropped, texts replaced."""
 
