@@ -351,3 +351,37 @@ def test_a_change_the_agent_reported_in_words_is_digested(tmp_path: Path, pi_rep
     result = _compact_copy(session, tmp_path)
     seen = "\n".join(context_blocks(pi_replay(result.output_path)))
     assert "Successfully replaced text" not in seen
+
+
+_ROTATE = "#!/bin/sh\n# rotate the gateway logs every week\nfind /var/log/gateway -name '*.log' -mtime +7 -exec gzip {} +\n"
+
+
+def _answer_then_work(session: PiSession) -> tuple[str, str, str]:
+    """The user asks a question and for a script; the agent answers, writes the script in the same
+    entry, and ends its turn on a report of the script alone. Returns (answer, its entry, the result)."""
+    session.user("Is it possible to connect the gateway to Signal? Also create a log rotation script.")
+    answer = ("Signal is not supported: the gateway has no Signal channel, and the closest ones are Telegram and "
+              "WhatsApp. Now the log rotation script:")
+    entry = session.assistant({"type": "text", "text": answer},
+                              {"type": "toolCall", "id": "call_5", "name": "write",
+                               "arguments": {"file_path": "/srv/rotate-logs.sh", "content": _ROTATE}}, stop="toolUse")
+    done = session.entry("message", message={"role": "toolResult", "toolCallId": "call_5", "toolName": "write",
+                                             "content": [{"type": "text", "text": "Wrote /srv/rotate-logs.sh."}],
+                                             "isError": False, "timestamp": session.clock})
+    session.say("Done: /srv/rotate-logs.sh compresses the gateway's logs older than a week; run it weekly from cron.")
+    return answer, entry, done
+
+
+@pytest.mark.realclient
+def test_an_answer_given_before_the_agent_goes_on_working_stays_with_that_work(tmp_path: Path, pi_validate,
+                                                                               pi_replay) -> None:
+    session = PiSession()
+    answer, entry, done = _answer_then_work(session)
+    result = _compact_copy(session, tmp_path)
+    kept = {e.get("id") for e in (json.loads(line) for line in
+                                  result.output_path.read_text(encoding="utf-8").splitlines())}
+    assert {entry, done} <= kept  # the answer's entry, and the result of the call it made (never one without the other)
+    assert pi_validate(result.output_path, strict=True, single_branch=True)["exit"] == 0
+    seen = "\n".join(context_blocks(pi_replay(result.output_path)))
+    assert answer in seen and "Wrote /srv/rotate-logs.sh." in seen
+    assert "Is it possible to connect the gateway to Signal?" in seen  # the question is still in the digest

@@ -160,26 +160,44 @@ def plan_compaction(fates: list[Fate], rules: concentrate.FilterRules, lang: str
 
 def kept_as_messages(fates: list[Fate], start: int, rules: concentrate.FilterRules) -> frozenset[str]:
     """The records before ``start`` that stay as messages after the digest rather than in it: the
-    items a quote cannot carry (:func:`digest.kept_as_messages`) and the changes the agent made
-    without a word (:func:`unsaid_changes`)."""
+    items a quote cannot carry (:func:`digest.kept_as_messages`), the changes the agent made
+    without a word (:func:`unsaid_changes`) or right after answering a question
+    (:func:`answers_with_changes`), each call with its result (:func:`with_results`)."""
     from apollo.renal import digest
 
     digested = [f for f in fates[:start] if f.element.kind is not Kind.COMPACTION]
-    return digest.kept_as_messages(digested, rules["digest_item_chars"]) | unsaid_changes(
-        fates, start, frozenset(rules["digest_change_arguments"]))
+    changing = frozenset(rules["digest_change_arguments"])
+    return unsaid_changes(fates, start, changing) | with_results(
+        fates, digest.kept_as_messages(digested, rules["digest_item_chars"]) | answers_with_changes(digested, changing))
+
+
+def answers_with_changes(fates: list[Fate], changing: frozenset[str]) -> frozenset[str]:
+    """The entries (record ids) in which the agent answered a user's question and made a change in
+    the same breath (a tool call with one of ``changing`` among its arguments). The digest pairs a
+    message with the turn's last text, which reports the change's outcome: the answer given before
+    it would be lost. It stays as the agent sent it, with the change it made (:func:`with_results`)."""
+    from apollo.renal import digest
+
+    outcomes = digest.replies(fates)
+    by_id = {f.element.id: f for f in fates}
+    changed = {f.element.record_id for f in fates
+               if f.element.kind is Kind.TOOL_CALL and _changes(f.element.text, changing)}
+    found: set[str] = set()
+    for fate in fates:
+        answer = by_id.get(fate.verdict.answered_by or "") if fate.verdict is not None else None
+        if answer is not None and fate.status == "answered" and fate.element.role is Role.USER \
+                and answer.element.role is Role.ASSISTANT and answer.element.kind is Kind.TEXT \
+                and answer.action != "drop" and outcomes.get(fate.element.id) is not answer \
+                and answer.element.record_id in changed:
+            found.add(str(answer.element.record_id))
+    return frozenset(found)
 
 
 def unsaid_changes(fates: list[Fate], start: int, changing: frozenset[str]) -> frozenset[str]:
     """The records (before ``start``) of the changes the agent made in a turn it answered with no
     word of its own (a tool call with one of ``changing`` among its arguments: a file's content
     written, an edit's new text): the change is all there is of the request's outcome, so the call
-    stays as a message, with its result (a call never stays without it, nor a result without its call)."""
-    results = {f.element.call_id: f.element.record_id for f in fates
-               if f.element.kind is Kind.TOOL_RESULT and f.element.call_id}
-    calls: dict[str, list[str]] = {}
-    for fate in fates:
-        if fate.element.kind is Kind.TOOL_CALL and fate.element.record_id is not None and fate.element.call_id:
-            calls.setdefault(fate.element.record_id, []).append(fate.element.call_id)
+    stays as a message, with its result (:func:`with_results`)."""
     bounds = [i for i, f in enumerate(fates) if f.element.role is Role.USER
               and f.element.kind in (Kind.TEXT, Kind.HEARTBEAT_POLL)] + [len(fates)]
     chosen: set[str] = set()
@@ -191,8 +209,20 @@ def unsaid_changes(fates: list[Fate], start: int, changing: frozenset[str]) -> f
             continue
         chosen.update(f.element.record_id for f in fates[opening + 1:min(end, start)]
                       if f.element.kind is Kind.TOOL_CALL and f.element.record_id and _changes(f.element.text, changing))
-    for record in list(chosen):
-        chosen.update(r for call in calls.get(record, ()) if (r := results.get(call)) is not None)
+    return with_results(fates, frozenset(chosen))
+
+
+def with_results(fates: list[Fate], records: frozenset[str]) -> frozenset[str]:
+    """``records`` and the records of the results of their tool calls: a call never stays as a
+    message without its result, nor a result without its call."""
+    results = {f.element.call_id: f.element.record_id for f in fates
+               if f.element.kind is Kind.TOOL_RESULT and f.element.call_id}
+    chosen = set(records)
+    for fate in fates:
+        element = fate.element
+        if element.kind is Kind.TOOL_CALL and element.record_id in records and element.call_id \
+                and (result := results.get(element.call_id)) is not None:
+            chosen.add(result)
     return frozenset(chosen)
 
 
