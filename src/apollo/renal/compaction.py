@@ -20,7 +20,7 @@ from apollo.errors import InputError
 from apollo.renal import budget as budget_mod
 from apollo.renal import concentrate
 from apollo.renal.fates import Fate
-from apollo.transcript.model import Edit, Kind, Role, Transcript
+from apollo.transcript.model import Edit, Element, Kind, Role, Transcript
 
 
 @dataclass(slots=True)
@@ -54,8 +54,9 @@ class CompactionPlan:
 
     def edits(self) -> dict[str, Edit]:
         """What the copy leaves out: the conversation the digest stands for (its messages, tool
-        calls and results), except the entries kept as messages, which lose only their thinking;
-        and in the tail what the default filter drops as noise (failed turns, heartbeats, pings)."""
+        calls and results), except the entries kept as messages, which lose only their thinking and
+        their envelopes' metadata blocks (:func:`kept_text`); and in the tail what the default filter
+        drops as noise (failed turns, heartbeats, pings)."""
         edits: dict[str, Edit] = {}
         for fate in self.digested:
             element = fate.element
@@ -63,6 +64,8 @@ class CompactionPlan:
                 continue  # model and thinking-level changes, notices: the session's state, not its talk
             if element.record_id not in self.messages or element.kind is Kind.THINKING:
                 edits[element.id] = Edit("drop", note="compacted")
+            elif _leaner(element):
+                edits[element.id] = Edit("replace", text=element.text, note="envelope metadata left out", lean=True)
         first = self.first_kept_entry_id
         for fate in self.fates[self.start:]:
             if fate.action == "drop" and fate.element.record_id != first:
@@ -137,7 +140,8 @@ def plan_compaction(fates: list[Fate], rules: concentrate.FilterRules, lang: str
         if messages:
             plan.rewrites = True
             plan.messages = kept_as_messages(fates, start, rules)
-            plan.tail_tokens += sum(f.element.tokens for f in before
+            plan.tail_tokens += sum(count(kept_text(f.element)) if _leaner(f.element) else f.element.tokens
+                                    for f in before
                                     if f.element.record_id in plan.messages and f.element.kind is not Kind.THINKING)
             plan.tail_tokens -= plan.tail_dropped
         plan.summary = digest.build(before, lang, rules["digest_item_chars"], earlier=earlier, level=level,
@@ -156,6 +160,21 @@ def plan_compaction(fates: list[Fate], rules: concentrate.FilterRules, lang: str
     for position, fate in enumerate(fates):
         fate.in_tail = position >= chosen.start
     return chosen
+
+
+def kept_text(element: Element) -> str:
+    """What a message kept before the tail shows: its words, and of a user's envelope the stamps and
+    notices (when, where, who) without the metadata blocks that repeat them for tools (``Edit.lean``)."""
+    from apollo.transcript.openclaw_rules import rules
+
+    envelope = rules().without_metadata(element.envelope) if element.role is Role.USER else element.envelope
+    return envelope + element.text
+
+
+def _leaner(element: Element) -> bool:
+    """A user's text whose envelope holds metadata blocks a kept message leaves out."""
+    return element.role is Role.USER and element.kind is Kind.TEXT and bool(element.envelope) \
+        and len(kept_text(element)) < len(element.envelope) + len(element.text)
 
 
 def kept_as_messages(fates: list[Fate], start: int, rules: concentrate.FilterRules) -> frozenset[str]:
