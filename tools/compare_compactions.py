@@ -102,7 +102,7 @@ def breakdown(text: str, earlier: list[str]) -> dict[str, int]:
     """The digest's tokens by section (the heading and its lines), what answered an item (after its
     quote's "→") counted apart, and the ``earlier`` summaries it quotes whole (their headings are not its own)."""
     parts: Counter[str] = Counter()
-    for summary in (redact(s.strip()) for s in earlier):  # as the digest quotes it
+    for summary in (redact(digest.earlier_summary(s)) for s in earlier):  # as the digest quotes it
         if summary in text:
             text = text.replace(summary, "", 1)
             parts["earlier"] += len(ENCODE(summary))
