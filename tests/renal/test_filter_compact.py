@@ -351,3 +351,67 @@ def test_a_change_the_agent_reported_in_words_is_digested(tmp_path: Path, pi_rep
     result = _compact_copy(session, tmp_path)
     seen = "\n".join(context_blocks(pi_replay(result.output_path)))
     assert "Successfully replaced text" not in seen
+
+
+_ROTATE = "#!/bin/sh\n# rotate the gateway logs every week\nfind /var/log/gateway -name '*.log' -mtime +7 -exec gzip {} +\n"
+
+
+def _answer_then_work(session: PiSession) -> tuple[str, str, str]:
+    """The user asks a question and for a script; the agent answers, writes the script in the same
+    entry, and ends its turn on a report of the script alone. Returns (answer, its entry, the result)."""
+    session.user("Is it possible to connect the gateway to Signal? Also create a log rotation script.")
+    answer = ("Signal is not supported: the gateway has no Signal channel, and the closest ones are Telegram and "
+              "WhatsApp. Now the log rotation script:")
+    entry = session.assistant({"type": "text", "text": answer},
+                              {"type": "toolCall", "id": "call_5", "name": "write",
+                               "arguments": {"file_path": "/srv/rotate-logs.sh", "content": _ROTATE}}, stop="toolUse")
+    done = session.entry("message", message={"role": "toolResult", "toolCallId": "call_5", "toolName": "write",
+                                             "content": [{"type": "text", "text": "Wrote /srv/rotate-logs.sh."}],
+                                             "isError": False, "timestamp": session.clock})
+    session.say("Done: /srv/rotate-logs.sh compresses the gateway's logs older than a week; run it weekly from cron.")
+    return answer, entry, done
+
+
+@pytest.mark.realclient
+def test_an_answer_given_before_the_agent_goes_on_working_stays_with_that_work(tmp_path: Path, pi_validate,
+                                                                               pi_replay) -> None:
+    session = PiSession()
+    answer, entry, done = _answer_then_work(session)
+    result = _compact_copy(session, tmp_path)
+    kept = {e.get("id") for e in (json.loads(line) for line in
+                                  result.output_path.read_text(encoding="utf-8").splitlines())}
+    assert {entry, done} <= kept  # the answer's entry, and the result of the call it made (never one without the other)
+    assert pi_validate(result.output_path, strict=True, single_branch=True)["exit"] == 0
+    seen = "\n".join(context_blocks(pi_replay(result.output_path)))
+    assert answer in seen and "Wrote /srv/rotate-logs.sh." in seen
+    assert "Is it possible to connect the gateway to Signal?" in seen  # the question is still in the digest
+
+
+_FEISHU = ("System: [2026-04-07 14:29:03 GMT+8] Feishu[ops] DM | Ana (ou_4242) [msg:om_7781]\n\n"
+           'Conversation info (untrusted metadata):\n```json\n{\n  "message_id": "om_7781",\n  "sender_id": "ou_4242",\n'
+           '  "timestamp": "Tue 2026-04-07 14:29 GMT+8"\n}\n```\n\n'
+           'Sender (untrusted metadata):\n```json\n{\n  "label": "Ana (ou_4242)",\n  "id": "ou_4242",\n  "name": "Ana"\n}\n```\n\n')
+
+
+@pytest.mark.realclient
+def test_a_message_kept_for_its_envelope_keeps_the_stamp_and_leaves_the_metadata_blocks_out(
+        tmp_path: Path, pi_validate, pi_replay) -> None:
+    session = PiSession()
+    session.user("hi")
+    session.say("Hi! What can I do for you?")
+    rule = "From now on, always send me the daily summary at 08:00 by email."
+    kept = session.user(_FEISHU + rule)
+    session.say("Understood: the daily summary goes out by email every day at 08:00.")
+    result = _compact_copy(session, tmp_path)
+    assert result.report["compaction"]["first_kept_entry_id"] == kept
+    assert pi_validate(result.output_path, strict=True, single_branch=True)["exit"] == 0
+    replay = pi_replay(result.output_path)
+    seen = "\n".join(context_blocks(replay))
+    assert _FEISHU.split("\n")[0] + "\n\n" + rule in seen  # when, where and who, then the words as said
+    assert "untrusted metadata" not in seen and '"sender_id"' not in seen
+    count = counter_of(result.report)
+    assert abs(sum(count(text) for text in context_blocks(replay)) - result.report["after"]["tokens"]) <= 5 + \
+        0.02 * result.report["after"]["tokens"]  # the report counts the leaner message pi shows
+    source = [json.loads(line) for line in (tmp_path / "s.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert _FEISHU + rule in [block["text"] for e in source if e.get("type") == "message"
+                              for block in e["message"]["content"] if block.get("type") == "text"]  # source untouched

@@ -61,6 +61,8 @@ class Verdict:
     status: str = "current"
     superseded_by: str | None = None
     duplicate_of: str | None = None
+    #: the element that answered this question (the digest pairs the two)
+    answered_by: str | None = None
     #: machine name of the deciding rule: "social:acknowledgement", "intent:decision", "kind:heartbeat_poll"…
     rule: str = ""
     tokens: int = 0
@@ -257,7 +259,8 @@ class Classifier:
         if old.rule == "user:drop":
             return
         if old.rule == "user:keep":  # the user's keep stands: only links and status may change
-            changes = {k: v for k, v in changes.items() if k in ("status", "superseded_by", "duplicate_of")}
+            changes = {k: v for k, v in changes.items() if k in ("status", "superseded_by", "duplicate_of",
+                                                                   "answered_by")}
         new = self._guard(replace(old, **changes))
         if new != old:
             candidate.verdict = new
@@ -830,7 +833,7 @@ class Classifier:
 
     def _resolve_answered(self, candidate: _Candidate, answer: str, category: str) -> None:
         self._amend(candidate, category=category, status="answered", action="compress", confidence=0.75,
-                    rule="resolve:answered", reason=f"answered in #{answer}")
+                    rule="resolve:answered", reason=f"answered in #{answer}", answered_by=answer)
 
     def _settle_answers(self) -> None:
         """The agent's turn ended: the user's questions it answered are answered by its last text,

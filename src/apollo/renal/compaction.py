@@ -20,7 +20,7 @@ from apollo.errors import InputError
 from apollo.renal import budget as budget_mod
 from apollo.renal import concentrate
 from apollo.renal.fates import Fate
-from apollo.transcript.model import Edit, Kind, Role, Transcript
+from apollo.transcript.model import Edit, Element, Kind, Role, Transcript
 
 
 @dataclass(slots=True)
@@ -54,8 +54,9 @@ class CompactionPlan:
 
     def edits(self) -> dict[str, Edit]:
         """What the copy leaves out: the conversation the digest stands for (its messages, tool
-        calls and results), except the entries kept as messages, which lose only their thinking;
-        and in the tail what the default filter drops as noise (failed turns, heartbeats, pings)."""
+        calls and results), except the entries kept as messages, which lose only their thinking and
+        their envelopes' metadata blocks (:func:`kept_text`); and in the tail what the default filter
+        drops as noise (failed turns, heartbeats, pings)."""
         edits: dict[str, Edit] = {}
         for fate in self.digested:
             element = fate.element
@@ -63,6 +64,8 @@ class CompactionPlan:
                 continue  # model and thinking-level changes, notices: the session's state, not its talk
             if element.record_id not in self.messages or element.kind is Kind.THINKING:
                 edits[element.id] = Edit("drop", note="compacted")
+            elif _leaner(element):
+                edits[element.id] = Edit("replace", text=element.text, note="envelope metadata left out", lean=True)
         first = self.first_kept_entry_id
         for fate in self.fates[self.start:]:
             if fate.action == "drop" and fate.element.record_id != first:
@@ -137,7 +140,8 @@ def plan_compaction(fates: list[Fate], rules: concentrate.FilterRules, lang: str
         if messages:
             plan.rewrites = True
             plan.messages = kept_as_messages(fates, start, rules)
-            plan.tail_tokens += sum(f.element.tokens for f in before
+            plan.tail_tokens += sum(count(kept_text(f.element)) if _leaner(f.element) else f.element.tokens
+                                    for f in before
                                     if f.element.record_id in plan.messages and f.element.kind is not Kind.THINKING)
             plan.tail_tokens -= plan.tail_dropped
         plan.summary = digest.build(before, lang, rules["digest_item_chars"], earlier=earlier, level=level,
@@ -158,28 +162,61 @@ def plan_compaction(fates: list[Fate], rules: concentrate.FilterRules, lang: str
     return chosen
 
 
+def kept_text(element: Element) -> str:
+    """What a message kept before the tail shows: its words, and of a user's envelope the stamps and
+    notices (when, where, who) without the metadata blocks that repeat them for tools (``Edit.lean``)."""
+    from apollo.transcript.openclaw_rules import rules
+
+    envelope = rules().without_metadata(element.envelope) if element.role is Role.USER else element.envelope
+    return envelope + element.text
+
+
+def _leaner(element: Element) -> bool:
+    """A user's text whose envelope holds metadata blocks a kept message leaves out."""
+    return element.role is Role.USER and element.kind is Kind.TEXT and bool(element.envelope) \
+        and len(kept_text(element)) < len(element.envelope) + len(element.text)
+
+
 def kept_as_messages(fates: list[Fate], start: int, rules: concentrate.FilterRules) -> frozenset[str]:
     """The records before ``start`` that stay as messages after the digest rather than in it: the
-    items a quote cannot carry (:func:`digest.kept_as_messages`) and the changes the agent made
-    without a word (:func:`unsaid_changes`)."""
+    items a quote cannot carry (:func:`digest.kept_as_messages`), the changes the agent made
+    without a word (:func:`unsaid_changes`) or right after answering a question
+    (:func:`answers_with_changes`), each call with its result (:func:`with_results`)."""
     from apollo.renal import digest
 
     digested = [f for f in fates[:start] if f.element.kind is not Kind.COMPACTION]
-    return digest.kept_as_messages(digested, rules["digest_item_chars"]) | unsaid_changes(
-        fates, start, frozenset(rules["digest_change_arguments"]))
+    changing = frozenset(rules["digest_change_arguments"])
+    return unsaid_changes(fates, start, changing) | with_results(
+        fates, digest.kept_as_messages(digested, rules["digest_item_chars"]) | answers_with_changes(digested, changing))
+
+
+def answers_with_changes(fates: list[Fate], changing: frozenset[str]) -> frozenset[str]:
+    """The entries (record ids) in which the agent answered a user's question and made a change in
+    the same breath (a tool call with one of ``changing`` among its arguments). The digest pairs a
+    message with the turn's last text, which reports the change's outcome: the answer given before
+    it would be lost. It stays as the agent sent it, with the change it made (:func:`with_results`)."""
+    from apollo.renal import digest
+
+    outcomes = digest.replies(fates)
+    by_id = {f.element.id: f for f in fates}
+    changed = {f.element.record_id for f in fates
+               if f.element.kind is Kind.TOOL_CALL and _changes(f.element.text, changing)}
+    found: set[str] = set()
+    for fate in fates:
+        answer = by_id.get(fate.verdict.answered_by or "") if fate.verdict is not None else None
+        if answer is not None and fate.status == "answered" and fate.element.role is Role.USER \
+                and answer.element.role is Role.ASSISTANT and answer.element.kind is Kind.TEXT \
+                and answer.action != "drop" and outcomes.get(fate.element.id) is not answer \
+                and answer.element.record_id in changed:
+            found.add(str(answer.element.record_id))
+    return frozenset(found)
 
 
 def unsaid_changes(fates: list[Fate], start: int, changing: frozenset[str]) -> frozenset[str]:
     """The records (before ``start``) of the changes the agent made in a turn it answered with no
     word of its own (a tool call with one of ``changing`` among its arguments: a file's content
     written, an edit's new text): the change is all there is of the request's outcome, so the call
-    stays as a message, with its result (a call never stays without it, nor a result without its call)."""
-    results = {f.element.call_id: f.element.record_id for f in fates
-               if f.element.kind is Kind.TOOL_RESULT and f.element.call_id}
-    calls: dict[str, list[str]] = {}
-    for fate in fates:
-        if fate.element.kind is Kind.TOOL_CALL and fate.element.record_id is not None and fate.element.call_id:
-            calls.setdefault(fate.element.record_id, []).append(fate.element.call_id)
+    stays as a message, with its result (:func:`with_results`)."""
     bounds = [i for i, f in enumerate(fates) if f.element.role is Role.USER
               and f.element.kind in (Kind.TEXT, Kind.HEARTBEAT_POLL)] + [len(fates)]
     chosen: set[str] = set()
@@ -191,8 +228,20 @@ def unsaid_changes(fates: list[Fate], start: int, changing: frozenset[str]) -> f
             continue
         chosen.update(f.element.record_id for f in fates[opening + 1:min(end, start)]
                       if f.element.kind is Kind.TOOL_CALL and f.element.record_id and _changes(f.element.text, changing))
-    for record in list(chosen):
-        chosen.update(r for call in calls.get(record, ()) if (r := results.get(call)) is not None)
+    return with_results(fates, frozenset(chosen))
+
+
+def with_results(fates: list[Fate], records: frozenset[str]) -> frozenset[str]:
+    """``records`` and the records of the results of their tool calls: a call never stays as a
+    message without its result, nor a result without its call."""
+    results = {f.element.call_id: f.element.record_id for f in fates
+               if f.element.kind is Kind.TOOL_RESULT and f.element.call_id}
+    chosen = set(records)
+    for fate in fates:
+        element = fate.element
+        if element.kind is Kind.TOOL_CALL and element.record_id in records and element.call_id \
+                and (result := results.get(element.call_id)) is not None:
+            chosen.add(result)
     return frozenset(chosen)
 
 

@@ -225,6 +225,14 @@ def quoted_items(fates: list[Any], level: Level) -> list[Any]:
     return items
 
 
+def earlier_summary(text: str) -> str:
+    """An earlier compaction's summary as the digest quotes it: whole, less the gateway's metadata
+    blocks it copied from the messages it kept (the stamps before them say when and who)."""
+    from apollo.transcript.openclaw_rules import rules
+
+    return rules().without_metadata(text).strip()
+
+
 def _pointer(text: str, limit: int) -> str:
     """The start of ``text`` on one line: enough to tell what it was; recall expands it by its id."""
     text = " ".join(text.split())
@@ -303,7 +311,8 @@ def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | 
     if earlier and level.keep_newest is None:
         earlier_limit = None if not level.shortens_must_keep else limit * 4
         sections.append(f"## {titles['earlier']}\n" + "\n\n".join(
-            text.strip() if earlier_limit is None else _quote(text, earlier_limit) for text in earlier))
+            earlier_summary(text) if earlier_limit is None else _quote(earlier_summary(text), earlier_limit)
+            for text in earlier))
     below = [f for f in fates if f.element.record_id in as_messages and f.element.kind is Kind.TEXT]
     if below:
         sections.append(titles["below"].format(n=len({f.element.record_id for f in below})))

@@ -140,13 +140,15 @@ class Transcript:
 class Edit:
     """What a writer does to one element: drop it, or replace its text (a merge or a shortening).
 
-    ``merged_from`` lists the ids of elements this one now stands for (they are dropped).
+    ``merged_from`` lists the ids of elements this one now stands for (they are dropped). ``lean``:
+    the user's words keep their envelope's stamps and notices but not its metadata blocks.
     """
 
     action: str  # "drop" | "replace"
     text: str | None = None
     merged_from: list[str] = field(default_factory=list)
     note: str | None = None
+    lean: bool = False
 
 
 def dropped_ids(edits: Mapping[str, Edit], known: Container[str], *,

@@ -90,6 +90,23 @@ class EnvelopeRules:
                     return position
                 position += stripped + end
 
+    def without_metadata(self, text: str) -> str:
+        """``text`` less the metadata blocks the gateway injects (a header line and its fenced JSON or
+        its lines up to a blank one): they repeat, for tools, the ids and the time the stamp gives."""
+        kept: list[str] = []
+        position = 0
+        while position < len(text):
+            line_end = text.find("\n", position)
+            line_end = len(text) if line_end < 0 else line_end + 1
+            if any(header.match(text[position:line_end].rstrip("\n")) for header in self.block_headers):
+                end = self._metadata_block_end(text[position:])
+                if end:
+                    position += end
+                    continue
+            kept.append(text[position:line_end])
+            position = line_end
+        return "".join(kept)
+
     def scheduled_run(self, text: str) -> tuple[str, str] | None:
         """(stamp, prompt) when ``text`` is a scheduled job's prompt, else None."""
         for pattern in self.scheduled:

@@ -130,10 +130,11 @@ def _apply(record: dict[str, Any], entry_id: str, plan: EditPlan, new_parent: di
     message = record.get("message") if isinstance(record.get("message"), dict) else None
     for block, text in plan.replacements(entry_id):
         changed = True
+        lean = (entry_id, block) in plan.lean
         if block is None:
-            _replace_whole(record, message, text)
+            _replace_whole(record, message, text, lean)
         else:
-            _replace_block(message, block, text)
+            _replace_block(message, block, text, lean)
     dropped_blocks = plan.drop_blocks.get(entry_id)
     if dropped_blocks and message is not None and isinstance(message.get("content"), list):
         message["content"] = [b for i, b in enumerate(message["content"]) if i not in dropped_blocks]
@@ -141,36 +142,36 @@ def _apply(record: dict[str, Any], entry_id: str, plan: EditPlan, new_parent: di
     return record_merged_from(record, plan.merged_into(entry_id)) or changed
 
 
-def _replace_whole(record: dict[str, Any], message: dict[str, Any] | None, text: str) -> None:
+def _replace_whole(record: dict[str, Any], message: dict[str, Any] | None, text: str, lean: bool = False) -> None:
     if record.get("type") in ("compaction", "branch_summary"):
         record["summary"] = text
     elif record.get("type") == "custom_message":
         prefix, _, suffix = rules().split(content_text(record.get("content")))
-        text = prefix + text + suffix
+        text = (rules().without_metadata(prefix) if lean else prefix) + text + suffix
         record["content"] = text if isinstance(record.get("content"), str) else [{"type": "text", "text": text}]
     elif message is not None and message.get("role") == "toolResult":
         message["content"] = [{"type": "text", "text": text}]
     elif message is not None and isinstance(message.get("content"), str):
-        message["content"] = _rewrap(message, message["content"], text)
+        message["content"] = _rewrap(message, message["content"], text, lean)
     else:
         raise UsageError(f"cannot replace the text of a {record.get('type')} entry", where=str(record.get("id")))
 
 
-def _rewrap(message: dict[str, Any] | None, old: str, text: str) -> str:
-    """A user message's new text inside the wrappers the old one had."""
+def _rewrap(message: dict[str, Any] | None, old: str, text: str, lean: bool = False) -> str:
+    """A user message's new text inside the wrappers the old one had (``lean``: less their metadata blocks)."""
     if message is None or message.get("role") != "user":
         return text
     prefix, _, suffix = rules().split(old)
-    return prefix + text + suffix
+    return (rules().without_metadata(prefix) if lean else prefix) + text + suffix
 
 
-def _replace_block(message: dict[str, Any] | None, block_index: int, text: str) -> None:
+def _replace_block(message: dict[str, Any] | None, block_index: int, text: str, lean: bool = False) -> None:
     content = message.get("content") if message is not None else None
     if not isinstance(content, list) or block_index >= len(content) or not isinstance(content[block_index], dict):
         return
     block = content[block_index]
     if block.get("type") == "text":
-        block["text"] = _rewrap(message, text_field(block, "text"), text)
+        block["text"] = _rewrap(message, text_field(block, "text"), text, lean)
     elif block.get("type") == "thinking":
         block["thinking"] = text
     elif block.get("type") == "toolCall":

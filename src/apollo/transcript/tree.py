@@ -68,6 +68,8 @@ class EditPlan:
     drop_blocks: dict[str, set[int]] = field(default_factory=dict)
     replace: dict[Unit, str] = field(default_factory=dict)
     merged_from: dict[Unit, list[str]] = field(default_factory=dict)
+    #: replaced units whose envelope loses its metadata blocks (:attr:`Edit.lean`)
+    lean: set[Unit] = field(default_factory=set)
     _replace_by_entry: dict[str, list[tuple[int | None, str]]] | None = field(default=None, repr=False)
     _merged_by_entry: dict[str, list[str]] | None = field(default=None, repr=False)
 
@@ -147,6 +149,8 @@ def plan_edits(edits: Mapping[str, Edit], *, is_entry: Callable[[str], bool],
         elif edit.action == "replace":
             if edit.text is not None:
                 plan.replace[unit] = edit.text
+                if edit.lean:
+                    plan.lean.add(unit)
             if edit.merged_from:
                 plan.merged_from[unit] = list(edit.merged_from)
             for merged in edit.merged_from:

@@ -1,0 +1,29 @@
+"""EnvelopeRules.without_metadata: a kept message's envelope (or an earlier summary quoting one) less
+the metadata blocks the gateway injects, every other line as it was."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from apollo.transcript.openclaw_rules import rules
+
+#: a line a person or a stamp may write (not blank: the blank lines after a block go with it), no block header
+_LINE = st.text(st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=40).filter(
+    lambda s: s[:1].strip() and not any(h.match(s) for h in rules().block_headers)).map(lambda s: s + "\n")
+_BLOCK = st.dictionaries(st.sampled_from(["message_id", "sender_id", "name", "timestamp"]),
+                         st.text(st.characters(blacklist_categories=("Cs", "Cc")), max_size=12), min_size=1).map(
+    lambda data: f"Conversation info (untrusted metadata):\n```json\n{json.dumps(data, indent=2)}\n```\n\n")
+
+
+@given(st.lists(st.tuples(st.booleans(), _LINE, _BLOCK), max_size=8))
+def test_the_metadata_blocks_go_and_every_other_line_stays(parts: list[tuple[bool, str, str]]) -> None:
+    text = "".join(line + (block if with_block else "") for with_block, line, block in parts)
+    assert rules().without_metadata(text) == "".join(line for _, line, _ in parts)
+
+
+def test_a_header_phrase_inside_a_sentence_is_no_block() -> None:
+    text = "I typed Sender (untrusted metadata): here\nand more\n"
+    assert rules().without_metadata(text) == text
