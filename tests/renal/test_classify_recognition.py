@@ -239,3 +239,22 @@ def test_an_answer_closing_with_a_specific_offer_leaves_the_question_with_its_ca
                  ("assistant", "I could not read the bucket settings. Would you like me to request read access?"),
                  ("user", "later"))
     assert v["m1"].category == "question"
+
+
+@pytest.mark.parametrize(("social", "reply"), [
+    ("Good night!", "Good night! The nightly backup is configured ✅ and runs at 02:00. Anything else?"),
+    ("你好", "你好，老板！今天系统运行正常，日志轮转任务已经配置完成。有什么需要我帮忙的吗？"),
+    ("thanks a lot", "You're welcome! The invoice template is updated ✅"),
+])
+def test_the_agents_reply_to_a_greeting_goodbye_or_thanks_decides_nothing(social: str, reply: str) -> None:
+    v = verdicts(("user", "Set up the nightly backup, please."),
+                 ("assistant", "Done. The nightly backup is configured and runs at 02:00."),
+                 ("user", social), ("assistant", reply))
+    assert v["m2"].category == "decision"
+    assert v["m4"].category == "process" and v["m4"].rule == "context:social_reply"
+
+
+def test_a_specific_question_in_the_reply_to_a_greeting_still_asks() -> None:
+    v = verdicts(("user", "hi"), ("assistant", "Hi! The staging database was renamed ✅. Should the old name stay "
+                                               "as an alias for a week?"))
+    assert v["m2"].category == "question"

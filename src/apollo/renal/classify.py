@@ -673,6 +673,13 @@ class Classifier:
             facts.update(f"asks_{name}" for name in found.found if found.asks(self.rules[name]))
             if found.only_offers(self.rules["proposal"]):
                 facts.add("offers")
+            if not found.only_offers(self.rules["open_offer"]):
+                facts.add("asks_specific")
+        # the other side's latest turn, when it was only social ("hi", "good night"): what this replies to
+        speaker = element.speaker or role
+        latest = next((t for t in reversed(self._turns) if t.speaker != speaker), None)
+        if latest is not None and not latest.substantive:
+            facts.update(f"after_{name}" for name in latest.signals)
         if done:
             facts.add("done")
         if defers:
