@@ -258,3 +258,20 @@ def test_a_specific_question_in_the_reply_to_a_greeting_still_asks() -> None:
     v = verdicts(("user", "hi"), ("assistant", "Hi! The staging database was renamed ✅. Should the old name stay "
                                                "as an alias for a week?"))
     assert v["m2"].category == "question"
+
+
+@pytest.mark.parametrize("text", [
+    "Would you like help with: 1. sessions 2. model costs?",
+    "how can you work without file access???",
+    "Why can you not read the folder?",
+])
+def test_an_offer_or_a_question_about_ability_asks_for_no_work(text: str) -> None:
+    v = verdicts(("assistant", "The gateway restarted."), ("user", text))
+    assert v["m2"].category != "task", v["m2"]
+
+
+@pytest.mark.parametrize("text", ["Would you check the backup log?", "Can you check the backup log?",
+                                  "Would you mind renaming the report to q3.pdf?"])
+def test_a_polite_request_still_asks_for_work(text: str) -> None:
+    v = verdicts(("assistant", "The gateway restarted."), ("user", text))
+    assert (v["m2"].category, v["m2"].rule) == ("task", "intent:task"), v["m2"]
