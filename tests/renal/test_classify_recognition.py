@@ -275,3 +275,18 @@ def test_an_offer_or_a_question_about_ability_asks_for_no_work(text: str) -> Non
 def test_a_polite_request_still_asks_for_work(text: str) -> None:
     v = verdicts(("assistant", "The gateway restarted."), ("user", text))
     assert (v["m2"].category, v["m2"].rule) == ("task", "intent:task"), v["m2"]
+
+
+def test_a_refusal_said_without_trying_decides_nothing() -> None:
+    v = verdicts(("user", "I will give you access, ask for the api key."),
+                 ("assistant", "I cannot access external systems or retrieve API keys. Let me know if you need help "
+                               "with the tools I have."))
+    assert v["m2"].category == "process" and v["m2"].rule == "intent:refusal"
+
+
+def test_what_the_agent_cannot_do_after_trying_is_an_outcome() -> None:
+    v = verdicts(("user", "Update the cron so the reminders run by themselves."),
+                 _call("c1", "a"), _result("r1", "a"),
+                 ("assistant", "I cannot update the cron from here: the gateway asks for pairing first. You will "
+                               "need to add the entry yourself."))
+    assert v["m4"].category == "decision" and v["m4"].rule == "intent:blocked"

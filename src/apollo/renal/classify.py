@@ -179,6 +179,8 @@ class Classifier:
         self._opening: _Candidate | None = None
         #: the agent's latest report of work done, until the agent goes on working (then it narrated a step)
         self._report: _Candidate | None = None
+        #: the agent called a tool since the user last wrote: it tried the work it reports on
+        self._worked = False
         self._texts: OrderedDict[bytes, _Candidate] = OrderedDict()
         self._calls: OrderedDict[bytes, _Call] = OrderedDict()
         self._pending_calls: dict[str, _Call] = {}
@@ -348,6 +350,7 @@ class Classifier:
 
     def _tool_call(self, element: Element) -> Verdict:
         self._acted()
+        self._worked = True
         if self._report is not None:
             self._amend(self._report, category="process", confidence=0.7, rule="process:narration",
                         reason=f"reports a step and goes on working (#{element.id}): the turn's outcome comes later")
@@ -406,6 +409,8 @@ class Classifier:
         rules = self.rules
         if role == "assistant":
             self._acted()
+        elif role == "user":
+            self._worked = False
         self._report = None
         if not text:
             self._remember(element, speaker, role, substantive=False)
@@ -682,6 +687,8 @@ class Classifier:
             facts.update(f"after_{name}" for name in latest.signals)
         if done:
             facts.add("done")
+        if self._worked:
+            facts.add("worked")
         if defers:
             facts.add("defers_answer")
         if found.bare in ("agreement", "rejection"):
