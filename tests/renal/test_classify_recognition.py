@@ -290,3 +290,13 @@ def test_what_the_agent_cannot_do_after_trying_is_an_outcome() -> None:
                  ("assistant", "I cannot update the cron from here: the gateway asks for pairing first. You will "
                                "need to add the entry yourself."))
     assert v["m4"].category == "decision" and v["m4"].rule == "intent:blocked"
+
+
+@pytest.mark.parametrize("reply", [
+    "The user has sent a goodnight message and asked for nothing, so no tool call is needed. Response: Good night! "
+    "Everything is saved ✅",
+    "用户让我休息一下，没有具体任务，不需要调用工具。回复：好的，晚安！已经保存好了 ✅",
+])
+def test_the_agents_reasoning_about_the_user_leaked_into_its_reply_decides_nothing(reply: str) -> None:
+    v = verdicts(("user", "Well, sleep well and think about tomorrow's plan."), ("assistant", reply))
+    assert v["m2"].category == "process" and v["m2"].rule == "process:leaked_reasoning"
