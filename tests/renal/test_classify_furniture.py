@@ -193,3 +193,16 @@ def test_a_background_tasks_report_is_a_runtime_notice_not_the_users_preference(
                     "Always keep it short and never mention technical details.")
     got = session_verdicts(s, tmp_path)
     assert (got[notice].category, got[notice].rule) == ("process", "furniture:notice")
+
+
+def test_a_report_the_runtime_delivered_from_another_run_is_no_outcome_of_this_one(tmp_path: Path) -> None:
+    s = PiSession()
+    s.user("remind me to water the plants on Friday")
+    s.say("Reminder set for Friday at 18:00.")
+    delivered = s.say("Health check complete ✅ all four channels are OK.")
+    s.entries[-1]["message"].update(provider="openclaw", model="delivery-mirror")
+    asks = s.say("Your weekly review is due: which project should come first this week, the garden or the shed?")
+    s.entries[-1]["message"].update(provider="openclaw", model="delivery-mirror")
+    got = session_verdicts(s, tmp_path)
+    assert (got[delivered].category, got[delivered].rule) == ("process", "furniture:delivered")
+    assert got[asks].category == "question"

@@ -689,6 +689,8 @@ class Classifier:
             facts.add("done")
         if self._worked:
             facts.add("worked")
+        if element.extra.get("mirror"):  # a delivery copy of nothing said here (copies are repeats)
+            facts.add("delivered")
         if defers:
             facts.add("defers_answer")
         if found.bare in ("agreement", "rejection"):
