@@ -412,5 +412,8 @@ def test_a_report_about_something_else_closes_no_task() -> None:
 
 def test_the_agent_reporting_work_done_is_an_outcome_even_when_it_mentions_a_decision() -> None:
     # what it did is the outcome; the word 决定 in it makes no decision of the agent's own
-    v = verdicts(("user", "把今天的进展记到 memory 里"), ("assistant", "记好了：包括 PDF 的决定和你的新偏好。"))
-    assert v["m2"].rule == "intent:outcome" and v["m1"].status == "done"
+    v = verdicts(("user", "把今天的进展记到 memory 里"),
+                 element("c1", "assistant", '{"path": "memory/today.md"}', Kind.TOOL_CALL, call_id="a", tool_name="write"),
+                 element("r1", "tool", "ok", Kind.TOOL_RESULT, call_id="a", tool_name="write"),
+                 ("assistant", "记好了：包括 PDF 的决定和你的新偏好。"))
+    assert v["m4"].rule == "intent:outcome" and v["m1"].status == "done"

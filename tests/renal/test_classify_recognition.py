@@ -247,11 +247,11 @@ def test_an_answer_closing_with_a_specific_offer_leaves_the_question_with_its_ca
     ("thanks a lot", "You're welcome! The invoice template is updated ✅"),
 ])
 def test_the_agents_reply_to_a_greeting_goodbye_or_thanks_decides_nothing(social: str, reply: str) -> None:
-    v = verdicts(("user", "Set up the nightly backup, please."),
+    v = verdicts(("user", "Set up the nightly backup, please."), _call("c1", "a"), _result("r1", "a"),
                  ("assistant", "Done. The nightly backup is configured and runs at 02:00."),
                  ("user", social), ("assistant", reply))
-    assert v["m2"].category == "decision"
-    assert v["m4"].category == "process" and v["m4"].rule == "context:social_reply"
+    assert v["m4"].category == "decision"
+    assert v["m6"].category == "process" and v["m6"].rule == "context:social_reply"
 
 
 def test_a_specific_question_in_the_reply_to_a_greeting_still_asks() -> None:
@@ -300,3 +300,18 @@ def test_what_the_agent_cannot_do_after_trying_is_an_outcome() -> None:
 def test_the_agents_reasoning_about_the_user_leaked_into_its_reply_decides_nothing(reply: str) -> None:
     v = verdicts(("user", "Well, sleep well and think about tomorrow's plan."), ("assistant", reply))
     assert v["m2"].category == "process" and v["m2"].rule == "process:leaked_reasoning"
+
+
+def test_work_said_done_with_nothing_done_since_the_user_wrote_is_no_outcome() -> None:
+    """A claim: no tool call since the request and no output pasted. Only the reply stops counting
+    as an outcome; the task it names is still closed, as before."""
+    v = verdicts(("user", "Set a reminder for the dentist on Friday at 9am."),
+                 ("assistant", "All set ✅ I will remind you on Friday at 9am."))
+    assert v["m2"].category == "process" and v["m2"].rule == "intent:claim"
+
+
+def test_output_the_user_pasted_is_work_the_agents_report_stands_on() -> None:
+    pasted = "PS C:\\Users\\me\\scripts> .\\setup-backup.ps1\n[OK] Task created\n[OK] Setup complete"
+    v = verdicts(("assistant", "Run setup-backup.ps1 and paste what it prints."), ("user", pasted),
+                 ("assistant", "Configured ✅ the backup task now runs every Sunday at 02:00."))
+    assert v["m3"].category == "decision" and v["m3"].rule == "intent:outcome"

@@ -438,6 +438,8 @@ class Classifier:
                                  "role:system")
         # intents only in the speaker's own words; what they pasted makes the message more than a formula
         said = reading.own_words(text, rules)
+        if role == "user" and said != text:  # what a run printed, pasted by the user: evidence, like a tool result
+            self._worked = True
         if not said:
             self._remember(element, speaker, role, substantive=True)
             return self._verdict(element, "process", "compress" if element.tokens > self._long_user_tokens else "keep",
