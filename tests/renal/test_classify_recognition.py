@@ -37,11 +37,18 @@ def test_zh_a_step_then_a_tool_call_is_narration() -> None:
 
 def test_a_report_that_asks_is_an_open_question_until_answered_then_the_outcome_stands() -> None:
     asked = ("assistant", "Done. I created the quarterly report. Which team should receive it, finance or sales?")
-    v = verdicts(("user", "Create the quarterly report."), asked)
-    assert v["m2"].category == "question" and v["m2"].status == "current"
+    v = verdicts(("user", "Create the quarterly report."), _call("c1", "a"), _result("r1", "a"), asked)
+    assert v["m4"].category == "question" and v["m4"].status == "current"
+    v = verdicts(("user", "Create the quarterly report."), _call("c1", "a"), _result("r1", "a"), asked,
+                 ("user", "No, keep it local for now, I will send it myself after the review."))
+    assert v["m4"].category == "decision" and v["m4"].status == "answered"
+
+
+def test_a_report_that_asks_with_no_work_behind_it_is_only_a_question() -> None:
+    asked = ("assistant", "Done. I created the quarterly report. Which team should receive it, finance or sales?")
     v = verdicts(("user", "Create the quarterly report."), asked,
                  ("user", "No, keep it local for now, I will send it myself after the review."))
-    assert v["m2"].category == "decision" and v["m2"].status == "answered"
+    assert v["m2"].category == "process" and v["m2"].status == "answered"
 
 
 @pytest.mark.parametrize("notice", [
@@ -97,10 +104,11 @@ def test_two_questions_in_a_row_before_the_user_replies_both_stay_open() -> None
 
 
 def test_a_report_whose_question_was_left_behind_keeps_its_outcome() -> None:
-    v = verdicts(("assistant", "Done. I created the quarterly report. Which team should receive it, finance or sales?"),
+    v = verdicts(("user", "Create the quarterly report."), _call("c1", "a"), _result("r1", "a"),
+                 ("assistant", "Done. I created the quarterly report. Which team should receive it, finance or sales?"),
                  ("user", "Can you also rename the staging database to staging_v2?"),
                  ("assistant", "Renamed. Should the old name stay as an alias for a week?"))
-    assert v["m1"].category == "decision" and v["m1"].status == "superseded"
+    assert v["m4"].category == "decision" and v["m4"].status == "superseded"
 
 
 def test_the_output_under_a_pasted_shell_prompt_is_not_the_users_words() -> None:
@@ -315,3 +323,35 @@ def test_output_the_user_pasted_is_work_the_agents_report_stands_on() -> None:
     v = verdicts(("assistant", "Run setup-backup.ps1 and paste what it prints."), ("user", pasted),
                  ("assistant", "Configured ✅ the backup task now runs every Sunday at 02:00."))
     assert v["m3"].category == "decision" and v["m3"].rule == "intent:outcome"
+
+
+@pytest.mark.parametrize(("offer", "pick"), [
+    ("Which should I start with: 1. the inventory sheet, 2. the price list, 3. the supplier emails?", "all three"),
+    ("先做哪个：方案 A 清洗数据，方案 B 出报表，方案 C 写周报？", "全部逐一开始"),
+    ("要保存到本地文档还是知识库？", "两个都要"),
+])
+def test_picking_among_the_options_the_agent_asked_about_is_a_decision(offer: str, pick: str) -> None:
+    v = verdicts(("assistant", offer), ("user", pick))
+    assert (v["m2"].category, v["m2"].rule) == ("decision", "intent:decision"), v["m2"]
+
+
+def test_a_statement_that_mentions_all_of_them_is_no_pick() -> None:
+    v = verdicts(("assistant", "Do you have private students too?"),
+                 ("user", "Yes, three of them. All three of these live in another time zone."))
+    assert v["m2"].category != "decision", v["m2"]
+
+
+@pytest.mark.parametrize("reply", [
+    "解决方案：优先使用 write 重写整个文件，只有很小的确定改动才用 edit。",
+    "Understood. From now on I'll write every change to the changelog before committing.",
+    "明白了，下次我会自己先查配置里的日志路径，不再问你。",
+])
+def test_the_agents_commitment_to_how_it_will_work_is_a_decision(reply: str) -> None:
+    v = verdicts(("user", "Why did the edit fail again? Find a way that does not confuse me."), ("assistant", reply))
+    assert (v["m2"].category, v["m2"].rule) == ("decision", "intent:commitment"), v["m2"]
+
+
+def test_advice_to_prefer_something_is_no_commitment_of_the_agents() -> None:
+    v = verdicts(("user", "Which database should the new service use?"),
+                 ("assistant", "建议优先使用 PostgreSQL，它的生态更成熟。"))
+    assert v["m2"].rule != "intent:commitment", v["m2"]

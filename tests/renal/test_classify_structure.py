@@ -30,6 +30,7 @@ def test_the_agents_report_of_a_change_it_made_is_kept_as_a_decision(tmp_path: P
 def test_a_report_that_also_asks_stays_a_decision_when_answered(tmp_path: Path) -> None:
     s = PiSession()
     s.user("fix the broken import in the build script")
+    s.tool("c1", "edit", {"path": "build.py"}, "ok")
     report = s.say("Fixed the import in build.py and the build passes now. Should I also update the changelog?")
     s.user("no, leave the changelog")
     got = session_verdicts(s, tmp_path)

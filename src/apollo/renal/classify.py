@@ -644,6 +644,8 @@ class Classifier:
             return self._verdict(element, "noise", "drop", 0.75, f"acknowledges and restates #{other.id}, which "
                                  "is kept", "context:echo", confirmation=True)
         facts = self._facts(element, found, role, keys, done=done, defers=defers and other is not None and other.question)
+        if other is not None and other.question:
+            facts.add("replies_question")
         for row in self._user_rows if role == "user" else self._agent_rows:
             if facts.issuperset(row.get("when", ())) and facts.isdisjoint(row.get("unless", ())):
                 break
