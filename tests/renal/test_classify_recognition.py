@@ -355,3 +355,14 @@ def test_advice_to_prefer_something_is_no_commitment_of_the_agents() -> None:
     v = verdicts(("user", "Which database should the new service use?"),
                  ("assistant", "建议优先使用 PostgreSQL，它的生态更成熟。"))
     assert v["m2"].rule != "intent:commitment", v["m2"]
+
+
+@pytest.mark.parametrize(("said", "report"), [
+    ("From now on, when something fails, write down the fix yourself without asking me.",
+     "Done ✅ I added that rule to MEMORY.md under lessons."),
+    ("以后出错了，找到解决办法后要自动记录下来，不用我提醒。", "完成了 ✅ 已记录到 MEMORY.md 的经验与教训一节。"),
+])
+def test_the_report_of_carrying_out_a_preference_just_given_adds_nothing_to_keep(said: str, report: str) -> None:
+    v = verdicts(("user", said), _call("c1", "a"), _result("r1", "a"), ("assistant", report))
+    assert v["m1"].category == "preference"
+    assert (v["m4"].category, v["m4"].rule) == ("process", "intent:applied"), v["m4"]

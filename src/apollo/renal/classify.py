@@ -646,6 +646,8 @@ class Classifier:
         facts = self._facts(element, found, role, keys, done=done, defers=defers and other is not None and other.question)
         if other is not None and other.question:
             facts.add("replies_question")
+        if other is not None and other.signals & {"preference", "preference_hint", "profile"}:
+            facts.add("replies_preference")
         for row in self._user_rows if role == "user" else self._agent_rows:
             if facts.issuperset(row.get("when", ())) and facts.isdisjoint(row.get("unless", ())):
                 break
