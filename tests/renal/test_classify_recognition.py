@@ -366,3 +366,20 @@ def test_the_report_of_carrying_out_a_preference_just_given_adds_nothing_to_keep
     v = verdicts(("user", said), _call("c1", "a"), _result("r1", "a"), ("assistant", report))
     assert v["m1"].category == "preference"
     assert (v["m4"].category, v["m4"].rule) == ("process", "intent:applied"), v["m4"]
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    ("who are you?", "I'm Nova, your assistant for the shop and the side projects. What's on the agenda today?"),
+    ("Are you able to update your tools.md?", "Yes, I can edit TOOLS.md in the workspace. Want me to add the router notes?"),
+    ("你用的是什么大模型啊？", "我现在用的是通义千问 3.5 Plus，通过百炼接入。需要我换成别的模型吗？"),
+])
+def test_a_question_about_the_agent_itself_is_settled_by_its_answer(question: str, answer: str) -> None:
+    v = verdicts(("user", question), ("assistant", answer), ("user", "ok, thanks"))
+    assert (v["m1"].category, v["m1"].status) == ("process", "answered"), v["m1"]
+
+
+def test_a_question_about_the_users_matter_answered_with_a_question_back_stays_a_question() -> None:
+    v = verdicts(("user", "how do I configure tailscale on the server?"),
+                 ("assistant", "You install it and run tailscale up. Want me to write the exact steps for your distro?"),
+                 ("user", "later"))
+    assert v["m1"].category == "question", v["m1"]

@@ -110,6 +110,8 @@ class _Candidate:
     topic: int | None = None
     #: the category an open question takes once answered (a row's ``answered``; None: as settings say)
     answered: str | None = None
+    #: any answer settles it, even one that asks something back (a row's ``answer_settles``)
+    settles: bool = False
 
 
 @dataclass(slots=True)
@@ -664,7 +666,8 @@ class Classifier:
         elif effect == "question":
             if role == "assistant":
                 self._ask_again(element)
-            self._candidate(self._open_questions, element, role, speaker, keys, topic).answered = row.get("answered")
+            question = self._candidate(self._open_questions, element, role, speaker, keys, topic)
+            question.answered, question.settles = row.get("answered"), row.get("answer_settles", False)
         elif effect == "proposal":
             self._proposal = self._candidate(None, element, role, speaker, keys, topic)
         elif effect == "close_task":
@@ -853,14 +856,15 @@ class Classifier:
 
     def _settle_answers(self) -> None:
         """The agent's turn ended: the user's questions it answered are answered by its last text,
-        and take the category their row gives them once answered when that text asks nothing back;
-        a turn that ended on work (a tool call after its last text) left them open."""
+        and take the category their row gives them once answered when that text asks nothing back (or
+        their row says any answer settles them); a turn that ended on work (a tool call after its
+        last text) left them open."""
         if self._last_answer is None:
             self._open_questions.extend(self._answering)
         else:
             answer, asks_back = self._last_answer
             for candidate in self._answering:
-                category = candidate.verdict.category if asks_back else candidate.answered
+                category = candidate.verdict.category if asks_back and not candidate.settles else candidate.answered
                 self._resolve_answered(candidate, answer, category or candidate.verdict.category)
         self._answering, self._last_answer = [], None
 
