@@ -383,3 +383,19 @@ def test_a_question_about_the_users_matter_answered_with_a_question_back_stays_a
                  ("assistant", "You install it and run tailscale up. Want me to write the exact steps for your distro?"),
                  ("user", "later"))
     assert v["m1"].category == "question", v["m1"]
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    ("What do you remember about me?",
+     "From my notes: you are Sam, you live in Leeds and you run a small bakery. Anything to add or correct?"),
+    ("你还记得我什么？", "我记得：你叫小林，在杭州做前端开发，周末喜欢爬山。还有要补充的吗？"),
+])
+def test_what_the_agent_tells_the_user_it_knows_about_them_is_a_fact_to_remember(question: str, answer: str) -> None:
+    v = verdicts(("user", question), ("assistant", answer), ("user", "that's right"))
+    assert (v["m2"].category, v["m2"].rule) == ("preference", "intent:profile"), v["m2"]
+
+
+def test_what_the_agent_remembers_about_a_project_is_no_fact_about_the_user() -> None:
+    v = verdicts(("user", "What do you remember about the migration project?"),
+                 ("assistant", "From my notes: the migration moves the shop to PostgreSQL; the cut-over is not scheduled."))
+    assert v["m2"].category != "preference", v["m2"]

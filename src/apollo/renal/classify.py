@@ -650,6 +650,8 @@ class Classifier:
             facts.add("replies_question")
         if other is not None and other.signals & {"preference", "preference_hint", "profile"}:
             facts.add("replies_preference")
+        if other is not None and "about_user" in other.signals:
+            facts.add("replies_about_user")
         for row in self._user_rows if role == "user" else self._agent_rows:
             if facts.issuperset(row.get("when", ())) and facts.isdisjoint(row.get("unless", ())):
                 break
