@@ -399,3 +399,10 @@ def test_what_the_agent_remembers_about_a_project_is_no_fact_about_the_user() ->
     v = verdicts(("user", "What do you remember about the migration project?"),
                  ("assistant", "From my notes: the migration moves the shop to PostgreSQL; the cut-over is not scheduled."))
     assert v["m2"].category != "preference", v["m2"]
+
+
+def test_asking_whether_it_got_done_is_no_decision() -> None:
+    v = verdicts(("assistant", "日志分析报告已生成，正在整理经验记录。"), ("user", "搞定了吗"))
+    assert v["m2"].category != "decision", v["m2"]
+    v = verdicts(("assistant", "方案一和方案二你选哪个？"), ("user", "定了，就用方案二"))
+    assert v["m2"].category == "decision", v["m2"]
