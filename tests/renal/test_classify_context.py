@@ -390,8 +390,10 @@ def test_a_confirmation_with_a_tag_is_a_question_not_a_task() -> None:
 def test_a_report_that_also_asks_closes_the_task() -> None:
     # what it found is the outcome (a decision); its offer still awaits the user's answer
     v = verdicts(("user", "你先看一下草稿现在写到哪了"),
+                 element("c1", "assistant", '{"path": "draft.md"}', Kind.TOOL_CALL, call_id="a", tool_name="read"),
+                 element("r1", "tool", "# 第 1 节 …", Kind.TOOL_RESULT, call_id="a", tool_name="read"),
                  ("assistant", "看完了，第 1 节写完了，第 2 节还是占位。要我先把 10 月账单清洗一下吗？"))
-    assert v["m1"].status == "done" and v["m2"].rule == "intent:outcome" and v["m2"].category == "decision"
+    assert v["m1"].status == "done" and v["m4"].rule == "intent:outcome" and v["m4"].category == "decision"
 
 
 def test_a_done_report_with_a_side_note_still_closes_the_task() -> None:
@@ -412,5 +414,8 @@ def test_a_report_about_something_else_closes_no_task() -> None:
 
 def test_the_agent_reporting_work_done_is_an_outcome_even_when_it_mentions_a_decision() -> None:
     # what it did is the outcome; the word 决定 in it makes no decision of the agent's own
-    v = verdicts(("user", "把今天的进展记到 memory 里"), ("assistant", "记好了：包括 PDF 的决定和你的新偏好。"))
-    assert v["m2"].rule == "intent:outcome" and v["m1"].status == "done"
+    v = verdicts(("user", "把今天的进展记到 memory 里"),
+                 element("c1", "assistant", '{"path": "memory/today.md"}', Kind.TOOL_CALL, call_id="a", tool_name="write"),
+                 element("r1", "tool", "ok", Kind.TOOL_RESULT, call_id="a", tool_name="write"),
+                 ("assistant", "记好了：包括 PDF 的决定和你的新偏好。"))
+    assert v["m4"].rule == "intent:outcome" and v["m1"].status == "done"

@@ -180,3 +180,29 @@ def test_a_heartbeat_reply_made_only_of_words_is_not_rescued(tmp_path: Path) -> 
         s.user(f"next thing {n}: draft the invoice for client {n}")
         s.say(f"Drafted invoice {n}.")
     assert quiet not in _kept_ids(s, tmp_path)
+
+
+def test_a_background_tasks_report_is_a_runtime_notice_not_the_users_preference(tmp_path: Path) -> None:
+    """OpenClaw announces a finished subagent run as a user-role message it writes itself; the
+    instructions in it ("keep it brief", "do not mention…") are the runtime's, not the user's."""
+    s = PiSession()
+    s.user("check the disk usage in the background")
+    s.say("Started a background check.")
+    notice = s.user('A background task "disk check" just completed successfully.\n\nFindings:\nThe disk is 41% '
+                    "full.\n\nStats: runtime 12s\n\nSummarize this naturally for the user. Keep it brief. "
+                    "Always keep it short and never mention technical details.")
+    got = session_verdicts(s, tmp_path)
+    assert (got[notice].category, got[notice].rule) == ("process", "furniture:notice")
+
+
+def test_a_report_the_runtime_delivered_from_another_run_is_no_outcome_of_this_one(tmp_path: Path) -> None:
+    s = PiSession()
+    s.user("remind me to water the plants on Friday")
+    s.say("Reminder set for Friday at 18:00.")
+    delivered = s.say("Health check complete ✅ all four channels are OK.")
+    s.entries[-1]["message"].update(provider="openclaw", model="delivery-mirror")
+    asks = s.say("Your weekly review is due: which project should come first this week, the garden or the shed?")
+    s.entries[-1]["message"].update(provider="openclaw", model="delivery-mirror")
+    got = session_verdicts(s, tmp_path)
+    assert (got[delivered].category, got[delivered].rule) == ("process", "furniture:delivered")
+    assert got[asks].category == "question"

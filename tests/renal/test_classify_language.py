@@ -4,7 +4,9 @@ work asked for; and offers that ask nothing the user owes an answer to."""
 from __future__ import annotations
 
 import pytest
-from support_classify import verdicts
+from support_classify import element, verdicts
+
+from apollo.transcript.model import Kind
 
 
 @pytest.mark.parametrize("text", [
@@ -43,8 +45,12 @@ def test_an_offer_is_not_an_open_question_but_a_yes_makes_it_a_decision() -> Non
     left = verdicts(("user", "import the invoices"), ("assistant", "Want me to import them into the March ledger?"))
     assert left["m2"].rule == "intent:offer" and left["m2"].category == "process"
     reported = verdicts(("user", "import the invoices"),
+                        element("c1", "assistant", '{"file": "invoices.csv"}', Kind.TOOL_CALL, call_id="a",
+                                tool_name="import"),
+                        element("r1", "tool", "40 imported, 2 rejected", Kind.TOOL_RESULT, call_id="a",
+                                tool_name="import"),
                         ("assistant", "Imported 40 of 42. Want me to retry the other two?"))
-    assert reported["m2"].rule == "intent:outcome" and reported["m2"].category == "decision"
+    assert reported["m4"].rule == "intent:outcome" and reported["m4"].category == "decision"
     taken = verdicts(("assistant", "Imported 40 of 42. Want me to retry the other two?"), ("user", "yes"))
     assert taken["m1"].category == "decision"
     asked = verdicts(("user", "import the invoices"), ("assistant", "Which currency should the totals use?"))

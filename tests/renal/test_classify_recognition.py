@@ -37,11 +37,18 @@ def test_zh_a_step_then_a_tool_call_is_narration() -> None:
 
 def test_a_report_that_asks_is_an_open_question_until_answered_then_the_outcome_stands() -> None:
     asked = ("assistant", "Done. I created the quarterly report. Which team should receive it, finance or sales?")
-    v = verdicts(("user", "Create the quarterly report."), asked)
-    assert v["m2"].category == "question" and v["m2"].status == "current"
+    v = verdicts(("user", "Create the quarterly report."), _call("c1", "a"), _result("r1", "a"), asked)
+    assert v["m4"].category == "question" and v["m4"].status == "current"
+    v = verdicts(("user", "Create the quarterly report."), _call("c1", "a"), _result("r1", "a"), asked,
+                 ("user", "No, keep it local for now, I will send it myself after the review."))
+    assert v["m4"].category == "decision" and v["m4"].status == "answered"
+
+
+def test_a_report_that_asks_with_no_work_behind_it_is_only_a_question() -> None:
+    asked = ("assistant", "Done. I created the quarterly report. Which team should receive it, finance or sales?")
     v = verdicts(("user", "Create the quarterly report."), asked,
                  ("user", "No, keep it local for now, I will send it myself after the review."))
-    assert v["m2"].category == "decision" and v["m2"].status == "answered"
+    assert v["m2"].category == "process" and v["m2"].status == "answered"
 
 
 @pytest.mark.parametrize("notice", [
@@ -97,10 +104,11 @@ def test_two_questions_in_a_row_before_the_user_replies_both_stay_open() -> None
 
 
 def test_a_report_whose_question_was_left_behind_keeps_its_outcome() -> None:
-    v = verdicts(("assistant", "Done. I created the quarterly report. Which team should receive it, finance or sales?"),
+    v = verdicts(("user", "Create the quarterly report."), _call("c1", "a"), _result("r1", "a"),
+                 ("assistant", "Done. I created the quarterly report. Which team should receive it, finance or sales?"),
                  ("user", "Can you also rename the staging database to staging_v2?"),
                  ("assistant", "Renamed. Should the old name stay as an alias for a week?"))
-    assert v["m1"].category == "decision" and v["m1"].status == "superseded"
+    assert v["m4"].category == "decision" and v["m4"].status == "superseded"
 
 
 def test_the_output_under_a_pasted_shell_prompt_is_not_the_users_words() -> None:
@@ -239,3 +247,162 @@ def test_an_answer_closing_with_a_specific_offer_leaves_the_question_with_its_ca
                  ("assistant", "I could not read the bucket settings. Would you like me to request read access?"),
                  ("user", "later"))
     assert v["m1"].category == "question"
+
+
+@pytest.mark.parametrize(("social", "reply"), [
+    ("Good night!", "Good night! The nightly backup is configured ✅ and runs at 02:00. Anything else?"),
+    ("你好", "你好，老板！今天系统运行正常，日志轮转任务已经配置完成。有什么需要我帮忙的吗？"),
+    ("thanks a lot", "You're welcome! The invoice template is updated ✅"),
+])
+def test_the_agents_reply_to_a_greeting_goodbye_or_thanks_decides_nothing(social: str, reply: str) -> None:
+    v = verdicts(("user", "Set up the nightly backup, please."), _call("c1", "a"), _result("r1", "a"),
+                 ("assistant", "Done. The nightly backup is configured and runs at 02:00."),
+                 ("user", social), ("assistant", reply))
+    assert v["m4"].category == "decision"
+    assert v["m6"].category == "process" and v["m6"].rule == "context:social_reply"
+
+
+def test_a_specific_question_in_the_reply_to_a_greeting_still_asks() -> None:
+    v = verdicts(("user", "hi"), ("assistant", "Hi! The staging database was renamed ✅. Should the old name stay "
+                                               "as an alias for a week?"))
+    assert v["m2"].category == "question"
+
+
+@pytest.mark.parametrize("text", [
+    "Would you like help with: 1. sessions 2. model costs?",
+    "how can you work without file access???",
+    "Why can you not read the folder?",
+])
+def test_an_offer_or_a_question_about_ability_asks_for_no_work(text: str) -> None:
+    v = verdicts(("assistant", "The gateway restarted."), ("user", text))
+    assert v["m2"].category != "task", v["m2"]
+
+
+@pytest.mark.parametrize("text", ["Would you check the backup log?", "Can you check the backup log?",
+                                  "Would you mind renaming the report to q3.pdf?"])
+def test_a_polite_request_still_asks_for_work(text: str) -> None:
+    v = verdicts(("assistant", "The gateway restarted."), ("user", text))
+    assert (v["m2"].category, v["m2"].rule) == ("task", "intent:task"), v["m2"]
+
+
+def test_a_refusal_said_without_trying_decides_nothing() -> None:
+    v = verdicts(("user", "I will give you access, ask for the api key."),
+                 ("assistant", "I cannot access external systems or retrieve API keys. Let me know if you need help "
+                               "with the tools I have."))
+    assert v["m2"].category == "process" and v["m2"].rule == "intent:refusal"
+
+
+def test_what_the_agent_cannot_do_after_trying_is_an_outcome() -> None:
+    v = verdicts(("user", "Update the cron so the reminders run by themselves."),
+                 _call("c1", "a"), _result("r1", "a"),
+                 ("assistant", "I cannot update the cron from here: the gateway asks for pairing first. You will "
+                               "need to add the entry yourself."))
+    assert v["m4"].category == "decision" and v["m4"].rule == "intent:blocked"
+
+
+@pytest.mark.parametrize("reply", [
+    "The user has sent a goodnight message and asked for nothing, so no tool call is needed. Response: Good night! "
+    "Everything is saved ✅",
+    "用户让我休息一下，没有具体任务，不需要调用工具。回复：好的，晚安！已经保存好了 ✅",
+])
+def test_the_agents_reasoning_about_the_user_leaked_into_its_reply_decides_nothing(reply: str) -> None:
+    v = verdicts(("user", "Well, sleep well and think about tomorrow's plan."), ("assistant", reply))
+    assert v["m2"].category == "process" and v["m2"].rule == "process:leaked_reasoning"
+
+
+def test_work_said_done_with_nothing_done_since_the_user_wrote_is_no_outcome() -> None:
+    """A claim: no tool call since the request and no output pasted. Only the reply stops counting
+    as an outcome; the task it names is still closed, as before."""
+    v = verdicts(("user", "Set a reminder for the dentist on Friday at 9am."),
+                 ("assistant", "All set ✅ I will remind you on Friday at 9am."))
+    assert v["m2"].category == "process" and v["m2"].rule == "intent:claim"
+
+
+def test_output_the_user_pasted_is_work_the_agents_report_stands_on() -> None:
+    pasted = "PS C:\\Users\\me\\scripts> .\\setup-backup.ps1\n[OK] Task created\n[OK] Setup complete"
+    v = verdicts(("assistant", "Run setup-backup.ps1 and paste what it prints."), ("user", pasted),
+                 ("assistant", "Configured ✅ the backup task now runs every Sunday at 02:00."))
+    assert v["m3"].category == "decision" and v["m3"].rule == "intent:outcome"
+
+
+@pytest.mark.parametrize(("offer", "pick"), [
+    ("Which should I start with: 1. the inventory sheet, 2. the price list, 3. the supplier emails?", "all three"),
+    ("先做哪个：方案 A 清洗数据，方案 B 出报表，方案 C 写周报？", "全部逐一开始"),
+    ("要保存到本地文档还是知识库？", "两个都要"),
+])
+def test_picking_among_the_options_the_agent_asked_about_is_a_decision(offer: str, pick: str) -> None:
+    v = verdicts(("assistant", offer), ("user", pick))
+    assert (v["m2"].category, v["m2"].rule) == ("decision", "intent:decision"), v["m2"]
+
+
+def test_a_statement_that_mentions_all_of_them_is_no_pick() -> None:
+    v = verdicts(("assistant", "Do you have private students too?"),
+                 ("user", "Yes, three of them. All three of these live in another time zone."))
+    assert v["m2"].category != "decision", v["m2"]
+
+
+@pytest.mark.parametrize("reply", [
+    "解决方案：优先使用 write 重写整个文件，只有很小的确定改动才用 edit。",
+    "Understood. From now on I'll write every change to the changelog before committing.",
+    "明白了，下次我会自己先查配置里的日志路径，不再问你。",
+])
+def test_the_agents_commitment_to_how_it_will_work_is_a_decision(reply: str) -> None:
+    v = verdicts(("user", "Why did the edit fail again? Find a way that does not confuse me."), ("assistant", reply))
+    assert (v["m2"].category, v["m2"].rule) == ("decision", "intent:commitment"), v["m2"]
+
+
+def test_advice_to_prefer_something_is_no_commitment_of_the_agents() -> None:
+    v = verdicts(("user", "Which database should the new service use?"),
+                 ("assistant", "建议优先使用 PostgreSQL，它的生态更成熟。"))
+    assert v["m2"].rule != "intent:commitment", v["m2"]
+
+
+@pytest.mark.parametrize(("said", "report"), [
+    ("From now on, when something fails, write down the fix yourself without asking me.",
+     "Done ✅ I added that rule to MEMORY.md under lessons."),
+    ("以后出错了，找到解决办法后要自动记录下来，不用我提醒。", "完成了 ✅ 已记录到 MEMORY.md 的经验与教训一节。"),
+])
+def test_the_report_of_carrying_out_a_preference_just_given_adds_nothing_to_keep(said: str, report: str) -> None:
+    v = verdicts(("user", said), _call("c1", "a"), _result("r1", "a"), ("assistant", report))
+    assert v["m1"].category == "preference"
+    assert (v["m4"].category, v["m4"].rule) == ("process", "intent:applied"), v["m4"]
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    ("who are you?", "I'm Nova, your assistant for the shop and the side projects. What's on the agenda today?"),
+    ("Are you able to update your tools.md?", "Yes, I can edit TOOLS.md in the workspace. Want me to add the router notes?"),
+    ("你用的是什么大模型啊？", "我现在用的是通义千问 3.5 Plus，通过百炼接入。需要我换成别的模型吗？"),
+])
+def test_a_question_about_the_agent_itself_is_settled_by_its_answer(question: str, answer: str) -> None:
+    v = verdicts(("user", question), ("assistant", answer), ("user", "ok, thanks"))
+    assert (v["m1"].category, v["m1"].status) == ("process", "answered"), v["m1"]
+
+
+def test_a_question_about_the_users_matter_answered_with_a_question_back_stays_a_question() -> None:
+    v = verdicts(("user", "how do I configure tailscale on the server?"),
+                 ("assistant", "You install it and run tailscale up. Want me to write the exact steps for your distro?"),
+                 ("user", "later"))
+    assert v["m1"].category == "question", v["m1"]
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    ("What do you remember about me?",
+     "From my notes: you are Sam, you live in Leeds and you run a small bakery. Anything to add or correct?"),
+    ("你还记得我什么？", "我记得：你叫小林，在杭州做前端开发，周末喜欢爬山。还有要补充的吗？"),
+])
+def test_what_the_agent_tells_the_user_it_knows_about_them_is_a_fact_to_remember(question: str, answer: str) -> None:
+    v = verdicts(("user", question), ("assistant", answer), ("user", "that's right"))
+    assert (v["m2"].category, v["m2"].rule) == ("preference", "intent:profile"), v["m2"]
+
+
+def test_what_the_agent_remembers_about_a_project_is_no_fact_about_the_user() -> None:
+    v = verdicts(("user", "What do you remember about the migration project?"),
+                 ("assistant", "From my notes: the migration moves the shop to PostgreSQL; the cut-over is not scheduled."))
+    assert v["m2"].category != "preference", v["m2"]
+
+
+def test_asking_whether_it_got_done_is_no_decision() -> None:
+    v = verdicts(("assistant", "日志分析报告已生成，正在整理经验记录。"), ("user", "搞定了吗"))
+    assert v["m2"].category != "decision", v["m2"]
+    v = verdicts(("assistant", "方案一和方案二你选哪个？"), ("user", "定了，就用方案二"))
+    assert v["m2"].category == "decision", v["m2"]

@@ -19,6 +19,7 @@ def test_the_agents_report_of_a_change_it_made_is_kept_as_a_decision(tmp_path: P
     report = s.say("Done! I configured the fallback: when the main model fails, requests go to the backup model.")
     zh = PiSession()
     zh.user("把每日总结的定时任务改成晚上十点")
+    zh.tool("c1", "cron", {"job": "daily-summary", "at": "22:00"}, "ok")
     zh_report = zh.say("已更新定时任务：每日总结现在晚上十点运行。")
     got, zh_got = session_verdicts(s, tmp_path), session_verdicts(zh, tmp_path)
     assert got[report].category == "decision" and got[report].rule == "intent:outcome", got[report]
@@ -29,6 +30,7 @@ def test_the_agents_report_of_a_change_it_made_is_kept_as_a_decision(tmp_path: P
 def test_a_report_that_also_asks_stays_a_decision_when_answered(tmp_path: Path) -> None:
     s = PiSession()
     s.user("fix the broken import in the build script")
+    s.tool("c1", "edit", {"path": "build.py"}, "ok")
     report = s.say("Fixed the import in build.py and the build passes now. Should I also update the changelog?")
     s.user("no, leave the changelog")
     got = session_verdicts(s, tmp_path)

@@ -48,6 +48,12 @@ CONVERSATION_INFO = ('Conversation info (untrusted metadata):\n```json\n{\n  "me
     # a scheduled job's run: the stamp is furniture, the job's prompt follows
     ("[cron:1a2b-3c New scan] Use the API to list new tokens", "Use the API to list new tokens"),
     ("[Bootstrap pending]\nPlease read BOOTSTRAP.md from the workspace first", ""),
+    # a subagent's announcement, alone or queued while the agent was busy
+    ('A background task "disk check" just completed successfully.\n\nFindings:\nAll fine.\n\nSummarize this.', ""),
+    ('[Sat 2026-02-07 14:22 GMT+1] [Queued announce messages while agent was busy]\n\n---\nQueued #1\n'
+     'A background task "wake up" just failed.\n\nFindings:\n(no output)', ""),
+    # the user quoting one further down is the user's words
+    ('why this?\nA background task "wake up" just failed.', 'why this?\nA background task "wake up" just failed.'),
     # a notice whose every line is marked (newer releases)
     ("System (untrusted): [2026-05-03 22:01:05 PDT] Evening review:\nSystem (untrusted): \n"
      "System (untrusted): Time to reflect on the day.", ""),

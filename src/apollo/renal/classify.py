@@ -115,6 +115,8 @@ class _Candidate:
     topic: int | None = None
     #: the category an open question takes once answered (a row's ``answered``; None: as settings say)
     answered: str | None = None
+    #: any answer settles it, even one that asks something back (a row's ``answer_settles``)
+    settles: bool = False
 
 
 @slotted()
@@ -184,6 +186,8 @@ class Classifier:
         self._opening: _Candidate | None = None
         #: the agent's latest report of work done, until the agent goes on working (then it narrated a step)
         self._report: _Candidate | None = None
+        #: the agent called a tool since the user last wrote: it tried the work it reports on
+        self._worked = False
         self._texts: OrderedDict[bytes, _Candidate] = OrderedDict()
         self._calls: OrderedDict[bytes, _Call] = OrderedDict()
         self._pending_calls: dict[str, _Call] = {}
@@ -354,6 +358,7 @@ class Classifier:
 
     def _tool_call(self, element: Element) -> Verdict:
         self._acted()
+        self._worked = True
         if self._report is not None:
             self._amend(self._report, category="process", confidence=0.7, rule="process:narration",
                         reason=f"reports a step and goes on working (#{element.id}): the turn's outcome comes later")
@@ -412,6 +417,8 @@ class Classifier:
         rules = self.rules
         if role == "assistant":
             self._acted()
+        elif role == "user":
+            self._worked = False
         self._report = None
         if not text:
             self._remember(element, speaker, role, substantive=False)
@@ -439,6 +446,8 @@ class Classifier:
                                  "role:system")
         # intents only in the speaker's own words; what they pasted makes the message more than a formula
         said = reading.own_words(text, rules)
+        if role == "user" and said != text:  # what a run printed, pasted by the user: evidence, like a tool result
+            self._worked = True
         if not said:
             self._remember(element, speaker, role, substantive=True)
             return self._verdict(element, "process", "compress" if element.tokens > self._long_user_tokens else "keep",
@@ -643,6 +652,12 @@ class Classifier:
             return self._verdict(element, "noise", "drop", 0.75, f"acknowledges and restates #{other.id}, which "
                                  "is kept", "context:echo", confirmation=True)
         facts = self._facts(element, found, role, keys, done=done, defers=defers and other is not None and other.question)
+        if other is not None and other.question:
+            facts.add("replies_question")
+        if other is not None and other.signals & {"preference", "preference_hint", "profile"}:
+            facts.add("replies_preference")
+        if other is not None and "about_user" in other.signals:
+            facts.add("replies_about_user")
         for row in self._user_rows if role == "user" else self._agent_rows:
             if facts.issuperset(row.get("when", ())) and facts.isdisjoint(row.get("unless", ())):
                 break
@@ -659,7 +674,8 @@ class Classifier:
         elif effect == "question":
             if role == "assistant":
                 self._ask_again(element)
-            self._candidate(self._open_questions, element, role, speaker, keys, topic).answered = row.get("answered")
+            question = self._candidate(self._open_questions, element, role, speaker, keys, topic)
+            question.answered, question.settles = row.get("answered"), row.get("answer_settles", False)
         elif effect == "proposal":
             self._proposal = self._candidate(None, element, role, speaker, keys, topic)
         elif effect == "close_task":
@@ -679,8 +695,19 @@ class Classifier:
             facts.update(f"asks_{name}" for name in found.found if found.asks(self.rules[name]))
             if found.only_offers(self.rules["proposal"]):
                 facts.add("offers")
+            if not found.only_offers(self.rules["open_offer"]):
+                facts.add("asks_specific")
+        # the other side's latest turn, when it was only social ("hi", "good night"): what this replies to
+        speaker = element.speaker or role
+        latest = next((t for t in reversed(self._turns) if t.speaker != speaker), None)
+        if latest is not None and not latest.substantive:
+            facts.update(f"after_{name}" for name in latest.signals)
         if done:
             facts.add("done")
+        if self._worked:
+            facts.add("worked")
+        if element.extra.get("mirror"):  # a delivery copy of nothing said here (copies are repeats)
+            facts.add("delivered")
         if defers:
             facts.add("defers_answer")
         if found.bare in ("agreement", "rejection"):
@@ -837,14 +864,15 @@ class Classifier:
 
     def _settle_answers(self) -> None:
         """The agent's turn ended: the user's questions it answered are answered by its last text,
-        and take the category their row gives them once answered when that text asks nothing back;
-        a turn that ended on work (a tool call after its last text) left them open."""
+        and take the category their row gives them once answered when that text asks nothing back (or
+        their row says any answer settles them); a turn that ended on work (a tool call after its
+        last text) left them open."""
         if self._last_answer is None:
             self._open_questions.extend(self._answering)
         else:
             answer, asks_back = self._last_answer
             for candidate in self._answering:
-                category = candidate.verdict.category if asks_back else candidate.answered
+                category = candidate.verdict.category if asks_back and not candidate.settles else candidate.answered
                 self._resolve_answered(candidate, answer, category or candidate.verdict.category)
         self._answering, self._last_answer = [], None
 

@@ -67,6 +67,7 @@ class VerdictRow(msgspec.Struct, forbid_unknown_fields=True):
     action: str | UnsetType = UNSET
     effect: str | UnsetType = UNSET
     answered: str | UnsetType = UNSET
+    answer_settles: bool | UnsetType = UNSET
     kinds: list[str] | UnsetType = UNSET
     max_tokens: int | UnsetType = UNSET
     copy: bool | UnsetType = UNSET

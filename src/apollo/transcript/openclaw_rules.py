@@ -58,9 +58,9 @@ class EnvelopeRules:
     def unwrap(self, text: str) -> tuple[str, str, str, bool]:
         """:meth:`split`, and whether the prefix ends with a scheduled job's stamp (the content is
         then the job's prompt)."""
-        if any(pattern.match(text) for pattern in self.injected):
-            return text, "", "", False
         position = self._prefix_end(text)
+        if any(self._injected_at(pattern, text, position) for pattern in self.injected):
+            return text, "", "", False
         run = self.scheduled_run(text[position:])
         if run is not None:
             position += len(run[0])
@@ -70,6 +70,13 @@ class EnvelopeRules:
             if match and match.start() > 0:
                 return text[:position], content[:match.start()], content[match.start():], run is not None
         return text[:position], content, "", run is not None
+
+    @staticmethod
+    def _injected_at(pattern: re.Pattern[str], text: str, prefix_end: int) -> bool:
+        """The runtime's own message, alone or after its stamp and queue header (not one quoted
+        further down in the user's words)."""
+        match = pattern.search(text)
+        return match is not None and match.start() <= prefix_end
 
     def _prefix_end(self, text: str) -> int:
         position = 0
