@@ -220,6 +220,21 @@ def test_serve_speaks_json_lines_and_ends_with_its_stdin(tmp_path: Path) -> None
     assert (tmp_path / "state" / "apollo" / "engine.sqlite").is_file()
 
 
+def test_a_question_answered_in_the_same_batch_no_longer_stands(store: Store) -> None:
+    """A session the engine learns at once (its first turn on an existing transcript) settles what
+    later messages settle, as it does turn by turn: the answered question leaves the standing context,
+    the standing rule stays."""
+    c = Conversation()
+    c.user("Which port does the staging server listen on?")
+    c.say("It listens on 8443.")
+    c.user("From now on always restart staging after a deploy.")
+    c.say("Understood: I will restart staging after every deploy.")
+    c.assemble(Engine(store))
+    addition = Engine(store).addition("s")
+    assert "restart staging after a deploy" in addition
+    assert "Which port" not in addition
+
+
 _MESSAGE = st.one_of(
     st.tuples(st.just("user"), st.sampled_from(["OK", "thanks!", "We decided to ship on Fridays.",
                                                  "I prefer short answers.", "Can you check the build?",
@@ -227,6 +242,41 @@ _MESSAGE = st.one_of(
     st.tuples(st.just("assistant"), st.sampled_from(["OK", "Noted.", "HEARTBEAT_OK", "The build is green.",
                                                       "Disk 97% full on /var."])),
     st.tuples(st.just("tool"), st.sampled_from(["ok", "3 tests failed", ""])))
+
+_TALK = st.one_of(
+    st.tuples(st.just("user"), st.sampled_from(["Which port does staging use?", "yes", "no, keep it",
+                                                 "We decided to ship on Fridays.", "Can you check the build?",
+                                                 "From now on always run the linter first.", "thanks!"])),
+    st.tuples(st.just("assistant"), st.sampled_from(["Staging uses 8443.", "Shall I restart staging?",
+                                                      "Done: the build is green.", "OK", "Which branch?"])),
+    st.tuples(st.just("tool"), st.sampled_from(["ok", "3 tests failed"])))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(script=st.lists(_TALK, min_size=1, max_size=24))
+def test_learning_at_once_or_turn_by_turn_gives_the_same_standing_context(
+        tmp_path_factory: pytest.TempPathFactory, script: list[tuple[str, str]]) -> None:
+    c = Conversation()
+    for n, (role, said) in enumerate(script):
+        if role == "user":
+            c.user(said)
+        elif role == "assistant":
+            c.say(said)
+        else:
+            c.tool(f"call_{n}", said)
+    folder = tmp_path_factory.mktemp("standing")
+    at_once, stepwise = Store(default_path(folder / "a")), Store(default_path(folder / "b"))
+    try:
+        c.assemble(Engine(at_once))
+        engine = Engine(stepwise)
+        for end in range(1, len(c.messages) + 1):
+            head = Conversation()
+            head.messages = c.messages[:end]
+            head.assemble(engine)
+        assert Engine(at_once).addition("s") == Engine(stepwise).addition("s") == engine.addition("s")
+    finally:
+        at_once.close()
+        stepwise.close()
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -126,17 +126,15 @@ class Engine:
         pairs = [(first + n, body) for n, (_, body) in enumerate(fresh)]
         classifier = self._classifier(session_id, state) if fresh else None
         by_seq: dict[int, list[tuple[Element, Any]]] = {seq: [] for seq, _ in pairs}
-        revised: dict[str, Standing] = {}
+        #: the classifier's latest word on earlier elements (a question answered, a task done), this
+        #: batch's included: a whole session learnt at once settles as much as one learnt turn by turn
+        latest: dict[str, Any] = {}
         for element in _elements(pairs, self.count):
             assert classifier is not None
             changes = classifier.feed(element)
-            verdict = changes[0][2]
-            by_seq[_seq_of(element)].append((element, verdict))
-            for _, old, new_verdict in changes[1:]:
-                item = state.standing.get(new_verdict.id) or revised.get(new_verdict.id)
-                if item is not None and old is not None:
-                    item.status = new_verdict.status if new_verdict.category in MUST_KEEP else "withdrawn"
-                    revised[item.element] = item
+            by_seq[_seq_of(element)].append((element, changes[0][2]))
+            latest.update((new_verdict.id, new_verdict) for _, old, new_verdict in changes[1:] if old is not None)
+        revised: dict[str, Standing] = {}
         stored: list[tuple[Stored, str]] = []
         in_batch = {e.call_id for items in by_seq.values() for e, _ in items if e.kind is Kind.TOOL_CALL}
         orphans = {e.call_id for items in by_seq.values() for e, _ in items
@@ -155,6 +153,11 @@ class Engine:
                         if len(text) > ITEM_CHARS:
                             text = text[:ITEM_CHARS].rstrip() + f" … (recall {element.id})"
                         revised[element.id] = Standing(element.id, seq, verdict.category, verdict.status, text)
+        for ident, verdict in latest.items():
+            item = revised.get(ident) or state.standing.get(ident)
+            if item is not None:
+                _settle(item, verdict)
+                revised[ident] = item
         self.store.save(session_id, stored, list(revised.values()), turn=turn)
         for row, _ in stored:
             state.order.append(row)
@@ -245,6 +248,15 @@ class Engine:
         """What renal dropped or a compaction evicted in this session, verbatim: by id (``m12``,
         or a message key) or by the words of ``query`` (all of them, any case), newest first."""
         return recall_from(self.store, session_id, query, ident, limit)
+
+
+def _settle(item: Standing, verdict: Any) -> None:
+    """A standing item as the classifier now sees it: a question answered "yes" becomes the decision
+    it made; one that left the must-keep categories (answered, done) no longer stands."""
+    if verdict.category in MUST_KEEP:
+        item.category, item.status = verdict.category, verdict.status
+    else:
+        item.status = "withdrawn"
 
 
 def _addition(standing: Iterable[Standing]) -> str:

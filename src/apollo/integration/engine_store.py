@@ -164,7 +164,7 @@ class Store:
                   body) for m, body in new])
             self.db.executemany(
                 "insert into standing (session, element, seq, category, status, text) values (?, ?, ?, ?, ?, ?) "
-                "on conflict (session, element) do update set status = excluded.status",
+                "on conflict (session, element) do update set category = excluded.category, status = excluded.status",
                 [(session, s.element, s.seq, s.category, s.status, s.text) for s in standing])
             self.db.executemany("update messages set evicted = 1 where session = ? and seq = ?",
                                 [(session, seq) for seq in evict])
