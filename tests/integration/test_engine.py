@@ -235,6 +235,19 @@ def test_a_question_answered_in_the_same_batch_no_longer_stands(store: Store) ->
     assert "Which port" not in addition
 
 
+def test_a_proposal_the_user_accepts_becomes_a_standing_decision(store: Store) -> None:
+    """The agent's proposal is no decision until the user accepts it; then it stands, whether the
+    acceptance comes in the same batch or a turn later."""
+    c = Conversation()
+    c.user("The cache keeps timing out under load.")
+    c.say("I suggest we move the cache to Redis with a 5 minute TTL.")
+    c.assemble(Engine(store))
+    assert "Redis" not in Engine(store).addition("s")
+    c.user("ok")
+    c.assemble(Engine(store))
+    assert "### Decisions\n- I suggest we move the cache to Redis" in Engine(store).addition("s")
+
+
 _MESSAGE = st.one_of(
     st.tuples(st.just("user"), st.sampled_from(["OK", "thanks!", "We decided to ship on Fridays.",
                                                  "I prefer short answers.", "Can you check the build?",
@@ -244,11 +257,12 @@ _MESSAGE = st.one_of(
     st.tuples(st.just("tool"), st.sampled_from(["ok", "3 tests failed", ""])))
 
 _TALK = st.one_of(
-    st.tuples(st.just("user"), st.sampled_from(["Which port does staging use?", "yes", "no, keep it",
+    st.tuples(st.just("user"), st.sampled_from(["Which port does staging use?", "yes", "no, keep it", "ok",
                                                  "We decided to ship on Fridays.", "Can you check the build?",
                                                  "From now on always run the linter first.", "thanks!"])),
     st.tuples(st.just("assistant"), st.sampled_from(["Staging uses 8443.", "Shall I restart staging?",
-                                                      "Done: the build is green.", "OK", "Which branch?"])),
+                                                      "Done: the build is green.", "OK", "Which branch?",
+                                                      "I suggest we move the cache to Redis."])),
     st.tuples(st.just("tool"), st.sampled_from(["ok", "3 tests failed"])))
 
 

@@ -149,12 +149,13 @@ class Engine:
             if action == "keep":
                 for element, verdict in by_seq[seq]:
                     if verdict.category in MUST_KEEP and verdict.action == "keep" and element.text.strip():
-                        text = element.text.strip()
-                        if len(text) > ITEM_CHARS:
-                            text = text[:ITEM_CHARS].rstrip() + f" … (recall {element.id})"
-                        revised[element.id] = Standing(element.id, seq, verdict.category, verdict.status, text)
+                        revised[element.id] = _standing(element, seq, verdict)
+        kept = {row.seq: row.fate == "keep" for row, _ in stored}
+        in_this_batch = {element.id: element for items in by_seq.values() for element, _ in items}
         for ident, verdict in latest.items():
             item = revised.get(ident) or state.standing.get(ident)
+            if item is None and verdict.category in MUST_KEEP and verdict.status == "current":
+                item = self._became_must_keep(session_id, state, in_this_batch.get(ident), ident, kept, verdict)
             if item is not None:
                 _settle(item, verdict)
                 revised[ident] = item
@@ -166,6 +167,23 @@ class Engine:
         if revised:
             state.addition = None
         return len(stored)
+
+    def _became_must_keep(self, session_id: str, state: Session, element: Element | None, ident: str,
+                          kept: dict[int, bool], verdict: Any) -> Standing | None:
+        """A kept message a later one made must-keep (a proposal the user accepted): its standing
+        item, read from this batch or from the stored message."""
+        seq = int(ident.split(":")[0][1:])
+        if seq not in kept:
+            kept[seq] = any(row.seq == seq and row.fate == "keep" for row in state.order)
+        if not kept[seq]:
+            return None
+        if element is None:
+            body = self.store.bodies(session_id, [seq]).get(seq)
+            found = [e for e in _elements([(seq, orjson.loads(body))], self.count)] if body else []
+            element = next((e for e in found if e.id == ident), None)
+        if element is None or not element.text.strip():
+            return None
+        return _standing(element, seq, verdict)
 
     # -- the plugin's requests -----------------------------------------------------------------
 
@@ -248,6 +266,15 @@ class Engine:
         """What renal dropped or a compaction evicted in this session, verbatim: by id (``m12``,
         or a message key) or by the words of ``query`` (all of them, any case), newest first."""
         return recall_from(self.store, session_id, query, ident, limit)
+
+
+def _standing(element: Element, seq: int, verdict: Any) -> Standing:
+    """The item as the system-prompt addition shows it: its text up to ``ITEM_CHARS``, the rest one
+    recall away."""
+    text = element.text.strip()
+    if len(text) > ITEM_CHARS:
+        text = text[:ITEM_CHARS].rstrip() + f" … (recall {element.id})"
+    return Standing(element.id, seq, verdict.category, verdict.status, text)
 
 
 def _settle(item: Standing, verdict: Any) -> None:
