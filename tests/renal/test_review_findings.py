@@ -1,0 +1,101 @@
+"""Adversarial review of the compact-mode changes since 82cfe13: each test shows a loss the
+review found (they fail on main)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from apollo.renal.digest import earlier_summary
+from apollo.renal.filter import filter_path
+from realclient.support import PiSession
+
+_GATEWAY = ("System: [2026-04-07 14:29:03 GMT+8] Feishu[ops] DM | Ana (ou_4242) [msg:om_7781]\n\n"
+            'Conversation info (untrusted metadata):\n```json\n{\n  "message_id": "om_7781"\n}\n```\n\n')
+
+
+def _tail_and_compact(session: PiSession, tmp_path: Path) -> list[dict]:
+    for text in ("Next: the weekly report.", "And then the invoices."):
+        session.user(text)
+        session.say("On it.")
+    source = session.write(tmp_path / "s.jsonl")
+    result = filter_path(source, mode="compact", output=tmp_path / "c.jsonl", workspace=tmp_path)
+    return [json.loads(line) for line in result.output_path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_an_earlier_summary_with_an_unclosed_metadata_fence_keeps_what_follows_it() -> None:
+    """A summary that copied a metadata block cut short (no closing fence) loses every line up to
+    the next bare fence further down: here its decisions and the command agreed."""
+    summary = ("## Recent turns\nUser: [Tue 2026-04-07 14:29 GMT+8]\nConversation info (untrusted metadata):\n"
+               '```json\n{\n  "message_id": "om_77…\n\n'
+               "## Decisions\n- Deploy only on Fridays.\n\n## Command agreed\n```sh\nrsync -a /srv/db /backup\n```\n")
+    quoted = earlier_summary(summary)
+    assert "Deploy only on Fridays." in quoted
+    assert "rsync -a /srv/db /backup" in quoted
+
+
+def test_an_earlier_summary_line_that_looks_like_a_header_takes_no_summary_lines_with_it() -> None:
+    summary = "## Who\nSender (untrusted metadata):\n- Ana (ou_4242)\n- Decided: ship on Friday, never on Monday\n\n## Next"
+    assert "ship on Friday, never on Monday" in earlier_summary(summary)
+
+
+def test_a_lean_custom_message_keeps_its_image(tmp_path: Path) -> None:
+    """_replace_whole rewrites a custom_message's list content as one text block: its image becomes the
+    reader's placeholder text '[image]' in the copy."""
+    session = PiSession()
+    session.user("hi")
+    session.say("Hi! What can I do for you?")
+    kept = session.entry("custom_message", customType="note", display=True,
+                         content=[{"type": "text", "text": _GATEWAY + "From now on, always answer in French."},
+                                  {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}])
+    session.say("Entendu : je réponds en français désormais.")
+    out = {e.get("id"): e for e in _tail_and_compact(session, tmp_path)}
+    assert kept in out
+    assert "untrusted metadata" not in json.dumps(out[kept])  # the lean rewrite did happen
+    assert {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"} in out[kept]["content"]
+
+
+def test_a_kept_call_with_two_results_stays_with_them(tmp_path: Path) -> None:
+    """with_results maps a call id to one result record: a call with two results (a repaired turn) keeps
+    one, edits() drops the other, and the writer's pairing then drops the call and both results:
+    the change the answer made is gone from the copy although the digest counts it as kept."""
+    from test_filter_compact import _ROTATE, _answer_then_work
+
+    session = PiSession()
+    _, entry, done = _answer_then_work(session)
+    report = session.entries.pop()
+    second = dict(session.entries[-1], id="0000aaaa", parentId=done)
+    second["message"] = dict(second["message"], content=[{"type": "text", "text": "Wrote /srv/rotate-logs.sh again."}])
+    session.entries.append(second)
+    session.entries.append(dict(report, parentId="0000aaaa"))
+    session.leaf = report["id"]
+    out = {e.get("id"): e for e in _tail_and_compact(session, tmp_path)}
+    assert entry in out
+    assert [b["type"] for b in out[entry]["message"]["content"]] == ["text", "toolCall"]
+    call = next(b for b in out[entry]["message"]["content"] if b["type"] == "toolCall")
+    assert call["arguments"]["content"] == _ROTATE
+
+
+def test_what_the_user_pasted_after_the_gateway_blocks_stays_in_the_copy(tmp_path: Path) -> None:
+    """The reader counts a header-like line the user pasted right after the gateway's blocks (and the
+    lines up to the next blank one) as envelope; Edit.lean then deletes them: they are neither in the
+    copy nor in the digest, where before this change the copy kept them."""
+    session = PiSession()
+    session.user("hi")
+    session.say("Hi! What can I do for you?")
+    pasted = "Sender (untrusted metadata):\nthe ops bot shows this header above every message I send\n\n"
+    session.user(_GATEWAY + pasted + "From now on, always send me the daily summary at 08:00 by email.")
+    session.say("Understood: the daily summary goes out by email every day at 08:00.")
+    copy = json.dumps(_tail_and_compact(session, tmp_path))
+    assert "the ops bot shows this header above every message I send" in copy
+
+
+def test_a_user_message_queued_after_an_announcement_stays_the_users() -> None:
+    """_injected_at (71cf357) makes the whole batch the runtime's when its first queued item is an
+    announcement: the user's own request queued as #2 becomes envelope, read as a notice only."""
+    from apollo.transcript.openclaw_rules import rules
+
+    text = ('[Sat 2026-02-07 14:22 GMT+1] [Queued messages while agent was busy]\n\n---\nQueued #1\n'
+            'A background task "disk check" just completed successfully.\n\nFindings:\nAll fine.\n\n---\n'
+            'Queued #2\nPlease delete the old backups in /srv/bak now.')
+    assert "Please delete the old backups" in rules().split(text)[1]
