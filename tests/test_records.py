@@ -107,3 +107,15 @@ def test_records_pickle_and_copy(value: object) -> None:
     # the check's resume state pickles the classifier's records; frozen ones set their slots past the guard
     assert pickle.loads(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)) == value
     assert copy.copy(value) == value and copy.deepcopy(value) == value
+
+
+@pytest.mark.parametrize("body", ["class Shared:\n    items: list = []\n",
+                                  "class Child(Exception):\n    code: int\n",
+                                  "class Empty:\n    pass\n"])
+def test_what_a_record_would_get_wrong_is_refused(body: str) -> None:
+    """A shared mutable default, a base class the record would replace, no field at all."""
+    scope: dict[str, object] = {}
+    exec(body, scope)  # noqa: S102 - the class bodies above
+    cls = next(v for k, v in scope.items() if isinstance(v, type))
+    with pytest.raises(TypeError):
+        slotted()(cls)

@@ -70,8 +70,17 @@ def slotted(*, frozen: bool = False, eq: bool = True) -> Callable[[type[_T]], ty
 
 
 def _build(cls: type, *, frozen: bool, eq: bool) -> type:
+    """Refuses what a dataclass would refuse, or what this class would silently get wrong: a
+    shared mutable default, base classes (the record replaces them), annotations it cannot see."""
     names = tuple(cls.__dict__.get("__annotations__", {}))
     defaults = {name: cls.__dict__[name] for name in names if name in cls.__dict__}
+    if cls.__bases__ != (object,):
+        raise TypeError(f"{cls.__qualname__}: a slotted record has no base class")
+    if not names:
+        raise TypeError(f"{cls.__qualname__}: a slotted record needs annotated fields")
+    for name, default in defaults.items():
+        if isinstance(default, (list, dict, set)):
+            raise TypeError(f"{cls.__qualname__}.{name}: a mutable default is shared; use field(default_factory=...)")
     namespace = {key: value for key, value in cls.__dict__.items()
                  if key not in defaults and key not in ("__dict__", "__weakref__")}
     namespace.update(__slots__=names, __qualname__=cls.__qualname__,

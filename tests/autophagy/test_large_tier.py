@@ -272,6 +272,18 @@ def test_a_lock_still_being_written_refuses_until_it_is_stale(legacy) -> None:
     assert ws.plan("large").items
 
 
+def test_an_unwritten_lock_from_the_future_does_not_block_for_ever(legacy) -> None:
+    """A clock set back after the lock was made: its date ahead makes it no younger."""
+    ws = legacy
+    folder = ws.state / "tmp" / f"openclaw-{os.getuid()}"
+    folder.mkdir(parents=True)
+    lock = folder / "gateway.8f1eeb69.lock"
+    lock.write_text("")
+    future = time.time() + 365 * 24 * 3600
+    os.utime(lock, (future, future))
+    assert ws.plan("large").items
+
+
 def test_refused_while_something_listens_on_the_configured_port(legacy) -> None:
     ws = legacy
     server = socket.socket()

@@ -104,7 +104,7 @@ def _being_written(lock: Path, spec: Gateway) -> bool:
         age = time.time() - lock.stat().st_mtime
     except OSError:
         return False
-    return age < spec.unwritten_lock_seconds
+    return abs(age) < spec.unwritten_lock_seconds  # a date ahead (the clock set back) is no younger
 
 
 def gateway_running(state_dir: Path, spec: Gateway) -> Running | None:

@@ -234,14 +234,15 @@ def unsaid_changes(fates: list[Fate], start: int, changing: frozenset[str]) -> f
 def with_results(fates: list[Fate], records: frozenset[str]) -> frozenset[str]:
     """``records`` and the records of the results of their tool calls: a call never stays as a
     message without its result, nor a result without its call."""
-    results = {f.element.call_id: f.element.record_id for f in fates
-               if f.element.kind is Kind.TOOL_RESULT and f.element.call_id}
+    results: dict[str, list[str]] = {}  # a call repaired or retried can have more than one result
+    for fate in fates:
+        if fate.element.kind is Kind.TOOL_RESULT and fate.element.call_id and fate.element.record_id:
+            results.setdefault(fate.element.call_id, []).append(fate.element.record_id)
     chosen = set(records)
     for fate in fates:
         element = fate.element
-        if element.kind is Kind.TOOL_CALL and element.record_id in records and element.call_id \
-                and (result := results.get(element.call_id)) is not None:
-            chosen.add(result)
+        if element.kind is Kind.TOOL_CALL and element.record_id in records and element.call_id:
+            chosen.update(results.get(element.call_id, ()))
     return frozenset(chosen)
 
 

@@ -4,6 +4,7 @@ and the envelope and heartbeat rules (``data/transcript_openclaw.toml``) the rea
 from __future__ import annotations
 
 import functools
+import json
 import re
 from pathlib import Path
 
@@ -42,6 +43,7 @@ class EnvelopeRules:
     failed_max_chars: int = 0
     mirror_models: frozenset[str] = frozenset()
     scheduled: tuple[re.Pattern[str], ...] = ()
+    queued_items: tuple[re.Pattern[str], ...] = ()
 
     def split_envelope(self, text: str) -> tuple[str, str]:
         """(envelope, content): what the gateway wrapped around the user's words (leading stamps,
@@ -59,7 +61,8 @@ class EnvelopeRules:
         """:meth:`split`, and whether the prefix ends with a scheduled job's stamp (the content is
         then the job's prompt)."""
         position = self._prefix_end(text)
-        if any(self._injected_at(pattern, text, position) for pattern in self.injected):
+        if any(self._injected_at(pattern, text, position) for pattern in self.injected) \
+                and not any(item.search(text, position) for item in self.queued_items):
             return text, "", "", False
         run = self.scheduled_run(text[position:])
         if run is not None:
@@ -98,21 +101,37 @@ class EnvelopeRules:
                 position += stripped + end
 
     def without_metadata(self, text: str) -> str:
-        """``text`` less the metadata blocks the gateway injects (a header line and its fenced JSON or
-        its lines up to a blank one): they repeat, for tools, the ids and the time the stamp gives."""
+        """``text`` less the metadata blocks the gateway injects: a header line and a fenced block of
+        JSON that parses (they repeat, for tools, the ids and the time the stamp gives). Anything else
+        that looks like one (a header with plain lines, a fence never closed, JSON cut short) may be
+        someone's words, and stays."""
         kept: list[str] = []
         position = 0
         while position < len(text):
             line_end = text.find("\n", position)
             line_end = len(text) if line_end < 0 else line_end + 1
-            if any(header.match(text[position:line_end].rstrip("\n")) for header in self.block_headers):
-                end = self._metadata_block_end(text[position:])
-                if end:
-                    position += end
-                    continue
+            end = self._json_block_end(text[position:])
+            if end:
+                position += end
+                continue
             kept.append(text[position:line_end])
             position = line_end
         return "".join(kept)
+
+    def _json_block_end(self, text: str) -> int | None:
+        """Where a metadata block at the start of ``text`` ends, when it is a header and fenced JSON."""
+        first, _, after = text.partition("\n")
+        if not any(header.match(first) for header in self.block_headers) or not after.lstrip(" \t").startswith("```"):
+            return None
+        end = self._metadata_block_end(text)
+        if end is None:
+            return None
+        fenced = text[len(first) + 1:end].strip().splitlines()  # the opening fence, the JSON, the closing fence
+        try:
+            json.loads("\n".join(fenced[1:-1]))
+        except ValueError:
+            return None
+        return end
 
     def scheduled_run(self, text: str) -> tuple[str, str] | None:
         """(stamp, prompt) when ``text`` is a scheduled job's prompt, else None."""
@@ -192,4 +211,5 @@ def rules() -> EnvelopeRules:
                  injected=compile_all(envelope["injected"]),
                  failed_stop_reasons=frozenset(assistant["failed_stop_reasons"]),
                  failed_max_chars=int(assistant["failed_max_chars"]),
-                 mirror_models=frozenset(assistant["mirror_models"]), scheduled=compile_all(envelope["scheduled"]))
+                 mirror_models=frozenset(assistant["mirror_models"]), scheduled=compile_all(envelope["scheduled"]),
+                 queued_items=compile_all(envelope["queued_items"]))

@@ -146,15 +146,28 @@ def _replace_whole(record: dict[str, Any], message: dict[str, Any] | None, text:
     if record.get("type") in ("compaction", "branch_summary"):
         record["summary"] = text
     elif record.get("type") == "custom_message":
-        prefix, _, suffix = rules().split(content_text(record.get("content")))
-        text = (rules().without_metadata(prefix) if lean else prefix) + text + suffix
-        record["content"] = text if isinstance(record.get("content"), str) else [{"type": "text", "text": text}]
+        _replace_custom(record, text, lean)
     elif message is not None and message.get("role") == "toolResult":
         message["content"] = [{"type": "text", "text": text}]
     elif message is not None and isinstance(message.get("content"), str):
         message["content"] = _rewrap(message, message["content"], text, lean)
     else:
         raise UsageError(f"cannot replace the text of a {record.get('type')} entry", where=str(record.get("id")))
+
+
+def _replace_custom(record: dict[str, Any], text: str, lean: bool) -> None:
+    """A custom message's new text inside its old wrappers. One with blocks that are not text (an
+    image, a file) cannot be rebuilt from its text: its words stay as they were, and ``lean`` takes
+    the metadata blocks out of the envelope that opens its first block."""
+    content = record.get("content")
+    prefix, old, suffix = rules().split(content_text(content))
+    if isinstance(content, list) and any(not (isinstance(b, dict) and b.get("type") == "text") for b in content):
+        first = content[0] if content and isinstance(content[0], dict) else {}
+        if lean and text == old and isinstance(first.get("text"), str) and first["text"].startswith(prefix):
+            first["text"] = rules().without_metadata(prefix) + first["text"][len(prefix):]
+        return
+    text = (rules().without_metadata(prefix) if lean else prefix) + text + suffix
+    record["content"] = text if isinstance(content, str) else [{"type": "text", "text": text}]
 
 
 def _rewrap(message: dict[str, Any] | None, old: str, text: str, lean: bool = False) -> str:

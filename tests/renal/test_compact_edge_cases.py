@@ -1,5 +1,6 @@
-"""Adversarial review of the compact-mode changes since 82cfe13: each test shows a loss the
-review found (they fail on main)."""
+"""Compact mode's edge cases where words could be lost: a summary or a message that only looks like
+it holds the gateway's metadata, a custom message with an image, a call with two results, a queued
+batch that mixes the runtime's announcement with the user's request."""
 
 from __future__ import annotations
 
@@ -24,8 +25,8 @@ def _tail_and_compact(session: PiSession, tmp_path: Path) -> list[dict]:
 
 
 def test_an_earlier_summary_with_an_unclosed_metadata_fence_keeps_what_follows_it() -> None:
-    """A summary that copied a metadata block cut short (no closing fence) loses every line up to
-    the next bare fence further down: here its decisions and the command agreed."""
+    """A summary that copied a metadata block cut short (no closing fence) keeps every line after it:
+    only a header with fenced JSON that parses is the gateway's."""
     summary = ("## Recent turns\nUser: [Tue 2026-04-07 14:29 GMT+8]\nConversation info (untrusted metadata):\n"
                '```json\n{\n  "message_id": "om_77…\n\n'
                "## Decisions\n- Deploy only on Fridays.\n\n## Command agreed\n```sh\nrsync -a /srv/db /backup\n```\n")
@@ -40,8 +41,8 @@ def test_an_earlier_summary_line_that_looks_like_a_header_takes_no_summary_lines
 
 
 def test_a_lean_custom_message_keeps_its_image(tmp_path: Path) -> None:
-    """_replace_whole rewrites a custom_message's list content as one text block: its image becomes the
-    reader's placeholder text '[image]' in the copy."""
+    """A custom message with an image is not rebuilt from its text (the image would become the
+    reader's placeholder '[image]'): only its envelope's metadata blocks go."""
     session = PiSession()
     session.user("hi")
     session.say("Hi! What can I do for you?")
@@ -56,9 +57,8 @@ def test_a_lean_custom_message_keeps_its_image(tmp_path: Path) -> None:
 
 
 def test_a_kept_call_with_two_results_stays_with_them(tmp_path: Path) -> None:
-    """with_results maps a call id to one result record: a call with two results (a repaired turn) keeps
-    one, edits() drops the other, and the writer's pairing then drops the call and both results:
-    the change the answer made is gone from the copy although the digest counts it as kept."""
+    """A call with two results (a repaired turn) keeps both: with one, the writer's pairing would drop
+    the call and the change the answer made, while the digest counts the entry as kept."""
     from test_filter_compact import _ROTATE, _answer_then_work
 
     session = PiSession()
@@ -77,9 +77,8 @@ def test_a_kept_call_with_two_results_stays_with_them(tmp_path: Path) -> None:
 
 
 def test_what_the_user_pasted_after_the_gateway_blocks_stays_in_the_copy(tmp_path: Path) -> None:
-    """The reader counts a header-like line the user pasted right after the gateway's blocks (and the
-    lines up to the next blank one) as envelope; Edit.lean then deletes them: they are neither in the
-    copy nor in the digest, where before this change the copy kept them."""
+    """A header-like line the user pasted right after the gateway's blocks, with plain lines under it
+    (no fenced JSON), may be the user's: the lean copy keeps it."""
     session = PiSession()
     session.user("hi")
     session.say("Hi! What can I do for you?")
@@ -91,8 +90,8 @@ def test_what_the_user_pasted_after_the_gateway_blocks_stays_in_the_copy(tmp_pat
 
 
 def test_a_user_message_queued_after_an_announcement_stays_the_users() -> None:
-    """_injected_at (71cf357) makes the whole batch the runtime's when its first queued item is an
-    announcement: the user's own request queued as #2 becomes envelope, read as a notice only."""
+    """A queued batch whose first item is the runtime's announcement is not the runtime's alone: the
+    user's request queued as #2 is the user's words."""
     from apollo.transcript.openclaw_rules import rules
 
     text = ('[Sat 2026-02-07 14:22 GMT+1] [Queued messages while agent was busy]\n\n---\nQueued #1\n'
