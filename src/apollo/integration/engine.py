@@ -157,8 +157,7 @@ class Engine:
             if item is None and verdict.category in MUST_KEEP and verdict.status == "current":
                 item = self._became_must_keep(session_id, state, in_this_batch.get(ident), ident, kept, verdict)
             if item is not None:
-                _settle(item, verdict)
-                revised[ident] = item
+                revised[ident] = _settle(item, verdict)
         self.store.save(session_id, stored, list(revised.values()), turn=turn)
         for row, _ in stored:
             state.order.append(row)
@@ -277,13 +276,13 @@ def _standing(element: Element, seq: int, verdict: Any) -> Standing:
     return Standing(element.id, seq, verdict.category, verdict.status, text)
 
 
-def _settle(item: Standing, verdict: Any) -> None:
+def _settle(item: Standing, verdict: Any) -> Standing:
     """A standing item as the classifier now sees it: a question answered "yes" becomes the decision
-    it made; one that left the must-keep categories (answered, done) no longer stands."""
+    it made; one that left the must-keep categories (answered, done) no longer stands. A new item:
+    the engine's memory changes only once the store has saved it."""
     if verdict.category in MUST_KEEP:
-        item.category, item.status = verdict.category, verdict.status
-    else:
-        item.status = "withdrawn"
+        return Standing(item.element, item.seq, verdict.category, verdict.status, item.text)
+    return Standing(item.element, item.seq, item.category, "withdrawn", item.text)
 
 
 def _addition(standing: Iterable[Standing]) -> str:
