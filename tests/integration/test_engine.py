@@ -48,6 +48,19 @@ class Conversation:
         self.add({"role": "toolResult", "toolCallId": call, "toolName": "exec",
                   "content": [{"type": "text", "text": output}], "isError": False})
 
+    @classmethod
+    def of(cls, script: list[tuple[str, str]]) -> Conversation:
+        """A conversation from (role, text) pairs; role "tool" is a call with that output."""
+        made = cls()
+        for n, (role, said) in enumerate(script):
+            if role == "user":
+                made.user(said)
+            elif role == "assistant":
+                made.say(said)
+            else:
+                made.tool(f"call_{n}", said)
+        return made
+
     @property
     def keys(self) -> list[str]:
         return [f"k{m['timestamp']}" for m in self.messages]
@@ -270,14 +283,7 @@ _TALK = st.one_of(
 @given(script=st.lists(_TALK, min_size=1, max_size=24))
 def test_learning_at_once_or_turn_by_turn_gives_the_same_standing_context(
         tmp_path_factory: pytest.TempPathFactory, script: list[tuple[str, str]]) -> None:
-    c = Conversation()
-    for n, (role, said) in enumerate(script):
-        if role == "user":
-            c.user(said)
-        elif role == "assistant":
-            c.say(said)
-        else:
-            c.tool(f"call_{n}", said)
+    c = Conversation.of(script)
     folder = tmp_path_factory.mktemp("standing")
     at_once, stepwise = Store(default_path(folder / "a")), Store(default_path(folder / "b"))
     try:
@@ -298,14 +304,7 @@ def test_learning_at_once_or_turn_by_turn_gives_the_same_standing_context(
        budget=st.sampled_from([None, 60, 200, 100_000]))
 def test_any_conversation_keeps_its_invariants(tmp_path_factory: pytest.TempPathFactory,
                                                 script: list[tuple[str, str]], cut: int, budget: int | None) -> None:
-    c = Conversation()
-    for n, (role, said) in enumerate(script):
-        if role == "user":
-            c.user(said)
-        elif role == "assistant":
-            c.say(said)
-        else:
-            c.tool(f"call_{n}", said)
+    c = Conversation.of(script)
     store = Store(default_path(tmp_path_factory.mktemp("prop")))
     try:
         engine = Engine(store)

@@ -129,16 +129,20 @@ def test_fast_path_and_typer_path_agree(example: Path) -> None:
     assert typo.returncode == 2 and "--jsn" in typo.stderr
 
 
-def _modules_after_heartbeat(example: Path) -> set[str]:
-    """The modules a real ``apollo heartbeat`` process has loaded by its end."""
-    probe = ("import sys, runpy; sys.argv = ['apollo', 'heartbeat', '-w', sys.argv[1], '--state-dir', sys.argv[2]]\n"
+def _after_heartbeat(example: Path, report: str) -> list[str]:
+    """The lines ``report`` (Python code) prints at the end of a real ``apollo heartbeat`` process."""
+    probe = ("import sys; sys.argv = ['apollo', 'heartbeat', '-w', sys.argv[1], '--state-dir', sys.argv[2]]\n"
              "from apollo.cli.entry import main\n"
-             "try:\n    main()\nexcept SystemExit as done:\n    code = done.code\n"
-             "print('LOADED', ' '.join(sorted(sys.modules)))")
+             "try:\n    main()\nexcept SystemExit:\n    pass\n" + report)
     done = subprocess.run([sys.executable, "-c", probe, str(example / "workspace"), str(example / "openclaw-state")],
                           capture_output=True, text=True, env={**os.environ, "APOLLO_NOW": DEMO_NOW})
     assert done.returncode == 0, done.stderr
-    last = done.stdout.splitlines()[-1]
+    return done.stdout.splitlines()
+
+
+def _modules_after_heartbeat(example: Path) -> set[str]:
+    """The modules a real ``apollo heartbeat`` process has loaded by its end."""
+    last = _after_heartbeat(example, "print('LOADED', ' '.join(sorted(sys.modules)))")[-1]
     assert last.startswith("LOADED ")
     return set(last.split()[1:])
 
@@ -159,23 +163,18 @@ def test_an_unchanged_session_costs_neither_the_classifier_nor_heavy_imports(exa
     assert heavy & loaded == set()
 
 
-
 def test_a_checking_heartbeat_creates_no_dataclass(example: Path) -> None:
     """The check's modules declare their records with apollo.records.slotted: generating dataclasses
     cost a heartbeat after growth about a tenth of its time (docs/bench.md)."""
-    probe = ("import sys, dataclasses; sys.argv = ['apollo', 'heartbeat', '-w', sys.argv[1], '--state-dir', sys.argv[2]]\n"
-             "from apollo.cli.entry import main\n"
-             "try:\n    main()\nexcept SystemExit:\n    pass\n"
-             "print('CHECKED', 'apollo.renal.classify' in sys.modules)\n"
-             "print('DATACLASSES', ' '.join(sorted(f'{name}.{key}' for name, module in list(sys.modules.items())\n"
-             "    if name.startswith('apollo') for key, value in vars(module).items()\n"
-             "    if isinstance(value, type) and value.__module__ == name and dataclasses.is_dataclass(value))))")
-    done = subprocess.run([sys.executable, "-c", probe, str(example / "workspace"), str(example / "openclaw-state")],
-                          capture_output=True, text=True, env={**os.environ, "APOLLO_NOW": DEMO_NOW})
-    assert done.returncode == 0, done.stderr
-    checked, dataclasses_line = done.stdout.splitlines()[-2:]
+    checked, dataclasses_line = _after_heartbeat(example, (
+        "import dataclasses\n"
+        "print('CHECKED', 'apollo.renal.classify' in sys.modules)\n"
+        "print('DATACLASSES', ' '.join(sorted(f'{name}.{key}' for name, module in list(sys.modules.items())\n"
+        "    if name.startswith('apollo') for key, value in vars(module).items()\n"
+        "    if isinstance(value, type) and value.__module__ == name and dataclasses.is_dataclass(value))))"))[-2:]
     assert checked == "CHECKED True"
     assert dataclasses_line.split()[1:] == []
+
 
 def test_bad_config_is_a_clear_error(example: Path) -> None:
     config = example / "workspace" / ".apollo" / "config.toml"
