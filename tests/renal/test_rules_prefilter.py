@@ -7,7 +7,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from hypothesis import given, settings
+import pytest
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from apollo.renal import rules
@@ -99,8 +100,9 @@ def _declared_patterns() -> list[tuple[str, str, int]]:
     return found
 
 
-@settings(max_examples=300, deadline=None)
-@given(data=st.data(), which=st.sampled_from(_declared_patterns()))
+@pytest.mark.parametrize("which", _declared_patterns(), ids=lambda which: which[0])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
+@given(data=st.data())
 def test_what_a_pattern_matches_holds_one_of_the_literals_its_signal_requires(data: st.DataObject,
                                                                             which: tuple[str, str, int]) -> None:
     signal_name, pattern, flags = which
