@@ -44,9 +44,9 @@ def test_a_prefiltered_search_finds_exactly_what_the_compiled_regex_finds(pieces
         if signal.regex is None or signal.regex.needles is None:
             continue
         expected = re.compile(signal.regex.pattern, signal.regex.flags)
-        if signal.regex.cannot_match(text):
-            assert expected.search(text) is None, (signal.name, text)
         fresh = rules.LazyPattern(signal.regex.pattern, signal.regex.flags, signal.regex.needles)
+        if fresh.cannot_match(text):
+            assert expected.search(text) is None, (signal.name, text)
         found, wanted = fresh.search(text), expected.search(text)
         assert (found and (found.span(), found.group(0))) == (wanted and (wanted.span(), wanted.group(0)))
 
@@ -71,6 +71,16 @@ def test_a_text_without_any_phrase_compiles_nothing_and_one_with_a_phrase_compil
     assert decision.regex is not None and decision.regex.needles
     assert decision.search("zzz qqq") is None and not decision.regex.is_compiled
     assert decision.search("We DECIDED to ship on Monday") is not None and decision.regex.is_compiled
+
+
+def test_a_pattern_searched_in_many_texts_is_compiled_after_all() -> None:
+    """A whole session's check searches every clause: past a budget the prefilter would cost more."""
+    pattern = rules.LazyPattern(r"\bdeploy(ed)?\b", re.IGNORECASE, ("deploy",))
+    for n in range(rules.PREFILTER_TEXTS):
+        assert pattern.search(f"nothing to see {n}") is None
+    assert not pattern.is_compiled
+    assert pattern.search("still nothing") is None and pattern.is_compiled
+    assert pattern.search("We DEPLOYED it") is not None
 
 
 def test_patterns_without_requires_are_always_searched_and_requires_names_what_they_need(tmp_path: Path) -> None:
@@ -108,4 +118,6 @@ def test_what_a_pattern_matches_holds_one_of_the_literals_its_signal_requires(da
     signal_name, pattern, flags = which
     text = data.draw(st.from_regex(re.compile(pattern, flags)), label="text")
     signal = rules.load()[signal_name]
-    assert signal.regex is not None and not signal.regex.cannot_match(text), (signal_name, pattern, text)
+    assert signal.regex is not None
+    fresh = rules.LazyPattern(signal.regex.pattern, signal.regex.flags, signal.regex.needles)
+    assert not fresh.cannot_match(text), (signal_name, pattern, text)

@@ -73,6 +73,10 @@ def _needles(literals: list[str] | None) -> tuple[str, ...] | None:
     return None if any(f is None for f in folded) else tuple(sorted({f for f in folded if f is not None}))
 
 
+#: how many texts a pattern's needles are looked for in before it is compiled all the same
+PREFILTER_TEXTS = 256
+
+
 class LazyPattern:
     """A rule's regular expression, compiled when first searched: the rules hold about forty,
     some large, and compiling them all costs a process several times the interpreter's start,
@@ -81,13 +85,14 @@ class LazyPattern:
     ``needles``, when given, are strings one of which every match contains (case-insensitively):
     a text holding none of them cannot match, and the regex is not compiled to say so."""
 
-    __slots__ = ("pattern", "flags", "needles", "_compiled")
+    __slots__ = ("pattern", "flags", "needles", "_compiled", "_prefiltered")
 
     def __init__(self, pattern: str, flags: int = 0, needles: tuple[str, ...] | None = None):
         self.pattern = pattern
         self.flags = flags
         self.needles = needles
         self._compiled: re.Pattern[str] | None = None
+        self._prefiltered = 0
 
     @property
     def is_compiled(self) -> bool:
@@ -99,9 +104,12 @@ class LazyPattern:
         return self._compiled
 
     def cannot_match(self, text: str) -> bool:
-        """True when no needle occurs in ``text``: a sure "no match" without compiling."""
-        if self.needles is None or self._compiled is not None:
+        """True when no needle occurs in ``text``: a sure "no match" without compiling. A pattern
+        searched in many texts is compiled after all (a whole session's check): past
+        :data:`PREFILTER_TEXTS` texts the prefilter would cost more than the compiled search."""
+        if self.needles is None or self._compiled is not None or self._prefiltered >= PREFILTER_TEXTS:
             return False
+        self._prefiltered += 1
         folded = _folded(text)
         return folded is not None and not any(needle in folded for needle in self.needles)
 
