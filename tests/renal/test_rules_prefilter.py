@@ -73,6 +73,17 @@ def test_a_text_without_any_phrase_compiles_nothing_and_one_with_a_phrase_compil
     assert decision.search("We DECIDED to ship on Monday") is not None and decision.regex.is_compiled
 
 
+def test_a_long_text_is_prefiltered_like_a_short_one() -> None:
+    """Texts past the length whose folded copy is kept are folded again each time, same answer."""
+    filler = "the build log says nothing new here. " * 200
+    for text, found in ((filler, False), (filler + "We DECIDED to ship", True), (filler + "ſ decided", True)):
+        pattern = rules.load()["decision"].regex
+        assert pattern is not None and len(text) > rules._FOLDED_KEPT_CHARS
+        fresh = rules.LazyPattern(pattern.pattern, pattern.flags, pattern.needles)
+        assert (fresh.search(text) is not None) == found == (re.compile(pattern.pattern, pattern.flags).search(text)
+                                                             is not None)
+
+
 def test_a_pattern_searched_in_many_texts_is_compiled_after_all() -> None:
     """A whole session's check searches every clause: past a budget the prefilter would cost more."""
     pattern = rules.LazyPattern(r"\bdeploy(ed)?\b", re.IGNORECASE, ("deploy",))

@@ -53,11 +53,23 @@ def _is_plain_char(char: str) -> bool:
     return len(lower) == 1 and char.upper().lower() == lower and lower.upper().lower() == lower
 
 
-@functools.lru_cache(maxsize=64)
+#: texts up to this long keep their folded copy (a clause is searched for many signals in turn);
+#: a longer one is folded again for each, so that no long copy is held
+_FOLDED_KEPT_CHARS = 4096
+
+
 def _folded(text: str) -> str | None:
     """``text`` lower-cased character by character, or None when it holds a character whose
-    case-insensitive match is special (then only the regex can tell); kept because a clause is
-    searched for many signals in turn."""
+    case-insensitive match is special (then only the regex can tell)."""
+    return _folded_kept(text) if len(text) <= _FOLDED_KEPT_CHARS else _fold(text)
+
+
+@functools.lru_cache(maxsize=64)
+def _folded_kept(text: str) -> str | None:
+    return _fold(text)
+
+
+def _fold(text: str) -> str | None:
     if text.isascii():
         return text.lower()
     if not all(_is_plain_char(char) for char in set(text) if not char.isascii()):
@@ -69,7 +81,7 @@ def _needles(literals: list[str] | None) -> tuple[str, ...] | None:
     """Literals folded like a text is, or None when one holds a special character (no prefilter)."""
     if not literals:
         return None
-    folded = [_folded(literal) for literal in literals]
+    folded = [_fold(literal) for literal in literals]
     return None if any(f is None for f in folded) else tuple(sorted({f for f in folded if f is not None}))
 
 
