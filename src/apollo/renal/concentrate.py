@@ -26,6 +26,7 @@ from apollo.renal.condense import Condenser, CondenseRules, load_rules
 from apollo.renal.rules import RULES_FOLDER, LazyPattern
 from apollo.rulefile import overlay, read_toml
 from apollo.transcript.model import Element, Kind, Role
+from apollo.words import CJK_RUN
 
 #: typing is imported only by type checkers: the heartbeat imports this module on every run
 TYPE_CHECKING = False
@@ -128,7 +129,7 @@ class Anchors:
         found = {word.lower() for word in self.specific_tokens(text)}
         if not text.isascii():
             n = self.cjk_gram
-            for run in _CJK_RUNS.findall(text):
+            for run in CJK_RUN.findall(text):
                 found.update(run[i:i + n] for i in range(len(run) - n + 1))
         return found
 
@@ -141,7 +142,6 @@ class Anchors:
 
 #: longer tokens (a base64 blob, a minified line) are no mention of anything
 _LONGEST_ANCHOR = 200
-_CJK_RUNS = re.compile("[\u3400-\u9fff]+")
 _NEWLINE = re.compile("\n")
 
 
@@ -167,7 +167,7 @@ class LineIndex:
         phrases: dict[str, list[int]] = {}
         if not text.isascii():
             n, number, at = anchors.cjk_gram, 0, 0
-            for run in _CJK_RUNS.finditer(text):
+            for run in CJK_RUN.finditer(text):
                 number += text.count("\n", at, run.start())
                 at = run.start()
                 word = run.group()

@@ -17,7 +17,6 @@ tool call whose output turned out different) is held open until its output arriv
 
 from __future__ import annotations
 
-import re
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable
 
@@ -26,6 +25,7 @@ from apollo.renal import concentrate
 from apollo.renal.classify import MUST_KEEP, Change, Verdict
 from apollo.renal.condense import Condenser
 from apollo.transcript.model import Element, Kind, Role
+from apollo.words import CJK_RUN
 
 #: typing is imported only by type checkers: the heartbeat imports this module on every run
 TYPE_CHECKING = False
@@ -43,7 +43,6 @@ _OPEN_CALLS = 4096
 #: how many long tool outputs (and how many of their tokens) later messages can still name lines of
 _WATCHED = 256
 _WATCHED_TOKENS = 8_000_000
-_CJK_RUNS = re.compile("[\u3400-\u9fff]+")
 #: every byte but the ASCII letters: what deleting them leaves is one byte per Latin letter
 _NOT_LATIN_LETTERS = bytes(b for b in range(256) if not (chr(b).isascii() and chr(b).isalpha()))
 
@@ -472,7 +471,7 @@ class Script:
         text = element.text[:2000]
         self.latin += len(text.encode("utf-8", "surrogatepass").translate(None, _NOT_LATIN_LETTERS))
         if not text.isascii():
-            self.cjk += len(text) - len(_CJK_RUNS.sub("", text))
+            self.cjk += len(text) - len(CJK_RUN.sub("", text))
 
     @property
     def language(self) -> str:

@@ -33,6 +33,9 @@ class SignalSpec(msgspec.Struct, forbid_unknown_fields=True):
     en: list[str] = []
     phrases: list[str] = []
     patterns: list[str] = []
+    #: literals one of which every match of ``patterns`` contains: a text without any of them is
+    #: not searched (absent: the patterns may match anything)
+    requires: list[str] = []
 
 
 # -- [classify] ---------------------------------------------------------------------------------------

@@ -45,17 +45,66 @@ def normalize_phrase(text: str) -> str:
     return " ".join(text.lower().split())
 
 
+def _is_plain_char(char: str) -> bool:
+    """Lower-casing ``char`` on its own agrees with how an ``re.IGNORECASE`` search compares it:
+    one character, which no other character's lower case stands for ('ſ', 'ı', 'ς' and their
+    like do, 'İ' lowers to two characters)."""
+    lower = char.lower()
+    return len(lower) == 1 and char.upper().lower() == lower and lower.upper().lower() == lower
+
+
+#: texts up to this long keep their folded copy (a clause is searched for many signals in turn);
+#: a longer one is folded again for each, so that no long copy is held
+_FOLDED_KEPT_CHARS = 4096
+
+
+def _folded(text: str) -> str | None:
+    """``text`` lower-cased character by character, or None when it holds a character whose
+    case-insensitive match is special (then only the regex can tell)."""
+    return _folded_kept(text) if len(text) <= _FOLDED_KEPT_CHARS else _fold(text)
+
+
+@functools.lru_cache(maxsize=64)
+def _folded_kept(text: str) -> str | None:
+    return _fold(text)
+
+
+def _fold(text: str) -> str | None:
+    if text.isascii():
+        return text.lower()
+    if not all(_is_plain_char(char) for char in set(text) if not char.isascii()):
+        return None
+    return "".join([char.lower() for char in text])
+
+
+def _needles(literals: list[str] | None) -> tuple[str, ...] | None:
+    """Literals folded like a text is, or None when one holds a special character (no prefilter)."""
+    if not literals:
+        return None
+    folded = [_fold(literal) for literal in literals]
+    return None if any(f is None for f in folded) else tuple(sorted({f for f in folded if f is not None}))
+
+
+#: how many texts a pattern's needles are looked for in before it is compiled all the same
+PREFILTER_TEXTS = 256
+
+
 class LazyPattern:
     """A rule's regular expression, compiled when first searched: the rules hold about forty,
     some large, and compiling them all costs a process several times the interpreter's start,
-    while a heartbeat that classifies one appended message meets only a few."""
+    while a heartbeat that classifies one appended message meets only a few.
 
-    __slots__ = ("pattern", "flags", "_compiled")
+    ``needles``, when given, are strings one of which every match contains (case-insensitively):
+    a text holding none of them cannot match, and the regex is not compiled to say so."""
 
-    def __init__(self, pattern: str, flags: int = 0):
+    __slots__ = ("pattern", "flags", "needles", "_compiled", "_prefiltered")
+
+    def __init__(self, pattern: str, flags: int = 0, needles: tuple[str, ...] | None = None):
         self.pattern = pattern
         self.flags = flags
+        self.needles = needles
         self._compiled: re.Pattern[str] | None = None
+        self._prefiltered = 0
 
     @property
     def is_compiled(self) -> bool:
@@ -66,11 +115,21 @@ class LazyPattern:
             self._compiled = re.compile(self.pattern, self.flags)
         return self._compiled
 
+    def cannot_match(self, text: str) -> bool:
+        """True when no needle occurs in ``text``: a sure "no match" without compiling. A pattern
+        searched in many texts is compiled after all (a whole session's check): past
+        :data:`PREFILTER_TEXTS` texts the prefilter would cost more than the compiled search."""
+        if self.needles is None or self._compiled is not None or self._prefiltered >= PREFILTER_TEXTS:
+            return False
+        self._prefiltered += 1
+        folded = _folded(text)
+        return folded is not None and not any(needle in folded for needle in self.needles)
+
     def search(self, text: str) -> re.Match[str] | None:
-        return self.compiled().search(text)
+        return None if self.cannot_match(text) else self.compiled().search(text)
 
     def fullmatch(self, text: str) -> re.Match[str] | None:
-        return self.compiled().fullmatch(text)
+        return None if self.cannot_match(text) else self.compiled().fullmatch(text)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, LazyPattern) and (self.pattern, self.flags) == (other.pattern, other.flags)
@@ -188,6 +247,9 @@ def _compile(name: str, spec: dict[str, Any]) -> Signal:
     if not whole and phrases:  # markers found anywhere: the phrases join the regex
         parts.append(_lexicon_pattern(tuple(sorted(set(phrases)))))
     parts.extend(f"(?:{pattern})" for pattern in spec.get("patterns", []))
+    # what any match contains: a phrase found anywhere, or a literal the patterns declare they need
+    needles = None if spec.get("patterns") and spec.get("requires") is None else [
+        *(phrases if not whole else []), *spec.get("requires", [])]
     roles = spec.get("roles")
     # intent markers are searched over a message's clauses one per line (^ and $ per clause); agent
     # chatter is matched against the whole text, where ^ and $ mean the whole message
@@ -208,7 +270,7 @@ def _compile(name: str, spec: dict[str, Any]) -> Signal:
         roles=frozenset(roles) if roles else None,
         whole=whole,
         phrases=frozenset(phrases),
-        regex=LazyPattern("|".join(parts), flags) if parts else None,
+        regex=LazyPattern("|".join(parts), flags, _needles(needles)) if parts else None,
     )
 
 
@@ -245,8 +307,14 @@ def _apply_layer(specs: dict[str, dict[str, Any]], settings: dict[str, Any], dat
         if not builtin:
             _check_signal(name, spec, where, set(specs), text)
         target = specs.setdefault(name, {})
+        if spec.get("patterns") or "requires" in spec:
+            # patterns that declare nothing may match any text: the signal then has no prefilter
+            known = target.get("requires", None if target.get("patterns") else [])
+            target["requires"] = None if known is None or spec.get("requires") is None else [
+                *known, *spec["requires"]]
         for key, value in spec.items():
-            target[key] = [*target.get(key, []), *value] if key in ("zh", "en", "phrases", "patterns") else value
+            if key != "requires":
+                target[key] = [*target.get(key, []), *value] if key in ("zh", "en", "phrases", "patterns") else value
     if "classify" in data:
         if builtin:
             settings.update(data["classify"])
