@@ -171,7 +171,7 @@ class Engine:
                           kept: dict[int, bool], verdict: Any) -> Standing | None:
         """A kept message a later one made must-keep (a proposal the user accepted): its standing
         item, read from this batch or from the stored message."""
-        seq = int(ident.split(":")[0][1:])
+        seq = _seq_of_id(ident)
         if seq not in kept:
             kept[seq] = any(row.seq == seq and row.fate == "keep" for row in state.order)
         if not kept[seq]:
@@ -379,7 +379,12 @@ def _elements(pairs: list[tuple[int, dict[str, Any]]], count: Any) -> Iterator[E
 
 
 def _seq_of(element: Element) -> int:
-    return int((element.record_id or element.id).split(":")[0][1:])
+    return _seq_of_id(element.record_id or element.id)
+
+
+def _seq_of_id(ident: str) -> int:
+    """The message's position in the session, from an element id ``m<seq>`` or ``m<seq>:<block>``."""
+    return int(ident.split(":")[0][1:])
 
 
 def _fates(pairs: list[tuple[int, dict[str, Any]]], by_seq: dict[int, list[tuple[Element, Any]]],

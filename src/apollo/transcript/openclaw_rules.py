@@ -110,18 +110,20 @@ class EnvelopeRules:
         while position < len(text):
             line_end = text.find("\n", position)
             line_end = len(text) if line_end < 0 else line_end + 1
-            end = self._json_block_end(text[position:])
-            if end:
-                position += end
-                continue
+            if any(header.match(text[position:line_end].rstrip("\n")) for header in self.block_headers):
+                end = self._json_block_end(text[position:])
+                if end:
+                    position += end
+                    continue
             kept.append(text[position:line_end])
             position = line_end
         return "".join(kept)
 
     def _json_block_end(self, text: str) -> int | None:
-        """Where a metadata block at the start of ``text`` ends, when it is a header and fenced JSON."""
+        """Where the metadata block that opens ``text`` (its header line) ends, when the header is
+        followed by fenced JSON that parses."""
         first, _, after = text.partition("\n")
-        if not any(header.match(first) for header in self.block_headers) or not after.lstrip(" \t").startswith("```"):
+        if not after.lstrip(" \t").startswith("```"):
             return None
         end = self._metadata_block_end(text)
         if end is None:

@@ -164,9 +164,9 @@ def _replace_custom(record: dict[str, Any], text: str, lean: bool) -> None:
     if isinstance(content, list) and any(not (isinstance(b, dict) and b.get("type") == "text") for b in content):
         first = content[0] if content and isinstance(content[0], dict) else {}
         if lean and text == old and isinstance(first.get("text"), str) and first["text"].startswith(prefix):
-            first["text"] = rules().without_metadata(prefix) + first["text"][len(prefix):]
+            first["text"] = _envelope(prefix, lean) + first["text"][len(prefix):]
         return
-    text = (rules().without_metadata(prefix) if lean else prefix) + text + suffix
+    text = _envelope(prefix, lean) + text + suffix
     record["content"] = text if isinstance(content, str) else [{"type": "text", "text": text}]
 
 
@@ -175,7 +175,13 @@ def _rewrap(message: dict[str, Any] | None, old: str, text: str, lean: bool = Fa
     if message is None or message.get("role") != "user":
         return text
     prefix, _, suffix = rules().split(old)
-    return (rules().without_metadata(prefix) if lean else prefix) + text + suffix
+    return _envelope(prefix, lean) + text + suffix
+
+
+def _envelope(prefix: str, lean: bool) -> str:
+    """The wrappers a rewritten message keeps: all of them, or (``lean``) all but the gateway's
+    metadata blocks."""
+    return rules().without_metadata(prefix) if lean else prefix
 
 
 def _replace_block(message: dict[str, Any] | None, block_index: int, text: str, lean: bool = False) -> None:
