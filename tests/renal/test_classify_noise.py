@@ -131,3 +131,11 @@ def test_see_you_at_a_time_and_leave_taking_close_the_conversation(said: str) ->
 def test_seeing_someone_at_a_time_inside_a_sentence_is_content() -> None:
     v = verdicts(("user", "报告我明早发你"), ("assistant", "明天见客户之前先把报价单改好"))
     assert v["m2"].category != "noise"
+
+
+@pytest.mark.parametrize(("reply", "noise"), [("你说呢", False), ("嗯呢", True), ("好啊", True), ("好的呀", True)])
+def test_a_final_ne_asks_back_while_other_particles_only_soften(reply: str, noise: bool) -> None:
+    """呢 turns "你说" (go on) into "what do you think?": a question back, never a continuer; 啊 and 呀
+    change nothing of what an acknowledgement says ("嗯呢" is a continuer of its own)."""
+    v = verdicts(("user", "我们下周要不要把服务器迁到新机房"), ("assistant", "迁过去成本会高一些"), ("user", reply))
+    assert (v["m3"].category == "noise") is noise
