@@ -366,3 +366,15 @@ def test_a_message_without_a_media_description_is_quoted_as_it_is(text: str, lim
     if "Description:" in text:
         return
     assert digest._said(text, limit) == text
+
+
+def test_a_path_a_quote_already_gives_is_not_listed_again_under_files(tmp_path: Path) -> None:
+    session = PiSession()
+    session.user("Summarise /srv/reports/q3-draft.md against last quarter's report for me.")
+    session.tool("call_1", "read", {"path": "/srv/reports/q3-draft.md"}, "Revenue grew 4%.")
+    session.tool("call_2", "read", {"path": "/srv/archive/q2-final.md"}, "Revenue grew 2%.")
+    session.say("Summary: revenue grew 4% this quarter against 2% in the second.")
+    _tail(session)
+    summary, _ = _digest(session, tmp_path)
+    assert summary.count("/srv/reports/q3-draft.md") == 1  # in the request, not again among the files
+    assert "/srv/archive/q2-final.md" in summary.split("## Files touched", 1)[1]

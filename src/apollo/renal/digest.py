@@ -398,8 +398,10 @@ def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | 
                         if f.element.kind is Kind.TOOL_CALL and f.element.tool_name)
         if tools:
             sections.append(f"## {titles['tools']}\n" + ", ".join(f"{name} ×{n}" for name, n in tools.most_common()))
+        said = "\n".join(sections)  # a path a quote above already gives (an attachment's) is not listed again
         files = list(dict.fromkeys(m for f in fates if f.element.kind is Kind.TOOL_CALL
-                                   for m in _PATH.findall(f.element.text) if not m.startswith(_NOT_FILES)))
+                                   for m in _PATH.findall(f.element.text) if not m.startswith(_NOT_FILES)
+                                   and m not in said))
         if files:
             sections.append(f"## {titles['files']}\n" + _by_folder(files[:40]))
     answering = {answers[i].element.id for i in quoted if i in answers}
