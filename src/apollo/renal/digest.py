@@ -338,6 +338,21 @@ def _decided_on(fate: Any, reply: Any, item_chars: int) -> bool:
         and reply.category in _STANDING and reply.element.role is not fate.element.role
 
 
+def _tools_and_files(fates: list[Any], titles: dict[str, str], said: str) -> list[str]:
+    """The sections naming the tools used and the files touched: paths in tool calls, none that
+    ``said`` (the digest above) already gives, as an attachment's path in a request or an earlier
+    summary's file list do."""
+    sections = []
+    tools = Counter(f.element.tool_name for f in fates if f.element.kind is Kind.TOOL_CALL and f.element.tool_name)
+    if tools:
+        sections.append(f"## {titles['tools']}\n" + ", ".join(f"{name} ×{n}" for name, n in tools.most_common()))
+    files = list(dict.fromkeys(m for f in fates if f.element.kind is Kind.TOOL_CALL
+                               for m in _PATH.findall(f.element.text) if not m.startswith(_NOT_FILES) and m not in said))
+    if files:
+        sections.append(f"## {titles['files']}\n" + _by_folder(files[:40]))
+    return sections
+
+
 def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | tuple[str, ...] = (),
           level: Level = LEVELS[0], outdated_chars: int | None = None, reply_chars: int | None = None,
           as_messages: frozenset[str] = frozenset()) -> str:
@@ -394,16 +409,7 @@ def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | 
         sections.append(f"## {titles['facts']}\n" + "\n".join(
             f"- {_quote(f.element.text, limit)}" for f in facts))
     if level.tools_and_files:
-        tools = Counter(f.element.tool_name for f in fates
-                        if f.element.kind is Kind.TOOL_CALL and f.element.tool_name)
-        if tools:
-            sections.append(f"## {titles['tools']}\n" + ", ".join(f"{name} ×{n}" for name, n in tools.most_common()))
-        said = "\n".join(sections)  # a path a quote above already gives (an attachment's) is not listed again
-        files = list(dict.fromkeys(m for f in fates if f.element.kind is Kind.TOOL_CALL
-                                   for m in _PATH.findall(f.element.text) if not m.startswith(_NOT_FILES)
-                                   and m not in said))
-        if files:
-            sections.append(f"## {titles['files']}\n" + _by_folder(files[:40]))
+        sections += _tools_and_files(fates, titles, "\n".join(sections))
     answering = {answers[i].element.id for i in quoted if i in answers}
     stale = [f for f in fates if f.outdated and f.element.kind is Kind.TEXT and _worth_quoting(f)
              and f.element.id not in polled
