@@ -12,7 +12,7 @@ history each one carries.
 What counts, so that neither side is favoured: OpenClaw's side is its summary; Apollo's is its
 digest and the messages of the replaced history it keeps after it (as the copy writes them: texts,
 the user's envelope without its metadata blocks, and the calls with their results of a change; thinking
-left out). The entries from ``firstKeptEntryId`` on are kept verbatim by both and count on neither
+only with a must-keep item the agent said). The entries from ``firstKeptEntryId`` on are kept verbatim by both and count on neither
 side. An item is carried when ≥ 80% of its tokens lie within one stretch of the summary twice the
 item's length (where it is stated, verbatim or not): counted anywhere in a long digest, words found
 by chance carried almost any item. ``--breakdown`` prints where Apollo's tokens go.
@@ -145,12 +145,13 @@ def compare(lines: list[str]) -> list[dict]:
         lang = "zh" if sum("\u4e00" <= c <= "\u9fff" for c in compaction["summary"]) > 50 else "en"
         history = [f for f in before if f.element.kind.value != "compaction_summary"]
         kept = kept_as_messages(history, len(history), rules)
+        reasoned = digest.reasoned(history, kept)
         ours = digest.build(history, lang, rules["digest_item_chars"], earlier=earlier,
                             outdated_chars=rules["digest_outdated_chars"], reply_chars=rules["digest_reply_chars"],
                             as_messages=kept)
         # what stands in for the history: the digest and the messages kept after it, as the model sees them
-        messages = "\n".join(kept_text(f.element) for f in history
-                              if f.element.record_id in kept and f.element.kind.value != "thinking")
+        messages = "\n".join(kept_text(f.element) for f in history if f.element.record_id in kept
+                              and (f.element.kind.value != "thinking" or f.element.record_id in reasoned))
         items = [f.element.text for f in digest.must_keep_items(before)]
         theirs_words, ours_words = _tokens(compaction["summary"]), _tokens(ours + "\n" + messages)
         parts = breakdown(ours, earlier)

@@ -319,3 +319,62 @@ def test_an_earlier_summary_is_quoted_whole_less_the_metadata_blocks_it_copied(t
     assert "## Goal\nNightly backups of /srv/db." in summary
     assert "[Tue 2026-04-07 14:29 GMT+8] keep the backups for 30 days\n\nAgent: the backups are kept for 30 days." in summary
     assert "untrusted metadata" not in summary and "om_7781" not in summary
+
+
+_DESCRIPTION = ("The photo shows a whiteboard with a hand-drawn diagram of three boxes labelled ingest, queue and "
+                "store, arrows between them, and a list of five numbered steps in small handwriting below it. "
+                "The last step reads 'retry with backoff' and is circled twice in red marker near the bottom edge.")
+
+
+def test_an_images_description_is_only_pointed_to_and_the_users_caption_is_quoted(tmp_path: Path) -> None:
+    session = PiSession()
+    caption = "Turn this sketch into the pipeline plan for the ingest service."
+    request = session.user("[Tue 2026-04-07 14:29 GMT+8] [Image]\nUser text:\n" + caption +
+                           "\nDescription:\n" + _DESCRIPTION)
+    session.say("Plan drafted: ingest, then the queue, then the store, with retries and a backoff.")
+    _tail(session)
+    summary, _ = _digest(session, tmp_path)
+    assert request in summary and caption in summary  # the user's own words, whole
+    assert "The photo shows a whiteboard" in summary  # the description's start says what it was
+    assert "circled twice in red marker" not in summary  # the vision model's words are not quoted on
+
+
+_CAPTION = st.text(st.characters(blacklist_categories=("Cs",)), max_size=120).filter(
+    lambda text: "Description:" not in text)
+
+
+@given(_CAPTION, st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=600),
+       st.sampled_from(["Image", "Video", "Audio"]), st.integers(min_value=10, max_value=200))
+def test_a_media_block_keeps_the_users_words_and_points_to_the_description(caption: str, description: str,
+                                                                           kind: str, limit: int) -> None:
+    said = "\n".join(line for line in caption.splitlines() if line.strip()) or "look"
+    text = f"[{kind}]\nUser text:\n{said}\nDescription:\n{description}"
+    quoted = digest._said(text, limit)
+    head = f"[{kind}]\nUser text:\n{said}\nDescription:\n"
+    if kind == "Audio":  # what follows in an audio block is the user's speech, not a model's description
+        assert quoted == text
+        return
+    assert quoted.startswith(head)  # everything before the description, as written
+    pointer = quoted[len(head):]
+    flat = " ".join(description.split())
+    assert pointer == flat or (pointer.endswith(" …") and flat.startswith(pointer[:-2]))
+    assert len(pointer) <= max(len(flat), limit + 2)
+
+
+@given(st.text(st.characters(blacklist_categories=("Cs",)), max_size=300), st.integers(min_value=10, max_value=200))
+def test_a_message_without_a_media_description_is_quoted_as_it_is(text: str, limit: int) -> None:
+    if "Description:" in text:
+        return
+    assert digest._said(text, limit) == text
+
+
+def test_a_path_a_quote_already_gives_is_not_listed_again_under_files(tmp_path: Path) -> None:
+    session = PiSession()
+    session.user("Summarise /srv/reports/q3-draft.md against last quarter's report for me.")
+    session.tool("call_1", "read", {"path": "/srv/reports/q3-draft.md"}, "Revenue grew 4%.")
+    session.tool("call_2", "read", {"path": "/srv/archive/q2-final.md"}, "Revenue grew 2%.")
+    session.say("Summary: revenue grew 4% this quarter against 2% in the second.")
+    _tail(session)
+    summary, _ = _digest(session, tmp_path)
+    assert summary.count("/srv/reports/q3-draft.md") == 1  # in the request, not again among the files
+    assert "/srv/archive/q2-final.md" in summary.split("## Files touched", 1)[1]

@@ -200,6 +200,12 @@ def test_in_place_is_only_for_compact_and_never_with_an_output(tmp_path: Path, a
 _ENVELOPE = "[Telegram Ana (@ana_k) id:4242 +2m Tue 2026-04-07 14:29 GMT+8] "
 
 
+def _counts_what_pi_shows(result: filter_mod.FilterResult, replay: dict) -> bool:
+    """The report's tokens after the filter are those of the context pi rebuilds (within 2%)."""
+    count, after = counter_of(result.report), result.report["after"]["tokens"]
+    return abs(sum(count(text) for text in context_blocks(replay)) - after) <= 5 + 0.02 * after
+
+
 def _compact_copy(session: PiSession, tmp_path: Path) -> filter_mod.FilterResult:
     """The session after two more turns (the recent tail), compacted into a copy without a budget."""
     for text in ("Next: the weekly report.", "And then the invoices."):
@@ -255,9 +261,7 @@ def test_a_compact_copy_drops_the_tails_noise_as_the_default_filter_does(tmp_pat
     assert "the weekly report for the Berlin office" in seen and "The March invoices are filed" in seen
     assert HEARTBEAT_PROMPT not in seen
     assert all(m.get("content") for m in replay["messages"] if m.get("role") == "assistant")  # no empty turn
-    count = counter_of(result.report)
-    assert abs(sum(count(text) for text in context_blocks(replay)) - result.report["after"]["tokens"]) <= 5 + \
-        0.02 * result.report["after"]["tokens"]  # the report counts what pi shows
+    assert _counts_what_pi_shows(result, replay)  # the report counts what pi shows
 
 
 @pytest.mark.realclient
@@ -409,9 +413,54 @@ def test_a_message_kept_for_its_envelope_keeps_the_stamp_and_leaves_the_metadata
     seen = "\n".join(context_blocks(replay))
     assert _FEISHU.split("\n")[0] + "\n\n" + rule in seen  # when, where and who, then the words as said
     assert "untrusted metadata" not in seen and '"sender_id"' not in seen
-    count = counter_of(result.report)
-    assert abs(sum(count(text) for text in context_blocks(replay)) - result.report["after"]["tokens"]) <= 5 + \
-        0.02 * result.report["after"]["tokens"]  # the report counts the leaner message pi shows
+    assert _counts_what_pi_shows(result, replay)  # the report counts the leaner message pi shows
     source = [json.loads(line) for line in (tmp_path / "s.jsonl").read_text(encoding="utf-8").splitlines()]
     assert _FEISHU + rule in [block["text"] for e in source if e.get("type") == "message"
                               for block in e["message"]["content"] if block.get("type") == "text"]  # source untouched
+
+
+@pytest.mark.realclient
+def test_the_agents_must_keep_answer_to_a_question_stays_with_it_and_its_reasoning(tmp_path: Path, pi_validate,
+                                                                                     pi_replay) -> None:
+    session = PiSession()
+    question = session.user(_ENVELOPE + "Which database should the billing service use, Postgres or MySQL?\n"
+                                        "[message_id: 7801]")
+    reasoning = "The billing service already stores its line items as JSONB; MySQL has no equivalent index."
+    answer = ("We go with PostgreSQL 16 for the billing service: it already depends on JSONB columns, and the "
+              "nightly backup to /srv/backup at 02:00 stays as it is.")
+    session.assistant({"type": "thinking", "thinking": reasoning}, {"type": "text", "text": answer})
+    result = _compact_copy(session, tmp_path)
+    fates = {f.element.id: f for f in result.fates}
+    assert fates[question].element.role.value == "user" and fates[question].status == "answered"
+    assert result.report["compaction"]["first_kept_entry_id"] == question
+    assert pi_validate(result.output_path, strict=True, single_branch=True)["exit"] == 0
+    replay = pi_replay(result.output_path)
+    seen = "\n".join(context_blocks(replay))
+    assert _ENVELOPE + "Which database should the billing service use" in seen and answer in seen
+    assert reasoning in seen  # why it was decided stays with the decision
+    summary = json.loads(result.output_path.read_text(encoding="utf-8").splitlines()[-1])["summary"]
+    assert "PostgreSQL 16" not in summary  # not said twice
+    assert _counts_what_pi_shows(result, replay)  # the report counts the thinking kept
+
+
+@pytest.mark.realclient
+def test_an_open_tasks_long_answer_stays_with_it_but_its_thinking_goes(tmp_path: Path, pi_replay) -> None:
+    session = PiSession()
+    task = session.user(_ENVELOPE + "Please set up the weekly invoice export to the accounting share.\n"
+                                    "[message_id: 7802]")
+    session.tool("call_1", "exec", {"command": "mount | grep accounting"}, "mount: /mnt/accounting: permission denied")
+    report = "The export is not set up yet. " + " ".join(
+        f"On mount point {i} the share //files.example.net/accounting{i} answered error 13 (permission denied) "
+        f"for the service account svc-export." for i in range(1, 12))
+    session.assistant({"type": "thinking", "thinking": "The mount failed everywhere; say so plainly."},
+                      {"type": "text", "text": report})
+    result = _compact_copy(session, tmp_path)
+    item_chars = concentrate.load_for(None)["digest_item_chars"]
+    assert item_chars < len(report) <= 2 * item_chars  # longer than an item's quote: the task's state is in it
+    fates = {f.element.id: f for f in result.fates}
+    assert fates[task].must_keep and fates[task].category == "task"
+    assert result.report["compaction"]["first_kept_entry_id"] == task
+    seen = "\n".join(context_blocks(pi_replay(result.output_path)))
+    assert report in seen and "Please set up the weekly invoice export" in seen
+    assert "say so plainly" not in seen  # the reply is no must-keep item of its own: its thinking goes
+    assert "mount | grep accounting" not in seen  # the tool work is digested

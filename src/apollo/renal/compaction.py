@@ -38,6 +38,8 @@ class CompactionPlan:
     dropped: list[str] = field(default_factory=list)
     #: entries before the tail that stay as messages (record ids; :func:`kept_as_messages`)
     messages: frozenset[str] = frozenset()
+    #: of those, the records that keep their thinking too (:func:`digest.reasoned`)
+    reasoned: frozenset[str] = frozenset()
     #: a rewritten copy: the digested entries left out, the tail's noise dropped (else: one entry appended)
     rewrites: bool = False
 
@@ -54,15 +56,15 @@ class CompactionPlan:
 
     def edits(self) -> dict[str, Edit]:
         """What the copy leaves out: the conversation the digest stands for (its messages, tool
-        calls and results), except the entries kept as messages, which lose only their thinking and
-        their envelopes' metadata blocks (:func:`kept_text`); and in the tail what the default filter
-        drops as noise (failed turns, heartbeats, pings)."""
+        calls and results), except the entries kept as messages, which lose only their envelopes'
+        metadata blocks (:func:`kept_text`) and, but for a must-keep item the agent said, their
+        thinking; and in the tail what the default filter drops as noise (failed turns, heartbeats, pings)."""
         edits: dict[str, Edit] = {}
         for fate in self.digested:
             element = fate.element
             if element.kind is Kind.METADATA or element.role is Role.SYSTEM:
                 continue  # model and thinking-level changes, notices: the session's state, not its talk
-            if element.record_id not in self.messages or element.kind is Kind.THINKING:
+            if element.record_id not in self.messages or not self.shows(element):
                 edits[element.id] = Edit("drop", note="compacted")
             elif _leaner(element):
                 edits[element.id] = Edit("replace", text=element.text, note="envelope metadata left out", lean=True)
@@ -71,6 +73,11 @@ class CompactionPlan:
             if fate.action == "drop" and fate.element.record_id != first:
                 edits[fate.element.id] = Edit("drop", note=fate.bucket)
         return edits
+
+    def shows(self, element: Element) -> bool:
+        """An element of a record kept as a message stays in the copy: all but the thinking, which
+        stays only with a must-keep item the agent said."""
+        return element.kind is not Kind.THINKING or element.record_id in self.reasoned
 
     @property
     def tail_dropped(self) -> int:
@@ -140,9 +147,9 @@ def plan_compaction(fates: list[Fate], rules: concentrate.FilterRules, lang: str
         if messages:
             plan.rewrites = True
             plan.messages = kept_as_messages(fates, start, rules)
+            plan.reasoned = digest.reasoned(before, plan.messages)
             plan.tail_tokens += sum(count(kept_text(f.element)) if _leaner(f.element) else f.element.tokens
-                                    for f in before
-                                    if f.element.record_id in plan.messages and f.element.kind is not Kind.THINKING)
+                                    for f in before if f.element.record_id in plan.messages and plan.shows(f.element))
             plan.tail_tokens -= plan.tail_dropped
         plan.summary = digest.build(before, lang, rules["digest_item_chars"], earlier=earlier, level=level,
                                     outdated_chars=rules["digest_outdated_chars"], reply_chars=rules["digest_reply_chars"],

@@ -245,6 +245,18 @@ def _verbatim(text: str, limit: int, lang: str) -> str:
     return f"{opening}{_quote(text, limit)}{closing}"
 
 
+def _said(text: str, limit: int) -> str:
+    """A user's message as the requests section quotes it: the description of an image or a video
+    that OpenClaw's media understanding wrote into it (a vision model's words, not the user's) only
+    by its first ``limit`` display columns, as an outdated item is pointed to."""
+    from apollo.transcript.openclaw_rules import rules
+
+    start = rules().media_description(text)
+    if start is None:
+        return text
+    return text[:start] + _pointer(text[start:], _columns(text[start:], limit))
+
+
 def requests(fates: list[Any], listed: list[Any]) -> list[Any]:
     """The user's messages not listed under a must-keep heading: what the user asked for, in the
     user's words, even when the classifier saw no decision, rule, task or question in it (a terse
@@ -261,30 +273,62 @@ _DIALOGUE = frozenset({Kind.TEXT, Kind.THINKING})
 
 
 def kept_as_messages(fates: list[Any], item_chars: int = 1 << 30) -> frozenset[str]:
-    """The entries (record ids) that stay as messages instead of digest lines: a must-keep item, or
-    a task the agent only claims done (its claim is not the user's check), that came with a
-    channel's envelope (time, sender, message id: what a quote cannot carry), with what answered
-    it, when both are dialogue turns (text, and thinking the copy leaves out) no longer than
-    ``item_chars``; or an item too long to quote whole that was decided on (:func:`_decided_on`)."""
+    """The entries (record ids) that stay as messages instead of digest lines: the exchanges of
+    :func:`_exchanges` whose turns are all dialogue (text, and thinking) and whose first turn came with
+    a channel's envelope (time, sender, message id: what a quote cannot carry), when they fit
+    (:func:`_fits`); or an item too long to quote whole that was decided on (:func:`_decided_on`)."""
     kinds: dict[str, set[Kind]] = {}
     for fate in fates:
         if fate.element.record_id is not None:
             kinds.setdefault(fate.element.record_id, set()).add(fate.element.kind)
-    items = must_keep_items(fates)
-    answers = replies(fates)
     kept: set[str] = set()
-    claimed = [f for f in requests(fates, items) if f.category == "task" and f.status == "done"]
-    for fate in (*items, *claimed):
-        reply = answers.get(fate.element.id)
-        line = [fate] + ([reply] if reply is not None and reply.action != "drop" and _worth_quoting(reply, reply=True)
-                         else [])
+    for line in _exchanges(fates):
         records = [f.element.record_id for f in line]
         if not all(r is not None and kinds[r] <= _DIALOGUE for r in records):
             continue
-        if (fate.element.envelope and all(len(f.element.text) <= item_chars for f in line)) or \
-                _decided_on(fate, reply, item_chars):
+        first, reply = line[0], (line[1] if len(line) > 1 else None)
+        if (first.element.envelope and _fits(line, item_chars)) or _decided_on(first, reply, item_chars):
             kept.update(r for r in records if r is not None)
     return frozenset(kept)
+
+
+def _exchanges(fates: list[Any]) -> list[list[Any]]:
+    """Each must-keep item, and each task the agent only claims done (its claim is not the user's
+    check), with what answered it; and each question of the user's (open, or one the classifier found
+    answered) that a must-keep item of the agent's answered (a profile it gave when asked, a decision
+    it stated), with that answer: the answer is read against the question."""
+    items = must_keep_items(fates)
+    answers = replies(fates)
+    claimed = [f for f in requests(fates, items) if f.category == "task" and f.status == "done"]
+    lines = []
+    for fate in (*items, *claimed):
+        reply = answers.get(fate.element.id)
+        lines.append([fate] + ([reply] if reply is not None and reply.action != "drop"
+                               and _worth_quoting(reply, reply=True) else []))
+    said = {f.element.id for f in items if f.element.role is Role.ASSISTANT}
+    for question in fates:
+        answer = answers.get(question.element.id)
+        if answer is not None and answer.element.id in said and question.element.role is Role.USER \
+                and (question.category == "question" or question.status == "answered") and question.action != "drop":
+            lines.append([question, answer])
+    return lines
+
+
+def _fits(line: list[Any], item_chars: int) -> bool:
+    """Every turn of an exchange no longer than ``item_chars``, but the answer to an open task up to
+    twice that: the task's state (done, half done, blocked and why) is in it, where the quote of
+    an outcome (its opening and closing sentences) may miss it."""
+    first, *rest = line
+    limit = 2 * item_chars if first.must_keep and first.category == "task" else item_chars
+    return len(first.element.text) <= item_chars and all(len(f.element.text) <= limit for f in rest)
+
+
+def reasoned(fates: list[Any], kept: frozenset[str]) -> frozenset[str]:
+    """The records of ``kept`` that hold a must-keep item the agent said: they keep their thinking
+    too, where the agent worked out why it decided, or where the facts it states came from (the
+    item is the whole turn; the thinking of other messages kept goes)."""
+    return frozenset(f.element.record_id for f in must_keep_items(fates)
+                     if f.element.role is Role.ASSISTANT and f.element.record_id in kept)
 
 
 def _decided_on(fate: Any, reply: Any, item_chars: int) -> bool:
@@ -292,6 +336,21 @@ def _decided_on(fate: Any, reply: Any, item_chars: int) -> bool:
     rule of its own: that decision is read against the whole item, whose middle a quote would lose."""
     return len(fate.element.text) > item_chars and reply is not None and reply.must_keep \
         and reply.category in _STANDING and reply.element.role is not fate.element.role
+
+
+def _tools_and_files(fates: list[Any], titles: dict[str, str], said: str) -> list[str]:
+    """The sections naming the tools used and the files touched: paths in tool calls, none that
+    ``said`` (the digest above) already gives, as an attachment's path in a request or an earlier
+    summary's file list do."""
+    sections = []
+    tools = Counter(f.element.tool_name for f in fates if f.element.kind is Kind.TOOL_CALL and f.element.tool_name)
+    if tools:
+        sections.append(f"## {titles['tools']}\n" + ", ".join(f"{name} ×{n}" for name, n in tools.most_common()))
+    files = list(dict.fromkeys(m for f in fates if f.element.kind is Kind.TOOL_CALL
+                               for m in _PATH.findall(f.element.text) if not m.startswith(_NOT_FILES) and m not in said))
+    if files:
+        sections.append(f"## {titles['files']}\n" + _by_folder(files[:40]))
+    return sections
 
 
 def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | tuple[str, ...] = (),
@@ -321,8 +380,8 @@ def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | 
         if level.keep_newest is None else []
     quoted = {f.element.id for f in (*chosen, *asked, *below)}
 
-    def line(fate: Any, width: int) -> str:
-        text = f"- [{fate.element.id}] {_verbatim(fate.element.text, width, lang)}"
+    def line(fate: Any, width: int, said: str | None = None) -> str:
+        text = f"- [{fate.element.id}] {_verbatim(fate.element.text if said is None else said, width, lang)}"
         reply = answers.get(fate.element.id) if fate.element.role is Role.USER or fate.category == "question" else None
         if reply is None or level.shortens_must_keep or not _worth_quoting(reply, reply=True):
             return text
@@ -339,7 +398,8 @@ def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | 
             sections.append(f"## {titles[category]}\n" + "\n".join(line(f, limit) for f in items))
     if asked:
         listed += len(asked)
-        sections.append(f"## {titles['requests']}\n" + "\n".join(line(f, limit) for f in asked))
+        sections.append(f"## {titles['requests']}\n" + "\n".join(
+            line(f, limit, _said(f.element.text, outdated_chars or limit)) for f in asked))
     polled = _poll_answers(fates)
     facts = [f for f in fates if f.rescued and not f.must_keep and f.element.kind is Kind.TEXT and _worth_quoting(f)
              and f.element.id not in polled
@@ -349,14 +409,7 @@ def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | 
         sections.append(f"## {titles['facts']}\n" + "\n".join(
             f"- {_quote(f.element.text, limit)}" for f in facts))
     if level.tools_and_files:
-        tools = Counter(f.element.tool_name for f in fates
-                        if f.element.kind is Kind.TOOL_CALL and f.element.tool_name)
-        if tools:
-            sections.append(f"## {titles['tools']}\n" + ", ".join(f"{name} ×{n}" for name, n in tools.most_common()))
-        files = list(dict.fromkeys(m for f in fates if f.element.kind is Kind.TOOL_CALL
-                                   for m in _PATH.findall(f.element.text) if not m.startswith(_NOT_FILES)))
-        if files:
-            sections.append(f"## {titles['files']}\n" + _by_folder(files[:40]))
+        sections += _tools_and_files(fates, titles, "\n".join(sections))
     answering = {answers[i].element.id for i in quoted if i in answers}
     stale = [f for f in fates if f.outdated and f.element.kind is Kind.TEXT and _worth_quoting(f)
              and f.element.id not in polled

@@ -44,6 +44,7 @@ class EnvelopeRules:
     mirror_models: frozenset[str] = frozenset()
     scheduled: tuple[re.Pattern[str], ...] = ()
     queued_items: tuple[re.Pattern[str], ...] = ()
+    media_descriptions: tuple[re.Pattern[str], ...] = ()
 
     def split_envelope(self, text: str) -> tuple[str, str]:
         """(envelope, content): what the gateway wrapped around the user's words (leading stamps,
@@ -143,6 +144,15 @@ class EnvelopeRules:
                 return text[:match.end()], text[match.end():]
         return None
 
+    def media_description(self, text: str) -> int | None:
+        """Where the description of an image or a video starts in a user's ``text`` (a vision
+        model's words that OpenClaw's media understanding put there, not the user's), else None."""
+        for pattern in self.media_descriptions:
+            match = pattern.search(text)
+            if match:
+                return match.end()
+        return None
+
     def notice_in(self, envelope: str) -> bool:
         """The envelope holds a gateway notice (a job's or a command's report)."""
         return any(notice.search(envelope) for notice in self.notice_lines)
@@ -214,4 +224,5 @@ def rules() -> EnvelopeRules:
                  failed_stop_reasons=frozenset(assistant["failed_stop_reasons"]),
                  failed_max_chars=int(assistant["failed_max_chars"]),
                  mirror_models=frozenset(assistant["mirror_models"]), scheduled=compile_all(envelope["scheduled"]),
-                 queued_items=compile_all(envelope["queued_items"]))
+                 queued_items=compile_all(envelope["queued_items"]),
+                 media_descriptions=compile_all(envelope.get("media_descriptions", [])))
