@@ -101,6 +101,8 @@ class _Turn:
     signals: frozenset[str] = frozenset()
     #: topic words, for content turns: what a bare decision in reply to this turn is about
     keys: frozenset[str] = frozenset()
+    #: the category of the turn's verdict: what the turn stated (a decision, a preference …)
+    stated: str = ""
 
 
 @slotted(eq=False)
@@ -117,6 +119,8 @@ class _Candidate:
     answered: str | None = None
     #: any answer settles it, even one that asks something back (a row's ``answer_settles``)
     settles: bool = False
+    #: the agent's text that answered it first in the current turn (the answer before any work that follows)
+    answer: str | None = None
 
 
 @slotted()
@@ -196,7 +200,7 @@ class Classifier:
         self._answering: list[_Candidate] = []
         #: the agent's latest text in that turn (its id, and whether it asks something back); None when
         #: the agent went on working after it (then it narrated a step: the questions stay open)
-        self._last_answer: tuple[str, bool] | None = None
+        self._last_answer: tuple[str, bool, frozenset[str]] | None = None
         self._turn_keys: frozenset[str] = frozenset()
         #: each speaker's latest substantive turn (position): what came after it, a reply of theirs answers
         self._spoke: dict[str, int] = {}
@@ -359,10 +363,11 @@ class Classifier:
     def _tool_call(self, element: Element) -> Verdict:
         self._acted()
         self._worked = True
-        if self._report is not None:
+        # a report that answered the user's question is that answer: the work after it serves the rest of the request
+        if self._report is not None and not any(c.answer == self._report.verdict.id for c in self._answering):
             self._amend(self._report, category="process", confidence=0.7, rule="process:narration",
                         reason=f"reports a step and goes on working (#{element.id}): the turn's outcome comes later")
-            self._report = None
+        self._report = None
         self._last_answer = None  # what the agent said before this call narrated a step
         digest = _digest(element.tool_name or "", element.text)
         earlier = self._calls.get(digest)
@@ -474,7 +479,7 @@ class Classifier:
         substantive = verdict.category != "noise" and verdict.rule not in ("content:fragment", "context:interjection",
                                                                            "context:opening")
         self._opens_turn(element, speaker, found, verdict, substantive=substantive)
-        self._remember(element, speaker, role, substantive=substantive, found=found)
+        self._remember(element, speaker, role, substantive=substantive, found=found, stated=verdict.category)
         return verdict
 
     def _opens_turn(self, element: Element, speaker: str, found: reading.Reading, verdict: Verdict, *,
@@ -495,7 +500,7 @@ class Classifier:
         return next((t for t in reversed(self._turns) if t.substantive), None)
 
     def _remember(self, element: Element, speaker: str, role: str, *, substantive: bool,
-                  found: reading.Reading | None = None) -> None:
+                  found: reading.Reading | None = None, stated: str = "") -> None:
         turn = _Turn(self._pos, element.id, speaker, role, substantive)
         if substantive:
             self._spoke[speaker] = self._pos
@@ -506,6 +511,7 @@ class Classifier:
             turn.request = found.question and "request" in found.found
             turn.proposal = "proposal" in found.found
             turn.keys = self._turn_keys
+            turn.stated = stated
         self._turns.append(turn)
 
     def _social(self, element: Element, found: reading.Reading, role: str, speaker: str, reference: _Turn | None,
@@ -643,7 +649,7 @@ class Classifier:
         if role == "assistant" and self._answering:
             # the turn's latest answer, settled when the turn ends: one that asks something back (an
             # offer too) leaves the questions to the user; a generic "anything else?" at its end asks nothing
-            self._last_answer = (element.id, found.question and not found.only_offers(self.rules["open_offer"]))
+            self._last_answer = self._answer_of(element, found)
 
         if role != "user" and done:  # "记好了：…PDF 的决定…" reports work done, whatever else it says
             self._close_task(element, keys, other)
@@ -654,7 +660,8 @@ class Classifier:
         facts = self._facts(element, found, role, keys, done=done, defers=defers and other is not None and other.question)
         if other is not None and other.question:
             facts.add("replies_question")
-        if other is not None and other.signals & {"preference", "preference_hint", "profile"}:
+        answered_turn = next((t for t in reversed(self._turns) if t.speaker != speaker and t.substantive), None)
+        if answered_turn is not None and answered_turn.stated in ("preference", "decision"):
             facts.add("replies_preference")
         if other is not None and "about_user" in other.signals:
             facts.add("replies_about_user")
@@ -792,6 +799,7 @@ class Classifier:
             whole = shared / len(earlier.keys) >= 0.5 or bool(named & earlier.keys)
             self._forget([earlier])
             self._amend(earlier, status="superseded", superseded_by=newer.verdict.id, action="drop",
+                        category="process" if store is self._decisions else earlier.verdict.category,
                         confidence=confidence if whole else min(confidence, 0.6), rule="resolve:superseded",
                         reason=f"replaced{'' if whole else ' in part'} by the later #{newer.verdict.id}")
 
@@ -851,6 +859,7 @@ class Classifier:
         self._open_questions = [c for c in self._open_questions if c not in answered]
         for candidate in answered:
             if element.role is Role.ASSISTANT and candidate.role == "user" and candidate.answered is not None:
+                candidate.answer = element.id
                 self._answering.append(candidate)
                 continue
             # the agent's question lives on in the user's answer; a user's question was the user's concern
@@ -862,6 +871,18 @@ class Classifier:
         self._amend(candidate, category=category, status="answered", action="compress", confidence=0.75,
                     rule="resolve:answered", reason=f"answered in #{answer}", answered_by=answer)
 
+    def _answer_of(self, element: Element, found: reading.Reading) -> tuple[str, bool, frozenset[str]]:
+        """What the agent's text, if its turn ends on it, does to the questions it answers: (its id,
+        whether it asks back rather than answers, the topic words of what it offers to do). A reply
+        that is mostly a question back, or says what it could not do, leaves them open; one that
+        answers and then asks a follow-up or offers more settles them, unless what it offers is the
+        very thing asked ("Want me to search for the latest models?": the answer is still to come)."""
+        rules = self.rules
+        offers = found.question and found.only_offers(rules["proposal"])
+        asks_back = (not offers and found.asks_mostly(rules["open_offer"])) or "blocked" in found.found
+        offered = reading.keywords(found.question_text(), rules) if offers else frozenset()
+        return element.id, asks_back, offered
+
     def _settle_answers(self) -> None:
         """The agent's turn ended: the user's questions it answered are answered by its last text,
         and take the category their row gives them once answered when that text asks nothing back (or
@@ -870,10 +891,11 @@ class Classifier:
         if self._last_answer is None:
             self._open_questions.extend(self._answering)
         else:
-            answer, asks_back = self._last_answer
+            answer, asks_back, offered = self._last_answer
             for candidate in self._answering:
-                category = candidate.verdict.category if asks_back and not candidate.settles else candidate.answered
-                self._resolve_answered(candidate, answer, category or candidate.verdict.category)
+                still_open = asks_back or bool(offered & candidate.keys)
+                category = candidate.verdict.category if still_open and not candidate.settles else candidate.answered
+                self._resolve_answered(candidate, candidate.answer or answer, category or candidate.verdict.category)
         self._answering, self._last_answer = [], None
 
 

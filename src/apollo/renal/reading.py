@@ -103,6 +103,17 @@ class Reading:
         questions = [c for c in self.clauses if c.question]
         return bool(questions) and all(proposal.search(_match_text(c)) is not None for c in questions)
 
+    def asks_mostly(self, generic: Signal) -> bool:
+        """Its specific questions (not a generic offer of more help) are at least as long as what it
+        states: a question back in place of an answer ("You mean X? Or Y?"), where an answer that
+        ends on a follow-up question says more than it asks."""
+        asked = sum(len(c.body) for c in self.content if c.question and generic.search(_match_text(c)) is None)
+        said = sum(len(c.body) for c in self.content if not c.question)
+        return asked > 0 and asked >= said
+
+    def question_text(self) -> str:
+        return " ".join(c.body for c in self.content if c.question)
+
     def asks(self, signal: Signal) -> bool:
         """The signal is found in one of the message's questions ("修好了吗？" asks, it reports nothing)."""
         return any(c.question and signal.search(_match_text(c)) is not None for c in self.clauses)
