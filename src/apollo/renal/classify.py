@@ -174,6 +174,7 @@ class Classifier:
         self._user_rows: list[dict[str, Any]] = settings["from_user"]
         self._agent_rows: list[dict[str, Any]] = settings["from_agent"]
         self._agent_question_answered: str = settings["agent_question_answered"]
+        self._answer_share: float = settings["answer_min_share"]
         #: the agent's recent texts, flattened: what a delivery copy repeats
         self._said: deque[str] = deque(maxlen=64)
         self.balance = balance if balance is not None else BalanceTracker(Thresholds.from_config(config))
@@ -893,7 +894,8 @@ class Classifier:
         else:
             answer, asks_back, offered = self._last_answer
             for candidate in self._answering:
-                still_open = asks_back or bool(offered & candidate.keys)
+                shared, share = reading.overlap(offered, candidate.keys)
+                still_open = asks_back or (shared > 0 and share >= self._answer_share)
                 category = candidate.verdict.category if still_open and not candidate.settles else candidate.answered
                 self._resolve_answered(candidate, candidate.answer or answer, category or candidate.verdict.category)
         self._answering, self._last_answer = [], None
