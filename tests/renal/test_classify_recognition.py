@@ -500,3 +500,19 @@ def test_asking_whether_it_got_done_is_no_decision() -> None:
     assert v["m2"].category != "decision", v["m2"]
     v = verdicts(("assistant", "方案一和方案二你选哪个？"), ("user", "定了，就用方案二"))
     assert v["m2"].category == "decision", v["m2"]
+
+
+@pytest.mark.parametrize("said", ["Explain how the backup rotation works", "Give me a list of the open invoices",
+                                  "汇报一下迁移的进度", "请介绍一下这个项目的目录结构"])
+def test_a_request_for_information_is_a_question_settled_by_its_answer(said: str) -> None:
+    v = verdicts(("user", said), ("assistant", "The nightly job keeps seven copies and deletes the oldest one first; "
+                                               "the monthly copies stay a year."), ("user", "ok"))
+    assert (v["m1"].category, v["m1"].status) == ("process", "answered"), v["m1"]
+    v = verdicts(("user", said))
+    assert v["m1"].category == "question", v["m1"]
+
+
+@pytest.mark.parametrize("said", ["List and delete the old log files", "Search and replace the old domain in the docs"])
+def test_an_order_that_changes_something_is_no_request_for_information(said: str) -> None:
+    v = verdicts(("user", said))
+    assert v["m1"].category == "task", v["m1"]

@@ -175,6 +175,9 @@ class Classifier:
         self._agent_rows: list[dict[str, Any]] = settings["from_agent"]
         self._agent_question_answered: str = settings["agent_question_answered"]
         self._answer_share: float = settings["answer_min_share"]
+        self._superseded_leave = frozenset(settings["superseded_leave"])
+        self._stance_categories = frozenset(settings["stance_categories"])
+        self._answer_left_open_by: list[str] = settings["answer_left_open_by"]
         #: the agent's recent texts, flattened: what a delivery copy repeats
         self._said: deque[str] = deque(maxlen=64)
         self.balance = balance if balance is not None else BalanceTracker(Thresholds.from_config(config))
@@ -662,8 +665,8 @@ class Classifier:
         if other is not None and other.question:
             facts.add("replies_question")
         answered_turn = next((t for t in reversed(self._turns) if t.speaker != speaker and t.substantive), None)
-        if answered_turn is not None and answered_turn.stated in ("preference", "decision"):
-            facts.add("replies_preference")
+        if answered_turn is not None and answered_turn.stated in self._stance_categories:
+            facts.add("replies_stance")
         if other is not None and "about_user" in other.signals:
             facts.add("replies_about_user")
         for row in self._user_rows if role == "user" else self._agent_rows:
@@ -800,7 +803,8 @@ class Classifier:
             whole = shared / len(earlier.keys) >= 0.5 or bool(named & earlier.keys)
             self._forget([earlier])
             self._amend(earlier, status="superseded", superseded_by=newer.verdict.id, action="drop",
-                        category="process" if store is self._decisions else earlier.verdict.category,
+                        category="process" if earlier.verdict.category in self._superseded_leave
+                        else earlier.verdict.category,
                         confidence=confidence if whole else min(confidence, 0.6), rule="resolve:superseded",
                         reason=f"replaced{'' if whole else ' in part'} by the later #{newer.verdict.id}")
 
@@ -880,7 +884,8 @@ class Classifier:
         very thing asked ("Want me to search for the latest models?": the answer is still to come)."""
         rules = self.rules
         offers = found.question and found.only_offers(rules["proposal"])
-        asks_back = (not offers and found.asks_mostly(rules["open_offer"])) or "blocked" in found.found
+        asks_back = (not offers and found.asks_mostly(rules["open_offer"])) or any(
+            name in found.found for name in self._answer_left_open_by)
         offered = reading.keywords(found.question_text(), rules) if offers else frozenset()
         return element.id, asks_back, offered
 
