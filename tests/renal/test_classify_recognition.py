@@ -516,3 +516,10 @@ def test_a_request_for_information_is_a_question_settled_by_its_answer(said: str
 def test_an_order_that_changes_something_is_no_request_for_information(said: str) -> None:
     v = verdicts(("user", said))
     assert v["m1"].category == "task", v["m1"]
+
+
+@pytest.mark.parametrize("retry", ["Try again", "try it again please", "再试一次", "重试吧"])
+def test_a_bare_retry_adds_nothing_the_request_it_repeats_stays_open(retry: str) -> None:
+    v = verdicts(("user", "Install the weather plugin."), ("assistant", ""), ("user", retry))
+    assert v["m3"].category == "process" and v["m3"].rule == "intent:retry", v["m3"]
+    assert (v["m1"].category, v["m1"].status) == ("task", "current"), v["m1"]
