@@ -503,7 +503,8 @@ def test_asking_whether_it_got_done_is_no_decision() -> None:
 
 
 @pytest.mark.parametrize("said", ["Explain how the backup rotation works", "Give me a list of the open invoices",
-                                  "汇报一下迁移的进度", "请介绍一下这个项目的目录结构"])
+                                  "汇报一下迁移的进度", "请介绍一下这个项目的目录结构",
+                                  "Check whether the nightly export ran", "检查一下现在的部署脚本有哪些步骤"])
 def test_a_request_for_information_is_a_question_settled_by_its_answer(said: str) -> None:
     v = verdicts(("user", said), ("assistant", "The nightly job keeps seven copies and deletes the oldest one first; "
                                                "the monthly copies stay a year."), ("user", "ok"))
