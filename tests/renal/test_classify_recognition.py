@@ -379,14 +379,14 @@ def test_a_question_about_the_agent_itself_is_settled_by_its_answer(question: st
 
 
 def test_a_question_answered_by_an_offer_to_do_what_was_asked_stays_a_question() -> None:
-    v = verdicts(("user", "how do I configure tailscale on the server?"),
-                 ("assistant", "It depends on the distro. Want me to configure tailscale on the server for you?"),
+    v = verdicts(("user", "how do I set up the vpn on the nas?"),
+                 ("assistant", "It depends on the model. Want me to set up the vpn on the nas for you?"),
                  ("user", "later"))
     assert v["m1"].category == "question", v["m1"]
 
 
 @pytest.mark.parametrize("answer", [
-    "You install it with the package manager and run tailscale up, then log in from the link it prints. "
+    "You install it with the package manager and start the service, then log in from the link it prints. "
     "Want me to write a backup script too?",
     "Pick the one with the larger context window; the cheaper one forgets the first chapters of the draft. "
     "Which chapter are you working on now?",
@@ -403,7 +403,7 @@ def test_an_answer_that_ends_on_a_follow_up_or_another_offer_settles_the_questio
     "你说的是哪台服务器？家里的还是公司的？用的是什么系统？",
 ])
 def test_a_question_back_in_place_of_an_answer_leaves_the_question_open(reply: str) -> None:
-    v = verdicts(("user", "how do I get tailscale running on the server?"), ("assistant", reply), ("user", "the home one"))
+    v = verdicts(("user", "how do I get the vpn running on the server?"), ("assistant", reply), ("user", "the home one"))
     assert v["m1"].category == "question", v["m1"]
 
 
@@ -419,10 +419,10 @@ def test_an_answer_that_says_what_could_not_be_done_leaves_the_question_open(rep
 def test_a_question_answered_before_the_agent_goes_on_working_is_answered_by_that_text() -> None:
     """The answer given first stays the question's answer (the compact view keeps it with the work
     that follows); whether it settled the question is decided by the turn's last words."""
-    v = verdicts(("user", "Does the gateway support Signal? Also write the log rotation script."),
-                 ("assistant", "Signal is not supported by the gateway; Telegram is the closest. Now the script:"),
+    v = verdicts(("user", "Does the backup tool support S3? Also write the cleanup script."),
+                 ("assistant", "S3 is not supported by the backup tool; a local disk is the closest. Now the script:"),
                  _call("c1", "a"), _result("r1", "a"),
-                 ("assistant", "Done: the rotation script compresses logs older than a week."), ("user", "thanks"))
+                 ("assistant", "Done: the cleanup script removes archives older than a month."), ("user", "thanks"))
     assert v["m1"].status == "answered" and v["m1"].answered_by == "m2", v["m1"]
     assert v["m2"].category == "decision", v["m2"]  # the answer is no narrated step: it stands
 
@@ -438,7 +438,7 @@ def test_a_question_whose_turn_ends_on_work_stays_open() -> None:
     "How can we keep the hosting as cheap as possible?",
     "以后写周报尽量简洁，不要超过一页。",
     "If the primary model fails, switch to the local one without asking.",
-    "如果切换模型不成功，你就自动使用备用模型。",
+    "如果主库连接失败，你就先切到只读副本。",
 ])
 def test_a_standing_goal_or_a_rule_for_when_something_fails_is_a_preference(said: str) -> None:
     v = verdicts(("assistant", "The model settings are updated."), ("user", said))
@@ -473,7 +473,7 @@ def test_a_superseded_preference_keeps_its_kind() -> None:
     assert (v["m1"].category, v["m1"].status) == ("preference", "superseded"), v["m1"]
 
 
-@pytest.mark.parametrize("pasted", ['{"image_key": "img_abc123"}', '{"file_key": "f_9", "name": "report.pdf"}'])
+@pytest.mark.parametrize("pasted", ['{"attachment_id": "a1b2c3"}', '{"upload": "f_9", "name": "report.pdf"}'])
 def test_a_message_that_is_only_a_json_object_says_nothing_of_the_speakers(pasted: str) -> None:
     v = verdicts(("assistant", "Which player do you mean, the speaker app or the web one?"), ("user", pasted))
     assert v["m2"].rule == "content:pasted", v["m2"]
@@ -519,7 +519,7 @@ def test_an_order_that_changes_something_is_no_request_for_information(said: str
     assert v["m1"].category == "task", v["m1"]
 
 
-@pytest.mark.parametrize("retry", ["Try again", "try it again please", "再试一次", "重试吧"])
+@pytest.mark.parametrize("retry", ["try it again please", "retry", "再试一次", "重试吧"])
 def test_a_bare_retry_adds_nothing_the_request_it_repeats_stays_open(retry: str) -> None:
     v = verdicts(("user", "Install the weather plugin."), ("assistant", ""), ("user", retry))
     assert v["m3"].category == "process" and v["m3"].rule == "intent:retry", v["m3"]

@@ -881,7 +881,7 @@ class Classifier:
         whether it asks back rather than answers, the topic words of what it offers to do). A reply
         that is mostly a question back, or says what it could not do, leaves them open; one that
         answers and then asks a follow-up or offers more settles them, unless what it offers is the
-        very thing asked ("Want me to search for the latest models?": the answer is still to come)."""
+        very thing asked ("Want me to look that up?": the answer is still to come)."""
         rules = self.rules
         offers = found.question and found.only_offers(rules["proposal"])
         asks_back = (not offers and found.asks_mostly(rules["open_offer"])) or any(
