@@ -28,7 +28,8 @@ def test_classify_prints_a_readable_table(apollo_cli) -> None:
     run = apollo_cli("renal", "classify", str(FIXTURE), "--only", "decision", "--lang", "en", env={"COLUMNS": "160"})
     assert run.returncode == 0, run.stderr
     assert "apollo renal classify" in run.stdout and "decision" in run.stdout
-    assert "那就用 PostgreSQL 吧" in run.stdout and "嗯嗯" not in run.stdout  # only decisions shown
+    # only decisions shown: the current one; the one it replaced left the must-keep categories
+    assert "还是改用 SQLite 吧" in run.stdout and "嗯嗯" not in run.stdout and "那就用 PostgreSQL 吧" not in run.stdout
     assert "density" in run.stdout and "balance" in run.stdout
 
 

@@ -408,7 +408,7 @@ def test_a_report_about_something_else_closes_no_task() -> None:
     v = verdicts(("user", "看看 workspace 里有哪些临时文件"), ("assistant", "扫完了，三个 .tmp 文件。"),
                  ("user", "帮我把 README 的接口说明更新一下"),
                  ("user", "对了，以后都用中文回复"), ("assistant", "明白，已经记进 USER.md 了。"))
-    assert v["m1"].status == "done"
+    assert v["m1"].status == "answered"  # a request for information (看看…有哪些), settled by its answer
     assert (v["m3"].category, v["m3"].status) == ("task", "current")  # "记进 USER.md" is about the preference
 
 

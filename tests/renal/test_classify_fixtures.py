@@ -71,9 +71,16 @@ def test_noise_precision_and_recall_over_all_fixtures() -> None:
 
 
 def test_most_must_keep_categories_are_named_right() -> None:
+    """What still stands is named by its kind; what a later message settled (answered, superseded,
+    done) either keeps its kind or leaves the must-keep categories (process), as the classifier moves
+    a settled item whose resolution is clear: it is never filed under another must-keep kind."""
     pairs = [(g, v) for g, v in _pooled() if g["gold"] in MUST_KEEP]
-    right = sum(v.category == g["gold"] for g, v in pairs)
-    assert right / len(pairs) >= 0.8, right / len(pairs)
+    current = [(g, v) for g, v in pairs if "state" not in g]
+    right = sum(v.category == g["gold"] for g, v in current)
+    assert right / len(current) >= 0.8, right / len(current)
+    settled = [(g, v) for g, v in pairs if "state" in g]
+    wrong = [(g["id"], g["gold"], v.category) for g, v in settled if v.category not in (g["gold"], "process")]
+    assert len(wrong) <= len(settled) // 5, wrong
 
 
 def test_what_later_messages_settle_is_mostly_demoted() -> None:
@@ -91,7 +98,7 @@ EXAMPLE_MUST_KEEP = {
         "001ed497": ("preference", "current"),  # 以后都用中文回复…金额统一用人民币
         "321d4551": ("decision", "current"),  # 导进 report.db…用 SQLite 就行
         "8c06ac4d": ("question", "current"),  # Q4 的预算上限到底是多少？ — nobody knows yet
-        "8ba078b6": ("decision", "superseded"),  # 导出 PDF … replaced by 飞书文档链接
+        "8ba078b6": ("process", "superseded"),  # 导出 PDF … replaced by 飞书文档链接: the later one carries it
         "0eca005d": ("decision", "current"),  # 不要 PDF 了，直接发飞书文档链接
         "046176ca": ("preference", "current"),  # 以后部署目标改成 staging-2
         "84ad1390": ("preference", "current"),  # 先别删，等我把 Apollo 装好

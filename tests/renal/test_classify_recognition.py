@@ -378,11 +378,105 @@ def test_a_question_about_the_agent_itself_is_settled_by_its_answer(question: st
     assert (v["m1"].category, v["m1"].status) == ("process", "answered"), v["m1"]
 
 
-def test_a_question_about_the_users_matter_answered_with_a_question_back_stays_a_question() -> None:
-    v = verdicts(("user", "how do I configure tailscale on the server?"),
-                 ("assistant", "You install it and run tailscale up. Want me to write the exact steps for your distro?"),
+def test_a_question_answered_by_an_offer_to_do_what_was_asked_stays_a_question() -> None:
+    v = verdicts(("user", "how do I set up the vpn on the nas?"),
+                 ("assistant", "It depends on the model. Want me to set up the vpn on the nas for you?"),
                  ("user", "later"))
     assert v["m1"].category == "question", v["m1"]
+
+
+@pytest.mark.parametrize("answer", [
+    "You install it with the package manager and start the service, then log in from the link it prints. "
+    "Want me to write a backup script too?",
+    "Pick the one with the larger context window; the cheaper one forgets the first chapters of the draft. "
+    "Which chapter are you working on now?",
+    "先在设置里打开隐私模式，再把同步间隔调到一小时，耗电就会明显下降。需要我把这些写进说明文档吗？",
+])
+def test_an_answer_that_ends_on_a_follow_up_or_another_offer_settles_the_question(answer: str) -> None:
+    """The answer is given; what the agent asks or offers after it is a new matter, not the question still open."""
+    v = verdicts(("user", "how do I get this done on the server?"), ("assistant", answer), ("user", "ok"))
+    assert (v["m1"].category, v["m1"].status) == ("process", "answered"), v["m1"]
+
+
+@pytest.mark.parametrize("reply", [
+    "Which server do you mean, the staging box or the one at home? And which distro does it run?",
+    "你说的是哪台服务器？家里的还是公司的？用的是什么系统？",
+])
+def test_a_question_back_in_place_of_an_answer_leaves_the_question_open(reply: str) -> None:
+    v = verdicts(("user", "how do I get the vpn running on the server?"), ("assistant", reply), ("user", "the home one"))
+    assert v["m1"].category == "question", v["m1"]
+
+
+@pytest.mark.parametrize("reply", [
+    "The wiki is down right now, so I could not look it up. The local notes say nothing about it.",
+    "知识库接口暂时无法访问，这次没能查到，本地笔记里也没有相关记录。",
+])
+def test_an_answer_that_says_what_could_not_be_done_leaves_the_question_open(reply: str) -> None:
+    v = verdicts(("user", "what did we decide about the retention period?"), ("assistant", reply), ("user", "ok"))
+    assert v["m1"].category == "question", v["m1"]
+
+
+def test_a_question_answered_before_the_agent_goes_on_working_is_answered_by_that_text() -> None:
+    """The answer given first stays the question's answer (the compact view keeps it with the work
+    that follows); whether it settled the question is decided by the turn's last words."""
+    v = verdicts(("user", "Does the backup tool support S3? Also write the cleanup script."),
+                 ("assistant", "S3 is not supported by the backup tool; a local disk is the closest. Now the script:"),
+                 _call("c1", "a"), _result("r1", "a"),
+                 ("assistant", "Done: the cleanup script removes archives older than a month."), ("user", "thanks"))
+    assert v["m1"].status == "answered" and v["m1"].answered_by == "m2", v["m1"]
+    assert v["m2"].category == "decision", v["m2"]  # the answer is no narrated step: it stands
+
+
+def test_a_question_whose_turn_ends_on_work_stays_open() -> None:
+    v = verdicts(("user", "Why is the nightly export empty since Monday?"),
+                 ("assistant", "The export job ran, but its log shows a warning first:"), _call("c1", "a"), _result("r1", "a"),
+                 ("user", "hello?"))
+    assert (v["m1"].category, v["m1"].status) == ("question", "current"), v["m1"]
+
+
+@pytest.mark.parametrize("said", [
+    "How can we keep the hosting as cheap as possible?",
+    "以后写周报尽量简洁，不要超过一页。",
+    "If the primary model fails, switch to the local one without asking.",
+    "如果主库连接失败，你就先切到只读副本。",
+])
+def test_a_standing_goal_or_a_rule_for_when_something_fails_is_a_preference(said: str) -> None:
+    v = verdicts(("assistant", "The model settings are updated."), ("user", said))
+    assert v["m2"].category == "preference", v["m2"]
+
+
+@pytest.mark.parametrize(("stance", "report"), [
+    ("From now on put every new reminder in the queue file.",
+     "Done, moved the three reminders to the queue file. Should I also clear the old cron entries?"),
+    ("以后每次出错都要自动记录到经验文件里。", "已记录到经验文件 ✅。需要我顺便整理一下以前的记录吗？"),
+    ("Let's use the queue file for reminders.", "Done: the reminders now go to the queue file."),
+])
+def test_a_report_that_carries_out_the_users_stance_adds_nothing_to_keep(stance: str, report: str) -> None:
+    """The user's preference or decision holds the state; the report of applying it is no decision of its own
+    (what it asks stays open until answered)."""
+    v = verdicts(("user", stance), _call("c1", "a"), _result("r1", "a"), ("assistant", report), ("user", "no, thanks"))
+    assert v["m4"].category == "process" and v["m4"].rule == "intent:applied", v["m4"]
+    assert v["m1"].category in ("preference", "decision") and v["m1"].status == "current", v["m1"]
+
+
+def test_a_superseded_decision_leaves_the_must_keep_categories() -> None:
+    v = verdicts(("user", "Let's use SQLite for the new project."), ("assistant", "OK, SQLite it is."),
+                 ("user", "Actually, switch to PostgreSQL instead of SQLite for the new project."))
+    assert (v["m1"].category, v["m1"].status, v["m1"].superseded_by) == ("process", "superseded", "m3"), v["m1"]
+    assert v["m3"].category == "decision"
+
+
+def test_a_superseded_preference_keeps_its_kind() -> None:
+    """Two standing rules on one subject often both hold in part: the earlier one stays a preference, outdated."""
+    v = verdicts(("user", "From now on always reply in English."), ("assistant", "Understood."),
+                 ("user", "Actually, from now on always reply in Chinese instead of English."))
+    assert (v["m1"].category, v["m1"].status) == ("preference", "superseded"), v["m1"]
+
+
+@pytest.mark.parametrize("pasted", ['{"attachment_id": "a1b2c3"}', '{"upload": "f_9", "name": "report.pdf"}'])
+def test_a_message_that_is_only_a_json_object_says_nothing_of_the_speakers(pasted: str) -> None:
+    v = verdicts(("assistant", "Which player do you mean, the speaker app or the web one?"), ("user", pasted))
+    assert v["m2"].rule == "content:pasted", v["m2"]
 
 
 @pytest.mark.parametrize(("question", "answer"), [
@@ -406,3 +500,27 @@ def test_asking_whether_it_got_done_is_no_decision() -> None:
     assert v["m2"].category != "decision", v["m2"]
     v = verdicts(("assistant", "方案一和方案二你选哪个？"), ("user", "定了，就用方案二"))
     assert v["m2"].category == "decision", v["m2"]
+
+
+@pytest.mark.parametrize("said", ["Explain how the backup rotation works", "Give me a list of the open invoices",
+                                  "汇报一下迁移的进度", "请介绍一下这个项目的目录结构",
+                                  "Check whether the nightly export ran", "检查一下现在的部署脚本有哪些步骤"])
+def test_a_request_for_information_is_a_question_settled_by_its_answer(said: str) -> None:
+    v = verdicts(("user", said), ("assistant", "The nightly job keeps seven copies and deletes the oldest one first; "
+                                               "the monthly copies stay a year."), ("user", "ok"))
+    assert (v["m1"].category, v["m1"].status) == ("process", "answered"), v["m1"]
+    v = verdicts(("user", said))
+    assert v["m1"].category == "question", v["m1"]
+
+
+@pytest.mark.parametrize("said", ["List and delete the old log files", "Search and replace the old domain in the docs"])
+def test_an_order_that_changes_something_is_no_request_for_information(said: str) -> None:
+    v = verdicts(("user", said))
+    assert v["m1"].category == "task", v["m1"]
+
+
+@pytest.mark.parametrize("retry", ["try it again please", "retry", "再试一次", "重试吧"])
+def test_a_bare_retry_adds_nothing_the_request_it_repeats_stays_open(retry: str) -> None:
+    v = verdicts(("user", "Install the weather plugin."), ("assistant", ""), ("user", retry))
+    assert v["m3"].category == "process" and v["m3"].rule == "intent:retry", v["m3"]
+    assert (v["m1"].category, v["m1"].status) == ("task", "current"), v["m1"]

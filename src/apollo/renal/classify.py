@@ -101,6 +101,8 @@ class _Turn:
     signals: frozenset[str] = frozenset()
     #: topic words, for content turns: what a bare decision in reply to this turn is about
     keys: frozenset[str] = frozenset()
+    #: the category of the turn's verdict: what the turn stated (a decision, a preference …)
+    stated: str = ""
 
 
 @slotted(eq=False)
@@ -117,6 +119,8 @@ class _Candidate:
     answered: str | None = None
     #: any answer settles it, even one that asks something back (a row's ``answer_settles``)
     settles: bool = False
+    #: the agent's text that answered it first in the current turn (the answer before any work that follows)
+    answer: str | None = None
 
 
 @slotted()
@@ -170,6 +174,10 @@ class Classifier:
         self._user_rows: list[dict[str, Any]] = settings["from_user"]
         self._agent_rows: list[dict[str, Any]] = settings["from_agent"]
         self._agent_question_answered: str = settings["agent_question_answered"]
+        self._answer_share: float = settings["answer_min_share"]
+        self._superseded_leave = frozenset(settings["superseded_leave"])
+        self._stance_categories = frozenset(settings["stance_categories"])
+        self._answer_left_open_by: list[str] = settings["answer_left_open_by"]
         #: the agent's recent texts, flattened: what a delivery copy repeats
         self._said: deque[str] = deque(maxlen=64)
         self.balance = balance if balance is not None else BalanceTracker(Thresholds.from_config(config))
@@ -196,7 +204,7 @@ class Classifier:
         self._answering: list[_Candidate] = []
         #: the agent's latest text in that turn (its id, and whether it asks something back); None when
         #: the agent went on working after it (then it narrated a step: the questions stay open)
-        self._last_answer: tuple[str, bool] | None = None
+        self._last_answer: tuple[str, bool, frozenset[str]] | None = None
         self._turn_keys: frozenset[str] = frozenset()
         #: each speaker's latest substantive turn (position): what came after it, a reply of theirs answers
         self._spoke: dict[str, int] = {}
@@ -359,10 +367,11 @@ class Classifier:
     def _tool_call(self, element: Element) -> Verdict:
         self._acted()
         self._worked = True
-        if self._report is not None:
+        # a report that answered the user's question is that answer: the work after it serves the rest of the request
+        if self._report is not None and not any(c.answer == self._report.verdict.id for c in self._answering):
             self._amend(self._report, category="process", confidence=0.7, rule="process:narration",
                         reason=f"reports a step and goes on working (#{element.id}): the turn's outcome comes later")
-            self._report = None
+        self._report = None
         self._last_answer = None  # what the agent said before this call narrated a step
         digest = _digest(element.tool_name or "", element.text)
         earlier = self._calls.get(digest)
@@ -474,7 +483,7 @@ class Classifier:
         substantive = verdict.category != "noise" and verdict.rule not in ("content:fragment", "context:interjection",
                                                                            "context:opening")
         self._opens_turn(element, speaker, found, verdict, substantive=substantive)
-        self._remember(element, speaker, role, substantive=substantive, found=found)
+        self._remember(element, speaker, role, substantive=substantive, found=found, stated=verdict.category)
         return verdict
 
     def _opens_turn(self, element: Element, speaker: str, found: reading.Reading, verdict: Verdict, *,
@@ -495,7 +504,7 @@ class Classifier:
         return next((t for t in reversed(self._turns) if t.substantive), None)
 
     def _remember(self, element: Element, speaker: str, role: str, *, substantive: bool,
-                  found: reading.Reading | None = None) -> None:
+                  found: reading.Reading | None = None, stated: str = "") -> None:
         turn = _Turn(self._pos, element.id, speaker, role, substantive)
         if substantive:
             self._spoke[speaker] = self._pos
@@ -506,6 +515,7 @@ class Classifier:
             turn.request = found.question and "request" in found.found
             turn.proposal = "proposal" in found.found
             turn.keys = self._turn_keys
+            turn.stated = stated
         self._turns.append(turn)
 
     def _social(self, element: Element, found: reading.Reading, role: str, speaker: str, reference: _Turn | None,
@@ -643,7 +653,7 @@ class Classifier:
         if role == "assistant" and self._answering:
             # the turn's latest answer, settled when the turn ends: one that asks something back (an
             # offer too) leaves the questions to the user; a generic "anything else?" at its end asks nothing
-            self._last_answer = (element.id, found.question and not found.only_offers(self.rules["open_offer"]))
+            self._last_answer = self._answer_of(element, found)
 
         if role != "user" and done:  # "记好了：…PDF 的决定…" reports work done, whatever else it says
             self._close_task(element, keys, other)
@@ -654,8 +664,9 @@ class Classifier:
         facts = self._facts(element, found, role, keys, done=done, defers=defers and other is not None and other.question)
         if other is not None and other.question:
             facts.add("replies_question")
-        if other is not None and other.signals & {"preference", "preference_hint", "profile"}:
-            facts.add("replies_preference")
+        answered_turn = next((t for t in reversed(self._turns) if t.speaker != speaker and t.substantive), None)
+        if answered_turn is not None and answered_turn.stated in self._stance_categories:
+            facts.add("replies_stance")
         if other is not None and "about_user" in other.signals:
             facts.add("replies_about_user")
         for row in self._user_rows if role == "user" else self._agent_rows:
@@ -792,6 +803,8 @@ class Classifier:
             whole = shared / len(earlier.keys) >= 0.5 or bool(named & earlier.keys)
             self._forget([earlier])
             self._amend(earlier, status="superseded", superseded_by=newer.verdict.id, action="drop",
+                        category="process" if earlier.verdict.category in self._superseded_leave
+                        else earlier.verdict.category,
                         confidence=confidence if whole else min(confidence, 0.6), rule="resolve:superseded",
                         reason=f"replaced{'' if whole else ' in part'} by the later #{newer.verdict.id}")
 
@@ -851,6 +864,7 @@ class Classifier:
         self._open_questions = [c for c in self._open_questions if c not in answered]
         for candidate in answered:
             if element.role is Role.ASSISTANT and candidate.role == "user" and candidate.answered is not None:
+                candidate.answer = element.id
                 self._answering.append(candidate)
                 continue
             # the agent's question lives on in the user's answer; a user's question was the user's concern
@@ -862,6 +876,19 @@ class Classifier:
         self._amend(candidate, category=category, status="answered", action="compress", confidence=0.75,
                     rule="resolve:answered", reason=f"answered in #{answer}", answered_by=answer)
 
+    def _answer_of(self, element: Element, found: reading.Reading) -> tuple[str, bool, frozenset[str]]:
+        """What the agent's text, if its turn ends on it, does to the questions it answers: (its id,
+        whether it asks back rather than answers, the topic words of what it offers to do). A reply
+        that is mostly a question back, or says what it could not do, leaves them open; one that
+        answers and then asks a follow-up or offers more settles them, unless what it offers is the
+        very thing asked ("Want me to look that up?": the answer is still to come)."""
+        rules = self.rules
+        offers = found.question and found.only_offers(rules["proposal"])
+        asks_back = (not offers and found.asks_mostly(rules["open_offer"])) or any(
+            name in found.found for name in self._answer_left_open_by)
+        offered = reading.keywords(found.question_text(), rules) if offers else frozenset()
+        return element.id, asks_back, offered
+
     def _settle_answers(self) -> None:
         """The agent's turn ended: the user's questions it answered are answered by its last text,
         and take the category their row gives them once answered when that text asks nothing back (or
@@ -870,10 +897,12 @@ class Classifier:
         if self._last_answer is None:
             self._open_questions.extend(self._answering)
         else:
-            answer, asks_back = self._last_answer
+            answer, asks_back, offered = self._last_answer
             for candidate in self._answering:
-                category = candidate.verdict.category if asks_back and not candidate.settles else candidate.answered
-                self._resolve_answered(candidate, answer, category or candidate.verdict.category)
+                shared, share = reading.overlap(offered, candidate.keys)
+                still_open = asks_back or (shared > 0 and share >= self._answer_share)
+                category = candidate.verdict.category if still_open and not candidate.settles else candidate.answered
+                self._resolve_answered(candidate, candidate.answer or answer, category or candidate.verdict.category)
         self._answering, self._last_answer = [], None
 
 

@@ -31,7 +31,7 @@ _LATIN_WORD = re.compile(r"[a-z][a-z0-9_+#-]*[a-z0-9+#]|[a-z]")
 #: messages up to this long are cached (bounded: 4096 of them)
 _CACHED_CHARS = 400
 _INTENT_SIGNALS = ("request", "preference", "profile", "preference_hint", "decision", "choice", "supersede", "proposal",
-                   "task", "appointment", "completion", "blocked", "refusal", "reasoning", "commitment", "pick", "about_agent", "about_user", "assigns", "continuation",
+                   "task", "inquiry", "retry", "appointment", "completion", "blocked", "refusal", "reasoning", "commitment", "pick", "about_agent", "about_user", "assigns", "continuation",
                    "unknown", "negativity", "apology")
 # Quotation marks that open and close: a question mark inside a quotation is not the speaker asking.
 _QUOTE_OPEN = "「『“《"
@@ -102,6 +102,17 @@ class Reading:
         offer awaits a yes, it leaves nothing open."""
         questions = [c for c in self.clauses if c.question]
         return bool(questions) and all(proposal.search(_match_text(c)) is not None for c in questions)
+
+    def asks_mostly(self, generic: Signal) -> bool:
+        """Its specific questions (not a generic offer of more help) are at least as long as what it
+        states: a question back in place of an answer ("You mean X? Or Y?"), where an answer that
+        ends on a follow-up question says more than it asks."""
+        asked = sum(len(c.body) for c in self.content if c.question and generic.search(_match_text(c)) is None)
+        said = sum(len(c.body) for c in self.content if not c.question)
+        return asked > 0 and asked >= said
+
+    def question_text(self) -> str:
+        return " ".join(c.body for c in self.content if c.question)
 
     def asks(self, signal: Signal) -> bool:
         """The signal is found in one of the message's questions ("修好了吗？" asks, it reports nothing)."""

@@ -92,6 +92,9 @@ class ClassifySettings(msgspec.Struct, forbid_unknown_fields=True):
     answer_min_shared: int
     answer_min_share: float
     agent_question_answered: str
+    superseded_leave: list[str]
+    stance_categories: list[str]
+    answer_left_open_by: list[str]
     normalize: Normalize
     pasted: Pasted
     keywords: Keywords
