@@ -10,8 +10,10 @@ text, tokens, whether it is in the model's context…, chained in one SHA-256) c
 state with the elements after them, and its numbers are the ones a check of the whole session
 gives. Anything else, an earlier message edited, a compaction or a new branch that changes what
 the model sees of the earlier ones, another configuration, rule file or Apollo, means a whole
-check. The session is still read whole (reading is cheap next to classifying): that comparison
-is what makes the shortcut exact for every transcript format.
+check. Most formats are still read whole: that comparison is what makes the shortcut exact for
+every transcript format. An OpenClaw session file is read from where the last check stopped when
+its first bytes are still those it read (:mod:`apollo.transcript.openclaw_tail`, whose ``Tail`` the
+state keeps, with the line each held element is read again from).
 
 The state is a pickle beside the context engine's store, ``<state dir>/apollo/``, one per agent (0600, in a
 0700 folder, next to OpenClaw's own transcripts: not in the workspace people push to git); one
