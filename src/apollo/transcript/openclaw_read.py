@@ -6,8 +6,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator
 
-import orjson
-
+from apollo import jsonline
 from apollo.transcript.base import (
     Counter,
     LineSource,
@@ -216,7 +215,7 @@ def _message_elements(message: dict[str, Any], base: str, rule: EnvelopeRules, c
             element = _element(element_id, element_role, Kind.THINKING, text_field(block, "thinking"), count,
                                timestamp=timestamp, parent=previous)
         elif block_type == "toolCall":
-            arguments = orjson.dumps(block.get("arguments", {})).decode()
+            arguments = jsonline.dumps(block.get("arguments", {}))
             element = _element(element_id, element_role, Kind.TOOL_CALL, arguments, count, call_id=block.get("id"),
                                tool_name=str(block.get("name", "")), timestamp=timestamp, parent=previous)
         elif isinstance(block, dict):

@@ -16,8 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import orjson
-
+from apollo import jsonline
 from apollo.transcript.base import HUGE_RECORD_BYTES, Counter
 from apollo.transcript.model import Element
 from apollo.transcript.openclaw_read import Tail, entry_elements, placed
@@ -127,8 +126,8 @@ def _record(raw: bytes, size: int) -> dict[str, Any] | None:
     if size > HUGE_RECORD_BYTES:
         return None
     try:
-        record = orjson.loads(raw)
-    except orjson.JSONDecodeError:
+        record = jsonline.loads(raw)
+    except ValueError:
         return None
     if type(record) is not dict or not isinstance(record.get("id"), str) or not record["id"]:
         return None
