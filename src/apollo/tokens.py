@@ -34,9 +34,17 @@ _SPACE_RUN = 0.4032
 # from the UTF-8 bytes mapped to a few character classes with ``bytes.translate`` and counted
 # with ``bytes.count`` (C loops, several times faster). tests/test_tokens.py checks the two
 # agree on any text.
-_CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
-#: white space beyond ASCII (``str.isspace``, which is what ``\s`` means) and the placeholder
-_WIDE_NOT_SYMBOL = re.compile("[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ue000]+")
+
+
+@functools.cache
+def _wide_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """CJK runs, and white space beyond ASCII (``str.isspace``, which is what ``\\s`` means) with the
+    placeholder: compiled when a text first holds a character beyond ASCII (compiling ranges this
+    wide costs a heartbeat whose appended message is plain ASCII about a millisecond)."""
+    return (re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+"),
+            re.compile("[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ue000]+"))
+
+
 _ASCII_SPACE = b" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"
 _LOWER = bytes(range(ord("a"), ord("z") + 1))
 _UPPER = bytes(range(ord("A"), ord("Z") + 1))
@@ -81,8 +89,9 @@ def _class_counts(text: str) -> tuple[int, int, int, int, int, int, int, int]:
     cjk = 0
     if not text.isascii():  # beyond ASCII: CJK characters, wide spaces and the placeholder are no symbols
         wide = raw.translate(None, _ASCII_BYTES).decode("utf-8", "surrogatepass")
-        cjk = len(wide) - len(_CJK_RUN.sub("", wide))
-        symbols -= cjk + len(wide) - len(_WIDE_NOT_SYMBOL.sub("", wide))
+        cjk_run, wide_not_symbol = _wide_patterns()
+        cjk = len(wide) - len(cjk_run.sub("", wide))
+        symbols -= cjk + len(wide) - len(wide_not_symbol.sub("", wide))
     # letters: x = anything else, a leading "x" so that a run at the very start has a boundary too
     letters = b"x" + raw.translate(_LETTER_CLASSES)
     upper_chars = 0

@@ -6,7 +6,10 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from unittest.mock import patch
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -15,7 +18,7 @@ from hypothesis import strategies as st
 from apollo import config as config_mod
 from apollo.renal import check_resume
 from apollo.renal.check import check
-from apollo.transcript import iter_elements
+from apollo.transcript import iter_elements, read
 from apollo.workspace import Paths
 from constants import DEMO_NOW
 
@@ -290,12 +293,15 @@ def _write(path: Path, messages: list[dict], *, mode: str = "a", first: int = 0,
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                  HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(data=st.data(), before=st.integers(1, 25), changes=st.lists(
-    st.sampled_from(["append", "append", "append", "truncate", "rewrite", "branch", "compaction"]), min_size=1, max_size=3))
+    st.sampled_from(["append", "append", "append", "truncate", "rewrite", "branch", "compaction", "side", "duplicate",
+                     "partial"]), min_size=1, max_size=4))
 def test_a_random_session_resumed_after_any_change_gives_the_whole_check_byte_for_byte(
         data: st.DataObject, before: int, changes: list[str]) -> None:
     """Random sessions, random appended messages, and the changes that are not appends (the end
-    cut off, an earlier message rewritten, a new branch, a compaction): the resumed check's state
-    file is the whole check's, and only an append is classified alone."""
+    cut off, an earlier message rewritten in place, a new branch, a compaction, a side entry, an id
+    used again, a line cut off mid-write): the resumed check's state file is the whole check's, only
+    an append is classified alone, and, in a session no reader warns about, an append is read alone
+    (the session is not parsed again from its start)."""
     with tempfile.TemporaryDirectory() as scratch:
         root = Path(scratch)
         (root / "workspace").mkdir()
@@ -305,25 +311,20 @@ def test_a_random_session_resumed_after_any_change_gives_the_whole_check_byte_fo
         leaf = _write(session, data.draw(_entries(0, before)), mode="w")
         check(paths, config, session, resume=True)
         seen = list(iter_elements(session))
+        quiet = True  # a session a reader warns about (a broken line, a parent not in the file…) is read whole
         for number, change in enumerate(changes, 1):
-            lines = session.read_text(encoding="utf-8").splitlines(keepends=True)
-            fresh = data.draw(_entries(1000 * number, data.draw(st.integers(1, 4))))
-            if change == "truncate":
-                session.write_text("".join(lines[:data.draw(st.integers(1, len(lines) - 1))]), encoding="utf-8")
-            elif change == "rewrite":
-                at = data.draw(st.integers(1, len(lines) - 1))
-                session.write_text("".join(lines[:at] + [lines[at].replace("e", "E", 1)] + lines[at + 1:]),
-                                   encoding="utf-8")
-            elif change == "branch":  # the new messages follow an earlier one, not the last
-                leaf = f"e{data.draw(st.integers(0, before - 1))}"
-            elif change == "compaction":
+            leaf = _change(session, change, number, leaf, before, data)
+            leaf = _write(session, data.draw(_entries(1000 * number, data.draw(st.integers(1, 4)))), first=1000 * number,
+                          parent=leaf)
+            rest = None
+            if change == "partial":  # a writer caught mid-line: the check sees half an entry, the rest comes later
+                line = json.dumps({"type": "message", "id": f"p{number}", "parentId": leaf,
+                                   "message": {"role": "user", "content": "Half written."}}) + "\n"
+                rest, leaf = line[len(line) // 2:], f"p{number}"
                 with session.open("a", encoding="utf-8") as out:
-                    out.write(json.dumps({"type": "compaction", "id": f"k{number}", "parentId": leaf,
-                                          "timestamp": "2026-11-29T05:00:00.000Z", "summary": "Decided: ship on Friday.",
-                                          "firstKeptEntryId": leaf, "tokensBefore": 1000}) + "\n")
-                leaf = f"k{number}"
-            leaf = _write(session, fresh, first=1000 * number, parent=leaf)
-            resumed = check(paths, config, session, resume=True)
+                    out.write(line[:len(line) // 2])
+            with _whole_reads() as whole_reads:
+                resumed = check(paths, config, session, resume=True)
             whole = check(paths, config, session)
             assert json.dumps(resumed.to_state()) == json.dumps(whole.to_state())
             now = list(iter_elements(session))
@@ -331,4 +332,50 @@ def test_a_random_session_resumed_after_any_change_gives_the_whole_check_byte_fo
             assert resumed.classified == appended
             if change == "append":
                 assert resumed.classified < len(now)
+                assert whole_reads == ([] if quiet else [session])
+            quiet = not read(session).warnings
+            if rest is not None:
+                with session.open("a", encoding="utf-8") as out:
+                    out.write(rest)
             seen = now
+
+
+def _change(session: Path, change: str, number: int, leaf: str | None, before: int, data: st.DataObject) -> str | None:
+    """Make ``change`` to the session before the next messages are appended; the leaf they follow."""
+    lines = session.read_text(encoding="utf-8").splitlines(keepends=True)
+    extra: dict | None = None
+    if change == "truncate":
+        session.write_text("".join(lines[:data.draw(st.integers(1, len(lines) - 1))]), encoding="utf-8")
+    elif change == "rewrite":  # in place, the same size: only the bytes say it changed
+        at = data.draw(st.integers(1, len(lines) - 1))
+        session.write_text("".join(lines[:at] + [lines[at].replace("e", "E", 1)] + lines[at + 1:]), encoding="utf-8")
+    elif change == "branch":  # the new messages follow an earlier one, not the last
+        return f"e{data.draw(st.integers(0, before - 1))}"
+    elif change == "compaction":
+        extra = {"type": "compaction", "id": f"k{number}", "parentId": leaf, "summary": "Decided: ship on Friday.",
+                 "firstKeptEntryId": leaf, "tokensBefore": 1000}
+    elif change == "side":  # an entry off the path: the leaf stays where it was
+        extra = {"type": "custom", "id": f"side{number}", "parentId": leaf, "customType": "note", "appendMode": "side"}
+    elif change == "duplicate":  # an id used again: the earlier entry is no longer the one pi keeps
+        extra = {"type": "message", "id": "e0", "parentId": leaf, "message": {"role": "user", "content": "Again."}}
+    if extra is not None:
+        with session.open("a", encoding="utf-8") as out:
+            out.write(json.dumps({**extra, "timestamp": "2026-11-29T05:00:00.000Z"}) + "\n")
+        return leaf if change == "side" else extra["id"]
+    return leaf
+
+
+@contextmanager
+def _whole_reads() -> Iterator[list[Path]]:
+    """The session files read from their first line while in the block."""
+    from apollo.transcript import openclaw_read
+
+    reads: list[Path] = []
+    original = openclaw_read.build_index
+
+    def spy(lines, where, warnings):
+        reads.append(Path(where))
+        return original(lines, where, warnings)
+
+    with patch.object(openclaw_read, "build_index", spy):
+        yield reads

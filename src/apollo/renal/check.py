@@ -10,6 +10,7 @@ and its one heartbeat line, ``🫘 上下文正常`` / ``🫘 上下文需过滤
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
@@ -120,9 +121,8 @@ def check(paths: Paths, config: Config, source: Any | None = None, fmt: str = "a
     the check continues from the state the last resumed check of the same session left, when the
     session only grew since (:mod:`apollo.renal.check_resume`), and leaves its own.
     """
-    from apollo.renal import classify, fates
+    from apollo.renal import classify
     from apollo.tokens import get_counter
-    from apollo.transcript import iter_elements
     from apollo.transcript.model import ReadWarning
 
     limits = _thresholds(config)
@@ -130,25 +130,21 @@ def check(paths: Paths, config: Config, source: Any | None = None, fmt: str = "a
     if source is None:
         source, notes = default_source(paths, session_id)
     stamp = fingerprint(source, config, notes=notes, fmt=fmt)  # before reading: a later write shows next time
-    resume = resume and stamp is not None
     counter = config.get("general.counter")
-    stream = fates.FateStream.for_config(config, get_counter(counter)[1], retain=False)
+    reading = _Reading(config, counter, progress)
     read_warnings: list[ReadWarning] = []
     format_name: str | None = None
-    elements: Iterator[Any] = iter(())
-    resumed = None
     if source is not None:
         from apollo.transcript import detect, get_format
 
         # a SessionRef (one session of OpenClaw's SQLite store) is detected by its database file
         format_name = (detect(Path(getattr(source, "db", source))) if fmt == "auto" else get_format(fmt)).name
-        elements = _counted(iter_elements(source, fmt, counter=counter, warnings=read_warnings), progress)
         if resume and stamp is not None:
-            resumed = _resumed(paths, config, stamp, format_name, counter, stream, elements)
-            if resumed is None:  # not a grown session: read it again, whole, with fresh streams
-                stream = fates.FateStream.for_config(config, get_counter(counter)[1], retain=False)
-                read_warnings.clear()
-                elements = _counted(iter_elements(source, fmt, counter=counter, warnings=read_warnings), progress)
+            reading.resume(check_resume.resume_path(paths), _resume_key(stamp, format_name, counter), source, fmt,
+                           format_name, read_warnings)
+        else:
+            reading.whole(source, fmt, None, read_warnings)
+    resumed, stream = reading.resumed, reading.stream
     chain = resumed.chain if resumed is not None else check_resume.Chain()
     fed = chain.count
     save = None
@@ -156,7 +152,8 @@ def check(paths: Paths, config: Config, source: Any | None = None, fmt: str = "a
         def save(classifier: Any, tally: Any) -> None:
             known = (resumed.redacted, resumed.clean) if resumed is not None else (None, frozenset[str]())
             check_resume.save(check_resume.resume_path(paths), _resume_key(stamp, format_name, counter),
-                              check_resume.Resumed(chain, classifier, tally, stream, *known))
+                              check_resume.Resumed(chain, classifier, tally, stream, *known), reading.tail)
+    elements = reading.elements
     classification = classify.run(chain.through(elements), config, retain=False, observe=stream.observe,
                                   resume=(resumed.classifier, resumed.tally) if resumed is not None else None,
                                   before_finish=save)
@@ -188,14 +185,67 @@ def _resume_key(stamp: dict[str, Any], format_name: str | None, counter: str) ->
     return repr((stamp["source"], stamp["inode"], stamp["device"], stamp["inputs"], format_name, counter))
 
 
-def _resumed(paths: Paths, config: Config | None, stamp: dict[str, Any], format_name: str | None, counter: str,
-             stream: Any, elements: Iterator[Any]) -> check_resume.Resumed | None:
-    """The last check's streams when ``elements`` begin with exactly what it fed them (consumed
-    from ``elements``), else None."""
-    from apollo.renal.classify import Classifier
+class _Reading:
+    """The elements a check feeds its streams, and the streams: fresh ones and the whole source,
+    or the last check's (:mod:`apollo.renal.check_resume`) and only what follows what it fed them."""
 
-    saved = check_resume.load(check_resume.resume_path(paths), _resume_key(stamp, format_name, counter))
-    return saved.resume(elements, Classifier(config), stream) if saved is not None else None
+    def __init__(self, config: Config, counter: str, progress: Callable[[int], None] | None):
+        from apollo.tokens import get_counter
+
+        self.config, self.counter, self.progress = config, counter, progress
+        self.count = get_counter(counter)[1]
+        self.elements: Iterator[Any] = iter(())
+        self._fresh()
+
+    def _fresh(self) -> None:
+        from apollo.renal import fates
+
+        self.stream = fates.FateStream.for_config(self.config, self.count, retain=False)
+        self.resumed: check_resume.Resumed | None = None
+        #: where the read stopped, when the next check can read only what is appended
+        self.tail: Any = None
+
+    def whole(self, source: Any, fmt: str, format_name: str | None, warnings: list[Any]) -> None:
+        """Every element of ``source``; an OpenClaw session file is read with a note of where it stops."""
+        from apollo.transcript import iter_elements
+
+        if format_name == "openclaw" and isinstance(source, (str, os.PathLike)):
+            from apollo.transcript.base import file_lines
+            from apollo.transcript.openclaw_read import Tail, iter_session_elements
+
+            path = Path(source)
+            self.tail = Tail()
+            elements = iter_session_elements(file_lines(path), str(path), warnings, self.count, self.tail)
+        else:
+            elements = iter_elements(source, fmt, counter=self.counter, warnings=warnings)
+        self.elements = _counted(elements, self.progress)
+
+    def resume(self, saved_at: Path, key: str, source: Any, fmt: str, format_name: str | None,
+               warnings: list[Any]) -> None:
+        """From the last check's streams when the session only grew since: read from where it stopped
+        when the format can, else read whole and compared with what it fed them; else whole and fresh."""
+        from apollo.renal.classify import Classifier
+
+        saved = check_resume.load(saved_at, key)
+        if saved is None:
+            self.whole(source, fmt, format_name, warnings)
+            return
+        if saved.tail is not None and format_name == "openclaw" and isinstance(source, (str, os.PathLike)):
+            from apollo.transcript.openclaw_tail import read_appended
+
+            read = read_appended(Path(source), saved.tail, saved.spots, self.count)
+            if read is not None:
+                held, appended, tail = read
+                self.resumed = saved.resume_held(held, Classifier(self.config), self.stream)
+                if self.resumed is not None:
+                    self.elements, self.tail = _counted(appended, self.progress), tail
+                    return
+        self.whole(source, fmt, format_name, warnings)
+        self.resumed = saved.resume(self.elements, Classifier(self.config), self.stream)
+        if self.resumed is None:  # not a grown session: read it again, whole, with fresh streams
+            self._fresh()
+            warnings.clear()
+            self.whole(source, fmt, format_name, warnings)
 
 
 def _counted(elements: Iterable[Any], progress: Callable[[int], None] | None) -> Iterator[Any]:

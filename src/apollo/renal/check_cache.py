@@ -107,7 +107,10 @@ def reusable_state(paths: Paths, config: Config, session: str | None = None) -> 
 
 
 def write_state(paths: Paths, result: Any, state_file: str | None = None) -> Path:
-    """Write ``<workspace>/<renal.state_file>`` atomically (temp file, fsync, rename); returns its path.
+    """Write ``<workspace>/<renal.state_file>`` atomically (temp file, rename); returns its path.
+
+    Not synced to disk: it is a measurement the next check makes again, and a file a crash left
+    damaged reads as no state (:func:`reusable_state`); the heartbeat writes it every run.
 
     ``result`` is a check's result, or a reused state (:func:`reusable_state`)
     with the ``state_file`` it goes to."""
@@ -115,7 +118,7 @@ def write_state(paths: Paths, result: Any, state_file: str | None = None) -> Pat
     target = paths.workspace / (state_file or result.state_file)  # type: ignore[union-attr]
     private_dir(target.parent)
     data = (json.dumps(state, ensure_ascii=False, indent=2) + "\n").encode()
-    with atomic_output(target, durable=True) as out:
+    with atomic_output(target) as out:
         out.write(data)
     return target
 

@@ -10,8 +10,10 @@ text, tokens, whether it is in the model's context…, chained in one SHA-256) c
 state with the elements after them, and its numbers are the ones a check of the whole session
 gives. Anything else, an earlier message edited, a compaction or a new branch that changes what
 the model sees of the earlier ones, another configuration, rule file or Apollo, means a whole
-check. The session is still read whole (reading is cheap next to classifying): that comparison
-is what makes the shortcut exact for every transcript format.
+check. Most formats are still read whole: that comparison is what makes the shortcut exact for
+every transcript format. An OpenClaw session file is read from where the last check stopped when
+its first bytes are still those it read (:mod:`apollo.transcript.openclaw_tail`, whose ``Tail`` the
+state keeps, with the line each held element is read again from).
 
 The state is a pickle beside the context engine's store, ``<state dir>/apollo/``, one per agent (0600, in a
 0700 folder, next to OpenClaw's own transcripts: not in the workspace people push to git); one
@@ -51,7 +53,7 @@ if TYPE_CHECKING:
     from apollo.workspace import Paths
 
 #: bump when what is saved changes shape
-_VERSION = 5
+_VERSION = 6
 #: values saved as they are even when a rule set them: only containers and objects are matched by identity
 _ATOMS = (type(None), bool, int, float, str, bytes)
 
@@ -118,14 +120,19 @@ class Resumed:
 class Saved:
     """A saved state, read but not yet unpacked: unpacking needs the elements it names."""
 
-    __slots__ = ("digest", "count", "held", "state")
+    __slots__ = ("digest", "count", "held", "state", "tail", "spots")
 
-    def __init__(self, digest: bytes, count: int, held: dict[int, bytes], state: bytes):
+    def __init__(self, digest: bytes, count: int, held: dict[int, bytes], state: bytes,
+                 tail: tuple[Any, ...] | None = None, spots: dict[int, tuple[Any, ...]] | None = None):
         self.digest = digest
         self.count = count
         #: position -> fingerprint of the elements the streams still hold
         self.held = held
         self.state = state
+        #: where the read stopped, for a read of only what is appended (the format's, plain data),
+        #: and where each held element is read again from; None when the next read must be whole
+        self.tail = tail
+        self.spots = spots if spots is not None else {}
 
     def resume(self, elements: Iterator[Element], classifier: Classifier, stream: FateStream) -> Resumed | None:
         """Consume the elements the saved state was fed; when they are exactly those, pour the
@@ -138,7 +145,21 @@ class Saved:
             chain.add(element)
             if chain.count == self.count:
                 break
-        if chain.count != self.count or chain.digest != self.digest or found.keys() != self.held.keys() or any(
+        if chain.count != self.count or chain.digest != self.digest:
+            return None
+        return self._pour(chain, found, classifier, stream)
+
+    def resume_held(self, held: dict[int, Element], classifier: Classifier, stream: FateStream) -> Resumed | None:
+        """Pour the state into fresh streams when ``held``, the elements it names read again on their
+        own (the session's first ``count`` elements being known unchanged), are exactly those."""
+        chain = Chain(self.digest, self.count)
+        for position, element in held.items():
+            chain.positions[id(element)] = position
+        return self._pour(chain, held, classifier, stream)
+
+    def _pour(self, chain: Chain, found: dict[int, Element], classifier: Classifier,
+              stream: FateStream) -> Resumed | None:
+        if found.keys() != self.held.keys() or any(
                 _fingerprint(element) != self.held[position] for position, element in found.items()):
             return None
         state_reader = _Unpickler(self.state, found)
@@ -185,9 +206,10 @@ class _Unsaveable(Exception):
     pass
 
 
-def save(path: Path, key: str, resumed: Resumed) -> None:
+def save(path: Path, key: str, resumed: Resumed, tail: Any = None) -> None:
     """Keep ``resumed`` for the next check; a stream that cannot be saved leaves no state (the next
-    check is then a whole one)."""
+    check is then a whole one). ``tail``: where the read stopped, when the format can read only what
+    is appended next time (``state()``, and ``spot(element)``: where an element is read again from)."""
     import io
 
     from apollo.renal.classify import Classifier
@@ -203,6 +225,8 @@ def save(path: Path, key: str, resumed: Resumed) -> None:
     # the strings that hold no key: those the last state kept as such need no second look, and are
     # saved with this state (as references to the strings it holds) for the next check
     known_clean, clean = resumed.clean, set()
+    spots: dict[int, tuple[Any, ...]] = {}
+    tail_state = tail.state() if tail is not None and tail.position == chain.count else None
 
     class _Pickler(pickle.Pickler):
         def persistent_id(self, obj: Any) -> int | str | None:
@@ -219,6 +243,9 @@ def save(path: Path, key: str, resumed: Resumed) -> None:
             if position is None:
                 raise _Unsaveable("an element that was not read from the session")
             held[position] = _fingerprint(obj)
+            spot = tail.spot(obj) if tail_state is not None else None
+            if spot is not None:
+                spots[position] = spot
             return position
 
     buffer = io.BytesIO()
@@ -230,7 +257,9 @@ def save(path: Path, key: str, resumed: Resumed) -> None:
     except (_Unsaveable, pickle.PicklingError, TypeError, AttributeError, RecursionError):
         forget(path)
         return
-    data = pickle.dumps((_VERSION, key, chain.digest, chain.count, held, buffer.getvalue()),
+    if spots.keys() != held.keys():  # an element the tail cannot find again: the next read is a whole one
+        tail_state, spots = None, {}
+    data = pickle.dumps((_VERSION, key, chain.digest, chain.count, held, buffer.getvalue(), tail_state, spots),
                         protocol=pickle.HIGHEST_PROTOCOL)
     private_dir(path.parent)
     with atomic_output(path) as out:
@@ -249,12 +278,12 @@ def load(path: Path, key: str) -> Saved | None:
         if st.st_uid != os.geteuid() or st.st_mode & 0o077:
             return None
         try:
-            version, saved_key, digest, count, held, state = pickle.load(handle)
+            version, saved_key, digest, count, held, state, tail, spots = pickle.load(handle)
         except Exception:  # noqa: BLE001 - a damaged or foreign state is no state
             return None
     if version != _VERSION or saved_key != key:
         return None
-    return Saved(digest, count, held, state)
+    return Saved(digest, count, held, state, tail, spots)
 
 
 def forget(path: Path) -> None:

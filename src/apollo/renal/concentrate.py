@@ -16,8 +16,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-import orjson
-
+from apollo import jsonline
 from apollo.cache import toml_loads
 from apollo.config import file_stamps
 from apollo.errors import ConfigError
@@ -278,8 +277,8 @@ def cut_arguments(text: str, rules: FilterRules) -> str | None:
     if len(text) <= limit:
         return None
     try:
-        data = orjson.loads(text)
-    except orjson.JSONDecodeError:
+        data = jsonline.loads(text)
+    except ValueError:
         return None
     if not isinstance(data, dict):
         return None
@@ -299,7 +298,7 @@ def cut_arguments(text: str, rules: FilterRules) -> str | None:
         return value
 
     cut = shorten(data)
-    return orjson.dumps(cut).decode() if changed else None
+    return jsonline.dumps(cut) if changed else None
 
 
 def numbers(text: str) -> frozenset[str]:

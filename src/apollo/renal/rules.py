@@ -79,10 +79,17 @@ def _fold(text: str) -> str | None:
 
 def _needles(literals: list[str] | None) -> tuple[str, ...] | None:
     """Literals folded like a text is, or None when one holds a special character (no prefilter)."""
-    if not literals:
-        return None
+    return _folded_needles(tuple(literals)) if literals else None
+
+
+def _fold_needles(literals: tuple[str, ...]) -> tuple[str, ...] | None:
     folded = [_fold(literal) for literal in literals]
     return None if any(f is None for f in folded) else tuple(sorted({f for f in folded if f is not None}))
+
+
+#: folding every phrase of the lexicons character by character is a good part of loading the
+#: rules on every heartbeat: kept on disk like the lexicons' patterns
+_folded_needles = DiskMemo("needles", _fold_needles, max_entries=512)
 
 
 #: how many texts a pattern's needles are looked for in before it is compiled all the same

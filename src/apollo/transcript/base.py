@@ -6,8 +6,6 @@ import hashlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
-import orjson
-
 from apollo.atomic import atomic_output
 from apollo.records import slotted
 from apollo.transcript.model import Edit, Element, ReadWarning
@@ -81,6 +79,8 @@ def iter_records(lines: Iterable[tuple[int, bytes]], where: str,
     Blank lines are skipped. A bad line is reported with its file and line number and still
     yielded (with None), so writers can carry it through unchanged.
     """
+    import orjson  # here, not at the top: the heartbeat after growth reads a few lines without it (apollo.jsonline)
+
     loads, malformed = orjson.loads, orjson.JSONDecodeError
     for number, raw in lines:
         if not raw or raw.isspace():  # what ``strip()`` would empty, without copying the line
@@ -103,6 +103,8 @@ def iter_records(lines: Iterable[tuple[int, bytes]], where: str,
 
 def _line_problem(raw: bytes) -> str:
     """Why a line holds no JSON object."""
+    import orjson
+
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -124,6 +126,8 @@ def copy_bytes(source: Path, dest: Path) -> None:
 
 def dump_record(record: dict[str, Any], ending: bytes) -> bytes:
     """One JSONL record as the agents write it (``JSON.stringify``: compact, UTF-8, no escapes)."""
+    import orjson
+
     return orjson.dumps(record) + (ending or b"\n")
 
 

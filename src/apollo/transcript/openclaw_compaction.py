@@ -3,7 +3,6 @@ appends): where a kept tail may start, the entry itself, appending it."""
 
 from __future__ import annotations
 
-import uuid
 from pathlib import Path
 
 from apollo.errors import InputError, Refused, UsageError
@@ -51,6 +50,8 @@ def compaction_entry(index: SessionIndex, summary: str, first_kept_entry_id: str
     if first_kept_entry_id not in index.path:
         raise UsageError(f"firstKeptEntryId {first_kept_entry_id} is not on the session's active path",
                          where=index.where, hint="choose an entry the model currently sees")
+    import uuid  # here: it loads platform, and every heartbeat imports this module
+
     entry_id = uuid.uuid4().hex[:8]
     while entry_id in index.nodes:
         entry_id = uuid.uuid4().hex[:8]

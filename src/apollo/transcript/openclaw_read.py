@@ -3,10 +3,10 @@ the envelope rules applied (``<entryId>`` / ``<entryId>:<n>`` ids, see :mod:`apo
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator
 
-import orjson
-
+from apollo import jsonline
 from apollo.transcript.base import (
     Counter,
     LineSource,
@@ -32,13 +32,15 @@ if TYPE_CHECKING:
 # Pass 2: elements
 # ---------------------------------------------------------------------------------------------
 def iter_session_elements(lines: LineSource, where: str, warnings: list[ReadWarning],
-                          count: Counter) -> Iterator[Element]:
+                          count: Counter, tail: Tail | None = None) -> Iterator[Element]:
+    """The session's elements; ``tail``, when given, records where this read stops, for a later
+    read of only what is appended (:mod:`apollo.transcript.openclaw_tail`)."""
     index = build_index(lines, where, warnings)
     rule = rules()
     nodes, in_context_ids = index.nodes, index.in_context
     heartbeat_turn: set[str] = set()
     position = 0
-    for number, _raw, record in iter_records(lines(), where, None):
+    for number, _raw, record in iter_records(lines() if tail is None else tail.recorded(lines()), where, None):
         if record is None:
             continue
         entry_id = record.get("id")
@@ -48,13 +50,70 @@ def iter_session_elements(lines: LineSource, where: str, warnings: list[ReadWarn
         latest = node.line == number
         in_context = latest and entry_id in in_context_ids
         base = entry_id if latest else f"{entry_id}@{number}"
-        for element in _entry_elements(record, base, rule, count, heartbeat_turn, node.parent):
-            element.index = position
-            element.line = number
-            element.record_id = entry_id
-            element.in_context = in_context
-            position += 1
-            yield element
+        elements = placed(entry_elements(record, base, rule, count, heartbeat_turn, node.parent), position, number,
+                          entry_id, in_context)
+        position += len(elements)
+        yield from elements
+    if tail is not None:
+        tail.finish(index.header_ok and index.ends_with_newline and not warnings, position, frozenset(nodes),
+                    index.leaf, index.leaf in heartbeat_turn)
+
+
+def placed(elements: list[Element], position: int, line: int, entry_id: str, in_context: bool) -> list[Element]:
+    """An entry's elements with their place in the session: from ``position`` on, on ``line``."""
+    for offset, element in enumerate(elements):
+        element.index = position + offset
+        element.line = line
+        element.record_id = entry_id
+        element.in_context = in_context
+    return elements
+
+
+class Tail:
+    """Where a read of a session file stopped: the bytes read (how many, their SHA-256), its last
+    line, the elements so far, the entry ids, the leaf and whether the leaf is in a heartbeat's
+    turn: all a read of only the appended entries needs (:mod:`apollo.transcript.openclaw_tail`).
+    ``usable`` is False once the read met anything a reader warns about (a broken line, a
+    duplicate id, a parent not in the file…): only a whole read then says what the session holds."""
+
+    __slots__ = ("offset", "digest", "lines", "position", "ids", "leaf", "leaf_turn", "usable", "offsets", "hasher")
+
+    def __init__(self, state: tuple[Any, ...] | None = None):
+        """From a saved ``state`` (a read of what is appended), or empty (a whole read: usable once finished)."""
+        self.usable = state is not None
+        self.offset, self.digest, self.lines, self.position, self.ids, self.leaf, self.leaf_turn = \
+            state if state is not None else (0, b"", 0, 0, frozenset(), None, False)
+        #: line number -> where it starts, for the lines read in this process
+        self.offsets: dict[int, int] = {}
+        self.hasher = hashlib.sha256()
+
+    def state(self) -> tuple[Any, ...] | None:
+        """What a saved check keeps (plain data), or None when the next read must be a whole one."""
+        if not self.usable:
+            return None
+        return self.offset, self.digest, self.lines, self.position, self.ids, self.leaf, self.leaf_turn
+
+    def recorded(self, lines: Iterator[tuple[int, bytes]]) -> Iterator[tuple[int, bytes]]:
+        for number, raw in lines:
+            self.offsets[number] = self.offset
+            self.hasher.update(raw)
+            self.offset += len(raw)
+            self.lines = number
+            yield number, raw
+
+    def finish(self, usable: bool, position: int, ids: frozenset[str], leaf: str | None, leaf_turn: bool) -> None:
+        self.usable = usable
+        self.digest = self.hasher.digest()
+        self.position, self.ids, self.leaf, self.leaf_turn = position, ids, leaf, leaf_turn
+
+    def spot(self, element: Element) -> tuple[int, int, str, bool, bool, int] | None:
+        """Where ``element`` is read again from (its line's start, line, id, whether in context or in
+        a heartbeat's turn, its tokens), or None when this read did not see its line."""
+        offset = self.offsets.get(element.line) if element.line is not None else None
+        if offset is None or element.line is None:
+            return None
+        return (offset, element.line, element.id, element.in_context, bool(element.extra.get("heartbeat_turn")),
+                element.tokens)
 
 
 def _element(element_id: str, role: Role, kind: Kind, text: str, count: Counter, envelope: str = "",
@@ -63,7 +122,7 @@ def _element(element_id: str, role: Role, kind: Kind, text: str, count: Counter,
     return Element(element_id, role, kind, text, tokens=tokens, envelope=envelope, **fields)
 
 
-def _entry_elements(record: dict[str, Any], base: str, rule: EnvelopeRules, count: Counter, heartbeat_turn: set[str],
+def entry_elements(record: dict[str, Any], base: str, rule: EnvelopeRules, count: Counter, heartbeat_turn: set[str],
                     parent: str | None) -> list[Element]:
     """The elements of one entry (a list: an entry's elements are read together, and this runs
     for every entry of a 50 MB session)."""
@@ -156,7 +215,7 @@ def _message_elements(message: dict[str, Any], base: str, rule: EnvelopeRules, c
             element = _element(element_id, element_role, Kind.THINKING, text_field(block, "thinking"), count,
                                timestamp=timestamp, parent=previous)
         elif block_type == "toolCall":
-            arguments = orjson.dumps(block.get("arguments", {})).decode()
+            arguments = jsonline.dumps(block.get("arguments", {}))
             element = _element(element_id, element_role, Kind.TOOL_CALL, arguments, count, call_id=block.get("id"),
                                tool_name=str(block.get("name", "")), timestamp=timestamp, parent=previous)
         elif isinstance(block, dict):

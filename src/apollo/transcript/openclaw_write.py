@@ -3,13 +3,11 @@ entries are re-serialised, and the tree stays one pi can load."""
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Mapping
 from datetime import UTC
 from pathlib import Path
 
-import orjson
-
+from apollo import jsonline
 from apollo.clock import now
 from apollo.errors import UsageError
 from apollo.transcript.base import (
@@ -195,8 +193,8 @@ def _replace_block(message: dict[str, Any] | None, block_index: int, text: str, 
         block["thinking"] = text
     elif block.get("type") == "toolCall":
         try:
-            block["arguments"] = orjson.loads(text)
-        except orjson.JSONDecodeError:
+            block["arguments"] = jsonline.loads(text)
+        except ValueError:
             raise UsageError("a tool call's replacement text must be its arguments as JSON",
                              where=str(block.get("id"))) from None
     else:
@@ -205,6 +203,8 @@ def _replace_block(message: dict[str, Any] | None, block_index: int, text: str, 
 
 def _synthetic_header(index: SessionIndex) -> dict[str, Any]:
     """The header pi needs, for a file whose own first line is broken (which pi would truncate)."""
+    import uuid  # here: it loads platform, and every heartbeat imports this module
+
     stem = Path(index.where).name.split(".jsonl")[0]
     try:
         session_id = str(uuid.UUID(stem[-36:]))

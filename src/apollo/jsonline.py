@@ -1,0 +1,97 @@
+"""JSON as orjson reads and writes it, without importing orjson where a process parses a few lines.
+
+Every reader and writer uses orjson: on a session it is many times faster than the standard
+``json``. Importing it costs a process about 7 ms (it loads dataclasses, inspect, ast, uuid and
+platform), more than the heartbeat after growth spends on the few lines it parses. So these
+functions use orjson once the process has imported it, and until then the standard ``json`` module
+wherever it gives exactly orjson's answer; any input on which the two can differ goes to orjson: an
+integer beyond 64 bits, a number too large for a float, NaN or Infinity, an escaped surrogate, text
+that is not UTF-8, nesting deeper than the interpreter's recursion limit, a float to write out, and
+anything ``json`` refuses (orjson's error is then the one raised). ``tests/test_jsonline.py`` compares
+the two on random values and lines.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+
+#: typing is imported only by type checkers: the heartbeat imports this module on every run
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+
+class _Differs(Exception):
+    """An input on which ``json`` and orjson may disagree: orjson decides."""
+
+
+def _orjson() -> Any:
+    import orjson
+
+    return orjson
+
+
+def _integer(text: str) -> int:
+    value = int(text)
+    if not -(1 << 63) <= value < 1 << 64:  # orjson reads these as floats
+        raise _Differs
+    return value
+
+
+def _number(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):  # orjson refuses these
+        raise _Differs
+    return value
+
+
+def _constant(_text: str) -> Any:  # NaN, Infinity, -Infinity: orjson refuses them
+    raise _Differs
+
+
+def loads(data: bytes | str) -> Any:
+    """``orjson.loads(data)``; raises ``ValueError`` (``orjson.JSONDecodeError``) where it does."""
+    if "orjson" in sys.modules:
+        return sys.modules["orjson"].loads(data)
+    return loads_without_orjson(data)
+
+
+def dumps(value: Any) -> str:
+    """``orjson.dumps(value).decode()``, for the values :func:`loads` returns."""
+    if "orjson" in sys.modules:
+        return str(sys.modules["orjson"].dumps(value).decode())
+    return dumps_without_orjson(value)
+
+
+def loads_without_orjson(data: bytes | str) -> Any:
+    """:func:`loads` by the standard ``json`` wherever it agrees with orjson (orjson decides the rest)."""
+    try:
+        text = data.decode("utf-8") if isinstance(data, bytes) else data
+        if not isinstance(data, bytes):
+            text.encode("utf-8")  # a lone surrogate in a str: orjson refuses it
+        if "\\ud" in text or "\\uD" in text:
+            raise _Differs
+        return json.loads(text, parse_constant=_constant, parse_int=_integer, parse_float=_number)
+    except (ValueError, RecursionError, _Differs):  # UnicodeError is a ValueError
+        return _orjson().loads(data)
+
+
+def dumps_without_orjson(value: Any) -> str:
+    """:func:`dumps` by the standard ``json`` unless a float is to be written (orjson writes "1e16",
+    ``json`` "1e+16")."""
+    if _holds_float(value):
+        return str(_orjson().dumps(value).decode())
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def _holds_float(value: Any) -> bool:
+    try:
+        if isinstance(value, dict):
+            return any(_holds_float(item) for item in value.values())
+        if isinstance(value, list):
+            return any(_holds_float(item) for item in value)
+    except RecursionError:
+        return True
+    return isinstance(value, float)

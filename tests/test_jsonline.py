@@ -1,0 +1,59 @@
+"""apollo.jsonline gives orjson's answer without orjson: the same value (types included) or an error
+where orjson raises one, on random JSON lines, broken lines and the inputs where the standard
+``json`` module and orjson are known to differ."""
+
+from __future__ import annotations
+
+import json
+
+import orjson
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from apollo.jsonline import dumps_without_orjson, loads_without_orjson
+
+_SCALARS = (st.none() | st.booleans() | st.integers(min_value=-(1 << 70), max_value=1 << 70)
+            | st.floats(allow_nan=True, allow_infinity=True) | st.text(st.characters(codec=None)))
+_VALUES = st.recursive(_SCALARS, lambda inner: st.lists(inner, max_size=4)
+                       | st.dictionaries(st.text(max_size=6), inner, max_size=4), max_leaves=20)
+
+
+def _outcome(function, data) -> str:
+    """What ``function(data)`` gives, exactly (1, 1.0, -0.0 and True apart), or that it refuses it."""
+    try:
+        return repr(function(data))
+    except ValueError:
+        return "refused"
+
+
+@given(_VALUES)
+def test_a_line_the_standard_json_module_writes_is_read_as_orjson_reads_it(value) -> None:
+    line = json.dumps(value, ensure_ascii=False).encode("utf-8", "surrogatepass")
+    assert _outcome(loads_without_orjson, line) == _outcome(orjson.loads, line)
+    ascii_line = json.dumps(value).encode()  # escapes: \uXXXX, surrogates among them
+    assert _outcome(loads_without_orjson, ascii_line) == _outcome(orjson.loads, ascii_line)
+
+
+@given(st.binary(max_size=40) | st.text(max_size=40).map(str.encode))
+def test_any_bytes_are_read_or_refused_as_orjson_does(data: bytes) -> None:
+    assert _outcome(loads_without_orjson, data) == _outcome(orjson.loads, data)
+
+
+@pytest.mark.parametrize("line", [
+    b"NaN", b"[Infinity]", b"-Infinity", b'"\\ud800"', b'"\\udc00x"', b'"\\ud83d\\ude00"', b'"\xed\xa0\x80"',
+    b"123456789012345678901234567890", b"-9223372036854775809", b"-9223372036854775808", b"18446744073709551615",
+    b"18446744073709551616", b"1e400", b"-1e400", b"1.5e-400", b"-0", b"-0.0", b'{"a":1,"a":2}', b"\xef\xbb\xbf{}",
+    b"[" * 1100 + b"]" * 1100, b"[" * 900 + b"]" * 900, b'"\xff"', b"{}\x0c", b'"\t"', b'"\\u0000"', b" {} \r\n",
+])
+def test_where_the_standard_json_module_and_orjson_differ_orjson_decides(line: bytes) -> None:
+    assert _outcome(loads_without_orjson, line) == _outcome(orjson.loads, line)
+
+
+@given(_VALUES)
+def test_a_value_read_is_written_as_orjson_writes_it(value) -> None:
+    try:
+        read = orjson.loads(json.dumps(value))
+    except ValueError:
+        return
+    assert dumps_without_orjson(read) == orjson.dumps(read).decode()
