@@ -57,3 +57,43 @@ def test_a_value_read_is_written_as_orjson_writes_it(value) -> None:
     except ValueError:
         return
     assert dumps_without_orjson(read) == orjson.dumps(read).decode()
+
+
+def _nested(depth: int, leaf: object = 1) -> object:
+    value = leaf
+    for level in range(depth):
+        value = [value] if level % 2 else {"k": value}
+    return value
+
+
+@pytest.mark.parametrize("depth", [10, 249, 250, 254, 255, 300, 1023, 1024, 1025, 1100])
+def test_deep_nesting_is_read_and_written_as_orjson_does_on_every_python(depth: int) -> None:
+    """The standard module's nesting limit follows the interpreter's recursion limit on 3.11 and not
+    from 3.12 on: the depth is bounded by counting, so the answer is orjson's on both."""
+    line = b"[" * depth + b"]" * depth
+
+    def read(function) -> str:  # the depth read, walked without recursion (repr would recurse)
+        try:
+            value, levels = function(line), 0
+        except ValueError:
+            return "refused"
+        while value:
+            value, levels = value[0], levels + 1
+        return f"{levels + 1} deep"
+
+    assert read(loads_without_orjson) == read(orjson.loads)
+    value = _nested(depth)
+
+    def written(function) -> str:
+        try:
+            return str(function(value))
+        except (TypeError, RecursionError):
+            return "refused"
+
+    assert written(dumps_without_orjson) == written(lambda v: orjson.dumps(v).decode())
+
+
+def test_a_long_line_is_read_by_orjson_itself() -> None:
+    """Past 64 KiB the standard module's slower parse costs more than importing orjson."""
+    line = orjson.dumps({"text": "x" * (1 << 17), "n": [1, 2, 3]})
+    assert loads_without_orjson(line) == orjson.loads(line)

@@ -5,7 +5,8 @@ Nothing here is needed: a missing, unreadable or damaged file means doing the wo
 cache that cannot be written is not kept. ``$APOLLO_CACHE_DIR`` moves the folder (default: the user's cache folder,
 ``~/.cache/apollo`` on Linux); an empty value turns caching off.
 Results are stored with :mod:`marshal` (fast to read, tied to the Python version, which every
-file name therefore carries), and every call gets its own copy, so a caller may change it.
+file name therefore carries), and every call gets its own copy, so a caller may change it. The file
+name carries Apollo's version too: an upgrade may change the functions, never their keys.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from apollo import __version__
 from apollo.atomic import atomic_output
 from apollo.userdirs import user_dir
 
@@ -50,7 +52,7 @@ class DiskMemo:
 
     def path(self) -> Path | None:
         base = folder()
-        return base / f"{self.name}-{sys.implementation.cache_tag}.marshal" if base is not None else None
+        return base / f"{self.name}-{__version__}-{sys.implementation.cache_tag}.marshal" if base is not None else None
 
     def __call__(self, *args: Any) -> Any:
         return self.keyed(args, *args)

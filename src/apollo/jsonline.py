@@ -23,6 +23,14 @@ if TYPE_CHECKING:
     from typing import Any
 
 
+#: orjson reads JSON nested up to 1024 deep and writes values nested less than 255 deep; inputs
+#: that may come near either limit go to orjson, which then decides
+_READ_DEPTH = 1000
+_WRITE_DEPTH = 250
+#: a text this long is read by orjson: importing it costs less than the standard module's slower parse
+_LONG_TEXT = 1 << 16
+
+
 class _Differs(Exception):
     """An input on which ``json`` and orjson may disagree: orjson decides."""
 
@@ -71,7 +79,7 @@ def loads_without_orjson(data: bytes | str) -> Any:
         text = data.decode("utf-8") if isinstance(data, bytes) else data
         if not isinstance(data, bytes):
             text.encode("utf-8")  # a lone surrogate in a str: orjson refuses it
-        if "\\ud" in text or "\\uD" in text:
+        if "\\ud" in text or "\\uD" in text or len(text) > _LONG_TEXT or _may_nest_deeper(text, _READ_DEPTH):
             raise _Differs
         return json.loads(text, parse_constant=_constant, parse_int=_integer, parse_float=_number)
     except (ValueError, RecursionError, _Differs):  # UnicodeError is a ValueError
@@ -80,18 +88,23 @@ def loads_without_orjson(data: bytes | str) -> Any:
 
 def dumps_without_orjson(value: Any) -> str:
     """:func:`dumps` by the standard ``json`` unless a float is to be written (orjson writes "1e16",
-    ``json`` "1e+16")."""
-    if _holds_float(value):
+    ``json`` "1e+16") or the value nests as deep as orjson refuses to write."""
+    if _orjson_writes_otherwise(value, 0):
         return str(_orjson().dumps(value).decode())
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
-def _holds_float(value: Any) -> bool:
-    try:
-        if isinstance(value, dict):
-            return any(_holds_float(item) for item in value.values())
-        if isinstance(value, list):
-            return any(_holds_float(item) for item in value)
-    except RecursionError:
+def _may_nest_deeper(text: str, depth: int) -> bool:
+    """Whether ``text`` opens more than ``depth`` arrays and objects in all: the standard ``json``'s own
+    nesting limit differs between Python versions, so the depth is bounded here, not by it."""
+    return text.count("[") + text.count("{") > depth
+
+
+def _orjson_writes_otherwise(value: Any, depth: int) -> bool:
+    if depth >= _WRITE_DEPTH:
         return True
+    if isinstance(value, dict):
+        return any(_orjson_writes_otherwise(item, depth + 1) for item in value.values())
+    if isinstance(value, list):
+        return any(_orjson_writes_otherwise(item, depth + 1) for item in value)
     return isinstance(value, float)

@@ -54,6 +54,8 @@ class SessionIndex:
     #: entries whose message content is a list of blocks, with the number of blocks
     block_counts: dict[str, int] = field(default_factory=dict)
     ends_with_newline: bool = True
+    #: the number of the last line read (a later pass over a file still being written may see more)
+    last_line: int = 0
 
     def parent_of(self) -> dict[str, str | None]:
         return {entry_id: node.parent for entry_id, node in self.nodes.items()}
@@ -66,6 +68,7 @@ def build_index(lines: LineSource, where: str, warnings: list[ReadWarning] | Non
     last_raw = b"\n"
     for number, raw, record in iter_records(lines(), where, warnings):
         last_raw = raw
+        index.last_line = number
         if record is None:
             continue
         if index.first_record_line is None:

@@ -46,7 +46,9 @@ def iter_session_elements(lines: LineSource, where: str, warnings: list[ReadWarn
         entry_id = record.get("id")
         if not isinstance(entry_id, str) or not entry_id or record.get("type") == "session":
             continue
-        node = nodes[entry_id]
+        node = nodes.get(entry_id)
+        if node is None:  # written after the index pass read the file: the next read takes it
+            continue
         latest = node.line == number
         in_context = latest and entry_id in in_context_ids
         base = entry_id if latest else f"{entry_id}@{number}"
@@ -55,7 +57,8 @@ def iter_session_elements(lines: LineSource, where: str, warnings: list[ReadWarn
         position += len(elements)
         yield from elements
     if tail is not None:
-        tail.finish(index.header_ok and index.ends_with_newline and not warnings, position, frozenset(nodes),
+        tail.finish(index.header_ok and index.ends_with_newline and not warnings and tail.ends_where(index.last_line),
+                    position, frozenset(nodes),
                     index.leaf, index.leaf in heartbeat_turn)
 
 
@@ -76,7 +79,8 @@ class Tail:
     ``usable`` is False once the read met anything a reader warns about (a broken line, a
     duplicate id, a parent not in the file…): only a whole read then says what the session holds."""
 
-    __slots__ = ("offset", "digest", "lines", "position", "ids", "leaf", "leaf_turn", "usable", "offsets", "hasher")
+    __slots__ = ("offset", "digest", "lines", "position", "ids", "leaf", "leaf_turn", "usable", "offsets", "hasher",
+                 "complete")
 
     def __init__(self, state: tuple[Any, ...] | None = None):
         """From a saved ``state`` (a read of what is appended), or empty (a whole read: usable once finished)."""
@@ -86,6 +90,8 @@ class Tail:
         #: line number -> where it starts, for the lines read in this process
         self.offsets: dict[int, int] = {}
         self.hasher = hashlib.sha256()
+        #: whether the last line this process read ends with a newline
+        self.complete = True
 
     def state(self) -> tuple[Any, ...] | None:
         """What a saved check keeps (plain data), or None when the next read must be a whole one."""
@@ -99,7 +105,13 @@ class Tail:
             self.hasher.update(raw)
             self.offset += len(raw)
             self.lines = number
+            self.complete = raw.endswith(b"\n")
             yield number, raw
+
+    def ends_where(self, last_line: int) -> bool:
+        """This read stopped on a whole line, the one the index pass stopped on: a file still being
+        written between the two passes is read whole next time."""
+        return self.lines == last_line and self.complete
 
     def finish(self, usable: bool, position: int, ids: frozenset[str], leaf: str | None, leaf_turn: bool) -> None:
         self.usable = usable
@@ -215,7 +227,7 @@ def _message_elements(message: dict[str, Any], base: str, rule: EnvelopeRules, c
             element = _element(element_id, element_role, Kind.THINKING, text_field(block, "thinking"), count,
                                timestamp=timestamp, parent=previous)
         elif block_type == "toolCall":
-            arguments = jsonline.dumps(block.get("arguments", {}))
+            arguments = _arguments_text(block.get("arguments", {}))
             element = _element(element_id, element_role, Kind.TOOL_CALL, arguments, count, call_id=block.get("id"),
                                tool_name=str(block.get("name", "")), timestamp=timestamp, parent=previous)
         elif isinstance(block, dict):
@@ -252,6 +264,15 @@ def _assistant_turn(message: dict[str, Any], blocks: list[Any], rule: EnvelopeRu
         if calls:  # its text narrates the checks it makes next
             turn["heartbeat_work"] = True
     return turn
+
+
+def _arguments_text(arguments: Any) -> str:
+    """A tool call's arguments as JSON; a value orjson refuses to write (nested 255 deep or more)
+    is named, not written: one such call must not stop every read of the session."""
+    try:
+        return jsonline.dumps(arguments)
+    except (TypeError, RecursionError):
+        return "[arguments nested too deep to show]"
 
 
 def content_text(content: Any) -> str:
