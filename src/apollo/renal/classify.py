@@ -178,6 +178,7 @@ class Classifier:
         self._superseded_leave = frozenset(settings["superseded_leave"])
         self._stance_categories = frozenset(settings["stance_categories"])
         self._answer_left_open_by: list[str] = settings["answer_left_open_by"]
+        self._failed_by = frozenset(settings["outcome_failed_by"])
         #: the agent's recent texts, flattened: what a delivery copy repeats
         self._said: deque[str] = deque(maxlen=64)
         self.balance = balance if balance is not None else BalanceTracker(Thresholds.from_config(config))
@@ -189,11 +190,15 @@ class Classifier:
         self._decisions: list[_Candidate] = []
         self._preferences: list[_Candidate] = []
         self._tasks: list[_Candidate] = []
+        #: the agent's reports that stand (outcomes, blockers): a later report on the same work replaces them
+        self._outcomes: list[_Candidate] = []
         self._proposal: _Candidate | None = None
         #: a formula ending in a comma ("Yeah,"): noise unless its speaker goes on with content next
         self._opening: _Candidate | None = None
         #: the agent's latest report of work done, until the agent goes on working (then it narrated a step)
         self._report: _Candidate | None = None
+        #: the agent's question in its latest text, until it goes on working (then it asked itself)
+        self._asked: _Candidate | None = None
         #: the agent called a tool since the user last wrote: it tried the work it reports on
         self._worked = False
         self._texts: OrderedDict[bytes, _Candidate] = OrderedDict()
@@ -291,7 +296,8 @@ class Classifier:
         return candidate
 
     def _forget(self, candidates: list[_Candidate]) -> None:
-        for store in (self._open_questions, self._decisions, self._preferences, self._tasks, self._awaiting):
+        for store in (self._open_questions, self._decisions, self._preferences, self._tasks, self._awaiting,
+                      self._outcomes):
             store[:] = [c for c in store if c not in candidates]
         if self._proposal in candidates:
             self._proposal = None
@@ -372,6 +378,11 @@ class Classifier:
             self._amend(self._report, category="process", confidence=0.7, rule="process:narration",
                         reason=f"reports a step and goes on working (#{element.id}): the turn's outcome comes later")
         self._report = None
+        if self._asked is not None:  # "配置里有这个开关吗？" and then it checks: no question for the user
+            self._forget([self._asked])
+            self._amend(self._asked, category="process", confidence=0.7, rule="process:narration",
+                        reason=f"asks and goes on working (#{element.id}): a question it answers itself")
+            self._asked = None
         self._last_answer = None  # what the agent said before this call narrated a step
         digest = _digest(element.tool_name or "", element.text)
         earlier = self._calls.get(digest)
@@ -429,6 +440,7 @@ class Classifier:
         elif role == "user":
             self._worked = False
         self._report = None
+        self._asked = None
         if not text:
             self._remember(element, speaker, role, substantive=False)
             reason = "no content, only the agent's wrapper" if element.envelope.strip() else "empty message"
@@ -677,6 +689,8 @@ class Classifier:
                        deferral=f'"{deferral.group(0)}"' if deferral is not None else "")
         reason = row["reason"].format_map(words)
         category, effect = row["category"], row.get("effect")
+        if role == "user" and not self._failed_by.isdisjoint(found.found):
+            self._failed(element, speaker)
         if effect in ("stance", "fact"):
             return self._stance(element, category, row["confidence"], reason, keys, role, speaker, topic, markers,
                                 rule=row["rule"], replaces=effect == "stance")
@@ -687,12 +701,17 @@ class Classifier:
                 self._ask_again(element)
             question = self._candidate(self._open_questions, element, role, speaker, keys, topic)
             question.answered, question.settles = row.get("answered"), row.get("answer_settles", False)
+            if role == "assistant":
+                self._asked = question
         elif effect == "proposal":
             self._proposal = self._candidate(None, element, role, speaker, keys, topic)
         elif effect == "close_task":
             self._close_task(element, keys, other)
         elif effect == "report":
             self._report = self._candidate(None, element, role, speaker, keys, topic)
+        if row.get("restates"):
+            self._restate(element, self._fresh[-1] if self._fresh else
+                          self._candidate(None, element, role, speaker, keys, topic))
         return self._verdict(element, category, row.get("action", "keep"), row["confidence"], reason, row["rule"])
 
     def _facts(self, element: Element, found: reading.Reading, role: str, keys: frozenset[str], *, done: bool,
@@ -823,6 +842,35 @@ class Classifier:
         self._tasks.remove(task)
         self._amend(task, status="done", action="compress", confidence=confidence, rule="resolve:done",
                     reason=f"no longer active: reported done in #{element.id}")
+
+    def _restate(self, element: Element, newer: _Candidate) -> None:
+        """The agent reports on work it reported on before ("备份任务已配置" twice, the second time
+        after a fix): the later report carries the current state, and an earlier one that stands
+        (a decision) whose topic words it mostly names (``restate_min_share`` of them) is replaced."""
+        settings = self.rules.settings
+        for earlier in list(self._outcomes):
+            shared = len(newer.keys & earlier.keys)
+            if (earlier.verdict.category == "decision" and shared >= settings["supersede_min_shared"]
+                    and shared >= settings["restate_min_share"] * len(earlier.keys)):
+                self._forget([earlier])
+                self._amend(earlier, category="process", status="superseded", superseded_by=element.id,
+                            action="compress", confidence=0.7, rule="resolve:restated",
+                            reason=f"reported on again in #{element.id}, which carries the current state")
+        self._outcomes.append(newer)
+        if len(self._outcomes) > self._max_candidates:
+            del self._outcomes[0]
+
+    def _failed(self, element: Element, speaker: str) -> None:
+        """The user answers the agent's report by saying it did not work ("还是不对", "that's wrong"):
+        what the report says done is not the state the conversation rests on (the request it
+        answered is kept)."""
+        since = self._spoke.get(speaker, -1)
+        latest = self._outcomes[-1] if self._outcomes else None
+        if latest is None or latest.pos < since or latest.verdict.category not in ("decision", "question"):
+            return
+        self._forget([latest])
+        self._amend(latest, category="process", status="superseded", superseded_by=element.id, action="compress",
+                    confidence=0.7, rule="resolve:failed", reason=f"the user says in #{element.id} that it did not work")
 
     def _ask_again(self, element: Element) -> None:
         """The agent asks something new: its earlier questions the user left unanswered are dropped

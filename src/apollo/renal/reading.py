@@ -32,6 +32,7 @@ _LATIN_WORD = re.compile(r"[a-z][a-z0-9_+#-]*[a-z0-9+#]|[a-z]")
 _CACHED_CHARS = 400
 _INTENT_SIGNALS = ("request", "preference", "profile", "preference_hint", "decision", "choice", "supersede", "proposal",
                    "task", "inquiry", "retry", "appointment", "completion", "blocked", "refusal", "reasoning", "commitment", "pick", "about_agent", "about_user", "assigns", "continuation",
+                   "progress_check",
                    "unknown", "negativity", "apology")
 # Quotation marks that open and close: a question mark inside a quotation is not the speaker asking.
 _QUOTE_OPEN = "「『“《"
@@ -146,6 +147,12 @@ def own_words(text: str, rules: RenalRules) -> str:
     traces, quotations, indented code) set aside."""
     if "\n" not in text and not any(p.match(text) for p in (*rules.pasted, *rules.pasted_blocks)):
         return text
+    if rules.pasted_session_runs_on and any(p.match(text.lstrip()) for p in rules.pasted_blocks):
+        # the message is a terminal pasted whole (its output has blank lines in it); a last
+        # paragraph of one line is what the speaker adds about it ("第三步为什么失败？")
+        last = text.rstrip().rsplit("\n\n", 1)
+        remark = last[1].strip() if len(last) > 1 else ""
+        return remark if "\n" not in remark and not any(p.match(remark) for p in rules.pasted) else ""
     kept: list[str] = []
     fence = ""
     session = False

@@ -48,6 +48,7 @@ class Normalize(msgspec.Struct, forbid_unknown_fields=True):
 class Pasted(msgspec.Struct, forbid_unknown_fields=True):
     line_patterns: list[str]
     block_patterns: list[str] = []
+    opening_session_runs_on: bool = False
 
 
 class Keywords(msgspec.Struct, forbid_unknown_fields=True):
@@ -75,6 +76,7 @@ class VerdictRow(msgspec.Struct, forbid_unknown_fields=True):
     max_tokens: int | UnsetType = UNSET
     copy: bool | UnsetType = UNSET
     chatter: bool | UnsetType = UNSET
+    restates: bool | UnsetType = UNSET
 
 
 class ClassifySettings(msgspec.Struct, forbid_unknown_fields=True):
@@ -95,6 +97,8 @@ class ClassifySettings(msgspec.Struct, forbid_unknown_fields=True):
     superseded_leave: list[str]
     stance_categories: list[str]
     answer_left_open_by: list[str]
+    restate_min_share: float
+    outcome_failed_by: list[str]
     normalize: Normalize
     pasted: Pasted
     keywords: Keywords

@@ -201,6 +201,8 @@ class RenalRules:
     pasted: tuple[re.Pattern[str], ...] = ()
     #: lines that open a pasted terminal session, which runs to the next blank line
     pasted_blocks: tuple[re.Pattern[str], ...] = ()
+    #: a message that opens with a terminal prompt is that terminal pasted, across blank lines
+    pasted_session_runs_on: bool = False
 
     def __getitem__(self, name: str) -> Signal:
         return self.signals[name]
@@ -398,6 +400,7 @@ def _build(user_files: tuple[str, ...], keep: tuple[str, ...], drop: tuple[str, 
         sources=(*(f"apollo/renal/rules/{n}" for n in BUILTIN_FILES), *user_files),
         pasted=tuple(re.compile(p) for p in settings["pasted"]["line_patterns"]),
         pasted_blocks=tuple(re.compile(p) for p in settings["pasted"].get("block_patterns", ())),
+        pasted_session_runs_on=settings["pasted"].get("opening_session_runs_on", False),
     )
 
 

@@ -1,0 +1,113 @@
+"""What later turns settle about the agent's reports and questions: a report made again on the same
+work, work handed back to the user, a question the agent answers itself, a report the user says
+failed, a check on progress, and a terminal the user pastes whole."""
+
+from __future__ import annotations
+
+import pytest
+from support_classify import element, verdicts
+
+from apollo.renal import reading
+from apollo.renal.rules import load_files
+from apollo.transcript.model import Kind
+
+
+def _call(element_id: str, call_id: str) -> object:
+    return element(element_id, "assistant", f'{{"command": "crontab -l # {call_id}"}}', Kind.TOOL_CALL,
+                   call_id=call_id, tool_name="exec")
+
+
+def _result(element_id: str, call_id: str) -> object:
+    return element(element_id, "tool", f"0 1 * * * photo-backup ({call_id})", Kind.TOOL_RESULT, call_id=call_id,
+                   tool_name="exec")
+
+
+@pytest.mark.parametrize(("first", "again"), [
+    ("Done! Created the photo backup job: it copies the camera folder to the NAS every night at 01:00.",
+     "Done! The photo backup job now copies the whole camera folder to the NAS every night at 01:00."),
+    ("完成！已创建照片备份任务，每晚一点把相机文件夹复制到 NAS。",
+     "完成！已更新照片备份任务：每晚一点把整个相机文件夹复制到 NAS，保留十四份。"),
+])
+def test_a_report_made_again_on_the_same_work_replaces_the_earlier_one(first: str, again: str) -> None:
+    v = verdicts(("user", "Back up my photos every night."), _call("c1", "a"), _result("r1", "a"),
+                 ("assistant", first), ("user", "It only copied half of the folders last night."),
+                 _call("c2", "b"), _result("r2", "b"), ("assistant", again))
+    assert (v["m4"].category, v["m4"].status, v["m4"].rule) == ("process", "superseded", "resolve:restated"), v["m4"]
+    assert v["m4"].superseded_by == "m8"
+    assert v["m8"].category == "decision", v["m8"]
+
+
+def test_reports_on_different_work_both_stand() -> None:
+    v = verdicts(("user", "Back up my photos every night."), _call("c1", "a"), _result("r1", "a"),
+                 ("assistant", "Done! Created the photo backup job: it copies the camera folder every night."),
+                 ("user", "Now add a reminder for the dentist on Friday."), _call("c2", "b"), _result("r2", "b"),
+                 ("assistant", "Done! The dentist reminder is set for Friday at 9:00."))
+    assert v["m4"].category == "decision" and v["m8"].category == "decision"
+
+
+@pytest.mark.parametrize("handover", [
+    "I wrote the cache cleanup script. I need you to run it in a terminal with sudo: ./clear-cache.sh",
+    "缓存清理脚本已创建。请你运行下面的命令：./clear-cache.sh",
+])
+def test_a_report_that_hands_the_rest_to_the_user_leaves_the_request_open(handover: str) -> None:
+    v = verdicts(("user", "Remove the old build caches."), _call("c1", "a"), _result("r1", "a"),
+                 ("assistant", handover))
+    assert (v["m4"].category, v["m4"].rule) == ("process", "intent:handed_over"), v["m4"]
+    assert v["m1"].category == "task"
+
+
+def test_a_question_the_agent_goes_on_to_answer_itself_is_no_question_for_the_user() -> None:
+    v = verdicts(("user", "Get the weather widget working."), _call("c1", "a"), _result("r1", "a"),
+                 ("assistant", "Found the widget config. Does it have a city set?"), _call("c2", "b"),
+                 _result("r2", "b"), ("assistant", "No city was set; I added yours and the forecast shows now."))
+    assert (v["m4"].category, v["m4"].rule) == ("process", "process:narration"), v["m4"]
+
+
+def test_a_question_the_turn_ends_on_stays_open() -> None:
+    v = verdicts(("user", "Get the weather widget working."), _call("c1", "a"), _result("r1", "a"),
+                 ("assistant", "Found the widget config, but it needs a city. Which city should it show?"))
+    assert v["m4"].category == "question" and v["m4"].status == "current", v["m4"]
+
+
+@pytest.mark.parametrize("objection", ["还是不对，提示找不到文件", "That's wrong, the job still does not work."])
+def test_a_report_the_user_says_did_not_work_is_no_outcome(objection: str) -> None:
+    v = verdicts(("user", "Back up my photos every night."), _call("c1", "a"), _result("r1", "a"),
+                 ("assistant", "Done! Created the photo backup job: it copies the camera folder every night."),
+                 ("user", objection))
+    assert (v["m4"].category, v["m4"].rule) == ("process", "resolve:failed"), v["m4"]
+    assert v["m4"].superseded_by == "m5"
+
+
+def test_a_report_the_user_goes_on_from_stands() -> None:
+    v = verdicts(("user", "Back up my photos every night."), _call("c1", "a"), _result("r1", "a"),
+                 ("assistant", "Done! Created the photo backup job: it copies the camera folder every night."),
+                 ("user", "Good. Next, list the open invoices."))
+    assert v["m4"].category == "decision", v["m4"]
+
+
+@pytest.mark.parametrize("check", ["迁移到哪了，进度如何？", "你还在处理吗？", "Any progress on the migration?",
+                                   "Are you still working on it?"])
+def test_asking_how_far_the_work_has_got_is_no_open_question(check: str) -> None:
+    v = verdicts(("user", "请把报表迁移到新的数据库"), ("assistant", "好的，开始迁移。"), ("user", check))
+    assert (v["m3"].category, v["m3"].rule) == ("process", "intent:progress_check"), v["m3"]
+    assert v["m1"].category == "task"
+
+
+PASTED = ("$ make release\n"
+          "building images…\n\n"
+          "hint: you should always tag your releases before you ship them.\n\n"
+          "step 3/7 failed\nmake: *** [release] exit status 2")
+
+
+def test_a_terminal_pasted_whole_is_not_the_users_words_across_its_blank_lines() -> None:
+    assert reading.own_words(PASTED, load_files()) == ""
+    v = verdicts(("assistant", "Please run the release and send me the output."), ("user", PASTED))
+    assert v["m2"].category not in ("preference", "task", "decision", "question"), v["m2"]
+
+
+def test_a_one_line_remark_after_a_pasted_terminal_is_the_users() -> None:
+    said = reading.own_words(PASTED + "\n\n第三步为什么失败？", load_files())
+    assert said == "第三步为什么失败？"
+    v = verdicts(("assistant", "Please run the release and send me the output."),
+                 ("user", PASTED + "\n\n第三步为什么失败？"))
+    assert v["m2"].category == "question", v["m2"]
