@@ -92,8 +92,21 @@ def _build(cls: type, *, frozen: bool, eq: bool) -> type:
     if frozen:
         namespace.update(__setattr__=_refuse, __delattr__=_refuse, __setstate__=_set_state)
     built = type(cls)(cls.__name__, (Record,), namespace)
-    built.__init__ = _init(built, names, defaults, frozen)  # type: ignore[misc]
+    built.__init__ = _first_init(built, names, defaults, frozen)  # type: ignore[misc]
     return built
+
+
+def _first_init(cls: type, names: tuple[str, ...], defaults: dict[str, Any], frozen: bool) -> Callable[..., None]:
+    """An ``__init__`` that compiles the real one on the class's first instance: compiling them all
+    costs a heartbeat several milliseconds, and it makes instances of fewer than half of them."""
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        if cls.__dict__["__init__"] is __init__:
+            cls.__init__ = _init(cls, names, defaults, frozen)  # type: ignore[misc]
+        cls.__dict__["__init__"](self, *args, **kwargs)
+
+    __init__.__qualname__ = f"{cls.__qualname__}.__init__"
+    return __init__
 
 
 def _init(cls: type, names: tuple[str, ...], defaults: dict[str, Any], frozen: bool) -> Callable[..., None]:

@@ -19,9 +19,16 @@ _SPECIAL = "ſKİıςΣσµÅßẞ"
 _PLAIN = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ '?？!。，,.\n好的决定了吗我们明天做完测试ÉéДд"
 
 
+def _prefiltered(pattern: rules.LazyPattern | rules.Branches | None) -> tuple[str, ...]:
+    """The needles of ``pattern``, or of its lexicon when it is searched branch by branch."""
+    if isinstance(pattern, rules.Branches):
+        return pattern.first.needles or ()
+    return pattern.needles or () if pattern is not None else ()
+
+
 def _literals() -> list[str]:
     loaded = rules.load()
-    return sorted({n for s in loaded.signals.values() if s.regex is not None for n in s.regex.needles or ()})
+    return sorted({n for s in loaded.signals.values() for n in _prefiltered(s.regex)})
 
 
 def _case_changed(text: str, flips: list[bool]) -> str:
@@ -49,6 +56,31 @@ def test_a_prefiltered_search_finds_exactly_what_the_compiled_regex_finds(pieces
             assert expected.search(text) is None, (signal.name, text)
         found, wanted = fresh.search(text), expected.search(text)
         assert (found and (found.span(), found.group(0))) == (wanted and (wanted.span(), wanted.group(0)))
+
+
+@settings(max_examples=400, deadline=None)
+@given(pieces=st.lists(_pieces, max_size=8), flips=st.lists(st.booleans(), max_size=60))
+def test_a_lexicon_and_patterns_searched_apart_find_exactly_what_their_alternation_finds(
+        pieces: list[str], flips: list[bool]) -> None:
+    text = _case_changed(" ".join(pieces), flips)
+    split = [s for s in rules.load().signals.values() if isinstance(s.regex, rules.Branches)]
+    assert split  # the task signal has phrases and patterns that declare no literal
+    for signal in split:
+        assert isinstance(signal.regex, rules.Branches)
+        first, rest = signal.regex.first, signal.regex.rest
+        fresh = rules.Branches(rules.LazyPattern(first.pattern, first.flags, first.needles),
+                               rules.LazyPattern(rest.pattern, rest.flags))
+        found, wanted = fresh.search(text), re.compile(signal.regex.pattern, signal.regex.flags).search(text)
+        assert (found and (found.span(), found.group(0))) == (wanted and (wanted.span(), wanted.group(0)))
+
+
+def test_a_text_without_a_phrase_compiles_the_patterns_beside_a_lexicon_but_not_the_lexicon() -> None:
+    rules._build.cache_clear()
+    task = rules.load()["task"]
+    assert isinstance(task.regex, rules.Branches)
+    assert task.search("zzz qqq") is None and task.regex.rest.is_compiled and not task.regex.first.is_compiled
+    hit = task.search("Fix the tests, please")
+    assert hit is not None and hit.group(0) == "Fix" and task.regex.first.is_compiled
 
 
 def test_every_plain_character_matches_case_insensitively_only_what_it_lowers_like() -> None:

@@ -148,6 +148,39 @@ class LazyPattern:
         return f"LazyPattern({self.pattern!r}, {self.flags!r})"
 
 
+class Branches:
+    """A regular expression ``A|B`` searched as ``A`` and ``B`` on their own, finding what it would:
+    the match that starts first, ``A``'s at equal starts (``A`` holds no capturing group, so ``B``'s
+    groups keep their numbers). A signal's lexicon is ``A``, prefiltered by its phrases, and its
+    patterns are ``B``: a text holding no phrase then compiles only the patterns, not the
+    lexicon's large prefix tree beside them."""
+
+    __slots__ = ("pattern", "flags", "needles", "first", "rest")
+
+    def __init__(self, first: LazyPattern, rest: LazyPattern):
+        self.pattern = f"{first.pattern}|{rest.pattern}"
+        self.flags = first.flags
+        self.needles = None  # the whole may match any text
+        self.first, self.rest = first, rest
+
+    @property
+    def is_compiled(self) -> bool:
+        return self.first.is_compiled or self.rest.is_compiled
+
+    def search(self, text: str) -> re.Match[str] | None:
+        first, rest = self.first.search(text), self.rest.search(text)
+        return first if first is not None and (rest is None or first.start() <= rest.start()) else rest
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Branches) and (self.first, self.rest) == (other.first, other.rest)
+
+    def __hash__(self) -> int:
+        return hash((self.first, self.rest))
+
+    def __repr__(self) -> str:
+        return f"Branches({self.first!r}, {self.rest!r})"
+
+
 @slotted(frozen=True)
 class Signal:
     """One compiled signal: how to recognise it in a clause and what it implies."""
@@ -167,7 +200,7 @@ class Signal:
     roles: frozenset[str] | None
     whole: bool
     phrases: frozenset[str]
-    regex: LazyPattern | None
+    regex: LazyPattern | Branches | None
 
     def match_whole(self, norm: str) -> bool:
         """The normalized clause *is* this signal (a listed phrase, or a pattern found in it);
@@ -263,6 +296,9 @@ def _compile(name: str, spec: dict[str, Any]) -> Signal:
     # intent markers are searched over a message's clauses one per line (^ and $ per clause); agent
     # chatter is matched against the whole text, where ^ and $ mean the whole message
     flags = re.IGNORECASE | (0 if name in WHOLE_TEXT_SIGNALS else re.MULTILINE)
+    regex: LazyPattern | Branches | None = LazyPattern("|".join(parts), flags, _needles(needles)) if parts else None
+    if needles is None and len(parts) > 1 and not whole and phrases:  # patterns that may match anything
+        regex = Branches(LazyPattern(parts[0], flags, _needles(phrases)), LazyPattern("|".join(parts[1:]), flags))
     return Signal(
         name=name,
         about=spec.get("about", name),
@@ -279,7 +315,7 @@ def _compile(name: str, spec: dict[str, Any]) -> Signal:
         roles=frozenset(roles) if roles else None,
         whole=whole,
         phrases=frozenset(phrases),
-        regex=LazyPattern("|".join(parts), flags, _needles(needles)) if parts else None,
+        regex=regex,
     )
 
 
