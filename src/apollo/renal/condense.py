@@ -98,7 +98,7 @@ def rules_from_data(table: dict[str, Any], social: RenalRules | None = None) -> 
         for signal in social.social:
             lists.setdefault("phatic_words", []).extend(signal.phrases)
             if signal.name in openers:
-                lists.setdefault("interjections", []).extend(p for p in signal.phrases if _one_word(p))
+                lists.setdefault("interjections", []).extend(_one_words(tuple(sorted(signal.phrases))))
 
     def words(key: str) -> frozenset[str]:
         return frozenset(_norm(v) for v in lists.get(key, []))
@@ -145,6 +145,10 @@ def _one_word(phrase: str) -> bool:
     """One Latin word ("oh", "uh-huh") or at most two Chinese characters ("好的", "早")."""
     words = _phrase(phrase)
     return len(words) == 1 or (0 < len(words) <= 2 and all(len(w) == 1 and not w.isascii() for w in words))
+
+
+#: which phrases are one word is asked again on every load, tokenising each phrase: kept
+_one_words = DiskMemo("condense-one-words", lambda phrases: tuple(p for p in phrases if _one_word(p)), max_entries=64)
 
 
 def _builtin_table() -> dict[str, Any]:
