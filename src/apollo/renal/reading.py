@@ -19,9 +19,11 @@ from apollo.words import CJK_RUN, stem
 
 # Clause boundaries: Chinese and Latin punctuation, ellipses, a period that ends a sentence (not
 # "main.py" or "4.5"), line breaks, and a space between two Chinese characters.
-_SPLIT = re.compile(
-    r"([，。！？；、…～\n]+|\.{2,}|[,!?;~]+|\.(?=\s|$|[\"')\]])|(?<=[\u3400-\u9fff])\s+(?=[\u3400-\u9fff]))"
-)
+_LATIN_BOUNDARIES = r"\.{2,}|[,!?;~]+|\.(?=\s|$|[\"')\]])"
+_SPLIT_PATTERN = rf"([，。！？；、…～\n]+|{_LATIN_BOUNDARIES}|(?<=[\u3400-\u9fff])\s+(?=[\u3400-\u9fff]))"
+# ... the same boundaries in a text of ASCII characters only (the Chinese ones cannot occur, and
+# compiling their wide character ranges costs a heartbeat's English message 1.5 ms)
+_SPLIT_ASCII = re.compile(rf"(\n+|{_LATIN_BOUNDARIES})")
 # Everything that is not a word character, a space, an apostrophe, a hyphen or an emoji.
 _PUNCT = re.compile(r"[^\w\s'\-\U0001F000-\U0001FAFF\u2600-\u27BF]")
 _EMOJI = re.compile(r"[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F]+")
@@ -171,8 +173,13 @@ def own_words(text: str, rules: RenalRules) -> str:
     return "\n".join(kept).strip()
 
 
+@functools.cache
+def _split_any() -> re.Pattern[str]:
+    return re.compile(_SPLIT_PATTERN)
+
+
 def split_clauses(text: str) -> list[Clause]:
-    parts = _SPLIT.split(text)
+    parts = (_SPLIT_ASCII if text.isascii() else _split_any()).split(text)
     clauses: list[Clause] = []
     for index in range(0, len(parts), 2):
         body = parts[index].strip()

@@ -1,0 +1,24 @@
+"""A message of ASCII characters only is cut into clauses by a smaller expression, which must cut
+every such text exactly where the whole one (with the Chinese boundaries) cuts it."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from apollo.renal import reading
+
+_ASCII_SPLITTERS = st.lists(st.sampled_from([*"ab .,!?;~:'\")]\n\t4", "...", ". ", "main.py"])).map("".join)
+
+
+@settings(max_examples=500)
+@given(text=st.one_of(_ASCII_SPLITTERS, st.text(alphabet=st.characters(max_codepoint=127))))
+def test_an_ascii_text_is_cut_where_the_whole_expression_cuts_it(text: str) -> None:
+    assert reading._SPLIT_ASCII.split(text) == re.compile(reading._SPLIT_PATTERN).split(text)
+
+
+def test_chinese_boundaries_still_cut_a_text_that_has_them() -> None:
+    clauses = reading.split_clauses("行行 我知道。Ship it, please")
+    assert [(c.body, c.end) for c in clauses] == [("行行", " "), ("我知道", "。"), ("Ship it", ","), ("please", "")]
