@@ -15,7 +15,7 @@ import functools
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from apollo.cache import DiskMemo, toml_loads
@@ -32,15 +32,28 @@ if TYPE_CHECKING:
 
 LEVELS = ("tidy", "terse", "compact", "notes")
 
-_TOKEN = re.compile(
-    r"(?P<cjk>[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff])"
-    r"|(?P<word>[A-Za-z0-9]+(?:['’][A-Za-z]+|-[A-Za-z0-9]+)*)"
+_CJK_TOKEN = r"(?P<cjk>[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff])"
+_OTHER_TOKENS = (
+    r"(?P<word>[A-Za-z0-9]+(?:['’][A-Za-z]+|-[A-Za-z0-9]+)*)"
     r"|(?P<space>\s+)"
     r"|(?P<end>[.!?。！？]+)"
     r"|(?P<open>\[)"
     r"|(?P<close>\])"
     r"|(?P<punct>\S)"
 )
+#: the tokens of a text of ASCII characters only, which holds no Chinese one (the wide character
+#: ranges cost a heartbeat's English message 1 ms to compile)
+_ASCII_TOKEN = re.compile(_OTHER_TOKENS)
+
+
+@functools.cache
+def _any_token() -> re.Pattern[str]:
+    return re.compile(f"{_CJK_TOKEN}|{_OTHER_TOKENS}")
+
+
+def _token_matches(text: str) -> Iterator[re.Match[str]]:
+    return (_ASCII_TOKEN if text.isascii() else _any_token()).finditer(text)
+
 _PARTS = re.compile(r"[a-z0-9]+")
 _WORDLIKE = ("word", "cjk")
 #: how many texts, up to how long, :meth:`Condenser.content_units` remembers
@@ -79,7 +92,7 @@ def _norm(text: str) -> str:
 
 
 def _phrase(text: str) -> tuple[str, ...]:
-    return tuple(_norm(m.group()) for m in _TOKEN.finditer(text) if m.lastgroup in _WORDLIKE)
+    return tuple(_norm(m.group()) for m in _token_matches(text) if m.lastgroup in _WORDLIKE)
 
 
 def rules_from_data(table: dict[str, Any], social: RenalRules | None = None) -> CondenseRules:
@@ -223,7 +236,7 @@ class Condenser:
         """Distinct content words (CJK: content characters) of ``text``."""
         units = self._units_of.get(text)
         if units is None:
-            units = frozenset(u for m in _TOKEN.finditer(text) for u in self._units(m.lastgroup or "", _norm(m.group())))
+            units = frozenset(u for m in _token_matches(text) for u in self._units(m.lastgroup or "", _norm(m.group())))
             if len(text) <= _REMEMBERED_TEXT:
                 if len(self._units_of) >= _REMEMBERED_TEXTS:
                     self._units_of.clear()
@@ -239,7 +252,7 @@ class Condenser:
         tokens: list[_Token] = []
         sentence = 0
         depth = 0
-        for match in _TOKEN.finditer(text):
+        for match in _token_matches(text):
             kind = match.lastgroup or "punct"
             raw = match.group()
             norm = _norm(raw)

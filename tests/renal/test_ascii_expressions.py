@@ -1,5 +1,5 @@
-"""A message of ASCII characters only is cut into clauses by a smaller expression, which must cut
-every such text exactly where the whole one (with the Chinese boundaries) cuts it."""
+"""A message of ASCII characters only is cut into clauses and tokens by smaller expressions, which
+must cut every such text exactly where the whole ones (with the Chinese characters) cut it."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from apollo.renal import reading
+from apollo.renal import condense, reading
 
 _ASCII_SPLITTERS = st.lists(st.sampled_from([*"ab .,!?;~:'\")]\n\t4", "...", ". ", "main.py"])).map("".join)
 
@@ -22,3 +22,11 @@ def test_an_ascii_text_is_cut_where_the_whole_expression_cuts_it(text: str) -> N
 def test_chinese_boundaries_still_cut_a_text_that_has_them() -> None:
     clauses = reading.split_clauses("行行 我知道。Ship it, please")
     assert [(c.body, c.end) for c in clauses] == [("行行", " "), ("我知道", "。"), ("Ship it", ","), ("please", "")]
+
+
+@settings(max_examples=300)
+@given(text=st.one_of(_ASCII_SPLITTERS, st.text(alphabet=st.characters(max_codepoint=127))))
+def test_an_ascii_text_has_the_tokens_the_whole_tokeniser_finds(text: str) -> None:
+    whole = re.compile(f"{condense._CJK_TOKEN}|{condense._OTHER_TOKENS}")
+    assert [(m.span(), m.lastgroup) for m in condense._token_matches(text)] == [
+        (m.span(), m.lastgroup) for m in whole.finditer(text)]
