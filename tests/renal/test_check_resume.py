@@ -246,11 +246,15 @@ def test_a_string_found_clean_is_not_read_again_when_the_state_is_saved_again(ex
 _SAYS = {
     "user": ["We decided to ship on Friday.", "I prefer short answers.", "Could you check the logs?",
              "ok thanks", "Any news on the deploy?", "好的", "我们决定下周发布。", "请把测试跑一遍", "Why did the build fail?",
-             "From now on always answer in English.", "Actually, use Postgres instead.", "谢谢！", "hi", "Please fix the login bug."],
+             "From now on always answer in English.", "Actually, use Postgres instead.", "谢谢！", "hi", "Please fix the login bug.",
+             "What broke in src/auth/login.py?"],
     "assistant": ["Done: the tests pass.", "Let me look.", "On it.", "The build failed because a file is missing.",
-                  "好的，我来看看。", "Should I also update the docs?", "Fixed. Anything else?", "已完成，测试全部通过。"],
+                  "好的，我来看看。", "Should I also update the docs?", "Fixed. Anything else?", "已完成，测试全部通过。",
+                  "The failure is at src/auth/login.py:88."],
 }
-_OUTPUTS = ["tests passed", "error: file not found\nsee the log", "total 0", "\n".join(f"line {n}" for n in range(30))]
+#: outputs long enough to be watched, with lines a later message names (a path, a line number)
+_OUTPUTS = ["tests passed", "error: file not found\nsee the log", "total 0", "\n".join(f"line {n}" for n in range(30)),
+            "\n".join([*(f"src/mod_{n}.py: ok" for n in range(40)), "src/auth/login.py:88 AssertionError"])]
 
 
 @st.composite
@@ -379,3 +383,21 @@ def _whole_reads() -> Iterator[list[Path]]:
 
     with patch.object(openclaw_read, "build_index", spy):
         yield reads
+
+
+def test_an_outputs_tokens_are_saved_as_one_string_and_read_back_whole() -> None:
+    """A long output's tokens go in the state as one string, a token a line, and come back as the set."""
+    import pickle
+    import re
+
+    from apollo.renal import concentrate
+
+    anchors = concentrate.load().anchors
+    index = concentrate.LineIndex.of("\n".join(f"src/mod_{n}.py: ok build_{n % 3}" for n in range(50)), anchors)
+    assert len(index.tokens) > 50 and index.__getstate__()["tokens"] == "\n".join(sorted(index.tokens))
+    assert pickle.loads(pickle.dumps(index)).tokens == index.tokens
+    # a user's token pattern that can span lines: the set is saved as a set
+    spanning = concentrate.Anchors(re.compile(r"[a-z]+\n[a-z]+|x"), anchors.specific, 1, 2, 0.5)
+    index = concentrate.LineIndex.of("ab\ncd x", spanning)
+    assert index.tokens == {"ab\ncd", "x"} and isinstance(index.__getstate__()["tokens"], frozenset)
+    assert pickle.loads(pickle.dumps(index)).tokens == index.tokens

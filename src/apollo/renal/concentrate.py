@@ -178,14 +178,22 @@ class LineIndex:
         return cls(text.count("\n") + 1, {}, phrases, tokens, frozenset(phrases))
 
     def __getstate__(self) -> dict[str, object]:
-        """What a saved check keeps: the anchors found, never the output's text (the caches)."""
-        return {name: getattr(self, name) for name in ("lines", "mentioned", "anchors", "tokens", "phrases")}
+        """What a saved check keeps: the anchors found, never the output's text (the caches). The
+        tokens (thousands in a long session) go as one string, a token a line: each string costs
+        the save a call and a look for secrets, which made most of a heartbeat's save."""
+        state = {name: getattr(self, name) for name in ("lines", "mentioned", "anchors", "tokens", "phrases")}
+        joined = "\n".join(sorted(self.tokens))
+        if self.tokens and joined.count("\n") == len(self.tokens) - 1:  # unless a user's token pattern spans lines
+            state["tokens"] = joined
+        return state
 
     def __setstate__(self, state: dict[str, object]) -> None:
         for name in ("_lower", "_starts", "_lines"):
             setattr(self, name, None)
         for name, value in state.items():
             setattr(self, name, value)
+        if isinstance(self.tokens, str):
+            self.tokens = frozenset(self.tokens.split("\n"))
 
     def mention(self, said: set[str], anchors: Anchors, text: str) -> bool:
         """Note the lines of ``text`` (the output this indexes) holding an anchor of a later
