@@ -119,3 +119,17 @@ def test_what_a_record_would_get_wrong_is_refused(body: str) -> None:
     cls = next(v for k, v in scope.items() if isinstance(v, type))
     with pytest.raises(TypeError):
         slotted()(cls)
+
+
+
+@slotted(frozen=True)
+class _Pickled:
+    x: int
+    tags: tuple[str, ...] = ()
+    seen: list[int] = field(default_factory=list)
+
+
+def test_a_record_pickles_as_its_field_values_and_comes_back_equal() -> None:
+    point = _Pickled(1, ("a",), [2, 3])
+    assert pickle.loads(pickle.dumps(point)) == point == copy.deepcopy(point) == copy.copy(point)
+    assert b"tags" not in pickle.dumps(point)  # the values, not a dictionary of the fields' names

@@ -91,6 +91,8 @@ def _build(cls: type, *, frozen: bool, eq: bool) -> type:
         namespace["__hash__"] = None
     if frozen:
         namespace.update(__setattr__=_refuse, __delattr__=_refuse, __setstate__=_set_state)
+    if "__getstate__" not in namespace:  # a class that says what it keeps is pickled by it
+        namespace["__reduce_ex__"] = _reduce_to_fields
     built = type(cls)(cls.__name__, (Record,), namespace)
     built.__init__ = _first_init(built, names, defaults, frozen)  # type: ignore[misc]
     return built
@@ -132,6 +134,12 @@ def _init(cls: type, names: tuple[str, ...], defaults: dict[str, Any], frozen: b
     init = scope["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     return init
+
+
+def _reduce_to_fields(self: Record, _protocol: int) -> tuple[type, tuple[object, ...]]:
+    """Pickled as its class and its field values, in order: no dictionary of the fields' names for
+    each of the thousands of records a resume state holds (each item a call of its pickler's hook)."""
+    return type(self), self._fields()
 
 
 def _refuse(self: Record, name: str, *_value: Any) -> None:
