@@ -10,9 +10,21 @@ from __future__ import annotations
 import functools
 import re
 
-#: a run of Chinese characters (the unified ideographs and extension A), compiled once for every
-#: module that needs it (compiling a range this wide costs a heartbeat about a millisecond)
-CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
+#: the Chinese characters: the unified ideographs and extension A
+_CJK_FIRST, _CJK_LAST = "\u3400", "\u9fff"
+
+
+@functools.cache
+def cjk_run() -> re.Pattern[str]:
+    """A run of Chinese characters, compiled once for every module that needs it, and only when
+    one does: compiling a range this wide costs a heartbeat about a millisecond, and a text of
+    ASCII characters never needs it."""
+    return re.compile(f"[{_CJK_FIRST}-{_CJK_LAST}]+")
+
+
+def all_cjk(text: str) -> bool:
+    """``text`` is one run of Chinese characters (``cjk_run().fullmatch``, without compiling it)."""
+    return bool(text) and all(_CJK_FIRST <= char <= _CJK_LAST for char in text)
 
 
 @functools.cache

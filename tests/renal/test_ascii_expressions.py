@@ -1,5 +1,6 @@
 """A message of ASCII characters only is cut into clauses and tokens by smaller expressions, which
-must cut every such text exactly where the whole ones (with the Chinese characters) cut it."""
+must cut every such text exactly where the whole ones (with the Chinese characters) cut it; and a
+text found to be all Chinese without the run pattern is what the pattern matches whole."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from apollo import words
 from apollo.renal import condense, reading
 
 _ASCII_SPLITTERS = st.lists(st.sampled_from([*"ab .,!?;~:'\")]\n\t4", "...", ". ", "main.py"])).map("".join)
@@ -30,3 +32,9 @@ def test_an_ascii_text_has_the_tokens_the_whole_tokeniser_finds(text: str) -> No
     whole = re.compile(f"{condense._CJK_TOKEN}|{condense._OTHER_TOKENS}")
     assert [(m.span(), m.lastgroup) for m in condense._token_matches(text)] == [
         (m.span(), m.lastgroup) for m in whole.finditer(text)]
+
+
+@given(text=st.text(alphabet=st.sampled_from(["a", " ", "好", "的", "\u3400", "\u33ff", "\u9fff", "\ua000", "。"]),
+                    max_size=6))
+def test_a_text_is_all_chinese_exactly_when_the_run_pattern_matches_it_whole(text: str) -> None:
+    assert words.all_cjk(text) == (words.cjk_run().fullmatch(text) is not None)

@@ -25,7 +25,7 @@ from apollo.renal.condense import Condenser, CondenseRules, load_rules
 from apollo.renal.rules import RULES_FOLDER, LazyPattern
 from apollo.rulefile import overlay, read_toml
 from apollo.transcript.model import Element, Kind, Role
-from apollo.words import CJK_RUN
+from apollo.words import cjk_run
 
 #: typing is imported only by type checkers: the heartbeat imports this module on every run
 TYPE_CHECKING = False
@@ -128,7 +128,7 @@ class Anchors:
         found = {word.lower() for word in self.specific_tokens(text)}
         if not text.isascii():
             n = self.cjk_gram
-            for run in CJK_RUN.findall(text):
+            for run in cjk_run().findall(text):
                 found.update(run[i:i + n] for i in range(len(run) - n + 1))
         return found
 
@@ -166,7 +166,7 @@ class LineIndex:
         phrases: dict[str, list[int]] = {}
         if not text.isascii():
             n, number, at = anchors.cjk_gram, 0, 0
-            for run in CJK_RUN.finditer(text):
+            for run in cjk_run().finditer(text):
                 number += text.count("\n", at, run.start())
                 at = run.start()
                 word = run.group()

@@ -25,7 +25,7 @@ from apollo.renal import concentrate
 from apollo.renal.classify import MUST_KEEP, Change, Verdict
 from apollo.renal.condense import Condenser
 from apollo.transcript.model import Element, Kind, Role
-from apollo.words import CJK_RUN
+from apollo.words import cjk_run
 
 #: typing is imported only by type checkers: the heartbeat imports this module on every run
 TYPE_CHECKING = False
@@ -471,7 +471,7 @@ class Script:
         text = element.text[:2000]
         self.latin += len(text.encode("utf-8", "surrogatepass").translate(None, _NOT_LATIN_LETTERS))
         if not text.isascii():
-            self.cjk += len(text) - len(CJK_RUN.sub("", text))
+            self.cjk += len(text) - len(cjk_run().sub("", text))
 
     @property
     def language(self) -> str:

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 from apollo.records import field, slotted
 from apollo.renal.rules import RenalRules, Signal, normalize_phrase
-from apollo.words import CJK_RUN, stem
+from apollo.words import all_cjk, cjk_run, stem
 
 # Clause boundaries: Chinese and Latin punctuation, ellipses, a period that ends a sentence (not
 # "main.py" or "4.5"), line breaks, and a space between two Chinese characters.
@@ -288,7 +288,7 @@ def _joined(norm: str, rules: RenalRules) -> tuple[Signal, ...]:
     words = norm.split()
     if 1 < len(words) <= 6:
         return _segments(tuple(words), rules, " ", 1)
-    if 4 <= len(norm) <= 16 and CJK_RUN.fullmatch(norm):
+    if 4 <= len(norm) <= 16 and all_cjk(norm):
         return _segments(tuple(norm), rules, "", 2)
     return ()
 
@@ -359,7 +359,7 @@ def _read(text: str, role: str, rules: RenalRules, social: bool) -> Reading:
             # with a question mark it still asks to be answered ("报告周一交，对吧？")
             bare = clause.norm in rules["tag_question"].phrases
             closing = (clause is clauses[-1] and (len(clauses) > 1 or not bare)
-                       and CJK_RUN.search(clause.norm) is not None)
+                       and not clause.norm.isascii() and cjk_run().search(clause.norm) is not None)
             reading.tag = reading.tag or asks or closing
             clause.question = asks and not bare
         elif asks:
@@ -420,7 +420,7 @@ def _marker_terms(rules: RenalRules) -> frozenset[str]:
         terms.update(p for p in signal.phrases if _LATIN_WORD.fullmatch(p))
     for signal in (*rules.social, *(rules[name] for name in _MARKER_SIGNALS)):
         # "谢谢", "决定"; English social words ("hello", "great") can be what a message is about
-        terms.update(p for p in signal.phrases if len(p) == 2 and CJK_RUN.fullmatch(p))
+        terms.update(p for p in signal.phrases if len(p) == 2 and all_cjk(p))
     return frozenset(terms)
 
 
@@ -443,7 +443,7 @@ def _keywords(text: str, rules: RenalRules) -> frozenset[str]:
     for word in _LATIN_WORD.findall(low):
         if len(word) >= minimum and word not in stop_words and word not in markers:
             found.add(stem(word))
-    for run in CJK_RUN.findall(low):
+    for run in cjk_run().findall(low) if not low.isascii() else ():
         pairs = [run[i:i + 2] for i in range(len(run) - 1)]
         # characters inside a marker ("改用" in "部署改用") belong to no topic pair
         marked = {j for i, pair in enumerate(pairs) if pair in markers for j in (i, i + 1)}
