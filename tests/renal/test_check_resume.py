@@ -217,6 +217,35 @@ def test_the_saved_state_holds_no_secret_in_clear(example: Path) -> None:
 
 
 
+def test_a_watched_tool_outputs_tokens_hold_no_secret_in_clear(example: Path) -> None:
+    """A long tool output's tokens are saved as one string, a token a line: the detectors read it
+    line by line, so a key among them is saved as its mark, as each token was on its own."""
+    from test_redact import real_keys
+
+    keys = real_keys(13)
+    output = "\n".join([*(f"src/mod_{n}.py: ok" for n in range(40)), f"GITHUB_TOKEN {keys['github']}",
+                        f"using {keys['anthropic']} for src/mod_3.py"])
+    paths = Paths.resolve(example / "workspace", example / "openclaw-state")
+    session = paths.sessions_dir / SESSION
+    parent = json.loads(session.read_text(encoding="utf-8").splitlines()[-1])["id"]
+    messages = [{"role": "assistant", "content": [{"type": "toolCall", "id": "k1", "name": "exec",
+                                                   "arguments": {"command": "make env"}}]},
+                {"role": "toolResult", "toolCallId": "k1", "toolName": "exec", "content": [{"type": "text", "text": output}]},
+                {"role": "user", "content": "What is wrong with src/mod_3.py?"}]
+    with session.open("a", encoding="utf-8") as out:
+        for n, message in enumerate(messages):
+            out.write(json.dumps({"type": "message", "id": f"k{n}", "parentId": parent,
+                                  "timestamp": f"2026-11-29T04:00:{n:02d}.000Z", "message": message}) + "\n")
+            parent = f"k{n}"
+    config = config_mod.load(paths.workspace)
+    check(paths, config, session, resume=True)
+    saved = check_resume.resume_path(paths).read_bytes().lower()
+    assert b"src/mod_3.py" in saved  # the output's tokens are in the state
+    for value in (keys["github"], keys["anthropic"]):
+        assert value.lower().encode() not in saved, value
+    assert check(paths, config, session, resume=True).classified == 0
+
+
 def test_a_string_found_clean_is_not_read_again_when_the_state_is_saved_again(example: Path, monkeypatch) -> None:
     """The secret detectors' first look (may_hold) reads each string of the state once: the strings
     the last state kept as holding no key are carried over, only the appended message's are read."""
