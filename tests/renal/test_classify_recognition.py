@@ -519,6 +519,23 @@ def test_an_order_that_changes_something_is_no_request_for_information(said: str
     assert v["m1"].category == "task", v["m1"]
 
 
+@pytest.mark.parametrize("said", [
+    "Look up the train times to Leeds on Saturday and buy two returns",
+    "Show me the disks that are over 90% full, then clean up the temp files on them",
+    "检查一下仓库里有哪些过期的分支，然后全部删除",
+    "帮我列出上个月的发票，并发给财务",
+    "Give me the weather forecast every evening at 7",
+    "Tell me before you delete anything in the shared folder",
+    "以后汇报一下每天的构建结果",
+])
+def test_a_look_up_that_also_asks_for_work_or_stands_is_a_task_kept_open(said: str) -> None:
+    """A look-up that is the first step of work asked for ("…and buy", "然后全部删除") or an order that
+    stands beyond one answer ("every evening", "before you …", 以后) is no question settled by an answer."""
+    v = verdicts(("user", said), ("assistant", "Here it is: three items, the oldest from March; the rest are recent."))
+    assert v["m1"].rule != "intent:inquiry" and v["m1"].category == "task", v["m1"]
+    assert v["m1"].status == "current", v["m1"]
+
+
 @pytest.mark.parametrize("retry", ["try it again please", "retry", "再试一次", "重试吧"])
 def test_a_bare_retry_adds_nothing_the_request_it_repeats_stays_open(retry: str) -> None:
     v = verdicts(("user", "Install the weather plugin."), ("assistant", ""), ("user", retry))

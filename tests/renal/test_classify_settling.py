@@ -85,12 +85,23 @@ def test_a_report_the_user_goes_on_from_stands() -> None:
     assert v["m4"].category == "decision", v["m4"]
 
 
-@pytest.mark.parametrize("check", ["迁移到哪了，进度如何？", "你还在处理吗？", "Any progress on the migration?",
+@pytest.mark.parametrize("check", ["迁移到哪了，进度如何？", "你还在处理吗？", "Any progress on it?",
                                    "Are you still working on it?"])
-def test_asking_how_far_the_work_has_got_is_no_open_question(check: str) -> None:
-    v = verdicts(("user", "请把报表迁移到新的数据库"), ("assistant", "好的，开始迁移。"), ("user", check))
-    assert (v["m3"].category, v["m3"].rule) == ("process", "intent:progress_check"), v["m3"]
+def test_asking_how_far_the_work_has_got_is_settled_by_the_next_report(check: str) -> None:
+    v = verdicts(("user", "请把报表迁移到新的数据库"), ("assistant", "好的，开始迁移。"), ("user", check),
+                 ("assistant", "已经迁移了九张表中的六张，剩下三张还要大约二十分钟。"))
+    assert (v["m3"].category, v["m3"].status) == ("process", "answered"), v["m3"]
     assert v["m1"].category == "task"
+    v = verdicts(("user", "请把报表迁移到新的数据库"), ("assistant", "好的，开始迁移。"), ("user", check))
+    assert (v["m3"].category, v["m3"].rule) == ("question", "intent:progress_check"), v["m3"]
+
+
+@pytest.mark.parametrize("asked", ["What is the status line the proxy sends back on a timeout?",
+                                   "What's the progress of my visa application at the embassy?",
+                                   "我们和房东的续租谈判进度怎么样？"])
+def test_a_question_about_a_status_that_is_not_the_agents_work_is_a_question(asked: str) -> None:
+    v = verdicts(("user", "Tidy up the build folder."), ("assistant", "On it."), ("user", asked))
+    assert v["m3"].rule != "intent:progress_check" and v["m3"].category == "question", v["m3"]
 
 
 PASTED = ("$ make release\n"
