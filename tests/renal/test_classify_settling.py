@@ -53,7 +53,7 @@ def test_a_report_that_hands_the_rest_to_the_user_leaves_the_request_open(handov
     v = verdicts(("user", "Remove the old build caches."), _call("c1", "a"), _result("r1", "a"),
                  ("assistant", handover))
     assert (v["m4"].category, v["m4"].rule) == ("process", "intent:handed_over"), v["m4"]
-    assert v["m1"].category == "task"
+    assert (v["m1"].category, v["m1"].status) == ("task", "current"), v["m1"]
 
 
 def test_a_question_the_agent_goes_on_to_answer_itself_is_no_question_for_the_user() -> None:
@@ -76,6 +76,17 @@ def test_a_report_the_user_says_did_not_work_is_no_outcome(objection: str) -> No
                  ("user", objection))
     assert (v["m4"].category, v["m4"].rule) == ("process", "resolve:failed"), v["m4"]
     assert v["m4"].superseded_by == "m5"
+    assert (v["m1"].category, v["m1"].status) == ("task", "current"), v["m1"]
+
+
+@pytest.mark.parametrize("reply", ["Great, thanks. The trains were awful this morning though, can you find me a later one?",
+                                   "好的。楼下的电梯又坏了，烦死了，帮我查一下明早的公交"])
+def test_a_complaint_about_something_else_leaves_the_report_standing(reply: str) -> None:
+    v = verdicts(("user", "Back up my photos every night."), _call("c1", "a"), _result("r1", "a"),
+                 ("assistant", "Done! Created the photo backup job (id 31): it copies the camera folder every night."),
+                 ("user", reply))
+    assert v["m4"].category == "decision" and v["m4"].rule != "resolve:failed", v["m4"]
+    assert v["m1"].status == "done", v["m1"]
 
 
 def test_a_report_the_user_goes_on_from_stands() -> None:

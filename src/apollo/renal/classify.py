@@ -178,7 +178,8 @@ class Classifier:
         self._superseded_leave = frozenset(settings["superseded_leave"])
         self._stance_categories = frozenset(settings["stance_categories"])
         self._answer_left_open_by: list[str] = settings["answer_left_open_by"]
-        self._failed_by = frozenset(settings["outcome_failed_by"])
+        self._failed_by = [self.rules[name] for name in settings["outcome_failed_by"]]
+        self._failed_unless = [self.rules[name] for name in settings["outcome_failed_unless"]]
         #: the agent's recent texts, flattened: what a delivery copy repeats
         self._said: deque[str] = deque(maxlen=64)
         self.balance = balance if balance is not None else BalanceTracker(Thresholds.from_config(config))
@@ -190,6 +191,8 @@ class Classifier:
         self._decisions: list[_Candidate] = []
         self._preferences: list[_Candidate] = []
         self._tasks: list[_Candidate] = []
+        #: the latest report of work done and the task it closed: a report the user says failed reopens it
+        self._closed: tuple[str, _Candidate] | None = None
         #: the agent's reports that stand (outcomes, blockers): a later report on the same work replaces them
         self._outcomes: list[_Candidate] = []
         self._proposal: _Candidate | None = None
@@ -689,7 +692,7 @@ class Classifier:
                        deferral=f'"{deferral.group(0)}"' if deferral is not None else "")
         reason = row["reason"].format_map(words)
         category, effect = row["category"], row.get("effect")
-        if role == "user" and not self._failed_by.isdisjoint(found.found):
+        if role == "user" and found.opens_with(self._failed_by, self._failed_unless):
             self._failed(element, speaker)
         if effect in ("stance", "fact"):
             return self._stance(element, category, row["confidence"], reason, keys, role, speaker, topic, markers,
@@ -709,6 +712,8 @@ class Classifier:
             self._close_task(element, keys, other)
         elif effect == "report":
             self._report = self._candidate(None, element, role, speaker, keys, topic)
+        if row.get("keeps_open") and self._closed is not None and self._closed[0] == element.id:
+            self._reopen(self._closed[1], f"#{element.id} hands the rest of it to the user: still open")
         if row.get("restates"):
             self._restate(element, self._fresh[-1] if self._fresh else
                           self._candidate(None, element, role, speaker, keys, topic))
@@ -840,6 +845,7 @@ class Classifier:
                 return  # "记好了" after a preference reports that, not some older task
             task, confidence = self._tasks[-1], 0.6
         self._tasks.remove(task)
+        self._closed = (element.id, task)
         self._amend(task, status="done", action="compress", confidence=confidence, rule="resolve:done",
                     reason=f"no longer active: reported done in #{element.id}")
 
@@ -871,6 +877,16 @@ class Classifier:
         self._forget([latest])
         self._amend(latest, category="process", status="superseded", superseded_by=element.id, action="compress",
                     confidence=0.7, rule="resolve:failed", reason=f"the user says in #{element.id} that it did not work")
+        if self._closed is not None and self._closed[0] == latest.verdict.id:
+            self._reopen(self._closed[1], f"reported done in #{latest.verdict.id}, which the user says in "
+                         f"#{element.id} did not work: still open")
+
+    def _reopen(self, task: _Candidate, reason: str) -> None:
+        """A task a report closed is open again: the report did not finish it."""
+        if task not in self._tasks:
+            self._tasks.append(task)
+        self._closed = None
+        self._amend(task, status="current", action="keep", rule="resolve:reopened", reason=reason)
 
     def _ask_again(self, element: Element) -> None:
         """The agent asks something new: its earlier questions the user left unanswered are dropped

@@ -112,6 +112,14 @@ class Reading:
         said = sum(len(c.body) for c in self.content if not c.question)
         return asked > 0 and asked >= said
 
+    def opens_with(self, signals: list[Signal], unless: list[Signal]) -> bool:
+        """Its first content clause shows one of ``signals`` and no later one any of ``unless``: what
+        the message is mainly about, with nothing new asked after it."""
+        content = self.content
+        if not content or not any(s.search(_match_text(content[0])) is not None for s in signals):
+            return False
+        return not any(s.search(_match_text(c)) is not None for c in content[1:] for s in unless)
+
     def question_text(self) -> str:
         return " ".join(c.body for c in self.content if c.question)
 

@@ -77,6 +77,7 @@ class VerdictRow(msgspec.Struct, forbid_unknown_fields=True):
     copy: bool | UnsetType = UNSET
     chatter: bool | UnsetType = UNSET
     restates: bool | UnsetType = UNSET
+    keeps_open: bool | UnsetType = UNSET
 
 
 class ClassifySettings(msgspec.Struct, forbid_unknown_fields=True):
@@ -99,6 +100,7 @@ class ClassifySettings(msgspec.Struct, forbid_unknown_fields=True):
     answer_left_open_by: list[str]
     restate_min_share: float
     outcome_failed_by: list[str]
+    outcome_failed_unless: list[str]
     normalize: Normalize
     pasted: Pasted
     keywords: Keywords
