@@ -133,3 +133,10 @@ def test_a_one_line_remark_after_a_pasted_terminal_is_the_users() -> None:
     v = verdicts(("assistant", "Please run the release and send me the output."),
                  ("user", PASTED + "\n\n第三步为什么失败？"))
     assert v["m2"].category == "question", v["m2"]
+
+
+def test_the_paragraphs_the_user_writes_after_a_pasted_terminal_are_all_the_users() -> None:
+    said = "The linter only complains on the build box.\nSilence it there, and from now on keep the rule list sorted."
+    assert reading.own_words(PASTED + "\n\n" + said, load_files()) == said
+    v = verdicts(("assistant", "Please run the release and send me the output."), ("user", PASTED + "\n\n" + said))
+    assert v["m2"].category == "preference", v["m2"]

@@ -39,6 +39,8 @@ _QUOTE_OPEN = "「『“《"
 _QUOTE_CLOSE = "」』”》"
 # Where a sentence ends (outside quotations): Chinese and Latin end marks, a period before a space, a line break.
 _SENTENCE_END = re.compile(r"[。！？!?\n]+|\.(?=\s|$)")
+#: a line that ends a sentence (what a person writes, where a command's output line seldom does)
+_SENTENCE_END_AT_END = re.compile(r"[。！？!?.…]\s*$")
 #: how many sentences open a reply (within its first characters): where it says whether it knows the answer
 _OPENING_SENTENCES = 2
 _OPENING_CHARS = 600
@@ -156,11 +158,7 @@ def own_words(text: str, rules: RenalRules) -> str:
     if "\n" not in text and not any(p.match(text) for p in (*rules.pasted, *rules.pasted_blocks)):
         return text
     if rules.pasted_session_runs_on and any(p.match(text.lstrip()) for p in rules.pasted_blocks):
-        # the message is a terminal pasted whole (its output has blank lines in it); a last
-        # paragraph of one line is what the speaker adds about it ("第三步为什么失败？")
-        last = text.rstrip().rsplit("\n\n", 1)
-        remark = last[1].strip() if len(last) > 1 else ""
-        return remark if "\n" not in remark and not any(p.match(remark) for p in rules.pasted) else ""
+        return _after_session(text, rules)
     kept: list[str] = []
     fence = ""
     session = False
@@ -177,6 +175,22 @@ def own_words(text: str, rules: RenalRules) -> str:
         if not session and not any(p.match(line) for p in rules.pasted):
             kept.append(line)
     return "\n".join(kept).strip()
+
+
+def _after_session(text: str, rules: RenalRules) -> str:
+    """A terminal pasted whole (its output has blank lines in it): what the speaker adds about it is
+    the paragraphs at its end that no pasted-line pattern finds, each of whose lines ends a sentence
+    ("This fails on CI.\nFix it."), or a last paragraph of one line ("第三步为什么失败")."""
+    paragraphs = [p.strip() for p in text.rstrip().split("\n\n")][1:]
+    said: list[str] = []
+    for index, paragraph in enumerate(reversed(paragraphs)):
+        lines = paragraph.split("\n")
+        if any(p.match(line) for line in lines for p in (*rules.pasted, *rules.pasted_blocks)):
+            break
+        if not (all(_SENTENCE_END_AT_END.search(line) for line in lines) or (index == 0 and len(lines) == 1)):
+            break
+        said.append(paragraph)
+    return "\n\n".join(reversed(said))
 
 
 def split_clauses(text: str) -> list[Clause]:
