@@ -140,3 +140,19 @@ def test_the_paragraphs_the_user_writes_after_a_pasted_terminal_are_all_the_user
     assert reading.own_words(PASTED + "\n\n" + said, load_files()) == said
     v = verdicts(("assistant", "Please run the release and send me the output."), ("user", PASTED + "\n\n" + said))
     assert v["m2"].category == "preference", v["m2"]
+
+
+@pytest.mark.parametrize("asked", ["Which folder should I put the archive in, /srv/old or /mnt/cold?",
+                                   "要不要把旧的归档也一起删掉？"])
+def test_a_question_put_to_the_user_before_more_work_stays_open(asked: str) -> None:
+    v = verdicts(("user", "Archive last year's logs."), _call("c1", "a"), _result("r1", "a"),
+                 ("assistant", asked), _call("c2", "b"), _result("r2", "b"),
+                 ("assistant", "The logs take 12 GB in all."))
+    assert v["m4"].rule in ("intent:question", "intent:offer"), v["m4"]
+
+
+def test_a_question_no_later_text_of_the_turn_answers_stays_open() -> None:
+    v = verdicts(("user", "Get the weather widget working."), _call("c1", "a"), _result("r1", "a"),
+                 ("assistant", "Found the widget config. Does it have a city set?"), _call("c2", "b"),
+                 _result("r2", "b"), ("assistant", "The plugin loads without errors now."))
+    assert v["m4"].category == "question" and v["m4"].rule != "process:narration", v["m4"]

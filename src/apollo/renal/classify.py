@@ -175,6 +175,7 @@ class Classifier:
         self._agent_rows: list[dict[str, Any]] = settings["from_agent"]
         self._agent_question_answered: str = settings["agent_question_answered"]
         self._answer_share: float = settings["answer_min_share"]
+        self._answer_shared: int = settings["answer_min_shared"]
         self._superseded_leave = frozenset(settings["superseded_leave"])
         self._stance_categories = frozenset(settings["stance_categories"])
         self._answer_left_open_by: list[str] = settings["answer_left_open_by"]
@@ -202,6 +203,8 @@ class Classifier:
         self._report: _Candidate | None = None
         #: the agent's question in its latest text, until it goes on working (then it asked itself)
         self._asked: _Candidate | None = None
+        #: that question once the agent went on working: its own later text in the turn may answer it
+        self._asked_checking: _Candidate | None = None
         #: the agent called a tool since the user last wrote: it tried the work it reports on
         self._worked = False
         self._texts: OrderedDict[bytes, _Candidate] = OrderedDict()
@@ -373,6 +376,17 @@ class Classifier:
         self._awaiting.append(self._candidate(None, element, "assistant", "assistant"))
         return verdict
 
+    def _answered_itself(self, element: Element) -> None:
+        """The agent asked, went on working, and now says what the question was about ("配置里有这个开关吗？",
+        a check, "没有这个开关，我加上了"): a question it answered itself, no question for the user."""
+        asked = self._asked_checking
+        if asked is None or len(reading.keywords(element.text, self.rules) & asked.keys) < self._answer_shared:
+            return
+        self._asked_checking = None
+        self._forget([asked])
+        self._amend(asked, category="process", confidence=0.7, rule="process:narration",
+                    reason=f"asks, goes on working and answers it in #{element.id}: a question it answered itself")
+
     def _tool_call(self, element: Element) -> Verdict:
         self._acted()
         self._worked = True
@@ -381,11 +395,8 @@ class Classifier:
             self._amend(self._report, category="process", confidence=0.7, rule="process:narration",
                         reason=f"reports a step and goes on working (#{element.id}): the turn's outcome comes later")
         self._report = None
-        if self._asked is not None:  # "配置里有这个开关吗？" and then it checks: no question for the user
-            self._forget([self._asked])
-            self._amend(self._asked, category="process", confidence=0.7, rule="process:narration",
-                        reason=f"asks and goes on working (#{element.id}): a question it answers itself")
-            self._asked = None
+        if self._asked is not None:  # "配置里有这个开关吗？" and then it checks: answered by a later text?
+            self._asked_checking, self._asked = self._asked, None
         self._last_answer = None  # what the agent said before this call narrated a step
         digest = _digest(element.tool_name or "", element.text)
         earlier = self._calls.get(digest)
@@ -440,8 +451,10 @@ class Classifier:
         rules = self.rules
         if role == "assistant":
             self._acted()
+            self._answered_itself(element)
         elif role == "user":
             self._worked = False
+            self._asked_checking = None
         self._report = None
         self._asked = None
         if not text:
@@ -704,8 +717,8 @@ class Classifier:
                 self._ask_again(element)
             question = self._candidate(self._open_questions, element, role, speaker, keys, topic)
             question.answered, question.settles = row.get("answered"), row.get("answer_settles", False)
-            if role == "assistant":
-                self._asked = question
+            if role == "assistant" and not found.asks(self.rules["addressee"]):
+                self._asked = question  # a question not put to the user, which the agent may answer itself
         elif effect == "proposal":
             self._proposal = self._candidate(None, element, role, speaker, keys, topic)
         elif effect == "close_task":
