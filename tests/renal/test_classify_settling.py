@@ -156,3 +156,14 @@ def test_a_question_no_later_text_of_the_turn_answers_stays_open() -> None:
                  ("assistant", "Found the widget config. Does it have a city set?"), _call("c2", "b"),
                  _result("r2", "b"), ("assistant", "The plugin loads without errors now."))
     assert v["m4"].category == "question" and v["m4"].rule != "process:narration", v["m4"]
+
+
+@pytest.mark.parametrize(("decided", "report"), [
+    ("We'll use Caddy rather than nginx for the proxy.",
+     "Done: Caddy now serves the site on port 8443, with its config in /etc/caddy/Caddyfile."),
+    ("决定了，缓存用 Redis。", "已完成：Redis 7.2 已在 6380 端口启动，配置文件在 /opt/redis/redis.conf。"),
+])
+def test_a_report_after_a_decision_that_names_new_specifics_is_an_outcome(decided: str, report: str) -> None:
+    v = verdicts(("user", decided), _call("c1", "a"), _result("r1", "a"), ("assistant", report))
+    assert (v["m4"].category, v["m4"].rule) == ("decision", "intent:outcome"), v["m4"]
+    assert v["m1"].category == "decision", v["m1"]

@@ -103,6 +103,8 @@ class _Turn:
     keys: frozenset[str] = frozenset()
     #: the category of the turn's verdict: what the turn stated (a decision, a preference …)
     stated: str = ""
+    #: the specifics a stated turn names (ids, ports, paths): a report naming others is an outcome of its own
+    specifics: frozenset[str] = frozenset()
 
 
 @slotted(eq=False)
@@ -178,6 +180,7 @@ class Classifier:
         self._answer_shared: int = settings["answer_min_shared"]
         self._superseded_leave = frozenset(settings["superseded_leave"])
         self._stance_categories = frozenset(settings["stance_categories"])
+        self._specifics = re.compile(settings["stance_report_specifics"])
         self._answer_left_open_by: list[str] = settings["answer_left_open_by"]
         self._failed_by = [self.rules[name] for name in settings["outcome_failed_by"]]
         self._failed_unless = [self.rules[name] for name in settings["outcome_failed_unless"]]
@@ -544,6 +547,8 @@ class Classifier:
             turn.proposal = "proposal" in found.found
             turn.keys = self._turn_keys
             turn.stated = stated
+            if stated in self._stance_categories:
+                turn.specifics = frozenset(self._specifics.findall(found.content_text().lower()))
         self._turns.append(turn)
 
     def _social(self, element: Element, found: reading.Reading, role: str, speaker: str, reference: _Turn | None,
@@ -693,7 +698,8 @@ class Classifier:
         if other is not None and other.question:
             facts.add("replies_question")
         answered_turn = next((t for t in reversed(self._turns) if t.speaker != speaker and t.substantive), None)
-        if answered_turn is not None and answered_turn.stated in self._stance_categories:
+        if answered_turn is not None and answered_turn.stated in self._stance_categories and not (
+                frozenset(self._specifics.findall(said.lower())) - answered_turn.specifics):
             facts.add("replies_stance")
         if other is not None and "about_user" in other.signals:
             facts.add("replies_about_user")

@@ -97,6 +97,7 @@ class ClassifySettings(msgspec.Struct, forbid_unknown_fields=True):
     agent_question_answered: str
     superseded_leave: list[str]
     stance_categories: list[str]
+    stance_report_specifics: str
     answer_left_open_by: list[str]
     restate_min_share: float
     outcome_failed_by: list[str]
