@@ -167,3 +167,12 @@ def test_a_report_after_a_decision_that_names_new_specifics_is_an_outcome(decide
     v = verdicts(("user", decided), _call("c1", "a"), _result("r1", "a"), ("assistant", report))
     assert (v["m4"].category, v["m4"].rule) == ("decision", "intent:outcome"), v["m4"]
     assert v["m1"].category == "decision", v["m1"]
+
+
+@pytest.mark.parametrize("explained", [
+    "The mail relay was unreachable from 02:00 to 02:40 during the provider's maintenance, so that night's digest was late.",
+    "因为证书续期未能在到期前完成，浏览器报了警告，所以昨晚访问量下降了。",
+])
+def test_an_explanation_of_what_went_wrong_before_is_no_blocker(explained: str) -> None:
+    v = verdicts(("user", "Why did the traffic drop last night?"), ("assistant", explained))
+    assert v["m2"].rule != "intent:blocked", v["m2"]
