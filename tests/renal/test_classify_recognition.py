@@ -445,6 +445,17 @@ def test_a_standing_goal_or_a_rule_for_when_something_fails_is_a_preference(said
     assert v["m2"].category == "preference", v["m2"]
 
 
+@pytest.mark.parametrize("said", [
+    "Make the quarterly summary as short as possible.",
+    "把这段介绍改得尽量简洁。",
+    "Restart the mail worker. If it fails, retry once and ping me.",
+    "那就发吧，如果发不出去就算了。",
+])
+def test_how_one_task_is_to_be_done_is_no_standing_preference(said: str) -> None:
+    v = verdicts(("assistant", "The model settings are updated."), ("user", said))
+    assert v["m2"].category != "preference", v["m2"]
+
+
 @pytest.mark.parametrize(("stance", "report"), [
     ("From now on put every new reminder in the queue file.",
      "Done, moved the three reminders to the queue file. Should I also clear the old cron entries?"),
