@@ -436,6 +436,7 @@ def test_a_question_whose_turn_ends_on_work_stays_open() -> None:
 
 @pytest.mark.parametrize("said", [
     "How can we keep the hosting as cheap as possible?",
+    "Can we carry on with the builds as cheaply as possible?",
     "以后写周报尽量简洁，不要超过一页。",
     "If the primary model fails, switch to the local one without asking.",
     "如果主库连接失败，你就先切到只读副本。",
