@@ -436,6 +436,7 @@ def test_a_question_whose_turn_ends_on_work_stays_open() -> None:
 
 @pytest.mark.parametrize("said", [
     "How can we keep the hosting as cheap as possible?",
+    "Can we carry on with the builds as cheaply as possible?",
     "以后写周报尽量简洁，不要超过一页。",
     "If the primary model fails, switch to the local one without asking.",
     "如果主库连接失败，你就先切到只读副本。",
@@ -443,6 +444,17 @@ def test_a_question_whose_turn_ends_on_work_stays_open() -> None:
 def test_a_standing_goal_or_a_rule_for_when_something_fails_is_a_preference(said: str) -> None:
     v = verdicts(("assistant", "The model settings are updated."), ("user", said))
     assert v["m2"].category == "preference", v["m2"]
+
+
+@pytest.mark.parametrize("said", [
+    "Make the quarterly summary as short as possible.",
+    "把这段介绍改得尽量简洁。",
+    "Restart the mail worker. If it fails, retry once and ping me.",
+    "那就发吧，如果发不出去就算了。",
+])
+def test_how_one_task_is_to_be_done_is_no_standing_preference(said: str) -> None:
+    v = verdicts(("assistant", "The model settings are updated."), ("user", said))
+    assert v["m2"].category != "preference", v["m2"]
 
 
 @pytest.mark.parametrize(("stance", "report"), [
@@ -517,6 +529,23 @@ def test_a_request_for_information_is_a_question_settled_by_its_answer(said: str
 def test_an_order_that_changes_something_is_no_request_for_information(said: str) -> None:
     v = verdicts(("user", said))
     assert v["m1"].category == "task", v["m1"]
+
+
+@pytest.mark.parametrize("said", [
+    "Look up the train times to Leeds on Saturday and buy two returns",
+    "Show me the disks that are over 90% full, then clean up the temp files on them",
+    "检查一下仓库里有哪些过期的分支，然后全部删除",
+    "帮我列出上个月的发票，并发给财务",
+    "Give me the weather forecast every evening at 7",
+    "Tell me before you delete anything in the shared folder",
+    "以后汇报一下每天的构建结果",
+])
+def test_a_look_up_that_also_asks_for_work_or_stands_is_a_task_kept_open(said: str) -> None:
+    """A look-up that is the first step of work asked for ("…and buy", "然后全部删除") or an order that
+    stands beyond one answer ("every evening", "before you …", 以后) is no question settled by an answer."""
+    v = verdicts(("user", said), ("assistant", "Here it is: three items, the oldest from March; the rest are recent."))
+    assert v["m1"].rule != "intent:inquiry" and v["m1"].category == "task", v["m1"]
+    assert v["m1"].status == "current", v["m1"]
 
 
 @pytest.mark.parametrize("retry", ["try it again please", "retry", "再试一次", "重试吧"])

@@ -53,7 +53,7 @@ def test_a_report_that_hands_the_rest_to_the_user_leaves_the_request_open(handov
     v = verdicts(("user", "Remove the old build caches."), _call("c1", "a"), _result("r1", "a"),
                  ("assistant", handover))
     assert (v["m4"].category, v["m4"].rule) == ("process", "intent:handed_over"), v["m4"]
-    assert v["m1"].category == "task"
+    assert (v["m1"].category, v["m1"].status) == ("task", "current"), v["m1"]
 
 
 def test_a_question_the_agent_goes_on_to_answer_itself_is_no_question_for_the_user() -> None:
@@ -76,6 +76,17 @@ def test_a_report_the_user_says_did_not_work_is_no_outcome(objection: str) -> No
                  ("user", objection))
     assert (v["m4"].category, v["m4"].rule) == ("process", "resolve:failed"), v["m4"]
     assert v["m4"].superseded_by == "m5"
+    assert (v["m1"].category, v["m1"].status) == ("task", "current"), v["m1"]
+
+
+@pytest.mark.parametrize("reply", ["Great, thanks. The trains were awful this morning though, can you find me a later one?",
+                                   "好的。楼下的电梯又坏了，烦死了，帮我查一下明早的公交"])
+def test_a_complaint_about_something_else_leaves_the_report_standing(reply: str) -> None:
+    v = verdicts(("user", "Back up my photos every night."), _call("c1", "a"), _result("r1", "a"),
+                 ("assistant", "Done! Created the photo backup job (id 31): it copies the camera folder every night."),
+                 ("user", reply))
+    assert v["m4"].category == "decision" and v["m4"].rule != "resolve:failed", v["m4"]
+    assert v["m1"].status == "done", v["m1"]
 
 
 def test_a_report_the_user_goes_on_from_stands() -> None:
@@ -85,12 +96,23 @@ def test_a_report_the_user_goes_on_from_stands() -> None:
     assert v["m4"].category == "decision", v["m4"]
 
 
-@pytest.mark.parametrize("check", ["迁移到哪了，进度如何？", "你还在处理吗？", "Any progress on the migration?",
+@pytest.mark.parametrize("check", ["迁移到哪了，进度如何？", "你还在处理吗？", "Any progress on it?",
                                    "Are you still working on it?"])
-def test_asking_how_far_the_work_has_got_is_no_open_question(check: str) -> None:
-    v = verdicts(("user", "请把报表迁移到新的数据库"), ("assistant", "好的，开始迁移。"), ("user", check))
-    assert (v["m3"].category, v["m3"].rule) == ("process", "intent:progress_check"), v["m3"]
+def test_asking_how_far_the_work_has_got_is_settled_by_the_next_report(check: str) -> None:
+    v = verdicts(("user", "请把报表迁移到新的数据库"), ("assistant", "好的，开始迁移。"), ("user", check),
+                 ("assistant", "已经迁移了九张表中的六张，剩下三张还要大约二十分钟。"))
+    assert (v["m3"].category, v["m3"].status) == ("process", "answered"), v["m3"]
     assert v["m1"].category == "task"
+    v = verdicts(("user", "请把报表迁移到新的数据库"), ("assistant", "好的，开始迁移。"), ("user", check))
+    assert (v["m3"].category, v["m3"].rule) == ("question", "intent:progress_check"), v["m3"]
+
+
+@pytest.mark.parametrize("asked", ["What is the status line the proxy sends back on a timeout?",
+                                   "What's the progress of my visa application at the embassy?",
+                                   "我们和房东的续租谈判进度怎么样？"])
+def test_a_question_about_a_status_that_is_not_the_agents_work_is_a_question(asked: str) -> None:
+    v = verdicts(("user", "Tidy up the build folder."), ("assistant", "On it."), ("user", asked))
+    assert v["m3"].rule != "intent:progress_check" and v["m3"].category == "question", v["m3"]
 
 
 PASTED = ("$ make release\n"
@@ -111,3 +133,46 @@ def test_a_one_line_remark_after_a_pasted_terminal_is_the_users() -> None:
     v = verdicts(("assistant", "Please run the release and send me the output."),
                  ("user", PASTED + "\n\n第三步为什么失败？"))
     assert v["m2"].category == "question", v["m2"]
+
+
+def test_the_paragraphs_the_user_writes_after_a_pasted_terminal_are_all_the_users() -> None:
+    said = "The linter only complains on the build box.\nSilence it there, and from now on keep the rule list sorted."
+    assert reading.own_words(PASTED + "\n\n" + said, load_files()) == said
+    v = verdicts(("assistant", "Please run the release and send me the output."), ("user", PASTED + "\n\n" + said))
+    assert v["m2"].category == "preference", v["m2"]
+
+
+@pytest.mark.parametrize("asked", ["Which folder should I put the archive in, /srv/old or /mnt/cold?",
+                                   "要不要把旧的归档也一起删掉？"])
+def test_a_question_put_to_the_user_before_more_work_stays_open(asked: str) -> None:
+    v = verdicts(("user", "Archive last year's logs."), _call("c1", "a"), _result("r1", "a"),
+                 ("assistant", asked), _call("c2", "b"), _result("r2", "b"),
+                 ("assistant", "The logs take 12 GB in all."))
+    assert v["m4"].rule in ("intent:question", "intent:offer"), v["m4"]
+
+
+def test_a_question_no_later_text_of_the_turn_answers_stays_open() -> None:
+    v = verdicts(("user", "Get the weather widget working."), _call("c1", "a"), _result("r1", "a"),
+                 ("assistant", "Found the widget config. Does it have a city set?"), _call("c2", "b"),
+                 _result("r2", "b"), ("assistant", "The plugin loads without errors now."))
+    assert v["m4"].category == "question" and v["m4"].rule != "process:narration", v["m4"]
+
+
+@pytest.mark.parametrize(("decided", "report"), [
+    ("We'll use Caddy rather than nginx for the proxy.",
+     "Done: Caddy now serves the site on port 8443, with its config in /etc/caddy/Caddyfile."),
+    ("决定了，缓存用 Redis。", "已完成：Redis 7.2 已在 6380 端口启动，配置文件在 /opt/redis/redis.conf。"),
+])
+def test_a_report_after_a_decision_that_names_new_specifics_is_an_outcome(decided: str, report: str) -> None:
+    v = verdicts(("user", decided), _call("c1", "a"), _result("r1", "a"), ("assistant", report))
+    assert (v["m4"].category, v["m4"].rule) == ("decision", "intent:outcome"), v["m4"]
+    assert v["m1"].category == "decision", v["m1"]
+
+
+@pytest.mark.parametrize("explained", [
+    "The mail relay was unreachable from 02:00 to 02:40 during the provider's maintenance, so that night's digest was late.",
+    "因为证书续期未能在到期前完成，浏览器报了警告，所以昨晚访问量下降了。",
+])
+def test_an_explanation_of_what_went_wrong_before_is_no_blocker(explained: str) -> None:
+    v = verdicts(("user", "Why did the traffic drop last night?"), ("assistant", explained))
+    assert v["m2"].rule != "intent:blocked", v["m2"]

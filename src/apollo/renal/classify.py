@@ -103,6 +103,8 @@ class _Turn:
     keys: frozenset[str] = frozenset()
     #: the category of the turn's verdict: what the turn stated (a decision, a preference …)
     stated: str = ""
+    #: the specifics a stated turn names (ids, ports, paths): a report naming others is an outcome of its own
+    specifics: frozenset[str] = frozenset()
 
 
 @slotted(eq=False)
@@ -175,10 +177,13 @@ class Classifier:
         self._agent_rows: list[dict[str, Any]] = settings["from_agent"]
         self._agent_question_answered: str = settings["agent_question_answered"]
         self._answer_share: float = settings["answer_min_share"]
+        self._answer_shared: int = settings["answer_min_shared"]
         self._superseded_leave = frozenset(settings["superseded_leave"])
         self._stance_categories = frozenset(settings["stance_categories"])
+        self._specifics = re.compile(settings["stance_report_specifics"])
         self._answer_left_open_by: list[str] = settings["answer_left_open_by"]
-        self._failed_by = frozenset(settings["outcome_failed_by"])
+        self._failed_by = [self.rules[name] for name in settings["outcome_failed_by"]]
+        self._failed_unless = [self.rules[name] for name in settings["outcome_failed_unless"]]
         #: the agent's recent texts, flattened: what a delivery copy repeats
         self._said: deque[str] = deque(maxlen=64)
         self.balance = balance if balance is not None else BalanceTracker(Thresholds.from_config(config))
@@ -190,6 +195,8 @@ class Classifier:
         self._decisions: list[_Candidate] = []
         self._preferences: list[_Candidate] = []
         self._tasks: list[_Candidate] = []
+        #: the latest report of work done and the task it closed: a report the user says failed reopens it
+        self._closed: tuple[str, _Candidate] | None = None
         #: the agent's reports that stand (outcomes, blockers): a later report on the same work replaces them
         self._outcomes: list[_Candidate] = []
         self._proposal: _Candidate | None = None
@@ -199,6 +206,8 @@ class Classifier:
         self._report: _Candidate | None = None
         #: the agent's question in its latest text, until it goes on working (then it asked itself)
         self._asked: _Candidate | None = None
+        #: that question once the agent went on working: its own later text in the turn may answer it
+        self._asked_checking: _Candidate | None = None
         #: the agent called a tool since the user last wrote: it tried the work it reports on
         self._worked = False
         self._texts: OrderedDict[bytes, _Candidate] = OrderedDict()
@@ -370,6 +379,17 @@ class Classifier:
         self._awaiting.append(self._candidate(None, element, "assistant", "assistant"))
         return verdict
 
+    def _answered_itself(self, element: Element) -> None:
+        """The agent asked, went on working, and now says what the question was about ("配置里有这个开关吗？",
+        a check, "没有这个开关，我加上了"): a question it answered itself, no question for the user."""
+        asked = self._asked_checking
+        if asked is None or len(reading.keywords(element.text, self.rules) & asked.keys) < self._answer_shared:
+            return
+        self._asked_checking = None
+        self._forget([asked])
+        self._amend(asked, category="process", confidence=0.7, rule="process:narration",
+                    reason=f"asks, goes on working and answers it in #{element.id}: a question it answered itself")
+
     def _tool_call(self, element: Element) -> Verdict:
         self._acted()
         self._worked = True
@@ -378,11 +398,8 @@ class Classifier:
             self._amend(self._report, category="process", confidence=0.7, rule="process:narration",
                         reason=f"reports a step and goes on working (#{element.id}): the turn's outcome comes later")
         self._report = None
-        if self._asked is not None:  # "配置里有这个开关吗？" and then it checks: no question for the user
-            self._forget([self._asked])
-            self._amend(self._asked, category="process", confidence=0.7, rule="process:narration",
-                        reason=f"asks and goes on working (#{element.id}): a question it answers itself")
-            self._asked = None
+        if self._asked is not None:  # "配置里有这个开关吗？" and then it checks: answered by a later text?
+            self._asked_checking, self._asked = self._asked, None
         self._last_answer = None  # what the agent said before this call narrated a step
         digest = _digest(element.tool_name or "", element.text)
         earlier = self._calls.get(digest)
@@ -437,8 +454,10 @@ class Classifier:
         rules = self.rules
         if role == "assistant":
             self._acted()
+            self._answered_itself(element)
         elif role == "user":
             self._worked = False
+            self._asked_checking = None
         self._report = None
         self._asked = None
         if not text:
@@ -528,6 +547,8 @@ class Classifier:
             turn.proposal = "proposal" in found.found
             turn.keys = self._turn_keys
             turn.stated = stated
+            if stated in self._stance_categories:
+                turn.specifics = frozenset(self._specifics.findall(found.content_text().lower()))
         self._turns.append(turn)
 
     def _social(self, element: Element, found: reading.Reading, role: str, speaker: str, reference: _Turn | None,
@@ -677,7 +698,8 @@ class Classifier:
         if other is not None and other.question:
             facts.add("replies_question")
         answered_turn = next((t for t in reversed(self._turns) if t.speaker != speaker and t.substantive), None)
-        if answered_turn is not None and answered_turn.stated in self._stance_categories:
+        if answered_turn is not None and answered_turn.stated in self._stance_categories and not (
+                frozenset(self._specifics.findall(said.lower())) - answered_turn.specifics):
             facts.add("replies_stance")
         if other is not None and "about_user" in other.signals:
             facts.add("replies_about_user")
@@ -689,7 +711,7 @@ class Classifier:
                        deferral=f'"{deferral.group(0)}"' if deferral is not None else "")
         reason = row["reason"].format_map(words)
         category, effect = row["category"], row.get("effect")
-        if role == "user" and not self._failed_by.isdisjoint(found.found):
+        if role == "user" and found.opens_with(self._failed_by, self._failed_unless):
             self._failed(element, speaker)
         if effect in ("stance", "fact"):
             return self._stance(element, category, row["confidence"], reason, keys, role, speaker, topic, markers,
@@ -701,14 +723,16 @@ class Classifier:
                 self._ask_again(element)
             question = self._candidate(self._open_questions, element, role, speaker, keys, topic)
             question.answered, question.settles = row.get("answered"), row.get("answer_settles", False)
-            if role == "assistant":
-                self._asked = question
+            if role == "assistant" and not found.asks(self.rules["addressee"]):
+                self._asked = question  # a question not put to the user, which the agent may answer itself
         elif effect == "proposal":
             self._proposal = self._candidate(None, element, role, speaker, keys, topic)
         elif effect == "close_task":
             self._close_task(element, keys, other)
         elif effect == "report":
             self._report = self._candidate(None, element, role, speaker, keys, topic)
+        if row.get("keeps_open") and self._closed is not None and self._closed[0] == element.id:
+            self._reopen(self._closed[1], f"#{element.id} hands the rest of it to the user: still open")
         if row.get("restates"):
             self._restate(element, self._fresh[-1] if self._fresh else
                           self._candidate(None, element, role, speaker, keys, topic))
@@ -840,6 +864,7 @@ class Classifier:
                 return  # "记好了" after a preference reports that, not some older task
             task, confidence = self._tasks[-1], 0.6
         self._tasks.remove(task)
+        self._closed = (element.id, task)
         self._amend(task, status="done", action="compress", confidence=confidence, rule="resolve:done",
                     reason=f"no longer active: reported done in #{element.id}")
 
@@ -871,6 +896,16 @@ class Classifier:
         self._forget([latest])
         self._amend(latest, category="process", status="superseded", superseded_by=element.id, action="compress",
                     confidence=0.7, rule="resolve:failed", reason=f"the user says in #{element.id} that it did not work")
+        if self._closed is not None and self._closed[0] == latest.verdict.id:
+            self._reopen(self._closed[1], f"reported done in #{latest.verdict.id}, which the user says in "
+                         f"#{element.id} did not work: still open")
+
+    def _reopen(self, task: _Candidate, reason: str) -> None:
+        """A task a report closed is open again: the report did not finish it."""
+        if task not in self._tasks:
+            self._tasks.append(task)
+        self._closed = None
+        self._amend(task, status="current", action="keep", rule="resolve:reopened", reason=reason)
 
     def _ask_again(self, element: Element) -> None:
         """The agent asks something new: its earlier questions the user left unanswered are dropped

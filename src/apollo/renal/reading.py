@@ -34,13 +34,15 @@ _LATIN_WORD = re.compile(r"[a-z][a-z0-9_+#-]*[a-z0-9+#]|[a-z]")
 _CACHED_CHARS = 400
 _INTENT_SIGNALS = ("request", "preference", "profile", "preference_hint", "decision", "choice", "supersede", "proposal",
                    "task", "inquiry", "retry", "appointment", "completion", "blocked", "refusal", "reasoning", "commitment", "pick", "about_agent", "about_user", "assigns", "continuation",
-                   "progress_check",
+                   "progress_check", "further_action", "standing", "addressee",
                    "unknown", "negativity", "apology")
 # Quotation marks that open and close: a question mark inside a quotation is not the speaker asking.
 _QUOTE_OPEN = "「『“《"
 _QUOTE_CLOSE = "」』”》"
 # Where a sentence ends (outside quotations): Chinese and Latin end marks, a period before a space, a line break.
 _SENTENCE_END = re.compile(r"[。！？!?\n]+|\.(?=\s|$)")
+#: a line that ends a sentence (what a person writes, where a command's output line seldom does)
+_SENTENCE_END_AT_END = re.compile(r"[。！？!?.…]\s*$")
 #: how many sentences open a reply (within its first characters): where it says whether it knows the answer
 _OPENING_SENTENCES = 2
 _OPENING_CHARS = 600
@@ -114,6 +116,14 @@ class Reading:
         said = sum(len(c.body) for c in self.content if not c.question)
         return asked > 0 and asked >= said
 
+    def opens_with(self, signals: list[Signal], unless: list[Signal]) -> bool:
+        """Its first content clause shows one of ``signals`` and no later one any of ``unless``: what
+        the message is mainly about, with nothing new asked after it."""
+        content = self.content
+        if not content or not any(s.search(_match_text(content[0])) is not None for s in signals):
+            return False
+        return not any(s.search(_match_text(c)) is not None for c in content[1:] for s in unless)
+
     def question_text(self) -> str:
         return " ".join(c.body for c in self.content if c.question)
 
@@ -150,11 +160,7 @@ def own_words(text: str, rules: RenalRules) -> str:
     if "\n" not in text and not any(p.match(text) for p in (*rules.pasted, *rules.pasted_blocks)):
         return text
     if rules.pasted_session_runs_on and any(p.match(text.lstrip()) for p in rules.pasted_blocks):
-        # the message is a terminal pasted whole (its output has blank lines in it); a last
-        # paragraph of one line is what the speaker adds about it ("第三步为什么失败？")
-        last = text.rstrip().rsplit("\n\n", 1)
-        remark = last[1].strip() if len(last) > 1 else ""
-        return remark if "\n" not in remark and not any(p.match(remark) for p in rules.pasted) else ""
+        return _after_session(text, rules)
     kept: list[str] = []
     fence = ""
     session = False
@@ -176,6 +182,22 @@ def own_words(text: str, rules: RenalRules) -> str:
 @functools.cache
 def _split_any() -> re.Pattern[str]:
     return re.compile(_SPLIT_PATTERN)
+
+
+def _after_session(text: str, rules: RenalRules) -> str:
+    """A terminal pasted whole (its output has blank lines in it): what the speaker adds about it is
+    the paragraphs at its end that no pasted-line pattern finds, each of whose lines ends a sentence
+    ("This fails on CI.\nFix it."), or a last paragraph of one line ("第三步为什么失败")."""
+    paragraphs = [p.strip() for p in text.rstrip().split("\n\n")][1:]
+    said: list[str] = []
+    for index, paragraph in enumerate(reversed(paragraphs)):
+        lines = paragraph.split("\n")
+        if any(p.match(line) for line in lines for p in (*rules.pasted, *rules.pasted_blocks)):
+            break
+        if not (all(_SENTENCE_END_AT_END.search(line) for line in lines) or (index == 0 and len(lines) == 1)):
+            break
+        said.append(paragraph)
+    return "\n\n".join(reversed(said))
 
 
 def split_clauses(text: str) -> list[Clause]:

@@ -77,6 +77,7 @@ class VerdictRow(msgspec.Struct, forbid_unknown_fields=True):
     copy: bool | UnsetType = UNSET
     chatter: bool | UnsetType = UNSET
     restates: bool | UnsetType = UNSET
+    keeps_open: bool | UnsetType = UNSET
 
 
 class ClassifySettings(msgspec.Struct, forbid_unknown_fields=True):
@@ -96,9 +97,11 @@ class ClassifySettings(msgspec.Struct, forbid_unknown_fields=True):
     agent_question_answered: str
     superseded_leave: list[str]
     stance_categories: list[str]
+    stance_report_specifics: str
     answer_left_open_by: list[str]
     restate_min_share: float
     outcome_failed_by: list[str]
+    outcome_failed_unless: list[str]
     normalize: Normalize
     pasted: Pasted
     keywords: Keywords
