@@ -45,6 +45,31 @@ def test_reports_on_different_work_both_stand() -> None:
     assert v["m4"].category == "decision" and v["m8"].category == "decision"
 
 
+@pytest.mark.parametrize(("first", "second"), [
+    ("Done! Created ~/tools/rotate_logs.py: it rotates the nginx logs of the web server every week.",
+     "Done! Created ~/tools/check_disk.py: it checks the disk of the web server every week and warns you."),
+    ("完成！已创建 ~/tools/rotate_logs.py，每周轮换一次网站服务器的日志。",
+     "完成！已创建 ~/tools/check_disk.py，每周检查一次网站服务器的磁盘并提醒你。"),
+])
+def test_reports_that_name_different_files_are_different_work_though_they_share_topic_words(
+        first: str, second: str) -> None:
+    v = verdicts(("user", "Write a weekly log rotation script for the web server."), _call("c1", "a"),
+                 _result("r1", "a"), ("assistant", first),
+                 ("user", "Now write a weekly disk check script for the web server."), _call("c2", "b"),
+                 _result("r2", "b"), ("assistant", second))
+    assert (v["m4"].category, v["m4"].status) == ("decision", "current"), v["m4"]
+    assert v["m8"].category == "decision", v["m8"]
+
+
+def test_a_report_made_again_that_names_the_same_file_replaces_the_earlier_one() -> None:
+    v = verdicts(("user", "Write a weekly log rotation script for the web server."), _call("c1", "a"),
+                 _result("r1", "a"),
+                 ("assistant", "Done! Created ~/tools/rotate_logs.py: it rotates the web server logs every week."),
+                 ("user", "It skipped the error logs."), _call("c2", "b"), _result("r2", "b"),
+                 ("assistant", "Done! Updated ~/tools/rotate_logs.py: it rotates all the web server logs every week."))
+    assert (v["m4"].category, v["m4"].rule) == ("process", "resolve:restated"), v["m4"]
+
+
 @pytest.mark.parametrize("handover", [
     "I wrote the cache cleanup script. I need you to run it in a terminal with sudo: ./clear-cache.sh",
     "缓存清理脚本已创建。请你运行下面的命令：./clear-cache.sh",
@@ -52,6 +77,14 @@ def test_reports_on_different_work_both_stand() -> None:
 def test_a_report_that_hands_the_rest_to_the_user_leaves_the_request_open(handover: str) -> None:
     v = verdicts(("user", "Remove the old build caches."), _call("c1", "a"), _result("r1", "a"),
                  ("assistant", handover))
+    assert (v["m4"].category, v["m4"].rule) == ("process", "intent:handed_over"), v["m4"]
+    assert (v["m1"].category, v["m1"].status) == ("task", "current"), v["m1"]
+
+
+def test_work_asked_for_and_reported_with_ba_is_a_request_and_a_report_that_hands_the_rest_over() -> None:
+    """把…装到… asks for work; 已经把…复制到… says what was done to what."""
+    v = verdicts(("user", "把监控代理装到数据库服务器上。"), _call("c1", "a"), _result("r1", "a"),
+                 ("assistant", "已经把监控代理复制到 /opt/agent/bin/agent。请运行下面的命令启动它：sudo systemctl start agent"))
     assert (v["m4"].category, v["m4"].rule) == ("process", "intent:handed_over"), v["m4"]
     assert (v["m1"].category, v["m1"].status) == ("task", "current"), v["m1"]
 

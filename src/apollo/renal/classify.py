@@ -123,6 +123,8 @@ class _Candidate:
     settles: bool = False
     #: the agent's text that answered it first in the current turn (the answer before any work that follows)
     answer: str | None = None
+    #: the things a report names (files, paths, ids): reports naming different ones are on different work
+    specifics: frozenset[str] = frozenset()
 
 
 @slotted()
@@ -181,6 +183,7 @@ class Classifier:
         self._superseded_leave = frozenset(settings["superseded_leave"])
         self._stance_categories = frozenset(settings["stance_categories"])
         self._specifics = re.compile(settings["stance_report_specifics"])
+        self._restate_named = re.compile(settings["restate_specifics_named"])
         self._answer_left_open_by: list[str] = settings["answer_left_open_by"]
         self._failed_by = [self.rules[name] for name in settings["outcome_failed_by"]]
         self._failed_unless = [self.rules[name] for name in settings["outcome_failed_unless"]]
@@ -735,7 +738,7 @@ class Classifier:
             self._reopen(self._closed[1], f"#{element.id} hands the rest of it to the user: still open")
         if row.get("restates"):
             self._restate(element, self._fresh[-1] if self._fresh else
-                          self._candidate(None, element, role, speaker, keys, topic))
+                          self._candidate(None, element, role, speaker, keys, topic), self._named_in(said))
         return self._verdict(element, category, row.get("action", "keep"), row["confidence"], reason, row["rule"])
 
     def _facts(self, element: Element, found: reading.Reading, role: str, keys: frozenset[str], *, done: bool,
@@ -868,15 +871,25 @@ class Classifier:
         self._amend(task, status="done", action="compress", confidence=confidence, rule="resolve:done",
                     reason=f"no longer active: reported done in #{element.id}")
 
-    def _restate(self, element: Element, newer: _Candidate) -> None:
+    def _named_in(self, text: str) -> frozenset[str]:
+        """The specifics a text names (``stance_report_specifics``) that name a thing, a file, a path
+        or an id (``restate_specifics_named``), not a count or a time."""
+        named = self._restate_named
+        return frozenset(m.group(0) for m in self._specifics.finditer(text.lower()) if named.search(m.group(0)))
+
+    def _restate(self, element: Element, newer: _Candidate, specifics: frozenset[str]) -> None:
         """The agent reports on work it reported on before ("备份任务已配置" twice, the second time
         after a fix): the later report carries the current state, and an earlier one that stands
-        (a decision) whose topic words it mostly names (``restate_min_share`` of them) is replaced."""
+        (a decision) whose topic words it mostly names (``restate_min_share`` of them) is replaced,
+        unless both name things and the later one names some the earlier does not (backup.sh, then
+        size.sh): two pieces of work that share topic words."""
         settings = self.rules.settings
+        newer.specifics = specifics
         for earlier in list(self._outcomes):
             shared = len(newer.keys & earlier.keys)
             if (earlier.verdict.category == "decision" and shared >= settings["supersede_min_shared"]
-                    and shared >= settings["restate_min_share"] * len(earlier.keys)):
+                    and shared >= settings["restate_min_share"] * len(earlier.keys)
+                    and not (earlier.specifics and specifics - earlier.specifics)):
                 self._forget([earlier])
                 self._amend(earlier, category="process", status="superseded", superseded_by=element.id,
                             action="compress", confidence=0.7, rule="resolve:restated",
