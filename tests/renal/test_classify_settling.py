@@ -195,6 +195,8 @@ def test_a_question_no_later_text_of_the_turn_answers_stays_open() -> None:
     ("We'll use Caddy rather than nginx for the proxy.",
      "Done: Caddy now serves the site on port 8443, with its config in /etc/caddy/Caddyfile."),
     ("决定了，缓存用 Redis。", "已完成：Redis 7.2 已在 6380 端口启动，配置文件在 /opt/redis/redis.conf。"),
+    # numbers alone are specifics too: a port, a job id
+    ("Let's run the nightly export at 2am instead.", "Done: the export job now runs at 2am as job 4172 on port 8443."),
 ])
 def test_a_report_after_a_decision_that_names_new_specifics_is_an_outcome(decided: str, report: str) -> None:
     v = verdicts(("user", decided), _call("c1", "a"), _result("r1", "a"), ("assistant", report))
