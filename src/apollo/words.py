@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterator
 
 #: the Chinese characters: the unified ideographs and extension A
 _CJK_FIRST, _CJK_LAST = "\u3400", "\u9fff"
@@ -20,6 +21,12 @@ def cjk_run() -> re.Pattern[str]:
     one does: compiling a range this wide costs a heartbeat about a millisecond, and a text of
     ASCII characters never needs it."""
     return re.compile(f"[{_CJK_FIRST}-{_CJK_LAST}]+")
+
+
+def cjk_runs(text: str) -> Iterator[re.Match[str]]:
+    """The runs of Chinese characters in ``text``; a text of ASCII characters has none, and is not
+    searched (so the pattern is not compiled for it)."""
+    return iter(()) if text.isascii() else cjk_run().finditer(text)
 
 
 def all_cjk(text: str) -> bool:

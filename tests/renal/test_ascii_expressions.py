@@ -38,3 +38,9 @@ def test_an_ascii_text_has_the_tokens_the_whole_tokeniser_finds(text: str) -> No
                     max_size=6))
 def test_a_text_is_all_chinese_exactly_when_the_run_pattern_matches_it_whole(text: str) -> None:
     assert words.all_cjk(text) == (words.cjk_run().fullmatch(text) is not None)
+
+
+@given(text=st.text(alphabet=st.sampled_from(["a", " ", "\n", "好", "的", "\u3400", "\u33ff", "\u9fff", "\ua000", "。"]),
+                    max_size=12))
+def test_the_chinese_runs_skip_only_texts_that_cannot_hold_one(text: str) -> None:
+    assert [m.span() for m in words.cjk_runs(text)] == [m.span() for m in words.cjk_run().finditer(text)]

@@ -551,7 +551,7 @@ class Classifier:
             turn.keys = self._turn_keys
             turn.stated = stated
             if stated in self._stance_categories:
-                turn.specifics = frozenset(self._specifics.findall(found.content_text().lower()))
+                turn.specifics = self._specifics_in(found.content_text())
         self._turns.append(turn)
 
     def _social(self, element: Element, found: reading.Reading, role: str, speaker: str, reference: _Turn | None,
@@ -702,7 +702,7 @@ class Classifier:
             facts.add("replies_question")
         answered_turn = next((t for t in reversed(self._turns) if t.speaker != speaker and t.substantive), None)
         if answered_turn is not None and answered_turn.stated in self._stance_categories and not (
-                frozenset(self._specifics.findall(said.lower())) - answered_turn.specifics):
+                self._specifics_in(said) - answered_turn.specifics):
             facts.add("replies_stance")
         if other is not None and "about_user" in other.signals:
             facts.add("replies_about_user")
@@ -871,11 +871,14 @@ class Classifier:
         self._amend(task, status="done", action="compress", confidence=confidence, rule="resolve:done",
                     reason=f"no longer active: reported done in #{element.id}")
 
+    def _specifics_in(self, text: str) -> frozenset[str]:
+        """The specifics a text names (``stance_report_specifics``): ids, ports, versions, paths."""
+        return frozenset(match.group(0) for match in self._specifics.finditer(text.lower()))
+
     def _named_in(self, text: str) -> frozenset[str]:
-        """The specifics a text names (``stance_report_specifics``) that name a thing, a file, a path
-        or an id (``restate_specifics_named``), not a count or a time."""
-        named = self._restate_named
-        return frozenset(m.group(0) for m in self._specifics.finditer(text.lower()) if named.search(m.group(0)))
+        """Those of its specifics that name a thing, a file, a path or an id
+        (``restate_specifics_named``), not a count or a time."""
+        return frozenset(s for s in self._specifics_in(text) if self._restate_named.search(s))
 
     def _restate(self, element: Element, newer: _Candidate, specifics: frozenset[str]) -> None:
         """The agent reports on work it reported on before ("备份任务已配置" twice, the second time

@@ -25,7 +25,7 @@ from apollo.renal.condense import Condenser, CondenseRules, load_rules
 from apollo.renal.rules import RULES_FOLDER, LazyPattern
 from apollo.rulefile import overlay, read_toml
 from apollo.transcript.model import Element, Kind, Role
-from apollo.words import cjk_run
+from apollo.words import cjk_runs
 
 #: typing is imported only by type checkers: the heartbeat imports this module on every run
 TYPE_CHECKING = False
@@ -126,10 +126,9 @@ class Anchors:
     def of(self, text: str) -> set[str]:
         """The anchors ``text`` holds, lower-cased (a token longer than a line is kept is no mention)."""
         found = {word.lower() for word in self.specific_tokens(text)}
-        if not text.isascii():
-            n = self.cjk_gram
-            for run in cjk_run().findall(text):
-                found.update(run[i:i + n] for i in range(len(run) - n + 1))
+        n = self.cjk_gram
+        for run in (match.group() for match in cjk_runs(text)):
+            found.update(run[i:i + n] for i in range(len(run) - n + 1))
         return found
 
 
@@ -164,16 +163,15 @@ class LineIndex:
     @classmethod
     def of(cls, text: str, anchors: Anchors) -> LineIndex:
         phrases: dict[str, list[int]] = {}
-        if not text.isascii():
-            n, number, at = anchors.cjk_gram, 0, 0
-            for run in cjk_run().finditer(text):
-                number += text.count("\n", at, run.start())
-                at = run.start()
-                word = run.group()
-                for i in range(len(word) - n + 1):
-                    where = phrases.setdefault(word[i:i + n], [])
-                    if not where or where[-1] != number:
-                        where.append(number)
+        n, number, at = anchors.cjk_gram, 0, 0
+        for run in cjk_runs(text):
+            number += text.count("\n", at, run.start())
+            at = run.start()
+            word = run.group()
+            for i in range(len(word) - n + 1):
+                where = phrases.setdefault(word[i:i + n], [])
+                if not where or where[-1] != number:
+                    where.append(number)
         tokens = frozenset(word.lower() for word in set(anchors.token.findall(text)))
         return cls(text.count("\n") + 1, {}, phrases, tokens, frozenset(phrases))
 

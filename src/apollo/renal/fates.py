@@ -25,7 +25,7 @@ from apollo.renal import concentrate
 from apollo.renal.classify import MUST_KEEP, Change, Verdict
 from apollo.renal.condense import Condenser
 from apollo.transcript.model import Element, Kind, Role
-from apollo.words import cjk_run
+from apollo.words import cjk_runs
 
 #: typing is imported only by type checkers: the heartbeat imports this module on every run
 TYPE_CHECKING = False
@@ -470,8 +470,7 @@ class Script:
             return
         text = element.text[:2000]
         self.latin += len(text.encode("utf-8", "surrogatepass").translate(None, _NOT_LATIN_LETTERS))
-        if not text.isascii():
-            self.cjk += len(text) - len(cjk_run().sub("", text))
+        self.cjk += sum(match.end() - match.start() for match in cjk_runs(text))
 
     @property
     def language(self) -> str:

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 from apollo.records import field, slotted
 from apollo.renal.rules import RenalRules, Signal, normalize_phrase
-from apollo.words import all_cjk, cjk_run, stem
+from apollo.words import all_cjk, cjk_runs, stem
 
 # Clause boundaries: Chinese and Latin punctuation, ellipses, a period that ends a sentence (not
 # "main.py" or "4.5"), line breaks, and a space between two Chinese characters.
@@ -381,7 +381,7 @@ def _read(text: str, role: str, rules: RenalRules, social: bool) -> Reading:
             # with a question mark it still asks to be answered ("报告周一交，对吧？")
             bare = clause.norm in rules["tag_question"].phrases
             closing = (clause is clauses[-1] and (len(clauses) > 1 or not bare)
-                       and not clause.norm.isascii() and cjk_run().search(clause.norm) is not None)
+                       and any(cjk_runs(clause.norm)))
             reading.tag = reading.tag or asks or closing
             clause.question = asks and not bare
         elif asks:
@@ -465,7 +465,7 @@ def _keywords(text: str, rules: RenalRules) -> frozenset[str]:
     for word in _LATIN_WORD.findall(low):
         if len(word) >= minimum and word not in stop_words and word not in markers:
             found.add(stem(word))
-    for run in cjk_run().findall(low) if not low.isascii() else ():
+    for run in (match.group() for match in cjk_runs(low)):
         pairs = [run[i:i + 2] for i in range(len(run) - 1)]
         # characters inside a marker ("改用" in "部署改用") belong to no topic pair
         marked = {j for i, pair in enumerate(pairs) if pair in markers for j in (i, i + 1)}
