@@ -890,9 +890,10 @@ class Classifier:
         newer.specifics = specifics
         for earlier in list(self._outcomes):
             shared = len(newer.keys & earlier.keys)
+            covers = bool(earlier.specifics) and earlier.specifics <= specifics
             if (earlier.verdict.category == "decision" and shared >= settings["supersede_min_shared"]
-                    and shared >= settings["restate_min_share"] * len(earlier.keys)
-                    and not (earlier.specifics and specifics - earlier.specifics)):
+                    and (covers or shared >= settings["restate_min_share"] * len(earlier.keys)
+                    and not (earlier.specifics and specifics - earlier.specifics))):
                 self._forget([earlier])
                 self._amend(earlier, category="process", status="superseded", superseded_by=element.id,
                             action="compress", confidence=0.7, rule="resolve:restated",
@@ -992,9 +993,14 @@ class Classifier:
         """The agent's turn ended: the user's questions it answered are answered by its last text,
         and take the category their row gives them once answered when that text asks nothing back (or
         their row says any answer settles them); a turn that ended on work (a tool call after its
-        last text) left them open."""
+        last text) left them open, except those any answer settles: the reply before the work
+        answered them ("你在执行吗？" — "在，我直接开始写代码", and the code written)."""
         if self._last_answer is None:
-            self._open_questions.extend(self._answering)
+            for candidate in self._answering:
+                if candidate.settles and candidate.answer is not None:
+                    self._resolve_answered(candidate, candidate.answer, candidate.answered or candidate.verdict.category)
+                else:
+                    self._open_questions.append(candidate)
         else:
             answer, asks_back, offered = self._last_answer
             for candidate in self._answering:
