@@ -66,3 +66,30 @@ def test_a_fact_about_the_user_replaces_no_earlier_preference() -> None:
                           "and my wife shares the road trip photo album with our friends"))
     assert v["m2"].category == "preference" and v["m2"].status == "current", v["m2"]
     assert v["m4"].category == "preference", v["m4"]
+
+
+@pytest.mark.parametrize("text", [
+    "如果切换不成功，你自然的就使用备用模型", "如果主库连接失败，就采用只读副本",
+    "If the primary model fails, use the local one", "Whenever the primary is down, fall back to the backup",
+])
+def test_what_to_do_whenever_something_fails_is_a_standing_rule(text: str) -> None:
+    v = verdicts(("assistant", "The switch to the new model failed."), ("user", text))
+    assert v["m2"].category == "preference", v["m2"]
+
+
+@pytest.mark.parametrize("text", ["如果没成功就算了", "If it fails, never mind", "如果下载失败了，原因是什么"])
+def test_a_failure_with_no_rule_for_later_is_no_standing_rule(text: str) -> None:
+    v = verdicts(("assistant", "The switch to the new model failed."), ("user", text))
+    assert v["m2"].category != "preference", v["m2"]
+
+
+@pytest.mark.parametrize("text", ["我可以使用这些模型", "我们能用这台服务器", "我们能使用公司的账号"])
+def test_what_can_be_used_chooses_nothing(text: str) -> None:
+    v = verdicts(("assistant", "Which models do you have access to?"), ("user", text))
+    assert v["m2"].category != "decision", v["m2"]
+
+
+@pytest.mark.parametrize("text", ["就用这些模型吧", "用 PostgreSQL", "那就用公司的账号"])
+def test_a_choice_of_what_to_use_is_a_decision(text: str) -> None:
+    v = verdicts(("assistant", "Which models do you have access to?"), ("user", text))
+    assert v["m2"].category == "decision", v["m2"]

@@ -211,3 +211,99 @@ def test_a_report_after_a_decision_that_names_new_specifics_is_an_outcome(decide
 def test_an_explanation_of_what_went_wrong_before_is_no_blocker(explained: str) -> None:
     v = verdicts(("user", "Why did the traffic drop last night?"), ("assistant", explained))
     assert v["m2"].rule != "intent:blocked", v["m2"]
+
+
+@pytest.mark.parametrize(("first", "again"), [
+    ("Done! Created ~/tools/rotate_logs.py and ~/tools/setup_rotation.py for the web server logs.",
+     "Finished the log rotation system. Files: ~/tools/rotate_logs.py (the rotation itself), "
+     "~/tools/setup_rotation.py (installs the weekly job), ~/tools/README.md (how to run it as administrator). "
+     "Open a terminal as administrator once and the weekly job keeps the logs small from then on."),
+    ("完成！已创建 ~/tools/rotate_logs.py 和 ~/tools/setup_rotation.py，用来轮换网站服务器的日志。",
+     "完成！日志轮换系统已创建完成，文件清单：~/tools/rotate_logs.py（轮换主脚本）、~/tools/setup_rotation.py（安装每周计划任务）、"
+     "~/tools/README.md（以管理员身份运行的说明）。以管理员身份打开终端运行一次即可，此后每周自动清理日志。"),
+])
+def test_a_later_report_that_names_every_thing_an_earlier_one_named_restates_it(first: str, again: str) -> None:
+    v = verdicts(("user", "Write a weekly log rotation script for the web server."), _call("c1", "a"),
+                 _result("r1", "a"), ("assistant", first), ("user", "The batch file does not start."),
+                 _call("c2", "b"), _result("r2", "b"), ("assistant", again))
+    assert (v["m4"].category, v["m4"].status, v["m4"].rule) == ("process", "superseded", "resolve:restated"), v["m4"]
+    assert v["m8"].category == "decision", v["m8"]
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("Done! Created ~/tools/rotate_logs.py and ~/tools/setup_rotation.py for the web server logs.",
+     "Finished the disk watch: ~/tools/setup_rotation.py now also installs ~/tools/check_disk.py, which warns "
+     "you by mail when the web server disk is nearly full."),
+    ("完成！已创建 ~/tools/rotate_logs.py 和 ~/tools/setup_rotation.py，用来轮换网站服务器的日志。",
+     "完成！磁盘监控已创建完成：~/tools/setup_rotation.py 现在也会安装 ~/tools/check_disk.py，网站服务器磁盘快满时发邮件提醒你。"),
+])
+def test_a_later_report_that_names_only_some_of_the_earlier_ones_things_is_other_work(first: str,
+                                                                                     second: str) -> None:
+    v = verdicts(("user", "Write a weekly log rotation script for the web server."), _call("c1", "a"),
+                 _result("r1", "a"), ("assistant", first), ("user", "Also watch the disk."), _call("c2", "b"),
+                 _result("r2", "b"), ("assistant", second))
+    assert (v["m4"].category, v["m4"].status) == ("decision", "current"), v["m4"]
+
+
+@pytest.mark.parametrize(("handover", "done"), [
+    ("The browser service is down. Run this in your terminal: openclaw gateway restart", "Done"),
+    ("浏览器服务暂时无法访问。请你执行下面的命令：openclaw gateway restart", "弄好了"),
+])
+def test_a_blocker_whose_fix_the_user_reports_done_no_longer_holds(handover: str, done: str) -> None:
+    v = verdicts(("user", "Check my channel page."), _call("c1", "a"), _result("r1", "a"), ("assistant", handover),
+                 ("user", done))
+    assert (v["m4"].category, v["m4"].status, v["m4"].rule) == ("process", "superseded", "resolve:done_by_user"), \
+        v["m4"]
+
+
+@pytest.mark.parametrize(("handover", "reply"), [
+    ("The browser service is down. Run this in your terminal: openclaw gateway restart",
+     "It says unknown command"),
+    ("浏览器服务暂时无法访问。请你执行下面的命令：openclaw gateway restart", "还是报错"),
+])
+def test_a_blocker_the_user_did_not_fix_stands(handover: str, reply: str) -> None:
+    v = verdicts(("user", "Check my channel page."), _call("c1", "a"), _result("r1", "a"), ("assistant", handover),
+                 ("user", reply))
+    assert (v["m4"].category, v["m4"].status) == ("decision", "current"), v["m4"]
+
+
+@pytest.mark.parametrize("report", ["The backup job is down: the NAS is unreachable.", "备份任务暂时无法执行：NAS 连不上。"])
+def test_done_after_a_blocker_that_left_nothing_to_the_user_leaves_it_standing(report: str) -> None:
+    v = verdicts(("user", "Back up my photos."), _call("c1", "a"), _result("r1", "a"), ("assistant", report),
+                 ("user", "Done"))
+    assert (v["m4"].category, v["m4"].status) == ("decision", "current"), v["m4"]
+
+
+@pytest.mark.parametrize("check", ["你在执行吗？", "Are you still working on it?"])
+def test_a_progress_check_the_agent_answers_and_then_works_on_is_settled(check: str) -> None:
+    v = verdicts(("user", "请把报表迁移到新的数据库"), ("assistant", "好的，开始迁移。"), ("user", check),
+                 ("assistant", "在的，我直接开始写迁移脚本。"), _call("c1", "a"), _result("r1", "a"),
+                 ("user", "好"))
+    assert (v["m3"].category, v["m3"].status) == ("process", "answered"), v["m3"]
+
+
+@pytest.mark.parametrize("asked", ["What does the weekly report contain?", "周报里都有什么内容？"])
+def test_a_plain_question_the_turn_ends_on_work_after_stays_open(asked: str) -> None:
+    v = verdicts(("user", asked), ("assistant", "Let me look. / 我看一下。"), _call("c1", "a"), _result("r1", "a"),
+                 ("user", "好"))
+    assert v["m1"].category == "question", v["m1"]
+
+
+@pytest.mark.parametrize(("first", "again"), [
+    ("Read agents.md", "read agents.md in your work directory"),
+    ("检查备份脚本", "请检查备份脚本，并修复服务器上的定时任务"),
+])
+def test_a_request_asked_again_in_fuller_words_is_carried_by_the_later_one(first: str, again: str) -> None:
+    v = verdicts(("user", first), ("assistant", "Which file do you mean? / 哪个？"), ("user", again))
+    assert (v["m1"].category, v["m1"].status, v["m1"].rule) == ("process", "superseded", "resolve:asked_in_full"), \
+        v["m1"]
+    assert v["m3"].category == "task", v["m3"]
+
+
+@pytest.mark.parametrize(("first", "then"), [
+    ("Read agents.md", "Now update the backup schedule"),
+    ("检查备份脚本", "再把日志清理一下"),
+])
+def test_a_new_request_after_an_open_one_leaves_both_open(first: str, then: str) -> None:
+    v = verdicts(("user", first), ("assistant", "On it. / 好的。"), ("user", then))
+    assert v["m1"].category == "task" and v["m3"].category == "task", (v["m1"], v["m3"])

@@ -185,6 +185,7 @@ class Classifier:
         self._specifics = re.compile(settings["stance_report_specifics"])
         self._restate_named = re.compile(settings["restate_specifics_named"])
         self._answer_left_open_by: list[str] = settings["answer_left_open_by"]
+        self._left_to_user_by = frozenset(settings["left_to_user_by"])
         self._failed_by = [self.rules[name] for name in settings["outcome_failed_by"]]
         self._failed_unless = [self.rules[name] for name in settings["outcome_failed_unless"]]
         #: the agent's recent texts, flattened: what a delivery copy repeats
@@ -720,6 +721,8 @@ class Classifier:
             return self._stance(element, category, row["confidence"], reason, keys, role, speaker, topic, markers,
                                 rule=row["rule"], replaces=effect == "stance")
         if effect == "task":
+            if role == "user":
+                self._asked_again(element, speaker)
             self._candidate(self._tasks, element, role, speaker, keys, topic)
         elif effect == "question":
             if role == "assistant":
@@ -732,6 +735,8 @@ class Classifier:
             self._proposal = self._candidate(None, element, role, speaker, keys, topic)
         elif effect == "close_task":
             self._close_task(element, keys, other)
+            if role == "user":
+                self._done_by_user(element, other)
         elif effect == "report":
             self._report = self._candidate(None, element, role, speaker, keys, topic)
         if row.get("keeps_open") and self._closed is not None and self._closed[0] == element.id:
@@ -916,6 +921,34 @@ class Classifier:
         if self._closed is not None and self._closed[0] == latest.verdict.id:
             self._reopen(self._closed[1], f"reported done in #{latest.verdict.id}, which the user says in "
                          f"#{element.id} did not work: still open")
+
+    def _asked_again(self, element: Element, speaker: str) -> None:
+        """The user asks again for the work their latest open request asked for, in fuller words
+        ("Read agents.md", then "read agents.md in your work directory": every topic word of the
+        earlier one, at least ``supersede_min_shared`` of them): the later request carries it."""
+        earlier = self._tasks[-1] if self._tasks else None
+        if earlier is None or earlier.speaker != speaker:
+            return
+        asked = next((t.keys for t in reversed(self._turns) if t.pos == earlier.pos), frozenset())
+        if len(asked) < self.rules.settings["supersede_min_shared"] or not asked <= self._turn_keys:
+            return
+        self._tasks.remove(earlier)
+        self._amend(earlier, category="process", status="superseded", superseded_by=element.id, action="keep",
+                    confidence=0.7, rule="resolve:asked_in_full",
+                    reason=f"asked for again in #{element.id}, which names all it asked for")
+
+    def _done_by_user(self, element: Element, other: _Turn | None) -> None:
+        """The user reports done what the agent's report they reply to left with them ("Run this in
+        a terminal: …" — "Done"): the blocker, or the steps it handed over, no longer hold."""
+        if other is None or other.role != "assistant" or not other.signals & self._left_to_user_by:
+            return
+        report = next((c for c in self._outcomes if c.pos == other.pos), None)
+        if report is None or report.verdict.category not in MUST_KEEP:
+            return
+        self._forget([report])
+        self._amend(report, category="process", status="superseded", superseded_by=element.id, action="compress",
+                    confidence=0.7, rule="resolve:done_by_user",
+                    reason=f"what it left to the user is reported done in #{element.id}")
 
     def _reopen(self, task: _Candidate, reason: str) -> None:
         """A task a report closed is open again: the report did not finish it."""
