@@ -282,28 +282,31 @@ def test_a_progress_check_the_agent_answers_and_then_works_on_is_settled(check: 
     assert (v["m3"].category, v["m3"].status) == ("process", "answered"), v["m3"]
 
 
-@pytest.mark.parametrize("asked", ["What does the weekly report contain?", "周报里都有什么内容？"])
-def test_a_plain_question_the_turn_ends_on_work_after_stays_open(asked: str) -> None:
-    v = verdicts(("user", asked), ("assistant", "Let me look. / 我看一下。"), _call("c1", "a"), _result("r1", "a"),
-                 ("user", "好"))
+@pytest.mark.parametrize(("asked", "reply", "next_turn"), [
+    ("What does the weekly report contain?", "Let me look.", "ok"), ("周报里都有什么内容？", "我看一下。", "好")])
+def test_a_plain_question_the_turn_ends_on_work_after_stays_open(asked: str, reply: str, next_turn: str) -> None:
+    v = verdicts(("user", asked), ("assistant", reply), _call("c1", "a"), _result("r1", "a"), ("user", next_turn))
     assert v["m1"].category == "question", v["m1"]
 
 
-@pytest.mark.parametrize(("first", "again"), [
-    ("Read agents.md", "read agents.md in your work directory"),
-    ("检查备份脚本", "请检查备份脚本，并修复服务器上的定时任务"),
+@pytest.mark.parametrize(("first", "reply", "again"), [
+    ("Read agents.md", "Which file do you mean?", "read agents.md in your work directory"),
+    ("检查备份脚本", "哪个脚本？", "请检查备份脚本，并修复服务器上的定时任务"),
 ])
-def test_a_request_asked_again_in_fuller_words_is_carried_by_the_later_one(first: str, again: str) -> None:
-    v = verdicts(("user", first), ("assistant", "Which file do you mean? / 哪个？"), ("user", again))
+def test_a_request_asked_again_in_fuller_words_is_carried_by_the_later_one(first: str, reply: str,
+                                                                         again: str) -> None:
+    v = verdicts(("user", first), ("assistant", reply), ("user", again))
     assert (v["m1"].category, v["m1"].status, v["m1"].rule) == ("process", "superseded", "resolve:asked_in_full"), \
         v["m1"]
     assert v["m3"].category == "task", v["m3"]
 
 
-@pytest.mark.parametrize(("first", "then"), [
-    ("Read agents.md", "Now update the backup schedule"),
-    ("检查备份脚本", "再把日志清理一下"),
+@pytest.mark.parametrize(("first", "reply", "then"), [
+    ("Read agents.md", "On it.", "Now update the backup schedule"),
+    ("Fix the login page of the shop", "On it.", "Also fix the signup page and add tests for the shop"),
+    ("检查备份脚本", "好的。", "再把日志清理一下"),
+    ("修复商城的登录页面", "好的。", "顺便修复商城的注册页面"),
 ])
-def test_a_new_request_after_an_open_one_leaves_both_open(first: str, then: str) -> None:
-    v = verdicts(("user", first), ("assistant", "On it. / 好的。"), ("user", then))
+def test_a_new_request_after_an_open_one_leaves_both_open(first: str, reply: str, then: str) -> None:
+    v = verdicts(("user", first), ("assistant", reply), ("user", then))
     assert v["m1"].category == "task" and v["m3"].category == "task", (v["m1"], v["m3"])
