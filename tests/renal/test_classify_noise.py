@@ -139,3 +139,22 @@ def test_a_final_ne_asks_back_while_other_particles_only_soften(reply: str, nois
     change nothing of what an acknowledgement says ("嗯呢" is a continuer of its own)."""
     v = verdicts(("user", "我们下周要不要把服务器迁到新机房"), ("assistant", "迁过去成本会高一些"), ("user", reply))
     assert (v["m3"].category == "noise") is noise
+
+
+POLL = "Read HEARTBEAT.md if it exists (workspace context). If nothing needs attention, reply HEARTBEAT_OK."
+
+
+@pytest.mark.parametrize("role", ["user", "system"])
+def test_a_heartbeat_poll_from_the_runtime_is_noise(role: str) -> None:
+    v = verdicts(("assistant", "Done, the backup ran."), (role, POLL))
+    assert (v["m2"].category, v["m2"].rule) == ("noise", "agent:heartbeat_poll"), v["m2"]
+
+
+@pytest.mark.parametrize("answer", [
+    f"Yes, the heartbeat fires every 30 minutes. Its prompt in your config:\n\n```json5\nprompt: \"{POLL}\"\n```",
+    f"是的，心跳每 30 分钟触发一次。配置里的提示词是：\n\n```json5\nprompt: \"{POLL}\"\n```",
+])
+def test_the_agent_quoting_the_poll_to_explain_its_heartbeat_polls_nothing(answer: str) -> None:
+    v = verdicts(("user", "Does the heartbeat run at a fixed interval?"), ("assistant", answer))
+    assert v["m2"].category != "noise", v["m2"]
+    assert (v["m1"].category, v["m1"].status) == ("process", "answered"), v["m1"]

@@ -473,7 +473,7 @@ class Classifier:
             return self._verdict(element, "noise", "drop", 0.8, f'"{_quote(text)}": punctuation only, no words',
                                  "content:punctuation")
         for name in ("heartbeat_poll", "heartbeat_ok", "no_reply"):
-            if rules[name].search(text):
+            if rules[name].applies_to(role) and rules[name].search(text):
                 return self._verdict(element, "noise", "drop", rules[name].confidence, rules[name].about,
                                      f"agent:{name}")
         marker = str(element.extra.get("marker", "")) if element.extra else ""
