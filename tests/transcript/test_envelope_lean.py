@@ -1,5 +1,5 @@
 """EnvelopeRules.without_metadata: a kept message's envelope (or an earlier summary quoting one) less
-the metadata blocks the gateway injects, every other line as it was."""
+the metadata blocks the gateway injects and the channel's opaque ids in its stamp, every other line as it was."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from apollo.transcript.openclaw_rules import rules
 
 #: a line a person or a stamp may write (not blank: the blank lines after a block go with it), no block header
 _LINE = st.text(st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=40).filter(
-    lambda s: s[:1].strip() and not any(h.match(s) for h in rules().block_headers)).map(lambda s: s + "\n")
+    lambda s: s[:1].strip() and not any(h.match(s) for h in rules().block_headers)
+    and not any(i.search(s) for i in rules().stamp_ids)).map(lambda s: s + "\n")
 _BLOCK = st.dictionaries(st.sampled_from(["message_id", "sender_id", "name", "timestamp"]),
                          st.text(st.characters(blacklist_categories=("Cs", "Cc")), max_size=12), min_size=1).map(
     lambda data: f"Conversation info (untrusted metadata):\n```json\n{json.dumps(data, indent=2)}\n```\n\n")
@@ -26,4 +27,15 @@ def test_the_metadata_blocks_go_and_every_other_line_stays(parts: list[tuple[boo
 
 def test_a_header_phrase_inside_a_sentence_is_no_block() -> None:
     text = "I typed Sender (untrusted metadata): here\nand more\n"
+    assert rules().without_metadata(text) == text
+
+
+def test_a_stamp_keeps_the_time_the_channel_and_the_name_without_the_channels_opaque_ids() -> None:
+    stamp = ("System: [2026-03-31 17:10:28 GMT+8] Feishu[anuo] DM | Lynch (ou_b83724522290b2449d9ecb7166431801)"
+             " [msg:om_x100b538cb6f72898c4571d5a0e73ad0]\n\n")
+    assert rules().without_metadata(stamp) == "System: [2026-03-31 17:10:28 GMT+8] Feishu[anuo] DM | Lynch\n\n"
+
+
+def test_a_short_word_in_brackets_is_no_channel_id() -> None:
+    text = "System: [2026-03-31 17:10:28 GMT+8] Feishu[anuo] DM | Lynch (ou_42) [draft]\n"
     assert rules().without_metadata(text) == text

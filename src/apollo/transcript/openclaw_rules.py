@@ -45,6 +45,7 @@ class EnvelopeRules:
     scheduled: tuple[re.Pattern[str], ...] = ()
     queued_items: tuple[re.Pattern[str], ...] = ()
     media_descriptions: tuple[re.Pattern[str], ...] = ()
+    stamp_ids: tuple[re.Pattern[str], ...] = ()
 
     def split_envelope(self, text: str) -> tuple[str, str]:
         """(envelope, content): what the gateway wrapped around the user's words (leading stamps,
@@ -103,9 +104,10 @@ class EnvelopeRules:
 
     def without_metadata(self, text: str) -> str:
         """``text`` less the metadata blocks the gateway injects: a header line and a fenced block of
-        JSON that parses (they repeat, for tools, the ids and the time the stamp gives). Anything else
-        that looks like one (a header with plain lines, a fence never closed, JSON cut short) may be
-        someone's words, and stays."""
+        JSON that parses (they repeat, for tools, the ids and the time the stamp gives), and the
+        channel's opaque ids in a stamp (``stamp_ids``: a sender's open id, a message id; the name and
+        the time stay). Anything else that looks like a block (a header with plain lines, a fence
+        never closed, JSON cut short) may be someone's words, and stays."""
         kept: list[str] = []
         position = 0
         while position < len(text):
@@ -118,7 +120,10 @@ class EnvelopeRules:
                     continue
             kept.append(text[position:line_end])
             position = line_end
-        return "".join(kept)
+        lean = "".join(kept)
+        for pattern in self.stamp_ids:
+            lean = pattern.sub("", lean)
+        return lean
 
     def _json_block_end(self, text: str) -> int | None:
         """Where the metadata block that opens ``text`` (its header line) ends, when the header is
@@ -225,4 +230,5 @@ def rules() -> EnvelopeRules:
                  failed_max_chars=int(assistant["failed_max_chars"]),
                  mirror_models=frozenset(assistant["mirror_models"]), scheduled=compile_all(envelope["scheduled"]),
                  queued_items=compile_all(envelope["queued_items"]),
-                 media_descriptions=compile_all(envelope.get("media_descriptions", [])))
+                 media_descriptions=compile_all(envelope.get("media_descriptions", [])),
+                 stamp_ids=compile_all(envelope.get("stamp_ids", [])))
