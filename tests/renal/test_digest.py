@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from apollo.renal import digest
 from apollo.renal.filter import filter_path
+from apollo.transcript.openclaw_rules import rules
 from realclient.support import HEARTBEAT_PROMPT, PiSession
 
 
@@ -339,8 +340,16 @@ def test_an_images_description_is_only_pointed_to_and_the_users_caption_is_quote
     assert "circled twice in red marker" not in summary  # the vision model's words are not quoted on
 
 
+def test_an_images_caption_is_quoted_without_the_channels_stamp_copied_in_front_of_it() -> None:
+    stamp = "[Feishu ou_b83724522290b2449d9ecb7166431801 Mon 2026-04-06 11:05 GMT+8] "
+    said = "Lynch: /Users/lynch/.openclaw/media/inbound/f595.jpg how far did I run?"
+    quoted = digest._said(f"[Image]\nUser text:\n{stamp}{said}\nDescription:\n{_DESCRIPTION}", 60)
+    assert quoted.startswith(f"[Image]\nUser text:\n{said}\nDescription:\nThe photo shows")  # who, the file, the words
+    assert "ou_b837" not in quoted and "2026-04-06" not in quoted
+
+
 _CAPTION = st.text(st.characters(blacklist_categories=("Cs",)), max_size=120).filter(
-    lambda text: "Description:" not in text)
+    lambda text: "Description:" not in text and rules().without_stamps(text) == text)
 
 
 @given(_CAPTION, st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=600),

@@ -39,3 +39,8 @@ def test_a_stamp_keeps_the_time_the_channel_and_the_name_without_the_channels_op
 def test_a_short_word_in_brackets_is_no_channel_id() -> None:
     text = "System: [2026-03-31 17:10:28 GMT+8] Feishu[anuo] DM | Lynch (ou_42) [draft]\n"
     assert rules().without_metadata(text) == text
+
+
+def test_a_stamps_other_notes_stay_without_the_message_id() -> None:
+    stamp = "System: [2026-04-06 11:05:39 GMT+8] Feishu[anuo] DM | Lynch [msg:om_x100b5206, image, 1 attachment(s)]\n"
+    assert rules().without_metadata(stamp) == "System: [2026-04-06 11:05:39 GMT+8] Feishu[anuo] DM | Lynch [image, 1 attachment(s)]\n"

@@ -248,13 +248,14 @@ def _verbatim(text: str, limit: int, lang: str) -> str:
 def _said(text: str, limit: int) -> str:
     """A user's message as the requests section quotes it: the description of an image or a video
     that OpenClaw's media understanding wrote into it (a vision model's words, not the user's) only
-    by its first ``limit`` display columns, as an outdated item is pointed to."""
+    by its first ``limit`` display columns, as an outdated item is pointed to, and the caption before
+    it without the channel's stamp media understanding copied in front of it."""
     from apollo.transcript.openclaw_rules import rules
 
     start = rules().media_description(text)
     if start is None:
         return text
-    return text[:start] + _pointer(text[start:], _columns(text[start:], limit))
+    return rules().without_stamps(text[:start]) + _pointer(text[start:], _columns(text[start:], limit))
 
 
 def requests(fates: list[Any], listed: list[Any]) -> list[Any]:

@@ -158,6 +158,13 @@ class EnvelopeRules:
                 return match.end()
         return None
 
+    def without_stamps(self, text: str) -> str:
+        """``text`` less the gateway's stamps at the start of its lines (``prefixes``): the channel's
+        envelope that media understanding copies in front of a caption, after "User text:"."""
+        for prefix in self.prefixes:
+            text = prefix.sub("", text)
+        return text
+
     def notice_in(self, envelope: str) -> bool:
         """The envelope holds a gateway notice (a job's or a command's report)."""
         return any(notice.search(envelope) for notice in self.notice_lines)
