@@ -32,6 +32,21 @@ def _tail(session: PiSession) -> None:
         session.say("On it.")
 
 
+def test_a_quote_cut_short_is_whole_in_the_source_session_under_the_id_the_digest_gives(tmp_path: Path) -> None:
+    session = PiSession()
+    long_request = "Please set up the nightly export of the billing tables to /srv/export. " * 40
+    request = session.user(long_request)
+    session.say("Done: the export runs at 02:00.")
+    _tail(session)
+    summary, _ = _digest(session, tmp_path)
+    head = summary.splitlines()[0]
+    assert "source session keeps the whole message under that id" in head  # the header says where a cut quote is whole
+    line = next(line for line in summary.splitlines() if line.startswith(f"- [{request}]"))
+    assert " … " in line  # cut
+    source = [json.loads(text) for text in (tmp_path / "s.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert any(e.get("id") == request and long_request in json.dumps(e) for e in source)
+
+
 def test_a_request_comes_with_its_outcome_and_its_id(tmp_path: Path) -> None:
     session = PiSession()
     request = session.user("From now on, always send me the daily summary at 08:00 by email.")

@@ -56,19 +56,19 @@ LEVELS = (Level(), Level(outdated=False), Level(outdated=False, tools_and_files=
 VERBATIM_LEVELS = tuple(level for level in LEVELS if not level.shortens_must_keep)
 
 TITLES = {
-    "zh": {"head": "[apollo renal 摘要] 以下是此前对话的要点（原文保留决策、偏好、任务、未解决问题与用户的请求，附编号）。",
+    "zh": {"head": "[apollo renal 摘要] 此前对话的要点，按条目编号原文引用；截断处（…）的全文按编号保留在原会话中。",
            "earlier": "更早的摘要", "decision": "决策", "preference": "偏好", "task": "进行中任务",
            "question": "未解决问题", "requests": "用户的其他请求（原话）", "facts": "过程要点", "tools": "使用过的工具", "files": "涉及的文件",
-           "superseded": "已过时：被取代、已回答或已完成（仅列开头，按编号可调回原文）",
+           "superseded": "已过时：被取代、已回答或已完成（仅列开头，全文按编号保留在原会话中）",
            "below": "其中 {n} 条要紧的消息（请求、决策及其答复）保留在摘要之后，原样未改。",
            "omitted": "另有 {n} 条寒暄、确认、心跳与中间过程未列出。"},
-    "en": {"head": "[apollo renal digest] What the conversation so far established (decisions, preferences, "
-                   "tasks, open questions and the user's requests verbatim, by id).",
+    "en": {"head": "[apollo renal digest] What the conversation so far established, quoted verbatim by entry id; "
+                   "where a quote is cut (…), the source session keeps the whole message under that id.",
            "earlier": "Earlier summary",
            "decision": "Decisions", "preference": "Preferences", "task": "Active tasks", "question": "Open questions",
            "requests": "The user's other requests (verbatim)",
            "facts": "Facts from the process", "tools": "Tools used", "files": "Files touched",
-           "superseded": "Outdated: superseded, answered or done (the start only; recall by id gives the full text)",
+           "superseded": "Outdated: superseded, answered or done (the start only; the source session has the full text)",
            "below": "{n} messages that matter (requests, decisions and what answered them) stay after this "
                     "digest, as they were said.",
            "omitted": "{n} more pleasantries, confirmations, heartbeats and process steps are not listed."},
@@ -100,7 +100,7 @@ def _columns(text: str, limit: int) -> int:
 def _outcome(text: str, limit: int) -> str:
     """What answered an item, on one line, no longer than ``limit`` (plus the cut mark): whole, or
     its opening and its closing sentences (where a reply says whether it was done or what the
-    answer is, and where it concludes; recall by id gives the rest), each end cut at a sentence's
+    answer is, and where it concludes; the source session keeps the rest under its id), each end cut at a sentence's
     boundary when one is near enough, else where ``_quote`` would cut."""
     from apollo.renal.reading import sentences
 
@@ -234,7 +234,7 @@ def earlier_summary(text: str) -> str:
 
 
 def _pointer(text: str, limit: int) -> str:
-    """The start of ``text`` on one line: enough to tell what it was; recall expands it by its id."""
+    """The start of ``text`` on one line: enough to tell what it was; the source session keeps it whole under its id."""
     text = " ".join(text.split())
     return text if len(text) <= limit else text[:max(limit, 1)].rstrip() + " …"
 
@@ -362,7 +362,7 @@ def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | 
 
     Verbatim: the must-keep items and the user's other requests (short, and what a summary most
     often loses), each with its id and what answered it. Pointers (an id and the start of the text,
-    which recall expands): what the classifier found superseded, answered or done. The entries
+    the source session keeps whole): what the classifier found superseded, answered or done. The entries
     in ``as_messages`` (record ids) stay as messages after the digest and are not repeated in it."""
     titles = TITLES["zh" if lang == "zh" else "en"]
     limit = max(int(item_chars * level.item_share), 40)
