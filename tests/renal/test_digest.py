@@ -5,7 +5,6 @@ real pi session files and read back from the compaction entry the filter appends
 from __future__ import annotations
 
 import json
-import re
 import tempfile
 from pathlib import Path
 
@@ -82,7 +81,7 @@ def test_no_greetings_status_blobs_or_non_files(tmp_path: Path) -> None:
     _tail(session)
     summary, _ = _digest(session, tmp_path)
     assert "Never deploy on Fridays" in summary
-    assert "/dev/null" not in summary and "/srv/app/config.yaml" in summary
+    assert "/dev/null" not in summary and "/srv/{app/config.yaml, backup/config.yaml}" in summary
     assert '{"status":"ok"' not in summary
     assert "- hi" not in summary and "How can I help" not in summary
 
@@ -290,15 +289,40 @@ _PATHS = st.lists(st.from_regex(r"(~|/srv|\.)?(/[a-z0-9_.-]{1,6}){1,4}|[a-z]{1,6
                   min_size=1, max_size=12).map(lambda paths: list(dict.fromkeys(paths)))
 
 
+def _expanded(listed: str) -> list[str]:
+    """The paths a tree of folders names ("a/{b/{c, d}, e}" → a/b/c, a/b/d, a/e)."""
+    entries, depth, start = [], 0, 0
+    for position, char in enumerate(listed + ","):
+        depth += (char == "{") - (char == "}")
+        if char == "," and depth == 0:
+            entries.append(listed[start:position].strip())
+            start = position + 1
+    found = []
+    for entry in entries:
+        folder, brace, inside = entry.partition("/{")
+        found += [f"{folder}/{path}" for path in _expanded(inside[:-1])] if brace else [entry]
+    return found
+
+
 @given(_PATHS)
 def test_files_grouped_by_folder_name_the_same_paths(paths: list) -> None:
     listed = digest._by_folder(paths)
-    found = []
-    for part in re.findall(r"[^,{ ]+\{[^}]*\}|[^, ]+", listed):
-        folder, _, names = part.partition("/{")
-        found += [f"{folder}/{name}" for name in names.rstrip("}").split(", ")] if names else [part]
-    assert sorted(found) == sorted(paths)
+    files = [p for p in paths if not any(q.startswith(p + "/") for q in paths)]  # a folder is named by its files
+    assert sorted(_expanded(listed)) == sorted(files)
     assert len(listed) <= len(", ".join(paths))
+
+
+def test_files_are_listed_as_a_tree_each_folder_written_once() -> None:
+    listed = digest._by_folder(["~/app/src/a.py", "~/app/src/b.py", "~/app/README.md", "/tmp/x", "/tmp/x/y.md", "/srv/z.sh"])
+    assert listed == "~/app/{src/{a.py, b.py}, README.md}, /tmp/x/y.md, /srv/z.sh"
+
+
+def test_no_file_is_read_in_what_a_call_writes_nor_in_a_urls_host() -> None:
+    written = frozenset({"content"})
+    call = json.dumps({"path": "/srv/app/calc.py", "content": "#!/usr/bin/env python3\nsee memory/week-YYYY-WXX.md"})
+    assert digest._PATH.findall(digest._named_by(call, written)) == ["/srv/app/calc.py"]
+    assert digest._PATH.findall('{"url": "https://skills.sh/bandrw/crossfit"}') == []
+    assert digest._named_by("cat /srv/a.txt", written) == "cat /srv/a.txt"  # no JSON: searched whole
 
 
 def test_files_in_one_folder_are_listed_under_it(tmp_path: Path) -> None:

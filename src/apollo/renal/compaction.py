@@ -153,7 +153,7 @@ def plan_compaction(fates: list[Fate], rules: concentrate.FilterRules, lang: str
             plan.tail_tokens -= plan.tail_dropped
         plan.summary = digest.build(before, lang, rules["digest_item_chars"], earlier=earlier, level=level,
                                     outdated_chars=rules["digest_outdated_chars"], reply_chars=rules["digest_reply_chars"],
-                                    as_messages=plan.messages)
+                                    as_messages=plan.messages, written=frozenset(rules["digest_change_arguments"]))
         plan.summary_tokens = count(prefix + plan.summary + suffix)
         quoted = digest.quoted_items(before, level)
         if level.shortens_must_keep:

@@ -25,8 +25,10 @@ import orjson
 from apollo.redact import redact
 from apollo.transcript.model import Kind, Role
 
-#: a path or a file name in a tool call (not inside a URL: "https://host/a/b" names no file here)
-_PATH = re.compile(r"(?<![\w:/.-])(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]+)+|\b[\w-]+\.(?:py|js|ts|json|jsonl|toml|ya?ml|md|sh|sql)\b")
+#: a path or a file name in a tool call (not inside a URL: "https://host/a/b" names no file here, nor
+#: does "https://skills.sh/…" name a script)
+_PATH = re.compile(r"(?<![\w:/.-])(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]+)+"
+                   r"|(?<!://)\b[\w-]+\.(?:py|js|ts|json|jsonl|toml|ya?ml|md|sh|sql)\b")
 #: device and kernel files are no file anyone worked on
 _NOT_FILES = ("/dev/", "/proc/", "/sys/")
 
@@ -125,15 +127,27 @@ def _outcome(text: str, limit: int) -> str:
 
 
 def _by_folder(paths: list[str]) -> str:
-    """The paths, those in one folder written once under it ("~/app/{a.py, b.py}"): the same
-    paths, without repeating a long folder for each file."""
-    folders: dict[tuple[str, bool], list[str]] = {}  # (folder, True) groups its files; (path, False) stands alone
+    """The paths as a tree, each folder written once ("~/app/{src/{a.py, b.py}, README.md}"): the
+    same files, without repeating a long folder for each. A folder listed beside its own files is
+    named by them; a root ("/", "~", ".") is no folder to group under."""
+    tree: dict[str, dict] = {}
     for path in paths:
-        folder, _, name = path.rpartition("/")
-        key = (folder, True) if folder and name else (path, False)
-        folders.setdefault(key, []).append(name)
-    return ", ".join(folder if not grouped else f"{folder}/{names[0]}" if len(names) == 1
-                     else f"{folder}/{{{', '.join(names)}}}" for (folder, grouped), names in folders.items())
+        parts = path.split("/")
+        if len(parts) > 1 and parts[0] in ("", "~", ".", ".."):
+            parts = [f"{parts[0]}/{parts[1]}", *parts[2:]]
+        node = tree
+        for part in parts:
+            node = node.setdefault(part, {})
+
+    def written(name: str, node: dict) -> str:
+        while len(node) == 1:  # a folder with one entry: one path on
+            (child, node), = node.items()
+            name = f"{name}/{child}"
+        if not node:
+            return name
+        return f"{name}/{{{', '.join(written(child, below) for child, below in node.items())}}}"
+
+    return ", ".join(written(name, node) for name, node in tree.items())
 
 
 def _is_blob(text: str) -> bool:
@@ -339,31 +353,46 @@ def _decided_on(fate: Any, reply: Any, item_chars: int) -> bool:
         and reply.category in _STANDING and reply.element.role is not fate.element.role
 
 
-def _tools_and_files(fates: list[Any], titles: dict[str, str], said: str) -> list[str]:
+def _tools_and_files(fates: list[Any], titles: dict[str, str], said: str, written: frozenset[str]) -> list[str]:
     """The sections naming the tools used and the files touched: paths in tool calls, none that
     ``said`` (the digest above) already gives, as an attachment's path in a request or an earlier
-    summary's file list do."""
+    summary's file list do, and none inside the text a call writes (:func:`_named_by`)."""
     sections = []
     tools = Counter(f.element.tool_name for f in fates if f.element.kind is Kind.TOOL_CALL and f.element.tool_name)
     if tools:
         sections.append(f"## {titles['tools']}\n" + ", ".join(f"{name} ×{n}" for name, n in tools.most_common()))
     files = list(dict.fromkeys(m for f in fates if f.element.kind is Kind.TOOL_CALL
-                               for m in _PATH.findall(f.element.text) if not m.startswith(_NOT_FILES) and m not in said))
+                               for m in _PATH.findall(_named_by(f.element.text, written))
+                               if not m.startswith(_NOT_FILES) and m not in said))
     if files:
         sections.append(f"## {titles['files']}\n" + _by_folder(files[:40]))
     return sections
 
 
+def _named_by(arguments: str, written: frozenset[str]) -> str:
+    """A tool call's arguments less the text it writes (the values of ``written``: a file's content,
+    an edit's new text): a path in a script's shebang or a template's placeholder name no file the
+    call touched. Arguments that are no JSON object are searched whole."""
+    try:
+        data = orjson.loads(arguments)
+    except orjson.JSONDecodeError:
+        return arguments
+    if not isinstance(data, dict):
+        return arguments
+    return orjson.dumps({key: value for key, value in data.items() if key not in written}).decode()
+
+
 def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | tuple[str, ...] = (),
           level: Level = LEVELS[0], outdated_chars: int | None = None, reply_chars: int | None = None,
-          as_messages: frozenset[str] = frozenset()) -> str:
+          as_messages: frozenset[str] = frozenset(), written: frozenset[str] = frozenset()) -> str:
     """The digest of ``fates`` (everything before the tail) after the ``earlier`` summaries: the one
     place its text is made.
 
     Verbatim: the must-keep items and the user's other requests (short, and what a summary most
     often loses), each with its id and what answered it. Pointers (an id and the start of the text,
     the source session keeps whole): what the classifier found superseded, answered or done. The entries
-    in ``as_messages`` (record ids) stay as messages after the digest and are not repeated in it."""
+    in ``as_messages`` (record ids) stay as messages after the digest and are not repeated in it;
+    ``written`` names the tool-call arguments that hold text a call writes (no file is named there)."""
     titles = TITLES["zh" if lang == "zh" else "en"]
     limit = max(int(item_chars * level.item_share), 40)
     answers = replies(fates)
@@ -410,7 +439,7 @@ def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | 
         sections.append(f"## {titles['facts']}\n" + "\n".join(
             f"- {_quote(f.element.text, limit)}" for f in facts))
     if level.tools_and_files:
-        sections += _tools_and_files(fates, titles, "\n".join(sections))
+        sections += _tools_and_files(fates, titles, "\n".join(sections), written)
     answering = {answers[i].element.id for i in quoted if i in answers}
     stale = [f for f in fates if f.outdated and f.element.kind is Kind.TEXT and _worth_quoting(f)
              and f.element.id not in polled
