@@ -86,6 +86,21 @@ def test_no_greetings_status_blobs_or_non_files(tmp_path: Path) -> None:
     assert "- hi" not in summary and "How can I help" not in summary
 
 
+def test_what_the_filter_dropped_as_noise_is_not_pointed_to_as_outdated(tmp_path: Path) -> None:
+    session = PiSession()
+    session.user("hi")
+    greeting = session.say("[[reply_to_current]] Hi there! I'm here and ready to help. What's on your mind today?")
+    session.user("I need to set up my telegram bot for the daily reports.")
+    session.say("Telegram set up: the bot token is stored and the daily reports go to your chat at 08:00.")
+    _tail(session)
+    summary, report = _digest(session, tmp_path)
+    path = tmp_path / "s.jsonl"
+    fates = {f.element.id: f for f in filter_path(path, "openclaw", mode="compact", dry_run=True).fates}
+    assert fates[greeting].action == "drop" and fates[greeting].outdated  # small talk, answered
+    assert greeting not in summary and "ready to help" not in summary
+    assert "I need to set up my telegram bot" in summary
+
+
 def test_a_long_preamble_does_not_push_the_request_out_of_the_quote(tmp_path: Path) -> None:
     session = PiSession()
     preamble = "<relevant-memories>\n" + "\n".join(

@@ -441,8 +441,8 @@ def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | 
     if level.tools_and_files:
         sections += _tools_and_files(fates, titles, "\n".join(sections), written)
     answering = {answers[i].element.id for i in quoted if i in answers}
-    stale = [f for f in fates if f.outdated and f.element.kind is Kind.TEXT and _worth_quoting(f)
-             and f.element.id not in polled
+    stale = [f for f in fates if f.outdated and f.element.kind is Kind.TEXT and f.action != "drop"
+             and _worth_quoting(f) and f.element.id not in polled
              and f.element.id not in quoted and f.element.id not in answering]
     if stale and level.outdated:
         listed += len(stale)
