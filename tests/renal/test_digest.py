@@ -101,6 +101,20 @@ def test_what_the_filter_dropped_as_noise_is_not_pointed_to_as_outdated(tmp_path
     assert "I need to set up my telegram bot" in summary
 
 
+def test_a_request_is_answered_by_what_the_agent_said_not_by_a_delivery_copy_dropped_as_noise(tmp_path: Path) -> None:
+    session = PiSession()
+    request = session.user("Where do I get a free key for the Kimi model?")
+    answer = session.say("Try this direct link: https://build.example.com/kimi-k2 — sign in, the key is under API keys.")
+    mirror = session.say("Try this direct link: https://build.example.com/kimi-k2 — sign in, the key is under API keys.")
+    session.entries[-1]["message"].update(provider="openclaw", model="delivery-mirror")
+    _tail(session)
+    summary, _ = _digest(session, tmp_path)
+    fates = {f.element.id: f for f in filter_path(tmp_path / "s.jsonl", "openclaw", mode="compact", dry_run=True).fates}
+    assert fates[mirror].action == "drop"  # the channel's copy of the answer: noise
+    line = next(line for line in summary.splitlines() if line.startswith(f"- [{request}]"))
+    assert f"→ [{answer}] Try this direct link: https://build.example.com/kimi-k2" in line and mirror not in summary
+
+
 def test_a_long_preamble_does_not_push_the_request_out_of_the_quote(tmp_path: Path) -> None:
     session = PiSession()
     preamble = "<relevant-memories>\n" + "\n".join(

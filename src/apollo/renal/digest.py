@@ -165,7 +165,9 @@ def _is_blob(text: str) -> bool:
 def replies(fates: list[Any]) -> dict[str, Any]:
     """What answered each message: the other side's last text before the first side speaks again
     (a request's outcome, a question's answer), by element id. A heartbeat poll is the user's side
-    speaking: what follows it answers the poll, not a message before it."""
+    speaking: what follows it answers the poll, not a message before it. A text of the agent's the
+    filter dropped as noise (a delivery copy, a failed turn's fragment) answers nothing: the model
+    no longer sees it (a user's dropped ping still ends the agent's turn)."""
     found: dict[str, Any] = {}
     asking: list[Any] = []
     run: list[Any] = []
@@ -174,7 +176,8 @@ def replies(fates: list[Any]) -> dict[str, Any]:
         if element.kind is Kind.HEARTBEAT_POLL:
             asking, run = [], []
             continue
-        if element.kind is not Kind.TEXT or not element.text.strip() or _is_blob(element.text):
+        if element.kind is not Kind.TEXT or not element.text.strip() or _is_blob(element.text) \
+                or (fate.action == "drop" and element.role is Role.ASSISTANT):
             continue
         if run and element.role is run[-1].element.role:
             run.append(fate)
@@ -413,7 +416,7 @@ def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | 
     def line(fate: Any, width: int, said: str | None = None) -> str:
         text = f"- [{fate.element.id}] {_verbatim(fate.element.text if said is None else said, width, lang)}"
         reply = answers.get(fate.element.id) if fate.element.role is Role.USER or fate.category == "question" else None
-        if reply is None or level.shortens_must_keep or not _worth_quoting(reply, reply=True):
+        if reply is None or level.shortens_must_keep or reply.action == "drop" or not _worth_quoting(reply, reply=True):
             return text
         if reply.element.id in quoted:
             return text + f" → [{reply.element.id}]"
