@@ -314,6 +314,13 @@ def test_an_outcome_is_the_text_or_its_own_start_and_end_within_the_limit(text: 
     assert len(head) + len(tail) <= limit and head and tail
 
 
+def test_an_outcome_in_chinese_is_cut_at_as_much_said_as_one_in_english() -> None:
+    chinese, english = "已经把备份任务改到每天凌晨两点运行" * 40, "the backup job now runs every day at 02:00 " * 40
+    limit = 300
+    assert len(digest._outcome(english, limit)) <= limit + 3
+    assert len(digest._outcome(chinese, limit)) <= limit // digest.WIDE_CHAR_LETTERS + 3  # a character says about three letters' worth
+
+
 _PATHS = st.lists(st.from_regex(r"(~|/srv|\.)?(/[a-z0-9_.-]{1,6}){1,4}|[a-z]{1,6}\.(py|md)", fullmatch=True),
                   min_size=1, max_size=12).map(lambda paths: list(dict.fromkeys(paths)))
 

@@ -91,23 +91,28 @@ def _quote(text: str, limit: int) -> str:
     return text[:head] + " … " + text[len(text) - max(limit - head - 3, 1):]
 
 
-def _columns(text: str, limit: int) -> int:
-    """``limit`` display columns in characters of ``text``: a wide (CJK) character takes two columns
-    and says about as much as two Latin letters or more, so a limit means as much in either script."""
+#: how many Latin letters a wide (CJK) character says about as much as: a translation into English
+#: runs to three or more letters for each Chinese character (this module's own headings: 3.6)
+WIDE_CHAR_LETTERS = 3
+
+
+def _chars_for(text: str, limit: int) -> int:
+    """``limit`` letters' worth in characters of ``text``: a wide (CJK) character counts as
+    ``WIDE_CHAR_LETTERS`` (it says about as much), so a limit means as much in either script."""
     sample = text[:4 * limit]
     wide = sum(1 for char in sample if unicodedata.east_asian_width(char) in "WF")
-    return max(limit * len(sample) // (len(sample) + wide), 1) if sample else limit
+    return max(limit * len(sample) // (len(sample) + (WIDE_CHAR_LETTERS - 1) * wide), 1) if sample else limit
 
 
 def _outcome(text: str, limit: int) -> str:
-    """What answered an item, on one line, no longer than ``limit`` (plus the cut mark): whole, or
+    """What answered an item, on one line, no longer than ``limit`` letters' worth (plus the cut mark): whole, or
     its opening and its closing sentences (where a reply says whether it was done or what the
     answer is, and where it concludes; the source session keeps the rest under its id), each end cut at a sentence's
     boundary when one is near enough, else where ``_quote`` would cut."""
     from apollo.renal.reading import sentences
 
     flat = " ".join(text.split())
-    limit = _columns(flat, limit)
+    limit = _chars_for(flat, limit)
     if len(flat) <= limit:
         return flat
     budget = max(limit // 4, 1)
@@ -265,14 +270,14 @@ def _verbatim(text: str, limit: int, lang: str) -> str:
 def _said(text: str, limit: int) -> str:
     """A user's message as the requests section quotes it: the description of an image or a video
     that OpenClaw's media understanding wrote into it (a vision model's words, not the user's) only
-    by its first ``limit`` display columns, as an outdated item is pointed to, and the caption before
+    by its first ``limit`` letters' worth, as an outdated item is pointed to, and the caption before
     it without the channel's stamp media understanding copied in front of it."""
     from apollo.transcript.openclaw_rules import rules
 
     start = rules().media_description(text)
     if start is None:
         return text
-    return rules().without_stamps(text[:start]) + _pointer(text[start:], _columns(text[start:], limit))
+    return rules().without_stamps(text[:start]) + _pointer(text[start:], _chars_for(text[start:], limit))
 
 
 def requests(fates: list[Any], listed: list[Any]) -> list[Any]:
@@ -451,7 +456,7 @@ def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | 
         listed += len(stale)
         width = min(limit, outdated_chars or limit)
         sections.append(f"## {titles['superseded']}\n" + "\n".join(
-            f"- [{f.element.id}] {_pointer(f.element.text, _columns(f.element.text, width))}" for f in stale))
+            f"- [{f.element.id}] {_pointer(f.element.text, _chars_for(f.element.text, width))}" for f in stale))
     omitted = sum(1 for f in fates if f.element.kind in (Kind.TEXT, Kind.HEARTBEAT_POLL, Kind.HEARTBEAT_REPLY)) \
         - listed - len(below)
     if omitted > 0:
