@@ -215,6 +215,18 @@ def _compact_copy(session: PiSession, tmp_path: Path) -> filter_mod.FilterResult
     return filter_path(source, mode="compact", output=tmp_path / "c.jsonl", workspace=tmp_path)
 
 
+def test_an_exchange_that_says_more_than_an_item_quote_stays_in_the_digest_in_either_script(tmp_path: Path) -> None:
+    session = PiSession()
+    rule = "以后每天早上八点把日报发到我的邮箱，不要再发到群里。"
+    kept = session.user(_ENVELOPE + rule)
+    # 480 characters: fewer than digest_item_chars, but about three times as many letters' worth
+    answer = session.say("好的，已记下：以后每天早上八点把日报发到你的邮箱，不再发到群里。" + "日报包括昨天的提交、构建结果和待办事项。" * 20)
+    result = _compact_copy(session, tmp_path)
+    compaction = [json.loads(line) for line in result.output_path.read_text(encoding="utf-8").splitlines()][-1]
+    assert compaction["firstKeptEntryId"] != kept  # not kept as a message: the answer says too much
+    assert f"- [{kept}] “{rule}” → [{answer}] 好的，已记下" in compaction["summary"]  # quoted, with its outcome
+
+
 @pytest.mark.realclient
 def test_a_must_keep_message_with_a_channel_envelope_stays_a_message_in_the_copy(tmp_path: Path, pi_validate,
                                                                                   pi_replay) -> None:

@@ -338,12 +338,15 @@ def _exchanges(fates: list[Any]) -> list[list[Any]]:
 
 
 def _fits(line: list[Any], item_chars: int) -> bool:
-    """Every turn of an exchange no longer than ``item_chars``, but the answer to an open task up to
-    twice that: the task's state (done, half done, blocked and why) is in it, where the quote of
-    an outcome (its opening and closing sentences) may miss it."""
+    """Every turn of an exchange no longer than ``item_chars`` letters' worth (a CJK character
+    counts as ``WIDE_CHAR_LETTERS``, as in an outcome's limit: the exchange stays whole when it says
+    no more than that in either script), but the answer to an open task up to twice that: the
+    task's state (done, half done, blocked and why) is in it, where the quote of an outcome (its
+    opening and closing sentences) may miss it."""
     first, *rest = line
     limit = 2 * item_chars if first.must_keep and first.category == "task" else item_chars
-    return len(first.element.text) <= item_chars and all(len(f.element.text) <= limit for f in rest)
+    return len(first.element.text) <= _chars_for(first.element.text, item_chars) \
+        and all(len(f.element.text) <= _chars_for(f.element.text, limit) for f in rest)
 
 
 def reasoned(fates: list[Any], kept: frozenset[str]) -> frozenset[str]:
