@@ -13,8 +13,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from apollo import transcript as transcript_io
 from apollo.errors import InputError
 from apollo.renal import budget as budget_mod
@@ -255,11 +253,10 @@ def with_results(fates: list[Fate], records: frozenset[str]) -> frozenset[str]:
 
 def _changes(arguments: str, changing: frozenset[str]) -> bool:
     """A tool call's arguments (a JSON object) hold one of ``changing``: the call changed something."""
-    try:
-        data = orjson.loads(arguments)
-    except orjson.JSONDecodeError:
-        return False
-    return isinstance(data, dict) and not changing.isdisjoint(data)
+    from apollo.renal.digest import call_arguments
+
+    data = call_arguments(arguments)
+    return data is not None and not changing.isdisjoint(data)
 
 
 def _fit_compaction(starts: list[int], target: int, attempt: Callable[[int, Any], CompactionPlan],

@@ -380,15 +380,21 @@ def _tools_and_files(fates: list[Any], titles: dict[str, str], said: str, writte
     return sections
 
 
+def call_arguments(text: str) -> dict[str, Any] | None:
+    """A tool call's arguments as the JSON object they are, else None."""
+    try:
+        data = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
 def _named_by(arguments: str, written: frozenset[str]) -> str:
     """A tool call's arguments less the text it writes (the values of ``written``: a file's content,
     an edit's new text): a path in a script's shebang or a template's placeholder name no file the
     call touched. Arguments that are no JSON object are searched whole."""
-    try:
-        data = orjson.loads(arguments)
-    except orjson.JSONDecodeError:
-        return arguments
-    if not isinstance(data, dict):
+    data = call_arguments(arguments)
+    if data is None:
         return arguments
     return orjson.dumps({key: value for key, value in data.items() if key not in written}).decode()
 
