@@ -1,5 +1,6 @@
 """EnvelopeRules.without_metadata: a kept message's envelope (or an earlier summary quoting one) less
-the metadata blocks the gateway injects and the channel's opaque ids in its stamp, every other line as it was."""
+the metadata blocks the gateway injects, every other line as it was; EnvelopeRules.lean: a kept message's
+envelope also without the channel's opaque ids in its stamp."""
 
 from __future__ import annotations
 
@@ -12,8 +13,7 @@ from apollo.transcript.openclaw_rules import rules
 
 #: a line a person or a stamp may write (not blank: the blank lines after a block go with it), no block header
 _LINE = st.text(st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=40).filter(
-    lambda s: s[:1].strip() and not any(h.match(s) for h in rules().block_headers)
-    and not any(i.search(s) for i in rules().stamp_ids)).map(lambda s: s + "\n")
+    lambda s: s[:1].strip() and not any(h.match(s) for h in rules().block_headers)).map(lambda s: s + "\n")
 _BLOCK = st.dictionaries(st.sampled_from(["message_id", "sender_id", "name", "timestamp"]),
                          st.text(st.characters(blacklist_categories=("Cs", "Cc")), max_size=12), min_size=1).map(
     lambda data: f"Conversation info (untrusted metadata):\n```json\n{json.dumps(data, indent=2)}\n```\n\n")
@@ -33,14 +33,19 @@ def test_a_header_phrase_inside_a_sentence_is_no_block() -> None:
 def test_a_stamp_keeps_the_time_the_channel_and_the_name_without_the_channels_opaque_ids() -> None:
     stamp = ("System: [2026-03-31 17:10:28 GMT+8] Feishu[anuo] DM | Lynch (ou_b83724522290b2449d9ecb7166431801)"
              " [msg:om_x100b538cb6f72898c4571d5a0e73ad0]\n\n")
-    assert rules().without_metadata(stamp) == "System: [2026-03-31 17:10:28 GMT+8] Feishu[anuo] DM | Lynch\n\n"
+    assert rules().lean(stamp) == "System: [2026-03-31 17:10:28 GMT+8] Feishu[anuo] DM | Lynch\n\n"
 
 
 def test_a_short_word_in_brackets_is_no_channel_id() -> None:
     text = "System: [2026-03-31 17:10:28 GMT+8] Feishu[anuo] DM | Lynch (ou_42) [draft]\n"
-    assert rules().without_metadata(text) == text
+    assert rules().lean(text) == text
 
 
 def test_a_stamps_other_notes_stay_without_the_message_id() -> None:
     stamp = "System: [2026-04-06 11:05:39 GMT+8] Feishu[anuo] DM | Lynch [msg:om_x100b5206, image, 1 attachment(s)]\n"
-    assert rules().without_metadata(stamp) == "System: [2026-04-06 11:05:39 GMT+8] Feishu[anuo] DM | Lynch [image, 1 attachment(s)]\n"
+    assert rules().lean(stamp) == "System: [2026-04-06 11:05:39 GMT+8] Feishu[anuo] DM | Lynch [image, 1 attachment(s)]\n"
+
+
+def test_an_id_in_a_summarys_words_stays() -> None:
+    text = "- Send the weekly report to the team chat (oc_5f0e9a0c2b7d4e1f8a9b) every Friday.\n"
+    assert rules().without_metadata(text) == text  # an earlier summary is quoted less its metadata blocks only

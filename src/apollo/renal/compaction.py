@@ -169,10 +169,11 @@ def plan_compaction(fates: list[Fate], rules: concentrate.FilterRules, lang: str
 
 def kept_text(element: Element) -> str:
     """What a message kept before the tail shows: its words, and of a user's envelope the stamps and
-    notices (when, where, who) without the metadata blocks that repeat them for tools (``Edit.lean``)."""
+    notices (when, where, who) without the metadata blocks that repeat them for tools and the
+    channel's opaque ids in the stamp (``EnvelopeRules.lean``, ``Edit.lean``)."""
     from apollo.transcript.openclaw_rules import rules
 
-    envelope = rules().without_metadata(element.envelope) if element.role is Role.USER else element.envelope
+    envelope = rules().lean(element.envelope) if element.role is Role.USER else element.envelope
     return envelope + element.text
 
 

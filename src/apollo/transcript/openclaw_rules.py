@@ -104,10 +104,9 @@ class EnvelopeRules:
 
     def without_metadata(self, text: str) -> str:
         """``text`` less the metadata blocks the gateway injects: a header line and a fenced block of
-        JSON that parses (they repeat, for tools, the ids and the time the stamp gives), and the
-        channel's opaque ids in a stamp (``stamp_ids``: a sender's open id, a message id; the name and
-        the time stay). Anything else that looks like a block (a header with plain lines, a fence
-        never closed, JSON cut short) may be someone's words, and stays."""
+        JSON that parses (they repeat, for tools, the ids and the time the stamp gives). Anything else
+        that looks like one (a header with plain lines, a fence never closed, JSON cut short) may be
+        someone's words, and stays."""
         kept: list[str] = []
         position = 0
         while position < len(text):
@@ -120,7 +119,14 @@ class EnvelopeRules:
                     continue
             kept.append(text[position:line_end])
             position = line_end
-        lean = "".join(kept)
+        return "".join(kept)
+
+    def lean(self, envelope: str) -> str:
+        """A user message's ``envelope`` as a message kept before a compaction's tail shows it: without
+        the metadata blocks, and without the channel's opaque ids in its stamp (``stamp_ids``: a
+        sender's open id, a message id; the time, the channel and the name stay). Only an envelope:
+        in a summary's text such an id may be one the agent needs (a group chat's, say)."""
+        lean = self.without_metadata(envelope)
         for pattern in self.stamp_ids:
             lean = pattern.sub("", lean)
         return lean
