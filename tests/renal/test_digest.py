@@ -393,6 +393,7 @@ def test_no_file_is_read_in_what_a_call_writes_nor_in_a_urls_host() -> None:
     call = json.dumps({"path": "/srv/app/calc.py", "content": "#!/usr/bin/env python3\nsee memory/week-YYYY-WXX.md"})
     assert digest._PATH.findall(digest._named_by(call, written)) == ["/srv/app/calc.py"]
     assert digest._PATH.findall('{"url": "https://skills.sh/bandrw/crossfit"}') == []
+    assert digest._PATH.findall('{"url": "https://platform.example.com/#/docs/integration/open-claw"}') == []
     assert digest._named_by("cat /srv/a.txt", written) == "cat /srv/a.txt"  # no JSON: searched whole
 
 

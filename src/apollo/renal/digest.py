@@ -26,8 +26,8 @@ from apollo.redact import redact
 from apollo.transcript.model import Kind, Role
 
 #: a path or a file name in a tool call (not inside a URL: "https://host/a/b" names no file here, nor
-#: does "https://skills.sh/…" name a script)
-_PATH = re.compile(r"(?<![\w:/.-])(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]+)+"
+#: does a page's route "https://host/#/docs/a" or "https://skills.sh/…" name a script)
+_PATH = re.compile(r"(?<![\w:/.#-])(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]+)+"
                    r"|(?<!://)\b[\w-]+\.(?:py|js|ts|json|jsonl|toml|ya?ml|md|sh|sql)\b")
 #: device and kernel files are no file anyone worked on
 _NOT_FILES = ("/dev/", "/proc/", "/sys/")
