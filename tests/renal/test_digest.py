@@ -5,7 +5,6 @@ real pi session files and read back from the compaction entry the filter appends
 from __future__ import annotations
 
 import json
-import re
 import tempfile
 from pathlib import Path
 
@@ -13,7 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from apollo.renal import digest
+from apollo.renal.fates import Fate
 from apollo.renal.filter import filter_path
+from apollo.transcript.model import Element, Kind, Role
+from apollo.transcript.openclaw_rules import rules
 from realclient.support import HEARTBEAT_PROMPT, PiSession
 
 
@@ -29,6 +31,21 @@ def _tail(session: PiSession) -> None:
     for text in ("Next: the weekly report.", "And then the invoices."):
         session.user(text)
         session.say("On it.")
+
+
+def test_a_quote_cut_short_is_whole_in_the_source_session_under_the_id_the_digest_gives(tmp_path: Path) -> None:
+    session = PiSession()
+    long_request = "Please set up the nightly export of the billing tables to /srv/export. " * 40
+    request = session.user(long_request)
+    session.say("Done: the export runs at 02:00.")
+    _tail(session)
+    summary, _ = _digest(session, tmp_path)
+    head = summary.splitlines()[0]
+    assert "source session keeps the whole message under that id" in head  # the header says where a cut quote is whole
+    line = next(line for line in summary.splitlines() if line.startswith(f"- [{request}]"))
+    assert " … " in line  # cut
+    source = [json.loads(text) for text in (tmp_path / "s.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert any(e.get("id") == request and long_request in json.dumps(e) for e in source)
 
 
 def test_a_request_comes_with_its_outcome_and_its_id(tmp_path: Path) -> None:
@@ -66,9 +83,71 @@ def test_no_greetings_status_blobs_or_non_files(tmp_path: Path) -> None:
     _tail(session)
     summary, _ = _digest(session, tmp_path)
     assert "Never deploy on Fridays" in summary
-    assert "/dev/null" not in summary and "/srv/app/config.yaml" in summary
+    assert "/dev/null" not in summary and "/srv/{app/config.yaml, backup/config.yaml}" in summary
     assert '{"status":"ok"' not in summary
     assert "- hi" not in summary and "How can I help" not in summary
+
+
+def test_what_the_filter_dropped_as_noise_is_not_pointed_to_as_outdated(tmp_path: Path) -> None:
+    session = PiSession()
+    session.user("hi")
+    greeting = session.say("[[reply_to_current]] Hi there! I'm here and ready to help. What's on your mind today?")
+    session.user("I need to set up my telegram bot for the daily reports.")
+    session.say("Telegram set up: the bot token is stored and the daily reports go to your chat at 08:00.")
+    _tail(session)
+    summary, report = _digest(session, tmp_path)
+    path = tmp_path / "s.jsonl"
+    fates = {f.element.id: f for f in filter_path(path, "openclaw", mode="compact", dry_run=True).fates}
+    assert fates[greeting].action == "drop" and fates[greeting].outdated  # small talk, answered
+    assert greeting not in summary and "ready to help" not in summary
+    assert "I need to set up my telegram bot" in summary
+
+
+def test_a_request_is_answered_by_what_the_agent_said_not_by_a_delivery_copy_dropped_as_noise(tmp_path: Path) -> None:
+    session = PiSession()
+    request = session.user("Where do I get a free key for the Kimi model?")
+    answer = session.say("Try this direct link: https://build.example.com/kimi-k2 — sign in, the key is under API keys.")
+    mirror = session.say("Try this direct link: https://build.example.com/kimi-k2 — sign in, the key is under API keys.")
+    session.entries[-1]["message"].update(provider="openclaw", model="delivery-mirror")
+    _tail(session)
+    summary, _ = _digest(session, tmp_path)
+    fates = {f.element.id: f for f in filter_path(tmp_path / "s.jsonl", "openclaw", mode="compact", dry_run=True).fates}
+    assert fates[mirror].action == "drop"  # the channel's copy of the answer: noise
+    line = next(line for line in summary.splitlines() if line.startswith(f"- [{request}]"))
+    assert f"→ [{answer}] Try this direct link: https://build.example.com/kimi-k2" in line and mirror not in summary
+
+
+def test_a_message_sent_again_before_any_answer_is_quoted_once_in_its_last_words(tmp_path: Path) -> None:
+    session = PiSession()
+    cut = session.user("From now on, always send me the daily summary at 8:3")  # sent before it was finished
+    whole = session.user("From now on, always send me the daily summary at 8:30 by email.")
+    answer = session.say("Understood: the daily summary goes out by email every day at 8:30.")
+    check = session.user("Check the backups")
+    session.say("Backups checked: all three nightly runs finished.")
+    again = session.user("Check the backups on the staging host too")  # answered in between: a request of its own
+    session.say("Staging backups checked: the last run failed at 02:00, disk full.")
+    _tail(session)
+    summary, _ = _digest(session, tmp_path)
+    assert f"[{cut}]" not in summary and f"[{whole}]" in summary and f"→ [{answer}]" in summary
+    assert f"[{check}]" in summary and f"[{again}]" in summary
+
+
+@given(st.lists(st.tuples(st.booleans(), st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=20)),
+                min_size=1, max_size=12))
+def test_a_message_left_out_as_sent_again_is_in_the_next_one_with_the_same_answer(turns: list) -> None:
+    fates = []
+    for number, (answered, text) in enumerate(turns):  # a user's message, and maybe the agent's answer
+        fates.append(Fate(Element(f"u{number}", Role.USER, Kind.TEXT, text), "process"))
+        if answered:
+            fates.append(Fate(Element(f"a{number}", Role.ASSISTANT, Kind.TEXT, f"Done {number}."), "process"))
+    again = digest.sent_again(fates)
+    answers = digest.replies(fates)
+    said = [f for f in fates if f.element.role is Role.USER]
+    for fate, after in zip(said, said[1:], strict=False):
+        if fate.element.id in again:  # nothing said is lost: the next message says it, and the same answer follows
+            assert " ".join(after.element.text.split()).startswith(" ".join(fate.element.text.split()))
+            assert answers.get(fate.element.id) is answers.get(after.element.id)
+    assert said[-1].element.id not in again  # the last one always stays
 
 
 def test_a_long_preamble_does_not_push_the_request_out_of_the_quote(tmp_path: Path) -> None:
@@ -270,19 +349,52 @@ def test_an_outcome_is_the_text_or_its_own_start_and_end_within_the_limit(text: 
     assert len(head) + len(tail) <= limit and head and tail
 
 
+def test_an_outcome_in_chinese_is_cut_at_as_much_said_as_one_in_english() -> None:
+    chinese, english = "已经把备份任务改到每天凌晨两点运行" * 40, "the backup job now runs every day at 02:00 " * 40
+    limit = 300
+    assert len(digest._outcome(english, limit)) <= limit + 3
+    assert len(digest._outcome(chinese, limit)) <= limit // digest.WIDE_CHAR_LETTERS + 3  # a character says about three letters' worth
+
+
 _PATHS = st.lists(st.from_regex(r"(~|/srv|\.)?(/[a-z0-9_.-]{1,6}){1,4}|[a-z]{1,6}\.(py|md)", fullmatch=True),
                   min_size=1, max_size=12).map(lambda paths: list(dict.fromkeys(paths)))
+
+
+def _expanded(listed: str) -> list[str]:
+    """The paths a tree of folders names ("a/{b/{c, d}, e}" → a/b/c, a/b/d, a/e)."""
+    entries, depth, start = [], 0, 0
+    for position, char in enumerate(listed + ","):
+        depth += (char == "{") - (char == "}")
+        if char == "," and depth == 0:
+            entries.append(listed[start:position].strip())
+            start = position + 1
+    found = []
+    for entry in entries:
+        folder, brace, inside = entry.partition("/{")
+        found += [f"{folder}/{path}" for path in _expanded(inside[:-1])] if brace else [entry]
+    return found
 
 
 @given(_PATHS)
 def test_files_grouped_by_folder_name_the_same_paths(paths: list) -> None:
     listed = digest._by_folder(paths)
-    found = []
-    for part in re.findall(r"[^,{ ]+\{[^}]*\}|[^, ]+", listed):
-        folder, _, names = part.partition("/{")
-        found += [f"{folder}/{name}" for name in names.rstrip("}").split(", ")] if names else [part]
-    assert sorted(found) == sorted(paths)
+    files = [p for p in paths if not any(q.startswith(p + "/") for q in paths)]  # a folder is named by its files
+    assert sorted(_expanded(listed)) == sorted(files)
     assert len(listed) <= len(", ".join(paths))
+
+
+def test_files_are_listed_as_a_tree_each_folder_written_once() -> None:
+    listed = digest._by_folder(["~/app/src/a.py", "~/app/src/b.py", "~/app/README.md", "/tmp/x", "/tmp/x/y.md", "/srv/z.sh"])
+    assert listed == "~/app/{src/{a.py, b.py}, README.md}, /tmp/x/y.md, /srv/z.sh"
+
+
+def test_no_file_is_read_in_what_a_call_writes_nor_in_a_urls_host() -> None:
+    written = frozenset({"content"})
+    call = json.dumps({"path": "/srv/app/calc.py", "content": "#!/usr/bin/env python3\nsee memory/week-YYYY-WXX.md"})
+    assert digest._PATH.findall(digest._named_by(call, written)) == ["/srv/app/calc.py"]
+    assert digest._PATH.findall('{"url": "https://skills.sh/bandrw/crossfit"}') == []
+    assert digest._PATH.findall('{"url": "https://platform.example.com/#/docs/integration/open-claw"}') == []
+    assert digest._named_by("cat /srv/a.txt", written) == "cat /srv/a.txt"  # no JSON: searched whole
 
 
 def test_files_in_one_folder_are_listed_under_it(tmp_path: Path) -> None:
@@ -339,8 +451,16 @@ def test_an_images_description_is_only_pointed_to_and_the_users_caption_is_quote
     assert "circled twice in red marker" not in summary  # the vision model's words are not quoted on
 
 
+def test_an_images_caption_is_quoted_without_the_channels_stamp_copied_in_front_of_it() -> None:
+    stamp = "[Feishu ou_b83724522290b2449d9ecb7166431801 Mon 2026-04-06 11:05 GMT+8] "
+    said = "Lynch: /Users/lynch/.openclaw/media/inbound/f595.jpg how far did I run?"
+    quoted = digest._said(f"[Image]\nUser text:\n{stamp}{said}\nDescription:\n{_DESCRIPTION}", 60)
+    assert quoted.startswith(f"[Image]\nUser text:\n{said}\nDescription:\nThe photo shows")  # who, the file, the words
+    assert "ou_b837" not in quoted and "2026-04-06" not in quoted
+
+
 _CAPTION = st.text(st.characters(blacklist_categories=("Cs",)), max_size=120).filter(
-    lambda text: "Description:" not in text)
+    lambda text: "Description:" not in text and rules().without_stamps(text) == text)
 
 
 @given(_CAPTION, st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=600),

@@ -215,6 +215,18 @@ def _compact_copy(session: PiSession, tmp_path: Path) -> filter_mod.FilterResult
     return filter_path(source, mode="compact", output=tmp_path / "c.jsonl", workspace=tmp_path)
 
 
+def test_an_exchange_that_says_more_than_an_item_quote_stays_in_the_digest_in_either_script(tmp_path: Path) -> None:
+    session = PiSession()
+    rule = "以后每天早上八点把日报发到我的邮箱，不要再发到群里。"
+    kept = session.user(_ENVELOPE + rule)
+    # 480 characters: fewer than digest_item_chars, but about three times as many letters' worth
+    answer = session.say("好的，已记下：以后每天早上八点把日报发到你的邮箱，不再发到群里。" + "日报包括昨天的提交、构建结果和待办事项。" * 20)
+    result = _compact_copy(session, tmp_path)
+    compaction = [json.loads(line) for line in result.output_path.read_text(encoding="utf-8").splitlines()][-1]
+    assert compaction["firstKeptEntryId"] != kept  # not kept as a message: the answer says too much
+    assert f"- [{kept}] “{rule}” → [{answer}] 好的，已记下" in compaction["summary"]  # quoted, with its outcome
+
+
 @pytest.mark.realclient
 def test_a_must_keep_message_with_a_channel_envelope_stays_a_message_in_the_copy(tmp_path: Path, pi_validate,
                                                                                   pi_replay) -> None:
@@ -391,10 +403,13 @@ def test_an_answer_given_before_the_agent_goes_on_working_stays_with_that_work(t
     assert "Is it possible to connect the gateway to Signal?" in seen  # the question is still in the digest
 
 
-_FEISHU = ("System: [2026-04-07 14:29:03 GMT+8] Feishu[ops] DM | Ana (ou_4242) [msg:om_7781]\n\n"
-           'Conversation info (untrusted metadata):\n```json\n{\n  "message_id": "om_7781",\n  "sender_id": "ou_4242",\n'
-           '  "timestamp": "Tue 2026-04-07 14:29 GMT+8"\n}\n```\n\n'
-           'Sender (untrusted metadata):\n```json\n{\n  "label": "Ana (ou_4242)",\n  "id": "ou_4242",\n  "name": "Ana"\n}\n```\n\n')
+_OPEN_ID, _MESSAGE_ID = "ou_b83724522290b2449d9ecb7166431801", "om_x100b538cb6f72898c4571d5a0e73ad0"
+_STAMP = "System: [2026-04-07 14:29:03 GMT+8] Feishu[ops] DM | Ana"
+_FEISHU = (f"{_STAMP} ({_OPEN_ID}) [msg:{_MESSAGE_ID}]\n\n"
+           f'Conversation info (untrusted metadata):\n```json\n{{\n  "message_id": "{_MESSAGE_ID}",\n'
+           f'  "sender_id": "{_OPEN_ID}",\n  "timestamp": "Tue 2026-04-07 14:29 GMT+8"\n}}\n```\n\n'
+           f'Sender (untrusted metadata):\n```json\n{{\n  "label": "Ana ({_OPEN_ID})",\n  "id": "{_OPEN_ID}",\n'
+           '  "name": "Ana"\n}\n```\n\n')
 
 
 @pytest.mark.realclient
@@ -411,8 +426,9 @@ def test_a_message_kept_for_its_envelope_keeps_the_stamp_and_leaves_the_metadata
     assert pi_validate(result.output_path, strict=True, single_branch=True)["exit"] == 0
     replay = pi_replay(result.output_path)
     seen = "\n".join(context_blocks(replay))
-    assert _FEISHU.split("\n")[0] + "\n\n" + rule in seen  # when, where and who, then the words as said
+    assert _STAMP + "\n\n" + rule in seen  # when, where and who, then the words as said
     assert "untrusted metadata" not in seen and '"sender_id"' not in seen
+    assert _OPEN_ID not in seen and _MESSAGE_ID not in seen  # the channel's opaque ids go with the blocks
     assert _counts_what_pi_shows(result, replay)  # the report counts the leaner message pi shows
     source = [json.loads(line) for line in (tmp_path / "s.jsonl").read_text(encoding="utf-8").splitlines()]
     assert _FEISHU + rule in [block["text"] for e in source if e.get("type") == "message"

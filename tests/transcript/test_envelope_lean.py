@@ -1,5 +1,6 @@
 """EnvelopeRules.without_metadata: a kept message's envelope (or an earlier summary quoting one) less
-the metadata blocks the gateway injects, every other line as it was."""
+the metadata blocks the gateway injects, every other line as it was; EnvelopeRules.lean: a kept message's
+envelope also without the channel's opaque ids in its stamp."""
 
 from __future__ import annotations
 
@@ -27,3 +28,24 @@ def test_the_metadata_blocks_go_and_every_other_line_stays(parts: list[tuple[boo
 def test_a_header_phrase_inside_a_sentence_is_no_block() -> None:
     text = "I typed Sender (untrusted metadata): here\nand more\n"
     assert rules().without_metadata(text) == text
+
+
+def test_a_stamp_keeps_the_time_the_channel_and_the_name_without_the_channels_opaque_ids() -> None:
+    stamp = ("System: [2026-03-31 17:10:28 GMT+8] Feishu[anuo] DM | Lynch (ou_b83724522290b2449d9ecb7166431801)"
+             " [msg:om_x100b538cb6f72898c4571d5a0e73ad0]\n\n")
+    assert rules().lean(stamp) == "System: [2026-03-31 17:10:28 GMT+8] Feishu[anuo] DM | Lynch\n\n"
+
+
+def test_a_short_word_in_brackets_is_no_channel_id() -> None:
+    text = "System: [2026-03-31 17:10:28 GMT+8] Feishu[anuo] DM | Lynch (ou_42) [draft]\n"
+    assert rules().lean(text) == text
+
+
+def test_a_stamps_other_notes_stay_without_the_message_id() -> None:
+    stamp = "System: [2026-04-06 11:05:39 GMT+8] Feishu[anuo] DM | Lynch [msg:om_x100b5206, image, 1 attachment(s)]\n"
+    assert rules().lean(stamp) == "System: [2026-04-06 11:05:39 GMT+8] Feishu[anuo] DM | Lynch [image, 1 attachment(s)]\n"
+
+
+def test_an_id_in_a_summarys_words_stays() -> None:
+    text = "- Send the weekly report to the team chat (oc_5f0e9a0c2b7d4e1f8a9b) every Friday.\n"
+    assert rules().without_metadata(text) == text  # an earlier summary is quoted less its metadata blocks only

@@ -13,8 +13,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from apollo import transcript as transcript_io
 from apollo.errors import InputError
 from apollo.renal import budget as budget_mod
@@ -153,7 +151,7 @@ def plan_compaction(fates: list[Fate], rules: concentrate.FilterRules, lang: str
             plan.tail_tokens -= plan.tail_dropped
         plan.summary = digest.build(before, lang, rules["digest_item_chars"], earlier=earlier, level=level,
                                     outdated_chars=rules["digest_outdated_chars"], reply_chars=rules["digest_reply_chars"],
-                                    as_messages=plan.messages)
+                                    as_messages=plan.messages, written=frozenset(rules["digest_change_arguments"]))
         plan.summary_tokens = count(prefix + plan.summary + suffix)
         quoted = digest.quoted_items(before, level)
         if level.shortens_must_keep:
@@ -171,10 +169,11 @@ def plan_compaction(fates: list[Fate], rules: concentrate.FilterRules, lang: str
 
 def kept_text(element: Element) -> str:
     """What a message kept before the tail shows: its words, and of a user's envelope the stamps and
-    notices (when, where, who) without the metadata blocks that repeat them for tools (``Edit.lean``)."""
+    notices (when, where, who) without the metadata blocks that repeat them for tools and the
+    channel's opaque ids in the stamp (``EnvelopeRules.lean``, ``Edit.lean``)."""
     from apollo.transcript.openclaw_rules import rules
 
-    envelope = rules().without_metadata(element.envelope) if element.role is Role.USER else element.envelope
+    envelope = rules().lean(element.envelope) if element.role is Role.USER else element.envelope
     return envelope + element.text
 
 
@@ -255,11 +254,10 @@ def with_results(fates: list[Fate], records: frozenset[str]) -> frozenset[str]:
 
 def _changes(arguments: str, changing: frozenset[str]) -> bool:
     """A tool call's arguments (a JSON object) hold one of ``changing``: the call changed something."""
-    try:
-        data = orjson.loads(arguments)
-    except orjson.JSONDecodeError:
-        return False
-    return isinstance(data, dict) and not changing.isdisjoint(data)
+    from apollo.renal.digest import call_arguments
+
+    data = call_arguments(arguments)
+    return data is not None and not changing.isdisjoint(data)
 
 
 def _fit_compaction(starts: list[int], target: int, attempt: Callable[[int, Any], CompactionPlan],

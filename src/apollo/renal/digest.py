@@ -25,8 +25,10 @@ import orjson
 from apollo.redact import redact
 from apollo.transcript.model import Kind, Role
 
-#: a path or a file name in a tool call (not inside a URL: "https://host/a/b" names no file here)
-_PATH = re.compile(r"(?<![\w:/.-])(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]+)+|\b[\w-]+\.(?:py|js|ts|json|jsonl|toml|ya?ml|md|sh|sql)\b")
+#: a path or a file name in a tool call (not inside a URL: "https://host/a/b" names no file here, nor
+#: does a page's route "https://host/#/docs/a" or "https://skills.sh/…" name a script)
+_PATH = re.compile(r"(?<![\w:/.#-])(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]+)+"
+                   r"|(?<!://)\b[\w-]+\.(?:py|js|ts|json|jsonl|toml|ya?ml|md|sh|sql)\b")
 #: device and kernel files are no file anyone worked on
 _NOT_FILES = ("/dev/", "/proc/", "/sys/")
 
@@ -56,19 +58,19 @@ LEVELS = (Level(), Level(outdated=False), Level(outdated=False, tools_and_files=
 VERBATIM_LEVELS = tuple(level for level in LEVELS if not level.shortens_must_keep)
 
 TITLES = {
-    "zh": {"head": "[apollo renal 摘要] 以下是此前对话的要点（原文保留决策、偏好、任务、未解决问题与用户的请求，附编号）。",
+    "zh": {"head": "[apollo renal 摘要] 此前对话的要点，按条目编号原文引用；截断处（…）的全文按编号保留在原会话中。",
            "earlier": "更早的摘要", "decision": "决策", "preference": "偏好", "task": "进行中任务",
            "question": "未解决问题", "requests": "用户的其他请求（原话）", "facts": "过程要点", "tools": "使用过的工具", "files": "涉及的文件",
-           "superseded": "已过时：被取代、已回答或已完成（仅列开头，按编号可调回原文）",
+           "superseded": "已过时：被取代、已回答或已完成（仅列开头，全文按编号保留在原会话中）",
            "below": "其中 {n} 条要紧的消息（请求、决策及其答复）保留在摘要之后，原样未改。",
            "omitted": "另有 {n} 条寒暄、确认、心跳与中间过程未列出。"},
-    "en": {"head": "[apollo renal digest] What the conversation so far established (decisions, preferences, "
-                   "tasks, open questions and the user's requests verbatim, by id).",
+    "en": {"head": "[apollo renal digest] What the conversation so far established, quoted verbatim by entry id; "
+                   "where a quote is cut (…), the source session keeps the whole message under that id.",
            "earlier": "Earlier summary",
            "decision": "Decisions", "preference": "Preferences", "task": "Active tasks", "question": "Open questions",
            "requests": "The user's other requests (verbatim)",
            "facts": "Facts from the process", "tools": "Tools used", "files": "Files touched",
-           "superseded": "Outdated: superseded, answered or done (the start only; recall by id gives the full text)",
+           "superseded": "Outdated: superseded, answered or done (the start only; the source session has the full text)",
            "below": "{n} messages that matter (requests, decisions and what answered them) stay after this "
                     "digest, as they were said.",
            "omitted": "{n} more pleasantries, confirmations, heartbeats and process steps are not listed."},
@@ -89,23 +91,28 @@ def _quote(text: str, limit: int) -> str:
     return text[:head] + " … " + text[len(text) - max(limit - head - 3, 1):]
 
 
-def _columns(text: str, limit: int) -> int:
-    """``limit`` display columns in characters of ``text``: a wide (CJK) character takes two columns
-    and says about as much as two Latin letters or more, so a limit means as much in either script."""
+#: how many Latin letters a wide (CJK) character says about as much as: a translation into English
+#: runs to three or more letters for each Chinese character (this module's own headings: 3.6)
+WIDE_CHAR_LETTERS = 3
+
+
+def _chars_for(text: str, limit: int) -> int:
+    """``limit`` letters' worth in characters of ``text``: a wide (CJK) character counts as
+    ``WIDE_CHAR_LETTERS`` (it says about as much), so a limit means as much in either script."""
     sample = text[:4 * limit]
     wide = sum(1 for char in sample if unicodedata.east_asian_width(char) in "WF")
-    return max(limit * len(sample) // (len(sample) + wide), 1) if sample else limit
+    return max(limit * len(sample) // (len(sample) + (WIDE_CHAR_LETTERS - 1) * wide), 1) if sample else limit
 
 
 def _outcome(text: str, limit: int) -> str:
-    """What answered an item, on one line, no longer than ``limit`` (plus the cut mark): whole, or
+    """What answered an item, on one line, no longer than ``limit`` letters' worth (plus the cut mark): whole, or
     its opening and its closing sentences (where a reply says whether it was done or what the
-    answer is, and where it concludes; recall by id gives the rest), each end cut at a sentence's
+    answer is, and where it concludes; the source session keeps the rest under its id), each end cut at a sentence's
     boundary when one is near enough, else where ``_quote`` would cut."""
     from apollo.renal.reading import sentences
 
     flat = " ".join(text.split())
-    limit = _columns(flat, limit)
+    limit = _chars_for(flat, limit)
     if len(flat) <= limit:
         return flat
     budget = max(limit // 4, 1)
@@ -125,15 +132,27 @@ def _outcome(text: str, limit: int) -> str:
 
 
 def _by_folder(paths: list[str]) -> str:
-    """The paths, those in one folder written once under it ("~/app/{a.py, b.py}"): the same
-    paths, without repeating a long folder for each file."""
-    folders: dict[tuple[str, bool], list[str]] = {}  # (folder, True) groups its files; (path, False) stands alone
+    """The paths as a tree, each folder written once ("~/app/{src/{a.py, b.py}, README.md}"): the
+    same files, without repeating a long folder for each. A folder listed beside its own files is
+    named by them; a root ("/", "~", ".") is no folder to group under."""
+    tree: dict[str, dict] = {}
     for path in paths:
-        folder, _, name = path.rpartition("/")
-        key = (folder, True) if folder and name else (path, False)
-        folders.setdefault(key, []).append(name)
-    return ", ".join(folder if not grouped else f"{folder}/{names[0]}" if len(names) == 1
-                     else f"{folder}/{{{', '.join(names)}}}" for (folder, grouped), names in folders.items())
+        parts = path.split("/")
+        if len(parts) > 1 and parts[0] in ("", "~", ".", ".."):
+            parts = [f"{parts[0]}/{parts[1]}", *parts[2:]]
+        node = tree
+        for part in parts:
+            node = node.setdefault(part, {})
+
+    def written(name: str, node: dict) -> str:
+        while len(node) == 1:  # a folder with one entry: one path on
+            (child, node), = node.items()
+            name = f"{name}/{child}"
+        if not node:
+            return name
+        return f"{name}/{{{', '.join(written(child, below) for child, below in node.items())}}}"
+
+    return ", ".join(written(name, node) for name, node in tree.items())
 
 
 def _is_blob(text: str) -> bool:
@@ -151,7 +170,9 @@ def _is_blob(text: str) -> bool:
 def replies(fates: list[Any]) -> dict[str, Any]:
     """What answered each message: the other side's last text before the first side speaks again
     (a request's outcome, a question's answer), by element id. A heartbeat poll is the user's side
-    speaking: what follows it answers the poll, not a message before it."""
+    speaking: what follows it answers the poll, not a message before it. A text of the agent's the
+    filter dropped as noise (a delivery copy, a failed turn's fragment) answers nothing: the model
+    no longer sees it (a user's dropped ping still ends the agent's turn)."""
     found: dict[str, Any] = {}
     asking: list[Any] = []
     run: list[Any] = []
@@ -160,7 +181,8 @@ def replies(fates: list[Any]) -> dict[str, Any]:
         if element.kind is Kind.HEARTBEAT_POLL:
             asking, run = [], []
             continue
-        if element.kind is not Kind.TEXT or not element.text.strip() or _is_blob(element.text):
+        if element.kind is not Kind.TEXT or not element.text.strip() or _is_blob(element.text) \
+                or (fate.action == "drop" and element.role is Role.ASSISTANT):
             continue
         if run and element.role is run[-1].element.role:
             run.append(fate)
@@ -212,10 +234,12 @@ _STANDING = ("decision", "preference")
 
 def must_keep_items(fates: list[Any]) -> list[Any]:
     """The fates the digest quotes under a must-keep heading: the must-keep ones, and a decision or
-    preference whose question was answered (the answer settles the question, not the statements)."""
+    preference whose question was answered (the answer settles the question, not the statements);
+    a message the user sent again only once (:func:`sent_again`)."""
+    again = sent_again(fates)
     return [f for f in fates if f.category in ("decision", "preference", "task", "question")
             and (f.must_keep or (f.confirm and not f.outdated) or (f.status == "answered" and f.category in _STANDING))
-            and _worth_quoting(f)]
+            and f.element.id not in again and _worth_quoting(f)]
 
 
 def quoted_items(fates: list[Any], level: Level) -> list[Any]:
@@ -234,7 +258,7 @@ def earlier_summary(text: str) -> str:
 
 
 def _pointer(text: str, limit: int) -> str:
-    """The start of ``text`` on one line: enough to tell what it was; recall expands it by its id."""
+    """The start of ``text`` on one line: enough to tell what it was; the source session keeps it whole under its id."""
     text = " ".join(text.split())
     return text if len(text) <= limit else text[:max(limit, 1)].rstrip() + " …"
 
@@ -248,23 +272,35 @@ def _verbatim(text: str, limit: int, lang: str) -> str:
 def _said(text: str, limit: int) -> str:
     """A user's message as the requests section quotes it: the description of an image or a video
     that OpenClaw's media understanding wrote into it (a vision model's words, not the user's) only
-    by its first ``limit`` display columns, as an outdated item is pointed to."""
+    by its first ``limit`` letters' worth, as an outdated item is pointed to, and the caption before
+    it without the channel's stamp media understanding copied in front of it."""
     from apollo.transcript.openclaw_rules import rules
 
     start = rules().media_description(text)
     if start is None:
         return text
-    return text[:start] + _pointer(text[start:], _columns(text[start:], limit))
+    return rules().without_stamps(text[:start]) + _pointer(text[start:], _chars_for(text[start:], limit))
 
 
 def requests(fates: list[Any], listed: list[Any]) -> list[Any]:
     """The user's messages not listed under a must-keep heading: what the user asked for, in the
     user's words, even when the classifier saw no decision, rule, task or question in it (a terse
     request, one it took for answered or done), unless the filter found it to be noise or a later
-    message superseded it."""
-    shown = {f.element.id for f in listed}
+    message superseded it, or the user sent it again (:func:`sent_again`)."""
+    shown = {f.element.id for f in listed} | sent_again(fates)
     return [f for f in fates if f.element.role is Role.USER and f.element.kind is Kind.TEXT and f.action != "drop"
             and f.status != "superseded" and f.element.id not in shown and _worth_quoting(f)]
+
+
+def sent_again(fates: list[Any]) -> frozenset[str]:
+    """The user's messages sent again before any answer, word for word or completed (the next one
+    begins with it: a message cut short, then sent whole), by element id: the next one says it all,
+    and what answered both."""
+    said = [f for f in fates if f.element.role is Role.USER and f.element.kind is Kind.TEXT and f.action != "drop"]
+    answers = replies(fates)
+    return frozenset(f.element.id for f, after in zip(said, said[1:], strict=False)
+                     if answers.get(f.element.id) is answers.get(after.element.id)
+                     and " ".join(after.element.text.split()).startswith(" ".join(f.element.text.split())))
 
 
 #: what an entry may hold to stay as a message outside the kept tail: a dialogue turn, no tool work
@@ -315,12 +351,15 @@ def _exchanges(fates: list[Any]) -> list[list[Any]]:
 
 
 def _fits(line: list[Any], item_chars: int) -> bool:
-    """Every turn of an exchange no longer than ``item_chars``, but the answer to an open task up to
-    twice that: the task's state (done, half done, blocked and why) is in it, where the quote of
-    an outcome (its opening and closing sentences) may miss it."""
+    """Every turn of an exchange no longer than ``item_chars`` letters' worth (a CJK character
+    counts as ``WIDE_CHAR_LETTERS``, as in an outcome's limit: the exchange stays whole when it says
+    no more than that in either script), but the answer to an open task up to twice that: the
+    task's state (done, half done, blocked and why) is in it, where the quote of an outcome (its
+    opening and closing sentences) may miss it."""
     first, *rest = line
     limit = 2 * item_chars if first.must_keep and first.category == "task" else item_chars
-    return len(first.element.text) <= item_chars and all(len(f.element.text) <= limit for f in rest)
+    return len(first.element.text) <= _chars_for(first.element.text, item_chars) \
+        and all(len(f.element.text) <= _chars_for(f.element.text, limit) for f in rest)
 
 
 def reasoned(fates: list[Any], kept: frozenset[str]) -> frozenset[str]:
@@ -338,31 +377,52 @@ def _decided_on(fate: Any, reply: Any, item_chars: int) -> bool:
         and reply.category in _STANDING and reply.element.role is not fate.element.role
 
 
-def _tools_and_files(fates: list[Any], titles: dict[str, str], said: str) -> list[str]:
+def _tools_and_files(fates: list[Any], titles: dict[str, str], said: str, written: frozenset[str]) -> list[str]:
     """The sections naming the tools used and the files touched: paths in tool calls, none that
     ``said`` (the digest above) already gives, as an attachment's path in a request or an earlier
-    summary's file list do."""
+    summary's file list do, and none inside the text a call writes (:func:`_named_by`)."""
     sections = []
     tools = Counter(f.element.tool_name for f in fates if f.element.kind is Kind.TOOL_CALL and f.element.tool_name)
     if tools:
         sections.append(f"## {titles['tools']}\n" + ", ".join(f"{name} ×{n}" for name, n in tools.most_common()))
     files = list(dict.fromkeys(m for f in fates if f.element.kind is Kind.TOOL_CALL
-                               for m in _PATH.findall(f.element.text) if not m.startswith(_NOT_FILES) and m not in said))
+                               for m in _PATH.findall(_named_by(f.element.text, written))
+                               if not m.startswith(_NOT_FILES) and m not in said))
     if files:
         sections.append(f"## {titles['files']}\n" + _by_folder(files[:40]))
     return sections
 
 
+def call_arguments(text: str) -> dict[str, Any] | None:
+    """A tool call's arguments as the JSON object they are, else None."""
+    try:
+        data = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _named_by(arguments: str, written: frozenset[str]) -> str:
+    """A tool call's arguments less the text it writes (the values of ``written``: a file's content,
+    an edit's new text): a path in a script's shebang or a template's placeholder name no file the
+    call touched. Arguments that are no JSON object are searched whole."""
+    data = call_arguments(arguments)
+    if data is None:
+        return arguments
+    return orjson.dumps({key: value for key, value in data.items() if key not in written}).decode()
+
+
 def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | tuple[str, ...] = (),
           level: Level = LEVELS[0], outdated_chars: int | None = None, reply_chars: int | None = None,
-          as_messages: frozenset[str] = frozenset()) -> str:
+          as_messages: frozenset[str] = frozenset(), written: frozenset[str] = frozenset()) -> str:
     """The digest of ``fates`` (everything before the tail) after the ``earlier`` summaries: the one
     place its text is made.
 
     Verbatim: the must-keep items and the user's other requests (short, and what a summary most
     often loses), each with its id and what answered it. Pointers (an id and the start of the text,
-    which recall expands): what the classifier found superseded, answered or done. The entries
-    in ``as_messages`` (record ids) stay as messages after the digest and are not repeated in it."""
+    the source session keeps whole): what the classifier found superseded, answered or done. The entries
+    in ``as_messages`` (record ids) stay as messages after the digest and are not repeated in it;
+    ``written`` names the tool-call arguments that hold text a call writes (no file is named there)."""
     titles = TITLES["zh" if lang == "zh" else "en"]
     limit = max(int(item_chars * level.item_share), 40)
     answers = replies(fates)
@@ -383,7 +443,7 @@ def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | 
     def line(fate: Any, width: int, said: str | None = None) -> str:
         text = f"- [{fate.element.id}] {_verbatim(fate.element.text if said is None else said, width, lang)}"
         reply = answers.get(fate.element.id) if fate.element.role is Role.USER or fate.category == "question" else None
-        if reply is None or level.shortens_must_keep or not _worth_quoting(reply, reply=True):
+        if reply is None or level.shortens_must_keep or reply.action == "drop" or not _worth_quoting(reply, reply=True):
             return text
         if reply.element.id in quoted:
             return text + f" → [{reply.element.id}]"
@@ -409,16 +469,17 @@ def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | 
         sections.append(f"## {titles['facts']}\n" + "\n".join(
             f"- {_quote(f.element.text, limit)}" for f in facts))
     if level.tools_and_files:
-        sections += _tools_and_files(fates, titles, "\n".join(sections))
+        sections += _tools_and_files(fates, titles, "\n".join(sections), written)
     answering = {answers[i].element.id for i in quoted if i in answers}
-    stale = [f for f in fates if f.outdated and f.element.kind is Kind.TEXT and _worth_quoting(f)
-             and f.element.id not in polled
+    again = sent_again(fates)
+    stale = [f for f in fates if f.outdated and f.element.kind is Kind.TEXT and f.action != "drop"
+             and _worth_quoting(f) and f.element.id not in polled and f.element.id not in again
              and f.element.id not in quoted and f.element.id not in answering]
     if stale and level.outdated:
         listed += len(stale)
         width = min(limit, outdated_chars or limit)
         sections.append(f"## {titles['superseded']}\n" + "\n".join(
-            f"- [{f.element.id}] {_pointer(f.element.text, _columns(f.element.text, width))}" for f in stale))
+            f"- [{f.element.id}] {_pointer(f.element.text, _chars_for(f.element.text, width))}" for f in stale))
     omitted = sum(1 for f in fates if f.element.kind in (Kind.TEXT, Kind.HEARTBEAT_POLL, Kind.HEARTBEAT_REPLY)) \
         - listed - len(below)
     if omitted > 0:

@@ -45,6 +45,7 @@ class EnvelopeRules:
     scheduled: tuple[re.Pattern[str], ...] = ()
     queued_items: tuple[re.Pattern[str], ...] = ()
     media_descriptions: tuple[re.Pattern[str], ...] = ()
+    stamp_ids: tuple[re.Pattern[str], ...] = ()
 
     def split_envelope(self, text: str) -> tuple[str, str]:
         """(envelope, content): what the gateway wrapped around the user's words (leading stamps,
@@ -120,6 +121,16 @@ class EnvelopeRules:
             position = line_end
         return "".join(kept)
 
+    def lean(self, envelope: str) -> str:
+        """A user message's ``envelope`` as a message kept before a compaction's tail shows it: without
+        the metadata blocks, and without the channel's opaque ids in its stamp (``stamp_ids``: a
+        sender's open id, a message id; the time, the channel and the name stay). Only an envelope:
+        in a summary's text such an id may be one the agent needs (a group chat's, say)."""
+        lean = self.without_metadata(envelope)
+        for pattern in self.stamp_ids:
+            lean = pattern.sub("", lean)
+        return lean
+
     def _json_block_end(self, text: str) -> int | None:
         """Where the metadata block that opens ``text`` (its header line) ends, when the header is
         followed by fenced JSON that parses."""
@@ -152,6 +163,13 @@ class EnvelopeRules:
             if match:
                 return match.end()
         return None
+
+    def without_stamps(self, text: str) -> str:
+        """``text`` less the gateway's stamps at the start of its lines (``prefixes``): the channel's
+        envelope that media understanding copies in front of a caption, after "User text:"."""
+        for prefix in self.prefixes:
+            text = prefix.sub("", text)
+        return text
 
     def notice_in(self, envelope: str) -> bool:
         """The envelope holds a gateway notice (a job's or a command's report)."""
@@ -225,4 +243,5 @@ def rules() -> EnvelopeRules:
                  failed_max_chars=int(assistant["failed_max_chars"]),
                  mirror_models=frozenset(assistant["mirror_models"]), scheduled=compile_all(envelope["scheduled"]),
                  queued_items=compile_all(envelope["queued_items"]),
-                 media_descriptions=compile_all(envelope.get("media_descriptions", [])))
+                 media_descriptions=compile_all(envelope.get("media_descriptions", [])),
+                 stamp_ids=compile_all(envelope.get("stamp_ids", [])))

@@ -178,8 +178,8 @@ def _rewrap(message: dict[str, Any] | None, old: str, text: str, lean: bool = Fa
 
 def _envelope(prefix: str, lean: bool) -> str:
     """The wrappers a rewritten message keeps: all of them, or (``lean``) all but the gateway's
-    metadata blocks."""
-    return rules().without_metadata(prefix) if lean else prefix
+    metadata blocks and the channel's opaque ids in its stamp."""
+    return rules().lean(prefix) if lean else prefix
 
 
 def _replace_block(message: dict[str, Any] | None, block_index: int, text: str, lean: bool = False) -> None:
