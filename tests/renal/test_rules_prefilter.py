@@ -78,7 +78,9 @@ def test_a_text_without_a_phrase_compiles_the_patterns_beside_a_lexicon_but_not_
     rules._build.cache_clear()
     task = rules.load()["task"]
     assert isinstance(task.regex, rules.Branches)
-    assert task.search("zzz qqq") is None and task.regex.rest.is_compiled and not task.regex.first.is_compiled
+    # every alternative of the task's patterns names a literal: a text holding none compiles nothing
+    assert task.search("zzz qqq") is None and not task.regex.rest.is_compiled and not task.regex.first.is_compiled
+    assert task.search("把它删掉") is not None and task.regex.rest.is_compiled and not task.regex.first.is_compiled
     hit = task.search("Fix the tests, please")
     assert hit is not None and hit.group(0) == "Fix" and task.regex.first.is_compiled
 
