@@ -59,6 +59,7 @@ def test_a_pattern_searched_in_the_alternatives_a_text_may_hold_finds_what_the_w
     lazy = rules.LazyPattern(pattern, flags)
     for text in texts:  # one pattern, several texts: the part compiled grows with what they hold
         _same(lazy.search(text), whole.search(text))
+        _same(lazy.match(text), whole.match(text))
         _same(lazy.fullmatch(text), whole.fullmatch(text))
 
 
@@ -89,7 +90,9 @@ def test_an_alternative_set_aside_keeps_the_numbers_and_names_of_the_groups_afte
 def test_what_the_reader_does_not_read_is_compiled_whole() -> None:
     for pattern in (r"(a)\1|b", r"(?x) a | b", r"(?P<n>a)(?P=n)|b", r"(?(1)a|b)|c", "a|(b"):
         assert rules._read_alternatives(pattern) is None, pattern
-    assert rules._read_alternatives("only one") is None
+    assert rules._read_alternatives(r"\d+") is None  # no literal: nothing to prefilter
+    # one alternative with literals: a text without them cannot match it
+    assert rules._read_alternatives(r"^\s*\[?\d{2}:\d{2}") == ((r"^\s*\[?\d{2}:\d{2}", (":",), "(?!)"),)
     # one non-capturing group around the whole is read inside
     read = rules._read_alternatives("(?:can you|would you)")
     assert read is not None and [literals for _, literals, _ in read] == [("can you",), ("would you",)]
@@ -101,9 +104,11 @@ def test_a_text_holding_no_literal_of_any_alternative_compiles_nothing() -> None
 
 
 def _rule_patterns() -> list[rules.LazyPattern]:
-    """Every lazily compiled pattern of the built-in rules: the signals', the filter's, the condenser's."""
-    found: list[rules.LazyPattern] = []
-    for signal in rules.load().signals.values():
+    """Every lazily compiled pattern of the built-in rules: the signals', the pasted lines', the
+    filter's, the condenser's."""
+    loaded = rules.load()
+    found: list[rules.LazyPattern] = [*loaded.pasted, *loaded.pasted_blocks]
+    for signal in loaded.signals.values():
         if isinstance(signal.regex, rules.Branches):
             found += [signal.regex.first, signal.regex.rest]
         elif signal.regex is not None:
@@ -120,12 +125,14 @@ def _pieces() -> list[str]:
 
 
 @settings(max_examples=300, deadline=None)
-@given(pieces=st.lists(st.one_of(st.sampled_from(_pieces()), st.text(alphabet="abcdefghijklmnopqrstuvwxyz ?？!。好的吗", max_size=5)),
-                       max_size=6),
+@given(pieces=st.lists(st.one_of(st.sampled_from(_pieces()),
+                                 st.text(alphabet="abcdefghijklmnopqrstuvwxyz ?？!。好的吗 \t>:-$[", max_size=5)), max_size=6),
        upper=st.booleans())
 def test_the_rules_patterns_find_what_their_whole_expressions_find(pieces: list[str], upper: bool) -> None:
     text = " ".join(pieces)
     text = text.upper() if upper else text
     for pattern in _rule_patterns():
+        whole = re.compile(pattern.pattern, pattern.flags)
         fresh = rules.LazyPattern(pattern.pattern, pattern.flags, pattern.needles)
-        _same(fresh.search(text), re.compile(pattern.pattern, pattern.flags).search(text))
+        _same(fresh.search(text), whole.search(text))
+        _same(fresh.match(text), whole.match(text))

@@ -172,6 +172,10 @@ class LazyPattern:
         program = self._program(text)
         return program.search(text) if program is not None else None
 
+    def match(self, text: str) -> re.Match[str] | None:
+        program = self._program(text)
+        return program.match(text) if program is not None else None
+
     def fullmatch(self, text: str) -> re.Match[str] | None:
         program = self._program(text)
         return program.fullmatch(text) if program is not None else None
@@ -378,7 +382,8 @@ def _better(found: tuple[str, ...] | None, other: tuple[str, ...]) -> tuple[str,
 def _read_alternatives(pattern: str) -> tuple[tuple[str, tuple[str, ...] | None, str], ...] | None:
     """:class:`LazyPattern`'s alternatives of ``pattern`` (those of the group it is, when it is one
     non-capturing group), with their literals folded like a text; None when there is nothing to
-    set aside (one alternative, none with literals, or a construct the reader does not read)."""
+    set aside (no alternative with literals, or a construct the reader does not read). A pattern of
+    one alternative with literals is one a text without them cannot match."""
     try:
         branches = _BranchReader(pattern).split()
         if len(branches) == 1 and pattern.startswith("(?:"):
@@ -391,13 +396,13 @@ def _read_alternatives(pattern: str) -> tuple[tuple[str, tuple[str, ...] | None,
         return None
     folded = [(branch, _fold_needles(literals) if literals else None, stand_in)
               for branch, literals, stand_in in branches]
-    if len(folded) < 2 or all(literals is None for _, literals, _ in folded):
+    if all(literals is None for _, literals, _ in folded):
         return None
     return tuple(folded)
 
 
 #: reading a pattern's alternatives costs more than compiling a part of it: kept on disk
-_alternatives_of = DiskMemo("alternatives", _read_alternatives, max_entries=1024)
+_alternatives_of = DiskMemo("pattern-literals", _read_alternatives, max_entries=1024)
 
 
 class Branches:
@@ -483,9 +488,9 @@ class RenalRules:
     drop: tuple[re.Pattern[str], ...]
     sources: tuple[str, ...]
     #: lines a message quotes rather than says (code, logs, terminal output)
-    pasted: tuple[re.Pattern[str], ...] = ()
+    pasted: tuple[LazyPattern, ...] = ()
     #: lines that open a pasted terminal session, which runs to the next blank line
-    pasted_blocks: tuple[re.Pattern[str], ...] = ()
+    pasted_blocks: tuple[LazyPattern, ...] = ()
     #: a message that opens with a terminal prompt is that terminal pasted, across blank lines
     pasted_session_runs_on: bool = False
 
@@ -669,6 +674,12 @@ def _build(user_files: tuple[str, ...], keep: tuple[str, ...], drop: tuple[str, 
     missing = ENGINE_SIGNALS - signals.keys()
     if missing:
         raise ConfigError(f"rule files lack signals {sorted(missing)}", where="apollo/renal/rules")
+    # compiled when a line could match them (a heartbeat's one-line question rarely can); a user's
+    # rule file is checked now, so that a bad pattern fails where it is loaded
+    pasted = tuple(LazyPattern(p) for p in settings["pasted"]["line_patterns"])
+    pasted_blocks = tuple(LazyPattern(p) for p in settings["pasted"].get("block_patterns", ()))
+    for pattern in (*pasted, *pasted_blocks) if user_files else ():
+        pattern.compiled()
     social = tuple(s for s in signals.values() if s.social)
     phrases: dict[str, Signal] = {}
     for signal in social:
@@ -686,8 +697,8 @@ def _build(user_files: tuple[str, ...], keep: tuple[str, ...], drop: tuple[str, 
         keep=_compile_user_patterns(keep, "renal.keep_patterns", patterns_from),
         drop=_compile_user_patterns(drop, "renal.drop_patterns", patterns_from),
         sources=(*(f"apollo/renal/rules/{n}" for n in BUILTIN_FILES), *user_files),
-        pasted=tuple(re.compile(p) for p in settings["pasted"]["line_patterns"]),
-        pasted_blocks=tuple(re.compile(p) for p in settings["pasted"].get("block_patterns", ())),
+        pasted=pasted,
+        pasted_blocks=pasted_blocks,
         pasted_session_runs_on=settings["pasted"].get("opening_session_runs_on", False),
     )
 
