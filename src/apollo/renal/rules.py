@@ -539,7 +539,9 @@ def _phrases_pattern(phrases: list[str]) -> str:
 _lexicon_pattern = DiskMemo("lexicon", lambda phrases: _phrases_pattern(list(phrases)), max_entries=512)
 
 
-def _compile(name: str, spec: dict[str, Any]) -> Signal:
+def _signal_data(name: str, spec: dict[str, Any]) -> dict[str, Any]:
+    """A signal's fields from its layered table, as plain data: its expression as the arguments of
+    its :class:`LazyPattern` (``[pattern, flags, needles]``), or of the two :class:`Branches` searches."""
     phrases = [normalize_phrase(p) for key in ("zh", "en", "phrases") for p in spec.get(key, []) if p.strip()]
     whole = bool(spec.get("whole", spec.get("social", False)))
     parts: list[str] = []
@@ -552,28 +554,36 @@ def _compile(name: str, spec: dict[str, Any]) -> Signal:
     roles = spec.get("roles")
     # intent markers are searched over a message's clauses one per line (^ and $ per clause); agent
     # chatter is matched against the whole text, where ^ and $ mean the whole message
-    flags = re.IGNORECASE | (0 if name in WHOLE_TEXT_SIGNALS else re.MULTILINE)
-    regex: LazyPattern | Branches | None = LazyPattern("|".join(parts), flags, _needles(needles)) if parts else None
+    flags = int(re.IGNORECASE | (0 if name in WHOLE_TEXT_SIGNALS else re.MULTILINE))
+    regex: list[Any] | None = ["|".join(parts), flags, _needles(needles)] if parts else None
     if needles is None and len(parts) > 1 and not whole and phrases:  # patterns that may match anything
-        regex = Branches(LazyPattern(parts[0], flags, _needles(phrases)), LazyPattern("|".join(parts[1:]), flags))
-    return Signal(
-        name=name,
-        about=spec.get("about", name),
-        social=bool(spec.get("social", False)),
-        answers=bool(spec.get("answers", False)),
-        agrees=bool(spec.get("agrees", False)),
-        opens=bool(spec.get("opens", False)),
-        anywhere=bool(spec.get("anywhere", False)),
-        attached=bool(spec.get("attached", False)),
-        confirmation=bool(spec.get("confirmation", False)),
-        allow_question=bool(spec.get("allow_question", False)),
-        after=frozenset(spec.get("after", [])),
-        confidence=float(spec.get("confidence", 0.8)),
-        roles=frozenset(roles) if roles else None,
-        whole=whole,
-        phrases=frozenset(phrases),
-        regex=regex,
-    )
+        regex = [[parts[0], flags, _needles(phrases)], ["|".join(parts[1:]), flags, None]]
+    return {
+        "name": name,
+        "about": spec.get("about", name),
+        "social": bool(spec.get("social", False)),
+        "answers": bool(spec.get("answers", False)),
+        "agrees": bool(spec.get("agrees", False)),
+        "opens": bool(spec.get("opens", False)),
+        "anywhere": bool(spec.get("anywhere", False)),
+        "attached": bool(spec.get("attached", False)),
+        "confirmation": bool(spec.get("confirmation", False)),
+        "allow_question": bool(spec.get("allow_question", False)),
+        "after": frozenset(spec.get("after", [])),
+        "confidence": float(spec.get("confidence", 0.8)),
+        "roles": frozenset(roles) if roles else None,
+        "whole": whole,
+        "phrases": frozenset(phrases),
+        "regex": regex,
+    }
+
+
+def _signal(data: dict[str, Any]) -> Signal:
+    regex = data.pop("regex")
+    if regex is None or not isinstance(regex[0], list):
+        return Signal(**data, regex=LazyPattern(*regex) if regex is not None else None)
+    first, rest = regex
+    return Signal(**data, regex=Branches(LazyPattern(*first), LazyPattern(*rest)))
 
 
 def _check_signal(name: str, spec: Any, where: str, known: set[str], text: str | None) -> None:
@@ -656,11 +666,9 @@ def _check_rows(settings: dict[str, Any]) -> None:
                               where=rows[-1]["rule"])
 
 
-@functools.lru_cache(maxsize=8)
-def _build(user_files: tuple[str, ...], keep: tuple[str, ...], drop: tuple[str, ...], patterns_from: str,
-           stamps: tuple[tuple[str, int, int], ...] = ()) -> RenalRules:
-    """Compile the rules once per process and set of inputs (``stamps``, the rule files' sizes
-    and times, is only part of the cache key)."""
+def _layered(user_files: tuple[str, ...]) -> dict[str, Any]:
+    """The built-in rule files extended by ``user_files``, checked: every signal's fields
+    (:func:`_signal_data`) and the settings, as plain data."""
     specs: dict[str, dict[str, Any]] = {}
     settings: dict[str, Any] = {}
     for name in BUILTIN_FILES:
@@ -670,10 +678,43 @@ def _build(user_files: tuple[str, ...], keep: tuple[str, ...], drop: tuple[str, 
         data, text = read_toml(Path(file))
         _apply_layer(specs, settings, data, file, builtin=False, text=text)
     _check_rows(settings)
-    signals = {name: _compile(name, spec) for name, spec in specs.items()}
-    missing = ENGINE_SIGNALS - signals.keys()
+    missing = ENGINE_SIGNALS - specs.keys()
     if missing:
         raise ConfigError(f"rule files lack signals {sorted(missing)}", where="apollo/renal/rules")
+    return {"signals": {name: _signal_data(name, spec) for name, spec in specs.items()}, "settings": settings}
+
+
+#: layering the rule files and reading every signal's phrases costs a heartbeat more than the
+#: interpreter's start: kept on disk by the files' texts
+_layered_rules = DiskMemo("renal-rules", _layered, max_entries=16)
+
+
+def _texts_digest(user_files: tuple[str, ...]) -> bytes | None:
+    """The digest of the rule files' names and texts (None when one cannot be read: then the
+    rules are built again, and say what is wrong with it)."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for path in (*(RULES_FOLDER / name for name in BUILTIN_FILES), *map(Path, user_files)):
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return None
+        name = str(path).encode("utf-8", "surrogatepass")
+        digest.update(b"%d:%s%d:" % (len(name), name, len(data)))
+        digest.update(data)
+    return digest.digest()
+
+
+@functools.lru_cache(maxsize=8)
+def _build(user_files: tuple[str, ...], keep: tuple[str, ...], drop: tuple[str, ...], patterns_from: str,
+           stamps: tuple[tuple[str, int, int], ...] = ()) -> RenalRules:
+    """Compile the rules once per process and set of inputs (``stamps``, the rule files' sizes
+    and times, is only part of the cache key)."""
+    key = _texts_digest(user_files)
+    layered = _layered_rules.keyed(key, user_files) if key is not None else _layered(user_files)
+    signals = {name: _signal(data) for name, data in layered["signals"].items()}
+    settings = layered["settings"]
     # compiled when a line could match them (a heartbeat's one-line question rarely can); a user's
     # rule file is checked now, so that a bad pattern fails where it is loaded
     pasted = tuple(LazyPattern(p) for p in settings["pasted"]["line_patterns"])
