@@ -1,4 +1,4 @@
-"""A pattern is compiled only in the alternatives a text may hold (``rules.LazyPattern``): the others
+"""A pattern is compiled only in the alternatives a text may hold (``patterns.LazyPattern``): the others
 stand aside as expressions that never match. These tests hold that to finding exactly what the
 whole pattern finds: the same span, the same groups, the same last group."""
 
@@ -9,6 +9,7 @@ import re
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from apollo import patterns
 from apollo.renal import concentrate, condense, rules
 
 _ALPHABET = "abcAB .1好\n"
@@ -56,7 +57,7 @@ def test_a_pattern_searched_in_the_alternatives_a_text_may_hold_finds_what_the_w
     pattern = "|".join(branches)
     assume(_valid(pattern))  # the grammar also makes what re refuses ("\\b?", a look-behind of varying width)
     whole = re.compile(pattern, flags)
-    lazy = rules.LazyPattern(pattern, flags)
+    lazy = patterns.LazyPattern(pattern, flags)
     for text in texts:  # one pattern, several texts: the part compiled grows with what they hold
         _same(lazy.search(text), whole.search(text))
         _same(lazy.match(text), whole.match(text))
@@ -67,7 +68,7 @@ def test_a_pattern_searched_in_the_alternatives_a_text_may_hold_finds_what_the_w
 @given(branches=st.lists(_patterns, min_size=1, max_size=4))
 def test_every_match_of_an_alternative_holds_one_of_its_literals(branches: list[str]) -> None:
     assume(_valid("|".join(branches)))
-    read = rules._read_alternatives("|".join(branches))
+    read = patterns._read_alternatives("|".join(branches))
     for branch, literals, stand_in in read or ():
         assert re.compile(stand_in).groups == re.compile(branch).groups
         if literals is None:
@@ -80,7 +81,7 @@ def test_every_match_of_an_alternative_holds_one_of_its_literals(branches: list[
 
 def test_an_alternative_set_aside_keeps_the_numbers_and_names_of_the_groups_after_it() -> None:
     pattern = r"(?P<first>deploy)(ed)?|(ship)(?P<how>\s+it)"
-    lazy = rules.LazyPattern(pattern, re.IGNORECASE)
+    lazy = patterns.LazyPattern(pattern, re.IGNORECASE)
     found = lazy.search("we SHIP it")
     assert lazy.is_compiled and not lazy._compiled  # only the part the text may hold
     assert found is not None and found.group(3, "how") == ("SHIP", " it") and found.lastgroup == "how"
@@ -89,25 +90,25 @@ def test_an_alternative_set_aside_keeps_the_numbers_and_names_of_the_groups_afte
 
 def test_what_the_reader_does_not_read_is_compiled_whole() -> None:
     for pattern in (r"(a)\1|b", r"(?x) a | b", r"(?P<n>a)(?P=n)|b", r"(?(1)a|b)|c", "a|(b"):
-        assert rules._read_alternatives(pattern) is None, pattern
-    assert rules._read_alternatives(r"\d+") is None  # no literal: nothing to prefilter
+        assert patterns._read_alternatives(pattern) is None, pattern
+    assert patterns._read_alternatives(r"\d+") is None  # no literal: nothing to prefilter
     # one alternative with literals: a text without them cannot match it
-    assert rules._read_alternatives(r"^\s*\[?\d{2}:\d{2}") == ((r"^\s*\[?\d{2}:\d{2}", (":",), "(?!)"),)
+    assert patterns._read_alternatives(r"^\s*\[?\d{2}:\d{2}") == ((r"^\s*\[?\d{2}:\d{2}", (":",), "(?!)"),)
     # one non-capturing group around the whole is read inside
-    read = rules._read_alternatives("(?:can you|would you)")
+    read = patterns._read_alternatives("(?:can you|would you)")
     assert read is not None and [literals for _, literals, _ in read] == [("can you",), ("would you",)]
 
 
 def test_a_text_holding_no_literal_of_any_alternative_compiles_nothing() -> None:
-    lazy = rules.LazyPattern(r"\bcan you\b|\bwould you\b(?! like)", re.IGNORECASE)
+    lazy = patterns.LazyPattern(r"\bcan you\b|\bwould you\b(?! like)", re.IGNORECASE)
     assert lazy.search("Any news on the deploy?") is None and not lazy.is_compiled
 
 
-def _rule_patterns() -> list[rules.LazyPattern]:
+def _rule_patterns() -> list[patterns.LazyPattern]:
     """Every lazily compiled pattern of the built-in rules: the signals', the pasted lines', the
     filter's, the condenser's."""
     loaded = rules.load()
-    found: list[rules.LazyPattern] = [*loaded.pasted, *loaded.pasted_blocks]
+    found: list[patterns.LazyPattern] = [*loaded.pasted, *loaded.pasted_blocks]
     for signal in loaded.signals.values():
         if isinstance(signal.regex, rules.Branches):
             found += [signal.regex.first, signal.regex.rest]
@@ -119,7 +120,7 @@ def _rule_patterns() -> list[rules.LazyPattern]:
 
 
 def _pieces() -> list[str]:
-    read = [rules._read_alternatives(pattern.pattern) for pattern in _rule_patterns()]
+    read = [patterns._read_alternatives(pattern.pattern) for pattern in _rule_patterns()]
     return sorted({literal for alternatives in read if alternatives for _, literals, _ in alternatives
                    for literal in literals or ()})
 
@@ -133,6 +134,6 @@ def test_the_rules_patterns_find_what_their_whole_expressions_find(pieces: list[
     text = text.upper() if upper else text
     for pattern in _rule_patterns():
         whole = re.compile(pattern.pattern, pattern.flags)
-        fresh = rules.LazyPattern(pattern.pattern, pattern.flags, pattern.needles)
+        fresh = patterns.LazyPattern(pattern.pattern, pattern.flags, pattern.needles)
         _same(fresh.search(text), whole.search(text))
         _same(fresh.match(text), whole.match(text))

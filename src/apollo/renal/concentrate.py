@@ -20,9 +20,10 @@ from apollo import jsonline
 from apollo.cache import toml_loads
 from apollo.config import file_stamps
 from apollo.errors import ConfigError
+from apollo.patterns import LazyPattern
 from apollo.records import slotted
 from apollo.renal.condense import Condenser, CondenseRules, load_rules
-from apollo.renal.rules import RULES_FOLDER, LazyPattern
+from apollo.renal.rules import RULES_FOLDER
 from apollo.rulefile import overlay, read_toml
 from apollo.transcript.model import Element, Kind, Role
 from apollo.words import cjk_runs

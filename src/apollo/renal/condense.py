@@ -20,9 +20,10 @@ from pathlib import Path
 
 from apollo.cache import DiskMemo, toml_loads
 from apollo.errors import ConfigError
+from apollo.patterns import LazyPattern
 from apollo.records import slotted
 from apollo.renal.reading import normalize_clause, social_parts
-from apollo.renal.rules import RULES_FOLDER, LazyPattern, RenalRules
+from apollo.renal.rules import RULES_FOLDER, RenalRules
 from apollo.rulefile import located, overlay, read_toml
 
 #: typing is imported only by type checkers: the heartbeat imports this module on every run
