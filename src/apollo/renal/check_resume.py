@@ -81,16 +81,19 @@ def _fingerprint(element: Element) -> bytes:
 class Chain:
     """A running digest of the elements fed so far, and where each one sits in the session."""
 
-    __slots__ = ("digest", "count", "positions")
+    __slots__ = ("digest", "count", "positions", "fingerprints")
 
     def __init__(self, digest: bytes = b"", count: int = 0):
         self.digest = digest
         self.count = count
         #: id(element) -> its position, for the elements read in this process (the latest holder of an id wins)
         self.positions: dict[int, int] = {}
+        #: position -> fingerprint, of the elements this process fingerprinted (saving the state needs them again)
+        self.fingerprints: dict[int, bytes] = {}
 
     def add(self, element: Element) -> None:
-        self.digest = hashlib.sha256(self.digest + _fingerprint(element)).digest()
+        fingerprint = self.fingerprints[self.count] = _fingerprint(element)
+        self.digest = hashlib.sha256(self.digest + fingerprint).digest()
         self.positions[id(element)] = self.count
         self.count += 1
 
@@ -160,9 +163,12 @@ class Saved:
 
     def _pour(self, chain: Chain, found: dict[int, Element], classifier: Classifier,
               stream: FateStream) -> Resumed | None:
-        if found.keys() != self.held.keys() or any(
-                _fingerprint(element) != self.held[position] for position, element in found.items()):
+        if found.keys() != self.held.keys():
             return None
+        for position, element in found.items():
+            chain.fingerprints[position] = _fingerprint(element)
+            if chain.fingerprints[position] != self.held[position]:
+                return None
         state_reader = _Unpickler(self.state, found, classifier.rules.signals)
         try:
             classifier_state, tally, stream_state = state_reader.load()
@@ -250,7 +256,7 @@ def save(path: Path, key: str, resumed: Resumed, tail: Any = None) -> None:
             position = chain.positions.get(id(obj))
             if position is None:
                 raise _Unsaveable("an element that was not read from the session")
-            held[position] = _fingerprint(obj)
+            held[position] = chain.fingerprints.get(position) or _fingerprint(obj)
             spot = tail.spot(obj) if tail_state is not None else None
             if spot is not None:
                 spots[position] = spot

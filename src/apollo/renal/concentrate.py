@@ -331,9 +331,10 @@ def carries_fact(text: str, rules: FilterRules, condenser: Condenser, names: fro
     return None
 
 
-_SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？]*\s*")
+#: compiled when first needed: a heartbeat's check seldom answers a question
+_SENTENCE = LazyPattern(r"[^.!?。！？\n]+[.!?。！？]*\s*")
 
 
 def without_questions(text: str) -> str:
     """The text less its question sentences (what an answered question leaves behind)."""
-    return "".join(s for s in _SENTENCE.findall(text) if not s.rstrip().endswith(("?", "？")))
+    return "".join(s for s in _SENTENCE.compiled().findall(text) if not s.rstrip().endswith(("?", "？")))

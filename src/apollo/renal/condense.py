@@ -529,7 +529,7 @@ class Condenser:
 
 #: a character or line start that may be Markdown, or a blank line between paragraphs (a text
 #: without any is one paragraph of plain prose, whose structure shortening cannot change)
-_MARKUP = re.compile(r"[*_`#>|~\[<]|^[ \t]*(?:[-+*]|\d+[.)])[ \t]|\n[ \t]*\n", re.MULTILINE)
+_MARKUP = LazyPattern(r"[*_`#>|~\[<]|^[ \t]*(?:[-+*]|\d+[.)])[ \t]|\n[ \t]*\n", re.MULTILINE)  # compiled when first shortening
 
 
 def markdown_shape(text: str) -> list[tuple[str, ...]]:

@@ -13,6 +13,7 @@ import itertools
 import re
 from collections.abc import Iterator
 
+from apollo.patterns import LazyPattern
 from apollo.records import field, slotted
 from apollo.renal.rules import RenalRules, Signal, normalize_phrase
 from apollo.words import all_cjk, cjk_runs, stem
@@ -42,7 +43,7 @@ _QUOTE_CLOSE = "」』”》"
 # Where a sentence ends (outside quotations): Chinese and Latin end marks, a period before a space, a line break.
 _SENTENCE_END = re.compile(r"[。！？!?\n]+|\.(?=\s|$)")
 #: a line that ends a sentence (what a person writes, where a command's output line seldom does)
-_SENTENCE_END_AT_END = re.compile(r"[。！？!?.…]\s*$")
+_SENTENCE_END_AT_END = LazyPattern(r"[。！？!?.…]\s*$")  # compiled for the first pasted block
 #: how many sentences open a reply (within its first characters): where it says whether it knows the answer
 _OPENING_SENTENCES = 2
 _OPENING_CHARS = 600
