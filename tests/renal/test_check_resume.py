@@ -114,8 +114,16 @@ def test_the_heartbeat_after_growth_classifies_only_the_appended_message(example
     fed: list[str] = []
     original = classify.Classifier.feed
     monkeypatch.setattr(classify.Classifier, "feed", lambda self, element: fed.append(element.id) or original(self, element))
+    from apollo.renal import check as check_module
+    from apollo.renal import check_cache
+
+    looked: list[str] = []
+    finder = check_cache.default_source
+    monkeypatch.setattr(check_cache, "default_source", lambda *args: looked.append("memo") or finder(*args))
+    monkeypatch.setattr(check_module, "default_source", lambda *args: looked.append("check") or finder(*args))
     beat = heartbeat.run(paths, config_mod.load(paths.workspace), "en")
     assert fed == ["appended1"]
+    assert looked == ["memo"]  # the check reads what the memo found, stamped before either read it
     monkeypatch.setattr(classify.Classifier, "feed", original)
     assert _numbers_of_state(beat.state) == _numbers(check(paths, config_mod.load(paths.workspace)))
 
