@@ -3,7 +3,7 @@ and compiling them all costs a process several times the interpreter's start, wh
 that reads one appended message meets few of them (:class:`LazyPattern`).
 
 A pattern is read (:class:`_BranchReader`, never compiled to be read) for the literals each of its
-top-level alternatives needs in every match; a text is compared with them case-insensitively, folded
+alternatives, at every depth, needs in every match; a text is compared with them case-insensitively, folded
 character by character (:func:`_fold`), which is exactly how ``re.IGNORECASE`` compares plain
 characters; a text with a character whose case-insensitive match is special is always searched.
 """
@@ -53,6 +53,11 @@ def fold_needles(literals: tuple[str, ...]) -> tuple[str, ...] | None:
     return None if any(f is None for f in folded) else tuple(sorted({f for f in folded if f is not None}))
 
 
+#: an alternative of a pattern: where it starts and ends, the literals one of which its every match
+#: holds (None: unknown), the expression that stands in for it when set aside (it never matches, and
+#: has the same groups), the index of the alternative it is in (-1: none)
+Alternative = tuple[int, int, "tuple[str, ...] | None", str, int]
+
 #: how many texts a pattern's needles are looked for in before it is compiled all the same
 PREFILTER_TEXTS = 256
 #: how many times a pattern is compiled in part (the alternatives a text may hold, and then more of
@@ -67,10 +72,11 @@ class LazyPattern:
 
     ``needles``, when given, are strings one of which every match contains (case-insensitively):
     a text holding none of them cannot match, and the regex is not compiled to say so. Each
-    top-level alternative has such strings of its own, read from the pattern (:func:`_read_alternatives`):
-    only the alternatives a text may hold are compiled, the others stand aside as expressions that
-    never match, so the search finds what the whole pattern finds (an alternative that cannot
-    match anywhere in the text changes no search of it)."""
+    alternative (of the pattern, or of a group in it) has such strings of its own, read from the
+    pattern (:func:`_read_alternatives`): only the alternatives a text may hold are compiled, the
+    others are left out (or stand aside as expressions that never match, when they hold groups), so
+    the search finds what the whole pattern finds (an alternative that cannot match anywhere in the
+    text changes no search of it)."""
 
     __slots__ = ("pattern", "flags", "needles", "_compiled", "_prefiltered", "_alternatives", "_kept", "_partial",
                  "_partials")
@@ -82,7 +88,7 @@ class LazyPattern:
         self._compiled: re.Pattern[str] | None = None
         self._prefiltered = 0
         #: the alternatives as :func:`_read_alternatives` reads them; () until first needed
-        self._alternatives: tuple[tuple[str, tuple[str, ...] | None, str], ...] | None = ()
+        self._alternatives: tuple[Alternative, ...] | None = ()
         #: which alternatives ``_partial`` holds
         self._kept: frozenset[int] = frozenset()
         self._partial: re.Pattern[str] | None = None
@@ -114,15 +120,18 @@ class LazyPattern:
             self._alternatives = None if self.flags & re.VERBOSE else _alternatives_of(self.pattern)
         if self._alternatives is None:
             return self.compiled()
-        kept = self._kept.union(index for index, (_, needles, _) in enumerate(self._alternatives)
-                                if needles is None or any(needle in folded for needle in needles))
+        holds = set(self._kept)  # an alternative may match when the text holds its literals and the one it is in may
+        for index, (_, _, needles, _, around) in enumerate(self._alternatives):
+            if index not in holds and (around < 0 or around in holds) and (
+                    needles is None or any(needle in folded for needle in needles)):
+                holds.add(index)
+        kept = frozenset(holds)
         if kept == self._kept:
             return self._partial
         if len(kept) == len(self._alternatives) or self._partials == PARTIAL_COMPILES:
             return self.compiled()
         self._kept, self._partials = kept, self._partials + 1
-        self._partial = re.compile("|".join(branch if index in kept else stand_in
-                                            for index, (branch, _, stand_in) in enumerate(self._alternatives)), self.flags)
+        self._partial = re.compile(_without(self.pattern, self._alternatives, kept), self.flags)
         return self._partial
 
     def cannot_match(self, text: str) -> bool:
@@ -164,35 +173,42 @@ _HEX_ESCAPES = {"x": 2, "u": 4, "U": 8}
 
 
 class _BranchReader:
-    """Reads a regular expression far enough to know its top-level alternatives, the literals one
-    of which every match of each contains, and each one's capturing groups (a branch set aside
-    leaves its groups in place, empty, so the others keep their numbers)."""
+    """Reads a regular expression far enough to know its alternatives, at every depth (but inside
+    a look-behind, whose alternatives must keep one width), the literals one of which every match
+    of each contains, and each one's capturing groups (an alternative set aside leaves its groups
+    in place, empty, so the others keep their numbers)."""
 
     def __init__(self, source: str):
         self.source = source
         self.at = 0
         self.groups: list[str | None] = []
+        #: (start, end, literals or None, stand-in) of every alternative read
+        self.found: list[tuple[int, int, tuple[str, ...] | None, str]] = []
+        self._behind = 0
 
-    def split(self) -> list[tuple[str, tuple[str, ...] | None, str]]:
-        """(branch, literals or None, its stand-in) for each top-level alternative."""
-        branches = []
+    def read(self) -> list[tuple[int, int, tuple[str, ...] | None, str, int]]:
+        """Every alternative, outer ones before those inside them, each with the index of the one
+        it is in (-1: none)."""
+        self._alternatives(top=True)
+        read: list[tuple[int, int, tuple[str, ...] | None, str, int]] = []
+        around: list[int] = []
+        for start, end, literals, stand_in in sorted(self.found, key=lambda found: (found[0], -found[1])):
+            while around and read[around[-1]][1] < end:
+                around.pop()
+            read.append((start, end, literals, stand_in, around[-1] if around else -1))
+            around.append(len(read) - 1)
+        return read
+
+    def _alternatives(self, *, top: bool = False) -> tuple[str, ...] | None:
+        """A group's alternatives (the whole pattern's when ``top``): one of the alternatives'
+        literals is in every match (None: some alternative has none)."""
+        found: set[str] | None = set()
         while True:
             start, groups_before = self.at, len(self.groups)
             literals = self._sequence()
-            groups = self.groups[groups_before:]
-            stand_in = "(?!)" + "".join(f"(?P<{name}>)" if name else "()" for name in groups)
-            branches.append((self.source[start:self.at], literals, stand_in))
-            if self.at == len(self.source):
-                return branches
-            if self.source[self.at] != "|":
-                raise _Unsplittable
-            self.at += 1
-
-    def _alternatives(self) -> tuple[str, ...] | None:
-        """Inside a group: one of the alternatives' literals is in every match (None: some has none)."""
-        found: set[str] | None = set()
-        while True:
-            literals = self._sequence()
+            if not self._behind:
+                stand_in = "(?!)" + "".join(f"(?P<{name}>)" if name else "()" for name in self.groups[groups_before:])
+                self.found.append((start, self.at, literals, stand_in))
             if literals is None:
                 found = None
             elif found is not None:
@@ -200,9 +216,9 @@ class _BranchReader:
             if self.at < len(self.source) and self.source[self.at] == "|":
                 self.at += 1
                 continue
-            if self.at == len(self.source):
-                raise _Unsplittable  # an unclosed group
-            self.at += 1  # the ")"
+            if (self.at == len(self.source)) != top:
+                raise _Unsplittable  # an unclosed group, or a ")" that closes none
+            self.at += 0 if top else 1  # the ")"
             return tuple(sorted(found)) if found is not None else None
 
     def _sequence(self) -> tuple[str, ...] | None:
@@ -257,7 +273,10 @@ class _BranchReader:
         for opening, consumes in ((":", True), (">", True), ("=", False), ("!", False), ("<=", False), ("<!", False)):
             if source.startswith(opening, self.at):
                 self.at += len(opening)
+                behind = opening.startswith("<")
+                self._behind += behind
                 literals = self._alternatives()
+                self._behind -= behind
                 return None, literals if consumes else None, consumes
         if source.startswith("P<", self.at):
             end = source.index(">", self.at)
@@ -342,27 +361,45 @@ def _better(found: tuple[str, ...] | None, other: tuple[str, ...]) -> tuple[str,
     return found if (min(map(len, found)), -len(found)) >= (min(map(len, other)), -len(other)) else other
 
 
-def _read_alternatives(pattern: str) -> tuple[tuple[str, tuple[str, ...] | None, str], ...] | None:
-    """:class:`LazyPattern`'s alternatives of ``pattern`` (those of the group it is, when it is one
-    non-capturing group), with their literals folded like a text; None when there is nothing to
-    set aside (no alternative with literals, or a construct the reader does not read). A pattern of
-    one alternative with literals is one a text without them cannot match."""
+def _read_alternatives(pattern: str) -> tuple[Alternative, ...] | None:
+    """:class:`LazyPattern`'s alternatives of ``pattern``: where each is, its literals folded like a
+    text, its stand-in, the one it is in; None when there is nothing to set aside (no alternative
+    with literals, or a construct the reader does not read)."""
     try:
-        branches = _BranchReader(pattern).split()
-        if len(branches) == 1 and pattern.startswith("(?:"):
-            whole = _BranchReader(pattern)
-            whole.at = 3
-            whole._alternatives()
-            if whole.at == len(pattern):
-                branches = _BranchReader(pattern[3:-1]).split()
+        alternatives = _BranchReader(pattern).read()
     except (_Unsplittable, ValueError, IndexError):
         return None
-    folded = [(branch, fold_needles(literals) if literals else None, stand_in)
-              for branch, literals, stand_in in branches]
-    if all(literals is None for _, literals, _ in folded):
+    folded = [(start, end, fold_needles(literals) if literals else None, stand_in, around)
+              for start, end, literals, stand_in, around in alternatives]
+    if all(literals is None for _, _, literals, _, _ in folded):
         return None
     return tuple(folded)
 
 
+def _without(pattern: str, alternatives: tuple[Alternative, ...], kept: frozenset[int]) -> str:
+    """``pattern`` without the alternatives not ``kept``: one that holds a group leaves its stand-in
+    (the groups after it keep their numbers), a group left with none holds one that never matches."""
+    inside: dict[int, list[int]] = {}
+    for index, alternative in enumerate(alternatives):
+        inside.setdefault(alternative[4], []).append(index)
+
+    def text(start: int, end: int, within: list[int]) -> str:
+        out: list[str] = []
+        at, run = start, list[int]()
+        for index in [*within, None]:
+            # the alternatives of one group follow each other, a "|" apart
+            if run and (index is None or alternatives[index][0] != alternatives[run[-1]][1] + 1):
+                parts = [text(alternatives[i][0], alternatives[i][1], inside.get(i, [])) if i in kept else alternatives[i][3]
+                         for i in run if i in kept or alternatives[i][3] != "(?!)"]
+                out += [pattern[at:alternatives[run[0]][0]], "|".join(parts) or "(?!)"]
+                at, run = alternatives[run[-1]][1], []
+            if index is not None:
+                run.append(index)
+        out.append(pattern[at:end])
+        return "".join(out)
+
+    return text(0, len(pattern), inside.get(-1, []))
+
+
 #: reading a pattern's alternatives costs more than compiling a part of it: kept on disk
-_alternatives_of = DiskMemo("pattern-literals", _read_alternatives, max_entries=1024)
+_alternatives_of = DiskMemo("pattern-alternatives", _read_alternatives, max_entries=1024)

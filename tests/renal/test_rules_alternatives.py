@@ -68,8 +68,9 @@ def test_a_pattern_searched_in_the_alternatives_a_text_may_hold_finds_what_the_w
 @given(branches=st.lists(_patterns, min_size=1, max_size=4))
 def test_every_match_of_an_alternative_holds_one_of_its_literals(branches: list[str]) -> None:
     assume(_valid("|".join(branches)))
-    read = patterns._read_alternatives("|".join(branches))
-    for branch, literals, stand_in in read or ():
+    pattern = "|".join(branches)
+    for start, end, literals, stand_in, _ in patterns._read_alternatives(pattern) or ():
+        branch = pattern[start:end]
         assert re.compile(stand_in).groups == re.compile(branch).groups
         if literals is None:
             continue
@@ -93,10 +94,24 @@ def test_what_the_reader_does_not_read_is_compiled_whole() -> None:
         assert patterns._read_alternatives(pattern) is None, pattern
     assert patterns._read_alternatives(r"\d+") is None  # no literal: nothing to prefilter
     # one alternative with literals: a text without them cannot match it
-    assert patterns._read_alternatives(r"^\s*\[?\d{2}:\d{2}") == ((r"^\s*\[?\d{2}:\d{2}", (":",), "(?!)"),)
-    # one non-capturing group around the whole is read inside
-    read = patterns._read_alternatives("(?:can you|would you)")
-    assert read is not None and [literals for _, literals, _ in read] == [("can you",), ("would you",)]
+    assert patterns._read_alternatives(r"^\s*\[?\d{2}:\d{2}") == ((0, 18, (":",), "(?!)", -1),)
+    # the alternatives inside a group are read too, but not those of a look-behind (one width)
+    read = patterns._read_alternatives(r"(?:can you|(?<!not )would (you))")
+    assert read is not None and [(start, literals, stand_in, around) for start, _, literals, stand_in, around in read] == [
+        (0, ("can you", "would "), "(?!)()", -1), (3, ("can you",), "(?!)", 0), (11, ("would ",), "(?!)()", 0),
+        (27, ("you",), "(?!)", 2)]
+
+
+def test_an_alternative_inside_a_group_is_set_aside_when_the_text_cannot_hold_it() -> None:
+    pattern = r"^(?:please )?(add|deploy|fix|ship)\b"
+    lazy = patterns.LazyPattern(pattern, re.IGNORECASE)
+    assert lazy.search("Deploy it") is not None and lazy._partial is not None and not lazy._compiled
+    assert lazy._partial.pattern == r"^(?:(?!))?(deploy)\b"
+    # one holding a group stands aside in its place: the groups after it keep their numbers
+    grouped = patterns.LazyPattern(r"(?:ship (it)|(deploy))", re.IGNORECASE)
+    found = grouped.search("deploy now")
+    assert grouped._partial is not None and grouped._partial.pattern == "(?:(?!)()|(deploy))"
+    assert found is not None and found.group(2) == "deploy" and found.lastindex == 2
 
 
 def test_a_text_holding_no_literal_of_any_alternative_compiles_nothing() -> None:
@@ -121,7 +136,7 @@ def _rule_patterns() -> list[patterns.LazyPattern]:
 
 def _pieces() -> list[str]:
     read = [patterns._read_alternatives(pattern.pattern) for pattern in _rule_patterns()]
-    return sorted({literal for alternatives in read if alternatives for _, literals, _ in alternatives
+    return sorted({literal for alternatives in read if alternatives for _, _, literals, _, _ in alternatives
                    for literal in literals or ()})
 
 
