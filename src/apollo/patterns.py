@@ -117,7 +117,8 @@ class LazyPattern:
         if self.needles is not None and not any(needle in folded for needle in self.needles):
             return None
         if self._alternatives == ():
-            self._alternatives = None if self.flags & re.VERBOSE else _alternatives_of(self.pattern)
+            self._alternatives = None if self.flags & re.VERBOSE else _alternatives_of.keyed(
+                (self.pattern, _reader_version()), self.pattern)
         if self._alternatives is None:
             return self.compiled()
         holds = set(self._kept)  # an alternative may match when the text holds its literals and the one it is in may
@@ -403,3 +404,13 @@ def _without(pattern: str, alternatives: tuple[Alternative, ...], kept: frozense
 
 #: reading a pattern's alternatives costs more than compiling a part of it: kept on disk
 _alternatives_of = DiskMemo("pattern-alternatives", _read_alternatives, max_entries=1024)
+
+
+@functools.cache
+def _reader_version() -> bytes:
+    """The digest of this module's code, part of every kept reading's key: Apollo's version alone
+    names no change made to the reader between two releases."""
+    import hashlib
+    from pathlib import Path
+
+    return hashlib.sha256(Path(__file__).read_bytes()).digest()

@@ -37,3 +37,13 @@ def test_a_rule_file_edited_in_place_is_read_again(tmp_path: Path) -> None:
     rules._build.cache_clear()  # a new process
     assert rules.load_files((str(extra),))["sticker"].phrases == frozenset({"偷笑"})
     assert rules._texts_digest((str(tmp_path / "missing.toml"),)) is None
+
+
+def test_the_kept_rules_are_keyed_by_the_code_that_layers_them_too(tmp_path: Path, monkeypatch) -> None:
+    """Apollo's version (in the memo's file name) names no change made between two releases."""
+    code = tmp_path / "rules.py"
+    code.write_bytes(Path(rules.__file__).read_bytes())
+    monkeypatch.setattr(rules, "__file__", str(code))
+    before = rules._texts_digest(())
+    code.write_bytes(code.read_bytes() + b"\n# a change\n")
+    assert rules._texts_digest(()) != before
