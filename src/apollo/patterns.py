@@ -145,6 +145,10 @@ class LazyPattern:
         program = self._program(text)
         return program.search(text, pos) if program is not None else None
 
+    def sub(self, replacement: str, text: str) -> str:
+        program = self._program(text)
+        return program.sub(replacement, text) if program is not None else text
+
     def match(self, text: str) -> re.Match[str] | None:
         program = self._program(text)
         return program.match(text) if program is not None else None

@@ -62,6 +62,7 @@ def test_a_pattern_searched_in_the_alternatives_a_text_may_hold_finds_what_the_w
         _same(lazy.search(text), whole.search(text))
         _same(lazy.match(text), whole.match(text))
         _same(lazy.fullmatch(text), whole.fullmatch(text))
+        assert lazy.sub("_", text) == whole.sub("_", text)
 
 
 @settings(max_examples=300, deadline=None)

@@ -225,11 +225,11 @@ def _strip_annotations(text: str, rules: RenalRules) -> str:
 
 
 @functools.lru_cache(maxsize=8)
-def _annotation_patterns_cached(patterns: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
-    return tuple(re.compile(p, re.IGNORECASE) for p in patterns)
+def _annotation_patterns_cached(patterns: tuple[str, ...]) -> tuple[LazyPattern, ...]:
+    return tuple(LazyPattern(p, re.IGNORECASE) for p in patterns)
 
 
-def _annotation_patterns(rules: RenalRules) -> tuple[re.Pattern[str], ...]:
+def _annotation_patterns(rules: RenalRules) -> tuple[LazyPattern, ...]:
     return _annotation_patterns_cached(tuple(rules.normalize["annotation_patterns"]))
 
 
