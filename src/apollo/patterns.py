@@ -45,7 +45,9 @@ def _fold(text: str) -> str | None:
         return text.lower()
     if not all(_is_plain_char(char) for char in set(text) if not char.isascii()):
         return None
-    return "".join([char.lower() for char in text])
+    # str.lower() lowers each plain character as on its own, but for a capital sigma, which it
+    # lowers by its place in the word (a long tool output is folded in C, not character by character)
+    return "".join([char.lower() for char in text]) if "Σ" in text else text.lower()
 
 
 def fold_needles(literals: tuple[str, ...]) -> tuple[str, ...] | None:

@@ -108,6 +108,12 @@ def test_a_text_without_any_phrase_compiles_nothing_and_one_with_a_phrase_compil
     assert decision.search("We DECIDED to ship on Monday") is not None and decision.regex.is_compiled
 
 
+@given(text=st.text(alphabet=st.characters(codec="utf-8"), max_size=40) | st.text(alphabet=_PLAIN + _SPECIAL, max_size=40))
+def test_a_text_is_folded_character_by_character(text: str) -> None:
+    folded = patterns._fold(text)
+    assert folded is None or folded == "".join(char.lower() for char in text)
+
+
 def test_a_long_text_is_prefiltered_like_a_short_one() -> None:
     """Texts past the length whose folded copy is kept are folded again each time, same answer."""
     filler = "the build log says nothing new here. " * 200
