@@ -133,3 +133,21 @@ def test_a_record_pickles_as_its_field_values_and_comes_back_equal() -> None:
     point = _Pickled(1, ("a",), [2, 3])
     assert pickle.loads(pickle.dumps(point)) == point == copy.deepcopy(point) == copy.copy(point)
     assert b"tags" not in pickle.dumps(point)  # the values, not a dictionary of the fields' names
+
+
+def test_records_whose_init_source_is_the_same_share_its_code_but_not_their_defaults() -> None:
+    """The compiled ``__init__`` is kept on disk by its source, which names the defaults but does not
+    hold them: two classes with the same fields and other defaults each get their own."""
+
+    @slotted()
+    class Small:
+        size: int = 1
+        items: list[int] = field(default_factory=list)
+
+    @slotted()
+    class Large:
+        size: int = 100
+        items: list[int] = field(default_factory=lambda: [7])
+
+    assert (Small().size, Small().items, Large().size, Large().items) == (1, [], 100, [7])
+    assert Small.__init__.__code__.co_code == Large.__init__.__code__.co_code

@@ -75,7 +75,9 @@ class DiskMemo:
             return result
         if not self._added and self.path() is not None:
             self._added = True
-            atexit.register(self.save)
+            if not _unsaved:
+                atexit.register(save_all)
+            _unsaved.append(self)
         return marshal.loads(stored[key])
 
     def _load(self) -> dict[Any, bytes]:
@@ -107,6 +109,17 @@ class DiskMemo:
             self._added = False
         except (OSError, ValueError):
             pass
+
+
+#: the memos that gained entries since they were last written
+_unsaved: list[DiskMemo] = []
+
+
+def save_all() -> None:
+    """Write every memo that gained entries: at exit, or before a process that ends without the
+    interpreter's teardown (the heartbeat's, :func:`apollo.cli.entry.main`) runs no exit handler."""
+    while _unsaved:
+        _unsaved.pop().save()
 
 
 def _only_ours(path: Path) -> bool:

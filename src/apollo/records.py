@@ -5,10 +5,12 @@ with it cost a process about as much as the interpreter's own start, on a path t
 30 minutes (see "Imports" in docs/ARCHITECTURE.md). :class:`Record` gives a class that lists its
 fields in ``__slots__`` what a dataclass would add: equality, a hash, a repr. :func:`slotted` turns
 a class written like a dataclass (annotated fields, defaults, :func:`field`) into such a class,
-generating only its ``__init__``.
+generating only its ``__init__`` (at the class's first instance, from code kept on disk).
 """
 
 from __future__ import annotations
+
+from apollo.cache import DiskMemo
 
 #: typing is imported only by type checkers: the heartbeat imports this module on every run
 TYPE_CHECKING = False
@@ -130,10 +132,19 @@ def _init(cls: type, names: tuple[str, ...], defaults: dict[str, Any], frozen: b
             params.append(name)
         body.append(f"_set(self, {name!r}, {value})" if frozen else f"self.{name} = {value}")
     source = f"def __init__(self, {', '.join(params)}):\n    " + "\n    ".join(body or ["pass"])
-    exec(source, scope)  # noqa: S102 - the source is built above from the class's own field names
+    exec(_init_code(source), scope)  # noqa: S102 - the source is built above from the class's own field names
     init = scope["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     return init
+
+
+def _compile_init(source: str) -> Any:
+    return compile(source, "<record __init__>", "exec")
+
+
+#: the compiled ``__init__`` sources: compiling those of the record classes a heartbeat meets
+#: costs it about 2 ms, so the code is kept on disk
+_init_code = DiskMemo("record-init", _compile_init, max_entries=256)
 
 
 def _reduce_to_fields(self: Record, _protocol: int) -> tuple[type, tuple[object, ...]]:

@@ -129,9 +129,20 @@ def test_fast_path_and_typer_path_agree(example: Path) -> None:
     assert typo.returncode == 2 and "--jsn" in typo.stderr
 
 
+def test_the_heartbeat_ends_with_its_disk_caches_written_and_its_line_out(example: Path, tmp_path: Path) -> None:
+    """It ends without the interpreter's teardown, and still leaves what a normal exit leaves."""
+    cache = tmp_path / "cache"
+    done = _run(example, "--lang", "en", env={"APOLLO_CACHE_DIR": str(cache)})
+    assert done.returncode == 0 and done.stdout.startswith("🫘 ") and done.stdout.endswith("\n"), done.stderr
+    assert {path.name.split("-")[0] for path in cache.glob("*.marshal")} >= {"toml", "lexicon", "needles"}
+
+
 def _after_heartbeat(example: Path, report: str) -> list[str]:
     """The lines ``report`` (Python code) prints at the end of a real ``apollo heartbeat`` process."""
-    probe = ("import sys; sys.argv = ['apollo', 'heartbeat', '-w', sys.argv[1], '--state-dir', sys.argv[2]]\n"
+    # the heartbeat's process ends without the interpreter's teardown (os._exit): here it raises
+    # SystemExit instead, so that the probe can look at the process it leaves
+    probe = ("import os, sys; sys.argv = ['apollo', 'heartbeat', '-w', sys.argv[1], '--state-dir', sys.argv[2]]\n"
+             "os._exit = sys.exit\n"
              "from apollo.cli.entry import main\n"
              "try:\n    main()\nexcept SystemExit:\n    pass\n" + report)
     done = subprocess.run([sys.executable, "-c", probe, str(example / "workspace"), str(example / "openclaw-state")],

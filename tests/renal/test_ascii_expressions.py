@@ -21,6 +21,13 @@ def test_an_ascii_text_is_cut_where_the_whole_expression_cuts_it(text: str) -> N
     assert reading._SPLIT_ASCII.split(text) == re.compile(reading._SPLIT_PATTERN).split(text)
 
 
+@settings(max_examples=300)
+@given(text=st.text(alphabet=st.characters(max_codepoint=127)))
+def test_an_ascii_text_loses_the_punctuation_the_whole_expression_finds_and_holds_no_emoji(text: str) -> None:
+    assert reading._PUNCT_ASCII.sub(" ", text) == re.compile(reading._PUNCT_PATTERN).sub(" ", text)
+    assert re.search(reading._EMOJI_PATTERN, text) is None
+
+
 def test_chinese_boundaries_still_cut_a_text_that_has_them() -> None:
     clauses = reading.split_clauses("行行 我知道。Ship it, please")
     assert [(c.body, c.end) for c in clauses] == [("行行", " "), ("我知道", "。"), ("Ship it", ","), ("please", "")]

@@ -60,7 +60,7 @@ def test_an_unchanged_session_is_answered_from_the_state_with_a_full_checks_numb
     full = _checked(paths)
     assert full["fingerprint"]["source"].endswith(SESSION)
     monkeypatch.setenv("APOLLO_NOW", "2026-11-29T12:30:00+08:00")
-    reused = reusable_state(paths, config_mod.load(paths.workspace))
+    reused = reusable_state(paths, config_mod.load(paths.workspace))[0]
     assert reused is not None and reused["checked_at"] == "2026-11-29T12:30:00+08:00"
     assert _without_time(reused) == _without_time(full)
     assert _without_time(reused) == _without_time(_checked(paths))  # and a new full check agrees
@@ -76,7 +76,7 @@ def test_the_memo_does_not_read_the_session(example: Path) -> None:
     with session.open("r+b") as handle:  # same inode, same size
         handle.write(b" " * 64)
     os.utime(session, ns=(before.st_atime_ns, before.st_mtime_ns))
-    reused = reusable_state(paths, config_mod.load(paths.workspace))
+    reused = reusable_state(paths, config_mod.load(paths.workspace))[0]
     assert reused is not None and _without_time(reused) == _without_time(full)
 
 
@@ -84,7 +84,7 @@ def test_a_grown_session_is_checked_again(example: Path) -> None:
     paths = _paths(example)
     full = _checked(paths)
     _append_message(paths.sessions_dir / SESSION, "我们决定下周一发布 2.0 版本，数据库迁移放到周三。")
-    assert reusable_state(paths, config_mod.load(paths.workspace)) is None
+    assert reusable_state(paths, config_mod.load(paths.workspace))[0] is None
     again = _checked(paths)
     assert again["tokens"] > full["tokens"] and again["elements"] == full["elements"] + 1
 
@@ -95,14 +95,14 @@ def test_another_configuration_or_rule_file_means_a_full_check(example: Path) ->
     settings_file = paths.workspace / ".apollo" / "config.toml"
     settings_file.parent.mkdir(exist_ok=True)
     settings_file.write_text("[renal]\ntoken_threshold = 1000\n", encoding="utf-8")
-    assert reusable_state(paths, config_mod.load(paths.workspace)) is None
+    assert reusable_state(paths, config_mod.load(paths.workspace))[0] is None
     rules = paths.workspace / ".apollo" / "my-rules.toml"
     rules.write_text('[signal.acknowledgement]\nzh = ["收到啦"]\n', encoding="utf-8")
     settings_file.write_text('[renal]\ntoken_threshold = 1000\nrule_files = ["my-rules.toml"]\n', encoding="utf-8")
     _checked(paths)
-    assert reusable_state(paths, config_mod.load(paths.workspace)) is not None
+    assert reusable_state(paths, config_mod.load(paths.workspace))[0] is not None
     rules.write_text('[signal.acknowledgement]\nzh = ["收到啦", "好嘞"]\n', encoding="utf-8")
-    assert reusable_state(paths, config_mod.load(paths.workspace)) is None
+    assert reusable_state(paths, config_mod.load(paths.workspace))[0] is None
 
 
 def test_another_current_session_means_a_full_check(example: Path) -> None:
@@ -114,18 +114,18 @@ def test_another_current_session_means_a_full_check(example: Path) -> None:
         if entry.get("sessionId") == other.stem:
             entry["updatedAt"] = 10 ** 13  # far in the future: now the most recent one
     paths.sessions_index.write_text(json.dumps(index), encoding="utf-8")
-    assert reusable_state(paths, config_mod.load(paths.workspace)) is None
+    assert reusable_state(paths, config_mod.load(paths.workspace))[0] is None
     assert _checked(paths)["source"].endswith(other.name)
 
 
 def test_no_state_or_a_damaged_one_means_a_full_check(example: Path) -> None:
     paths = _paths(example)
     config = config_mod.load(paths.workspace)
-    assert reusable_state(paths, config) is None
+    assert reusable_state(paths, config)[0] is None
     _checked(paths)
     state_file = paths.workspace / ".renal" / "filter-state.json"
     state_file.write_text("{not json", encoding="utf-8")
-    assert reusable_state(paths, config) is None
+    assert reusable_state(paths, config)[0] is None
 
 
 _EVENTS = st.lists(st.sampled_from(["nothing", "append", "threshold"]), min_size=1, max_size=4)

@@ -114,8 +114,16 @@ def test_the_heartbeat_after_growth_classifies_only_the_appended_message(example
     fed: list[str] = []
     original = classify.Classifier.feed
     monkeypatch.setattr(classify.Classifier, "feed", lambda self, element: fed.append(element.id) or original(self, element))
+    from apollo.renal import check as check_module
+    from apollo.renal import check_cache
+
+    looked: list[str] = []
+    finder = check_cache.default_source
+    monkeypatch.setattr(check_cache, "default_source", lambda *args: looked.append("memo") or finder(*args))
+    monkeypatch.setattr(check_module, "default_source", lambda *args: looked.append("check") or finder(*args))
     beat = heartbeat.run(paths, config_mod.load(paths.workspace), "en")
     assert fed == ["appended1"]
+    assert looked == ["memo"]  # the check reads what the memo found, stamped before either read it
     monkeypatch.setattr(classify.Classifier, "feed", original)
     assert _numbers_of_state(beat.state) == _numbers(check(paths, config_mod.load(paths.workspace)))
 
@@ -169,6 +177,31 @@ def test_the_saved_state_holds_no_message_whole(example: Path) -> None:
     check(paths, config_mod.load(paths.workspace), session, resume=True)
     saved = (check_resume.resume_path(paths)).read_bytes()
     assert sentence.encode() not in saved and output.encode()[:200] not in saved
+
+
+def test_the_rules_signals_the_classifier_lists_are_saved_by_name_and_resumed_as_this_process_loads_them(
+        example: Path, monkeypatch) -> None:
+    """A signal is rules, not memory: saved by its name, not with its (compiled) expressions."""
+    from apollo.renal import classify, rules
+
+    paths = Paths.resolve(example / "workspace", example / "openclaw-state")
+    config = config_mod.load(paths.workspace)
+    session = paths.sessions_dir / SESSION
+    check(paths, config, session, resume=True)
+    saved = check_resume.resume_path(paths).read_bytes()
+    assert b"LazyPattern" not in saved and b"Signal" not in saved
+    last = json.loads(session.read_text(encoding="utf-8").splitlines()[-1])
+    entry = {"type": "message", "id": "appended3", "parentId": last["id"], "timestamp": "2026-11-29T04:00:00.000Z",
+             "message": {"role": "user", "content": "Any news?"}}
+    with session.open("a", encoding="utf-8") as out:
+        out.write(json.dumps(entry) + "\n")
+    resumed: list[classify.Classifier] = []
+    original = classify.Classifier.feed
+    monkeypatch.setattr(classify.Classifier, "feed", lambda self, element: resumed.append(self) or original(self, element))
+    assert check(paths, config, session, resume=True).classified == 1
+    signals = rules.load(config).signals
+    listed = resumed[0]._failed_by + resumed[0]._failed_unless
+    assert listed and all(signals[signal.name] is signal for signal in listed)
 
 
 def test_the_saved_state_holds_no_secret_in_clear(example: Path) -> None:

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from apollo import patterns
 from apollo.renal import rules
 
 #: characters whose case-insensitive match is special (long s, Kelvin sign, dotted and dotless i,
@@ -19,7 +20,7 @@ _SPECIAL = "ſKİıςΣσµÅßẞ"
 _PLAIN = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ '?？!。，,.\n好的决定了吗我们明天做完测试ÉéДд"
 
 
-def _prefiltered(pattern: rules.LazyPattern | rules.Branches | None) -> tuple[str, ...]:
+def _prefiltered(pattern: patterns.LazyPattern | rules.Branches | None) -> tuple[str, ...]:
     """The needles of ``pattern``, or of its lexicon when it is searched branch by branch."""
     if isinstance(pattern, rules.Branches):
         return pattern.first.needles or ()
@@ -51,7 +52,7 @@ def test_a_prefiltered_search_finds_exactly_what_the_compiled_regex_finds(pieces
         if signal.regex is None or signal.regex.needles is None:
             continue
         expected = re.compile(signal.regex.pattern, signal.regex.flags)
-        fresh = rules.LazyPattern(signal.regex.pattern, signal.regex.flags, signal.regex.needles)
+        fresh = patterns.LazyPattern(signal.regex.pattern, signal.regex.flags, signal.regex.needles)
         if fresh.cannot_match(text):
             assert expected.search(text) is None, (signal.name, text)
         found, wanted = fresh.search(text), expected.search(text)
@@ -68,8 +69,8 @@ def test_a_lexicon_and_patterns_searched_apart_find_exactly_what_their_alternati
     for signal in split:
         assert isinstance(signal.regex, rules.Branches)
         first, rest = signal.regex.first, signal.regex.rest
-        fresh = rules.Branches(rules.LazyPattern(first.pattern, first.flags, first.needles),
-                               rules.LazyPattern(rest.pattern, rest.flags))
+        fresh = rules.Branches(patterns.LazyPattern(first.pattern, first.flags, first.needles),
+                               patterns.LazyPattern(rest.pattern, rest.flags))
         found, wanted = fresh.search(text), re.compile(signal.regex.pattern, signal.regex.flags).search(text)
         assert (found and (found.span(), found.group(0))) == (wanted and (wanted.span(), wanted.group(0)))
 
@@ -78,7 +79,9 @@ def test_a_text_without_a_phrase_compiles_the_patterns_beside_a_lexicon_but_not_
     rules._build.cache_clear()
     task = rules.load()["task"]
     assert isinstance(task.regex, rules.Branches)
-    assert task.search("zzz qqq") is None and task.regex.rest.is_compiled and not task.regex.first.is_compiled
+    # every alternative of the task's patterns names a literal: a text holding none compiles nothing
+    assert task.search("zzz qqq") is None and not task.regex.rest.is_compiled and not task.regex.first.is_compiled
+    assert task.search("把它删掉") is not None and task.regex.rest.is_compiled and not task.regex.first.is_compiled
     hit = task.search("Fix the tests, please")
     assert hit is not None and hit.group(0) == "Fix" and task.regex.first.is_compiled
 
@@ -87,13 +90,13 @@ def test_every_plain_character_matches_case_insensitively_only_what_it_lowers_li
     """The prefilter lowers a text character by character; for every cased character it does
     not set aside, ``re.IGNORECASE`` matches exactly the characters lowering to the same one."""
     cased = [chr(code) for code in range(0x110000) if chr(code).lower() != chr(code) or chr(code).upper() != chr(code)]
-    plain = [c for c in cased if rules._is_plain_char(c)]
+    plain = [c for c in cased if patterns._is_plain_char(c)]
     everything = "".join(cased)
     for char in plain:
         for match in re.finditer(re.escape(char), everything, re.IGNORECASE):
             other = match.group(0)
-            assert not rules._is_plain_char(other) or other.lower() == char.lower(), (char, other)
-    assert not any(rules._is_plain_char(c) for c in "ſıςİµ")
+            assert not patterns._is_plain_char(other) or other.lower() == char.lower(), (char, other)
+    assert not any(patterns._is_plain_char(c) for c in "ſıςİµ")
 
 
 def test_a_text_without_any_phrase_compiles_nothing_and_one_with_a_phrase_compiles_its_signal() -> None:
@@ -105,21 +108,27 @@ def test_a_text_without_any_phrase_compiles_nothing_and_one_with_a_phrase_compil
     assert decision.search("We DECIDED to ship on Monday") is not None and decision.regex.is_compiled
 
 
+@given(text=st.text(alphabet=st.characters(codec="utf-8"), max_size=40) | st.text(alphabet=_PLAIN + _SPECIAL, max_size=40))
+def test_a_text_is_folded_character_by_character(text: str) -> None:
+    folded = patterns._fold(text)
+    assert folded is None or folded == "".join(char.lower() for char in text)
+
+
 def test_a_long_text_is_prefiltered_like_a_short_one() -> None:
     """Texts past the length whose folded copy is kept are folded again each time, same answer."""
     filler = "the build log says nothing new here. " * 200
     for text, found in ((filler, False), (filler + "We DECIDED to ship", True), (filler + "ſ decided", True)):
         pattern = rules.load()["decision"].regex
-        assert pattern is not None and len(text) > rules._FOLDED_KEPT_CHARS
-        fresh = rules.LazyPattern(pattern.pattern, pattern.flags, pattern.needles)
+        assert pattern is not None and len(text) > patterns._FOLDED_KEPT_CHARS
+        fresh = patterns.LazyPattern(pattern.pattern, pattern.flags, pattern.needles)
         assert (fresh.search(text) is not None) == found == (re.compile(pattern.pattern, pattern.flags).search(text)
                                                              is not None)
 
 
 def test_a_pattern_searched_in_many_texts_is_compiled_after_all() -> None:
     """A whole session's check searches every clause: past a budget the prefilter would cost more."""
-    pattern = rules.LazyPattern(r"\bdeploy(ed)?\b", re.IGNORECASE, ("deploy",))
-    for n in range(rules.PREFILTER_TEXTS):
+    pattern = patterns.LazyPattern(r"\bdeploy(ed)?\b", re.IGNORECASE, ("deploy",))
+    for n in range(patterns.PREFILTER_TEXTS):
         assert pattern.search(f"nothing to see {n}") is None
     assert not pattern.is_compiled
     assert pattern.search("still nothing") is None and pattern.is_compiled
@@ -162,5 +171,5 @@ def test_what_a_pattern_matches_holds_one_of_the_literals_its_signal_requires(da
     text = data.draw(st.from_regex(re.compile(pattern, flags)), label="text")
     signal = rules.load()[signal_name]
     assert signal.regex is not None
-    fresh = rules.LazyPattern(signal.regex.pattern, signal.regex.flags, signal.regex.needles)
+    fresh = patterns.LazyPattern(signal.regex.pattern, signal.regex.flags, signal.regex.needles)
     assert not fresh.cannot_match(text), (signal_name, pattern, text)

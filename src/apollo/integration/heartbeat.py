@@ -107,12 +107,12 @@ def run(paths: Paths, config: Config, lang: str, session: str | None = None) -> 
         except ApolloError as exc:
             warnings.append(f"snapshot purge: {exc.line()}")
     # nothing the last check read has changed: its numbers stand (see apollo.renal.check_cache)
-    state = reusable_state(paths, config, session)
+    state, found = reusable_state(paths, config, session)
     if state is None:
         from apollo.renal.check import check  # the classifier: only when the session changed, and from
         # where the last heartbeat left it when the session only grew (apollo.renal.check_resume)
 
-        state = check(paths, config, session_id=session, resume=True).to_state()
+        state = check(paths, config, session_id=session, resume=True, found=found).to_state()
     state_file = write_state(paths, state, config.get("renal.state_file"))
     line = heartbeat_line(state, lang)
     heartbeat_file = paths.workspace / config.get("heartbeat.state_file")

@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # typing itself, and the classifier's modules load only when 
 
     from apollo.config import Config
     from apollo.renal.balance import Balance
+    from apollo.renal.check_cache import Found
     from apollo.workspace import Paths
 
 #: the fields the upstream renal-check.sh writes, in its order, then Apollo's own
@@ -110,7 +111,7 @@ def _exceeded(tokens: int, density: float, confirmations: int, limits: dict[str,
 
 def check(paths: Paths, config: Config, source: Any | None = None, fmt: str = "auto", *,
           progress: Callable[[int], None] | None = None, session_id: str | None = None,
-          resume: bool = False) -> CheckResult:
+          resume: bool = False, found: Found | None = None) -> CheckResult:
     """Measure ``source`` (default: the current session, else today's memory file).
 
     The whole transcript streams through the classifier and the filter's own fate stream
@@ -119,17 +120,22 @@ def check(paths: Paths, config: Config, source: Any | None = None, fmt: str = "a
     ``progress`` is called with the number of elements read so far, every few thousand;
     ``session_id`` picks one of the agent's sessions instead of the current one. With ``resume``
     the check continues from the state the last resumed check of the same session left, when the
-    session only grew since (:mod:`apollo.renal.check_resume`), and leaves its own.
+    session only grew since (:mod:`apollo.renal.check_resume`), and leaves its own. ``found``: the
+    source, its notes and its stamp as :func:`~apollo.renal.check_cache.reusable_state` found them
+    (the heartbeat looks only once).
     """
     from apollo.renal import classify
     from apollo.tokens import get_counter
     from apollo.transcript.model import ReadWarning
 
     limits = _thresholds(config)
-    notes: list[str] = []
-    if source is None:
-        source, notes = default_source(paths, session_id)
-    stamp = fingerprint(source, config, notes=notes, fmt=fmt)  # before reading: a later write shows next time
+    if found is not None:
+        source, notes, stamp = found
+    else:
+        notes = []
+        if source is None:
+            source, notes = default_source(paths, session_id)
+        stamp = fingerprint(source, config, notes=notes, fmt=fmt)  # before reading: a later write shows next time
     counter = config.get("general.counter")
     reading = _Reading(config, counter, progress)
     read_warnings: list[ReadWarning] = []

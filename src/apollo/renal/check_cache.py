@@ -33,10 +33,13 @@ from apollo.rulefile import rule_files
 #: typing is imported only by type checkers: the heartbeat imports this module on every run
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, TypeAlias
 
     from apollo.config import Config
     from apollo.workspace import Paths
+
+    #: what a check reads and its stamp, taken before reading: (source, notes on how it was found, fingerprint)
+    Found: TypeAlias = tuple[Any, list[str], dict[str, Any] | None]
 
 #: what a check depends on inside Apollo: its code, its rules and its data
 _PACKAGE_PARTS = ("", "data", "renal", "renal/rules", "transcript")
@@ -90,20 +93,22 @@ def state_path(paths: Paths, config: Config) -> Path:
     return paths.workspace / config.get("renal.state_file")
 
 
-def reusable_state(paths: Paths, config: Config, session: str | None = None) -> dict[str, Any] | None:
+def reusable_state(paths: Paths, config: Config, session: str | None = None) -> tuple[dict[str, Any] | None, Found]:
     """The last check's state (``checked_at`` renewed) when its fingerprint is still the current
-    one, else None: then a full check is due."""
+    one, else None: then a full check is due, of what was found (which
+    :func:`apollo.renal.check.check` takes rather than looking again)."""
     source, notes = default_source(paths, session)
     current = fingerprint(source, config, notes=notes)
+    found = (source, notes, current)
     if current is None:
-        return None
+        return None, found
     try:
         state = json.loads(state_path(paths, config).read_bytes())
     except (OSError, ValueError):
-        return None
+        return None, found
     if not isinstance(state, dict) or state.get("fingerprint") != current:
-        return None
-    return {**state, "checked_at": clock.now().isoformat(timespec="seconds")}
+        return None, found
+    return {**state, "checked_at": clock.now().isoformat(timespec="seconds")}, found
 
 
 def write_state(paths: Paths, result: Any, state_file: str | None = None) -> Path:

@@ -19,9 +19,9 @@ The state is a pickle beside the context engine's store, ``<state dir>/apollo/``
 0700 folder, next to OpenClaw's own transcripts: not in the workspace people push to git); one
 that another user could have written is not read. It holds only the streams' own memory: the
 attributes that hold their rules (the condenser, the counter…) are the ones this process loads,
-and the elements they still hold are saved as their position in the session and taken from the
-session when the state is read again, so neither a user's message nor a tool's output is copied
-whole. What remains is what the streams keep of text themselves: topic words, short quotes in
+a signal of the rules that a list of them holds is saved by its name, and the elements they
+still hold are saved as their position in the session and taken from the session when the state
+is read again, so neither a user's message nor a tool's output is copied whole. What remains is what the streams keep of text themselves: topic words, short quotes in
 verdict reasons, and the agent's latest replies (flattened: the classifier recognises a delivery
 copy by them, as a part of one of them, which no digest can tell). Every such string goes through
 :func:`apollo.redact.redact` when saved, as everything Apollo writes for itself (docs/privacy.md):
@@ -49,11 +49,12 @@ if TYPE_CHECKING:
 
     from apollo.renal.classify import Classifier, Tally
     from apollo.renal.fates import FateStream
+    from apollo.renal.rules import Signal
     from apollo.transcript.model import Element
     from apollo.workspace import Paths
 
 #: bump when what is saved changes shape
-_VERSION = 7
+_VERSION = 8
 #: values saved as they are even when a rule set them: only containers and objects are matched by identity
 _ATOMS = (type(None), bool, int, float, str, bytes)
 
@@ -80,16 +81,19 @@ def _fingerprint(element: Element) -> bytes:
 class Chain:
     """A running digest of the elements fed so far, and where each one sits in the session."""
 
-    __slots__ = ("digest", "count", "positions")
+    __slots__ = ("digest", "count", "positions", "fingerprints")
 
     def __init__(self, digest: bytes = b"", count: int = 0):
         self.digest = digest
         self.count = count
         #: id(element) -> its position, for the elements read in this process (the latest holder of an id wins)
         self.positions: dict[int, int] = {}
+        #: position -> fingerprint, of the elements this process fingerprinted (saving the state needs them again)
+        self.fingerprints: dict[int, bytes] = {}
 
     def add(self, element: Element) -> None:
-        self.digest = hashlib.sha256(self.digest + _fingerprint(element)).digest()
+        fingerprint = self.fingerprints[self.count] = _fingerprint(element)
+        self.digest = hashlib.sha256(self.digest + fingerprint).digest()
         self.positions[id(element)] = self.count
         self.count += 1
 
@@ -159,10 +163,13 @@ class Saved:
 
     def _pour(self, chain: Chain, found: dict[int, Element], classifier: Classifier,
               stream: FateStream) -> Resumed | None:
-        if found.keys() != self.held.keys() or any(
-                _fingerprint(element) != self.held[position] for position, element in found.items()):
+        if found.keys() != self.held.keys():
             return None
-        state_reader = _Unpickler(self.state, found)
+        for position, element in found.items():
+            chain.fingerprints[position] = _fingerprint(element)
+            if chain.fingerprints[position] != self.held[position]:
+                return None
+        state_reader = _Unpickler(self.state, found, classifier.rules.signals)
         try:
             classifier_state, tally, stream_state = state_reader.load()
             clean = state_reader.load()
@@ -174,17 +181,20 @@ class Saved:
 
 
 class _Unpickler(pickle.Unpickler):
-    def __init__(self, data: bytes, elements: dict[int, Element]):
+    def __init__(self, data: bytes, elements: dict[int, Element], signals: dict[str, Signal]):
         import io
 
         super().__init__(io.BytesIO(data))
         self.elements = elements
+        self.signals = signals
         self.strings: set[str] = set()
 
-    def persistent_load(self, pid: Any) -> Element | str:
+    def persistent_load(self, pid: Any) -> Element | Signal | str:
         if isinstance(pid, str):  # a string that might hold a key, as it was saved: redacted
             self.strings.add(pid)
             return pid
+        if isinstance(pid, tuple):  # a signal of the rules, by its name
+            return self.signals[pid[1]]
         return self.elements[pid]
 
 
@@ -214,9 +224,11 @@ def save(path: Path, key: str, resumed: Resumed, tail: Any = None) -> None:
 
     from apollo.renal.classify import Classifier
     from apollo.renal.fates import FateStream
+    from apollo.renal.rules import Signal
     from apollo.transcript.model import Element
 
     classifier, stream, chain = resumed.classifier, resumed.stream, resumed.chain
+    signals = classifier.rules.signals
     fresh_stream = FateStream(stream.rules, stream.condenser, stream.count, lang=stream.lang, retain=stream.retain)
     held: dict[int, bytes] = {}
     # what was read back from the last state, and the names of the streams' attributes, are
@@ -229,7 +241,7 @@ def save(path: Path, key: str, resumed: Resumed, tail: Any = None) -> None:
     tail_state = tail.state() if tail is not None and tail.position == chain.count else None
 
     class _Pickler(pickle.Pickler):
-        def persistent_id(self, obj: Any) -> int | str | None:
+        def persistent_id(self, obj: Any) -> int | str | tuple[str, str] | None:
             if type(obj) is str:  # a key in it is saved as its mark, as everywhere Apollo writes
                 if obj in clean or obj in known_clean or not may_hold(obj):
                     clean.add(obj)
@@ -237,12 +249,14 @@ def save(path: Path, key: str, resumed: Resumed, tail: Any = None) -> None:
                 if obj not in redacted:
                     redacted[obj] = redact(obj)
                 return redacted[obj]
+            if type(obj) is Signal and signals.get(obj.name) is obj:  # one of the rules (a list of them)
+                return ("signal", obj.name)
             if type(obj) is not Element:
                 return None
             position = chain.positions.get(id(obj))
             if position is None:
                 raise _Unsaveable("an element that was not read from the session")
-            held[position] = _fingerprint(obj)
+            held[position] = chain.fingerprints.get(position) or _fingerprint(obj)
             spot = tail.spot(obj) if tail_state is not None else None
             if spot is not None:
                 spots[position] = spot

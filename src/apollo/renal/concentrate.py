@@ -20,9 +20,10 @@ from apollo import jsonline
 from apollo.cache import toml_loads
 from apollo.config import file_stamps
 from apollo.errors import ConfigError
+from apollo.patterns import LazyPattern
 from apollo.records import slotted
 from apollo.renal.condense import Condenser, CondenseRules, load_rules
-from apollo.renal.rules import RULES_FOLDER, LazyPattern
+from apollo.renal.rules import RULES_FOLDER
 from apollo.rulefile import overlay, read_toml
 from apollo.transcript.model import Element, Kind, Role
 from apollo.words import cjk_runs
@@ -330,9 +331,10 @@ def carries_fact(text: str, rules: FilterRules, condenser: Condenser, names: fro
     return None
 
 
-_SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？]*\s*")
+#: compiled when first needed: a heartbeat's check seldom answers a question
+_SENTENCE = LazyPattern(r"[^.!?。！？\n]+[.!?。！？]*\s*")
 
 
 def without_questions(text: str) -> str:
     """The text less its question sentences (what an answered question leaves behind)."""
-    return "".join(s for s in _SENTENCE.findall(text) if not s.rstrip().endswith(("?", "？")))
+    return "".join(s for s in _SENTENCE.compiled().findall(text) if not s.rstrip().endswith(("?", "？")))

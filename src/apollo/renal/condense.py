@@ -20,9 +20,10 @@ from pathlib import Path
 
 from apollo.cache import DiskMemo, toml_loads
 from apollo.errors import ConfigError
+from apollo.patterns import LazyPattern
 from apollo.records import slotted
 from apollo.renal.reading import normalize_clause, social_parts
-from apollo.renal.rules import RULES_FOLDER, LazyPattern, RenalRules
+from apollo.renal.rules import RULES_FOLDER, RenalRules
 from apollo.rulefile import located, overlay, read_toml
 
 #: typing is imported only by type checkers: the heartbeat imports this module on every run
@@ -528,7 +529,7 @@ class Condenser:
 
 #: a character or line start that may be Markdown, or a blank line between paragraphs (a text
 #: without any is one paragraph of plain prose, whose structure shortening cannot change)
-_MARKUP = re.compile(r"[*_`#>|~\[<]|^[ \t]*(?:[-+*]|\d+[.)])[ \t]|\n[ \t]*\n", re.MULTILINE)
+_MARKUP = LazyPattern(r"[*_`#>|~\[<]|^[ \t]*(?:[-+*]|\d+[.)])[ \t]|\n[ \t]*\n", re.MULTILINE)  # compiled when first shortening
 
 
 def markdown_shape(text: str) -> list[tuple[str, ...]]:

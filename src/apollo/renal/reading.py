@@ -13,6 +13,7 @@ import itertools
 import re
 from collections.abc import Iterator
 
+from apollo.patterns import LazyPattern
 from apollo.records import field, slotted
 from apollo.renal.rules import RenalRules, Signal, normalize_phrase
 from apollo.words import all_cjk, cjk_runs, stem
@@ -24,9 +25,12 @@ _SPLIT_PATTERN = rf"([，。！？；、…～\n]+|{_LATIN_BOUNDARIES}|(?<=[\u34
 # ... the same boundaries in a text of ASCII characters only (the Chinese ones cannot occur, and
 # compiling their wide character ranges costs a heartbeat's English message 1.5 ms)
 _SPLIT_ASCII = re.compile(rf"(\n+|{_LATIN_BOUNDARIES})")
-# Everything that is not a word character, a space, an apostrophe, a hyphen or an emoji.
-_PUNCT = re.compile(r"[^\w\s'\-\U0001F000-\U0001FAFF\u2600-\u27BF]")
-_EMOJI = re.compile(r"[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F]+")
+# Everything that is not a word character, a space, an apostrophe, a hyphen or an emoji; in a text
+# of ASCII characters only (no emoji can occur, and compiling the emoji ranges costs a heartbeat's
+# English message 0.4 ms) the same without them. Emoji runs (none in such a text).
+_PUNCT_PATTERN = r"[^\w\s'\-\U0001F000-\U0001FAFF\u2600-\u27BF]"
+_PUNCT_ASCII = re.compile(r"[^\w\s'\-]")
+_EMOJI_PATTERN = r"[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F]+"
 _QUESTION_MARKS = ("?", "？")
 _INCOMPLETE_MARKS = (",", "，", "-", "—", "、", "…")
 _LATIN_WORD = re.compile(r"[a-z][a-z0-9_+#-]*[a-z0-9+#]|[a-z]")
@@ -42,7 +46,7 @@ _QUOTE_CLOSE = "」』”》"
 # Where a sentence ends (outside quotations): Chinese and Latin end marks, a period before a space, a line break.
 _SENTENCE_END = re.compile(r"[。！？!?\n]+|\.(?=\s|$)")
 #: a line that ends a sentence (what a person writes, where a command's output line seldom does)
-_SENTENCE_END_AT_END = re.compile(r"[。！？!?.…]\s*$")
+_SENTENCE_END_AT_END = LazyPattern(r"[。！？!?.…]\s*$")  # compiled for the first pasted block
 #: how many sentences open a reply (within its first characters): where it says whether it knows the answer
 _OPENING_SENTENCES = 2
 _OPENING_CHARS = 600
@@ -180,8 +184,9 @@ def own_words(text: str, rules: RenalRules) -> str:
 
 
 @functools.cache
-def _split_any() -> re.Pattern[str]:
-    return re.compile(_SPLIT_PATTERN)
+def _wide(pattern: str) -> re.Pattern[str]:
+    """One of the expressions with wide character ranges, compiled when a text other than ASCII needs it."""
+    return re.compile(pattern)
 
 
 def _after_session(text: str, rules: RenalRules) -> str:
@@ -201,7 +206,7 @@ def _after_session(text: str, rules: RenalRules) -> str:
 
 
 def split_clauses(text: str) -> list[Clause]:
-    parts = (_SPLIT_ASCII if text.isascii() else _split_any()).split(text)
+    parts = (_SPLIT_ASCII if text.isascii() else _wide(_SPLIT_PATTERN)).split(text)
     clauses: list[Clause] = []
     for index in range(0, len(parts), 2):
         body = parts[index].strip()
@@ -220,17 +225,17 @@ def _strip_annotations(text: str, rules: RenalRules) -> str:
 
 
 @functools.lru_cache(maxsize=8)
-def _annotation_patterns_cached(patterns: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
-    return tuple(re.compile(p, re.IGNORECASE) for p in patterns)
+def _annotation_patterns_cached(patterns: tuple[str, ...]) -> tuple[LazyPattern, ...]:
+    return tuple(LazyPattern(p, re.IGNORECASE) for p in patterns)
 
 
-def _annotation_patterns(rules: RenalRules) -> tuple[re.Pattern[str], ...]:
+def _annotation_patterns(rules: RenalRules) -> tuple[LazyPattern, ...]:
     return _annotation_patterns_cached(tuple(rules.normalize["annotation_patterns"]))
 
 
 def normalize_clause(body: str, rules: RenalRules) -> str:
     text = _strip_annotations(body.lower(), rules)
-    text = _PUNCT.sub(" ", text)
+    text = (_PUNCT_ASCII if text.isascii() else _wide(_PUNCT_PATTERN)).sub(" ", text)
     return normalize_phrase(text).strip("-' ")
 
 
@@ -269,7 +274,7 @@ def _variants(norm: str, rules: RenalRules) -> Iterator[str]:
     fillers = rules["filler"].phrases
     seen: set[str] = set()
     bare = norm.rstrip(particles) or norm
-    plain = _EMOJI.sub(" ", bare).strip() or bare
+    plain = (bare if bare.isascii() else _wide(_EMOJI_PATTERN).sub(" ", bare)).strip() or bare
     for candidate in (norm, bare, plain, _strip_fillers(plain, fillers)):
         for variant in (candidate, *_collapse_repeats(candidate, single)):
             if variant and variant not in seen:

@@ -15,6 +15,7 @@ from pathlib import Path
 from apollo.cache import DiskMemo, toml_loads
 from apollo.config import Config, file_stamps
 from apollo.errors import ConfigError
+from apollo.patterns import LazyPattern, fold_needles
 from apollo.records import slotted
 from apollo.rulefile import convert, overlay, read_toml, rule_files
 
@@ -45,107 +46,14 @@ def normalize_phrase(text: str) -> str:
     return " ".join(text.lower().split())
 
 
-def _is_plain_char(char: str) -> bool:
-    """Lower-casing ``char`` on its own agrees with how an ``re.IGNORECASE`` search compares it:
-    one character, which no other character's lower case stands for ('ſ', 'ı', 'ς' and their
-    like do, 'İ' lowers to two characters)."""
-    lower = char.lower()
-    return len(lower) == 1 and char.upper().lower() == lower and lower.upper().lower() == lower
-
-
-#: texts up to this long keep their folded copy (a clause is searched for many signals in turn);
-#: a longer one is folded again for each, so that no long copy is held
-_FOLDED_KEPT_CHARS = 4096
-
-
-def _folded(text: str) -> str | None:
-    """``text`` lower-cased character by character, or None when it holds a character whose
-    case-insensitive match is special (then only the regex can tell)."""
-    return _folded_kept(text) if len(text) <= _FOLDED_KEPT_CHARS else _fold(text)
-
-
-@functools.lru_cache(maxsize=64)
-def _folded_kept(text: str) -> str | None:
-    return _fold(text)
-
-
-def _fold(text: str) -> str | None:
-    if text.isascii():
-        return text.lower()
-    if not all(_is_plain_char(char) for char in set(text) if not char.isascii()):
-        return None
-    return "".join([char.lower() for char in text])
-
-
 def _needles(literals: list[str] | None) -> tuple[str, ...] | None:
     """Literals folded like a text is, or None when one holds a special character (no prefilter)."""
     return _folded_needles(tuple(literals)) if literals else None
 
 
-def _fold_needles(literals: tuple[str, ...]) -> tuple[str, ...] | None:
-    folded = [_fold(literal) for literal in literals]
-    return None if any(f is None for f in folded) else tuple(sorted({f for f in folded if f is not None}))
-
-
 #: folding every phrase of the lexicons character by character is a good part of loading the
 #: rules on every heartbeat: kept on disk like the lexicons' patterns
-_folded_needles = DiskMemo("needles", _fold_needles, max_entries=512)
-
-
-#: how many texts a pattern's needles are looked for in before it is compiled all the same
-PREFILTER_TEXTS = 256
-
-
-class LazyPattern:
-    """A rule's regular expression, compiled when first searched: the rules hold about forty,
-    some large, and compiling them all costs a process several times the interpreter's start,
-    while a heartbeat that classifies one appended message meets only a few.
-
-    ``needles``, when given, are strings one of which every match contains (case-insensitively):
-    a text holding none of them cannot match, and the regex is not compiled to say so."""
-
-    __slots__ = ("pattern", "flags", "needles", "_compiled", "_prefiltered")
-
-    def __init__(self, pattern: str, flags: int = 0, needles: tuple[str, ...] | None = None):
-        self.pattern = pattern
-        self.flags = flags
-        self.needles = needles
-        self._compiled: re.Pattern[str] | None = None
-        self._prefiltered = 0
-
-    @property
-    def is_compiled(self) -> bool:
-        return self._compiled is not None
-
-    def compiled(self) -> re.Pattern[str]:
-        if self._compiled is None:
-            self._compiled = re.compile(self.pattern, self.flags)
-        return self._compiled
-
-    def cannot_match(self, text: str) -> bool:
-        """True when no needle occurs in ``text``: a sure "no match" without compiling. A pattern
-        searched in many texts is compiled after all (a whole session's check): past
-        :data:`PREFILTER_TEXTS` texts the prefilter would cost more than the compiled search."""
-        if self.needles is None or self._compiled is not None or self._prefiltered >= PREFILTER_TEXTS:
-            return False
-        self._prefiltered += 1
-        folded = _folded(text)
-        return folded is not None and not any(needle in folded for needle in self.needles)
-
-    def search(self, text: str) -> re.Match[str] | None:
-        return None if self.cannot_match(text) else self.compiled().search(text)
-
-    def fullmatch(self, text: str) -> re.Match[str] | None:
-        return None if self.cannot_match(text) else self.compiled().fullmatch(text)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, LazyPattern) and (self.pattern, self.flags) == (other.pattern, other.flags)
-
-    def __hash__(self) -> int:
-        return hash((self.pattern, self.flags))
-
-    def __repr__(self) -> str:
-        return f"LazyPattern({self.pattern!r}, {self.flags!r})"
+_folded_needles = DiskMemo("needles", fold_needles, max_entries=512)
 
 
 class Branches:
@@ -231,9 +139,9 @@ class RenalRules:
     drop: tuple[re.Pattern[str], ...]
     sources: tuple[str, ...]
     #: lines a message quotes rather than says (code, logs, terminal output)
-    pasted: tuple[re.Pattern[str], ...] = ()
+    pasted: tuple[LazyPattern, ...] = ()
     #: lines that open a pasted terminal session, which runs to the next blank line
-    pasted_blocks: tuple[re.Pattern[str], ...] = ()
+    pasted_blocks: tuple[LazyPattern, ...] = ()
     #: a message that opens with a terminal prompt is that terminal pasted, across blank lines
     pasted_session_runs_on: bool = False
 
@@ -282,7 +190,9 @@ def _phrases_pattern(phrases: list[str]) -> str:
 _lexicon_pattern = DiskMemo("lexicon", lambda phrases: _phrases_pattern(list(phrases)), max_entries=512)
 
 
-def _compile(name: str, spec: dict[str, Any]) -> Signal:
+def _signal_data(name: str, spec: dict[str, Any]) -> dict[str, Any]:
+    """A signal's fields from its layered table, as plain data: its expression as the arguments of
+    its :class:`LazyPattern` (``[pattern, flags, needles]``), or of the two :class:`Branches` searches."""
     phrases = [normalize_phrase(p) for key in ("zh", "en", "phrases") for p in spec.get(key, []) if p.strip()]
     whole = bool(spec.get("whole", spec.get("social", False)))
     parts: list[str] = []
@@ -295,28 +205,36 @@ def _compile(name: str, spec: dict[str, Any]) -> Signal:
     roles = spec.get("roles")
     # intent markers are searched over a message's clauses one per line (^ and $ per clause); agent
     # chatter is matched against the whole text, where ^ and $ mean the whole message
-    flags = re.IGNORECASE | (0 if name in WHOLE_TEXT_SIGNALS else re.MULTILINE)
-    regex: LazyPattern | Branches | None = LazyPattern("|".join(parts), flags, _needles(needles)) if parts else None
+    flags = int(re.IGNORECASE | (0 if name in WHOLE_TEXT_SIGNALS else re.MULTILINE))
+    regex: list[Any] | None = ["|".join(parts), flags, _needles(needles)] if parts else None
     if needles is None and len(parts) > 1 and not whole and phrases:  # patterns that may match anything
-        regex = Branches(LazyPattern(parts[0], flags, _needles(phrases)), LazyPattern("|".join(parts[1:]), flags))
-    return Signal(
-        name=name,
-        about=spec.get("about", name),
-        social=bool(spec.get("social", False)),
-        answers=bool(spec.get("answers", False)),
-        agrees=bool(spec.get("agrees", False)),
-        opens=bool(spec.get("opens", False)),
-        anywhere=bool(spec.get("anywhere", False)),
-        attached=bool(spec.get("attached", False)),
-        confirmation=bool(spec.get("confirmation", False)),
-        allow_question=bool(spec.get("allow_question", False)),
-        after=frozenset(spec.get("after", [])),
-        confidence=float(spec.get("confidence", 0.8)),
-        roles=frozenset(roles) if roles else None,
-        whole=whole,
-        phrases=frozenset(phrases),
-        regex=regex,
-    )
+        regex = [[parts[0], flags, _needles(phrases)], ["|".join(parts[1:]), flags, None]]
+    return {
+        "name": name,
+        "about": spec.get("about", name),
+        "social": bool(spec.get("social", False)),
+        "answers": bool(spec.get("answers", False)),
+        "agrees": bool(spec.get("agrees", False)),
+        "opens": bool(spec.get("opens", False)),
+        "anywhere": bool(spec.get("anywhere", False)),
+        "attached": bool(spec.get("attached", False)),
+        "confirmation": bool(spec.get("confirmation", False)),
+        "allow_question": bool(spec.get("allow_question", False)),
+        "after": frozenset(spec.get("after", [])),
+        "confidence": float(spec.get("confidence", 0.8)),
+        "roles": frozenset(roles) if roles else None,
+        "whole": whole,
+        "phrases": frozenset(phrases),
+        "regex": regex,
+    }
+
+
+def _signal(data: dict[str, Any]) -> Signal:
+    regex = data.pop("regex")
+    if regex is None or not isinstance(regex[0], list):
+        return Signal(**data, regex=LazyPattern(*regex) if regex is not None else None)
+    first, rest = regex
+    return Signal(**data, regex=Branches(LazyPattern(*first), LazyPattern(*rest)))
 
 
 def _check_signal(name: str, spec: Any, where: str, known: set[str], text: str | None) -> None:
@@ -399,11 +317,9 @@ def _check_rows(settings: dict[str, Any]) -> None:
                               where=rows[-1]["rule"])
 
 
-@functools.lru_cache(maxsize=8)
-def _build(user_files: tuple[str, ...], keep: tuple[str, ...], drop: tuple[str, ...], patterns_from: str,
-           stamps: tuple[tuple[str, int, int], ...] = ()) -> RenalRules:
-    """Compile the rules once per process and set of inputs (``stamps``, the rule files' sizes
-    and times, is only part of the cache key)."""
+def _layered(user_files: tuple[str, ...]) -> dict[str, Any]:
+    """The built-in rule files extended by ``user_files``, checked: every signal's fields
+    (:func:`_signal_data`) and the settings, as plain data."""
     specs: dict[str, dict[str, Any]] = {}
     settings: dict[str, Any] = {}
     for name in BUILTIN_FILES:
@@ -413,10 +329,55 @@ def _build(user_files: tuple[str, ...], keep: tuple[str, ...], drop: tuple[str, 
         data, text = read_toml(Path(file))
         _apply_layer(specs, settings, data, file, builtin=False, text=text)
     _check_rows(settings)
-    signals = {name: _compile(name, spec) for name, spec in specs.items()}
-    missing = ENGINE_SIGNALS - signals.keys()
+    missing = ENGINE_SIGNALS - specs.keys()
     if missing:
         raise ConfigError(f"rule files lack signals {sorted(missing)}", where="apollo/renal/rules")
+    return {"signals": {name: _signal_data(name, spec) for name, spec in specs.items()}, "settings": settings}
+
+
+#: layering the rule files and reading every signal's phrases costs a heartbeat more than the
+#: interpreter's start: kept on disk by the files' texts (a few sets: each holds every phrase, and the
+#: whole file is read by every process)
+_layered_rules = DiskMemo("renal-rules", _layered, max_entries=4)
+
+
+def _texts_digest(user_files: tuple[str, ...]) -> bytes | None:
+    """The digest of the rule files' names and texts, and of the code that layers them (this module,
+    :mod:`apollo.rulefile`, :mod:`apollo.patterns`' folding: Apollo's version alone names no change
+    made between two releases); None when one cannot be read: then the rules are built again, and
+    say what is wrong with it."""
+    import hashlib
+
+    from apollo import patterns, rulefile
+
+    digest = hashlib.sha256()
+    code = (Path(__file__), Path(rulefile.__file__), Path(patterns.__file__))
+    for path in (*code, *(RULES_FOLDER / name for name in BUILTIN_FILES), *map(Path, user_files)):
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return None
+        name = str(path).encode("utf-8", "surrogatepass")
+        digest.update(b"%d:%s%d:" % (len(name), name, len(data)))
+        digest.update(data)
+    return digest.digest()
+
+
+@functools.lru_cache(maxsize=8)
+def _build(user_files: tuple[str, ...], keep: tuple[str, ...], drop: tuple[str, ...], patterns_from: str,
+           stamps: tuple[tuple[str, int, int], ...] = ()) -> RenalRules:
+    """Compile the rules once per process and set of inputs (``stamps``, the rule files' sizes
+    and times, is only part of the cache key)."""
+    key = _texts_digest(user_files)
+    layered = _layered_rules.keyed(key, user_files) if key is not None else _layered(user_files)
+    signals = {name: _signal(data) for name, data in layered["signals"].items()}
+    settings = layered["settings"]
+    # compiled when a line could match them (a heartbeat's one-line question rarely can); a user's
+    # rule file is checked now, so that a bad pattern fails where it is loaded
+    pasted = tuple(LazyPattern(p) for p in settings["pasted"]["line_patterns"])
+    pasted_blocks = tuple(LazyPattern(p) for p in settings["pasted"].get("block_patterns", ()))
+    for pattern in (*pasted, *pasted_blocks) if user_files else ():
+        pattern.compiled()
     social = tuple(s for s in signals.values() if s.social)
     phrases: dict[str, Signal] = {}
     for signal in social:
@@ -434,8 +395,8 @@ def _build(user_files: tuple[str, ...], keep: tuple[str, ...], drop: tuple[str, 
         keep=_compile_user_patterns(keep, "renal.keep_patterns", patterns_from),
         drop=_compile_user_patterns(drop, "renal.drop_patterns", patterns_from),
         sources=(*(f"apollo/renal/rules/{n}" for n in BUILTIN_FILES), *user_files),
-        pasted=tuple(re.compile(p) for p in settings["pasted"]["line_patterns"]),
-        pasted_blocks=tuple(re.compile(p) for p in settings["pasted"].get("block_patterns", ())),
+        pasted=pasted,
+        pasted_blocks=pasted_blocks,
         pasted_session_runs_on=settings["pasted"].get("opening_session_runs_on", False),
     )
 
@@ -453,7 +414,7 @@ def load(config: Config | None = None) -> RenalRules:
     ``renal.rule_files`` are resolved against the directory of the config file that named them.
     """
     if config is None:
-        return _build((), (), (), "")
+        return _build((), (), (), "", ())  # the key load_files(()) uses: one compilation for both
     user_files = rule_files(config, "renal.rule_files")
     keep, drop = tuple(config.get("renal.keep_patterns")), tuple(config.get("renal.drop_patterns"))
     patterns_from = config.source_of("renal.keep_patterns")

@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 from apollo.cache import toml_loads
+from apollo.patterns import LazyPattern
 from apollo.records import slotted
 
 BOUNDARIES = ("compaction", "reset")
@@ -30,22 +31,22 @@ _MARKUP = re.compile(r"<[^>]*>|&nbsp;")
 
 @slotted(frozen=True)
 class EnvelopeRules:
-    prefixes: tuple[re.Pattern[str], ...]
-    block_headers: tuple[re.Pattern[str], ...]
-    poll_patterns: tuple[re.Pattern[str], ...]
+    prefixes: tuple[LazyPattern, ...]
+    block_headers: tuple[LazyPattern, ...]
+    poll_patterns: tuple[LazyPattern, ...]
     ack_tokens: tuple[str, ...]
     ack_max_chars: int
     silent_tokens: tuple[str, ...]
-    notice_lines: tuple[re.Pattern[str], ...] = ()
-    suffixes: tuple[re.Pattern[str], ...] = ()
-    injected: tuple[re.Pattern[str], ...] = ()
+    notice_lines: tuple[LazyPattern, ...] = ()
+    suffixes: tuple[LazyPattern, ...] = ()
+    injected: tuple[LazyPattern, ...] = ()
     failed_stop_reasons: frozenset[str] = frozenset()
     failed_max_chars: int = 0
     mirror_models: frozenset[str] = frozenset()
-    scheduled: tuple[re.Pattern[str], ...] = ()
-    queued_items: tuple[re.Pattern[str], ...] = ()
-    media_descriptions: tuple[re.Pattern[str], ...] = ()
-    stamp_ids: tuple[re.Pattern[str], ...] = ()
+    scheduled: tuple[LazyPattern, ...] = ()
+    queued_items: tuple[LazyPattern, ...] = ()
+    media_descriptions: tuple[LazyPattern, ...] = ()
+    stamp_ids: tuple[LazyPattern, ...] = ()
 
     def split_envelope(self, text: str) -> tuple[str, str]:
         """(envelope, content): what the gateway wrapped around the user's words (leading stamps,
@@ -77,7 +78,7 @@ class EnvelopeRules:
         return text[:position], content, "", run is not None
 
     @staticmethod
-    def _injected_at(pattern: re.Pattern[str], text: str, prefix_end: int) -> bool:
+    def _injected_at(pattern: LazyPattern, text: str, prefix_end: int) -> bool:
         """The runtime's own message, alone or after its stamp and queue header (not one quoted
         further down in the user's words)."""
         match = pattern.search(text)
@@ -231,8 +232,9 @@ def rules() -> EnvelopeRules:
     data = toml_loads((Path(__file__).parents[1] / "data" / "transcript_openclaw.toml").read_text("utf-8"))
     envelope, heartbeat, assistant = data["envelope"], data["heartbeat"], data["assistant"]
 
-    def compile_all(patterns: list[str], flags: int = re.M) -> tuple[re.Pattern[str], ...]:
-        return tuple(re.compile(p, flags) for p in patterns)
+    def compile_all(patterns: list[str], flags: int = re.M) -> tuple[LazyPattern, ...]:
+        # each compiled when a text could match it: most messages carry none of these envelopes
+        return tuple(LazyPattern(p, flags) for p in patterns)
 
     return EnvelopeRules(compile_all(envelope["prefixes"]), compile_all(envelope["block_headers"]),
                  compile_all(heartbeat["poll_patterns"]), tuple(heartbeat["ack_tokens"]),

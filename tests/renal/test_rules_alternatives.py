@@ -1,0 +1,155 @@
+"""A pattern is compiled only in the alternatives a text may hold (``patterns.LazyPattern``): the others
+stand aside as expressions that never match. These tests hold that to finding exactly what the
+whole pattern finds: the same span, the same groups, the same last group."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from apollo import patterns
+from apollo.renal import concentrate, condense, rules
+
+_ALPHABET = "abcAB .1好\n"
+
+_literal = st.sampled_from(["a", "b", "c", "A", "ab", "ba", "好", " ", r"\.", r"\ ", "1"])
+_other = st.sampled_from(["[ab]", "[^a]", ".", r"\d", r"\w", r"\s", r"\b", "^", "$", r"(?<!a)", r"(?=b)", r"(?!c)"])
+_quantifier = st.sampled_from(["", "", "", "?", "*", "+", "{2}", "{0,2}", "{1,}", "??", "+?", "{,1}"])
+
+
+def _group(alternatives: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    return st.tuples(st.sampled_from(["(", "(?:", "(?=", "(?!", "(?-i:"]), alternatives).map(lambda g: f"{g[0]}{g[1]})")
+
+
+def _alternation(sequences: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    return st.lists(sequences, min_size=1, max_size=3).map("|".join)
+
+
+_patterns = st.recursive(
+    st.lists(st.tuples(st.one_of(_literal, _other), _quantifier).map("".join), min_size=1, max_size=4).map("".join),
+    lambda inner: st.lists(st.one_of(st.tuples(st.one_of(_literal, _other, _group(_alternation(inner))),
+                                               _quantifier).map("".join), inner), min_size=1, max_size=4).map("".join),
+    max_leaves=8,
+)
+
+
+def _valid(pattern: str) -> bool:
+    try:
+        re.compile(pattern)
+    except (re.error, OverflowError):
+        return False
+    return True
+
+
+def _same(found: re.Match[str] | None, wanted: re.Match[str] | None) -> None:
+    assert (found and (found.span(), found.groups(), found.lastindex, found.lastgroup)) == (
+        wanted and (wanted.span(), wanted.groups(), wanted.lastindex, wanted.lastgroup))
+
+
+@settings(max_examples=600, deadline=None)
+@given(branches=st.lists(_patterns, min_size=1, max_size=4),
+       texts=st.lists(st.text(alphabet=_ALPHABET, max_size=16), min_size=1, max_size=4),
+       flags=st.sampled_from([0, re.IGNORECASE, re.IGNORECASE | re.MULTILINE]))
+def test_a_pattern_searched_in_the_alternatives_a_text_may_hold_finds_what_the_whole_finds(
+        branches: list[str], texts: list[str], flags: int) -> None:
+    pattern = "|".join(branches)
+    assume(_valid(pattern))  # the grammar also makes what re refuses ("\\b?", a look-behind of varying width)
+    whole = re.compile(pattern, flags)
+    lazy = patterns.LazyPattern(pattern, flags)
+    for text in texts:  # one pattern, several texts: the part compiled grows with what they hold
+        _same(lazy.search(text), whole.search(text))
+        _same(lazy.match(text), whole.match(text))
+        _same(lazy.fullmatch(text), whole.fullmatch(text))
+        assert lazy.sub("_", text) == whole.sub("_", text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(branches=st.lists(_patterns, min_size=1, max_size=4))
+def test_every_match_of_an_alternative_holds_one_of_its_literals(branches: list[str]) -> None:
+    assume(_valid("|".join(branches)))
+    pattern = "|".join(branches)
+    for start, end, literals, stand_in, _ in patterns._read_alternatives(pattern) or ():
+        branch = pattern[start:end]
+        assert re.compile(stand_in).groups == re.compile(branch).groups
+        if literals is None:
+            continue
+        for text in ("".join(branches), " ".join(literals), "ab好 1.\nBA"):
+            for match in re.finditer(branch, text, re.IGNORECASE):
+                assert any(literal in match.group(0).lower() for literal in literals) or not match.group(0), (
+                    branch, literals, match.group(0))
+
+
+def test_an_alternative_set_aside_keeps_the_numbers_and_names_of_the_groups_after_it() -> None:
+    pattern = r"(?P<first>deploy)(ed)?|(ship)(?P<how>\s+it)"
+    lazy = patterns.LazyPattern(pattern, re.IGNORECASE)
+    found = lazy.search("we SHIP it")
+    assert lazy.is_compiled and not lazy._compiled  # only the part the text may hold
+    assert found is not None and found.group(3, "how") == ("SHIP", " it") and found.lastgroup == "how"
+    assert found.groupdict() == re.compile(pattern, re.IGNORECASE).search("we SHIP it").groupdict()  # type: ignore[union-attr]
+
+
+def test_what_the_reader_does_not_read_is_compiled_whole() -> None:
+    for pattern in (r"(a)\1|b", r"(?x) a | b", r"(?P<n>a)(?P=n)|b", r"(?(1)a|b)|c", "a|(b"):
+        assert patterns._read_alternatives(pattern) is None, pattern
+    assert patterns._read_alternatives(r"\d+") is None  # no literal: nothing to prefilter
+    # one alternative with literals: a text without them cannot match it
+    assert patterns._read_alternatives(r"^\s*\[?\d{2}:\d{2}") == ((0, 18, (":",), "(?!)", -1),)
+    # the alternatives inside a group are read too, but not those of a look-behind (one width)
+    read = patterns._read_alternatives(r"(?:can you|(?<!not )would (you))")
+    assert read is not None and [(start, literals, stand_in, around) for start, _, literals, stand_in, around in read] == [
+        (0, ("can you", "would "), "(?!)()", -1), (3, ("can you",), "(?!)", 0), (11, ("would ",), "(?!)()", 0),
+        (27, ("you",), "(?!)", 2)]
+
+
+def test_an_alternative_inside_a_group_is_set_aside_when_the_text_cannot_hold_it() -> None:
+    pattern = r"^(?:please )?(add|deploy|fix|ship)\b"
+    lazy = patterns.LazyPattern(pattern, re.IGNORECASE)
+    assert lazy.search("Deploy it") is not None and lazy._partial is not None and not lazy._compiled
+    assert lazy._partial.pattern == r"^(?:(?!))?(deploy)\b"
+    # one holding a group stands aside in its place: the groups after it keep their numbers
+    grouped = patterns.LazyPattern(r"(?:ship (it)|(deploy))", re.IGNORECASE)
+    found = grouped.search("deploy now")
+    assert grouped._partial is not None and grouped._partial.pattern == "(?:(?!)()|(deploy))"
+    assert found is not None and found.group(2) == "deploy" and found.lastindex == 2
+
+
+def test_a_text_holding_no_literal_of_any_alternative_compiles_nothing() -> None:
+    lazy = patterns.LazyPattern(r"\bcan you\b|\bwould you\b(?! like)", re.IGNORECASE)
+    assert lazy.search("Any news on the deploy?") is None and not lazy.is_compiled
+
+
+def _rule_patterns() -> list[patterns.LazyPattern]:
+    """Every lazily compiled pattern of the built-in rules: the signals', the pasted lines', the
+    filter's, the condenser's."""
+    loaded = rules.load()
+    found: list[patterns.LazyPattern] = [*loaded.pasted, *loaded.pasted_blocks]
+    for signal in loaded.signals.values():
+        if isinstance(signal.regex, rules.Branches):
+            found += [signal.regex.first, signal.regex.rest]
+        elif signal.regex is not None:
+            found.append(signal.regex)
+    found += concentrate.load().reabsorb
+    found += condense.load_rules().phatic_patterns
+    return found
+
+
+def _pieces() -> list[str]:
+    read = [patterns._read_alternatives(pattern.pattern) for pattern in _rule_patterns()]
+    return sorted({literal for alternatives in read if alternatives for _, _, literals, _, _ in alternatives
+                   for literal in literals or ()})
+
+
+@settings(max_examples=300, deadline=None)
+@given(pieces=st.lists(st.one_of(st.sampled_from(_pieces()),
+                                 st.text(alphabet="abcdefghijklmnopqrstuvwxyz ?？!。好的吗 \t>:-$[", max_size=5)), max_size=6),
+       upper=st.booleans())
+def test_the_rules_patterns_find_what_their_whole_expressions_find(pieces: list[str], upper: bool) -> None:
+    text = " ".join(pieces)
+    text = text.upper() if upper else text
+    for pattern in _rule_patterns():
+        whole = re.compile(pattern.pattern, pattern.flags)
+        fresh = patterns.LazyPattern(pattern.pattern, pattern.flags, pattern.needles)
+        _same(fresh.search(text), whole.search(text))
+        _same(fresh.match(text), whole.match(text))
