@@ -463,3 +463,48 @@ def test_an_outputs_tokens_are_saved_as_one_string_and_read_back_whole() -> None
     index = concentrate.LineIndex.of("ab\ncd x", spanning)
     assert index.tokens == {"ab\ncd", "x"} and isinstance(index.__getstate__()["tokens"], frozenset)
     assert pickle.loads(pickle.dumps(index)).tokens == index.tokens
+
+
+def _grown_heartbeat(example: Path, text: str) -> tuple[Paths, Path]:
+    from apollo.integration import heartbeat
+
+    paths = Paths.resolve(example / "workspace", example / "openclaw-state")
+    heartbeat.run(paths, config_mod.load(paths.workspace), "en")
+    session = paths.sessions_dir / SESSION
+    last = json.loads(session.read_text(encoding="utf-8").splitlines()[-1])
+    entry = {"type": "message", "id": "appended3", "parentId": last["id"], "timestamp": "2026-11-29T04:00:00.000Z",
+             "message": {"role": "user", "content": text}}
+    with session.open("a", encoding="utf-8") as out:
+        out.write(json.dumps(entry) + "\n")
+    return paths, session
+
+
+def test_the_held_elements_are_built_again_only_when_looked_at(example: Path, monkeypatch) -> None:
+    """The elements the state holds are read again from their lines only when the classifier or the
+    fate stream looks at one: a heartbeat after growth builds few of them, and says what a whole check says."""
+    from apollo.integration import heartbeat
+    from apollo.transcript import openclaw_tail
+
+    paths, _ = _grown_heartbeat(example, "Any news on the deploy?")
+    held: list[int] = []
+    deferred = openclaw_tail.deferred
+    monkeypatch.setattr(openclaw_tail, "deferred", lambda fill: held.append(1) or deferred(fill))
+    built: list[str] = []
+    fill_from = openclaw_tail.fill_from
+    monkeypatch.setattr(openclaw_tail, "fill_from", lambda element, made: built.append(made.id) or fill_from(element, made))
+    beat = heartbeat.run(paths, config_mod.load(paths.workspace), "en")
+    assert held and len(built) < len(held)
+    assert _numbers_of_state(beat.state) == _numbers(check(paths, config_mod.load(paths.workspace)))
+
+
+def test_a_held_element_built_unlike_the_saved_one_makes_the_check_a_whole_one(example: Path, monkeypatch) -> None:
+    """Never for a session that only grew (its lines are the bytes read before); if it were, the
+    state is dropped and the session checked whole, with a whole check's numbers."""
+    paths, session = _grown_heartbeat(example, "We decided to ship 2.0 next Monday, did the deploy pass?")
+    asked: list[int] = []
+    monkeypatch.setattr(check_resume.Saved, "holds", lambda self, position, element: bool(asked.append(position)))
+    config = config_mod.load(paths.workspace)
+    resumed = check(paths, config, session, resume=True)
+    assert asked, "the appended message made no held element be looked at"
+    assert resumed.classified == resumed.elements
+    assert _numbers(resumed) == _numbers(check(paths, config, session))

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from apollo import transcript
 from apollo.tokens import get_counter
 
@@ -43,3 +45,23 @@ def test_element_and_warning_dicts_are_plain_json(tmp_path: Path) -> None:
     assert shown[0]["speaker"] == "Ana" and shown[0]["index"] == read.elements[0].index
     warning = read.warnings[0].to_dict()
     assert warning["file"] == str(tmp_path / "chat.jsonl") and warning["line"] == 4 and warning["message"]
+
+
+def test_a_deferred_element_is_built_when_a_field_is_first_read_keeping_what_was_set_before() -> None:
+    from apollo.transcript.model import Element, Kind, Role, deferred, fill_from, is_deferred
+
+    built: list[int] = []
+
+    def fill(element: Element) -> None:
+        built.append(1)
+        fill_from(element, Element("m1", Role.USER, Kind.TEXT, "We deploy on Mondays.", tokens=7, line=3))
+
+    element = deferred(fill)
+    assert is_deferred(element) and not built
+    element.tokens = 9  # set before any read: kept
+    assert element.text == "We deploy on Mondays." and element.line == 3 and element.tokens == 9
+    assert element.id == "m1" and element.extra == {}
+    assert built == [1] and not is_deferred(element)
+    assert element == Element("m1", Role.USER, Kind.TEXT, "We deploy on Mondays.", tokens=9, line=3)
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        element.nothing  # noqa: B018 - a name that is no field is still an AttributeError

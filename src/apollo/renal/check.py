@@ -126,7 +126,7 @@ def check(paths: Paths, config: Config, source: Any | None = None, fmt: str = "a
     """
     from apollo.renal import classify
     from apollo.tokens import get_counter
-    from apollo.transcript.model import ReadWarning
+    from apollo.transcript.model import DeferredChanged, ReadWarning
 
     limits = _thresholds(config)
     if found is not None:
@@ -160,10 +160,15 @@ def check(paths: Paths, config: Config, source: Any | None = None, fmt: str = "a
             check_resume.save(check_resume.resume_path(paths), _resume_key(stamp, format_name, counter),
                               check_resume.Resumed(chain, classifier, tally, stream, *known), reading.tail)
     elements = reading.elements
-    classification = classify.run(chain.through(elements), config, retain=False, observe=stream.observe,
-                                  resume=(resumed.classifier, resumed.tally) if resumed is not None else None,
-                                  before_finish=save)
-    measure = stream.finish()
+    try:
+        classification = classify.run(chain.through(elements), config, retain=False, observe=stream.observe,
+                                      resume=(resumed.classifier, resumed.tally) if resumed is not None else None,
+                                      before_finish=save)
+        measure = stream.finish()
+    except DeferredChanged:  # an element read again is not what the state held: check the session whole
+        check_resume.forget(check_resume.resume_path(paths))
+        return check(paths, config, fmt=fmt, progress=progress, session_id=session_id, resume=resume,
+                     found=(source, notes, stamp))
     summary = classification.summary
     confirmations = summary["confirmations"]
     exceeded, warnings = _exceeded(measure.tokens, measure.density, confirmations, limits)
@@ -239,7 +244,7 @@ class _Reading:
         if saved.tail is not None and format_name == "openclaw" and isinstance(source, (str, os.PathLike)):
             from apollo.transcript.openclaw_tail import read_appended
 
-            read = read_appended(Path(source), saved.tail, saved.spots, self.count)
+            read = read_appended(Path(source), saved.tail, saved.spots, self.count, saved.holds)
             if read is not None:
                 held, appended, tail = read
                 self.resumed = saved.resume_held(held, Classifier(self.config), self.stream)

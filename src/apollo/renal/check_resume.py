@@ -42,6 +42,7 @@ from pathlib import Path
 from apollo.atomic import atomic_output, private_dir
 from apollo.records import field_names
 from apollo.redact import may_hold, redact
+from apollo.transcript.model import is_deferred
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -153,6 +154,10 @@ class Saved:
             return None
         return self._pour(chain, found, classifier, stream)
 
+    def holds(self, position: int, element: Element) -> bool:
+        """Whether ``element`` is the one the state holds at ``position``, whole."""
+        return self.held.get(position) == _fingerprint(element)
+
     def resume_held(self, held: dict[int, Element], classifier: Classifier, stream: FateStream) -> Resumed | None:
         """Pour the state into fresh streams when ``held``, the elements it names read again on their
         own (the session's first ``count`` elements being known unchanged), are exactly those."""
@@ -166,6 +171,9 @@ class Saved:
         if found.keys() != self.held.keys():
             return None
         for position, element in found.items():
+            if is_deferred(element):  # compared with the saved one when it is built (:meth:`holds`)
+                chain.fingerprints[position] = self.held[position]
+                continue
             chain.fingerprints[position] = _fingerprint(element)
             if chain.fingerprints[position] != self.held[position]:
                 return None

@@ -15,7 +15,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from apollo.errors import UsageError
-from apollo.records import field, slotted
+from apollo.records import field, field_names, slotted
 
 #: typing is imported only by type checkers: the heartbeat imports this module on every run
 TYPE_CHECKING = False
@@ -81,6 +81,45 @@ class Element:
             "line": self.line, "call_id": self.call_id, "tool_name": self.tool_name,
             "speaker": self.speaker,
         }
+
+    def __getattr__(self, name: str) -> Any:
+        """A field of an element made by :func:`deferred`, read for the first time: built now."""
+        fill = _DEFERRED.pop(id(self), None)
+        if fill is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        fill[1](self)
+        return getattr(self, name)
+
+
+#: id of an element not built yet -> (the element, what builds its fields)
+_DEFERRED: dict[int, tuple[Element, Callable[[Element], None]]] = {}
+
+
+def deferred(fill: Callable[[Element], None]) -> Element:
+    """An element whose fields ``fill`` sets when one of them is first read: an element a caller
+    may never look at is not built."""
+    element = Element.__new__(Element)
+    _DEFERRED[id(element)] = (element, fill)
+    return element
+
+
+class DeferredChanged(Exception):
+    """A :func:`deferred` element's source no longer gives the element it stood for."""
+
+
+def fill_from(element: Element, made: Element) -> None:
+    """Give ``element`` (a :func:`deferred` one) ``made``'s fields, but those already set on it."""
+    for name in field_names(Element):
+        slot = Element.__dict__[name]
+        try:
+            slot.__get__(element)
+        except AttributeError:
+            slot.__set__(element, getattr(made, name))
+
+
+def is_deferred(element: Element) -> bool:
+    """Whether ``element`` is a :func:`deferred` one not built yet."""
+    return id(element) in _DEFERRED
 
 
 @slotted()

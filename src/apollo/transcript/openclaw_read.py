@@ -13,7 +13,7 @@ from apollo.transcript.base import (
     iter_records,
     text_field,
 )
-from apollo.transcript.model import Element, Kind, ReadWarning, Role
+from apollo.transcript.model import Element, Kind, ReadWarning, Role, is_deferred
 from apollo.transcript.openclaw_index import build_index
 from apollo.transcript.openclaw_rules import (
     BRANCH_SUMMARY_WRAPPER,
@@ -80,7 +80,7 @@ class Tail:
     duplicate id, a parent not in the file…): only a whole read then says what the session holds."""
 
     __slots__ = ("offset", "digest", "lines", "position", "ids", "leaf", "leaf_turn", "usable", "offsets", "hasher",
-                 "complete")
+                 "complete", "held_spots")
 
     def __init__(self, state: tuple[Any, ...] | None = None):
         """From a saved ``state`` (a read of what is appended), or empty (a whole read: usable once finished)."""
@@ -92,6 +92,8 @@ class Tail:
         self.hasher = hashlib.sha256()
         #: whether the last line this process read ends with a newline
         self.complete = True
+        #: id(element) -> its spot, for the elements read again from a saved spot (not built until looked at)
+        self.held_spots: dict[int, tuple[int, int, str, bool, bool, int]] = {}
 
     def state(self) -> tuple[Any, ...] | None:
         """What a saved check keeps (plain data), or None when the next read must be a whole one."""
@@ -120,7 +122,10 @@ class Tail:
 
     def spot(self, element: Element) -> tuple[int, int, str, bool, bool, int] | None:
         """Where ``element`` is read again from (its line's start, line, id, whether in context or in
-        a heartbeat's turn, its tokens), or None when this read did not see its line."""
+        a heartbeat's turn, its tokens), or None when this read did not see its line. An element read
+        again but never looked at keeps the spot it was read from (it is not built to say it)."""
+        if is_deferred(element):
+            return self.held_spots[id(element)]
         offset = self.offsets.get(element.line) if element.line is not None else None
         if offset is None or element.line is None:
             return None

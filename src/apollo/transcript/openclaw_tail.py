@@ -14,34 +14,37 @@ so that nothing of a message has to be kept anywhere else.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 from apollo import jsonline
 from apollo.transcript.base import HUGE_RECORD_BYTES, Counter
-from apollo.transcript.model import Element
+from apollo.transcript.model import DeferredChanged, Element, deferred, fill_from
 from apollo.transcript.openclaw_read import Tail, entry_elements, placed
 from apollo.transcript.openclaw_rules import BOUNDARIES, rules
 
 #: typing is imported only by type checkers: the heartbeat imports this module on every run
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any, BinaryIO
 
 #: entry types that change what the model sees of the earlier entries, or are not entries
 _NOT_A_CONTINUATION = ("session", "leaf", *BOUNDARIES)
 
 
-def read_appended(path: Path, state: tuple[Any, ...], spots: dict[int, tuple[Any, ...]],
-                  count: Counter) -> tuple[dict[int, Element], list[Element], Tail] | None:
-    """The elements ``spots`` name (by position) read again, the appended entries' elements, and
-    where this read stops; None when the session did not only grow (see the module's docstring)."""
+def read_appended(path: Path, state: tuple[Any, ...], spots: dict[int, tuple[Any, ...]], count: Counter,
+                  expected: Callable[[int, Element], bool]) -> tuple[dict[int, Element], list[Element], Tail] | None:
+    """The elements ``spots`` name (by position) read again (built when first looked at, and then
+    checked by ``expected``), the appended entries' elements, and where this read stops; None when
+    the session did not only grow (see the module's docstring)."""
     tail = Tail(state)
     with path.open("rb") as handle:
         if not _same_prefix(handle, tail):
             return None
         appended = handle.read()
-        held = _held(handle, spots, tail)
-    if held is None or not appended.endswith(b"\n") and appended:
+        held = _held(handle, spots, tail, expected)
+    if not appended.endswith(b"\n") and appended:
         return None
     tail.hasher.update(appended)
     elements = _appended(appended, tail, count)
@@ -63,30 +66,46 @@ def _same_prefix(handle: BinaryIO, tail: Tail) -> bool:
     return tail.hasher.digest() == tail.digest
 
 
-def _held(handle: BinaryIO, spots: dict[int, tuple[Any, ...]], tail: Tail) -> dict[int, Element] | None:
-    """Each spot's element, built again from its line as a whole read builds it."""
-    rule = rules()
+def _held(handle: BinaryIO, spots: dict[int, tuple[Any, ...]], tail: Tail,
+          expected: Callable[[int, Element], bool]) -> dict[int, Element]:
+    """Each spot's element, built again from its line as a whole read builds it when one of its
+    fields is first read (:func:`~apollo.transcript.model.deferred`): most of them are never
+    looked at again. The lines are read now, from the bytes found unchanged; a built element
+    ``expected`` refuses raises :class:`~apollo.transcript.model.DeferredChanged`."""
+    lines: dict[int, bytes] = {}
     built: dict[int, tuple[str, list[Element]]] = {}
-    held: dict[int, Element] = {}
-    for position, (offset, line, element_id, in_context, turn, tokens) in spots.items():
+
+    def fill(position: int, offset: int, line: int, element_id: str, in_context: bool, turn: bool, tokens: int,
+             element: Element) -> None:
         if offset not in built:
-            handle.seek(offset)
-            raw = handle.readline()
+            raw = lines[offset]
             record = _record(raw, len(raw))
             if record is None:
-                return None
+                raise DeferredChanged(f"line {line} is no longer an entry")
             entry_id = record["id"]
             # the tokens are the saved ones: what the same counter made of the same text (the
             # caller compares each element whole with what was saved), not counted twice
-            built[offset] = entry_id, entry_elements(record, entry_id, rule, _uncounted, {entry_id} if turn else set(),
-                                                     _parent(record))
+            built[offset] = entry_id, entry_elements(record, entry_id, rules(), _uncounted,
+                                                     {entry_id} if turn else set(), _parent(record))
         entry_id, elements = built[offset]
-        found = [element for element in elements if element.id == element_id]
+        found = [candidate for candidate in elements if candidate.id == element_id]
         if not found:
-            return None
-        held[position] = placed(found, position, line, entry_id, in_context)[0]
-        held[position].tokens = tokens
+            raise DeferredChanged(f"line {line} no longer holds {element_id}")
+        made = placed(found, position, line, entry_id, in_context)[0]
+        made.tokens = tokens
+        if not expected(position, made):
+            raise DeferredChanged(f"{element_id} on line {line} is not what was read before")
+        fill_from(element, made)
+
+    held: dict[int, Element] = {}
+    for position, spot in spots.items():
+        offset, line = spot[0], spot[1]
+        if offset not in lines:
+            handle.seek(offset)
+            lines[offset] = handle.readline()
+        held[position] = deferred(functools.partial(fill, position, *spot))
         tail.offsets[line] = offset
+        tail.held_spots[id(held[position])] = spot
     return held
 
 
