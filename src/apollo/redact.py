@@ -40,7 +40,7 @@ _RANK = {"Secret Keyword": 1, "Base64 High Entropy String": 2, "Hex High Entropy
 #: characters, a URL, a key header, or a secret-sounding name (the last part of every name its
 #: keyword detector knows contains one of these: tests/test_redact.py holds it to that)
 _MAY_HOLD = re.compile(rf"[A-Za-z0-9+/=_\\\-]{{{_WORD_MIN},}}|{_HEADERS}|(?i:key|pass|pwd|secret|contrase)")
-_PEM_END = re.compile(r"-----END[ A-Z0-9]*-----|\n\s*\n|\Z")
+_PEM_END = r"-----END[ A-Z0-9]*-----|\n\s*\n|\Z"  # compiled (and kept by re) for the first key header
 
 
 @lru_cache(maxsize=1)
@@ -183,7 +183,7 @@ def _pattern_spans(text: str, line: str, offset: int,
             start, end = start + offset, end + offset
             if kind == "Private Key":  # the header names the block; the key is what follows it
                 start -= 5 if text.startswith("-----", start - 5) else 0
-                found_end = _PEM_END.search(text, end)
+                found_end = re.compile(_PEM_END).search(text, end)
                 end = found_end.end() if found_end else len(text)
             if end > start:
                 yield start, end, kind

@@ -200,7 +200,7 @@ def _exact_encoder() -> Callable[[str], list[int]] | None:
 #: one pre-token with no break in it (a run of letters, or of symbols: base64, a line of "=", a blob)
 #: costs byte-pair encoding time quadratic in its length (a 20,000-letter run: 24 s); such a run is
 #: counted from its first ``_RUN_SAMPLE`` characters, scaled to its length, so counting stays linear
-_LONG_RUN = re.compile(r"[^\W\d_]{256,}|[^\w\s]{256,}")
+_LONG_RUN = r"[^\W\d_]{256,}|[^\w\s]{256,}"  # compiled (and kept by re) for the first long text
 _RUN_SAMPLE = 256
 
 
@@ -210,10 +210,10 @@ def _linear(encode: Callable[[str], list[int]]) -> Callable[[str], int]:
     def count(text: str) -> int:
         if not text:
             return 0
-        if len(text) < _RUN_SAMPLE or _LONG_RUN.search(text) is None:
+        if len(text) < _RUN_SAMPLE or re.search(_LONG_RUN, text) is None:
             return len(encode(text))
         total, position = 0, 0
-        for match in _LONG_RUN.finditer(text):
+        for match in re.finditer(_LONG_RUN, text):
             if match.start() > position:
                 total += len(encode(text[position:match.start()]))
             run = match.group()

@@ -44,7 +44,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import sqlite3
 
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_IDENTIFIER = r"[A-Za-z_][A-Za-z0-9_]*\Z"  # compiled (and kept by re) when first used: a heartbeat never does
 
 
 def unlink_file(root: Root, parts: Sequence[str], expected: StatFingerprint) -> None:
@@ -274,7 +274,7 @@ def unlink_own(root: Root, parts: Sequence[str]) -> None:
 # -- SQLite --------------------------------------------------------------------------------------
 
 def _quoted(table: str) -> str:
-    if not _IDENTIFIER.match(table):
+    if not re.match(_IDENTIFIER, table):
         raise Unsafe(f"not a table name: {table!r}", f"不是表名：{table!r}")
     return f'"{table}"'
 

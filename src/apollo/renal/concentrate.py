@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
     from apollo.config import Config
 
-_NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
+_NUMBER = r"\d+(?:[.,:]\d+)*"  # compiled (and kept by re) for the first merge: a heartbeat makes none
 #: the filter's lists a user's rule file adds to rather than replaces
 FILTER_EXTENDS = ("reabsorb.patterns", "anchors.specific")
 
@@ -310,7 +310,7 @@ def cut_arguments(text: str, rules: FilterRules) -> str | None:
 
 def numbers(text: str) -> frozenset[str]:
     """The numbers a message states: a merge may drop a message only if the one it joins says them all."""
-    return frozenset(_NUMBER.findall(text))
+    return frozenset(re.findall(_NUMBER, text))
 
 
 # -- reabsorption -----------------------------------------------------------------------------------

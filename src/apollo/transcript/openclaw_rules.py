@@ -25,8 +25,9 @@ BRANCH_SUMMARY_WRAPPER = ("The following is a summary of a branch that this conv
 # Rules (data/transcript_openclaw.toml): envelopes and heartbeats
 # ---------------------------------------------------------------------------------------------
 _FENCE_CLOSE = re.compile(r"^[ \t]*```[ \t]*$", re.M)
-_BLANK_LINE = re.compile(r"^[ \t]*$", re.M)
-_MARKUP = re.compile(r"<[^>]*>|&nbsp;")
+#: compiled (and kept by re) when first used: a heartbeat's appended message rarely needs them
+_BLANK_LINE = r"(?m)^[ \t]*$"
+_MARKUP = r"<[^>]*>|&nbsp;"
 
 
 @slotted(frozen=True)
@@ -180,7 +181,7 @@ class EnvelopeRules:
         """A gateway notice runs from its first line to the next blank line (or the end)."""
         if not any(notice.match(text) for notice in self.notice_lines):
             return None
-        blank = _BLANK_LINE.search(text)
+        blank = re.search(_BLANK_LINE, text)
         if blank is None:
             return len(text)
         tail = text[blank.start():]
@@ -198,7 +199,7 @@ class EnvelopeRules:
                 return None
             offset += len(fence_line) + 1 + close.end()
         else:
-            blank = _BLANK_LINE.search(after)
+            blank = re.search(_BLANK_LINE, after)
             offset += blank.start() if blank else len(after)
         tail = text[offset:]
         return offset + len(tail) - len(tail.lstrip(" \t\n"))
@@ -211,7 +212,7 @@ class EnvelopeRules:
         """OpenClaw's stripHeartbeatToken in heartbeat mode: token at an edge, little else."""
         if not any(token in text or " " in token for token in self.ack_tokens):
             return False  # no token in the text, none in the body: taking tags out only adds spaces
-        body = _MARKUP.sub(" ", text).strip().strip("*`~_").strip()
+        body = re.sub(_MARKUP, " ", text).strip().strip("*`~_").strip()
         for token in self.ack_tokens:
             if body.startswith(token):
                 rest = body[len(token):]
