@@ -434,16 +434,16 @@ def _change(session: Path, change: str, number: int, leaf: str | None, before: i
 @contextmanager
 def _whole_reads() -> Iterator[list[Path]]:
     """The session files read from their first line while in the block."""
-    from apollo.transcript import openclaw_read
+    from apollo.transcript import openclaw_index
 
     reads: list[Path] = []
-    original = openclaw_read.build_index
+    original = openclaw_index.build_index
 
     def spy(lines, where, warnings):
         reads.append(Path(where))
         return original(lines, where, warnings)
 
-    with patch.object(openclaw_read, "build_index", spy):
+    with patch.object(openclaw_index, "build_index", spy):
         yield reads
 
 

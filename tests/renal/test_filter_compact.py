@@ -21,7 +21,8 @@ from apollo.renal import filter as filter_mod
 from apollo.renal.compaction import plan_compaction
 from apollo.renal.filter import filter_path
 from apollo.renal.report import render
-from apollo.transcript.openclaw import COMPACTION_SUMMARY_WRAPPER, can_start_kept_tail
+from apollo.transcript.openclaw_compaction import can_start_kept_tail
+from apollo.transcript.openclaw_rules import COMPACTION_SUMMARY_WRAPPER
 from realclient.support import HEARTBEAT_PROMPT, PiSession
 from renal.filter_support import build, context_blocks, counter_of
 

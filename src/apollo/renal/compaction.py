@@ -111,11 +111,8 @@ def plan_compaction(fates: list[Fate], rules: concentrate.FilterRules, lang: str
     messages when they are dialogue turns, and so do changes made without a word (:func:`kept_as_messages`).
     """
     from apollo.renal import digest
-    from apollo.transcript.openclaw import (
-        COMPACTION_SUMMARY_WRAPPER,
-        can_start_kept_tail,
-        is_compaction_summary,
-    )
+    from apollo.transcript.openclaw_compaction import can_start_kept_tail, is_compaction_summary
+    from apollo.transcript.openclaw_rules import COMPACTION_SUMMARY_WRAPPER
 
     elements = [f.element for f in fates]
     default = concentrate.tail_start(elements, rules["recent_turns"])

@@ -15,11 +15,12 @@ Reading takes two passes over the file: the first keeps only ids, parents and ty
 50 MB session costs memory per entry, not per byte); the second builds elements one line at
 a time. Writing copies line by line; only edited or re-parented entries are re-serialised.
 
-One module per job, this one the format (what :mod:`apollo.transcript.registry` lists) and the
-names the rest of Apollo imports: :mod:`~apollo.transcript.openclaw_rules` (entry types, summary
-wrappers, envelope and heartbeat rules), :mod:`~apollo.transcript.openclaw_index` (first pass),
-:mod:`~apollo.transcript.openclaw_read` (second pass), :mod:`~apollo.transcript.openclaw_write`,
-:mod:`~apollo.transcript.openclaw_compaction`.
+One module per job, this one the format (what :mod:`apollo.transcript.registry` lists):
+:mod:`~apollo.transcript.openclaw_rules` (entry types, summary wrappers, envelope and heartbeat
+rules), :mod:`~apollo.transcript.openclaw_index` (first pass), :mod:`~apollo.transcript.openclaw_read`
+(second pass), :mod:`~apollo.transcript.openclaw_write`, :mod:`~apollo.transcript.openclaw_compaction`;
+the rest of Apollo imports what it needs from them. The first pass and the writer are imported when
+first used: a heartbeat after growth reads only the appended lines and writes no session.
 """
 
 from __future__ import annotations
@@ -34,12 +35,7 @@ from apollo.transcript.base import (
     file_lines,
 )
 from apollo.transcript.model import Edit, Element, ReadWarning
-from apollo.transcript.openclaw_compaction import can_start_kept_tail, is_compaction_summary  # noqa: F401 (*)
 from apollo.transcript.openclaw_read import iter_session_elements
-from apollo.transcript.openclaw_rules import COMPACTION_SUMMARY_WRAPPER  # noqa: F401 (*)
-from apollo.transcript.openclaw_write import write_session
-
-# (*) renal's compaction planning and the context engine import these from here
 
 
 class OpenClawJsonl(TranscriptFormat):
@@ -61,5 +57,7 @@ class OpenClawJsonl(TranscriptFormat):
         if not edits:
             copy_bytes(source, dest)
             return
+        from apollo.transcript.openclaw_write import write_session  # reading (a heartbeat's) loads no writer
+
         write_session(file_lines(source), str(source), dest, edits)
 

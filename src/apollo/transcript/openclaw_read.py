@@ -14,7 +14,6 @@ from apollo.transcript.base import (
     text_field,
 )
 from apollo.transcript.model import Element, Kind, ReadWarning, Role, is_deferred
-from apollo.transcript.openclaw_index import build_index
 from apollo.transcript.openclaw_rules import (
     BRANCH_SUMMARY_WRAPPER,
     COMPACTION_SUMMARY_WRAPPER,
@@ -35,6 +34,8 @@ def iter_session_elements(lines: LineSource, where: str, warnings: list[ReadWarn
                           count: Counter, tail: Tail | None = None) -> Iterator[Element]:
     """The session's elements; ``tail``, when given, records where this read stops, for a later
     read of only what is appended (:mod:`apollo.transcript.openclaw_tail`)."""
+    from apollo.transcript.openclaw_index import build_index  # a read of what is appended makes no first pass
+
     index = build_index(lines, where, warnings)
     rule = rules()
     nodes, in_context_ids = index.nodes, index.in_context
