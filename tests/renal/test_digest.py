@@ -12,9 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from apollo.renal import digest
-from apollo.renal.fates import Fate
 from apollo.renal.filter import filter_path
-from apollo.transcript.model import Element, Kind, Role
 from apollo.transcript.openclaw_rules import rules
 from realclient.support import HEARTBEAT_PROMPT, PiSession
 
@@ -115,39 +113,6 @@ def test_a_request_is_answered_by_what_the_agent_said_not_by_a_delivery_copy_dro
     assert fates[mirror].action == "drop"  # the channel's copy of the answer: noise
     line = next(line for line in summary.splitlines() if line.startswith(f"- [{request}]"))
     assert f"→ [{answer}] Try this direct link: https://build.example.com/kimi-k2" in line and mirror not in summary
-
-
-def test_a_message_sent_again_before_any_answer_is_quoted_once_in_its_last_words(tmp_path: Path) -> None:
-    session = PiSession()
-    cut = session.user("From now on, always send me the daily summary at 8:3")  # sent before it was finished
-    whole = session.user("From now on, always send me the daily summary at 8:30 by email.")
-    answer = session.say("Understood: the daily summary goes out by email every day at 8:30.")
-    check = session.user("Check the backups")
-    session.say("Backups checked: all three nightly runs finished.")
-    again = session.user("Check the backups on the staging host too")  # answered in between: a request of its own
-    session.say("Staging backups checked: the last run failed at 02:00, disk full.")
-    _tail(session)
-    summary, _ = _digest(session, tmp_path)
-    assert f"[{cut}]" not in summary and f"[{whole}]" in summary and f"→ [{answer}]" in summary
-    assert f"[{check}]" in summary and f"[{again}]" in summary
-
-
-@given(st.lists(st.tuples(st.booleans(), st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=20)),
-                min_size=1, max_size=12))
-def test_a_message_left_out_as_sent_again_is_in_the_next_one_with_the_same_answer(turns: list) -> None:
-    fates = []
-    for number, (answered, text) in enumerate(turns):  # a user's message, and maybe the agent's answer
-        fates.append(Fate(Element(f"u{number}", Role.USER, Kind.TEXT, text), "process"))
-        if answered:
-            fates.append(Fate(Element(f"a{number}", Role.ASSISTANT, Kind.TEXT, f"Done {number}."), "process"))
-    again = digest.sent_again(fates)
-    answers = digest.replies(fates)
-    said = [f for f in fates if f.element.role is Role.USER]
-    for fate, after in zip(said, said[1:], strict=False):
-        if fate.element.id in again:  # nothing said is lost: the next message says it, and the same answer follows
-            assert " ".join(after.element.text.split()).startswith(" ".join(fate.element.text.split()))
-            assert answers.get(fate.element.id) is answers.get(after.element.id)
-    assert said[-1].element.id not in again  # the last one always stays
 
 
 def test_a_long_preamble_does_not_push_the_request_out_of_the_quote(tmp_path: Path) -> None:
