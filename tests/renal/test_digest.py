@@ -8,7 +8,7 @@ import json
 import tempfile
 from pathlib import Path
 
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from apollo.renal import digest
@@ -424,16 +424,28 @@ def test_an_images_caption_is_quoted_without_the_channels_stamp_copied_in_front_
     assert "ou_b837" not in quoted and "2026-04-06" not in quoted
 
 
-_CAPTION = st.text(st.characters(blacklist_categories=("Cs",)), max_size=120).filter(
-    lambda text: "Description:" not in text and rules().without_stamps(text) == text)
+def test_only_the_stamp_in_front_of_the_caption_goes_and_a_later_line_with_a_date_stays() -> None:
+    stamp = "[Feishu ou_b83724522290b2449d9ecb7166431801 Mon 2026-04-06 11:05 GMT+8] "
+    said = "Lynch: put this on the agenda for\n[Standup 2026-04-10 09:30] room B, and move the retro after it"
+    quoted = digest._said(f"[Image]\nUser text:\n{stamp}{said}\nDescription:\n{_DESCRIPTION}", 60)
+    assert quoted.startswith(f"[Image]\nUser text:\n{said}\nDescription:\n")  # the user's bracketed line, whole
+
+
+_LINE = st.one_of(st.text(st.characters(blacklist_categories=("Cs",)), max_size=60),
+                  st.sampled_from(["[Standup 2026-04-10 09:30] room B", "[Tue 2026-04-07 14:29 GMT+8] again",
+                                   "[message_id: om_1]"]))
+_CAPTION = st.lists(_LINE, max_size=4).map("\n".join).filter(lambda text: "Description:" not in text)
+_STAMP = st.sampled_from(["", "[Feishu ou_b83724522290b2449d9ecb7166431801 Mon 2026-04-06 11:05 GMT+8] ",
+                          "[Tue 2026-04-07 14:29 GMT+8] "])
 
 
 @given(_CAPTION, st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=600),
-       st.sampled_from(["Image", "Video", "Audio"]), st.integers(min_value=10, max_value=200))
+       st.sampled_from(["Image", "Video", "Audio"]), st.integers(min_value=10, max_value=200), _STAMP)
 def test_a_media_block_keeps_the_users_words_and_points_to_the_description(caption: str, description: str,
-                                                                           kind: str, limit: int) -> None:
+                                                                           kind: str, limit: int, stamp: str) -> None:
     said = "\n".join(line for line in caption.splitlines() if line.strip()) or "look"
-    text = f"[{kind}]\nUser text:\n{said}\nDescription:\n{description}"
+    assume(rules().without_stamp_at(said, 0) == said)  # the user's first words are no stamp of their own
+    text = f"[{kind}]\nUser text:\n{stamp}{said}\nDescription:\n{description}"
     quoted = digest._said(text, limit)
     head = f"[{kind}]\nUser text:\n{said}\nDescription:\n"
     if kind == "Audio":  # what follows in an audio block is the user's speech, not a model's description

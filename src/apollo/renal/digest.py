@@ -274,10 +274,11 @@ def _said(text: str, limit: int) -> str:
     it without the channel's stamp media understanding copied in front of it."""
     from apollo.transcript.openclaw_rules import rules
 
-    start = rules().media_description(text)
-    if start is None:
+    found = rules().media_description(text)
+    if found is None:
         return text
-    return rules().without_stamps(text[:start]) + _pointer(text[start:], _chars_for(text[start:], limit))
+    caption, start = found
+    return rules().without_stamp_at(text[:start], caption) + _pointer(text[start:], _chars_for(text[start:], limit))
 
 
 def requests(fates: list[Any], listed: list[Any]) -> list[Any]:

@@ -156,21 +156,32 @@ class EnvelopeRules:
                 return text[:match.end()], text[match.end():]
         return None
 
-    def media_description(self, text: str) -> int | None:
-        """Where the description of an image or a video starts in a user's ``text`` (a vision
-        model's words that OpenClaw's media understanding put there, not the user's), else None."""
+    def media_description(self, text: str) -> tuple[int, int] | None:
+        """(where the user's caption starts, where the description starts) of an image or a video in
+        a user's ``text``: the description is a vision model's words that OpenClaw's media
+        understanding put there, not the user's; the caption is the pattern's ``caption`` group
+        (absent: the description's start), else None."""
         for pattern in self.media_descriptions:
             match = pattern.search(text)
             if match:
-                return match.end()
+                caption = match.groupdict().get("caption")
+                return (match.start("caption") if caption is not None else match.end()), match.end()
         return None
 
-    def without_stamps(self, text: str) -> str:
-        """``text`` less the gateway's stamps at the start of its lines (``prefixes``): the channel's
-        envelope that media understanding copies in front of a caption, after "User text:"."""
-        for prefix in self.prefixes:
-            text = prefix.sub("", text)
-        return text
+    def without_stamp_at(self, text: str, start: int) -> str:
+        """``text`` less the gateway's stamps (``prefixes``) that open the line at ``start``: the
+        channel's envelope that media understanding copies in front of a caption. Only there: a
+        later line that opens with a bracketed date ("[Standup 2026-04-10 09:30] room B") is the
+        user's words."""
+        head, rest = text[:start], text[start:]
+        stripped = True
+        while stripped:
+            stripped = False
+            for prefix in self.prefixes:
+                match = prefix.match(rest)
+                if match and match.end():
+                    rest, stripped = rest[match.end():], True
+        return head + rest
 
     def notice_in(self, envelope: str) -> bool:
         """The envelope holds a gateway notice (a job's or a command's report)."""
