@@ -186,6 +186,7 @@ class Classifier:
         self._restate_named = re.compile(settings["restate_specifics_named"])
         self._answer_left_open_by: list[str] = settings["answer_left_open_by"]
         self._left_to_user_by = frozenset(settings["left_to_user_by"])
+        self._left_to_user_done_by = frozenset(settings["left_to_user_done_by"])
         self._failed_by = [self.rules[name] for name in settings["outcome_failed_by"]]
         self._failed_unless = [self.rules[name] for name in settings["outcome_failed_unless"]]
         #: the agent's recent texts, flattened: what a delivery copy repeats
@@ -226,6 +227,8 @@ class Classifier:
         self._turn_keys: frozenset[str] = frozenset()
         #: each speaker's latest substantive turn (position): what came after it, a reply of theirs answers
         self._spoke: dict[str, int] = {}
+        #: where the user last asked for something (a task or a question): a report before it answered another request
+        self._requested = -1
 
     # -- the stream ----------------------------------------------------------------------------
 
@@ -717,12 +720,14 @@ class Classifier:
         category, effect = row["category"], row.get("effect")
         if role == "user" and found.opens_with(self._failed_by, self._failed_unless):
             self._failed(element, speaker)
+        if role == "user" and found.bare in self._left_to_user_done_by:
+            self._done_by_user(element, other)
+        if role == "user" and effect in ("task", "question"):
+            self._requested = self._pos
         if effect in ("stance", "fact"):
             return self._stance(element, category, row["confidence"], reason, keys, role, speaker, topic, markers,
                                 rule=row["rule"], replaces=effect == "stance")
         if effect == "task":
-            if role == "user":
-                self._asked_again(element, speaker)
             self._candidate(self._tasks, element, role, speaker, keys, topic)
         elif effect == "question":
             if role == "assistant":
@@ -735,15 +740,14 @@ class Classifier:
             self._proposal = self._candidate(None, element, role, speaker, keys, topic)
         elif effect == "close_task":
             self._close_task(element, keys, other)
-            if role == "user":
-                self._done_by_user(element, other)
         elif effect == "report":
             self._report = self._candidate(None, element, role, speaker, keys, topic)
         if row.get("keeps_open") and self._closed is not None and self._closed[0] == element.id:
             self._reopen(self._closed[1], f"#{element.id} hands the rest of it to the user: still open")
         if row.get("restates"):
             self._restate(element, self._fresh[-1] if self._fresh else
-                          self._candidate(None, element, role, speaker, keys, topic), self._named_in(said))
+                          self._candidate(None, element, role, speaker, keys, topic), self._named_in(said),
+                          covering=row.get("covers", False))
         return self._verdict(element, category, row.get("action", "keep"), row["confidence"], reason, row["rule"])
 
     def _facts(self, element: Element, found: reading.Reading, role: str, keys: frozenset[str], *, done: bool,
@@ -882,23 +886,28 @@ class Classifier:
 
     def _named_in(self, text: str) -> frozenset[str]:
         """Those of its specifics that name a thing, a file, a path or an id
-        (``restate_specifics_named``), not a count or a time."""
-        return frozenset(s for s in self._specifics_in(text) if self._restate_named.search(s))
+        (``restate_specifics_named``), not a count or a time; a dot that ends the sentence is not
+        part of the name ("~/app/config.yaml.")."""
+        return frozenset(s.rstrip(".") for s in self._specifics_in(text) if self._restate_named.search(s))
 
-    def _restate(self, element: Element, newer: _Candidate, specifics: frozenset[str]) -> None:
+    def _restate(self, element: Element, newer: _Candidate, specifics: frozenset[str], *, covering: bool) -> None:
         """The agent reports on work it reported on before ("备份任务已配置" twice, the second time
         after a fix): the later report carries the current state, and an earlier one that stands
         (a decision) whose topic words it mostly names (``restate_min_share`` of them) is replaced,
         unless both name things and the later one names some the earlier does not (backup.sh, then
-        size.sh): two pieces of work that share topic words."""
+        size.sh): two pieces of work that share topic words. ``covering`` (the row's ``covers``): a
+        report that names every thing the earlier one named replaces it too, when the user asked
+        for nothing in between (after a new request, naming the earlier file is a mention, not a restatement)."""
         settings = self.rules.settings
         newer.specifics = specifics
         for earlier in list(self._outcomes):
             shared = len(newer.keys & earlier.keys)
-            covers = bool(earlier.specifics) and earlier.specifics <= specifics
-            if (earlier.verdict.category == "decision" and shared >= settings["supersede_min_shared"]
-                    and (covers or shared >= settings["restate_min_share"] * len(earlier.keys)
-                    and not (earlier.specifics and specifics - earlier.specifics))):
+            mostly = (shared >= settings["restate_min_share"] * len(earlier.keys)
+                      and not (earlier.specifics and specifics - earlier.specifics))
+            covers = (covering and earlier.pos > self._requested and bool(earlier.specifics)
+                      and earlier.specifics <= specifics)
+            if earlier.verdict.category == "decision" and shared >= settings["supersede_min_shared"] and (
+                    mostly or covers):
                 self._forget([earlier])
                 self._amend(earlier, category="process", status="superseded", superseded_by=element.id,
                             action="compress", confidence=0.7, rule="resolve:restated",
@@ -921,21 +930,6 @@ class Classifier:
         if self._closed is not None and self._closed[0] == latest.verdict.id:
             self._reopen(self._closed[1], f"reported done in #{latest.verdict.id}, which the user says in "
                          f"#{element.id} did not work: still open")
-
-    def _asked_again(self, element: Element, speaker: str) -> None:
-        """The user asks again for the work their latest open request asked for, in fuller words
-        ("Read agents.md", then "read agents.md in your work directory": every topic word of the
-        earlier one, at least ``supersede_min_shared`` of them): the later request carries it."""
-        earlier = self._tasks[-1] if self._tasks else None
-        if earlier is None or earlier.speaker != speaker:
-            return
-        asked = next((t.keys for t in reversed(self._turns) if t.pos == earlier.pos), frozenset())
-        if len(asked) < self.rules.settings["supersede_min_shared"] or not asked <= self._turn_keys:
-            return
-        self._tasks.remove(earlier)
-        self._amend(earlier, category="process", status="superseded", superseded_by=element.id, action="keep",
-                    confidence=0.7, rule="resolve:asked_in_full",
-                    reason=f"asked for again in #{element.id}, which names all it asked for")
 
     def _done_by_user(self, element: Element, other: _Turn | None) -> None:
         """The user reports done what the agent's report they reply to left with them ("Run this in
@@ -1026,14 +1020,9 @@ class Classifier:
         """The agent's turn ended: the user's questions it answered are answered by its last text,
         and take the category their row gives them once answered when that text asks nothing back (or
         their row says any answer settles them); a turn that ended on work (a tool call after its
-        last text) left them open, except those any answer settles: the reply before the work
-        answered them ("你在执行吗？" — "在，我直接开始写代码", and the code written)."""
+        last text) left them open."""
         if self._last_answer is None:
-            for candidate in self._answering:
-                if candidate.settles and candidate.answer is not None:
-                    self._resolve_answered(candidate, candidate.answer, candidate.answered or candidate.verdict.category)
-                else:
-                    self._open_questions.append(candidate)
+            self._open_questions.extend(self._answering)
         else:
             answer, asks_back, offered = self._last_answer
             for candidate in self._answering:
