@@ -908,10 +908,8 @@ class Classifier:
                       and earlier.specifics <= specifics)
             if earlier.verdict.category == "decision" and shared >= settings["supersede_min_shared"] and (
                     mostly or covers):
-                self._forget([earlier])
-                self._amend(earlier, category="process", status="superseded", superseded_by=element.id,
-                            action="compress", confidence=0.7, rule="resolve:restated",
-                            reason=f"reported on again in #{element.id}, which carries the current state")
+                self._report_replaced(earlier, element, "resolve:restated",
+                                      f"reported on again in #{element.id}, which carries the current state")
         self._outcomes.append(newer)
         if len(self._outcomes) > self._max_candidates:
             del self._outcomes[0]
@@ -924,9 +922,7 @@ class Classifier:
         latest = self._outcomes[-1] if self._outcomes else None
         if latest is None or latest.pos < since or latest.verdict.category not in ("decision", "question"):
             return
-        self._forget([latest])
-        self._amend(latest, category="process", status="superseded", superseded_by=element.id, action="compress",
-                    confidence=0.7, rule="resolve:failed", reason=f"the user says in #{element.id} that it did not work")
+        self._report_replaced(latest, element, "resolve:failed", f"the user says in #{element.id} that it did not work")
         if self._closed is not None and self._closed[0] == latest.verdict.id:
             self._reopen(self._closed[1], f"reported done in #{latest.verdict.id}, which the user says in "
                          f"#{element.id} did not work: still open")
@@ -939,10 +935,15 @@ class Classifier:
         report = next((c for c in self._outcomes if c.pos == other.pos), None)
         if report is None or report.verdict.category not in MUST_KEEP:
             return
+        self._report_replaced(report, element, "resolve:done_by_user",
+                              f"what it left to the user is reported done in #{element.id}")
+
+    def _report_replaced(self, report: _Candidate, element: Element, rule: str, reason: str) -> None:
+        """What the report said is no longer the state: ``element`` carries it (a later report, the
+        user's reply); the report becomes process, its stand over."""
         self._forget([report])
         self._amend(report, category="process", status="superseded", superseded_by=element.id, action="compress",
-                    confidence=0.7, rule="resolve:done_by_user",
-                    reason=f"what it left to the user is reported done in #{element.id}")
+                    confidence=0.7, rule=rule, reason=reason)
 
     def _reopen(self, task: _Candidate, reason: str) -> None:
         """A task a report closed is open again: the report did not finish it."""
