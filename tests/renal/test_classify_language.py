@@ -101,3 +101,9 @@ def test_you_can_use_after_a_complaint_is_what_to_do() -> None:
     v = verdicts(("user", "这个 Bash 脚本处理日志太慢了"), ("assistant", "是的，Bash 逐行处理大文件很慢。"),
                  ("user", "你可以用 Python 重写这个脚本"))
     assert v["m3"].category in ("decision", "task") and v["m3"].status == "current", v["m3"]
+
+
+@pytest.mark.parametrize("text", ["如果这次下载失败，就使用清华的镜像再下一次", "If the download fails this time, use the Tsinghua mirror"])
+def test_what_to_do_if_this_one_attempt_fails_is_no_standing_rule_but_still_a_decision(text: str) -> None:
+    v = verdicts(("assistant", "开始下载模型。"), ("user", text))
+    assert (v["m2"].category, v["m2"].status) == ("decision", "current"), v["m2"]
