@@ -213,26 +213,15 @@ def test_an_explanation_of_what_went_wrong_before_is_no_blocker(explained: str) 
     assert v["m2"].rule != "intent:blocked", v["m2"]
 
 
-@pytest.mark.parametrize(("first", "again"), [
-    ("Done! Created ~/tools/rotate_logs.py and ~/tools/setup_rotation.py for the web server logs.",
-     "Finished the log rotation system. Files: ~/tools/rotate_logs.py (the rotation itself), "
-     "~/tools/setup_rotation.py (installs the weekly job), ~/tools/README.md (how to run it as administrator). "
-     "Open a terminal as administrator once and the weekly job keeps the logs small from then on."),
-    ("完成！已创建 ~/tools/rotate_logs.py 和 ~/tools/setup_rotation.py，用来轮换网站服务器的日志。",
-     "完成！日志轮换系统已创建完成，文件清单：~/tools/rotate_logs.py（轮换主脚本）、~/tools/setup_rotation.py（安装每周计划任务）、"
-     "~/tools/README.md（以管理员身份运行的说明）。以管理员身份打开终端运行一次即可，此后每周自动清理日志。"),
-    # a file that ends the sentence is named without the sentence's dot
-    ("Done! For the web server logs I created ~/tools/setup_rotation.py and ~/tools/rotate_logs.py.",
-     "Finished the log rotation system. Files: ~/tools/rotate_logs.py (the rotation itself), "
-     "~/tools/setup_rotation.py (installs the weekly job), ~/tools/README.md (how to run it as administrator). "
-     "Open a terminal as administrator once and the weekly job keeps the logs small from then on."),
-])
-def test_a_later_report_that_names_every_thing_an_earlier_one_named_restates_it(first: str, again: str) -> None:
-    v = verdicts(("user", "Write a weekly log rotation script for the web server."), _call("c1", "a"),
-                 _result("r1", "a"), ("assistant", first), ("user", "The batch file does not start."),
+def test_a_file_that_ends_a_sentence_is_the_same_thing_in_a_later_report() -> None:
+    """The sentence's dot is not part of the file's name: the later report names nothing new (a
+    Chinese sentence ends with 。, which no name contains)."""
+    first = "Done! Created the photo backup job in ~/tools/photo_backup.sh."
+    again = "Done! The photo backup job in ~/tools/photo_backup.sh now copies the whole camera folder to the NAS."
+    v = verdicts(("user", "Back up my photos every night."), _call("c1", "a"), _result("r1", "a"),
+                 ("assistant", first), ("user", "It only copied half of the folders last night."),
                  _call("c2", "b"), _result("r2", "b"), ("assistant", again))
     assert (v["m4"].category, v["m4"].status, v["m4"].rule) == ("process", "superseded", "resolve:restated"), v["m4"]
-    assert v["m8"].category == "decision", v["m8"]
 
 
 @pytest.mark.parametrize(("first", "second"), [
@@ -331,8 +320,7 @@ def test_a_new_request_after_an_open_one_leaves_both_open(first: str, reply: str
 ])
 def test_a_report_on_the_next_request_that_mentions_the_earlier_ones_file_leaves_it_standing(
         asked: str, first: str, then: str, second: str) -> None:
-    """Naming every thing an earlier report named restates it only when both answer the same
-    request: after a new request, the later report mentions the earlier file, its work stands."""
+    """After a new request, a report that mentions the earlier report's file is on other work."""
     v = verdicts(("user", asked), _call("c1", "a"), _result("r1", "a"), ("assistant", first), ("user", then),
                  _call("c2", "b"), _result("r2", "b"), ("assistant", second))
     assert (v["m4"].category, v["m4"].status) == ("decision", "current"), v["m4"]
@@ -366,3 +354,22 @@ def test_a_progress_check_that_also_asks_for_work_stays_open_while_the_agent_wor
     v = verdicts(("user", request_), ("assistant", reply), _call("c1", "a"), _result("r1", "a"), ("user", check),
                  ("assistant", answer), _call("c2", "b"), _result("r2", "b"), ("user", "ok"))
     assert (v["m5"].category, v["m5"].status) == ("question", "current"), v["m5"]
+
+
+@pytest.mark.parametrize(("asked", "first", "between", "second"), [
+    ("Back up my home folder every night, and write a restore script for it.",
+     "Done! Created ~/tools/backup.sh and scheduled it with cron every night at 01:00.", "ok",
+     "Done! Created ~/tools/restore.sh, which unpacks the archives that ~/tools/backup.sh writes."),
+    ("Back up my home folder every night, and write a restore script for it.",
+     "Done! Created ~/tools/backup.sh and scheduled it with cron every night at 01:00.",
+     "The restore script is missing.",
+     "Done! Created ~/tools/restore.sh, which unpacks the archives that ~/tools/backup.sh writes."),
+    ("每天晚上备份我的主目录，再写一个恢复脚本", "完成！已创建 ~/tools/backup.sh，并用 cron 设为每晚 01:00 执行。", "恢复脚本还没有",
+     "完成！已创建 ~/tools/restore.sh，它会解压 ~/tools/backup.sh 写出的归档。"),
+])
+def test_a_report_on_another_part_of_the_same_request_that_names_the_earlier_file_leaves_it_standing(
+        asked: str, first: str, between: str, second: str) -> None:
+    """Naming every thing an earlier report named and more is other work, on the same request too."""
+    v = verdicts(("user", asked), _call("c1", "a"), _result("r1", "a"), ("assistant", first), ("user", between),
+                 _call("c2", "b"), _result("r2", "b"), ("assistant", second))
+    assert (v["m4"].category, v["m4"].status) == ("decision", "current"), v["m4"]

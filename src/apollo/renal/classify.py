@@ -227,8 +227,6 @@ class Classifier:
         self._turn_keys: frozenset[str] = frozenset()
         #: each speaker's latest substantive turn (position): what came after it, a reply of theirs answers
         self._spoke: dict[str, int] = {}
-        #: where the user last asked for something (a task or a question): a report before it answered another request
-        self._requested = -1
 
     # -- the stream ----------------------------------------------------------------------------
 
@@ -722,8 +720,6 @@ class Classifier:
             self._failed(element, speaker)
         if role == "user" and found.bare in self._left_to_user_done_by:
             self._done_by_user(element, other)
-        if role == "user" and effect in ("task", "question"):
-            self._requested = self._pos
         if effect in ("stance", "fact"):
             return self._stance(element, category, row["confidence"], reason, keys, role, speaker, topic, markers,
                                 rule=row["rule"], replaces=effect == "stance")
@@ -746,8 +742,7 @@ class Classifier:
             self._reopen(self._closed[1], f"#{element.id} hands the rest of it to the user: still open")
         if row.get("restates"):
             self._restate(element, self._fresh[-1] if self._fresh else
-                          self._candidate(None, element, role, speaker, keys, topic), self._named_in(said),
-                          covering=row.get("covers", False))
+                          self._candidate(None, element, role, speaker, keys, topic), self._named_in(said))
         return self._verdict(element, category, row.get("action", "keep"), row["confidence"], reason, row["rule"])
 
     def _facts(self, element: Element, found: reading.Reading, role: str, keys: frozenset[str], *, done: bool,
@@ -890,24 +885,19 @@ class Classifier:
         part of the name ("~/app/config.yaml.")."""
         return frozenset(s.rstrip(".") for s in self._specifics_in(text) if self._restate_named.search(s))
 
-    def _restate(self, element: Element, newer: _Candidate, specifics: frozenset[str], *, covering: bool) -> None:
+    def _restate(self, element: Element, newer: _Candidate, specifics: frozenset[str]) -> None:
         """The agent reports on work it reported on before ("备份任务已配置" twice, the second time
         after a fix): the later report carries the current state, and an earlier one that stands
         (a decision) whose topic words it mostly names (``restate_min_share`` of them) is replaced,
         unless both name things and the later one names some the earlier does not (backup.sh, then
-        size.sh): two pieces of work that share topic words. ``covering`` (the row's ``covers``): a
-        report that names every thing the earlier one named replaces it too, when the user asked
-        for nothing in between (after a new request, naming the earlier file is a mention, not a restatement)."""
+        size.sh): two pieces of work that share topic words."""
         settings = self.rules.settings
         newer.specifics = specifics
         for earlier in list(self._outcomes):
             shared = len(newer.keys & earlier.keys)
-            mostly = (shared >= settings["restate_min_share"] * len(earlier.keys)
-                      and not (earlier.specifics and specifics - earlier.specifics))
-            covers = (covering and earlier.pos > self._requested and bool(earlier.specifics)
-                      and earlier.specifics <= specifics)
-            if earlier.verdict.category == "decision" and shared >= settings["supersede_min_shared"] and (
-                    mostly or covers):
+            if (earlier.verdict.category == "decision" and shared >= settings["supersede_min_shared"]
+                    and shared >= settings["restate_min_share"] * len(earlier.keys)
+                    and not (earlier.specifics and specifics - earlier.specifics)):
                 self._report_replaced(earlier, element, "resolve:restated",
                                       f"reported on again in #{element.id}, which carries the current state")
         self._outcomes.append(newer)

@@ -77,7 +77,6 @@ class VerdictRow(msgspec.Struct, forbid_unknown_fields=True):
     copy: bool | UnsetType = UNSET
     chatter: bool | UnsetType = UNSET
     restates: bool | UnsetType = UNSET
-    covers: bool | UnsetType = UNSET
     keeps_open: bool | UnsetType = UNSET
 
 
