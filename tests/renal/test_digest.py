@@ -443,7 +443,8 @@ _STAMP = st.sampled_from(["", "[Feishu ou_b83724522290b2449d9ecb7166431801 Mon 2
        st.sampled_from(["Image", "Video", "Audio"]), st.integers(min_value=10, max_value=200), _STAMP)
 def test_a_media_block_keeps_the_users_words_and_points_to_the_description(caption: str, description: str,
                                                                            kind: str, limit: int, stamp: str) -> None:
-    said = "\n".join(line for line in caption.splitlines() if line.strip()) or "look"
+    # the first line opens with a word (a stamp's pattern takes the blanks after it)
+    said = "\n".join(line for line in caption.splitlines() if line.strip()).lstrip(" \t") or "look"
     assume(rules().without_stamp_at(said, 0) == said)  # the user's first words are no stamp of their own
     text = f"[{kind}]\nUser text:\n{stamp}{said}\nDescription:\n{description}"
     quoted = digest._said(text, limit)

@@ -47,6 +47,7 @@ class EnvelopeRules:
     queued_items: tuple[LazyPattern, ...] = ()
     media_descriptions: tuple[LazyPattern, ...] = ()
     stamp_ids: tuple[LazyPattern, ...] = ()
+    stamp_lines: tuple[LazyPattern, ...] = ()
 
     def split_envelope(self, text: str) -> tuple[str, str]:
         """(envelope, content): what the gateway wrapped around the user's words (leading stamps,
@@ -124,13 +125,17 @@ class EnvelopeRules:
 
     def lean(self, envelope: str) -> str:
         """A user message's ``envelope`` as a message kept before a compaction's tail shows it: without
-        the metadata blocks, and without the channel's opaque ids in its stamp (``stamp_ids``: a
-        sender's open id, a message id; the time, the channel and the name stay). Only an envelope:
+        the metadata blocks, and without the channel's opaque ids in its stamp lines (``stamp_ids`` in
+        the lines ``stamp_lines`` match: a sender's open id, a message id; the time, the channel and the
+        name stay), never in a notice's body (a command's output may name an id the agent needs). Only an envelope:
         in a summary's text such an id may be one the agent needs (a group chat's, say)."""
-        lean = self.without_metadata(envelope)
-        for pattern in self.stamp_ids:
-            lean = pattern.sub("", lean)
-        return lean
+        lines = self.without_metadata(envelope).splitlines(keepends=True)
+        for index, line in enumerate(lines):
+            if any(stamp.match(line) for stamp in self.stamp_lines):  # a notice's body keeps its ids
+                for pattern in self.stamp_ids:
+                    line = pattern.sub("", line)
+                lines[index] = line
+        return "".join(lines)
 
     def _json_block_end(self, text: str) -> int | None:
         """Where the metadata block that opens ``text`` (its header line) ends, when the header is
@@ -257,4 +262,5 @@ def rules() -> EnvelopeRules:
                  mirror_models=frozenset(assistant["mirror_models"]), scheduled=compile_all(envelope["scheduled"]),
                  queued_items=compile_all(envelope["queued_items"]),
                  media_descriptions=compile_all(envelope.get("media_descriptions", [])),
-                 stamp_ids=compile_all(envelope.get("stamp_ids", [])))
+                 stamp_ids=compile_all(envelope.get("stamp_ids", [])),
+                 stamp_lines=compile_all(envelope.get("stamp_lines", [])))
