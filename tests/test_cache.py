@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from apollo import cache
 from apollo.cache import DiskMemo, toml_loads
 
 
@@ -137,3 +138,18 @@ def test_a_cache_others_can_write_is_not_read(cache_dir: Path) -> None:
     path.chmod(0o644)
     DiskMemo("squares", _counting(calls))(2)  # private again: read
     assert calls == [(2,), (2,), (2,)]
+
+
+def test_a_memo_file_reached_through_a_symbolic_link_is_not_read(tmp_path: Path, monkeypatch) -> None:
+    """The file is checked as opened: a link could be swapped for someone else's file after a check."""
+    monkeypatch.setenv("APOLLO_CACHE_DIR", str(tmp_path))
+    memo = DiskMemo("linked", lambda text: text.upper())
+    assert memo("a") == "A"
+    memo.save()
+    path = memo.path()
+    assert path is not None and path.is_file()
+    real = tmp_path / "elsewhere.marshal"
+    path.rename(real)
+    path.symlink_to(real)
+    assert cache._read_ours(path) is None
+    assert cache._read_ours(real) is not None

@@ -52,7 +52,9 @@ class DiskMemo:
 
     def path(self) -> Path | None:
         base = folder()
-        return base / f"{self.name}-{__version__}-{sys.implementation.cache_tag}.marshal" if base is not None else None
+        # hexversion: a pre-release or a patch release may change the code objects marshal writes
+        return (base / f"{self.name}-{__version__}-{sys.implementation.cache_tag}-{sys.hexversion:x}.marshal"
+                if base is not None else None)
 
     def __call__(self, *args: Any) -> Any:
         return self.keyed(args, *args)
@@ -84,10 +86,11 @@ class DiskMemo:
         if self._stored is None:
             self._stored = {}
             path = self.path()
-            if path is not None and _only_ours(path):
+            raw = _read_ours(path) if path is not None else None
+            if raw is not None:
                 try:
-                    data = marshal.loads(path.read_bytes())
-                except (OSError, EOFError, ValueError, TypeError):
+                    data = marshal.loads(raw)
+                except (EOFError, ValueError, TypeError):
                     data = None
                 if isinstance(data, dict):
                     self._stored = data
@@ -122,17 +125,24 @@ def save_all() -> None:
         _unsaved.pop().save()
 
 
-def _only_ours(path: Path) -> bool:
-    """The file and its folder belong to this user and nobody else may write them: a cache in a
-    shared folder (``APOLLO_CACHE_DIR=/tmp``) could otherwise hand this process someone else's
-    configuration or rules."""
-    if not hasattr(os, "getuid"):  # Windows: a user's profile folder is private already
-        return True
+def _read_ours(path: Path) -> bytes | None:
+    """The file's bytes when it and its folder belong to this user and nobody else may write them:
+    a cache in a shared folder (``APOLLO_CACHE_DIR=/tmp``) could otherwise hand this process someone
+    else's configuration, rules or code. The file is checked as opened (never through a symbolic
+    link), so it cannot be swapped between the check and the read."""
     try:
-        stats = (os.stat(path.parent), os.stat(path))
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     except OSError:
-        return False
-    return all(st.st_uid == os.getuid() and not st.st_mode & 0o022 for st in stats)
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        try:
+            if hasattr(os, "getuid"):  # Windows: a user's profile folder is private already
+                stats = (os.stat(path.parent), os.fstat(fd))
+                if not all(st.st_uid == os.getuid() and not st.st_mode & 0o022 for st in stats):
+                    return None
+            return handle.read()
+        except OSError:
+            return None
 
 
 def _parse_toml(text: str) -> dict[str, Any]:

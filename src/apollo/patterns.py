@@ -374,7 +374,7 @@ def _read_alternatives(pattern: str) -> tuple[Alternative, ...] | None:
     with literals, or a construct the reader does not read)."""
     try:
         alternatives = _BranchReader(pattern).read()
-    except (_Unsplittable, ValueError, IndexError):
+    except (_Unsplittable, ValueError, IndexError, RecursionError):  # nested deeper than the reader goes
         return None
     folded = [(start, end, fold_needles(literals) if literals else None, stand_in, around)
               for start, end, literals, stand_in, around in alternatives]
@@ -398,7 +398,7 @@ def _without(pattern: str, alternatives: tuple[Alternative, ...], kept: frozense
             if run and (index is None or alternatives[index][0] != alternatives[run[-1]][1] + 1):
                 parts = [text(alternatives[i][0], alternatives[i][1], inside.get(i, [])) if i in kept else alternatives[i][3]
                          for i in run if i in kept or alternatives[i][3] != "(?!)"]
-                out += [pattern[at:alternatives[run[0]][0]], "|".join(parts) or "(?!)"]
+                out += [pattern[at:alternatives[run[0]][0]], "|".join(parts) if parts else "(?!)"]  # "" is a kept empty one
                 at, run = alternatives[run[-1]][1], []
             if index is not None:
                 run.append(index)

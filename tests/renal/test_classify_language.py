@@ -83,13 +83,27 @@ def test_a_failure_with_no_rule_for_later_is_no_standing_rule(text: str) -> None
     assert v["m2"].category != "preference", v["m2"]
 
 
-@pytest.mark.parametrize("text", ["我可以使用这些模型", "我们能用这台服务器", "我们能使用公司的账号"])
-def test_what_can_be_used_chooses_nothing(text: str) -> None:
-    v = verdicts(("assistant", "Which models do you have access to?"), ("user", text))
-    assert v["m2"].category != "decision", v["m2"]
-
-
 @pytest.mark.parametrize("text", ["就用这些模型吧", "用 PostgreSQL", "那就用公司的账号"])
 def test_a_choice_of_what_to_use_is_a_decision(text: str) -> None:
     v = verdicts(("assistant", "Which models do you have access to?"), ("user", text))
     assert v["m2"].category == "decision", v["m2"]
+
+
+@pytest.mark.parametrize("text", ["可以用 PostgreSQL", "数据库可以用 PostgreSQL", "能用 PostgreSQL", "我们可以使用 PostgreSQL",
+                                  "不能用 SQLite"])
+def test_what_may_or_may_not_be_used_in_answer_to_a_choice_is_a_decision(text: str) -> None:
+    """In answer to "SQLite or PostgreSQL?", what is possible is the choice, and 不能用 rules one out."""
+    v = verdicts(("user", "给记账应用加个数据库"), ("assistant", "数据库用 SQLite 还是 PostgreSQL？"), ("user", text))
+    assert (v["m3"].category, v["m3"].status) == ("decision", "current"), v["m3"]
+
+
+def test_you_can_use_after_a_complaint_is_what_to_do() -> None:
+    v = verdicts(("user", "这个 Bash 脚本处理日志太慢了"), ("assistant", "是的，Bash 逐行处理大文件很慢。"),
+                 ("user", "你可以用 Python 重写这个脚本"))
+    assert v["m3"].category in ("decision", "task") and v["m3"].status == "current", v["m3"]
+
+
+@pytest.mark.parametrize("text", ["如果这次下载失败，就使用清华的镜像再下一次", "If the download fails this time, use the Tsinghua mirror"])
+def test_what_to_do_if_this_one_attempt_fails_is_no_standing_rule_but_still_a_decision(text: str) -> None:
+    v = verdicts(("assistant", "开始下载模型。"), ("user", text))
+    assert (v["m2"].category, v["m2"].status) == ("decision", "current"), v["m2"]

@@ -213,21 +213,15 @@ def test_an_explanation_of_what_went_wrong_before_is_no_blocker(explained: str) 
     assert v["m2"].rule != "intent:blocked", v["m2"]
 
 
-@pytest.mark.parametrize(("first", "again"), [
-    ("Done! Created ~/tools/rotate_logs.py and ~/tools/setup_rotation.py for the web server logs.",
-     "Finished the log rotation system. Files: ~/tools/rotate_logs.py (the rotation itself), "
-     "~/tools/setup_rotation.py (installs the weekly job), ~/tools/README.md (how to run it as administrator). "
-     "Open a terminal as administrator once and the weekly job keeps the logs small from then on."),
-    ("完成！已创建 ~/tools/rotate_logs.py 和 ~/tools/setup_rotation.py，用来轮换网站服务器的日志。",
-     "完成！日志轮换系统已创建完成，文件清单：~/tools/rotate_logs.py（轮换主脚本）、~/tools/setup_rotation.py（安装每周计划任务）、"
-     "~/tools/README.md（以管理员身份运行的说明）。以管理员身份打开终端运行一次即可，此后每周自动清理日志。"),
-])
-def test_a_later_report_that_names_every_thing_an_earlier_one_named_restates_it(first: str, again: str) -> None:
-    v = verdicts(("user", "Write a weekly log rotation script for the web server."), _call("c1", "a"),
-                 _result("r1", "a"), ("assistant", first), ("user", "The batch file does not start."),
+def test_a_file_that_ends_a_sentence_is_the_same_thing_in_a_later_report() -> None:
+    """The sentence's dot is not part of the file's name: the later report names nothing new (a
+    Chinese sentence ends with 。, which no name contains)."""
+    first = "Done! Created the photo backup job in ~/tools/photo_backup.sh."
+    again = "Done! The photo backup job in ~/tools/photo_backup.sh now copies the whole camera folder to the NAS."
+    v = verdicts(("user", "Back up my photos every night."), _call("c1", "a"), _result("r1", "a"),
+                 ("assistant", first), ("user", "It only copied half of the folders last night."),
                  _call("c2", "b"), _result("r2", "b"), ("assistant", again))
     assert (v["m4"].category, v["m4"].status, v["m4"].rule) == ("process", "superseded", "resolve:restated"), v["m4"]
-    assert v["m8"].category == "decision", v["m8"]
 
 
 @pytest.mark.parametrize(("first", "second"), [
@@ -274,14 +268,6 @@ def test_done_after_a_blocker_that_left_nothing_to_the_user_leaves_it_standing(r
     assert (v["m4"].category, v["m4"].status) == ("decision", "current"), v["m4"]
 
 
-@pytest.mark.parametrize("check", ["你在执行吗？", "Are you still working on it?"])
-def test_a_progress_check_the_agent_answers_and_then_works_on_is_settled(check: str) -> None:
-    v = verdicts(("user", "请把报表迁移到新的数据库"), ("assistant", "好的，开始迁移。"), ("user", check),
-                 ("assistant", "在的，我直接开始写迁移脚本。"), _call("c1", "a"), _result("r1", "a"),
-                 ("user", "好"))
-    assert (v["m3"].category, v["m3"].status) == ("process", "answered"), v["m3"]
-
-
 @pytest.mark.parametrize(("asked", "reply", "next_turn"), [
     ("What does the weekly report contain?", "Let me look.", "ok"), ("周报里都有什么内容？", "我看一下。", "好")])
 def test_a_plain_question_the_turn_ends_on_work_after_stays_open(asked: str, reply: str, next_turn: str) -> None:
@@ -289,24 +275,101 @@ def test_a_plain_question_the_turn_ends_on_work_after_stays_open(asked: str, rep
     assert v["m1"].category == "question", v["m1"]
 
 
-@pytest.mark.parametrize(("first", "reply", "again"), [
-    ("Read agents.md", "Which file do you mean?", "read agents.md in your work directory"),
-    ("检查备份脚本", "哪个脚本？", "请检查备份脚本，并修复服务器上的定时任务"),
-])
-def test_a_request_asked_again_in_fuller_words_is_carried_by_the_later_one(first: str, reply: str,
-                                                                         again: str) -> None:
-    v = verdicts(("user", first), ("assistant", reply), ("user", again))
-    assert (v["m1"].category, v["m1"].status, v["m1"].rule) == ("process", "superseded", "resolve:asked_in_full"), \
-        v["m1"]
-    assert v["m3"].category == "task", v["m3"]
-
-
 @pytest.mark.parametrize(("first", "reply", "then"), [
     ("Read agents.md", "On it.", "Now update the backup schedule"),
     ("Fix the login page of the shop", "On it.", "Also fix the signup page and add tests for the shop"),
     ("检查备份脚本", "好的。", "再把日志清理一下"),
     ("修复商城的登录页面", "好的。", "顺便修复商城的注册页面"),
+    # a later request that names every word of the open one and adds to it ("also", 另外) or puts a
+    # condition on it (when, only after, …时) is other work
+    ("Set up the nightly backup of the database.", "On it.",
+     "Also set up an alert when the nightly backup of the database fails."),
+    ("Email the quarterly report to Alice.", "Working on it, drafting the email now.",
+     "Also email the quarterly report to the finance team, but only after Alice approves it."),
+    ("帮我备份数据库", "好的，我来处理。", "另外写个脚本，备份数据库失败时给我发邮件提醒"),
 ])
 def test_a_new_request_after_an_open_one_leaves_both_open(first: str, reply: str, then: str) -> None:
     v = verdicts(("user", first), ("assistant", reply), ("user", then))
     assert v["m1"].category == "task" and v["m3"].category == "task", (v["m1"], v["m3"])
+
+
+@pytest.mark.parametrize(("asked", "first", "then", "second"), [
+    ("Set up the production database connection for the app.",
+     "Done! Created ~/app/config.yaml with the production database settings.",
+     "Now clean up the cache directory, it is taking too much space.",
+     "Done! Deleted 2 GB of stale entries from ~/app/cache (the path set in ~/app/config.yaml) and the disk is "
+     "at 40% now."),
+    ("帮我给应用配置生产数据库的连接",
+     "完成！已创建 ~/app/config.yaml，写入了生产数据库的连接配置。",
+     "缓存目录太占空间了，清理一下",
+     "完成！已清理 ~/app/cache 下 2GB 的过期缓存（路径在 ~/app/config.yaml 里设置），磁盘现在 40%。"),
+    ("Back up my home folder every night.",
+     "Done! Created ~/tools/backup.sh and scheduled it with cron every night at 01:00.",
+     "Now write a restore script too.",
+     "Created ~/tools/restore.sh, which unpacks the archives that ~/tools/backup.sh writes. Please run this in "
+     "your terminal to test it: ~/tools/restore.sh --dry-run"),
+    ("每天晚上备份我的主目录",
+     "完成！已创建 ~/tools/backup.sh，并用 cron 设为每晚 01:00 执行。",
+     "再写一个恢复脚本",
+     "已创建 ~/tools/restore.sh，它会解压 ~/tools/backup.sh 写出的归档。请你在终端运行下面的命令测试：~/tools/restore.sh --dry-run"),
+    ("Write a weekly log rotation script for the web server.",
+     "Done! Created ~/tools/rotate_logs.py and scheduled it every Sunday at 03:00.",
+     "Can you check if it ran?",
+     "It failed: ~/tools/rotate_logs.py hit permission denied on /var/log/nginx, so no logs were rotated. I "
+     "couldn't fix it without sudo."),
+])
+def test_a_report_on_the_next_request_that_mentions_the_earlier_ones_file_leaves_it_standing(
+        asked: str, first: str, then: str, second: str) -> None:
+    """After a new request, a report that mentions the earlier report's file is on other work."""
+    v = verdicts(("user", asked), _call("c1", "a"), _result("r1", "a"), ("assistant", first), ("user", then),
+                 _call("c2", "b"), _result("r2", "b"), ("assistant", second))
+    assert (v["m4"].category, v["m4"].status) == ("decision", "current"), v["m4"]
+
+
+@pytest.mark.parametrize("reply", [
+    "I haven't done it yet, I'm on my phone.", "done - it says command not found",
+    "I ran it. Done, but it printed 'permission denied'.", "Finished my coffee, running it now",
+    "I've done this twice already and it never helps", "Not done yet", "It's done but the page is still blank",
+    "弄好了，但是页面还是打不开", "搞定了一半", "已完成一半，还有个报错", "还没弄好",
+])
+def test_a_reply_that_says_more_than_done_leaves_the_blocker_standing(reply: str) -> None:
+    """Only a reply that as a whole says done (`signal.done_reply`) settles what was left to the user:
+    a completion word inside a reply that negates it, says it is partial or still fails, settles nothing."""
+    v = verdicts(("user", "Check my channel page."), _call("c1", "a"), _result("r1", "a"),
+                 ("assistant", "The browser service is down. Run this in your terminal: openclaw gateway restart"),
+                 ("user", reply))
+    assert (v["m4"].category, v["m4"].status) == ("decision", "current"), v["m4"]
+
+
+@pytest.mark.parametrize(("request_", "reply", "check", "answer"), [
+    ("Migrate the reports to the new database.", "OK, starting the migration.",
+     "Are you still working on it? When it's finished, back up the old tables to the NAS and email the finance "
+     "team.", "Yes, I'm on the third table now."),
+    ("请把报表迁移到新的数据库", "好的，开始迁移。", "你在处理吗？处理完以后把旧表备份到 NAS 上，再通知财务组。",
+     "在的，正在迁移第三张表。"),
+])
+def test_a_progress_check_that_also_asks_for_work_stays_open_while_the_agent_works(
+        request_: str, reply: str, check: str, answer: str) -> None:
+    """A reply before more work does not settle a progress check (the request inside it is not done)."""
+    v = verdicts(("user", request_), ("assistant", reply), _call("c1", "a"), _result("r1", "a"), ("user", check),
+                 ("assistant", answer), _call("c2", "b"), _result("r2", "b"), ("user", "ok"))
+    assert (v["m5"].category, v["m5"].status) == ("question", "current"), v["m5"]
+
+
+@pytest.mark.parametrize(("asked", "first", "between", "second"), [
+    ("Back up my home folder every night, and write a restore script for it.",
+     "Done! Created ~/tools/backup.sh and scheduled it with cron every night at 01:00.", "ok",
+     "Done! Created ~/tools/restore.sh, which unpacks the archives that ~/tools/backup.sh writes."),
+    ("Back up my home folder every night, and write a restore script for it.",
+     "Done! Created ~/tools/backup.sh and scheduled it with cron every night at 01:00.",
+     "The restore script is missing.",
+     "Done! Created ~/tools/restore.sh, which unpacks the archives that ~/tools/backup.sh writes."),
+    ("每天晚上备份我的主目录，再写一个恢复脚本", "完成！已创建 ~/tools/backup.sh，并用 cron 设为每晚 01:00 执行。", "恢复脚本还没有",
+     "完成！已创建 ~/tools/restore.sh，它会解压 ~/tools/backup.sh 写出的归档。"),
+])
+def test_a_report_on_another_part_of_the_same_request_that_names_the_earlier_file_leaves_it_standing(
+        asked: str, first: str, between: str, second: str) -> None:
+    """Naming every thing an earlier report named and more is other work, on the same request too."""
+    v = verdicts(("user", asked), _call("c1", "a"), _result("r1", "a"), ("assistant", first), ("user", between),
+                 _call("c2", "b"), _result("r2", "b"), ("assistant", second))
+    assert (v["m4"].category, v["m4"].status) == ("decision", "current"), v["m4"]

@@ -8,13 +8,11 @@ import json
 import tempfile
 from pathlib import Path
 
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from apollo.renal import digest
-from apollo.renal.fates import Fate
 from apollo.renal.filter import filter_path
-from apollo.transcript.model import Element, Kind, Role
 from apollo.transcript.openclaw_rules import rules
 from realclient.support import HEARTBEAT_PROMPT, PiSession
 
@@ -115,39 +113,6 @@ def test_a_request_is_answered_by_what_the_agent_said_not_by_a_delivery_copy_dro
     assert fates[mirror].action == "drop"  # the channel's copy of the answer: noise
     line = next(line for line in summary.splitlines() if line.startswith(f"- [{request}]"))
     assert f"→ [{answer}] Try this direct link: https://build.example.com/kimi-k2" in line and mirror not in summary
-
-
-def test_a_message_sent_again_before_any_answer_is_quoted_once_in_its_last_words(tmp_path: Path) -> None:
-    session = PiSession()
-    cut = session.user("From now on, always send me the daily summary at 8:3")  # sent before it was finished
-    whole = session.user("From now on, always send me the daily summary at 8:30 by email.")
-    answer = session.say("Understood: the daily summary goes out by email every day at 8:30.")
-    check = session.user("Check the backups")
-    session.say("Backups checked: all three nightly runs finished.")
-    again = session.user("Check the backups on the staging host too")  # answered in between: a request of its own
-    session.say("Staging backups checked: the last run failed at 02:00, disk full.")
-    _tail(session)
-    summary, _ = _digest(session, tmp_path)
-    assert f"[{cut}]" not in summary and f"[{whole}]" in summary and f"→ [{answer}]" in summary
-    assert f"[{check}]" in summary and f"[{again}]" in summary
-
-
-@given(st.lists(st.tuples(st.booleans(), st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=20)),
-                min_size=1, max_size=12))
-def test_a_message_left_out_as_sent_again_is_in_the_next_one_with_the_same_answer(turns: list) -> None:
-    fates = []
-    for number, (answered, text) in enumerate(turns):  # a user's message, and maybe the agent's answer
-        fates.append(Fate(Element(f"u{number}", Role.USER, Kind.TEXT, text), "process"))
-        if answered:
-            fates.append(Fate(Element(f"a{number}", Role.ASSISTANT, Kind.TEXT, f"Done {number}."), "process"))
-    again = digest.sent_again(fates)
-    answers = digest.replies(fates)
-    said = [f for f in fates if f.element.role is Role.USER]
-    for fate, after in zip(said, said[1:], strict=False):
-        if fate.element.id in again:  # nothing said is lost: the next message says it, and the same answer follows
-            assert " ".join(after.element.text.split()).startswith(" ".join(fate.element.text.split()))
-            assert answers.get(fate.element.id) is answers.get(after.element.id)
-    assert said[-1].element.id not in again  # the last one always stays
 
 
 def test_a_long_preamble_does_not_push_the_request_out_of_the_quote(tmp_path: Path) -> None:
@@ -459,16 +424,29 @@ def test_an_images_caption_is_quoted_without_the_channels_stamp_copied_in_front_
     assert "ou_b837" not in quoted and "2026-04-06" not in quoted
 
 
-_CAPTION = st.text(st.characters(blacklist_categories=("Cs",)), max_size=120).filter(
-    lambda text: "Description:" not in text and rules().without_stamps(text) == text)
+def test_only_the_stamp_in_front_of_the_caption_goes_and_a_later_line_with_a_date_stays() -> None:
+    stamp = "[Feishu ou_b83724522290b2449d9ecb7166431801 Mon 2026-04-06 11:05 GMT+8] "
+    said = "Lynch: put this on the agenda for\n[Standup 2026-04-10 09:30] room B, and move the retro after it"
+    quoted = digest._said(f"[Image]\nUser text:\n{stamp}{said}\nDescription:\n{_DESCRIPTION}", 60)
+    assert quoted.startswith(f"[Image]\nUser text:\n{said}\nDescription:\n")  # the user's bracketed line, whole
+
+
+_LINE = st.one_of(st.text(st.characters(blacklist_categories=("Cs",)), max_size=60),
+                  st.sampled_from(["[Standup 2026-04-10 09:30] room B", "[Tue 2026-04-07 14:29 GMT+8] again",
+                                   "[message_id: om_1]"]))
+_CAPTION = st.lists(_LINE, max_size=4).map("\n".join).filter(lambda text: "Description:" not in text)
+_STAMP = st.sampled_from(["", "[Feishu ou_b83724522290b2449d9ecb7166431801 Mon 2026-04-06 11:05 GMT+8] ",
+                          "[Tue 2026-04-07 14:29 GMT+8] "])
 
 
 @given(_CAPTION, st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=600),
-       st.sampled_from(["Image", "Video", "Audio"]), st.integers(min_value=10, max_value=200))
+       st.sampled_from(["Image", "Video", "Audio"]), st.integers(min_value=10, max_value=200), _STAMP)
 def test_a_media_block_keeps_the_users_words_and_points_to_the_description(caption: str, description: str,
-                                                                           kind: str, limit: int) -> None:
-    said = "\n".join(line for line in caption.splitlines() if line.strip()) or "look"
-    text = f"[{kind}]\nUser text:\n{said}\nDescription:\n{description}"
+                                                                           kind: str, limit: int, stamp: str) -> None:
+    # the first line opens with a word (a stamp's pattern takes the blanks after it)
+    said = "\n".join(line for line in caption.splitlines() if line.strip()).lstrip(" \t") or "look"
+    assume(rules().without_stamp_at(said, 0) == said)  # the user's first words are no stamp of their own
+    text = f"[{kind}]\nUser text:\n{stamp}{said}\nDescription:\n{description}"
     quoted = digest._said(text, limit)
     head = f"[{kind}]\nUser text:\n{said}\nDescription:\n"
     if kind == "Audio":  # what follows in an audio block is the user's speech, not a model's description

@@ -24,7 +24,8 @@ def _group(alternatives: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
 
 
 def _alternation(sequences: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
-    return st.lists(sequences, min_size=1, max_size=3).map("|".join)
+    # an empty alternative ("(?:will |)go") matches everywhere: it is never left out
+    return st.lists(st.one_of(sequences, st.just("")), min_size=1, max_size=3).map("|".join)
 
 
 _patterns = st.recursive(
@@ -49,7 +50,7 @@ def _same(found: re.Match[str] | None, wanted: re.Match[str] | None) -> None:
 
 
 @settings(max_examples=600, deadline=None)
-@given(branches=st.lists(_patterns, min_size=1, max_size=4),
+@given(branches=st.lists(st.one_of(_patterns, st.just("")), min_size=1, max_size=4),
        texts=st.lists(st.text(alphabet=_ALPHABET, max_size=16), min_size=1, max_size=4),
        flags=st.sampled_from([0, re.IGNORECASE, re.IGNORECASE | re.MULTILINE]))
 def test_a_pattern_searched_in_the_alternatives_a_text_may_hold_finds_what_the_whole_finds(
@@ -63,6 +64,17 @@ def test_a_pattern_searched_in_the_alternatives_a_text_may_hold_finds_what_the_w
         _same(lazy.match(text), whole.match(text))
         _same(lazy.fullmatch(text), whole.fullmatch(text))
         assert lazy.sub("_", text) == whole.sub("_", text)
+
+
+def test_a_kept_empty_alternative_still_matches() -> None:
+    for pattern, text in (("foo|", "x"), ("(?:foo|)x", "x"), (r"\bwe(?: will|) go with\b", "ok, we go with postgres"),
+                          ("(foo|)x|zzz", "x")):
+        _same(patterns.LazyPattern(pattern).search(text), re.compile(pattern).search(text))
+
+
+def test_a_pattern_nested_deeper_than_the_reader_goes_is_compiled_whole() -> None:
+    pattern = "(?:" * 300 + "ab|c" + ")" * 300 + "|zz"
+    _same(patterns.LazyPattern(pattern).search("xxc"), re.compile(pattern).search("xxc"))
 
 
 @settings(max_examples=300, deadline=None)

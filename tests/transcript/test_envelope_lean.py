@@ -49,3 +49,10 @@ def test_a_stamps_other_notes_stay_without_the_message_id() -> None:
 def test_an_id_in_a_summarys_words_stays() -> None:
     text = "- Send the weekly report to the team chat (oc_5f0e9a0c2b7d4e1f8a9b) every Friday.\n"
     assert rules().without_metadata(text) == text  # an earlier summary is quoted less its metadata blocks only
+
+
+def test_a_notices_body_keeps_the_ids_its_command_printed() -> None:
+    notice = ("System: [2026-04-07 14:20:00 GMT+8] Exec completed (tidal-ri, code 0) :: created group chat Ops-oncall"
+              " (oc_5f0e9a0c2b7d4e1f8a9b0c1d2e3f4a5b) [msg:om_x100b5206aa]\n\n")
+    stamp = "System: [2026-03-31 17:10:28 GMT+8] Feishu[anuo] DM | Lynch (ou_b83724522290b2449d9ecb7166431801)\n"
+    assert rules().lean(notice + stamp) == notice + "System: [2026-03-31 17:10:28 GMT+8] Feishu[anuo] DM | Lynch\n"

@@ -186,6 +186,7 @@ class Classifier:
         self._restate_named = re.compile(settings["restate_specifics_named"])
         self._answer_left_open_by: list[str] = settings["answer_left_open_by"]
         self._left_to_user_by = frozenset(settings["left_to_user_by"])
+        self._left_to_user_done_by = frozenset(settings["left_to_user_done_by"])
         self._failed_by = [self.rules[name] for name in settings["outcome_failed_by"]]
         self._failed_unless = [self.rules[name] for name in settings["outcome_failed_unless"]]
         #: the agent's recent texts, flattened: what a delivery copy repeats
@@ -717,12 +718,12 @@ class Classifier:
         category, effect = row["category"], row.get("effect")
         if role == "user" and found.opens_with(self._failed_by, self._failed_unless):
             self._failed(element, speaker)
+        if role == "user" and found.bare in self._left_to_user_done_by:
+            self._done_by_user(element, other)
         if effect in ("stance", "fact"):
             return self._stance(element, category, row["confidence"], reason, keys, role, speaker, topic, markers,
                                 rule=row["rule"], replaces=effect == "stance")
         if effect == "task":
-            if role == "user":
-                self._asked_again(element, speaker)
             self._candidate(self._tasks, element, role, speaker, keys, topic)
         elif effect == "question":
             if role == "assistant":
@@ -735,8 +736,6 @@ class Classifier:
             self._proposal = self._candidate(None, element, role, speaker, keys, topic)
         elif effect == "close_task":
             self._close_task(element, keys, other)
-            if role == "user":
-                self._done_by_user(element, other)
         elif effect == "report":
             self._report = self._candidate(None, element, role, speaker, keys, topic)
         if row.get("keeps_open") and self._closed is not None and self._closed[0] == element.id:
@@ -882,8 +881,9 @@ class Classifier:
 
     def _named_in(self, text: str) -> frozenset[str]:
         """Those of its specifics that name a thing, a file, a path or an id
-        (``restate_specifics_named``), not a count or a time."""
-        return frozenset(s for s in self._specifics_in(text) if self._restate_named.search(s))
+        (``restate_specifics_named``), not a count or a time; a dot that ends the sentence is not
+        part of the name ("~/app/config.yaml.")."""
+        return frozenset(s.rstrip(".") for s in self._specifics_in(text) if self._restate_named.search(s))
 
     def _restate(self, element: Element, newer: _Candidate, specifics: frozenset[str]) -> None:
         """The agent reports on work it reported on before ("备份任务已配置" twice, the second time
@@ -895,14 +895,11 @@ class Classifier:
         newer.specifics = specifics
         for earlier in list(self._outcomes):
             shared = len(newer.keys & earlier.keys)
-            covers = bool(earlier.specifics) and earlier.specifics <= specifics
             if (earlier.verdict.category == "decision" and shared >= settings["supersede_min_shared"]
-                    and (covers or shared >= settings["restate_min_share"] * len(earlier.keys)
-                    and not (earlier.specifics and specifics - earlier.specifics))):
-                self._forget([earlier])
-                self._amend(earlier, category="process", status="superseded", superseded_by=element.id,
-                            action="compress", confidence=0.7, rule="resolve:restated",
-                            reason=f"reported on again in #{element.id}, which carries the current state")
+                    and shared >= settings["restate_min_share"] * len(earlier.keys)
+                    and not (earlier.specifics and specifics - earlier.specifics)):
+                self._report_replaced(earlier, element, "resolve:restated",
+                                      f"reported on again in #{element.id}, which carries the current state")
         self._outcomes.append(newer)
         if len(self._outcomes) > self._max_candidates:
             del self._outcomes[0]
@@ -915,27 +912,10 @@ class Classifier:
         latest = self._outcomes[-1] if self._outcomes else None
         if latest is None or latest.pos < since or latest.verdict.category not in ("decision", "question"):
             return
-        self._forget([latest])
-        self._amend(latest, category="process", status="superseded", superseded_by=element.id, action="compress",
-                    confidence=0.7, rule="resolve:failed", reason=f"the user says in #{element.id} that it did not work")
+        self._report_replaced(latest, element, "resolve:failed", f"the user says in #{element.id} that it did not work")
         if self._closed is not None and self._closed[0] == latest.verdict.id:
             self._reopen(self._closed[1], f"reported done in #{latest.verdict.id}, which the user says in "
                          f"#{element.id} did not work: still open")
-
-    def _asked_again(self, element: Element, speaker: str) -> None:
-        """The user asks again for the work their latest open request asked for, in fuller words
-        ("Read agents.md", then "read agents.md in your work directory": every topic word of the
-        earlier one, at least ``supersede_min_shared`` of them): the later request carries it."""
-        earlier = self._tasks[-1] if self._tasks else None
-        if earlier is None or earlier.speaker != speaker:
-            return
-        asked = next((t.keys for t in reversed(self._turns) if t.pos == earlier.pos), frozenset())
-        if len(asked) < self.rules.settings["supersede_min_shared"] or not asked <= self._turn_keys:
-            return
-        self._tasks.remove(earlier)
-        self._amend(earlier, category="process", status="superseded", superseded_by=element.id, action="keep",
-                    confidence=0.7, rule="resolve:asked_in_full",
-                    reason=f"asked for again in #{element.id}, which names all it asked for")
 
     def _done_by_user(self, element: Element, other: _Turn | None) -> None:
         """The user reports done what the agent's report they reply to left with them ("Run this in
@@ -945,10 +925,15 @@ class Classifier:
         report = next((c for c in self._outcomes if c.pos == other.pos), None)
         if report is None or report.verdict.category not in MUST_KEEP:
             return
+        self._report_replaced(report, element, "resolve:done_by_user",
+                              f"what it left to the user is reported done in #{element.id}")
+
+    def _report_replaced(self, report: _Candidate, element: Element, rule: str, reason: str) -> None:
+        """What the report said is no longer the state: ``element`` carries it (a later report, the
+        user's reply); the report becomes process, its stand over."""
         self._forget([report])
         self._amend(report, category="process", status="superseded", superseded_by=element.id, action="compress",
-                    confidence=0.7, rule="resolve:done_by_user",
-                    reason=f"what it left to the user is reported done in #{element.id}")
+                    confidence=0.7, rule=rule, reason=reason)
 
     def _reopen(self, task: _Candidate, reason: str) -> None:
         """A task a report closed is open again: the report did not finish it."""
@@ -1026,14 +1011,9 @@ class Classifier:
         """The agent's turn ended: the user's questions it answered are answered by its last text,
         and take the category their row gives them once answered when that text asks nothing back (or
         their row says any answer settles them); a turn that ended on work (a tool call after its
-        last text) left them open, except those any answer settles: the reply before the work
-        answered them ("你在执行吗？" — "在，我直接开始写代码", and the code written)."""
+        last text) left them open."""
         if self._last_answer is None:
-            for candidate in self._answering:
-                if candidate.settles and candidate.answer is not None:
-                    self._resolve_answered(candidate, candidate.answer, candidate.answered or candidate.verdict.category)
-                else:
-                    self._open_questions.append(candidate)
+            self._open_questions.extend(self._answering)
         else:
             answer, asks_back, offered = self._last_answer
             for candidate in self._answering:

@@ -234,12 +234,10 @@ _STANDING = ("decision", "preference")
 
 def must_keep_items(fates: list[Any]) -> list[Any]:
     """The fates the digest quotes under a must-keep heading: the must-keep ones, and a decision or
-    preference whose question was answered (the answer settles the question, not the statements);
-    a message the user sent again only once (:func:`sent_again`)."""
-    again = sent_again(fates)
+    preference whose question was answered (the answer settles the question, not the statements)."""
     return [f for f in fates if f.category in ("decision", "preference", "task", "question")
             and (f.must_keep or (f.confirm and not f.outdated) or (f.status == "answered" and f.category in _STANDING))
-            and f.element.id not in again and _worth_quoting(f)]
+            and _worth_quoting(f)]
 
 
 def quoted_items(fates: list[Any], level: Level) -> list[Any]:
@@ -276,31 +274,21 @@ def _said(text: str, limit: int) -> str:
     it without the channel's stamp media understanding copied in front of it."""
     from apollo.transcript.openclaw_rules import rules
 
-    start = rules().media_description(text)
-    if start is None:
+    found = rules().media_description(text)
+    if found is None:
         return text
-    return rules().without_stamps(text[:start]) + _pointer(text[start:], _chars_for(text[start:], limit))
+    caption, start = found
+    return rules().without_stamp_at(text[:start], caption) + _pointer(text[start:], _chars_for(text[start:], limit))
 
 
 def requests(fates: list[Any], listed: list[Any]) -> list[Any]:
     """The user's messages not listed under a must-keep heading: what the user asked for, in the
     user's words, even when the classifier saw no decision, rule, task or question in it (a terse
     request, one it took for answered or done), unless the filter found it to be noise or a later
-    message superseded it, or the user sent it again (:func:`sent_again`)."""
-    shown = {f.element.id for f in listed} | sent_again(fates)
+    message superseded it."""
+    shown = {f.element.id for f in listed}
     return [f for f in fates if f.element.role is Role.USER and f.element.kind is Kind.TEXT and f.action != "drop"
             and f.status != "superseded" and f.element.id not in shown and _worth_quoting(f)]
-
-
-def sent_again(fates: list[Any]) -> frozenset[str]:
-    """The user's messages sent again before any answer, word for word or completed (the next one
-    begins with it: a message cut short, then sent whole), by element id: the next one says it all,
-    and what answered both."""
-    said = [f for f in fates if f.element.role is Role.USER and f.element.kind is Kind.TEXT and f.action != "drop"]
-    answers = replies(fates)
-    return frozenset(f.element.id for f, after in zip(said, said[1:], strict=False)
-                     if answers.get(f.element.id) is answers.get(after.element.id)
-                     and " ".join(after.element.text.split()).startswith(" ".join(f.element.text.split())))
 
 
 #: what an entry may hold to stay as a message outside the kept tail: a dialogue turn, no tool work
@@ -471,9 +459,8 @@ def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | 
     if level.tools_and_files:
         sections += _tools_and_files(fates, titles, "\n".join(sections), written)
     answering = {answers[i].element.id for i in quoted if i in answers}
-    again = sent_again(fates)
     stale = [f for f in fates if f.outdated and f.element.kind is Kind.TEXT and f.action != "drop"
-             and _worth_quoting(f) and f.element.id not in polled and f.element.id not in again
+             and _worth_quoting(f) and f.element.id not in polled
              and f.element.id not in quoted and f.element.id not in answering]
     if stale and level.outdated:
         listed += len(stale)

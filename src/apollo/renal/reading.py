@@ -50,7 +50,7 @@ _SENTENCE_END_AT_END = LazyPattern(r"[。！？!?.…]\s*$")  # compiled for the
 #: how many sentences open a reply (within its first characters): where it says whether it knows the answer
 _OPENING_SENTENCES = 2
 _OPENING_CHARS = 600
-_WHOLE_INTENT_SIGNALS = ("tag_question", "rejection", "agreement", "fragment")
+_WHOLE_INTENT_SIGNALS = ("tag_question", "rejection", "agreement", "fragment", "done_reply")
 
 
 @slotted()

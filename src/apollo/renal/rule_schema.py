@@ -100,6 +100,7 @@ class ClassifySettings(msgspec.Struct, forbid_unknown_fields=True):
     stance_report_specifics: str
     answer_left_open_by: list[str]
     left_to_user_by: list[str]
+    left_to_user_done_by: list[str]
     restate_min_share: float
     restate_specifics_named: str
     outcome_failed_by: list[str]

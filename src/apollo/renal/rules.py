@@ -343,7 +343,7 @@ _layered_rules = DiskMemo("renal-rules", _layered, max_entries=4)
 
 def _texts_digest(user_files: tuple[str, ...]) -> bytes | None:
     """The digest of the rule files' names and texts, and of the code that layers them (this module,
-    :mod:`apollo.rulefile`, :mod:`apollo.patterns`' folding: Apollo's version alone names no change
+    :mod:`apollo.rulefile`, :mod:`apollo.patterns`' folding, the user files' schema: Apollo's version alone names no change
     made between two releases); None when one cannot be read: then the rules are built again, and
     say what is wrong with it."""
     import hashlib
@@ -351,7 +351,8 @@ def _texts_digest(user_files: tuple[str, ...]) -> bytes | None:
     from apollo import patterns, rulefile
 
     digest = hashlib.sha256()
-    code = (Path(__file__), Path(rulefile.__file__), Path(patterns.__file__))
+    # rule_schema checks and converts a user's file
+    code = (Path(__file__), Path(rulefile.__file__), Path(patterns.__file__), RULES_FOLDER.parent / "rule_schema.py")
     for path in (*code, *(RULES_FOLDER / name for name in BUILTIN_FILES), *map(Path, user_files)):
         try:
             data = path.read_bytes()

@@ -48,6 +48,7 @@ class EnvelopeRules:
     queued_items: tuple[LazyPattern, ...] = ()
     media_descriptions: tuple[LazyPattern, ...] = ()
     stamp_ids: tuple[LazyPattern, ...] = ()
+    stamp_lines: tuple[LazyPattern, ...] = ()
 
     def split_envelope(self, text: str) -> tuple[str, str]:
         """(envelope, content): what the gateway wrapped around the user's words (leading stamps,
@@ -125,13 +126,17 @@ class EnvelopeRules:
 
     def lean(self, envelope: str) -> str:
         """A user message's ``envelope`` as a message kept before a compaction's tail shows it: without
-        the metadata blocks, and without the channel's opaque ids in its stamp (``stamp_ids``: a
-        sender's open id, a message id; the time, the channel and the name stay). Only an envelope:
+        the metadata blocks, and without the channel's opaque ids in its stamp lines (``stamp_ids`` in
+        the lines ``stamp_lines`` match: a sender's open id, a message id; the time, the channel and the
+        name stay), never in a notice's body (a command's output may name an id the agent needs). Only an envelope:
         in a summary's text such an id may be one the agent needs (a group chat's, say)."""
-        lean = self.without_metadata(envelope)
-        for pattern in self.stamp_ids:
-            lean = pattern.sub("", lean)
-        return lean
+        lines = self.without_metadata(envelope).splitlines(keepends=True)
+        for index, line in enumerate(lines):
+            if any(stamp.match(line) for stamp in self.stamp_lines):  # a notice's body keeps its ids
+                for pattern in self.stamp_ids:
+                    line = pattern.sub("", line)
+                lines[index] = line
+        return "".join(lines)
 
     def _json_block_end(self, text: str) -> int | None:
         """Where the metadata block that opens ``text`` (its header line) ends, when the header is
@@ -157,21 +162,32 @@ class EnvelopeRules:
                 return text[:match.end()], text[match.end():]
         return None
 
-    def media_description(self, text: str) -> int | None:
-        """Where the description of an image or a video starts in a user's ``text`` (a vision
-        model's words that OpenClaw's media understanding put there, not the user's), else None."""
+    def media_description(self, text: str) -> tuple[int, int] | None:
+        """(where the user's caption starts, where the description starts) of an image or a video in
+        a user's ``text``: the description is a vision model's words that OpenClaw's media
+        understanding put there, not the user's; the caption is the pattern's ``caption`` group
+        (absent: the description's start), else None."""
         for pattern in self.media_descriptions:
             match = pattern.search(text)
             if match:
-                return match.end()
+                caption = match.groupdict().get("caption")
+                return (match.start("caption") if caption is not None else match.end()), match.end()
         return None
 
-    def without_stamps(self, text: str) -> str:
-        """``text`` less the gateway's stamps at the start of its lines (``prefixes``): the channel's
-        envelope that media understanding copies in front of a caption, after "User text:"."""
-        for prefix in self.prefixes:
-            text = prefix.sub("", text)
-        return text
+    def without_stamp_at(self, text: str, start: int) -> str:
+        """``text`` less the gateway's stamps (``prefixes``) that open the line at ``start``: the
+        channel's envelope that media understanding copies in front of a caption. Only there: a
+        later line that opens with a bracketed date ("[Standup 2026-04-10 09:30] room B") is the
+        user's words."""
+        head, rest = text[:start], text[start:]
+        stripped = True
+        while stripped:
+            stripped = False
+            for prefix in self.prefixes:
+                match = prefix.match(rest)
+                if match and match.end():
+                    rest, stripped = rest[match.end():], True
+        return head + rest
 
     def notice_in(self, envelope: str) -> bool:
         """The envelope holds a gateway notice (a job's or a command's report)."""
@@ -247,4 +263,5 @@ def rules() -> EnvelopeRules:
                  mirror_models=frozenset(assistant["mirror_models"]), scheduled=compile_all(envelope["scheduled"]),
                  queued_items=compile_all(envelope["queued_items"]),
                  media_descriptions=compile_all(envelope.get("media_descriptions", [])),
-                 stamp_ids=compile_all(envelope.get("stamp_ids", [])))
+                 stamp_ids=compile_all(envelope.get("stamp_ids", [])),
+                 stamp_lines=compile_all(envelope.get("stamp_lines", [])))
