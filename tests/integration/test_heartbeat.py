@@ -174,6 +174,22 @@ def test_an_unchanged_session_costs_neither_the_classifier_nor_heavy_imports(exa
     assert heavy & loaded == set()
 
 
+def test_a_heartbeat_after_growth_loads_neither_the_sessions_first_pass_nor_its_writer(example: Path) -> None:
+    """It reads only the appended lines (and the held messages' own lines) and writes no session:
+    the OpenClaw reader's first pass (index, tree) and its writer stay out of the process."""
+    assert _run(example, "--lang", "en").returncode == 0  # leaves the state the next one resumes from
+    session = next((example / "openclaw-state" / "agents" / "main" / "sessions").glob("*.jsonl"))
+    last = json.loads(session.read_text(encoding="utf-8").splitlines()[-1])
+    entry = {"type": "message", "id": "grown1", "parentId": last["id"], "timestamp": "2026-11-29T04:00:00.000Z",
+             "message": {"role": "user", "content": "Any news on the deploy?"}}
+    with session.open("a", encoding="utf-8") as out:
+        out.write(json.dumps(entry) + "\n")
+    loaded = _modules_after_heartbeat(example)
+    assert "apollo.transcript.openclaw_tail" in loaded  # resumed: only what was appended was read
+    assert loaded & {"apollo.transcript.openclaw_index", "apollo.transcript.tree", "apollo.transcript.openclaw_write",
+                     "apollo.transcript.openclaw_compaction"} == set()
+
+
 def test_a_checking_heartbeat_creates_no_dataclass(example: Path) -> None:
     """The check's modules declare their records with apollo.records.slotted: generating dataclasses
     cost a heartbeat after growth about a tenth of its time (docs/bench.md)."""
