@@ -723,6 +723,14 @@ class Classifier:
         if effect in ("stance", "fact"):
             return self._stance(element, category, row["confidence"], reason, keys, role, speaker, topic, markers,
                                 rule=row["rule"], replaces=effect == "stance")
+        self._take_effect(element, row, role, speaker, keys, topic, found, said, other)
+        return self._verdict(element, category, row.get("action", "keep"), row["confidence"], reason, row["rule"])
+
+    def _take_effect(self, element: Element, row: dict[str, Any], role: str, speaker: str, keys: frozenset[str],
+                     topic: int | None, found: reading.Reading, said: str, other: _Turn | None) -> None:
+        """What a row's ``effect`` (and its ``keeps_open`` / ``restates``) does to the open tasks,
+        questions, proposals and reports."""
+        effect = row.get("effect")
         if effect == "task":
             self._candidate(self._tasks, element, role, speaker, keys, topic)
         elif effect == "question":
@@ -743,7 +751,6 @@ class Classifier:
         if row.get("restates"):
             self._restate(element, self._fresh[-1] if self._fresh else
                           self._candidate(None, element, role, speaker, keys, topic), self._named_in(said))
-        return self._verdict(element, category, row.get("action", "keep"), row["confidence"], reason, row["rule"])
 
     def _facts(self, element: Element, found: reading.Reading, role: str, keys: frozenset[str], *, done: bool,
                defers: bool) -> set[str]:
