@@ -82,18 +82,23 @@ def _fingerprint(element: Element) -> bytes:
 class Chain:
     """A running digest of the elements fed so far, and where each one sits in the session."""
 
-    __slots__ = ("digest", "count", "positions", "fingerprints")
+    __slots__ = ("digest", "count", "positions", "fingerprints", "keep_added")
 
-    def __init__(self, digest: bytes = b"", count: int = 0):
+    def __init__(self, digest: bytes = b"", count: int = 0, *, keep_added: bool = False):
         self.digest = digest
         self.count = count
         #: id(element) -> its position, for the elements read in this process (the latest holder of an id wins)
         self.positions: dict[int, int] = {}
-        #: position -> fingerprint, of the elements this process fingerprinted (saving the state needs them again)
+        #: position -> fingerprint, of the held elements this process compared and, with ``keep_added``
+        #: (a heartbeat's few appended ones), of those added: saving the state needs them again. A whole
+        #: session's would cost memory in proportion to it, for the few the state holds.
         self.fingerprints: dict[int, bytes] = {}
+        self.keep_added = keep_added
 
     def add(self, element: Element) -> None:
-        fingerprint = self.fingerprints[self.count] = _fingerprint(element)
+        fingerprint = _fingerprint(element)
+        if self.keep_added:
+            self.fingerprints[self.count] = fingerprint
         self.digest = hashlib.sha256(self.digest + fingerprint).digest()
         self.positions[id(element)] = self.count
         self.count += 1
@@ -161,7 +166,7 @@ class Saved:
     def resume_held(self, held: dict[int, Element], classifier: Classifier, stream: FateStream) -> Resumed | None:
         """Pour the state into fresh streams when ``held``, the elements it names read again on their
         own (the session's first ``count`` elements being known unchanged), are exactly those."""
-        chain = Chain(self.digest, self.count)
+        chain = Chain(self.digest, self.count, keep_added=True)
         for position, element in held.items():
             chain.positions[id(element)] = position
         return self._pour(chain, held, classifier, stream)
