@@ -30,6 +30,8 @@ def _reply(question: str, reply: str) -> tuple[object, object]:
     (_QUESTION_EN, "PostgreSQL, it scales better", "PostgreSQL"),
     (_QUESTION_EN, "Not SQLite", "PostgreSQL"),
     (_QUESTION_EN, "PostgreSQL, not SQLite", "PostgreSQL"),
+    (_QUESTION_EN, "I don\u2019t want SQLite", "PostgreSQL"),
+    (_QUESTION_EN, "No, PostgreSQL", "PostgreSQL"),
     (_QUESTION_ZH, "PostgreSQL 吧", "PostgreSQL"),
     (_QUESTION_ZH, "PostgreSQL 就行", "PostgreSQL"),
     (_QUESTION_ZH, "不要 SQLite", "PostgreSQL"),
