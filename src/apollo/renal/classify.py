@@ -105,6 +105,8 @@ class _Turn:
     stated: str = ""
     #: the specifics a stated turn names (ids, ports, paths): a report naming others is an outcome of its own
     specifics: frozenset[str] = frozenset()
+    #: the options the agent's question offers ("SQLite or PostgreSQL?"), each with the words only it has
+    options: tuple[tuple[str, frozenset[str]], ...] = ()
 
 
 @slotted(eq=False)
@@ -189,6 +191,10 @@ class Classifier:
         self._left_to_user_done_by = frozenset(settings["left_to_user_done_by"])
         self._failed_by = [self.rules[name] for name in settings["outcome_failed_by"]]
         self._failed_unless = [self.rules[name] for name in settings["outcome_failed_unless"]]
+        self._choice_markers = re.compile(settings["choice_markers"], re.IGNORECASE)
+        self._choice_rejects = re.compile(settings["choice_rejects"], re.IGNORECASE)
+        self._choice_list_ends: str = settings["choice_list_ends"]
+        self._choice_max_tokens: int = settings["choice_reply_max_tokens"]
         #: the agent's recent texts, flattened: what a delivery copy repeats
         self._said: deque[str] = deque(maxlen=64)
         self.balance = balance if balance is not None else BalanceTracker(Thresholds.from_config(config))
@@ -554,6 +560,8 @@ class Classifier:
             turn.stated = stated
             if stated in self._stance_categories:
                 turn.specifics = self._specifics_in(found.content_text())
+            if role == "assistant" and found.question:
+                turn.options = reading.alternatives(found, self.rules, self._choice_markers, self._choice_list_ends)
         self._turns.append(turn)
 
     def _social(self, element: Element, found: reading.Reading, role: str, speaker: str, reference: _Turn | None,
@@ -708,11 +716,14 @@ class Classifier:
             facts.add("replies_stance")
         if other is not None and "about_user" in other.signals:
             facts.add("replies_about_user")
+        option = self._picked(element, found, other) if role == "user" else None
+        if option is not None:
+            facts.add("picks_option")
         for row in self._user_rows if role == "user" else self._agent_rows:
             if facts.issuperset(row.get("when", ())) and facts.isdisjoint(row.get("unless", ())):
                 break
         words = _Words({name: f'"{text}"' for name, text in markers.items()}, quote=f'"{quoted}"',
-                       other=other.id if other is not None else "",
+                       other=other.id if other is not None else "", option=f'"{option}"',
                        deferral=f'"{deferral.group(0)}"' if deferral is not None else "")
         reason = row["reason"].format_map(words)
         category, effect = row["category"], row.get("effect")
@@ -751,6 +762,25 @@ class Classifier:
         if row.get("restates"):
             self._restate(element, self._fresh[-1] if self._fresh else
                           self._candidate(None, element, role, speaker, keys, topic), self._named_in(said))
+
+    def _picked(self, element: Element, found: reading.Reading, other: _Turn | None) -> str | None:
+        """The option of the agent's question a short reply picks: the one it names, when it names no
+        other but to reject it ("PostgreSQL", "PostgreSQL, not SQLite", "用 PostgreSQL 吧"), or the other
+        of two when it rejects one ("not SQLite", "不要 SQLite"). A reply naming both picks none."""
+        if other is None or not other.options or element.tokens > self._choice_max_tokens:
+            return None
+        named: set[int] = set()
+        rejected: set[int] = set()
+        for clause in found.content:
+            words = reading.keywords(clause.body, self.rules)
+            for index, (_, own) in enumerate(other.options):
+                if words & own:
+                    (rejected if self._choice_rejects.search(clause.body) else named).add(index)
+        if len(named) == 1 and not named & rejected:
+            return other.options[named.pop()][0]
+        if not named and len(rejected) == 1 and len(other.options) == 2:
+            return other.options[1 - rejected.pop()][0]
+        return None
 
     def _facts(self, element: Element, found: reading.Reading, role: str, keys: frozenset[str], *, done: bool,
                defers: bool) -> set[str]:

@@ -136,6 +136,46 @@ class Reading:
         return any(c.question and signal.search(_match_text(c)) is not None for c in self.clauses)
 
 
+# What a reply can be measured against: one Chinese character, or a run of anything else but spaces
+_UNIT = re.compile(r"[\u3400-\u9fff]|[^\s\u3400-\u9fff]+")
+
+
+def alternatives(reading: Reading, rules: RenalRules, markers: re.Pattern[str],
+                 list_ends: str) -> tuple[tuple[str, frozenset[str]], ...]:
+    """The options a question offers ("SQLite or PostgreSQL?", "red, green or blue?", "用 A 还是 B？"),
+    each with the topic words only it has: the question split at ``markers`` (or, 还是), with the
+    clauses listed before it (ending in one of ``list_ends``). An option runs to where its words end
+    and is no longer than the last one: "Should the database be SQLite" offers "SQLite". A question
+    with one side ("Or should I wait?") or whose sides share every word ("it or not?") offers none."""
+    offered: list[str] = []
+    listed: list[str] = []
+    for clause in reading.clauses:
+        parts = markers.split(clause.body) if clause.question else []
+        if len(parts) > 1 and parts[0].strip() and parts[-1].strip():
+            # clauses listed before count as options when the question's first side is one too ("red,
+            # green or blue?"), not when it leads in ("I checked the config, should I use A or B?")
+            short = len(_UNIT.findall(parts[0])) <= len(_UNIT.findall(parts[-1]))
+            offered = [*(listed if short else ()), *parts]
+        ends_item = clause.end.strip() and all(c in list_ends for c in clause.end.strip())
+        listed = [*listed, clause.body] if ends_item else []
+    if not offered:
+        return ()
+    size = len(_UNIT.findall(offered[-1]))
+    texts = [_last_units(part, size) for part in offered[:-1]] + [offered[-1].strip()]
+    words = [keywords(text, rules) for text in texts]
+    options: list[tuple[str, frozenset[str]]] = []
+    for index, text in enumerate(texts):
+        own = words[index].difference(*(w for other, w in enumerate(words) if other != index))
+        if own:
+            options.append((text, own))
+    return tuple(options) if len(options) > 1 else ()
+
+
+def _last_units(text: str, size: int) -> str:
+    starts = [m.start() for m in _UNIT.finditer(text)]
+    return text[starts[-size]:].strip() if len(starts) > size else text.strip()
+
+
 def sentences(text: str) -> Iterator[str]:
     """The sentences of ``text`` (end marks inside quotations do not end one)."""
     depth = start = 0

@@ -105,6 +105,10 @@ class ClassifySettings(msgspec.Struct, forbid_unknown_fields=True):
     restate_specifics_named: str
     outcome_failed_by: list[str]
     outcome_failed_unless: list[str]
+    choice_markers: str
+    choice_rejects: str
+    choice_list_ends: str
+    choice_reply_max_tokens: int
     normalize: Normalize
     pasted: Pasted
     keywords: Keywords
