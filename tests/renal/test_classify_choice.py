@@ -27,7 +27,6 @@ def _reply(question: str, reply: str) -> tuple[object, object]:
     (_QUESTION_EN, "PostgreSQL", "PostgreSQL"),
     (_QUESTION_EN, "You can use PostgreSQL", "PostgreSQL"),
     (_QUESTION_EN, "PostgreSQL please", "PostgreSQL"),
-    (_QUESTION_EN, "PostgreSQL, it scales better", "PostgreSQL"),
     (_QUESTION_EN, "Not SQLite", "PostgreSQL"),
     (_QUESTION_EN, "PostgreSQL, not SQLite", "PostgreSQL"),
     (_QUESTION_EN, "I don\u2019t want SQLite", "PostgreSQL"),
@@ -60,10 +59,31 @@ def test_a_reply_naming_one_offered_option_is_a_decision(question: str, reply: s
     ("Should I deploy the update tonight? Or should I wait?", "tonight"),
     ("Is it PostgreSQL?", "PostgreSQL"),
     ("还是报错吗？", "报错"),
+    # a reply that says more than an option is read by the other rows (a reason, a complaint, a deferral)
+    (_QUESTION_EN, "PostgreSQL, it scales better"),
+    (_QUESTION_EN, "I hate SQLite"),
+    (_QUESTION_EN, "SQLite crashed again"),
+    (_QUESTION_EN, "Let me think about PostgreSQL"),
+    (_QUESTION_EN, "Why not SQLite"),
+    (_QUESTION_EN, "I never used PostgreSQL"),
+    (_QUESTION_ZH, "PostgreSQL 太重了"),
+    (_QUESTION_ZH, "SQLite 又崩了"),
+    (_QUESTION_ZH, "先不用 PostgreSQL，等我问问老板"),
 ])
 def test_a_reply_that_picks_no_single_option_is_no_decision(question: str, reply: str) -> None:
     _, picked = _reply(question, reply)
     assert "picks_option" not in picked.reason and "an option the agent offered" not in picked.reason, picked
+
+
+@pytest.mark.parametrize(("question", "reply", "category"), [
+    (_QUESTION_EN, "PostgreSQL. Also fix the login bug", "task"),
+    (_QUESTION_EN, "Install PostgreSQL on the server first", "task"),
+    (_QUESTION_EN, "Explain how PostgreSQL handles backups", "question"),
+    (_QUESTION_ZH, "帮我装一下 PostgreSQL，再配置每日备份", "task"),
+])
+def test_a_request_or_a_question_naming_an_option_stays_what_it_is(question: str, reply: str, category: str) -> None:
+    _, picked = _reply(question, reply)
+    assert picked.category == category and "an option the agent offered" not in picked.reason, picked
 
 
 def _options(question: str) -> list[str]:

@@ -155,6 +155,15 @@ class _Words(dict[str, str]):
         return ""
 
 
+#: a reply's words for telling whether it says more than an option: Latin words, and Chinese
+#: characters one by one (a reply of an option and 就行 is those; one with 又崩了 says more)
+_CHOICE_TOKEN = re.compile(r"[a-z0-9]+|[^\x00-\x7f\W]")
+
+
+def _choice_tokens(text: str) -> frozenset[str]:
+    return frozenset(_CHOICE_TOKEN.findall(text.lower()))
+
+
 def _quote(text: str) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= _QUOTE else flat[: _QUOTE - 1] + "…"
@@ -195,6 +204,7 @@ class Classifier:
         self._choice_rejects = re.compile(settings["choice_rejects"], re.IGNORECASE)
         self._choice_list_ends: str = settings["choice_list_ends"]
         self._choice_max_tokens: int = settings["choice_reply_max_tokens"]
+        self._choice_fillers = frozenset(settings["choice_fillers"])
         #: the agent's recent texts, flattened: what a delivery copy repeats
         self._said: deque[str] = deque(maxlen=64)
         self.balance = balance if balance is not None else BalanceTracker(Thresholds.from_config(config))
@@ -766,12 +776,19 @@ class Classifier:
     def _picked(self, element: Element, found: reading.Reading, other: _Turn | None) -> str | None:
         """The option of the agent's question a short reply picks: the one it names, when it names no
         other but to reject it ("PostgreSQL", "PostgreSQL, not SQLite", "用 PostgreSQL 吧"), or the other
-        of two when it rejects one ("not SQLite", "不要 SQLite"). A reply naming both picks none."""
+        of two when it rejects one ("not SQLite", "不要 SQLite"). A reply naming both picks none, and so
+        does one that says anything but the options (its topic words are theirs only): "install
+        PostgreSQL first", "explain PostgreSQL", "I hate SQLite", "SQLite crashed again" ask for work,
+        ask a question or state something about an option, which the other rows read. What may stand
+        beside an option is ``choice_fillers`` ("please", "use", "not", 用, 吧, 就行, 不要)."""
         if other is None or not other.options or element.tokens > self._choice_max_tokens:
             return None
+        offered = frozenset().union(*(_choice_tokens(option) for option, _ in other.options))
         named: set[int] = set()
         rejected: set[int] = set()
         for clause in found.content:
+            if _choice_tokens(clause.body) - offered - self._choice_fillers:
+                return None
             words = reading.keywords(clause.body, self.rules)
             for index, (_, own) in enumerate(other.options):
                 if words & own:

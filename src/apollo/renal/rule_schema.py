@@ -109,6 +109,7 @@ class ClassifySettings(msgspec.Struct, forbid_unknown_fields=True):
     choice_rejects: str
     choice_list_ends: str
     choice_reply_max_tokens: int
+    choice_fillers: list[str]
     normalize: Normalize
     pasted: Pasted
     keywords: Keywords
