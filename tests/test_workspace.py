@@ -49,6 +49,23 @@ def test_language_from_flag_config_locale(tmp_path: Path, monkeypatch: pytest.Mo
         resolve_lang("fr", merged)
 
 
+@pytest.mark.parametrize(("variables", "lang"), [
+    ({"LANG": "C.UTF-8"}, "en"),  # the C locale's messages are English
+    ({"LANG": "POSIX"}, "en"),
+    ({"LC_CTYPE": "zh_CN.UTF-8"}, "zh"),
+    ({"LC_ALL": "en_GB.UTF-8", "LANG": "zh_CN.UTF-8"}, "en"),  # LC_ALL overrides LANG
+    ({"LC_MESSAGES": "zh_TW.UTF-8", "LANG": "en_US.UTF-8"}, "zh"),
+    ({}, "zh"),
+])
+def test_language_from_the_locale_variables(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                            variables: dict[str, str], lang: str) -> None:
+    for var in ("LC_ALL", "LC_MESSAGES", "LANG", "LC_CTYPE"):
+        monkeypatch.delenv(var, raising=False)
+    for var, value in variables.items():
+        monkeypatch.setenv(var, value)
+    assert resolve_lang(None, config.load(tmp_path)) == lang
+
+
 def test_clock_honours_apollo_now(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("APOLLO_NOW", "2026-11-29T12:00:00+08:00")
     moment = clock.now()

@@ -43,23 +43,22 @@ def resolve_state_dir(explicit: Path | None = None) -> Path:
 
 
 def resolve_lang(explicit: str | None, config: Config) -> str:
-    """``--lang``, else the config, else the locale, else Chinese (the seeds' language)."""
+    """``--lang``, else the config, else the locale's variables, else Chinese (the seeds' language).
+
+    The variables are read as the C library reads them for messages (``LC_ALL``, ``LC_MESSAGES``,
+    ``LANG``), then ``LC_CTYPE`` (which Python itself sets to ``C.UTF-8`` when none is set): the
+    C locale's messages are English. Read from the environment, not through :mod:`locale`, whose
+    import a heartbeat would pay for one word."""
     for candidate in (explicit, config.get("general.lang")):
         if candidate:
             if candidate not in ("zh", "en"):
                 raise UsageError(f"unknown language {candidate!r}", hint="use --lang zh or --lang en")
             return candidate
-    for var in ("LC_ALL", "LC_MESSAGES", "LANG"):
+    for var in ("LC_ALL", "LC_MESSAGES", "LANG", "LC_CTYPE"):
         value = os.environ.get(var, "")
-        if value and value not in ("C", "POSIX") and not value.startswith("C."):
+        if value:
             return "zh" if value.lower().startswith("zh") else "en"
-    import locale  # only when no setting or environment variable says it
-
-    try:
-        code = locale.getlocale()[0] or ""
-    except ValueError:
-        code = ""
-    return "en" if code.lower().startswith("en") else "zh"
+    return "zh"
 
 
 class Paths(Record):

@@ -137,7 +137,8 @@ class Reading:
 
 
 # What a reply can be measured against: one Chinese character, or a run of anything else but spaces
-_UNIT = re.compile(r"[\u3400-\u9fff]|[^\s\u3400-\u9fff]+")
+# (compiled for the first question that offers a choice: its negated range costs a heartbeat a millisecond)
+_UNIT = LazyPattern(r"[\u3400-\u9fff]|[^\s\u3400-\u9fff]+")
 
 
 def alternatives(reading: Reading, rules: RenalRules, markers: re.Pattern[str],
@@ -154,13 +155,13 @@ def alternatives(reading: Reading, rules: RenalRules, markers: re.Pattern[str],
         if len(parts) > 1 and parts[0].strip() and parts[-1].strip():
             # clauses listed before count as options when the question's first side is one too ("red,
             # green or blue?"), not when it leads in ("I checked the config, should I use A or B?")
-            short = len(_UNIT.findall(parts[0])) <= len(_UNIT.findall(parts[-1]))
+            short = len(_UNIT.compiled().findall(parts[0])) <= len(_UNIT.compiled().findall(parts[-1]))
             offered = [*(listed if short else ()), *parts]
         ends_item = clause.end.strip() and all(c in list_ends for c in clause.end.strip())
         listed = [*listed, clause.body] if ends_item else []
     if not offered:
         return ()
-    size = len(_UNIT.findall(offered[-1]))
+    size = len(_UNIT.compiled().findall(offered[-1]))
     texts = [_last_units(part, size) for part in offered[:-1]] + [offered[-1].strip()]
     words = [keywords(text, rules) for text in texts]
     options: list[tuple[str, frozenset[str]]] = []
@@ -172,7 +173,7 @@ def alternatives(reading: Reading, rules: RenalRules, markers: re.Pattern[str],
 
 
 def _last_units(text: str, size: int) -> str:
-    starts = [m.start() for m in _UNIT.finditer(text)]
+    starts = [m.start() for m in _UNIT.compiled().finditer(text)]
     return text[starts[-size]:].strip() if len(starts) > size else text.strip()
 
 
