@@ -57,6 +57,13 @@ CONVERSATION_INFO = ('Conversation info (untrusted metadata):\n```json\n{\n  "me
     # a notice whose every line is marked (newer releases)
     ("System (untrusted): [2026-05-03 22:01:05 PDT] Evening review:\nSystem (untrusted): \n"
      "System (untrusted): Time to reflect on the day.", ""),
+    # a notice the user pasted after the stamp, on the stamp's line, with a request after it: the user's words
+    ("[Wed 2026-02-04 14:50 GMT+11] System: [2026-02-04 14:47:04 GMT+11] Exec failed (fresh-ro, code 1) :: "
+     "NameError: name 'db_path' is not defined fix this first\n[message_id: a2c2]",
+     "System: [2026-02-04 14:47:04 GMT+11] Exec failed (fresh-ro, code 1) :: NameError: name 'db_path' is not "
+     "defined fix this first"),
+    # the gateway's notice on a line of its own after the stamp is still the gateway's
+    ("[Wed 2026-02-04 12:20 GMT+11]\nSystem: [2026-02-04 12:20:12 GMT+11] WhatsApp gateway connected.\n\nhi", "hi"),
     # what only looks like furniture stays content
     ("System: maintenance tonight, remember it", "System: maintenance tonight, remember it"),
     ("see [message_id: 12] in the log", "see [message_id: 12] in the log"),
@@ -83,6 +90,14 @@ def test_any_words_survive_any_furniture(words: str, notices: list[tuple[str, st
     prefix, content, suffix = rules().split(raw)
     assert prefix + content + suffix == raw
     assert content == words
+
+
+@settings(max_examples=100, deadline=None)
+@given(words=_words, pasted=st.tuples(_stamp, _words))
+def test_a_notice_pasted_on_the_stamps_line_stays_the_users(words: str, pasted: tuple[str, str]) -> None:
+    said = f"System: [{pasted[0]}] {pasted[1]} {words}"
+    prefix, content, suffix = rules().split(f"[Wed 2026-02-04 14:50 GMT+11] {said}")
+    assert (prefix, content, suffix) == ("[Wed 2026-02-04 14:50 GMT+11] ", said, "")
 
 
 def _elements(session: PiSession, tmp_path: Path) -> dict[str, transcript.Element]:

@@ -98,7 +98,10 @@ class EnvelopeRules:
                     position += stripped + match.end()
                     break
             else:
-                end = self._notice_end(rest)
+                # a notice is a line of its own: "System: […]" right after the stamp, on its line,
+                # is what the user pasted (the gateway writes its notices before the stamp)
+                at_line_start = position + stripped == 0 or text[position + stripped - 1] == "\n"
+                end = self._notice_end(rest) if at_line_start else None
                 if end is None:
                     end = self._metadata_block_end(rest)
                 if end is None:
