@@ -48,6 +48,9 @@ CONVERSATION_INFO = ('Conversation info (untrusted metadata):\n```json\n{\n  "me
     # a scheduled job's run: the stamp is furniture, the job's prompt follows
     ("[cron:1a2b-3c New scan] Use the API to list new tokens", "Use the API to list new tokens"),
     ("[Bootstrap pending]\nPlease read BOOTSTRAP.md from the workspace first", ""),
+    # the bootstrap instructions before a message: the user's words after them are the user's
+    ("[Bootstrap pending]\nPlease read BOOTSTRAP.md from the workspace first.\nDo not pretend it is done.\n\n"
+     + CONVERSATION_INFO + "Why did the cron job fail?", "Why did the cron job fail?"),
     # a subagent's announcement, alone or queued while the agent was busy
     ('A background task "disk check" just completed successfully.\n\nFindings:\nAll fine.\n\nSummarize this.', ""),
     ('[Sat 2026-02-07 14:22 GMT+1] [Queued announce messages while agent was busy]\n\n---\nQueued #1\n'
