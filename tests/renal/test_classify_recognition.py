@@ -594,3 +594,16 @@ def test_a_no_chooses_none_of_the_options_listed_after_a_wh_question() -> None:
                                "something?\n- Try the vision features?"),
                  ("user", "No"))
     assert v["m2"].category != "decision", v["m2"]
+
+
+@pytest.mark.parametrize("answer", ["yes it did", "yeah I do", "yes please do", "是的，有"])
+def test_a_yes_with_the_questions_verb_echoed_answers_like_a_bare_yes(answer: str) -> None:
+    v = verdicts(("user", "I ran the model."),
+                 ("assistant", 'So when you ran it, did it respond with "4"? Does it feel fast?'), ("user", answer))
+    assert v["m3"].rule == "context:answer", v["m3"]
+
+
+@pytest.mark.parametrize("answer", ["yes, and deploy it to staging", "yes the gateway restarted twice", "可以，执行吧"])
+def test_a_yes_that_goes_on_to_say_more_is_read_for_what_it_says(answer: str) -> None:
+    v = verdicts(("user", "I ran the model."), ("assistant", "Did it respond?"), ("user", answer))
+    assert v["m3"].rule != "context:answer", v["m3"]

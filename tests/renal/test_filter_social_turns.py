@@ -85,3 +85,17 @@ def test_a_message_sent_again_in_the_tail_goes_but_the_original_and_the_newest_s
     fates = {f.element.id: f for f in result.fates}
     assert fates[again].in_tail and fates[again].action == "drop"
     assert fates[original].action != "drop" and fates[newest].action != "drop"
+
+
+def test_a_yes_echoing_the_agents_yes_no_question_is_not_dropped_as_phatic(tmp_path: Path) -> None:
+    """"yes it did" is a yes and function words, which the condenser reads as phatic: as the answer
+    to the agent's question it is content, and the default filter keeps it."""
+    session = PiSession()
+    session.user("I ran mistral on the laptop.")
+    session.say('Nice. So when you ran it, did it respond with "4"? And did it feel fast, or slow?')
+    answer = session.user("yes it did")
+    session.say("Good. Was it fast or slow?")
+    path = session.write(tmp_path / "s.jsonl")
+    result = filter_path(path, "openclaw", output=tmp_path / "out.jsonl")
+    fate = next(f for f in result.fates if f.element.record_id == answer)
+    assert fate.action != "drop", (fate.action, fate.reason)

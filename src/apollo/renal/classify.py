@@ -164,6 +164,30 @@ def _choice_tokens(text: str) -> frozenset[str]:
     return frozenset(_CHOICE_TOKEN.findall(text.lower()))
 
 
+def _echoed_yes(found: reading.Reading, rules: RenalRules) -> bool:
+    """"Yes it did", "yeah, I do", "是的，有": a yes, then the question's own verb echoed, no topic
+    word and no marker of its own. An answer like a bare yes; "yes, and deploy it to staging" and
+    "可以，执行吧" (a go-ahead: work to do) say more."""
+    if found.question or not found.content or found.found:
+        return False
+    rest = found.content_text().lower()
+    first = found.clauses[0].social
+    if first is None:  # "yes it did" in one clause: its first word or two
+        words = rest.split()
+        opening = next((n for n in (2, 1) if len(words) > n and _answering(rules, " ".join(words[:n]))), 0)
+        if not opening:
+            return False
+        rest = " ".join(words[opening:])
+    elif not first.answers:
+        return False
+    return not reading.keywords(rest, rules)
+
+
+def _answering(rules: RenalRules, phrase: str) -> bool:
+    signal = rules.social_phrases.get(phrase.strip(",.!"))
+    return signal is not None and signal.answers
+
+
 def _quote(text: str) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= _QUOTE else flat[: _QUOTE - 1] + "…"
@@ -690,6 +714,8 @@ class Classifier:
         other = reference if reference is not None and reference.speaker != speaker else None
         if bare in ("rejection", "agreement") and other is not None and other.question and other.yes_no:
             return self._answer(element, role, other, quoted, "no" if bare == "rejection" else "yes")
+        if other is not None and other.question and other.yes_no and _echoed_yes(found, self.rules):
+            return self._answer(element, role, other, quoted, "yes")
         topic: int | None
         if role == "user":
             topic, keys = self.balance.observe_reading(element.id, found, self.rules, element.timestamp)
