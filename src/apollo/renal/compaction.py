@@ -177,7 +177,7 @@ def _refuse_growth(plan: CompactionPlan, where: str) -> None:
     (in its wrapper) and what stays after it are not smaller than the session as it is, nothing is written."""
     before = plan.tokens_before
     if plan.context_tokens >= before:
-        raise InputError(f"nothing to compact: the digest and the kept messages ({plan.context_tokens:,} tokens) "
+        raise InputError(f"nothing to compact: the digest and what stays after it ({plan.context_tokens:,} tokens) "
                          f"would not be smaller than the session ({before:,} tokens)", where=where,
                          hint="the default filter (--mode rewrite) still removes the noise; a longer session "
                               "can be compacted")
