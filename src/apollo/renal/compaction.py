@@ -108,7 +108,8 @@ def plan_compaction(fates: list[Fate], rules: concentrate.FilterRules, lang: str
                     target: int | None, *, where: str, messages: bool = False) -> CompactionPlan:
     """Choose the kept tail and build the digest of everything before it.
 
-    Without a budget the tail is the recent turns. Under a budget the tail start moves later (to
+    Without a budget the tail is the recent turns, and a plan that would leave the model no less to
+    read than now is refused (:func:`_refuse_growth`). Under a budget the tail start moves later (to
     entries pi accepts as a cut point) and the digest gets leaner (:data:`digest.LEVELS`) until
     summary + tail fit: at each start the digest's optional sections go before the start moves
     on, and must-keep items are quoted shorter only when no start fits otherwise. With ``messages``
