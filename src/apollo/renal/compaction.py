@@ -180,8 +180,9 @@ def _refuse_growth(plan: CompactionPlan, where: str) -> None:
     if plan.context_tokens >= before:
         raise InputError(f"nothing to compact: the digest and what stays after it ({plan.context_tokens:,} tokens) "
                          f"would not be smaller than the session ({before:,} tokens)", where=where,
-                         hint="the default filter (--mode rewrite) still removes the noise; a longer session "
-                              "can be compacted")
+                         hint="the recent turns always stay and what comes before them is shorter than its digest: "
+                              "the default filter (--mode rewrite) still removes the noise; when the recent turns "
+                              "are long, --budget / --keep-ratio starts the kept tail later")
 
 
 def kept_text(element: Element) -> str:
