@@ -553,3 +553,44 @@ def test_a_bare_retry_adds_nothing_the_request_it_repeats_stays_open(retry: str)
     v = verdicts(("user", "Install the weather plugin."), ("assistant", ""), ("user", retry))
     assert v["m3"].category == "process" and v["m3"].rule == "intent:retry", v["m3"]
     assert (v["m1"].category, v["m1"].status) == ("task", "current"), v["m1"]
+
+
+@pytest.mark.parametrize("closing", ["Let me know if you need anything else.", "let me know when you're ready",
+                                     "Just let me know if there's anything I can do.", "Feel free to ask more!",
+                                     "Let me know!"])
+def test_an_offer_to_help_again_is_a_closing(closing: str) -> None:
+    v = verdicts(("user", "Rename the report to q3.pdf."), ("assistant", "Renamed it to q3.pdf."),
+                 ("user", "thanks"), ("assistant", closing))
+    assert v["m4"].category == "noise", v["m4"]
+
+
+@pytest.mark.parametrize("ask", ["let me know when its switched", "Let me know what the logs say",
+                                 "let me know once the backup finished"])
+def test_asking_to_be_told_of_an_outcome_is_no_closing(ask: str) -> None:
+    v = verdicts(("user", "Switch the default model to qwen2.5:7b."),
+                 ("assistant", "Let me update the config to switch your default model."), ("user", ask))
+    assert v["m3"].category != "noise", v["m3"]
+
+
+@pytest.mark.parametrize("answer", ["yes please", "yes", "好的"])
+def test_a_yes_answers_the_yes_no_question_of_a_message_that_also_asks_a_wh_question(answer: str) -> None:
+    v = verdicts(("user", "how can we keep the costs down?"),
+                 ("assistant", "Use cheaper models for simple things. Want me to switch to a cheaper model right now? "
+                               "Or keep Sonnet? What's your budget comfort zone?"),
+                 ("user", answer))
+    assert v["m3"].category != "noise", v["m3"]
+    assert v["m2"].category == "decision" or v["m3"].category == "decision", (v["m2"], v["m3"])
+
+
+def test_a_yes_cannot_answer_a_message_that_asks_only_wh_questions() -> None:
+    v = verdicts(("user", "how can we keep the costs down?"),
+                 ("assistant", "Which model do you want? What's your budget comfort zone?"), ("user", "yes please"))
+    assert v["m3"].category == "noise", v["m3"]
+
+
+def test_a_no_chooses_none_of_the_options_listed_after_a_wh_question() -> None:
+    v = verdicts(("user", "I installed Kimi. What's next"),
+                 ("assistant", "Nice! What are you trying to do with it?\n\n- Use it for chat?\n- Connect it to "
+                               "something?\n- Try the vision features?"),
+                 ("user", "No"))
+    assert v["m2"].category != "decision", v["m2"]

@@ -11,11 +11,13 @@ from pathlib import Path
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from apollo.redact import redact
 from apollo.renal import digest
 from apollo.renal.filter import filter_path
 from apollo.transcript.openclaw_rules import rules
 from realclient.support import HEARTBEAT_PROMPT, PiSession
 from renal.filter_support import worked_session
+from test_redact import real_keys, survives
 
 
 def _digest(session: PiSession, tmp_path: Path) -> tuple[str, dict]:
@@ -478,3 +480,25 @@ def test_a_path_a_quote_already_gives_is_not_listed_again_under_files(tmp_path: 
     summary, _ = _digest(session, tmp_path)
     assert summary.count("/srv/reports/q3-draft.md") == 1  # in the request, not again among the files
     assert "/srv/archive/q2-final.md" in summary.split("## Files touched", 1)[1]
+
+
+_FILLER = st.lists(st.sampled_from(["set", "the", "config", "key", "please", "部署", "密钥", "now", "and", "then"]),
+                   min_size=0, max_size=60).map(" ".join)
+
+
+@settings(max_examples=150, deadline=None)
+@given(kind=st.sampled_from(sorted(real_keys(3))), before=_FILLER, after=_FILLER, limit=st.integers(20, 400),
+       seed=st.integers(0, 50))
+def test_no_cut_leaves_a_piece_of_a_pasted_key(kind: str, before: str, after: str, limit: int, seed: int) -> None:
+    """A quote, an outcome and a pointer cut the text where the limit falls: a key cut there must not
+    survive as a piece redaction of the whole digest no longer recognises (it did at a text's start)."""
+    key = real_keys(seed)[kind]
+    text = f"{before} {key} {after}".strip()
+    for cut in (digest._quote(text, limit), digest._outcome(text, limit), digest._pointer(text, limit)):
+        assert not survives(key, redact(cut)), (kind, cut)
+
+
+def test_a_key_that_opens_a_long_message_is_marked_not_cut() -> None:
+    key = real_keys(5)["anthropic"]
+    text = key + " is my key, set it in the config " + "and restart the gateway " * 20
+    assert "[REDACTED " in digest._quote(text, 150) and not survives(key, digest._quote(text, 150))

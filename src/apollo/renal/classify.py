@@ -563,7 +563,7 @@ class Classifier:
         if found is not None:
             turn.signals = frozenset({*(s.name for s in found.social), *found.found})
             turn.question = found.question or found.tag
-            turn.yes_no = (found.question and not found.wh) or found.tag
+            turn.yes_no = found.yes_no or found.tag
             turn.request = found.question and "request" in found.found
             turn.proposal = "proposal" in found.found
             turn.keys = self._turn_keys

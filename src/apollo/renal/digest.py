@@ -81,10 +81,17 @@ TITLES = {
 _SENTENCE_CUT = re.compile(r"[。！？!?]+\s*|[.;:]\s+")
 
 
+def _one_line(text: str) -> str:
+    """``text`` on one line, its secrets already marked: a cut through a key leaves a piece that
+    redaction of the whole digest no longer recognises (24 characters of an Anthropic key at a
+    quote's start), so the text is redacted before it is cut."""
+    return " ".join(redact(text).split())
+
+
 def _quote(text: str, limit: int) -> str:
     """``text`` on one line, and when longer than ``limit`` its start and its end (a request often
     comes last, after pasted context or an injected preamble)."""
-    text = " ".join(text.split())
+    text = _one_line(text)
     if len(text) <= limit:
         return text
     head = max(limit // 4, 1)
@@ -111,7 +118,7 @@ def _outcome(text: str, limit: int) -> str:
     boundary when one is near enough, else where ``_quote`` would cut."""
     from apollo.renal.reading import sentences
 
-    flat = " ".join(text.split())
+    flat = _one_line(text)
     limit = _chars_for(flat, limit)
     if len(flat) <= limit:
         return flat
@@ -257,7 +264,7 @@ def earlier_summary(text: str) -> str:
 
 def _pointer(text: str, limit: int) -> str:
     """The start of ``text`` on one line: enough to tell what it was; the source session keeps it whole under its id."""
-    text = " ".join(text.split())
+    text = _one_line(text)
     return text if len(text) <= limit else text[:max(limit, 1)].rstrip() + " …"
 
 

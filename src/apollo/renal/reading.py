@@ -74,7 +74,10 @@ class Reading:
     found: dict[str, str] = field(default_factory=dict)
     #: a real question (a tag such as "对吧" or "right?" is not)
     question: bool = False
-    wh: bool = False
+    #: its first question takes a bare yes or no: "Want me to switch now? … What's your budget?" is
+    #: answered "yes please"; the questions after a wh-question are its options ("What for? Chat?
+    #: Vision?"), which a bare yes or no does not choose among
+    yes_no: bool = False
     #: ends a statement with a tag ("…，对吧", "…, right?"): asks for confirmation, not information
     tag: bool = False
     #: the message stops mid-sentence ("I've, uh,")
@@ -440,8 +443,9 @@ def _read(text: str, role: str, rules: RenalRules, social: bool) -> Reading:
                 continue
         content.append(matched)
         if clause.question:
+            if not reading.question:
+                reading.yes_no = wh_signal.search(matched) is None
             reading.question = True
-            reading.wh = reading.wh or wh_signal.search(matched) is not None
     if content:  # one search per signal over the content clauses, one clause a line (^ and $ per clause)
         joined = "\n".join(content)
         for signal in intent:
@@ -466,7 +470,7 @@ def _read_as_one(text: str, reading: Reading, rules: RenalRules) -> None:
     reading.clauses = [Clause(text, end, norm, parts[0])]
     reading.social = list(parts)
     reading.found.clear()
-    reading.question = reading.wh = reading.tag = False
+    reading.question = reading.yes_no = reading.tag = False
 
 
 # -- topic words ----------------------------------------------------------------------------
