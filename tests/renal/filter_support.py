@@ -64,6 +64,25 @@ def build(name: str, folder: Path) -> Labeled:
     return labeled
 
 
+#: what ``df -h`` printed on a build server with many volumes: output the model read whole and the digest
+#: does not carry
+_DISK_USAGE = "Filesystem      Size  Used Avail Use% Mounted on\n" + "\n".join(
+    f"/dev/nvme{i // 8}n1p{i % 8 + 1}  {200 + 10 * i}G  {40 + i}G  {160 + 9 * i}G  {(40 + i) * 100 // (200 + 10 * i)}% "
+    f"/srv/builds/volume-{i:02d}" for i in range(48))
+
+
+def worked_session(session: PiSession | None = None) -> PiSession:
+    """``session`` (a new one by default) with work done: a check whose long tool output the agent read
+    and summed up in a sentence. Compaction is refused when the digest would not be smaller than the
+    talk it replaces, and the digest of a few short messages is longer than they are: a test of what
+    a compaction keeps has this in what it digests."""
+    session = session if session is not None else PiSession()
+    session.user("Check the disk usage on the build server.")
+    session.tool("call_df", "exec", {"command": "df -h"}, _DISK_USAGE)
+    session.say("The build server's disks are between 20% and 30% full: nothing needs cleaning.")
+    return session
+
+
 # -- Claude Code sessions, as Claude Code 2.1 writes them ------------------------------------------------------
 @dataclass
 class ClaudeCodeSession:

@@ -10,6 +10,7 @@ from pathlib import Path
 from apollo.renal.digest import earlier_summary
 from apollo.renal.filter import filter_path
 from realclient.support import PiSession
+from renal.filter_support import worked_session
 
 _GATEWAY = ("System: [2026-04-07 14:29:03 GMT+8] Feishu[ops] DM | Ana (ou_4242) [msg:om_7781]\n\n"
             'Conversation info (untrusted metadata):\n```json\n{\n  "message_id": "om_7781"\n}\n```\n\n')
@@ -43,7 +44,7 @@ def test_an_earlier_summary_line_that_looks_like_a_header_takes_no_summary_lines
 def test_a_lean_custom_message_keeps_its_image(tmp_path: Path) -> None:
     """A custom message with an image is not rebuilt from its text (the image would become the
     reader's placeholder '[image]'): only its envelope's metadata blocks go."""
-    session = PiSession()
+    session = worked_session()
     session.user("hi")
     session.say("Hi! What can I do for you?")
     kept = session.entry("custom_message", customType="note", display=True,
@@ -61,7 +62,7 @@ def test_a_kept_call_with_two_results_stays_with_them(tmp_path: Path) -> None:
     the call and the change the answer made, while the digest counts the entry as kept."""
     from test_filter_compact import _ROTATE, _answer_then_work
 
-    session = PiSession()
+    session = worked_session()
     _, entry, done = _answer_then_work(session)
     report = session.entries.pop()
     second = dict(session.entries[-1], id="0000aaaa", parentId=done)
@@ -79,7 +80,7 @@ def test_a_kept_call_with_two_results_stays_with_them(tmp_path: Path) -> None:
 def test_what_the_user_pasted_after_the_gateway_blocks_stays_in_the_copy(tmp_path: Path) -> None:
     """A header-like line the user pasted right after the gateway's blocks, with plain lines under it
     (no fenced JSON), may be the user's: the lean copy keeps it."""
-    session = PiSession()
+    session = worked_session()
     session.user("hi")
     session.say("Hi! What can I do for you?")
     pasted = "Sender (untrusted metadata):\nthe ops bot shows this header above every message I send\n\n"

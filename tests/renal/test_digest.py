@@ -16,6 +16,7 @@ from apollo.renal import digest
 from apollo.renal.filter import filter_path
 from apollo.transcript.openclaw_rules import rules
 from realclient.support import HEARTBEAT_PROMPT, PiSession
+from renal.filter_support import worked_session
 from test_redact import real_keys, survives
 
 
@@ -49,7 +50,7 @@ def test_a_quote_cut_short_is_whole_in_the_source_session_under_the_id_the_diges
 
 
 def test_a_request_comes_with_its_outcome_and_its_id(tmp_path: Path) -> None:
-    session = PiSession()
+    session = worked_session()
     request = session.user("From now on, always send me the daily summary at 08:00 by email.")
     session.tool("call_1", "cron", {"action": "add", "schedule": "0 8 * * *"}, '{"status":"ok","jobId":"job-7f3a"}')
     session.say("Done: cron job job-7f3a sends the daily summary every day at 08:00.")
@@ -62,7 +63,7 @@ def test_a_request_comes_with_its_outcome_and_its_id(tmp_path: Path) -> None:
 
 
 def test_a_question_comes_with_its_answer(tmp_path: Path) -> None:
-    session = PiSession()
+    session = worked_session()
     session.user("Which database should the orders service use, Postgres or MySQL?")
     session.say("Postgres 16: the orders service already depends on its JSONB columns.")
     _tail(session)
@@ -72,7 +73,7 @@ def test_a_question_comes_with_its_answer(tmp_path: Path) -> None:
 
 
 def test_no_greetings_status_blobs_or_non_files(tmp_path: Path) -> None:
-    session = PiSession()
+    session = worked_session()
     for _ in range(3):
         session.user("hi")
         session.say("Hi! How can I help?")
@@ -89,7 +90,7 @@ def test_no_greetings_status_blobs_or_non_files(tmp_path: Path) -> None:
 
 
 def test_what_the_filter_dropped_as_noise_is_not_pointed_to_as_outdated(tmp_path: Path) -> None:
-    session = PiSession()
+    session = worked_session()
     session.user("hi")
     greeting = session.say("[[reply_to_current]] Hi there! I'm here and ready to help. What's on your mind today?")
     session.user("I need to set up my telegram bot for the daily reports.")
@@ -104,7 +105,7 @@ def test_what_the_filter_dropped_as_noise_is_not_pointed_to_as_outdated(tmp_path
 
 
 def test_a_request_is_answered_by_what_the_agent_said_not_by_a_delivery_copy_dropped_as_noise(tmp_path: Path) -> None:
-    session = PiSession()
+    session = worked_session()
     request = session.user("Where do I get a free key for the Kimi model?")
     answer = session.say("Try this direct link: https://build.example.com/kimi-k2 — sign in, the key is under API keys.")
     mirror = session.say("Try this direct link: https://build.example.com/kimi-k2 — sign in, the key is under API keys.")
@@ -148,7 +149,7 @@ def _fates(session: PiSession, tmp_path: Path) -> dict[str, object]:
 
 
 def test_a_terse_request_the_classifier_does_not_flag_is_still_quoted_in_the_users_words(tmp_path: Path) -> None:
-    session = PiSession()
+    session = worked_session()
     request = session.user("Spreadsheet of the supplier invoices")
     session.tool("call_1", "exec", {"command": "ls ~/invoices"}, "a.pdf\nb.pdf")
     session.say("Here it is: invoices.xlsx lists the two supplier invoices.")
@@ -161,7 +162,7 @@ def test_a_terse_request_the_classifier_does_not_flag_is_still_quoted_in_the_use
 
 
 def test_an_outdated_item_is_only_pointed_to_by_its_id_and_its_start(tmp_path: Path) -> None:
-    session = PiSession()
+    session = worked_session()
     old = ("From now on we host the orders service on the old VPS in Frankfurt; nightly backups go to the NAS, "
            "with a weekly restore drill and monitoring by the Grafana stack.")
     first = session.user(old)
@@ -177,7 +178,7 @@ def test_an_outdated_item_is_only_pointed_to_by_its_id_and_its_start(tmp_path: P
 
 
 def test_an_answer_quoted_as_its_own_item_is_not_quoted_again_as_the_outcome(tmp_path: Path) -> None:
-    session = PiSession()
+    session = worked_session()
     session.user("Should the staging gateway listen on 18789 or 18790?")
     answer = session.say("We decided: the staging gateway listens on port 18789 from now on, behind the nginx proxy.")
     _tail(session)
@@ -187,7 +188,7 @@ def test_an_answer_quoted_as_its_own_item_is_not_quoted_again_as_the_outcome(tmp
 
 
 def test_a_decision_whose_question_was_answered_still_stands_among_the_decisions(tmp_path: Path) -> None:
-    session = PiSession()
+    session = worked_session()
     decided = session.user("Decision: the orders service moves to Postgres 16. Which migration tool do you suggest?")
     session.say("Alembic: I will run the migration with it tonight at 23:00.")
     _tail(session)
@@ -201,7 +202,7 @@ def test_a_decision_whose_question_was_answered_still_stands_among_the_decisions
 
 def test_a_request_and_its_outcome_share_one_line_and_a_long_outcome_keeps_its_opening_and_conclusion(
         tmp_path: Path) -> None:
-    session = PiSession()
+    session = worked_session()
     request = session.user("Can the staging gateway be reached from the office network?")
     steps = " ".join(f"Step {n}: open port {18780 + n} on firewall rule fw-{n} and reload the gateway."
                      for n in range(1, 8))
@@ -263,7 +264,7 @@ def test_what_the_agent_says_to_a_heartbeat_poll_is_not_listed_as_a_fact(tmp_pat
 
 
 def test_one_answer_to_two_requests_is_quoted_once(tmp_path: Path) -> None:
-    session = PiSession()
+    session = worked_session()
     session.user("Which region is the backup bucket in?")
     session.user("And which storage class does it use?")
     answer = session.say("The backup bucket lives in eu-central-2 on the infrequent-access storage class.")
@@ -285,7 +286,7 @@ def test_every_request_the_filter_keeps_is_in_the_digest_word_for_word(requests:
 
 
 def _check_requests_quoted(tmp_path: Path, requests: list) -> None:
-    session = PiSession()
+    session = worked_session()
     asked = []
     for number, words in enumerate(requests):
         text = f"Please prepare the {' '.join(words)} item {number}."
@@ -365,7 +366,7 @@ def test_no_file_is_read_in_what_a_call_writes_nor_in_a_urls_host() -> None:
 
 
 def test_files_in_one_folder_are_listed_under_it(tmp_path: Path) -> None:
-    session = PiSession()
+    session = worked_session()
     session.user("Never deploy on Fridays; that is a standing rule.")
     for number, name in enumerate(("api.py", "models.py", "views.py")):
         session.tool(f"call_{number}", "read", {"path": f"~/projects/shop/src/{name}"}, "print('ok')")
@@ -391,6 +392,7 @@ def test_an_earlier_summary_is_quoted_whole_less_the_metadata_blocks_it_copied(t
               'Conversation info (untrusted metadata):\n```json\n{\n  "message_id": "om_7781",\n  "sender_id": "ou_4242"\n}\n```\n\n'
               "Agent: the backups are kept for 30 days.")
     session.compaction("## Goal\nNightly backups of /srv/db.\n\n## Recent turns preserved verbatim\n" + copied, opening)
+    worked_session(session)  # after the earlier compaction: what pi shows
     session.user("Also rotate the logs of /srv/app every week.")
     session.say("Done: the logs of /srv/app rotate every Monday.")
     _tail(session)
@@ -406,7 +408,7 @@ _DESCRIPTION = ("The photo shows a whiteboard with a hand-drawn diagram of three
 
 
 def test_an_images_description_is_only_pointed_to_and_the_users_caption_is_quoted(tmp_path: Path) -> None:
-    session = PiSession()
+    session = worked_session()
     caption = "Turn this sketch into the pipeline plan for the ingest service."
     request = session.user("[Tue 2026-04-07 14:29 GMT+8] [Image]\nUser text:\n" + caption +
                            "\nDescription:\n" + _DESCRIPTION)
@@ -469,7 +471,7 @@ def test_a_message_without_a_media_description_is_quoted_as_it_is(text: str, lim
 
 
 def test_a_path_a_quote_already_gives_is_not_listed_again_under_files(tmp_path: Path) -> None:
-    session = PiSession()
+    session = worked_session()
     session.user("Summarise /srv/reports/q3-draft.md against last quarter's report for me.")
     session.tool("call_1", "read", {"path": "/srv/reports/q3-draft.md"}, "Revenue grew 4%.")
     session.tool("call_2", "read", {"path": "/srv/archive/q2-final.md"}, "Revenue grew 2%.")

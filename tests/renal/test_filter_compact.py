@@ -24,7 +24,7 @@ from apollo.renal.report import render
 from apollo.transcript.openclaw_compaction import can_start_kept_tail
 from apollo.transcript.openclaw_rules import COMPACTION_SUMMARY_WRAPPER
 from realclient.support import HEARTBEAT_PROMPT, PiSession
-from renal.filter_support import build, context_blocks, counter_of
+from renal.filter_support import build, context_blocks, counter_of, worked_session
 
 
 def _example(example: Path, lang: str) -> Path:
@@ -231,7 +231,7 @@ def test_an_exchange_that_says_more_than_an_item_quote_stays_in_the_digest_in_ei
 @pytest.mark.realclient
 def test_a_must_keep_message_with_a_channel_envelope_stays_a_message_in_the_copy(tmp_path: Path, pi_validate,
                                                                                   pi_replay) -> None:
-    session = PiSession()
+    session = worked_session()
     session.user("hi")
     session.say("Hi! What can I do for you?")
     rule = "From now on, always send me the daily summary at 08:00 by email."
@@ -256,7 +256,7 @@ def test_a_must_keep_message_with_a_channel_envelope_stays_a_message_in_the_copy
 @pytest.mark.realclient
 def test_a_compact_copy_drops_the_tails_noise_as_the_default_filter_does(tmp_path: Path, pi_validate,
                                                                          pi_replay) -> None:
-    session = PiSession()
+    session = worked_session()
     session.user("From now on, always answer in English.")
     session.say("Understood: English from now on.")
     session.tool("call_1", "exec", {"command": "ls /srv/reports"}, "weekly.md\nmonthly.md")
@@ -279,7 +279,7 @@ def test_a_compact_copy_drops_the_tails_noise_as_the_default_filter_does(tmp_pat
 
 @pytest.mark.realclient
 def test_a_task_the_agent_only_claims_done_stays_a_message_with_its_envelope(tmp_path: Path, pi_replay) -> None:
-    session = PiSession()
+    session = worked_session()
     task = session.user(_ENVELOPE + "Please switch the default model to the local qwen model.\n[message_id: 7790]")
     session.tool("call_1", "exec", {"command": "openclaw config set model qwen"}, "ok")
     session.say("Done: the default model is now the local qwen model.")
@@ -301,7 +301,7 @@ def _staged_plan() -> str:
 @pytest.mark.realclient
 def test_a_long_decision_the_user_then_decides_on_stays_whole_as_a_message(tmp_path: Path, pi_validate,
                                                                            pi_replay) -> None:
-    session = PiSession()
+    session = worked_session()
     session.user("How should the nightly import handle the three failing feeds?")
     plan = _staged_plan()
     proposal = session.say(plan)
@@ -344,7 +344,7 @@ def _accepted_edit(session: PiSession) -> tuple[str, str]:
 @pytest.mark.realclient
 def test_a_change_the_agent_made_without_a_word_stays_as_a_call_with_its_result(tmp_path: Path, pi_validate,
                                                                                 pi_replay) -> None:
-    session = PiSession()
+    session = worked_session()
     call, result_id = _accepted_edit(session)
     session.tool("call_10", "exec", {"command": "systemctl restart gateway"}, "")
     session.user("hello?")
@@ -362,7 +362,7 @@ def test_a_change_the_agent_made_without_a_word_stays_as_a_call_with_its_result(
 
 @pytest.mark.realclient
 def test_a_change_the_agent_reported_in_words_is_digested(tmp_path: Path, pi_replay) -> None:
-    session = PiSession()
+    session = worked_session()
     _accepted_edit(session)
     session.say("Done: the backup provider is in the gateway config.")
     result = _compact_copy(session, tmp_path)
@@ -392,7 +392,7 @@ def _answer_then_work(session: PiSession) -> tuple[str, str, str]:
 @pytest.mark.realclient
 def test_an_answer_given_before_the_agent_goes_on_working_stays_with_that_work(tmp_path: Path, pi_validate,
                                                                                pi_replay) -> None:
-    session = PiSession()
+    session = worked_session()
     answer, entry, done = _answer_then_work(session)
     result = _compact_copy(session, tmp_path)
     kept = {e.get("id") for e in (json.loads(line) for line in
@@ -439,7 +439,7 @@ def test_a_message_kept_for_its_envelope_keeps_the_stamp_and_leaves_the_metadata
 @pytest.mark.realclient
 def test_the_agents_must_keep_answer_to_a_question_stays_with_it_and_its_reasoning(tmp_path: Path, pi_validate,
                                                                                      pi_replay) -> None:
-    session = PiSession()
+    session = worked_session()
     question = session.user(_ENVELOPE + "Which database should the billing service use, Postgres or MySQL?\n"
                                         "[message_id: 7801]")
     reasoning = "The billing service already stores its line items as JSONB; MySQL has no equivalent index."
@@ -462,7 +462,7 @@ def test_the_agents_must_keep_answer_to_a_question_stays_with_it_and_its_reasoni
 
 @pytest.mark.realclient
 def test_an_open_tasks_long_answer_stays_with_it_but_its_thinking_goes(tmp_path: Path, pi_replay) -> None:
-    session = PiSession()
+    session = worked_session()
     task = session.user(_ENVELOPE + "Please set up the weekly invoice export to the accounting share.\n"
                                     "[message_id: 7802]")
     session.tool("call_1", "exec", {"command": "mount | grep accounting"}, "mount: /mnt/accounting: permission denied")

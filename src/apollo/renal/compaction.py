@@ -87,13 +87,18 @@ class CompactionPlan:
     def context_tokens(self) -> int:
         return self.summary_tokens + self.tail_tokens
 
+    @property
+    def tokens_before(self) -> int:
+        """What the model reads now: every entry in context (the report's "before")."""
+        return sum(f.element.tokens for f in self.fates)
+
     def fit(self, target: int) -> budget_mod.Fit:
         return budget_mod.Fit(tokens=self.context_tokens, budget=target, must_keep_shortened=list(self.shortened),
                               must_keep_dropped=list(self.dropped))
 
     def describe(self, count: Callable[[str], int]) -> dict[str, Any]:
         return {"entry_id": None, "first_kept_entry_id": self.first_kept_entry_id,
-                "tokens_before": sum(f.element.tokens for f in self.fates),
+                "tokens_before": self.tokens_before,
                 "summary_tokens": self.summary_tokens, "tail_tokens": self.tail_tokens,
                 "context_tokens": self.context_tokens, "summary": self.summary, "digested": len(self.digested),
                 "kept_messages": len(self.messages)}
@@ -103,7 +108,8 @@ def plan_compaction(fates: list[Fate], rules: concentrate.FilterRules, lang: str
                     target: int | None, *, where: str, messages: bool = False) -> CompactionPlan:
     """Choose the kept tail and build the digest of everything before it.
 
-    Without a budget the tail is the recent turns. Under a budget the tail start moves later (to
+    Without a budget the tail is the recent turns, and a plan that would leave the model no less to
+    read than now is refused (:func:`_refuse_growth`). Under a budget the tail start moves later (to
     entries pi accepts as a cut point) and the digest gets leaner (:data:`digest.LEVELS`) until
     summary + tail fit: at each start the digest's optional sections go before the start moves
     on, and must-keep items are quoted shorter only when no start fits otherwise. With ``messages``
@@ -157,11 +163,26 @@ def plan_compaction(fates: list[Fate], rules: concentrate.FilterRules, lang: str
         plan.dropped = [f.element.id for f in digest.must_keep_items(before) if f not in quoted]
         return plan
 
-    chosen = attempt(starts[0], digest.LEVELS[0]) if target is None else _fit_compaction(starts, target, attempt,
-                                                                                         tail_after)
+    if target is None:
+        chosen = attempt(starts[0], digest.LEVELS[0])
+        _refuse_growth(chosen, where)
+    else:
+        chosen = _fit_compaction(starts, target, attempt, tail_after)
     for position, fate in enumerate(fates):
         fate.in_tail = position >= chosen.start
     return chosen
+
+
+def _refuse_growth(plan: CompactionPlan, where: str) -> None:
+    """A compaction asked for without a budget must leave the model less to read: when the digest
+    (in its wrapper) and what stays after it are not smaller than the session as it is, nothing is written."""
+    before = plan.tokens_before
+    if plan.context_tokens >= before:
+        raise InputError(f"nothing to compact: the digest and what stays after it ({plan.context_tokens:,} tokens) "
+                         f"would not be smaller than the session ({before:,} tokens)", where=where,
+                         hint="the recent turns always stay and what comes before them is shorter than its digest: "
+                              "the default filter (--mode rewrite) still removes the noise; when the recent turns "
+                              "are long, --budget / --keep-ratio starts the kept tail later")
 
 
 def kept_text(element: Element) -> str:
@@ -289,7 +310,7 @@ def write_compaction(path: Path | Any, transcript: Transcript, plan: CompactionP
                      in_place: bool) -> str:
     """Append one native compaction entry (the plan's digest and tail start); its id. With entries
     kept as messages the copy first leaves out what the digest stands for (the source keeps it)."""
-    tokens_before = sum(f.element.tokens for f in plan.fates)
+    tokens_before = plan.tokens_before
     if plan.rewrites and dest is not None and not in_place:
         transcript_io.write(path, dest, plan.edits(), fmt=transcript.format)
         return transcript_io.append_compaction(dest, None, plan.summary, plan.first_kept_entry_id, tokens_before,
