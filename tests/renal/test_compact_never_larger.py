@@ -1,4 +1,4 @@
-"""A compaction never gives the model more to read: without a budget, when the digest (in pi's
+"""A compaction never gives the model more to read: with a budget or without, when the digest (in pi's
 wrapper) and what stays after it would not be smaller than the session as it is, compact mode
 refuses as it does when every entry is in the recent tail — one line, exit 1, nothing written.
 
@@ -138,3 +138,15 @@ def test_compact_refuses_or_leaves_the_model_less_to_read(turns: list, in_place:
             assert source.read_bytes() == before
         else:
             assert json.loads(source.read_text(encoding="utf-8").splitlines()[-1])["type"] == "compaction"
+
+
+@pytest.mark.parametrize("budget", [{"budget": 100_000}, {"keep_ratio": 0.5}, {"keep_ratio": 1.0}])
+def test_a_budget_is_no_reason_to_give_the_model_more_to_read(tmp_path: Path, budget: dict) -> None:
+    """A budget the session already meets, or one no plan of a short session meets, is refused like
+    a compaction without one: a 37-token session had come out at 77 or 127 tokens, once as "met"."""
+    source = _short(tmp_path)
+    before = source.read_bytes()
+    output = tmp_path / "c.jsonl"
+    with pytest.raises(InputError, match="nothing to compact"):
+        filter_path(source, mode="compact", output=output, workspace=tmp_path, **budget)
+    assert source.read_bytes() == before and not output.exists()

@@ -108,8 +108,8 @@ def plan_compaction(fates: list[Fate], rules: concentrate.FilterRules, lang: str
                     target: int | None, *, where: str, messages: bool = False) -> CompactionPlan:
     """Choose the kept tail and build the digest of everything before it.
 
-    Without a budget the tail is the recent turns, and a plan that would leave the model no less to
-    read than now is refused (:func:`_refuse_growth`). Under a budget the tail start moves later (to
+    A plan that would leave the model no less to read than now is refused, with a budget or without
+    (:func:`_refuse_growth`). Without a budget the tail is the recent turns. Under a budget the tail start moves later (to
     entries pi accepts as a cut point) and the digest gets leaner (:data:`digest.LEVELS`) until
     summary + tail fit: at each start the digest's optional sections go before the start moves
     on, and must-keep items are quoted shorter only when no start fits otherwise. With ``messages``
@@ -163,19 +163,18 @@ def plan_compaction(fates: list[Fate], rules: concentrate.FilterRules, lang: str
         plan.dropped = [f.element.id for f in digest.must_keep_items(before) if f not in quoted]
         return plan
 
-    if target is None:
-        chosen = attempt(starts[0], digest.LEVELS[0])
-        _refuse_growth(chosen, where)
-    else:
-        chosen = _fit_compaction(starts, target, attempt, tail_after)
+    chosen = attempt(starts[0], digest.LEVELS[0]) if target is None else _fit_compaction(starts, target, attempt,
+                                                                                         tail_after)
+    _refuse_growth(chosen, where)
     for position, fate in enumerate(fates):
         fate.in_tail = position >= chosen.start
     return chosen
 
 
 def _refuse_growth(plan: CompactionPlan, where: str) -> None:
-    """A compaction asked for without a budget must leave the model less to read: when the digest
-    (in its wrapper) and what stays after it are not smaller than the session as it is, nothing is written."""
+    """A compaction must leave the model less to read: when the digest (in its wrapper) and what
+    stays after it are not smaller than the session as it is, nothing is written (a budget the
+    session already meets, or one no plan meets, is no reason to make it larger)."""
     before = plan.tokens_before
     if plan.context_tokens >= before:
         raise InputError(f"nothing to compact: the digest and what stays after it ({plan.context_tokens:,} tokens) "
