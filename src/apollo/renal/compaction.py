@@ -109,7 +109,8 @@ def plan_compaction(fates: list[Fate], rules: concentrate.FilterRules, lang: str
     """Choose the kept tail and build the digest of everything before it.
 
     A plan that would leave the model no less to read than now is refused, with a budget or without
-    (:func:`_refuse_growth`). Without a budget the tail is the recent turns. Under a budget the tail start moves later (to
+    (:func:`_refuse_growth`). Without a budget the tail is the recent turns, or the newest
+    ``compact_tail_tokens`` of them when they are longer (one request and a long run). Under a budget the tail start moves later (to
     entries pi accepts as a cut point) and the digest gets leaner (:data:`digest.LEVELS`) until
     summary + tail fit: at each start the digest's optional sections go before the start moves
     on, and must-keep items are quoted shorter only when no start fits otherwise. With ``messages``
@@ -130,15 +131,20 @@ def plan_compaction(fates: list[Fate], rules: concentrate.FilterRules, lang: str
         if position >= default and content_before and can_start_kept_tail(element):
             starts.append(position)
         content_before += element.tokens
-    if not starts or (target is None and default == 0):
-        raise InputError("nothing to compact: every entry is in the recent tail", where=where,
-                         hint="the last turns always stay; a longer session, or --budget / --keep-ratio, "
-                              "can be compacted")
-    prefix, suffix = COMPACTION_SUMMARY_WRAPPER
     # what pi shows after the new compaction: the tail, less the older compaction summaries it hides
     tail_after = [0] * (len(fates) + 1)
     for i in range(len(fates) - 1, -1, -1):
         tail_after[i] = tail_after[i + 1] + (0 if is_compaction_summary(elements[i]) else elements[i].tokens)
+    if target is None and starts and tail_after[starts[0]] > rules["compact_tail_tokens"]:
+        # the recent turns are a long run: the tail starts where no more than compact_tail_tokens remain
+        starts = [next((s for s in starts if tail_after[s] <= rules["compact_tail_tokens"]), starts[-1])]
+    elif target is None and default == 0:
+        starts = []
+    if not starts:
+        raise InputError("nothing to compact: every entry is in the recent tail", where=where,
+                         hint="the last turns always stay; a longer session, or --budget / --keep-ratio, "
+                              "can be compacted")
+    prefix, suffix = COMPACTION_SUMMARY_WRAPPER
 
     def attempt(start: int, level: digest.Level) -> CompactionPlan:
         earlier = [e.text for i, e in enumerate(elements) if e.kind is Kind.COMPACTION and e.text.strip()

@@ -135,6 +135,7 @@ class FilterReabsorb(msgspec.Struct, forbid_unknown_fields=True):
 
 class FilterSettings(msgspec.Struct, forbid_unknown_fields=True):
     recent_turns: int
+    compact_tail_tokens: int
     tool_keep_tokens: int
     tool_head_lines: int
     referenced_lines: int

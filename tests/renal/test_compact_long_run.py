@@ -1,0 +1,66 @@
+"""Compact mode on one request and a long run of the agent's work (a cron job, a build): the recent
+turns stay whole only up to ``compact_tail_tokens``; beyond that the tail starts at the first cut
+point within that much of the end, as OpenClaw's own compaction keeps its newest tokens. Before, such
+a session was refused ("every entry is in the recent tail") however long it was: on real unlabelled
+sessions, 33 of 35 compactions were, up to 85,000 tokens.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from apollo import transcript
+from apollo.errors import InputError
+from apollo.renal import concentrate
+from apollo.renal.filter import filter_path
+from realclient.support import PiSession
+
+_REQUEST = "Run the nightly scan of the build logs and report every failing job with its first error line."
+
+
+def _run(steps: int, lines: int = 60) -> PiSession:
+    """One request, then ``steps`` tool calls whose outputs run to ``lines`` lines each, and a report."""
+    session = PiSession()
+    session.user(_REQUEST)
+    for step in range(steps):
+        output = "\n".join(f"job-{step}-{n}: build ok in {n * 7 % 300} s, cache hit {n % 5 == 0}" for n in range(lines))
+        session.tool(f"call_{step}", "exec", {"command": f"grep -c ok logs/{step}.log"}, output)
+    session.say("Scan finished: job-3-17 failed with 'disk full'; every other job passed.")
+    return session
+
+
+def _tail_tokens(path: Path) -> int:
+    """The tokens of the entries after the newest compaction entry, as the agent's loader shows them."""
+    elements = transcript.read(path, counter="estimate").in_context()
+    return sum(e.tokens for e in elements if e.kind.value != "compaction")
+
+
+def test_a_long_run_after_one_request_is_compacted_down_to_its_newest_tokens(tmp_path: Path) -> None:
+    source = _run(steps=40).write(tmp_path / "s.jsonl")
+    cap = concentrate.load()["compact_tail_tokens"]
+    result = filter_path(source, mode="compact", output=tmp_path / "c.jsonl", workspace=tmp_path)
+    entries = [json.loads(line) for line in result.output_path.read_text(encoding="utf-8").splitlines()]
+    compaction = [e for e in entries if e.get("type") == "compaction"][-1]
+    assert _REQUEST in compaction["summary"]  # the request the run serves, verbatim
+    assert result.report["saving"] > 0.3
+    assert _tail_tokens(result.output_path) <= cap + 2_000  # the kept tail (plus the digest) stays near the cap
+
+
+def test_a_run_within_the_cap_is_still_all_recent_tail(tmp_path: Path) -> None:
+    source = _run(steps=2).write(tmp_path / "s.jsonl")
+    before = source.read_bytes()
+    with pytest.raises(InputError, match="every entry is in the recent tail"):
+        filter_path(source, mode="compact", output=tmp_path / "c.jsonl", workspace=tmp_path)
+    assert source.read_bytes() == before
+
+
+@pytest.mark.realclient
+def test_pi_loads_the_compacted_long_run(tmp_path: Path, pi_validate) -> None:
+    source = _run(steps=40).write(tmp_path / "s.jsonl")
+    result = filter_path(source, mode="compact", output=tmp_path / "c.jsonl", workspace=tmp_path)
+    report, whole = pi_validate(result.output_path, strict=True), pi_validate(source, strict=True)
+    assert report["exit"] == 0, report["errors"]
+    assert report["context"]["agentMessages"] < whole["context"]["agentMessages"]  # pi shows digest + tail
