@@ -21,10 +21,15 @@ from realclient.support import PiSession
 _REQUEST = "Run the nightly scan of the build logs and report every failing job with its first error line."
 
 
-def _run(steps: int, lines: int = 60) -> PiSession:
+#: a cron prompt longer than a quote's limit (``digest_item_chars``): thirty requirements
+_LONG_REQUEST = "Run the nightly scan. Requirements:\n" + "\n".join(
+    f"{n}. check service-{n} for the error code E{n:03d} and report its first line" for n in range(1, 31))
+
+
+def _run(steps: int, lines: int = 60, request: str = _REQUEST) -> PiSession:
     """One request, then ``steps`` tool calls whose outputs run to ``lines`` lines each, and a report."""
     session = PiSession()
-    session.user(_REQUEST)
+    session.user(request)
     for step in range(steps):
         output = "\n".join(f"job-{step}-{n}: build ok in {n * 7 % 300} s, cache hit {n % 5 == 0}" for n in range(lines))
         session.tool(f"call_{step}", "exec", {"command": f"grep -c ok logs/{step}.log"}, output)
@@ -64,3 +69,16 @@ def test_pi_loads_the_compacted_long_run(tmp_path: Path, pi_validate) -> None:
     report, whole = pi_validate(result.output_path, strict=True), pi_validate(source, strict=True)
     assert report["exit"] == 0, report["errors"]
     assert report["context"]["agentMessages"] < whole["context"]["agentMessages"]  # pi shows digest + tail
+
+
+@pytest.mark.parametrize("in_place", [False, True])
+def test_a_long_request_the_capped_tail_leaves_out_is_quoted_whole(tmp_path: Path, in_place: bool) -> None:
+    """The tail would have kept the request the run serves; in the digest it is not cut to a quote's
+    start and end (the 3rd to the 21st of 30 requirements had gone)."""
+    source = _run(steps=40, request=_LONG_REQUEST).write(tmp_path / "s.jsonl")
+    assert len(_LONG_REQUEST) > concentrate.load()["digest_item_chars"]
+    result = filter_path(source, mode="compact", output=None if in_place else tmp_path / "c.jsonl",
+                         in_place=in_place, workspace=tmp_path)
+    shown = "\n".join(e.text for e in transcript.read(result.output_path, counter="estimate").in_context())
+    for n in range(1, 31):
+        assert f"check service-{n} for the error code E{n:03d}" in shown, n

@@ -164,10 +164,10 @@ def _choice_tokens(text: str) -> frozenset[str]:
     return frozenset(_CHOICE_TOKEN.findall(text.lower()))
 
 
-def _echoed_yes(found: reading.Reading, rules: RenalRules) -> bool:
-    """"Yes it did", "yeah, I do", "是的，有": a yes, then the question's own verb echoed, no topic
-    word and no marker of its own. An answer like a bare yes; "yes, and deploy it to staging" and
-    "可以，执行吧" (a go-ahead: work to do) say more."""
+def _echoed_yes(found: reading.Reading, rules: RenalRules, echo: frozenset[str]) -> bool:
+    """"Yes it did", "yeah, I do", "是的，要": a yes, then only the question's subject and auxiliary
+    echoed back (``echo_words``). An answer like a bare yes; "yes but not now", "对，先别" and "可以，执行吧"
+    say more and are read for it."""
     if found.question or not found.content or found.found:
         return False
     rest = found.content_text().lower()
@@ -180,7 +180,11 @@ def _echoed_yes(found: reading.Reading, rules: RenalRules) -> bool:
         rest = " ".join(words[opening:])
     elif not first.answers:
         return False
-    return not reading.keywords(rest, rules)
+    return all(word in echo for word in _ECHO_TOKEN.findall(rest))
+
+
+#: a Latin word or a CJK character run, as ``echo_words`` lists them
+_ECHO_TOKEN = re.compile(r"[a-z']+|[\u4e00-\u9fff]+")
 
 
 def _answering(rules: RenalRules, phrase: str) -> bool:
@@ -216,6 +220,7 @@ class Classifier:
         self._answer_share: float = settings["answer_min_share"]
         self._answer_shared: int = settings["answer_min_shared"]
         self._superseded_leave = frozenset(settings["superseded_leave"])
+        self._echo_words = frozenset(settings["echo_words"])
         self._stance_categories = frozenset(settings["stance_categories"])
         self._specifics = re.compile(settings["stance_report_specifics"])
         self._restate_named = re.compile(settings["restate_specifics_named"])
@@ -714,7 +719,7 @@ class Classifier:
         other = reference if reference is not None and reference.speaker != speaker else None
         if bare in ("rejection", "agreement") and other is not None and other.question and other.yes_no:
             return self._answer(element, role, other, quoted, "no" if bare == "rejection" else "yes")
-        if other is not None and other.question and other.yes_no and _echoed_yes(found, self.rules):
+        if other is not None and other.question and other.yes_no and _echoed_yes(found, self.rules, self._echo_words):
             return self._answer(element, role, other, quoted, "yes")
         topic: int | None
         if role == "user":

@@ -146,6 +146,11 @@ def plan_compaction(fates: list[Fate], rules: concentrate.FilterRules, lang: str
                               "can be compacted")
     prefix, suffix = COMPACTION_SUMMARY_WRAPPER
 
+    # the request the agent is working on: when the tail starts after it (a long run capped to its
+    # newest tokens) the digest quotes it whole, as the tail would have kept it
+    latest = next((i for i in range(len(elements) - 1, -1, -1) if elements[i].role is Role.USER
+                   and elements[i].kind is Kind.TEXT and elements[i].text.strip()), len(elements))
+
     def attempt(start: int, level: digest.Level) -> CompactionPlan:
         earlier = [e.text for i, e in enumerate(elements) if e.kind is Kind.COMPACTION and e.text.strip()
                    and (i < start or is_compaction_summary(e))]
@@ -160,7 +165,9 @@ def plan_compaction(fates: list[Fate], rules: concentrate.FilterRules, lang: str
             plan.tail_tokens -= plan.tail_dropped
         plan.summary = digest.build(before, lang, rules["digest_item_chars"], earlier=earlier, level=level,
                                     outdated_chars=rules["digest_outdated_chars"], reply_chars=rules["digest_reply_chars"],
-                                    as_messages=plan.messages, written=frozenset(rules["digest_change_arguments"]))
+                                    as_messages=plan.messages, written=frozenset(rules["digest_change_arguments"]),
+                                    whole=frozenset({elements[latest].id}) if target is None and latest < start
+                                    else frozenset())
         plan.summary_tokens = count(prefix + plan.summary + suffix)
         quoted = digest.quoted_items(before, level)
         if level.shortens_must_keep:

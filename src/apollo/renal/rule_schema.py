@@ -96,6 +96,7 @@ class ClassifySettings(msgspec.Struct, forbid_unknown_fields=True):
     answer_min_share: float
     agent_question_answered: str
     superseded_leave: list[str]
+    echo_words: list[str]
     stance_categories: list[str]
     stance_report_specifics: str
     answer_left_open_by: list[str]
