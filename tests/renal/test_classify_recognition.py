@@ -559,7 +559,9 @@ def test_a_bare_retry_adds_nothing_the_request_it_repeats_stays_open(retry: str)
                                      "Just let me know if there's anything I can do.", "Feel free to ask more!",
                                      "Let me know!", "Let me know if I can help with anything else.",
                                      "Let me know if that helps.", "Let me know how it goes.",
-                                     "Let me know what you think.", "Let me know if this works for you."])
+                                     "Let me know what you think.", "Let me know if this works for you.",
+                                     "Let me know if you have any questions.", "let me know if you'd like anything else",
+                                     "Let me know if you need help with anything else."])
 def test_an_offer_to_help_again_is_a_closing(closing: str) -> None:
     v = verdicts(("user", "Rename the report to q3.pdf."), ("assistant", "Renamed it to q3.pdf."),
                  ("user", "thanks"), ("assistant", closing))
@@ -569,7 +571,9 @@ def test_an_offer_to_help_again_is_a_closing(closing: str) -> None:
 @pytest.mark.parametrize("ask", ["let me know when its switched", "Let me know what the logs say",
                                  "let me know once the backup finished", "let me know when you have switched it",
                                  "let me know when you finish the migration", "let me know if you find the root cause",
-                                 "let me know if anything breaks"])
+                                 "let me know if anything breaks", "let me know if it works",
+                                 "let me know if there's anything wrong with the backup", "let me know if you have the logs",
+                                 "let me know if you need the password"])
 def test_asking_to_be_told_of_an_outcome_is_no_closing(ask: str) -> None:
     v = verdicts(("user", "Switch the default model to qwen2.5:7b."),
                  ("assistant", "Let me update the config to switch your default model."), ("user", ask))
@@ -609,7 +613,13 @@ def test_a_yes_with_the_questions_verb_echoed_answers_like_a_bare_yes(answer: st
 
 @pytest.mark.parametrize("answer", ["yes, and deploy it to staging", "yes the gateway restarted twice", "可以，执行吧",
                                     "yes but not now", "yes i do not", "yes, but only once", "yes for now",
-                                    "是的，但不是现在", "对，先别", "对，不是现在", "是的，等一下"])
+                                    "是的，但不是现在", "对，先别", "对，不是现在", "是的，等一下", "yes, 30", "对，30"])
 def test_a_yes_that_goes_on_to_say_more_is_read_for_what_it_says(answer: str) -> None:
     v = verdicts(("user", "I ran the model."), ("assistant", "Did it respond?"), ("user", answer))
     assert v["m3"].rule != "context:answer", v["m3"]
+
+
+def test_an_offer_of_something_specific_is_no_closing_and_its_yes_decides() -> None:
+    v = verdicts(("user", "Set up the nightly backup."),
+                 ("assistant", "Let me know if you want me to move the backup to 3am."), ("user", "yes please"))
+    assert v["m2"].category == "decision", v["m2"]

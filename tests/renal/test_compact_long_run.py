@@ -26,13 +26,17 @@ _LONG_REQUEST = "Run the nightly scan. Requirements:\n" + "\n".join(
     f"{n}. check service-{n} for the error code E{n:03d} and report its first line" for n in range(1, 31))
 
 
+def _steps(session: PiSession, steps: int, lines: int = 60, start: int = 0) -> None:
+    for step in range(start, start + steps):
+        output = "\n".join(f"job-{step}-{n}: build ok in {n * 7 % 300} s, cache hit {n % 5 == 0}" for n in range(lines))
+        session.tool(f"call_{step}", "exec", {"command": f"grep -c ok logs/{step}.log"}, output)
+
+
 def _run(steps: int, lines: int = 60, request: str = _REQUEST) -> PiSession:
     """One request, then ``steps`` tool calls whose outputs run to ``lines`` lines each, and a report."""
     session = PiSession()
     session.user(request)
-    for step in range(steps):
-        output = "\n".join(f"job-{step}-{n}: build ok in {n * 7 % 300} s, cache hit {n % 5 == 0}" for n in range(lines))
-        session.tool(f"call_{step}", "exec", {"command": f"grep -c ok logs/{step}.log"}, output)
+    _steps(session, steps, lines)
     session.say("Scan finished: job-3-17 failed with 'disk full'; every other job passed.")
     return session
 
@@ -82,3 +86,55 @@ def test_a_long_request_the_capped_tail_leaves_out_is_quoted_whole(tmp_path: Pat
     shown = "\n".join(e.text for e in transcript.read(result.output_path, counter="estimate").in_context())
     for n in range(1, 31):
         assert f"check service-{n} for the error code E{n:03d}" in shown, n
+
+
+def _shown(path: Path) -> str:
+    return "\n".join(e.text for e in transcript.read(path, counter="estimate").in_context())
+
+
+def test_the_request_before_a_go_ahead_is_quoted_too(tmp_path: Path) -> None:
+    """The recent turns hold the request and the user's "continue" after a pause: both are quoted."""
+    session = PiSession()
+    session.user(_LONG_REQUEST)
+    _steps(session, 5)
+    session.say("Paused: the next services need the admin token. Go on?")
+    session.user("continue")
+    _steps(session, 40, start=5)
+    source = session.write(tmp_path / "s.jsonl")
+    shown = _shown(filter_path(source, mode="compact", in_place=True, workspace=tmp_path).output_path)
+    for n in range(1, 31):
+        assert f"check service-{n} for the error code E{n:03d}" in shown, n
+
+
+def test_a_huge_paste_before_the_run_is_quoted_by_its_start_and_end_only(tmp_path: Path) -> None:
+    """A 270 KB log pasted with the request: the digest does not carry it whole (it did, and every later
+    compaction carried it again); its start and its end, where the request is, stay."""
+    paste = "\n".join(f"2026-03-01 12:{n % 60:02d} worker-{n} finished batch {n} in {n % 97} ms" for n in range(5000))
+    source = _run(steps=40, request=paste + "\nWhich of these batches took longest? Fix that worker.").write(
+        tmp_path / "s.jsonl")
+    limit = concentrate.load()["digest_recent_request_chars"]
+    result = filter_path(source, mode="compact", output=tmp_path / "c.jsonl", workspace=tmp_path)
+    entries = [json.loads(line) for line in result.output_path.read_text(encoding="utf-8").splitlines()]
+    summary = [e for e in entries if e.get("type") == "compaction"][-1]["summary"]
+    assert len(summary) < limit + 4_000 and "Fix that worker." in summary
+    assert result.report["saving"] > 0.5
+
+
+def test_a_run_whose_request_an_earlier_compaction_hides_is_compacted(tmp_path: Path) -> None:
+    """No user turn left in context (an earlier compaction replaced it): the run is all recent, and a
+    long one is compacted to its newest tokens rather than refused."""
+    session = PiSession()
+    session.user(_REQUEST)
+    first = _steps_and_id(session)
+    session.compaction("The user asked for the nightly scan of the build logs.", first)
+    _steps(session, 40, start=1)
+    source = session.write(tmp_path / "s.jsonl")
+    result = filter_path(source, mode="compact", output=tmp_path / "c.jsonl", workspace=tmp_path)
+    assert result.report["saving"] > 0.3
+    assert not any(e.role.value == "user" and e.kind.value == "text" for e in
+                   transcript.read(source, counter="estimate").in_context())  # the request is hidden indeed
+
+
+def _steps_and_id(session: PiSession) -> str:
+    """One step; the id of its call's entry (where an earlier compaction's kept part starts)."""
+    return session.tool("call_first", "exec", {"command": "ls logs"}, "0.log\n1.log")[0]

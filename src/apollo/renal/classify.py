@@ -180,11 +180,12 @@ def _echoed_yes(found: reading.Reading, rules: RenalRules, echo: frozenset[str])
         rest = " ".join(words[opening:])
     elif not first.answers:
         return False
-    return all(word in echo for word in _ECHO_TOKEN.findall(rest))
+    return all(token in echo or unicodedata.category(token[0]).startswith("P") for token in _ECHO_TOKEN.findall(rest))
 
 
-#: a Latin word or a CJK character run, as ``echo_words`` lists them
-_ECHO_TOKEN = re.compile(r"[a-z']+|[\u4e00-\u9fff]+")
+#: a run of word characters (a word, a number, a CJK run, as ``echo_words`` lists them) or any other
+#: mark but a space: a number ("yes, 30") or an emoji ("yes 👎") says more than an echo; punctuation does not
+_ECHO_TOKEN = re.compile(r"[\w']+|[^\w\s]")
 
 
 def _answering(rules: RenalRules, phrase: str) -> bool:

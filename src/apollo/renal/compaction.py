@@ -123,6 +123,8 @@ def plan_compaction(fates: list[Fate], rules: concentrate.FilterRules, lang: str
 
     elements = [f.element for f in fates]
     default = concentrate.tail_start(elements, rules["recent_turns"])
+    if default == len(elements):  # no user turn in context (an earlier compaction hides it): all the agent's run
+        default = 0
     while 0 < default < len(fates) and elements[default - 1].record_id == elements[default].record_id:
         default -= 1  # the tail starts with its entry's first block
     content_before = 0
@@ -146,10 +148,10 @@ def plan_compaction(fates: list[Fate], rules: concentrate.FilterRules, lang: str
                               "can be compacted")
     prefix, suffix = COMPACTION_SUMMARY_WRAPPER
 
-    # the request the agent is working on: when the tail starts after it (a long run capped to its
-    # newest tokens) the digest quotes it whole, as the tail would have kept it
-    latest = next((i for i in range(len(elements) - 1, -1, -1) if elements[i].role is Role.USER
-                   and elements[i].kind is Kind.TEXT and elements[i].text.strip()), len(elements))
+    # the requests of the recent turns the agent is working on: when a capped tail starts after them
+    # (a long run kept to its newest tokens) the digest quotes them longer, as the tail would have kept them
+    recent_requests = [(i, e.id) for i, e in enumerate(elements) if i >= default and e.role is Role.USER
+                       and e.kind is Kind.TEXT and e.text.strip()]
 
     def attempt(start: int, level: digest.Level) -> CompactionPlan:
         earlier = [e.text for i, e in enumerate(elements) if e.kind is Kind.COMPACTION and e.text.strip()
@@ -166,8 +168,9 @@ def plan_compaction(fates: list[Fate], rules: concentrate.FilterRules, lang: str
         plan.summary = digest.build(before, lang, rules["digest_item_chars"], earlier=earlier, level=level,
                                     outdated_chars=rules["digest_outdated_chars"], reply_chars=rules["digest_reply_chars"],
                                     as_messages=plan.messages, written=frozenset(rules["digest_change_arguments"]),
-                                    whole=frozenset({elements[latest].id}) if target is None and latest < start
-                                    else frozenset())
+                                    longer=frozenset(i for at, i in recent_requests if at < start)
+                                    if target is None else frozenset(),
+                                    longer_chars=rules["digest_recent_request_chars"])
         plan.summary_tokens = count(prefix + plan.summary + suffix)
         quoted = digest.quoted_items(before, level)
         if level.shortens_must_keep:

@@ -88,11 +88,11 @@ def _one_line(text: str) -> str:
     return " ".join(redact(text).split())
 
 
-def _quote(text: str, limit: int | None) -> str:
-    """``text`` on one line, and when longer than ``limit`` (None: no limit) its start and its end (a
-    request often comes last, after pasted context or an injected preamble)."""
+def _quote(text: str, limit: int) -> str:
+    """``text`` on one line, and when longer than ``limit`` its start and its end (a request often
+    comes last, after pasted context or an injected preamble)."""
     text = _one_line(text)
-    if limit is None or len(text) <= limit:
+    if len(text) <= limit:
         return text
     head = max(limit // 4, 1)
     return text[:head] + " … " + text[len(text) - max(limit - head - 3, 1):]
@@ -268,7 +268,7 @@ def _pointer(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:max(limit, 1)].rstrip() + " …"
 
 
-def _verbatim(text: str, limit: int | None, lang: str) -> str:
+def _verbatim(text: str, limit: int, lang: str) -> str:
     """``text`` quoted as said (its start and end when long), between quotation marks."""
     opening, closing = ("“", "”") if lang == "zh" else ('"', '"')
     return f"{opening}{_quote(text, limit)}{closing}"
@@ -410,7 +410,7 @@ def _named_by(arguments: str, written: frozenset[str]) -> str:
 def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | tuple[str, ...] = (),
           level: Level = LEVELS[0], outdated_chars: int | None = None, reply_chars: int | None = None,
           as_messages: frozenset[str] = frozenset(), written: frozenset[str] = frozenset(),
-          whole: frozenset[str] = frozenset()) -> str:
+          longer: frozenset[str] = frozenset(), longer_chars: int = 0) -> str:
     """The digest of ``fates`` (everything before the tail) after the ``earlier`` summaries: the one
     place its text is made.
 
@@ -419,7 +419,8 @@ def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | 
     the source session keeps whole): what the classifier found superseded, answered or done. The entries
     in ``as_messages`` (record ids) stay as messages after the digest and are not repeated in it;
     ``written`` names the tool-call arguments that hold text a call writes (no file is named there);
-    the entries in ``whole`` (element ids: the request a capped tail left out) are quoted uncut."""
+    the entries in ``longer`` (element ids: the requests a capped tail left out) are quoted up to
+    ``longer_chars``."""
     titles = TITLES["zh" if lang == "zh" else "en"]
     limit = max(int(item_chars * level.item_share), 40)
     answers = replies(fates)
@@ -438,7 +439,7 @@ def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | 
     quoted = {f.element.id for f in (*chosen, *asked, *below)}
 
     def line(fate: Any, width: int, said: str | None = None) -> str:
-        cut = None if fate.element.id in whole else width
+        cut = max(width, longer_chars) if fate.element.id in longer else width
         text = f"- [{fate.element.id}] {_verbatim(fate.element.text if said is None else said, cut, lang)}"
         reply = answers.get(fate.element.id) if fate.element.role is Role.USER or fate.category == "question" else None
         if reply is None or level.shortens_must_keep or reply.action == "drop" or not _worth_quoting(reply, reply=True):

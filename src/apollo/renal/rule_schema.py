@@ -160,6 +160,7 @@ class FilterSettings(msgspec.Struct, forbid_unknown_fields=True):
     specific: list[str]
     digest_item_chars: int
     digest_reply_chars: int
+    digest_recent_request_chars: int
     digest_outdated_chars: int
     digest_change_arguments: list[str]
     anchors: FilterAnchors
