@@ -118,30 +118,15 @@ def plan_compaction(fates: list[Fate], rules: concentrate.FilterRules, lang: str
     messages when they are dialogue turns, and so do changes made without a word (:func:`kept_as_messages`).
     """
     from apollo.renal import digest
-    from apollo.transcript.openclaw_compaction import can_start_kept_tail, is_compaction_summary
+    from apollo.transcript.openclaw_compaction import is_compaction_summary
     from apollo.transcript.openclaw_rules import COMPACTION_SUMMARY_WRAPPER
 
     elements = [f.element for f in fates]
-    default = concentrate.tail_start(elements, rules["recent_turns"])
-    if default == len(elements):  # no user turn in context (an earlier compaction hides it): all the agent's run
-        default = 0
-    while 0 < default < len(fates) and elements[default - 1].record_id == elements[default].record_id:
-        default -= 1  # the tail starts with its entry's first block
-    content_before = 0
-    starts = []
-    for position, element in enumerate(elements):
-        if position >= default and content_before and can_start_kept_tail(element):
-            starts.append(position)
-        content_before += element.tokens
     # what pi shows after the new compaction: the tail, less the older compaction summaries it hides
     tail_after = [0] * (len(fates) + 1)
     for i in range(len(fates) - 1, -1, -1):
         tail_after[i] = tail_after[i + 1] + (0 if is_compaction_summary(elements[i]) else elements[i].tokens)
-    if target is None and starts and tail_after[starts[0]] > rules["compact_tail_tokens"]:
-        # the recent turns are a long run: the tail starts where no more than compact_tail_tokens remain
-        starts = [next((s for s in starts if tail_after[s] <= rules["compact_tail_tokens"]), starts[-1])]
-    elif target is None and default == 0:
-        starts = []
+    default, starts = _tail_starts(elements, tail_after, rules, target)
     if not starts:
         raise InputError("nothing to compact: every entry is in the recent tail", where=where,
                          hint="the last turns always stay; a longer session, or --budget / --keep-ratio, "
@@ -185,6 +170,31 @@ def plan_compaction(fates: list[Fate], rules: concentrate.FilterRules, lang: str
     for position, fate in enumerate(fates):
         fate.in_tail = position >= chosen.start
     return chosen
+
+
+def _tail_starts(elements: list[Element], tail_after: list[int], rules: concentrate.FilterRules,
+                 target: int | None) -> tuple[int, list[int]]:
+    """Where the recent turns start, and the entries a kept tail may start at: from the recent turns
+    on (pi's cut points), under a budget each in turn; without one the first, or when the recent turns
+    are a long run the first with no more than ``compact_tail_tokens`` after it. None (an empty list)
+    when every entry is in the recent tail."""
+    from apollo.transcript.openclaw_compaction import can_start_kept_tail
+
+    default = concentrate.tail_start(elements, rules["recent_turns"])
+    if default == len(elements):  # no user turn in context (an earlier compaction hides it): all the agent's run
+        default = 0
+    while 0 < default < len(elements) and elements[default - 1].record_id == elements[default].record_id:
+        default -= 1  # the tail starts with its entry's first block
+    content_before = 0
+    starts = []
+    for position, element in enumerate(elements):
+        if position >= default and content_before and can_start_kept_tail(element):
+            starts.append(position)
+        content_before += element.tokens
+    if target is None and starts and tail_after[starts[0]] > rules["compact_tail_tokens"]:
+        # the recent turns are a long run: the tail starts where no more than compact_tail_tokens remain
+        return default, [next((s for s in starts if tail_after[s] <= rules["compact_tail_tokens"]), starts[-1])]
+    return default, ([] if target is None and default == 0 else starts)
 
 
 def _refuse_growth(plan: CompactionPlan, where: str) -> None:
