@@ -67,7 +67,16 @@ CONVERSATION_INFO = ('Conversation info (untrusted metadata):\n```json\n{\n  "me
      "defined fix this first"),
     # the gateway's notice on a line of its own after the stamp is still the gateway's
     ("[Wed 2026-02-04 12:20 GMT+11]\nSystem: [2026-02-04 12:20:12 GMT+11] WhatsApp gateway connected.\n\nhi", "hi"),
+    # what a scheduled job's run puts after its prompt: the time line and the delivery instruction
+    ("[cron:9f1 Morning post] Post a morning thought to Moltbook.\nCurrent time: Tuesday, February 17th, 2026 — "
+     "8:00 AM (America/New_York)\n\nReturn your summary as plain text; it will be delivered automatically. If the "
+     "task explicitly calls for messaging a specific external recipient, note who/where it should go instead of "
+     "sending it yourself.", "Post a morning thought to Moltbook."),
+    ("执行晨间任务：获取大盘数据\n\nReturn your summary as plain text; it will be delivered automatically.",
+     "执行晨间任务：获取大盘数据"),
     # what only looks like furniture stays content
+    ("please answer: Return your summary as plain text; it will be delivered automatically. ok?",
+     "please answer: Return your summary as plain text; it will be delivered automatically. ok?"),
     ("System: maintenance tonight, remember it", "System: maintenance tonight, remember it"),
     ("see [message_id: 12] in the log", "see [message_id: 12] in the log"),
 ])
