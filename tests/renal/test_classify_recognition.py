@@ -623,3 +623,11 @@ def test_an_offer_of_something_specific_is_no_closing_and_its_yes_decides() -> N
     v = verdicts(("user", "Set up the nightly backup."),
                  ("assistant", "Let me know if you want me to move the backup to 3am."), ("user", "yes please"))
     assert v["m2"].category == "decision", v["m2"]
+
+
+@pytest.mark.parametrize(("asked", "answer"), [("你的预算是多少？要我现在切换吗？", "好的"),
+                                               ("What's your budget? Want me to switch to a cheaper model now?",
+                                                "yes please")])
+def test_a_yes_takes_an_offer_that_follows_a_wh_question(asked: str, answer: str) -> None:
+    v = verdicts(("user", "省点钱"), ("assistant", asked), ("user", answer))
+    assert v["m2"].category == "decision", v["m2"]
