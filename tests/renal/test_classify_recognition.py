@@ -631,3 +631,12 @@ def test_an_offer_of_something_specific_is_no_closing_and_its_yes_decides() -> N
 def test_a_yes_takes_an_offer_that_follows_a_wh_question(asked: str, answer: str) -> None:
     v = verdicts(("user", "省点钱"), ("assistant", asked), ("user", answer))
     assert v["m2"].category == "decision", v["m2"]
+
+
+@pytest.mark.parametrize(("said", "answer"), [("You could also check the logs. Which port is it on?", "ok"),
+                                              ("I recommend Postgres for this. Which version are you running?", "yes"),
+                                              ("可以先重启服务。是哪个端口？", "嗯"),
+                                              ("哪个端口？我可以帮你查一下日志。", "好的")])
+def test_a_suggestion_in_a_statement_beside_a_wh_question_is_no_offer_a_yes_takes(said: str, answer: str) -> None:
+    v = verdicts(("user", "Set up the service."), ("assistant", said), ("user", answer))
+    assert v["m2"].category == "question" and v["m3"].category == "noise", (v["m2"], v["m3"])

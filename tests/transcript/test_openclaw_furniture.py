@@ -72,11 +72,14 @@ CONVERSATION_INFO = ('Conversation info (untrusted metadata):\n```json\n{\n  "me
      "8:00 AM (America/New_York)\n\nReturn your summary as plain text; it will be delivered automatically. If the "
      "task explicitly calls for messaging a specific external recipient, note who/where it should go instead of "
      "sending it yourself.", "Post a morning thought to Moltbook."),
-    ("执行晨间任务：获取大盘数据\n\nReturn your summary as plain text; it will be delivered automatically.",
+    ("[cron:77 晨间] 执行晨间任务：获取大盘数据\n\nReturn your summary as plain text; it will be delivered automatically.",
      "执行晨间任务：获取大盘数据"),
-    # what only looks like furniture stays content
+    # what only looks like furniture stays content: those words in a user's own message
     ("please answer: Return your summary as plain text; it will be delivered automatically. ok?",
      "please answer: Return your summary as plain text; it will be delivered automatically. ok?"),
+    ("Please change the cron prompt, it ends with:\nReturn your summary as plain text; it will be delivered "
+     "automatically.", "Please change the cron prompt, it ends with:\nReturn your summary as plain text; it will "
+     "be delivered automatically."),
     ("System: maintenance tonight, remember it", "System: maintenance tonight, remember it"),
     ("see [message_id: 12] in the log", "see [message_id: 12] in the log"),
 ])

@@ -640,9 +640,7 @@ class Classifier:
             if reference.request:
                 return self._noise(element, confidence, f'"{quoted}" accepts the request #{reference.id}', primary,
                                    confirmation)
-            # a yes/no question, or an offer among wh-questions ("你的预算是多少？要我现在切换吗？"): the
-            # user's yes takes it
-            if reference.yes_no or (reference.proposal and role == "user"):
+            if reference.yes_no:
                 return self._answer(element, role, reference, quoted, "yes")
             # "嗯嗯" to "需要提前多久预约？": a yes or an uh-huh cannot answer a wh-question, which stays open
             return self._noise(element, confidence, f'"{quoted}" does not answer the open question '

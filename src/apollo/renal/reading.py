@@ -74,9 +74,10 @@ class Reading:
     found: dict[str, str] = field(default_factory=dict)
     #: a real question (a tag such as "对吧" or "right?" is not)
     question: bool = False
-    #: its first question takes a bare yes or no: "Want me to switch now? … What's your budget?" is
-    #: answered "yes please"; the questions after a wh-question are its options ("What for? Chat?
-    #: Vision?"), which a bare yes or no does not choose among
+    #: its first question takes a bare yes or no, or one of its questions is an offer that does ("Want
+    #: me to switch now? … What's your budget?", "你的预算是多少？要我现在切换吗？": answered "yes please",
+    #: "好的"); the other questions after a wh-question are its options ("What for? Chat? Vision?"),
+    #: which a bare yes or no does not choose among, and a suggestion in a statement asks nothing
     yes_no: bool = False
     #: ends a statement with a tag ("…，对吧", "…, right?"): asks for confirmation, not information
     tag: bool = False
@@ -414,6 +415,7 @@ def _read(text: str, role: str, rules: RenalRules, social: bool) -> Reading:
     if clauses:
         reading.incomplete = any(mark in clauses[-1].end for mark in _INCOMPLETE_MARKS)
     question_signal, wh_signal = rules["question"], rules["wh_question"]
+    offer = rules["proposal"] if rules["proposal"].applies_to(role) else None
     intent, whole_intent = _signals_for(rules, role)
     content: list[str] = []
     quoted = 0  # quotations open at the end of the clause
@@ -443,8 +445,9 @@ def _read(text: str, role: str, rules: RenalRules, social: bool) -> Reading:
                 continue
         content.append(matched)
         if clause.question:
-            if not reading.question:
-                reading.yes_no = wh_signal.search(matched) is None
+            plain = wh_signal.search(matched) is None
+            reading.yes_no = reading.yes_no or (plain and (not reading.question or (
+                offer is not None and offer.search(matched) is not None)))
             reading.question = True
     if content:  # one search per signal over the content clauses, one clause a line (^ and $ per clause)
         joined = "\n".join(content)

@@ -45,6 +45,7 @@ class EnvelopeRules:
     failed_max_chars: int = 0
     mirror_models: frozenset[str] = frozenset()
     scheduled: tuple[LazyPattern, ...] = ()
+    scheduled_suffixes: tuple[LazyPattern, ...] = ()
     queued_items: tuple[LazyPattern, ...] = ()
     media_descriptions: tuple[LazyPattern, ...] = ()
     stamp_ids: tuple[LazyPattern, ...] = ()
@@ -73,7 +74,7 @@ class EnvelopeRules:
         if run is not None:
             position += len(run[0])
         content = text[position:]
-        for pattern in self.suffixes:
+        for pattern in (*self.suffixes, *(self.scheduled_suffixes if run is not None else ())):
             match = pattern.search(content)
             if match and match.start() > 0:
                 return text[:position], content[:match.start()], content[match.start():], run is not None
@@ -264,6 +265,7 @@ def rules() -> EnvelopeRules:
                  failed_stop_reasons=frozenset(assistant["failed_stop_reasons"]),
                  failed_max_chars=int(assistant["failed_max_chars"]),
                  mirror_models=frozenset(assistant["mirror_models"]), scheduled=compile_all(envelope["scheduled"]),
+                 scheduled_suffixes=compile_all(envelope.get("scheduled_suffixes", []), 0),
                  queued_items=compile_all(envelope["queued_items"]),
                  media_descriptions=compile_all(envelope.get("media_descriptions", [])),
                  stamp_ids=compile_all(envelope.get("stamp_ids", [])),
