@@ -135,3 +135,11 @@ def test_medium_on_a_real_memory_file_cuts_only_whole_entries(ws) -> None:
                                   "> a quote after it\n\n"
                                   "<!-- a comment that must stay closed\n-->\ntail\n")
     assert outside.read_bytes() == before_outside
+
+
+def test_cuts_applied_together_merge_no_quotes() -> None:
+    """Each outdated item alone keeps the quotes apart; both cut at once would join them into one
+    (hypothesis found it): the second is left, and the quotes stay two."""
+    text = "> note\n- [outdated] old\n- [outdated] old\n> note\n"
+    after = _cuts(text)
+    assert _content(after) == [("inline", "note"), ("inline", "[outdated] old"), ("inline", "note")]

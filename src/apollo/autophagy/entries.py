@@ -137,16 +137,21 @@ def _content(text: str) -> list[tuple[str, str]]:
     return [(t.type, t.content) for t in _tokens(text) if t.type in _CONTENT]
 
 
-def keeps_structure(data: bytes, entry: Entry, before: list[tuple[int, int, tuple[str, str]]] | None = None) -> bool:
-    """Whether cutting ``entry`` out leaves every other block exactly as it was: no fence, HTML
-    comment or quote that the cut opens, closes or merges (content outside the entry unchanged)."""
+def keeps_structure(data: bytes, together: Sequence[Entry],
+                    before: list[tuple[int, int, tuple[str, str]]] | None = None) -> bool:
+    """Whether cutting the entries ``together`` out leaves every other block exactly as it was: no
+    fence, HTML comment or quote that the cuts open, close or merge (content outside the entries
+    unchanged). Together, because the cuts of one file are applied at once: two quotes each cut alone
+    leaves apart merge when both entries between them go. Entries that overlap are never cut together."""
+    ranges = sorted((e.start, e.end) for e in together)
+    if any(start < previous_end for (_, previous_end), (start, _) in zip(ranges, ranges[1:], strict=False)):
+        return False
     text = data.decode("utf-8", "replace")
     if before is None:
         before = _content_at(text)
-    first, end = entry.lines
-    kept = [content for start, stop, content in before if stop <= first or start >= end]
-    after = _content(cut(data, [(entry.start, entry.end)]).decode("utf-8", "replace"))
-    return kept == after
+    spans = [e.lines for e in together]
+    kept = [content for start, stop, content in before if all(stop <= first or start >= end for first, end in spans)]
+    return kept == _content(cut(data, ranges).decode("utf-8", "replace"))
 
 
 def _content_at(text: str) -> list[tuple[int, int, tuple[str, str]]]:
@@ -166,13 +171,14 @@ def _marker_matches(visible: str, markers: Sequence[str]) -> str | None:
 
 def marked_entries(entries: Sequence[Entry], rules: Memory, data: bytes | None = None) -> list[tuple[Entry, str]]:
     """Entries whose first line carries a marker (outside code); an entry inside a marked one
-    is not repeated. With ``data``, an entry whose cut would change any other block is left."""
+    is not repeated. With ``data``, an entry whose cut, with those of the entries found before it,
+    would change any other block is left."""
     found: list[tuple[Entry, str]] = []
     before = _content_at(data.decode("utf-8", "replace")) if data is not None else None
     for entry in entries:
         marker = _marker_matches(entry.visible, rules.markers)
         if marker and not any(e.start <= entry.start and entry.end <= e.end for e, _ in found) \
-                and (data is None or keeps_structure(data, entry, before)):
+                and (data is None or keeps_structure(data, [*(e for e, _ in found), entry], before)):
             found.append((entry, marker))
     return found
 
@@ -249,7 +255,13 @@ def superseded_entries(entries: Sequence[Entry], rules: Memory, exclude: Sequenc
     if data is None:
         return chosen
     before = _content_at(data.decode("utf-8", "replace"))
-    return [t for t in chosen if keeps_structure(data, t[0], before)]
+    together = list(exclude)  # the marked entries, cut with these when all are confirmed
+    kept = []
+    for found_entry in chosen:
+        if keeps_structure(data, [*together, found_entry[0]], before):
+            together.append(found_entry[0])
+            kept.append(found_entry)
+    return kept
 
 
 def _inside_any(entry: Entry, ranges: Sequence[tuple[int, int]]) -> bool:
