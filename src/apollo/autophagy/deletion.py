@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from apollo.autophagy import large as large_tier
 from apollo.autophagy import messages as msg
 from apollo.autophagy import remove
-from apollo.autophagy.entries import cut
+from apollo.autophagy.entries import cut, nested_together
 from apollo.autophagy.fs import (
     Root,
     StatFingerprint,
@@ -137,14 +137,7 @@ def _cut_builder(items: Sequence[Item]):
             raise Unsafe(*msg.CHANGED, "changed")
         if len(old) != first.prefix_size and _reaches_end(items):  # what was added may finish the cut part
             raise Unsafe(*msg.GROWN_AT_END, "changed")
-        ranges = sorted({(c[0], c[1]) for item in items for c in item.cuts})
-        merged: list[tuple[int, int]] = []
-        for start, end in ranges:  # an entry inside another selected one goes with it
-            if merged and start < merged[-1][1]:
-                merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
-            else:
-                merged.append((start, end))
-        return cut(old, merged)
+        return cut(old, nested_together((c[0], c[1]) for item in items for c in item.cuts))
 
     return build
 

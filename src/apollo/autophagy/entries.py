@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, timezone
 
@@ -142,16 +142,13 @@ def keeps_structure(data: bytes, together: Sequence[Entry],
     """Whether cutting the entries ``together`` out leaves every other block exactly as it was: no
     fence, HTML comment or quote that the cuts open, close or merge (content outside the entries
     unchanged). Together, because the cuts of one file are applied at once: two quotes each cut alone
-    leaves apart merge when both entries between them go. Entries that overlap are never cut together."""
-    ranges = sorted((e.start, e.end) for e in together)
-    if any(start < previous_end for (_, previous_end), (start, _) in zip(ranges, ranges[1:], strict=False)):
-        return False
+    leaves apart merge when both entries between them go. An entry inside another goes with it."""
     text = data.decode("utf-8", "replace")
     if before is None:
         before = _content_at(text)
     spans = [e.lines for e in together]
     kept = [content for start, stop, content in before if all(stop <= first or start >= end for first, end in spans)]
-    return kept == _content(cut(data, ranges).decode("utf-8", "replace"))
+    return kept == _content(cut(data, nested_together((e.start, e.end) for e in together)).decode("utf-8", "replace"))
 
 
 def _content_at(text: str) -> list[tuple[int, int, tuple[str, str]]]:
@@ -171,14 +168,15 @@ def _marker_matches(visible: str, markers: Sequence[str]) -> str | None:
 
 def marked_entries(entries: Sequence[Entry], rules: Memory, data: bytes | None = None) -> list[tuple[Entry, str]]:
     """Entries whose first line carries a marker (outside code); an entry inside a marked one
-    is not repeated. With ``data``, an entry whose cut, with those of the entries found before it,
-    would change any other block is left."""
+    is not repeated. With ``data``, an entry whose cut, alone or with those of the entries found
+    before it, would change any other block is left."""
     found: list[tuple[Entry, str]] = []
     before = _content_at(data.decode("utf-8", "replace")) if data is not None else None
     for entry in entries:
         marker = _marker_matches(entry.visible, rules.markers)
         if marker and not any(e.start <= entry.start and entry.end <= e.end for e, _ in found) \
-                and (data is None or keeps_structure(data, [*(e for e, _ in found), entry], before)):
+                and (data is None or (keeps_structure(data, [entry], before)
+                                      and keeps_structure(data, [*(e for e, _ in found), entry], before))):
             found.append((entry, marker))
     return found
 
@@ -258,7 +256,7 @@ def superseded_entries(entries: Sequence[Entry], rules: Memory, exclude: Sequenc
     together = list(exclude)  # the marked entries, cut with these when all are confirmed
     kept = []
     for found_entry in chosen:
-        if keeps_structure(data, [*together, found_entry[0]], before):
+        if keeps_structure(data, [found_entry[0]], before) and keeps_structure(data, [*together, found_entry[0]], before):
             together.append(found_entry[0])
             kept.append(found_entry)
     return kept
@@ -381,6 +379,18 @@ def _jsonl_moment(raw: bytes, keys: Sequence[str], timestamp: re.Pattern[str]) -
         if key in record:
             return parse_moment(record[key], timestamp)
     return None
+
+
+def nested_together(ranges: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The byte ranges sorted, an entry inside another (or overlapping it) going with it: the cuts
+    of one file as they are applied."""
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(set(ranges)):
+        if merged and start < merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
 
 
 def cut(data: bytes, ranges: Sequence[tuple[int, int]]) -> bytes:
