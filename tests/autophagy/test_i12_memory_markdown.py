@@ -143,3 +143,10 @@ def test_cuts_applied_together_merge_no_quotes() -> None:
     text = "> note\n- [outdated] old\n- [outdated] old\n> note\n"
     after = _cuts(text)
     assert _content(after) == [("inline", "note"), ("inline", "[outdated] old"), ("inline", "note")]
+
+
+def test_no_cut_turns_a_paragraph_into_a_heading() -> None:
+    """Cutting the item would bring "para" next to "---", a setext underline: "para" would become a
+    level-2 heading. The item is not offered."""
+    text = "para\n- [outdated] old\n---\n"
+    assert _cuts(text) == text

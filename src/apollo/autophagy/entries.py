@@ -133,8 +133,18 @@ def _make(kind: str, lines: Sequence[Line], first: int, end: int, section: tuple
                  (first, end))
 
 
+def _blocks(text: str) -> Iterator[tuple[list[int] | None, tuple[str, str]]]:
+    """Each content block's lines and (kind, content); the kind of an inline is its block's (a
+    paragraph, a level-2 heading): "para" above a "---" that a cut brought next to it is a heading."""
+    tokens = _tokens(text)
+    for index, token in enumerate(tokens):
+        if token.type in _CONTENT:
+            opener = tokens[index - 1] if token.type == "inline" and index else token
+            yield token.map, (f"{opener.type}:{opener.tag}", token.content)
+
+
 def _content(text: str) -> list[tuple[str, str]]:
-    return [(t.type, t.content) for t in _tokens(text) if t.type in _CONTENT]
+    return [content for _, content in _blocks(text)]
 
 
 def keeps_structure(data: bytes, together: Sequence[Entry],
@@ -152,7 +162,7 @@ def keeps_structure(data: bytes, together: Sequence[Entry],
 
 
 def _content_at(text: str) -> list[tuple[int, int, tuple[str, str]]]:
-    return [(t.map[0], t.map[1], (t.type, t.content)) for t in _tokens(text) if t.type in _CONTENT and t.map]
+    return [(lines[0], lines[1], content) for lines, content in _blocks(text) if lines]
 
 
 def _marker_matches(visible: str, markers: Sequence[str]) -> str | None:
