@@ -161,6 +161,13 @@ def keeps_structure(data: bytes, together: Sequence[Entry],
     return kept == _content(cut(data, nested_together((e.start, e.end) for e in together)).decode("utf-8", "replace"))
 
 
+def _offerable(data: bytes, entry: Entry, accepted: Sequence[Entry],
+               before: list[tuple[int, int, tuple[str, str]]] | None) -> bool:
+    """Whether ``entry``'s cut keeps every other block intact alone and with the ``accepted`` cuts of
+    its file (a user may confirm one, or all, and a file's cuts are applied at once)."""
+    return keeps_structure(data, [entry], before) and (not accepted or keeps_structure(data, [*accepted, entry], before))
+
+
 def _content_at(text: str) -> list[tuple[int, int, tuple[str, str]]]:
     return [(lines[0], lines[1], content) for lines, content in _blocks(text) if lines]
 
@@ -185,8 +192,7 @@ def marked_entries(entries: Sequence[Entry], rules: Memory, data: bytes | None =
     for entry in entries:
         marker = _marker_matches(entry.visible, rules.markers)
         if marker and not any(e.start <= entry.start and entry.end <= e.end for e, _ in found) \
-                and (data is None or (keeps_structure(data, [entry], before)
-                                      and keeps_structure(data, [*(e for e, _ in found), entry], before))):
+                and (data is None or _offerable(data, entry, [e for e, _ in found], before)):
             found.append((entry, marker))
     return found
 
@@ -266,7 +272,7 @@ def superseded_entries(entries: Sequence[Entry], rules: Memory, exclude: Sequenc
     together = list(exclude)  # the marked entries, cut with these when all are confirmed
     kept = []
     for found_entry in chosen:
-        if keeps_structure(data, [found_entry[0]], before) and keeps_structure(data, [*together, found_entry[0]], before):
+        if _offerable(data, found_entry[0], together, before):
             together.append(found_entry[0])
             kept.append(found_entry)
     return kept
