@@ -138,3 +138,29 @@ def test_a_run_whose_request_an_earlier_compaction_hides_is_compacted(tmp_path: 
 def _steps_and_id(session: PiSession) -> str:
     """One step; the id of its call's entry (where an earlier compaction's kept part starts)."""
     return session.tool("call_first", "exec", {"command": "ls logs"}, "0.log\n1.log")[0]
+
+
+@pytest.mark.parametrize("second", ["again", "different"])
+def test_a_prompt_sent_again_word_for_word_is_quoted_once_at_the_copy_the_run_answered(tmp_path: Path,
+                                                                                        second: str) -> None:
+    """A scheduled job's prompt retried after a failed turn (OpenClaw falls back to another model and
+    sends it again), then the run: both copies are in the filter's recent tail, neither in the capped
+    compact tail. The digest quotes it once, under the copy the run answered; two prompts that differ
+    (here by a number) are both quoted."""
+    prompt = "[cron:66549787-5cce Nightly scan] " + _REQUEST
+    session = PiSession()
+    first = session.user(prompt + " Top 5.")
+    session.assistant(stop="error")  # the model failed with nothing to show
+    retried = session.user(prompt.replace(" Run", "  Run") + (" Top 5." if second == "again" else " Top 10."))
+    _steps(session, 40)
+    session.say("Scan finished: job-3-17 failed with 'disk full'; every other job passed.")
+    result = filter_path(session.write(tmp_path / "s.jsonl"), mode="compact", output=tmp_path / "c.jsonl",
+                         workspace=tmp_path)
+    entries = [json.loads(line) for line in result.output_path.read_text(encoding="utf-8").splitlines()]
+    summary = [e for e in entries if e.get("type") == "compaction"][-1]["summary"]
+    assert f"- [{retried}] " in summary
+    if second == "again":
+        assert summary.count(_REQUEST) == 1 and f"[{first}]" not in summary
+        assert "\n1 more pleasantries" in summary  # the failed turn; the copy left out is not counted as small talk
+    else:
+        assert summary.count(_REQUEST) == 2 and f"- [{first}] " in summary

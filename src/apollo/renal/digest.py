@@ -292,7 +292,18 @@ def requests(fates: list[Any], listed: list[Any]) -> list[Any]:
     """The user's messages not listed under a must-keep heading: what the user asked for, in the
     user's words, even when the classifier saw no decision, rule, task or question in it (a terse
     request, one it took for answered or done), unless the filter found it to be noise or a later
-    message superseded it."""
+    message superseded it. A request sent again word for word (a scheduled job's prompt at each run,
+    the same message retried after a failed turn) is quoted once, at its latest copy: what answered
+    it answered that one."""
+    return _latest_copies(_asked(fates, listed))
+
+
+def _latest_copies(asked: list[Any]) -> list[Any]:
+    latest = {" ".join(f.element.text.split()): f for f in asked}
+    return [f for f in asked if latest[" ".join(f.element.text.split())] is f]
+
+
+def _asked(fates: list[Any], listed: list[Any]) -> list[Any]:
     shown = {f.element.id for f in listed}
     return [f for f in fates if f.element.role is Role.USER and f.element.kind is Kind.TEXT and f.action != "drop"
             and f.status != "superseded" and f.element.id not in shown and _worth_quoting(f)]
@@ -434,8 +445,10 @@ def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | 
     if below:
         sections.append(titles["below"].format(n=len({f.element.record_id for f in below})))
     chosen = [f for f in quoted_items(fates, level) if f.element.record_id not in as_messages]
-    asked = [f for f in requests(fates, must_keep_items(fates)) if f.element.record_id not in as_messages] \
-        if level.keep_newest is None else []
+    every = _asked(fates, must_keep_items(fates)) if level.keep_newest is None else []
+    latest = _latest_copies(every)
+    copies = len(every) - len(latest)  # a request sent again, quoted at its latest copy
+    asked = [f for f in latest if f.element.record_id not in as_messages]
     quoted = {f.element.id for f in (*chosen, *asked, *below)}
 
     def line(fate: Any, width: int, said: str | None = None) -> str:
@@ -449,7 +462,7 @@ def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | 
         quoted.add(reply.element.id)  # an answer to several messages is quoted under the first
         return text + f" → [{reply.element.id}] {_outcome(reply.element.text, min(width, reply_chars or width))}"
 
-    listed = 0
+    listed = copies
     for category in ("decision", "preference", "task", "question"):
         items = [f for f in chosen if f.category == category]
         if items:
