@@ -122,15 +122,41 @@ def test_when_must_keep_alone_exceed_the_budget_the_least_informative_goes_first
     assert fit.must_keep_why == {"tail": "tail", "poor": "least_informative"}
 
 
+def _opening_of(least: int):
+    """An opening of any size from ``least`` tokens up to the room given (as a message's is)."""
+    return lambda room: budget_mod.Form("opening", "…", room) if room >= least else None
+
+
+def test_a_must_keep_message_the_room_left_still_holds_the_opening_of_is_cut_not_dropped() -> None:
+    request = _candidate("request", 1.0, 0, 150, must=True)
+    request.priority = budget_mod.NEVER_DROPPED
+    thinking = _candidate("thinking", 9.0, 1, 110, must=True)
+    answer = _candidate("answer", 500.0, 2, 600, must=True)
+    answer.opening = _opening_of(40)
+    fit = budget_mod.fit([request, thinking, answer], 500)
+    assert fit.must_keep_dropped == ["thinking"] and fit.must_keep_opened == ["answer"]
+    assert answer.forms[fit.chosen["answer"]].name == "opening" and fit.tokens == 500 and fit.met
+    assert "answer" not in fit.must_keep_shortened  # it lost words: not among those that lost none
+    small = _candidate("answer", 500.0, 2, 600, must=True)
+    small.opening = _opening_of(400)  # the room left (350) does not hold enough of it: dropped as before
+    fit = budget_mod.fit([request, _candidate("thinking", 9.0, 1, 110, must=True), small], 500)
+    assert fit.must_keep_dropped == ["thinking", "answer"] and not fit.must_keep_opened and fit.tokens == 150
+
+
 @settings(max_examples=100, deadline=None)
-@given(st.lists(st.tuples(st.floats(0, 10), st.lists(st.integers(1, 200), min_size=1, max_size=4), st.booleans()),
-                max_size=25), st.integers(0, 1500))
+@given(st.lists(st.tuples(st.floats(0, 10), st.lists(st.integers(1, 200), min_size=1, max_size=4), st.booleans(),
+                          st.none() | st.integers(1, 100)), max_size=25), st.integers(0, 1500))
 def test_budget_is_met_whenever_it_can_be(spec, budget: int) -> None:
     candidates = [_candidate(f"c{i}", value, i, *sorted(sizes, reverse=True), must=must)
-                  for i, (value, sizes, must) in enumerate(spec)]
+                  for i, (value, sizes, must, _) in enumerate(spec)]
+    for candidate, (_, _, _, least) in zip(candidates, spec, strict=True):
+        candidate.opening = _opening_of(least) if least is not None else None
     fit = budget_mod.fit(candidates, budget)
     assert fit.tokens == sum(c.forms[fit.chosen[c.id]].tokens for c in candidates if c.id in fit.chosen)
     assert fit.tokens <= budget
+    assert not set(fit.must_keep_opened) & set(fit.must_keep_dropped)
+    assert all(next(c for c in candidates if c.id == i).forms[fit.chosen[i]].name == "opening"
+               for i in fit.must_keep_opened)
     kept_process = [c for c in candidates if not c.must_keep and c.id in fit.chosen]
     assert not (fit.must_keep_dropped and kept_process), "a must-keep element went while process stayed"
     for c in candidates if kept_process else []:

@@ -8,7 +8,9 @@ content (phatic sentences, fillers, articles, function words: every content word
 anything else can give way, and get their readable form back first when room is left; only when
 they alone exceed the budget are they shortened further and then dropped — the recent tail's
 process first, then what tells the least per token (the oldest among equals) — and the result
-says which and why.
+says which and why. A message that would be dropped while what is left of the budget still holds
+its opening keeps that opening instead (cut, with a marker: :func:`apollo.renal.concentrate.opening`):
+dropping it whole left the budget unspent and the conversation without it.
 
 Within the process elements this is a multiple-choice knapsack solved greedily: every element
 first gets its shortest form in order of value per token (so as many informative messages as
@@ -19,10 +21,11 @@ generous budget gives back readable text).
 from __future__ import annotations
 
 import heapq
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 #: how much of its value a message keeps at each form (readability): full text is worth most
-FORM_QUALITY = {"full": 1.0, "tidy": 0.98, "terse": 0.95, "compact": 0.9, "notes": 0.8}
+FORM_QUALITY = {"full": 1.0, "tidy": 0.98, "terse": 0.95, "compact": 0.9, "notes": 0.8, "opening": 0.5}
 #: value per token^DENSITY_EXPONENT orders the first fill: 0 = value alone, 1 = value per token
 DENSITY_EXPONENT = 0.5
 #: the priority of the one element a budget never drops (the user's latest request)
@@ -51,6 +54,9 @@ class Candidate:
     #: which must-keep give way first when they alone exceed the budget: 0 the recent tail's process,
     #: 1 decisions, preferences, tasks and questions, 2 the user's latest request (never dropped)
     priority: int = 0
+    #: its opening within so many tokens (a form that loses words, and says so), or None: what a
+    #: must-keep message keeps instead of being dropped, when the room left holds it
+    opening: Callable[[int], Form | None] | None = None
 
 
 @dataclass(slots=True)
@@ -62,6 +68,9 @@ class Fit:
     budget: int = 0
     must_keep_shortened: list[str] = field(default_factory=list)
     must_keep_dropped: list[str] = field(default_factory=list)
+    #: must-keep elements cut to their opening instead of dropped (not in ``must_keep_shortened``,
+    #: which lost only words that carry no content)
+    must_keep_opened: list[str] = field(default_factory=list)
     #: why each dropped must-keep element went first: ``tail`` (the recent tail's process) or
     #: ``least_informative`` (it told the least per token of what was left)
     must_keep_why: dict[str, str] = field(default_factory=dict)
@@ -84,7 +93,8 @@ def fit(candidates: list[Candidate], budget: int) -> Fit:
         keep_tokens = _squeeze_must_keep(keep, budget, result)
     used = keep_tokens + (0 if squeezed else _fill(process, budget - keep_tokens, result.chosen))
     result.tokens = used + _lengthen(keep, process, budget - used, result.chosen)
-    result.must_keep_shortened = [c.id for c in keep if result.chosen.get(c.id, 0) > 0]
+    result.must_keep_shortened = [c.id for c in keep if result.chosen.get(c.id, 0) > 0
+                                  and c.id not in result.must_keep_opened]
     return result
 
 
@@ -140,7 +150,8 @@ def _lengthen(keep: list[Candidate], process: list[Candidate], room: int, chosen
 def _squeeze_must_keep(keep: list[Candidate], budget: int, result: Fit) -> int:
     """Shorten must-keep elements further (the recent tail's process before decisions and the
     like, then the least informative per token, the oldest among equals; one form at a time), then
-    drop them in that order — never the user's latest request."""
+    drop them in that order — never the user's latest request — or, when the room left holds its
+    opening, cut one to it (the form is appended to its ``forms``)."""
     total = sum(c.forms[result.chosen[c.id]].tokens for c in keep)
     order = sorted(keep, key=lambda c: (c.priority, c.value / max(1, c.forms[0].tokens), c.position))
     depth = 1
@@ -158,6 +169,13 @@ def _squeeze_must_keep(keep: list[Candidate], budget: int, result: Fit) -> int:
         if c.priority >= NEVER_DROPPED:
             continue
         total -= c.forms[result.chosen.pop(c.id)].tokens
+        opening = c.opening(budget - total) if c.opening is not None else None
+        if opening is not None:  # the room left holds its opening: cut, not dropped
+            c.forms.append(opening)
+            result.chosen[c.id] = len(c.forms) - 1
+            total += opening.tokens
+            result.must_keep_opened.append(c.id)
+            continue
         result.must_keep_dropped.append(c.id)
         result.must_keep_why[c.id] = "tail" if c.priority == 0 else "least_informative"
     return total

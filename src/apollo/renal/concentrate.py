@@ -13,7 +13,7 @@ from __future__ import annotations
 import bisect
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from apollo import jsonline
@@ -272,6 +272,63 @@ def output_marker(rules: FilterRules, lang: str, lines: int, tokens: int) -> str
 
 def join_trimmed(head: str, marker: str, mentioned: str) -> str:
     return "\n".join(part for part in (head, marker, mentioned) if part)
+
+
+#: where a sentence or a line ends, what a cut text may end at (a Latin mark only before a space: "3.5")
+SENTENCE_END = LazyPattern(r"[。！？!?]+\s*|[.;:]\s+|\n")
+#: counts of shrinking prefixes an opening tries before it gives up: each one shrinks by the share
+#: the last one was over, so two or three are the rule
+_OPENING_TRIES = 8
+
+
+def opening(text: str, room: int, count: Callable[[str], int], rules: FilterRules, lang: str) -> tuple[str, int] | None:
+    """The start of ``text``, ending at a line's or a sentence's end, then the marker saying how much
+    was cut, in at most ``room`` tokens (with its count); None when fewer than
+    ``budget_opening_tokens`` of the text would be left. Linear in the text, whatever its lines:
+    a few counts of prefixes, each guessed from the text's own characters per token."""
+    settings = rules.settings
+    template = settings["budget_opening_marker_zh" if lang == "zh" else "budget_opening_marker_en"]
+    marker_tokens = count(template.format(chars=f"{len(text):,}"))
+    if room - marker_tokens < settings["budget_opening_tokens"]:
+        return None
+    end = len(text) * (room - marker_tokens) // max(count(text), 1)
+    for _ in range(_OPENING_TRIES):
+        head = _opening_end(text, min(end, len(text) - 1))
+        if not head:
+            return None
+        cut = f"{head}\n{template.format(chars=f'{len(text) - len(head):,}')}"
+        tokens = count(cut)
+        if tokens <= room:
+            return (cut, tokens) if tokens - marker_tokens >= settings["budget_opening_tokens"] else None
+        end = len(head) * room * 9 // (tokens * 10)
+    return None
+
+
+def _opening_end(text: str, end: int) -> str:
+    """``text[:end]`` cut back to its last line or sentence end in its second half (else its last
+    space there, else where it is), outside an open code fence when it can be: words cut mid-way or
+    a fence left open would read as something the speaker wrote."""
+    head = text[:end]
+    half = end // 2
+    stops = [m.end() for m in SENTENCE_END.compiled().finditer(head) if m.end() > half]
+    if stops:
+        head = head[:stops[-1]]
+    elif head.rfind(" ") > half:
+        head = head[:head.rfind(" ")]
+    if head.count("```") % 2:  # inside a fence: end after the last line that leaves none open
+        head = head[:_closed_lines(head)] or head
+    return head.rstrip()
+
+
+def _closed_lines(text: str) -> int:
+    """Where the last whole line of ``text`` after which no code fence is open ends (0: none)."""
+    end, at, fenced = 0, 0, False
+    for line in text.splitlines(keepends=True):
+        at += len(line)
+        fenced ^= line.count("```") % 2 == 1
+        if not fenced and line.endswith("\n"):
+            end = at
+    return end
 
 
 def cut_arguments(text: str, rules: FilterRules) -> str | None:

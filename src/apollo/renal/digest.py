@@ -23,6 +23,7 @@ from typing import Any
 import orjson
 
 from apollo.redact import redact
+from apollo.renal.concentrate import SENTENCE_END
 from apollo.transcript.model import Kind, Role
 
 #: a path or a file name in a tool call (not inside a URL: "https://host/a/b" names no file here, nor
@@ -77,10 +78,6 @@ TITLES = {
 }
 
 
-#: where a sentence ends inside a line: its end mark and the space after it
-_SENTENCE_CUT = re.compile(r"[。！？!?]+\s*|[.;:]\s+")
-
-
 def _one_line(text: str) -> str:
     """``text`` on one line, its secrets already marked: a cut through a key leaves a piece that
     redaction of the whole digest no longer recognises (24 characters of an Anthropic key at a
@@ -131,7 +128,7 @@ def _outcome(text: str, limit: int) -> str:
     head = max((b for b in bounds if 0 < b <= budget), default=budget)
     rest = max(limit - head, 1)
     tail = len(flat) - rest
-    for end_mark in _SENTENCE_CUT.finditer(flat, tail):
+    for end_mark in SENTENCE_END.compiled().finditer(flat, tail):  # the text is on one line
         if end_mark.end() < len(flat):
             tail = end_mark.end()
             break

@@ -15,6 +15,7 @@ which only appends and refuses when the file changed while it was read.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
@@ -217,6 +218,7 @@ def fit_budget(fates: list[Fate], target: int, condenser: Condenser, count: Call
     for position, (group, value) in enumerate(zip(groups, values, strict=True)):
         lead = group[-1]
         forms = [budget_mod.Form("full", "", sum(f.tokens_after for f in group), keeps_content=True)]
+        opening = None
         if len(group) == 1 and lead.element.kind is Kind.TEXT:
             base = lead.text if lead.action == "shorten" and lead.text is not None else lead.element.text
             envelope = count(lead.element.envelope) if lead.element.envelope else 0
@@ -227,13 +229,14 @@ def fit_budget(fates: list[Fate], target: int, condenser: Condenser, count: Call
                 if tokens < forms[-1].tokens:
                     forms.append(budget_mod.Form(name, text, tokens,
                                                  keeps_content=substance <= condenser.content_units(text)))
+            opening = functools.partial(_opening, base, envelope, count, rules, lang)
         elif position in trimmed and trimmed[position][0] < forms[-1].tokens:
             forms.append(budget_mod.Form("trimmed", "", trimmed[position][0]))
         tool = any(f.element.kind in (Kind.TOOL_CALL, Kind.TOOL_RESULT) for f in group)
         must = not tool and any(f.must_keep or f.in_tail or f.element.kind is Kind.COMPACTION for f in group)
         priority = 2 if position == latest else 1 if any(f.must_keep for f in group) else 0
         candidates.append(budget_mod.Candidate(lead.element.id, value, position, forms, must_keep=must,
-                                               priority=priority))
+                                               priority=priority, opening=opening if must else None))
     room = target - sum(f.tokens_after for f in fixed)
     fit = budget_mod.fit(candidates, room)
     fit.budget = target
@@ -252,6 +255,13 @@ def fit_budget(fates: list[Fate], target: int, condenser: Condenser, count: Call
             form = candidate.forms[chosen]
             lead.action, lead.text, lead.tokens_after = "shorten", form.text, form.tokens
     return fit
+
+
+def _opening(text: str, envelope: int, count: Callable[[str], int], rules: concentrate.FilterRules, lang: str,
+             room: int) -> budget_mod.Form | None:
+    """A message's opening within ``room`` tokens, its envelope (time, sender) whole beside it."""
+    cut = concentrate.opening(text, room - envelope, count, rules, lang)
+    return budget_mod.Form("opening", cut[0], cut[1] + envelope) if cut is not None else None
 
 
 def _substance(text: str, ladder: list[tuple[str, str]], condenser: Condenser) -> frozenset[str]:

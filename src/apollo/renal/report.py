@@ -65,6 +65,7 @@ def build(transcript: Any, fates: list[Any], measure: Any, fit: Any, balance_sta
         report["budget"] = {
             "target": fit.budget, "tokens": fit.tokens, "met": fit.met,
             "must_keep_shortened": fit.must_keep_shortened, "must_keep_dropped": fit.must_keep_dropped,
+            "must_keep_opened": fit.must_keep_opened,
             # which must-keep items went, of what kind, and why they before the others
             "must_keep_cut": [dict(_item(by_id[i]), why=fit.must_keep_why.get(i, "budget"))
                               for i in fit.must_keep_dropped if i in by_id],
@@ -89,7 +90,7 @@ def _status(balance_state: dict[str, Any] | None) -> dict[str, Any]:
 def _next_step(status: dict[str, Any], confirm: list[Any], fit: Any) -> str:
     if status.get("status") == "red":
         return "dream"
-    if confirm or (fit is not None and (fit.must_keep_dropped or not fit.met)):
+    if confirm or (fit is not None and (fit.must_keep_dropped or fit.must_keep_opened or not fit.met)):
         return "confirm"
     return "continue"
 
@@ -121,6 +122,7 @@ _TEXT: dict[str, dict[str, Any]] = {
         "met": {True: "已达成", False: "未达成"},
         "budget_keep": "  ⚠️ 预算迫使精简必保内容{short}项、删除{dropped}项",
         "budget_dropped": "  ⚠️ 删除的必保内容（仅必保内容已超出预算，精简到只剩实词也放不下）：{ids}",
+        "budget_opened": "  ⚠️ 只保留开头的必保内容（为符合预算截去了其余部分，原会话保留全文）：{ids}",
         "budget_cut": {"tail": "最近几轮的过程内容先删", "least_informative": "每token信息量最少，先删",
                        "budget": "超出预算"},
         "budget_cut_line": "     {id}（{kind}，{why}）  {text}",
@@ -159,6 +161,8 @@ _TEXT: dict[str, dict[str, Any]] = {
         "budget_keep": "  ⚠️ The budget forced {short} must-keep items shortened and {dropped} dropped",
         "budget_dropped": "  ⚠️ Must-keep items dropped (they alone exceed the budget, even cut to their content "
                           "words): {ids}",
+        "budget_opened": "  ⚠️ Must-keep items cut to their opening to fit the budget (the source session keeps them "
+                         "whole): {ids}",
         "budget_cut": {"tail": "the recent tail's process goes first", "least_informative": "told the least per token",
                        "budget": "over the budget"},
         "budget_cut_line": "     {id} ({kind}, {why})  {text}",
@@ -203,6 +207,8 @@ def render(report: dict[str, Any], lang: str) -> str:
         if budget["must_keep_shortened"] or budget["must_keep_dropped"]:
             lines.append(t["budget_keep"].format(short=len(budget["must_keep_shortened"]),
                                                  dropped=len(budget["must_keep_dropped"])))
+        if budget.get("must_keep_opened"):
+            lines.append(t["budget_opened"].format(ids=", ".join(budget["must_keep_opened"])))
         if budget["must_keep_dropped"]:
             lines.append(t["budget_dropped"].format(ids=", ".join(budget["must_keep_dropped"])))
             for item in budget.get("must_keep_cut", []):

@@ -156,6 +156,9 @@ class FilterSettings(msgspec.Struct, forbid_unknown_fields=True):
     repeat_window: int
     repeat_min_words: int
     estimate_margin: float
+    budget_opening_tokens: int
+    budget_opening_marker_en: str
+    budget_opening_marker_zh: str
     specific_weight: float
     specific: list[str]
     digest_item_chars: int
