@@ -10,8 +10,6 @@ run, imports nothing else to do it.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from apollo.dirfd import open_dir
@@ -19,6 +17,7 @@ from apollo.dirfd import open_dir
 #: typing is imported only by type checkers: the heartbeat imports this module on every run
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from types import TracebackType
     from typing import IO
 
 #: the folders Apollo keeps for itself inside a workspace: each one ignores its own content in git
@@ -38,8 +37,10 @@ def private_dir(folder: Path) -> Path:
         missing.append(step)
         step = step.parent
     for part in reversed(missing):
-        with suppress(FileExistsError):
+        try:
             os.mkdir(part, FOLDER_MODE)
+        except FileExistsError:
+            pass
     ignore_in_git(folder)
     return folder
 
@@ -58,8 +59,7 @@ def ignore_in_git(folder: Path) -> None:
             return
 
 
-@contextmanager
-def atomic_output(dest: Path, *, durable: bool = False) -> Iterator[IO[bytes]]:
+class atomic_output:  # noqa: N801 - used as a function: ``with atomic_output(path) as out``
     """Write ``dest`` through an unnamed temporary file, linked and renamed into place at the end.
 
     A reader never sees half a file, and a failed write leaves nothing behind without deleting
@@ -67,27 +67,40 @@ def atomic_output(dest: Path, *, durable: bool = False) -> Iterator[IO[bytes]]:
     vanishes. Where ``O_TMPFILE`` is missing, a named ``.tmp`` file is used instead. The file is
     owner-only (0600) like everything Apollo writes.
     ``durable`` also syncs the data to disk before the rename (state that must survive a crash).
+    A class, not ``contextlib.contextmanager``: importing contextlib cost every heartbeat about 1 ms.
     """
-    dest = Path(dest)
-    folder = dest.parent if str(dest.parent) else Path(".")
-    # a name no earlier run can have left behind (a rename that failed keeps its staged link)
-    staged = folder / f".{dest.name}.{os.getpid()}-{os.urandom(4).hex()}.tmp"
-    flags = getattr(os, "O_TMPFILE", 0)
-    try:
-        fd = os.open(folder, flags | os.O_WRONLY, FILE_MODE) if flags else -1
-    except OSError:
-        fd = -1
-    if fd < 0:
-        with os.fdopen(os.open(staged, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE), "wb") as handle:
-            yield handle
-            _finish(handle, durable)
-        os.replace(staged, dest)
-        return
-    with os.fdopen(fd, "wb") as handle:
-        yield handle
-        _finish(handle, durable)
-        _link_unnamed(fd, staged)
-    os.replace(staged, dest)
+
+    def __init__(self, dest: Path, *, durable: bool = False):
+        self.dest = Path(dest)
+        self.durable = durable
+
+    def __enter__(self) -> IO[bytes]:
+        folder = self.dest.parent if str(self.dest.parent) else Path(".")
+        # a name no earlier run can have left behind (a rename that failed keeps its staged link)
+        self.staged = folder / f".{self.dest.name}.{os.getpid()}-{os.urandom(4).hex()}.tmp"
+        flags = getattr(os, "O_TMPFILE", 0)
+        try:
+            fd = os.open(folder, flags | os.O_WRONLY, FILE_MODE) if flags else -1
+        except OSError:
+            fd = -1
+        self.unnamed = fd >= 0
+        if not self.unnamed:
+            fd = os.open(self.staged, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+        self.handle = os.fdopen(fd, "wb")
+        return self.handle
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        """Closed either way; renamed into place only when the block ended without an exception."""
+        try:
+            if kind is not None:
+                return
+            _finish(self.handle, self.durable)
+            if self.unnamed:
+                _link_unnamed(self.handle.fileno(), self.staged)
+        finally:
+            self.handle.close()
+        os.replace(self.staged, self.dest)
 
 
 def _finish(handle: IO[bytes], durable: bool) -> None:

@@ -170,7 +170,7 @@ def test_an_unchanged_session_costs_neither_the_classifier_nor_heavy_imports(exa
     loaded = _modules_after_heartbeat(example)
     heavy = {"apollo.renal.classify", "apollo.renal.rules", "apollo.transcript.openclaw", "apollo.transcript.base",
              "apollo.autophagy.places", "apollo.autophagy.snapshot", "orjson", "sqlite3", "typing", "tempfile",
-             "shutil", "uuid", "tomllib", "Stemmer", "dataclasses", "inspect", "apollo.renal.check"}
+             "shutil", "uuid", "tomllib", "Stemmer", "dataclasses", "inspect", "apollo.renal.check", "contextlib"}
     assert heavy & loaded == set()
 
 
@@ -187,7 +187,7 @@ def test_a_heartbeat_after_growth_loads_neither_the_sessions_first_pass_nor_its_
     loaded = _modules_after_heartbeat(example)
     assert "apollo.transcript.openclaw_tail" in loaded  # resumed: only what was appended was read
     assert loaded & {"apollo.transcript.openclaw_index", "apollo.transcript.tree", "apollo.transcript.openclaw_write",
-                     "apollo.transcript.openclaw_compaction"} == set()
+                     "apollo.transcript.openclaw_compaction", "contextlib"} == set()
 
 
 def test_a_checking_heartbeat_creates_no_dataclass(example: Path) -> None:

@@ -455,13 +455,21 @@ def test_an_outputs_tokens_are_saved_as_one_string_and_read_back_whole() -> None
     from apollo.renal import concentrate
 
     anchors = concentrate.load().anchors
-    index = concentrate.LineIndex.of("\n".join(f"src/mod_{n}.py: ok build_{n % 3}" for n in range(50)), anchors)
-    assert len(index.tokens) > 50 and index.__getstate__()["tokens"] == "\n".join(sorted(index.tokens))
-    assert pickle.loads(pickle.dumps(index)).tokens == index.tokens
+    text = "\n".join(f"src/mod_{n}.py: ok build_{n % 3}" for n in range(50))
+    index = concentrate.LineIndex.of(text, anchors)
+    joined = index.__getstate__()[3]
+    assert len(index.tokens) > 50 and joined == "\n".join(sorted(index.tokens))
+    # read back, the string is split only when asked for, and saved again as it was read
+    loaded = pickle.loads(pickle.dumps(index))
+    assert loaded.__getstate__() == index.__getstate__() and loaded.__getstate__()[3] == joined
+    assert loaded.tokens == index.tokens and loaded.__getstate__()[3] == joined
+    again = pickle.loads(pickle.dumps(index))
+    assert again.mention({"src/mod_7.py"}, anchors, text) == index.mention({"src/mod_7.py"}, anchors, text) is True
+    assert again.mentioned == index.mentioned and again.anchors == index.anchors
     # a user's token pattern that can span lines: the set is saved as a set
     spanning = concentrate.Anchors(re.compile(r"[a-z]+\n[a-z]+|x"), anchors.specific, 1, 2, 0.5)
     index = concentrate.LineIndex.of("ab\ncd x", spanning)
-    assert index.tokens == {"ab\ncd", "x"} and isinstance(index.__getstate__()["tokens"], frozenset)
+    assert index.tokens == {"ab\ncd", "x"} and isinstance(index.__getstate__()[3], frozenset)
     assert pickle.loads(pickle.dumps(index)).tokens == index.tokens
 
 

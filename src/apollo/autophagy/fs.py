@@ -10,7 +10,6 @@ reads and creates; only :mod:`apollo.autophagy.remove` deletes or replaces.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import stat
 from collections.abc import Iterator, Sequence
@@ -184,8 +183,10 @@ class Root:
                 except FileNotFoundError:
                     if not create:
                         raise Unsafe(f"{part} is gone", f"{part} 已不存在", "gone") from None
-                    with contextlib.suppress(FileExistsError):
+                    try:
                         os.mkdir(part, mode, dir_fd=fd)
+                    except FileExistsError:
+                        pass
                     child = open_dir(part, dir_fd=fd)
                     _ignore_in_git(child, part)
                 except (NotADirectoryError, OSError) as exc:
@@ -279,8 +280,10 @@ def _ignore_in_git(dir_fd: int, name: str) -> None:
     from apollo.atomic import APOLLO_FOLDERS, GITIGNORE
 
     if name in APOLLO_FOLDERS:
-        with contextlib.suppress(FileExistsError):
+        try:
             write_new(dir_fd, ".gitignore", GITIGNORE)
+        except FileExistsError:
+            pass
 
 
 def write_new(dir_fd: int, name: str, data: bytes, *, mode: int = 0o600) -> None:
@@ -295,8 +298,10 @@ def write_new(dir_fd: int, name: str, data: bytes, *, mode: int = 0o600) -> None
 
 def fsync_dir(dir_fd: int) -> None:
     # some file systems cannot fsync a folder; the data files are synced already
-    with contextlib.suppress(OSError):
+    try:
         os.fsync(dir_fd)
+    except OSError:
+        pass
 
 
 def display(path: str) -> str:

@@ -16,7 +16,6 @@ proves that no other module calls them). The rules of this module:
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import json
 import os
@@ -175,8 +174,10 @@ def rewrite(root: Root, parts: Sequence[str], build: Callable[[bytes, os.stat_re
                 try:
                     write_all(out, new)
                     os.fchmod(out, stat.S_IMODE(st.st_mode))
-                    with contextlib.suppress(PermissionError):
+                    try:
                         os.fchown(out, st.st_uid, st.st_gid)
+                    except PermissionError:
+                        pass
                     tail = _appended(fd, old, st) if carry_appends or grown_aborts else b""
                     if tail and grown_aborts:
                         raise Unsafe(*msg.GROWN_WHILE_REWRITTEN, "changed")
@@ -219,8 +220,10 @@ def _appended(fd: int, seen: bytes, st: os.stat_result) -> bytes:
 
 
 def _drop(dir_fd: int, name: str) -> None:
-    with contextlib.suppress(FileNotFoundError):
+    try:
         os.unlink(name, dir_fd=dir_fd)
+    except FileNotFoundError:
+        pass
 
 
 def drop_temporary(dir_fd: int, name: str) -> None:

@@ -27,15 +27,16 @@ def _end(code: int) -> None:
     """End the heartbeat's process without the interpreter's teardown: freeing its objects and
     modules one by one costs a tenth of a heartbeat, and the system takes the memory back at once.
     What a normal exit would still do is done first: the disk caches written, the output flushed."""
-    import contextlib
     import os
 
     from apollo.cache import save_all
 
     save_all()
     for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):  # a closed pipe (`apollo heartbeat | head -1`) has what it wanted
+        try:
             stream.flush()
+        except (OSError, ValueError):  # a closed pipe (`apollo heartbeat | head -1`) has what it wanted
+            pass
     os._exit(code)
 
 

@@ -154,9 +154,13 @@ class LineIndex:
     #: anchor -> its lines: Chinese phrases at once (they are few), tokens only once a later message
     #: asks about them (reading every token of every old output was most of a check's time)
     anchors: dict[str, list[int]]
-    #: the output's distinct tokens, lower-cased, and its Chinese phrases: what an anchor can be
-    tokens: frozenset[str]
+    #: the output's distinct tokens, lower-cased (:attr:`tokens`): None while only ``_joined`` has them
+    _tokens: frozenset[str] | None
+    #: the output's Chinese phrases: with the tokens, what an anchor can be
     phrases: frozenset[str]
+    #: the tokens sorted and joined a token a line, as a saved check keeps them: read back, they are
+    #: split into a set only when a later message names an anchor, and saved again as they were read
+    _joined: str | None = None
     _lower: str | None = None
     _starts: list[int] | None = None
     _lines: list[str] | None = None
@@ -176,23 +180,30 @@ class LineIndex:
         tokens = frozenset(word.lower() for word in set(anchors.token.findall(text)))
         return cls(text.count("\n") + 1, {}, phrases, tokens, frozenset(phrases))
 
-    def __getstate__(self) -> dict[str, object]:
+    @property
+    def tokens(self) -> frozenset[str]:
+        if self._tokens is None:
+            assert self._joined is not None
+            self._tokens = frozenset(self._joined.split("\n"))
+        return self._tokens
+
+    def __getstate__(self) -> tuple[Any, ...]:
         """What a saved check keeps: the anchors found, never the output's text (the caches). The
         tokens (thousands in a long session) go as one string, a token a line: each string costs
-        the save a call and a look for secrets, which made most of a heartbeat's save."""
-        state = {name: getattr(self, name) for name in ("lines", "mentioned", "anchors", "tokens", "phrases")}
-        joined = "\n".join(sorted(self.tokens))
-        if self.tokens and joined.count("\n") == len(self.tokens) - 1:  # unless a user's token pattern spans lines
-            state["tokens"] = joined
-        return state
+        the save a call and a look for secrets, which made most of a heartbeat's save. A tuple,
+        not a dictionary of names: each name is one more call of the save's hook."""
+        tokens: frozenset[str] | str | None = self._joined
+        if tokens is None:
+            assert self._tokens is not None
+            joined = "\n".join(sorted(self._tokens))
+            # a set, unless a user's token pattern spans lines
+            tokens = joined if self._tokens and joined.count("\n") == len(self._tokens) - 1 else self._tokens
+        return self.lines, self.mentioned, self.anchors, tokens, self.phrases
 
-    def __setstate__(self, state: dict[str, object]) -> None:
-        for name in ("_lower", "_starts", "_lines"):
-            setattr(self, name, None)
-        for name, value in state.items():
-            setattr(self, name, value)
-        if isinstance(self.tokens, str):
-            self.tokens = frozenset(self.tokens.split("\n"))
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        self.lines, self.mentioned, self.anchors, tokens, self.phrases = state
+        self._lower = self._starts = self._lines = None
+        self._tokens, self._joined = (None, tokens) if isinstance(tokens, str) else (tokens, None)
 
     def mention(self, said: set[str], anchors: Anchors, text: str) -> bool:
         """Note the lines of ``text`` (the output this indexes) holding an anchor of a later

@@ -63,17 +63,51 @@ _REMEMBERED_TEXT = 2000
 _SEPARATORS = {",", "，", ";", "；", ":", "：", "-", "–", "—", "、"}
 
 
+class Lexicon:
+    """A list of phrases as word tuples, longest first (:func:`_sorted_phrases`), built at its first
+    use: even kept on disk, the phatic, interjection and hedge lexicons cost a heartbeat about
+    0.7 ms to load, and the messages it settles are rarely tried for a phrase. ``phrases``, and the
+    one-word phrases of each of ``one_words_of`` (the opening social signals' phrases), are the list."""
+
+    __slots__ = ("phrases", "one_words_of", "_built", "_words")
+
+    def __init__(self, phrases: Iterable[str], one_words_of: tuple[tuple[str, ...], ...] = ()):
+        self.phrases = tuple(sorted(set(phrases)))
+        self.one_words_of = one_words_of
+        self._built: tuple[tuple[str, ...], ...] | None = None
+        self._words: frozenset[str] | None = None
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Lexicon and (self.phrases, self.one_words_of) == (other.phrases, other.one_words_of)
+
+    def __hash__(self) -> int:
+        return hash((self.phrases, self.one_words_of))
+
+    def built(self) -> tuple[tuple[str, ...], ...]:
+        if self._built is None:
+            phrases = set(self.phrases)
+            for signal_phrases in self.one_words_of:
+                phrases.update(_one_words(signal_phrases))
+            self._built = _phrase_lexicon(tuple(sorted(phrases)))  # sorted: one key per lexicon
+        return self._built
+
+    def words(self) -> frozenset[str]:
+        """Its one-word phrases."""
+        if self._words is None:
+            self._words = frozenset(p[0] for p in self.built() if len(p) == 1)
+        return self._words
+
+
 @slotted(frozen=True)
 class CondenseRules:
     """Every list of rules/condense.toml, all languages merged (scripts never collide)."""
 
     function_words: frozenset[str]
     never_drop: frozenset[str]
-    phatic_words: frozenset[str]
-    phatic_phrases: tuple[tuple[str, ...], ...]
+    phatic: Lexicon
     phatic_patterns: tuple[LazyPattern, ...]
-    interjections: tuple[tuple[str, ...], ...]
-    hedges: tuple[tuple[str, ...], ...]
+    interjection_lexicon: Lexicon
+    hedge_lexicon: Lexicon
     intensifiers: frozenset[str]
     intensifiers_before_evaluative: frozenset[str]
     articles: frozenset[str]
@@ -86,6 +120,22 @@ class CondenseRules:
     min_content_letters: int = 3
     #: the classifier's rules, whose social signals say which whole sentences are formulas
     social: RenalRules | None = None
+
+    @property
+    def phatic_words(self) -> frozenset[str]:
+        return self.phatic.words()
+
+    @property
+    def phatic_phrases(self) -> tuple[tuple[str, ...], ...]:
+        return self.phatic.built()
+
+    @property
+    def interjections(self) -> tuple[tuple[str, ...], ...]:
+        return self.interjection_lexicon.built()
+
+    @property
+    def hedges(self) -> tuple[tuple[str, ...], ...]:
+        return self.hedge_lexicon.built()
 
 
 def _norm(text: str) -> str:
@@ -107,29 +157,25 @@ def rules_from_data(table: dict[str, Any], social: RenalRules | None = None) -> 
     for language in (value for value in table.values() if isinstance(value, dict)):
         for list_key, values in language.items():
             lists.setdefault(list_key, []).extend(values)
+    openers: list[tuple[str, ...]] = []
     if social is not None:
-        openers = set(settings.get("interjection_signals", ()))
+        opening = set(settings.get("interjection_signals", ()))
         for signal in social.social:
             lists.setdefault("phatic_words", []).extend(signal.phrases)
-            if signal.name in openers:
-                lists.setdefault("interjections", []).extend(_one_words(tuple(sorted(signal.phrases))))
+            if signal.name in opening:
+                openers.append(tuple(sorted(signal.phrases)))
 
     def words(key: str) -> frozenset[str]:
         return frozenset(_norm(v) for v in lists.get(key, []))
 
-    def phrases(key: str) -> tuple[tuple[str, ...], ...]:
-        return _phrase_lexicon(tuple(sorted(set(lists.get(key, [])))))  # sorted: one key per lexicon
-
-    phatic = phrases("phatic_words")
     return CondenseRules(
         function_words=words("function_words"),
         never_drop=words("never_drop"),
-        phatic_words=frozenset(p[0] for p in phatic if len(p) == 1),
-        phatic_phrases=phatic,
+        phatic=Lexicon(lists.get("phatic_words", [])),
         # compiled when a message is tried as phatic (a heartbeat's appended question is not)
         phatic_patterns=tuple(LazyPattern(p, re.IGNORECASE) for p in lists.get("phatic_patterns", [])),
-        interjections=phrases("interjections"),
-        hedges=phrases("hedges"),
+        interjection_lexicon=Lexicon(lists.get("interjections", []), tuple(openers)),
+        hedge_lexicon=Lexicon(lists.get("hedges", [])),
         intensifiers=words("intensifiers"),
         intensifiers_before_evaluative=words("intensifiers_before_evaluative"),
         articles=words("articles"),
