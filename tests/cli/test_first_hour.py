@@ -297,3 +297,25 @@ def test_transcript_show_at_80_columns(apollo_cli, tmp_path: Path, long_ids: boo
         assert element["id"] in run.stdout  # whole, never cut
     if not long_ids:
         assert "please look at the quarterly cost" in run.stdout  # more than a stub of the text
+
+
+def test_nothing_to_clean_says_what_was_left_alone_and_why(apollo_cli, tmp_path: Path) -> None:
+    """A memory entry marked outdated in a MEMORY.md edited minutes ago is not offered: the run says
+    so, with the reason and the file's absolute path, in text and JSON, in both languages."""
+    home = _home(tmp_path)
+    memory = home.workspace / "MEMORY.md"
+    memory.write_text("# Memory\n\n- [outdated] the old staging host\n- the deploy key lives in the vault\n",
+                      encoding="utf-8")
+    text = apollo_cli("autophagy", "medium", "--lang", "en", *home.where(), cwd=tmp_path)
+    assert text.returncode == 0 and text.stdout.startswith("Nothing to clean.")
+    line = next(line for line in text.stdout.splitlines() if "modified in the last 60 minutes" in line)
+    assert line.startswith("kept, modified in the last 60 minutes: ") and str(memory) in line
+    chinese = apollo_cli("autophagy", "medium", "--lang", "zh", *home.where(), cwd=tmp_path)
+    assert chinese.stdout.startswith("没有需要清理的内容。") and "保留，最近 60 分钟内修改过：" in chinese.stdout
+    data = json.loads(apollo_cli("autophagy", "medium", "--json", *home.where(), cwd=tmp_path).stdout)
+    assert data["deleted"] == [] and {"path": str(memory), "reason": "modified in the last 60 minutes"} in data["kept"]
+    quiet = apollo_cli("autophagy", "medium", "-q", "--lang", "en", *home.where(), cwd=tmp_path)
+    assert quiet.stdout.strip() == "Nothing to clean."
+    os.utime(memory, (memory.stat().st_atime - 7200, memory.stat().st_mtime - 7200))  # two hours old: offered
+    offered = apollo_cli("autophagy", "medium", "--lang", "en", *home.where(), cwd=tmp_path)
+    assert offered.returncode == 3 and "the old staging host" in offered.stdout

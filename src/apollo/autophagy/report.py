@@ -115,6 +115,32 @@ def plan_text(plan: Plan, lang: str, *, confirm_hint: str | None = None, root: P
     return "\n".join(lines)
 
 
+#: the reasons, and the paths under each, an empty plan names (the rest are counted)
+_NOTHING_REASONS, _NOTHING_PATHS = 6, 6
+
+
+def nothing_text(data: dict[str, Any], lang: str, *, brief: bool = False) -> str:
+    """An empty plan (``data``: what ``apollo autophagy`` prints as JSON then), and what it left
+    alone and why, grouped by reason: a file edited minutes ago or a protected one is not cleaned,
+    and "nothing to clean" alone left people asking why."""
+    zh = lang == "zh"
+    lines = ["没有需要清理的内容。" if zh else "Nothing to clean."]
+    by_reason: dict[str, list[str]] = {}
+    for kept in [] if brief else data.get("kept", []):
+        by_reason.setdefault(kept["reason"], []).append(kept["path"])
+    for reason, paths in list(by_reason.items())[:_NOTHING_REASONS]:
+        more = len(paths) - _NOTHING_PATHS
+        extra = (f" 等 {len(paths)} 项" if zh else f" and {more} more") if more > 0 else ""
+        lines.append(("保留，" if zh else "kept, ") + reason + ("：" if zh else ": ")
+                     + ", ".join(paths[:_NOTHING_PATHS]) + extra)
+    rest = sum(len(paths) for paths in list(by_reason.values())[_NOTHING_REASONS:])
+    if rest:
+        lines.append(f"另有 {rest} 项因其他原因保留" if zh else f"and {rest} more kept for other reasons")
+    for note in [] if brief else data.get("not_examined", []):
+        lines.append(("未检查：" if zh else "not examined: ") + f"{note['path']} — {note['reason']}")
+    return "\n".join(lines)
+
+
 def report(result: dict[str, Any], lang: str, *, brief: bool = False) -> str:
     """The seed's report block for a finished run (``brief``: one line, for ``-q``)."""
     data = getattr(result, "report", {}) or {}

@@ -56,11 +56,16 @@ def _finish(env: Env, result: dict[str, Any]) -> None:
     _show(env, dict(result), report, result)
 
 
-def _nothing(env: Env, tier: str) -> None:
-    if env.json:
-        env.emit({"tier": tier, "deleted": [], "skipped": [], "snapshot": None, "log": None})
-    else:
-        env.out("没有需要清理的内容。" if env.lang == "zh" else "Nothing to clean.")
+def _nothing(env: Env, tier: str, plan: Any = None) -> None:
+    """An empty plan: nothing done, and what was left alone and why."""
+    from apollo.autophagy.report import nothing_text
+
+    zh = env.lang == "zh"
+    data = {"tier": tier, "deleted": [], "skipped": [], "snapshot": None, "log": None,
+            "kept": plan.to_public(env.lang)["protected"] if plan is not None else [],
+            "not_examined": [{"path": n["path"], "reason": n.get("reason_zh", n["reason"]) if zh else n["reason"]}
+                             for n in (plan.notes if plan is not None else [])]}
+    _show(env, data, nothing_text, data)
 
 
 def _where(env: Env) -> str:
@@ -138,13 +143,13 @@ def small(
         plan, result = api.run_now(env.paths, env.config, "small", actor=who, lang=env.lang,
                                    operator=operator if who == "subagent" else "用户请求（--yes）")
         if result is None:
-            _nothing(env, "small")
+            _nothing(env, "small", plan)
         else:
             _finish(env, result)
         return
     plan = api.plan(env.paths, env.config, "small", actor=who)
     if not plan.items:
-        _nothing(env, "small")
+        _nothing(env, "small", plan)
         return
     if not _interactive(env):
         command = f"apollo autophagy small --yes{_where(env)}"
@@ -197,7 +202,7 @@ def medium(
         return
     plan = api.plan(env.paths, env.config, "medium", actor=who)
     if not plan.items:
-        _nothing(env, "medium")
+        _nothing(env, "medium", plan)
         return
     extra = "".join(f" --select {i}" for i in chosen) + (" --include-suggested" if include_suggested else "")
     command = f"apollo autophagy medium --confirm {plan.plan_id}{extra}{_where(env)}"
@@ -261,7 +266,7 @@ def large(
                                    hint=f"add --confirm-phrase {phrase}")
     plan = api.plan(env.paths, env.config, "large", actor=who)
     if not plan.items:
-        _nothing(env, "large")
+        _nothing(env, "large", plan)
         return
     command = f"apollo autophagy large --confirm {plan.plan_id} --confirm-phrase {phrase}{_where(env)}"
     said = human.words(phrase, plan.plan_id)
