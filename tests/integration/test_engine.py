@@ -179,6 +179,51 @@ def test_a_compaction_point_evicts_everything_else_before_a_must_keep_item(store
     assert "PostgreSQL" in engine.addition("s")
 
 
+def test_one_request_then_a_long_run_is_held_to_the_budget_newest_work_first(store: Store) -> None:
+    """A cron job or a build: one request, then hundreds of tool calls in the same turn. The recent
+    turns were never evicted, so the run grew past the model's budget (found on real sessions of a
+    long agent run: 85,000 tokens kept for a 45,000-token budget); now their oldest units go, calls
+    with their results, the request and the newest work stay, and the prefix is stable again after."""
+    c = Conversation()
+    c.user("From now on, run the nightly scan of the build logs and report every failing job.")
+    for n in range(120):
+        c.tool(f"call_{n}", "\n".join(f"job-{n}-{line}: build ok in {line * 7 % 300} s" for line in range(40)))
+    c.say("Scan finished: job-3-17 failed with 'disk full'; every other job passed.")
+    engine = Engine(store)
+    budget = 20_000
+    result = c.assemble(engine, budget=budget)
+    kept = [c.messages[i] for i in result["keep"]]
+    assert result["evicted"] > 0 and result["tokens"] <= budget
+    assert c.messages[0] in kept and c.messages[-1] in kept and c.messages[-2] in kept  # the request, the newest work
+    calls = {b["id"] for m in kept if m["role"] == "assistant" for b in m["content"] if b["type"] == "toolCall"}
+    assert calls == {m["toolCallId"] for m in kept if m["role"] == "toolResult"} and "call_119" in calls
+    assert "call_0" not in calls  # the oldest work went first
+    again = c.assemble(engine, budget=budget)
+    assert again["evicted"] == 0 and again["keep"] == result["keep"]
+    small = Conversation.of([("user", "Check the build."), ("tool", "ok"), ("assistant", "The build is green.")])
+    assert small.assemble(Engine(store), session="t", budget=budget)["evicted"] == 0  # a short turn stays whole
+
+
+def test_one_huge_output_goes_alone_not_the_small_work_before_it(store: Store) -> None:
+    """Evicting oldest first until under the mark took every small unit before one huge output, and
+    the user's request with them (a real session: 21 units and the request, where the one 70,000-token
+    output was enough); what fits again now stays."""
+    c = Conversation()
+    c.user("Look through the listing exports and tell me which flats are still available.")
+    for n in range(10):
+        c.tool(f"call_{n}", f"listing {n}: 2 bedrooms, available")
+    c.tool("call_big", "\n".join(f"row {n}: flat {n}, sold" for n in range(3000)))
+    for n in range(3):
+        c.tool(f"call_after_{n}", f"summary {n}: 3 flats available")
+    c.say("Three flats are still available: listings 2, 5 and 7.")
+    result = c.assemble(Engine(store), budget=8_000)
+    kept = [c.messages[i] for i in result["keep"]]
+    calls = {b["id"] for m in kept if m["role"] == "assistant" for b in m["content"] if b["type"] == "toolCall"}
+    assert "call_big" not in calls and {f"call_{n}" for n in range(10)} <= calls
+    assert c.messages[0] in kept and result["tokens"] <= 8_000
+    assert calls == {m["toolCallId"] for m in kept if m["role"] == "toolResult"}
+
+
 def test_compact_is_deterministic_and_keeps_every_must_keep_item(tmp_path: Path) -> None:
     outcomes = []
     for n in range(2):

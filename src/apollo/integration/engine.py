@@ -44,8 +44,11 @@ if TYPE_CHECKING:
 #: a compaction point starts above this share of the token budget and evicts down to the next one
 EVICT_ABOVE = 0.9
 EVICT_DOWN_TO = 0.6
-#: the latest user turns are never evicted (the conversation in progress)
+#: the latest user turns are never evicted (the conversation in progress)…
 RECENT_TURNS = 4
+#: …while they hold no more than this share of the budget: beyond it (one request, then an agent's
+#: long run of tool calls) their oldest units go like any history, the newest this share stays
+RECENT_SHARE = 0.4
 #: after a restart the classifier re-reads this many stored messages for its context window
 WARM_UP = 200
 #: longest text of a standing item in the system-prompt addition (the rest is one recall away)
@@ -232,21 +235,28 @@ class Engine:
         if not force and (not budget or total <= budget * EVICT_ABOVE):
             return 0
         target = int(budget * EVICT_DOWN_TO) if budget else None
-        user_turns = [i for i, r in enumerate(rows) if r.role == "user"]
-        protected_from = user_turns[-RECENT_TURNS] if len(user_turns) >= RECENT_TURNS else 0
+        protected = _recent_units(rows, int(budget * RECENT_SHARE) if budget else None)
         units: dict[int, list[Stored]] = {}
-        for index, row in enumerate(rows):
-            if index < protected_from and row.fate == "keep" and not row.evicted:
+        for row in rows:
+            if row.unit not in protected and row.fate == "keep" and not row.evicted:
                 units.setdefault(row.unit, []).append(row)
         order = sorted(units.items(), key=lambda item: (any(r.must_keep for r in item[1]), item[0]))
-        chosen: list[Stored] = []
+        going: list[list[Stored]] = []
         for _, members in order:
             must_keep = any(r.must_keep for r in members)
             fits = target is None or total <= target
             if fits and (must_keep or not force):
                 break
-            chosen.extend(members)
+            going.append(members)
             total -= sum(r.tokens for r in members)
+        staying: set[int] = set()
+        if not force and target is not None:  # oldest first may take more than needed (one huge output
+            for index in range(len(going) - 1, -1, -1):  # among small ones): what fits again stays, the last to go first
+                size = sum(r.tokens for r in going[index])
+                if total + size <= target:
+                    staying.add(index)
+                    total += size
+        chosen = [row for index, members in enumerate(going) if index not in staying for row in members]
         if chosen:
             self.store.save(session_id, [], [], evict=[r.seq for r in chosen])
             for row in chosen:
@@ -265,6 +275,32 @@ class Engine:
         """What renal dropped or a compaction evicted in this session, verbatim: by id (``m12``,
         or a message key) or by the words of ``query`` (all of them, any case), newest first."""
         return recall_from(self.store, session_id, query, ident, limit)
+
+
+def _recent_units(rows: list[Stored], cap: int | None) -> set[int]:
+    """The units of the latest ``RECENT_TURNS`` user turns, never evicted: when they hold more than
+    ``cap`` kept tokens, the user's latest message and the newest of them up to ``cap`` (a unit is
+    kept or evicted whole: a tool call with its results)."""
+    user_turns = [i for i, r in enumerate(rows) if r.role == "user"]
+    start = user_turns[-RECENT_TURNS] if len(user_turns) >= RECENT_TURNS else 0
+    recent = rows[start:]
+    if cap is None or sum(r.tokens for r in recent if r.fate == "keep" and not r.evicted) <= cap:
+        return {r.unit for r in recent}
+    protected = {rows[user_turns[-1]].unit} if user_turns else set()  # the user's latest message: what the run serves
+    sizes: dict[int, int] = {}
+    for row in recent:
+        if row.fate == "keep" and not row.evicted:
+            sizes[row.unit] = sizes.get(row.unit, 0) + row.tokens
+    held, newest = 0, True
+    for row in reversed(recent):
+        if row.unit in protected:
+            continue
+        held += sizes.get(row.unit, 0)
+        if held > cap and not newest:
+            break
+        protected.add(row.unit)
+        newest = False
+    return protected
 
 
 def _standing(element: Element, seq: int, verdict: Any) -> Standing:
