@@ -33,6 +33,26 @@ def test_failed_turns_heartbeat_work_and_delivery_copies_are_noise(tmp_path: Pat
     assert got[said].category != "noise"
 
 
+@pytest.mark.parametrize("stop", ["error", "stop"])
+def test_a_turn_holding_only_openclaws_failure_placeholder_is_noise_and_answers_nothing(tmp_path: Path,
+                                                                                          stop: str) -> None:
+    """OpenClaw stores "[assistant turn failed before producing content]" as the text of a turn whose
+    model call failed (its STREAM_ERROR_FALLBACK_TEXT, which its own replay treats as empty): longer
+    than a failed turn's fragment, it was read as the agent's short reply and "answered" the
+    user's question (349 of them in one owner's sessions)."""
+    s = PiSession()
+    question = s.user("how often does the heartbeat run?")
+    placeholder = s.assistant({"type": "text", "text": "[assistant turn failed before producing content]"}, stop=stop)
+    answer = s.say("Every 30 minutes, between 08:00 and 22:00 (HEARTBEAT.md).")
+    got = session_verdicts(s, tmp_path)
+    assert (got[placeholder].category, got[placeholder].rule) == ("noise", "turn:failed")
+    assert got[question].answered_by == got[answer].id
+    worded = PiSession()  # the placeholder inside words the model wrote is the model's text
+    worded.user("how often does the heartbeat run?")
+    said = worded.say("Earlier you saw [assistant turn failed before producing content]; it runs every 30 minutes.")
+    assert session_verdicts(worded, tmp_path / "b")[said].rule != "turn:failed"
+
+
 def test_a_delivery_copy_of_something_never_said_is_kept(tmp_path: Path) -> None:
     s = PiSession()
     s.user("run the nightly backup check")

@@ -164,3 +164,21 @@ def test_a_prompt_sent_again_word_for_word_is_quoted_once_at_the_copy_the_run_an
         assert "\n1 more pleasantries" in summary  # the failed turn; the copy left out is not counted as small talk
     else:
         assert summary.count(_REQUEST) == 2 and f"- [{first}] " in summary
+
+
+def test_a_question_sent_again_after_a_failed_turn_is_not_also_pointed_to_as_outdated(tmp_path: Path) -> None:
+    """The first copy, answered through the second, is outdated: quoted at the second copy, it was
+    also listed among the outdated (a real compaction's digest showed the question twice so)."""
+    question = "How often does the heartbeat run, and which file sets its schedule?"
+    session = PiSession()
+    first = session.user(question)
+    session.assistant({"type": "text", "text": "[assistant turn failed before producing content]"}, stop="error")
+    again = session.user(question)
+    session.say("Every 30 minutes, between 08:00 and 22:00: HEARTBEAT.md sets it.")
+    _steps(session, 40)
+    session.say("Scan finished: job-3-17 failed with 'disk full'; every other job passed.")
+    result = filter_path(session.write(tmp_path / "s.jsonl"), mode="compact", output=tmp_path / "c.jsonl",
+                         workspace=tmp_path)
+    entries = [json.loads(line) for line in result.output_path.read_text(encoding="utf-8").splitlines()]
+    summary = [e for e in entries if e.get("type") == "compaction"][-1]["summary"]
+    assert summary.count(question) == 1 and f"[{again}]" in summary and f"[{first}]" not in summary

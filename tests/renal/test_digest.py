@@ -503,3 +503,4 @@ def test_a_key_that_opens_a_long_message_is_marked_not_cut() -> None:
     key = real_keys(5)["anthropic"]
     text = key + " is my key, set it in the config " + "and restart the gateway " * 20
     assert "[REDACTED " in digest._quote(text, 150) and not survives(key, digest._quote(text, 150))
+

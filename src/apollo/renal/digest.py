@@ -446,7 +446,7 @@ def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | 
     latest = _latest_copies(every)
     copies = len(every) - len(latest)  # a request sent again, quoted at its latest copy
     asked = [f for f in latest if f.element.record_id not in as_messages]
-    quoted = {f.element.id for f in (*chosen, *asked, *below)}
+    quoted = {f.element.id for f in (*chosen, *asked, *every, *below)}  # a copy is quoted at its latest
 
     def line(fate: Any, width: int, said: str | None = None) -> str:
         cut = max(width, longer_chars) if fate.element.id in longer else width

@@ -257,9 +257,12 @@ def _assistant_turn(message: dict[str, Any], blocks: list[Any], rule: EnvelopeRu
     turn: dict[str, Any] = {}
     stop = message.get("stopReason")
     typed = [b for b in blocks if isinstance(b, dict)]
-    written = sum(len(text_field(b, "text").strip()) for b in typed if b.get("type") == "text")
+    texts = [text_field(b, "text").strip() for b in typed if b.get("type") == "text"]
+    said = [text for text in texts if text not in rule.failed_placeholders]  # the runtime's, not the model's
+    written = sum(map(len, said))
     calls = any(b.get("type") == "toolCall" for b in typed)
-    if not blocks or (stop in rule.failed_stop_reasons and not calls and written <= rule.failed_max_chars):
+    if not blocks or (texts and not said and not calls) or (
+            stop in rule.failed_stop_reasons and not calls and written <= rule.failed_max_chars):
         turn["failed_turn"] = str(stop or "empty")
         if isinstance(message.get("errorMessage"), str):
             turn["error"] = message["errorMessage"]

@@ -43,6 +43,7 @@ class EnvelopeRules:
     injected: tuple[LazyPattern, ...] = ()
     failed_stop_reasons: frozenset[str] = frozenset()
     failed_max_chars: int = 0
+    failed_placeholders: frozenset[str] = frozenset()
     mirror_models: frozenset[str] = frozenset()
     scheduled: tuple[LazyPattern, ...] = ()
     scheduled_suffixes: tuple[LazyPattern, ...] = ()
@@ -264,6 +265,7 @@ def rules() -> EnvelopeRules:
                  injected=compile_all(envelope["injected"]),
                  failed_stop_reasons=frozenset(assistant["failed_stop_reasons"]),
                  failed_max_chars=int(assistant["failed_max_chars"]),
+                 failed_placeholders=frozenset(assistant.get("failed_placeholders", [])),
                  mirror_models=frozenset(assistant["mirror_models"]), scheduled=compile_all(envelope["scheduled"]),
                  scheduled_suffixes=compile_all(envelope.get("scheduled_suffixes", []), 0),
                  queued_items=compile_all(envelope["queued_items"]),
