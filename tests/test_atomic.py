@@ -89,3 +89,13 @@ def test_a_staging_file_left_by_an_earlier_run_does_not_block_writing(tmp_path: 
         out.write(b"fresh")
     assert target.read_bytes() == b"fresh"
     assert leftover.read_bytes() == b"stale"  # not ours to delete
+
+
+def test_an_atomic_output_is_entered_once(tmp_path: Path) -> None:
+    """A second entry (nested, it lost the outer write and leaked a descriptor) is refused."""
+    writer = atomic_output(tmp_path / "state.json")
+    with writer as out:
+        out.write(b"first")
+        with pytest.raises(RuntimeError, match="entered once"):
+            writer.__enter__()
+    assert (tmp_path / "state.json").read_bytes() == b"first"

@@ -64,7 +64,8 @@ class atomic_output:  # noqa: N801 - used as a function: ``with atomic_output(pa
 
     A reader never sees half a file, and a failed write leaves nothing behind without deleting
     anything (deleting is autophagy's alone): the unnamed file (Linux ``O_TMPFILE``) simply
-    vanishes. Where ``O_TMPFILE`` is missing, a named ``.tmp`` file is used instead. The file is
+    vanishes. Where ``O_TMPFILE`` is missing, a named ``.tmp`` file is used instead, and a failed
+    write leaves it (as a failed rename leaves the unnamed file's staged link). The file is
     owner-only (0600) like everything Apollo writes.
     ``durable`` also syncs the data to disk before the rename (state that must survive a crash).
     A class, not ``contextlib.contextmanager``: importing contextlib cost every heartbeat about 1 ms.
@@ -75,6 +76,8 @@ class atomic_output:  # noqa: N801 - used as a function: ``with atomic_output(pa
         self.durable = durable
 
     def __enter__(self) -> IO[bytes]:
+        if hasattr(self, "handle"):  # one write per object, as the generator it replaced allowed
+            raise RuntimeError("an atomic_output is entered once")
         folder = self.dest.parent if str(self.dest.parent) else Path(".")
         # a name no earlier run can have left behind (a rename that failed keeps its staged link)
         self.staged = folder / f".{self.dest.name}.{os.getpid()}-{os.urandom(4).hex()}.tmp"
