@@ -224,6 +224,36 @@ def test_one_huge_output_goes_alone_not_the_small_work_before_it(store: Store) -
     assert calls == {m["toolCallId"] for m in kept if m["role"] == "toolResult"}
 
 
+def test_the_recent_share_counts_the_request_and_keeps_the_newest_work_whatever_follows(store: Store) -> None:
+    """The user's latest message stays and counts towards the recent share (a 30,000-token pasted log
+    plus the newest 40% had stayed over a 45,000-token budget); the newest unit stays even when a
+    dropped acknowledgement follows it; /compact keeps the recent turns whole, as it always has."""
+    c = Conversation()
+    c.user("Here is the log, find the failing job:\n" + "\n".join(
+        f"line {n}: job-{n} status ok duration {n * 7 % 300}s" for n in range(2500)))
+    for n in range(90):
+        c.tool(f"call_{n}", "\n".join(f"job-{n}-{line}: build ok" for line in range(40)))
+    c.say("job-17 failed: disk full.")
+    engine = Engine(store)
+    result = c.assemble(engine, budget=45_000)
+    assert result["tokens"] <= 45_000 and 0 in result["keep"] and result["evicted"] > 0
+    run = Conversation()
+    run.user("Run the scan.")
+    for n in range(5):
+        run.tool(f"c{n}", "word " * 50)
+    run.tool("big", "\n".join(f"row {n}: ok" for n in range(1500)))
+    run.say("OK.")  # dropped: it must not stand in for the newest unit
+    kept = run.kept(Engine(store), session="run", budget=8_200)
+    assert any(m.get("toolCallId") == "big" for m in kept)
+    long_run = Conversation()
+    long_run.user("Run the nightly scan and report every failing job.")
+    for n in range(40):
+        long_run.tool(f"call_{n}", "\n".join(f"job-{n}-{line}: build ok" for line in range(40)))
+    compacting = Engine(store)
+    long_run.assemble(compacting, session="compact", budget=None)
+    assert compacting.compact("compact", 20_000)["evicted"] == 0  # all of it is the recent turns
+
+
 def test_compact_is_deterministic_and_keeps_every_must_keep_item(tmp_path: Path) -> None:
     outcomes = []
     for n in range(2):

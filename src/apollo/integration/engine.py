@@ -229,13 +229,16 @@ class Engine:
     def _compaction_point(self, session_id: str, rows: list[Stored], budget: int | None, *, force: bool) -> int:
         """Evict whole units outside the recent turns, oldest first and must-keep last; returns how
         many messages were evicted (stored, so it happens once). Over the budget: until the kept
-        tokens are down to ``EVICT_DOWN_TO`` of it. Forced (``/compact``): every unit that is not
-        must-keep, and must-keep ones only while still over that mark."""
+        tokens are down to ``EVICT_DOWN_TO`` of it, the recent turns capped at ``RECENT_SHARE`` of
+        it (:func:`_recent_units`), and what fits again once the others went stays. Forced
+        (``/compact``): every unit outside the recent turns that is not must-keep, and must-keep
+        ones only while still over that mark."""
         total = sum(r.tokens for r in rows if r.fate == "keep" and not r.evicted)
         if not force and (not budget or total <= budget * EVICT_ABOVE):
             return 0
         target = int(budget * EVICT_DOWN_TO) if budget else None
-        protected = _recent_units(rows, int(budget * RECENT_SHARE) if budget else None)
+        # a point the budget forces caps the recent turns; /compact keeps them whole, as it always has
+        protected = _recent_units(rows, int(budget * RECENT_SHARE) if budget and not force else None)
         units: dict[int, list[Stored]] = {}
         for row in rows:
             if row.unit not in protected and row.fate == "keep" and not row.evicted:
@@ -251,7 +254,7 @@ class Engine:
             total -= sum(r.tokens for r in members)
         staying: set[int] = set()
         if not force and target is not None:  # oldest first may take more than needed (one huge output
-            for index in range(len(going) - 1, -1, -1):  # among small ones): what fits again stays, the last to go first
+            for index in range(len(going) - 1, -1, -1):  # among small ones): what fits again stays, newest first
                 size = sum(r.tokens for r in going[index])
                 if total + size <= target:
                     staying.add(index)
@@ -279,23 +282,24 @@ class Engine:
 
 def _recent_units(rows: list[Stored], cap: int | None) -> set[int]:
     """The units of the latest ``RECENT_TURNS`` user turns, never evicted: when they hold more than
-    ``cap`` kept tokens, the user's latest message and the newest of them up to ``cap`` (a unit is
-    kept or evicted whole: a tool call with its results)."""
+    ``cap`` kept tokens, the user's latest message still in context and, with it, the newest of them
+    up to ``cap`` (at least the newest one; a unit is kept or evicted whole: a tool call with its results)."""
     user_turns = [i for i, r in enumerate(rows) if r.role == "user"]
     start = user_turns[-RECENT_TURNS] if len(user_turns) >= RECENT_TURNS else 0
     recent = rows[start:]
     if cap is None or sum(r.tokens for r in recent if r.fate == "keep" and not r.evicted) <= cap:
         return {r.unit for r in recent}
-    protected = {rows[user_turns[-1]].unit} if user_turns else set()  # the user's latest message: what the run serves
     sizes: dict[int, int] = {}
     for row in recent:
         if row.fate == "keep" and not row.evicted:
             sizes[row.unit] = sizes.get(row.unit, 0) + row.tokens
-    held, newest = 0, True
+    asked = next((r for r in reversed(rows) if r.role == "user" and r.unit in sizes), None)  # what the run serves
+    protected = {asked.unit} if asked is not None else set()
+    held, newest = sum(sizes[unit] for unit in protected), True
     for row in reversed(recent):
-        if row.unit in protected:
+        if row.unit in protected or row.unit not in sizes:
             continue
-        held += sizes.get(row.unit, 0)
+        held += sizes[row.unit]
         if held > cap and not newest:
             break
         protected.add(row.unit)
