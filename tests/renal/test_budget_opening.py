@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -23,7 +24,8 @@ from realclient.support import PiSession
 
 RULES = concentrate.load()
 _PIECES = ["The export runs nightly", "at 02:00", "3.5 GB", "每天凌晨两点运行备份任务", "。", "！", ". ", "? ", "\n",
-           "\n\n", "```", "```python\nprint('x')\n", "- item", "**bold**", "x" * 300, "数" * 200, " ", "；"]
+           "\n\n", "```", "```python\nprint('x')\n", "- item", "**bold**", "x" * 300, "数" * 200, " ", "；",
+           "e\u0301" * 40, "👩\u200d💻" * 30, "| a | b |\n"]
 _TEXTS = st.lists(st.sampled_from(_PIECES), min_size=1, max_size=80).map("".join)
 _MARKER = re.compile(r"\n\[… apollo renal (?:cut the rest of this message \(([\d,]+) characters\)|"
                      r"为符合预算截去了这条消息的其余部分（([\d,]+) 个字符）)")
@@ -41,12 +43,16 @@ def test_an_opening_is_the_texts_own_start_then_the_marker_within_the_room(text:
     assert tokens == count(body) <= room
     found = _MARKER.search(body)
     assert found is not None and body.endswith(" …]") and body.count("\n[… apollo renal") == 1
-    head = body[:found.start()]
+    before = body[:found.start()]
+    assert before.endswith("\n") and before.count("```") % 2 == 0  # a blank line, no fence left open
+    head = before[:-1]
+    if head.endswith("\n```") and head[:-4].count("```") % 2:
+        head = head[:-4]  # the fence it cut into, closed
     assert head and text.startswith(head) and len(head) < len(text)  # its own words, in order, and shorter
     assert int((found.group(1) or found.group(2)).replace(",", "")) == len(text) - len(head)
-    assert tokens - count(body[found.start():]) >= RULES.settings["budget_opening_tokens"] - 2  # never a sliver
-    if head.count("```") % 2:  # a fence left open only when no earlier line end closes them all
-        assert all(head[:end].count("```") % 2 for end in range(1, len(head)) if head[end - 1] == "\n")
+    assert tokens - count(body[found.start():]) >= RULES.settings["budget_opening_tokens"] - 3  # never a sliver
+    rest = text[len(head):]
+    assert not rest or not (unicodedata.combining(rest[0]) or rest[0] in "\u200d\ufe0f" or head[-1] == "\u200d")
 
 
 def test_an_opening_ends_at_a_sentence_and_never_leaves_a_fence_open() -> None:
@@ -54,9 +60,12 @@ def test_an_opening_ends_at_a_sentence_and_never_leaves_a_fence_open() -> None:
     text = ("The migration is planned for Saturday night, when the shop is closed. It moves the orders tables "
             "first, with their indexes. Then the invoices follow, and the shop opens again on Sunday at nine.\n```sql\n" + "ALTER TABLE orders ADD COLUMN region text;\n" * 40 + "```\nDone.")
     body, _ = concentrate.opening(text, 120, count, RULES, "en")
-    head = body.split("\n[… apollo renal")[0]
+    head = body.split("\n\n[… apollo renal")[0]
     assert head.endswith("on Sunday at nine.") and "```" not in head
     assert concentrate.opening(text, 20, count, RULES, "en") is None  # a sliver beside the marker: none
+    code = "Here is the plan:\n```sql\n" + "ALTER TABLE orders ADD COLUMN region text;\n" * 40 + "```\nDone."
+    body, _ = concentrate.opening(code, 120, count, RULES, "en")  # no line before the code would do: closed
+    assert body.startswith("Here is the plan:\n```sql\nALTER TABLE") and "\n```\n\n[… apollo renal" in body
 
 
 def test_a_long_answer_the_budget_cannot_hold_keeps_its_opening_instead_of_going_whole(tmp_path: Path) -> None:

@@ -182,3 +182,22 @@ def test_a_question_sent_again_after_a_failed_turn_is_not_also_pointed_to_as_out
     entries = [json.loads(line) for line in result.output_path.read_text(encoding="utf-8").splitlines()]
     summary = [e for e in entries if e.get("type") == "compaction"][-1]["summary"]
     assert summary.count(question) == 1 and f"[{again}]" in summary and f"[{first}]" not in summary
+
+
+def test_a_prompt_answered_then_sent_again_keeps_both_copies_and_each_answer(tmp_path: Path) -> None:
+    """Copies answered apart are two runs: each keeps its quote and its own answer (found by review:
+    quoted at the latest copy only, the first run's outcome had disappeared)."""
+    session = PiSession()
+    first = session.user(_REQUEST)
+    _steps(session, 3)
+    outcome = session.say("Scan finished: job-1-4 failed with 'disk full'; I deleted old caches to free 20 GB.")
+    again = session.user(_REQUEST)
+    _steps(session, 40, start=3)
+    session.say("Scan finished: every job passed tonight.")
+    result = filter_path(session.write(tmp_path / "s.jsonl"), mode="compact", output=tmp_path / "c.jsonl",
+                         workspace=tmp_path)
+    entries = [json.loads(line) for line in result.output_path.read_text(encoding="utf-8").splitlines()]
+    summary = [e for e in entries if e.get("type") == "compaction"][-1]["summary"]
+    line = next(line for line in summary.splitlines() if line.startswith(f"- [{first}]"))
+    assert f"→ [{outcome}] Scan finished: job-1-4 failed" in line
+    assert f"- [{again}] " in summary and summary.count(_REQUEST) == 2

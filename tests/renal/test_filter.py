@@ -143,6 +143,20 @@ def test_a_must_keep_message_the_room_left_still_holds_the_opening_of_is_cut_not
     assert fit.must_keep_dropped == ["thinking", "answer"] and not fit.must_keep_opened and fit.tokens == 150
 
 
+def test_an_opening_takes_only_what_is_left_once_the_kept_ones_read_whole_again() -> None:
+    """Sized before the kept must-keep items got their readable form back, an opening took that room
+    and left a decision without some of its content words (found by review)."""
+    request = _candidate("request", 1.0, 0, 150, must=True)
+    request.priority = budget_mod.NEVER_DROPPED
+    decision = _candidate("decision", 5.0, 1, 300, 200, 120, must=True, complete=2)
+    decision.priority = 1
+    answer = _candidate("answer", 1.0, 2, 600, must=True)
+    answer.opening = _opening_of(40)
+    fit = budget_mod.fit([request, decision, answer], 500)
+    assert fit.chosen["decision"] == 0 and fit.chosen["request"] == 0  # whole again first
+    assert fit.must_keep_opened == ["answer"] and answer.forms[fit.chosen["answer"]].tokens == 50 and fit.tokens == 500
+
+
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.tuples(st.floats(0, 10), st.lists(st.integers(1, 200), min_size=1, max_size=4), st.booleans(),
                           st.none() | st.integers(1, 100)), max_size=25), st.integers(0, 1500))

@@ -92,7 +92,8 @@ def fit(candidates: list[Candidate], budget: int) -> Fit:
     if squeezed:  # nothing else can stay: the must-keep alone do not fit
         keep_tokens = _squeeze_must_keep(keep, budget, result)
     used = keep_tokens + (0 if squeezed else _fill(process, budget - keep_tokens, result.chosen))
-    result.tokens = used + _lengthen(keep, process, budget - used, result.chosen)
+    used += _lengthen(keep, process, budget - used, result.chosen)
+    result.tokens = used + _open_dropped(keep, budget - used, result)
     result.must_keep_shortened = [c.id for c in keep if result.chosen.get(c.id, 0) > 0
                                   and c.id not in result.must_keep_opened]
     return result
@@ -147,11 +148,30 @@ def _lengthen(keep: list[Candidate], process: list[Candidate], room: int, chosen
     return used
 
 
+def _open_dropped(keep: list[Candidate], room: int, result: Fit) -> int:
+    """What is left once every kept element has its readable form back holds the opening of a
+    dropped must-keep message: the last dropped (it told the most) first. The form is appended to
+    its ``forms``."""
+    used = 0
+    by_id = {c.id: c for c in keep}
+    for cid in reversed(result.must_keep_dropped[:]):
+        c = by_id[cid]
+        opening = c.opening(room - used) if c.opening is not None else None
+        if opening is None:
+            continue
+        c.forms.append(opening)
+        result.chosen[cid] = len(c.forms) - 1
+        used += opening.tokens
+        result.must_keep_dropped.remove(cid)
+        result.must_keep_why.pop(cid, None)
+        result.must_keep_opened.append(cid)
+    return used
+
+
 def _squeeze_must_keep(keep: list[Candidate], budget: int, result: Fit) -> int:
     """Shorten must-keep elements further (the recent tail's process before decisions and the
     like, then the least informative per token, the oldest among equals; one form at a time), then
-    drop them in that order — never the user's latest request — or, when the room left holds its
-    opening, cut one to it (the form is appended to its ``forms``)."""
+    drop them in that order — never the user's latest request."""
     total = sum(c.forms[result.chosen[c.id]].tokens for c in keep)
     order = sorted(keep, key=lambda c: (c.priority, c.value / max(1, c.forms[0].tokens), c.position))
     depth = 1
@@ -169,13 +189,6 @@ def _squeeze_must_keep(keep: list[Candidate], budget: int, result: Fit) -> int:
         if c.priority >= NEVER_DROPPED:
             continue
         total -= c.forms[result.chosen.pop(c.id)].tokens
-        opening = c.opening(budget - total) if c.opening is not None else None
-        if opening is not None:  # the room left holds its opening: cut, not dropped
-            c.forms.append(opening)
-            result.chosen[c.id] = len(c.forms) - 1
-            total += opening.tokens
-            result.must_keep_opened.append(c.id)
-            continue
         result.must_keep_dropped.append(c.id)
         result.must_keep_why[c.id] = "tail" if c.priority == 0 else "least_informative"
     return total

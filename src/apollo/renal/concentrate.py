@@ -13,6 +13,7 @@ from __future__ import annotations
 import bisect
 import functools
 import re
+import unicodedata
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -287,6 +288,8 @@ def join_trimmed(head: str, marker: str, mentioned: str) -> str:
 
 #: where a sentence or a line ends, what a cut text may end at (a Latin mark only before a space: "3.5")
 SENTENCE_END = LazyPattern(r"[。！？!?]+\s*|[.;:]\s+|\n")
+#: what continues the character before it: a zero-width joiner and the emoji/text variation selectors
+_JOINED = "\u200d\ufe0e\ufe0f"
 #: counts of shrinking prefixes an opening tries before it gives up: each one shrinks by the share
 #: the last one was over, so two or three are the rule
 _OPENING_TRIES = 8
@@ -307,7 +310,8 @@ def opening(text: str, room: int, count: Callable[[str], int], rules: FilterRule
         head = _opening_end(text, min(end, len(text) - 1))
         if not head:
             return None
-        cut = f"{head}\n{template.format(chars=f'{len(text) - len(head):,}')}"
+        fence = "\n```" if head.count("```") % 2 else ""  # the code it cuts into ends before the marker
+        cut = f"{head}{fence}\n\n{template.format(chars=f'{len(text) - len(head):,}')}"
         tokens = count(cut)
         if tokens <= room:
             return (cut, tokens) if tokens - marker_tokens >= settings["budget_opening_tokens"] else None
@@ -317,8 +321,8 @@ def opening(text: str, room: int, count: Callable[[str], int], rules: FilterRule
 
 def _opening_end(text: str, end: int) -> str:
     """``text[:end]`` cut back to its last line or sentence end in its second half (else its last
-    space there, else where it is), outside an open code fence when it can be: words cut mid-way or
-    a fence left open would read as something the speaker wrote."""
+    space there, else where it is, ``end < len(text)``), outside an open code fence when it can be:
+    words cut mid-way or a fence left open would read as something the speaker wrote."""
     head = text[:end]
     half = end // 2
     stops = [m.end() for m in SENTENCE_END.compiled().finditer(head) if m.end() > half]
@@ -326,8 +330,14 @@ def _opening_end(text: str, end: int) -> str:
         head = head[:stops[-1]]
     elif head.rfind(" ") > half:
         head = head[:head.rfind(" ")]
-    if head.count("```") % 2:  # inside a fence: end after the last line that leaves none open
-        head = head[:_closed_lines(head)] or head
+    else:  # where it is, but not inside a character made of several (an accent, a joined emoji)
+        while end > 0 and (unicodedata.combining(text[end]) or text[end] in _JOINED or text[end - 1] == "\u200d"):
+            end -= 1
+        head = text[:end]
+    if head.count("```") % 2:  # inside a fence: end after the last line that leaves none open, when
+        closed = head[:_closed_lines(head)]  # that keeps half of it (else the fence is closed after it)
+        if 2 * len(closed) >= len(head):
+            head = closed
     return head.rstrip()
 
 

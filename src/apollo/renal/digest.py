@@ -285,19 +285,28 @@ def _said(text: str, limit: int) -> str:
     return rules().without_stamp_at(text[:start], caption) + _pointer(text[start:], _chars_for(text[start:], limit))
 
 
-def requests(fates: list[Any], listed: list[Any]) -> list[Any]:
+def requests(fates: list[Any], listed: list[Any], answers: dict[str, Any] | None = None) -> list[Any]:
     """The user's messages not listed under a must-keep heading: what the user asked for, in the
     user's words, even when the classifier saw no decision, rule, task or question in it (a terse
     request, one it took for answered or done), unless the filter found it to be noise or a later
-    message superseded it. A request sent again word for word (a scheduled job's prompt at each run,
-    the same message retried after a failed turn) is quoted once, at its latest copy: what answered
-    it answered that one."""
-    return _latest_copies(_asked(fates, listed))
+    message superseded it. A request sent again word for word whose first copy nothing answered on
+    its own (a scheduled job's prompt retried after a failed turn, the same question twice in a row)
+    is quoted once, at its later copy; copies answered apart are each quoted with their answer.
+    ``answers``: :func:`replies` of ``fates``, when the caller has them."""
+    return _latest_copies(_asked(fates, listed), replies(fates) if answers is None else answers)
 
 
-def _latest_copies(asked: list[Any]) -> list[Any]:
-    latest = {" ".join(f.element.text.split()): f for f in asked}
-    return [f for f in asked if latest[" ".join(f.element.text.split())] is f]
+def _latest_copies(asked: list[Any], answers: dict[str, Any]) -> list[Any]:
+    kept: list[Any] = []
+    later: dict[str, Any] = {}
+    for fate in reversed(asked):
+        words = " ".join(fate.element.text.split())
+        newer = later.get(words)
+        if newer is not None and answers.get(fate.element.id) is answers.get(newer.element.id):
+            continue  # what answered the later copy answered this one: the same request, sent again
+        later[words] = fate
+        kept.append(fate)
+    return kept[::-1]
 
 
 def _asked(fates: list[Any], listed: list[Any]) -> list[Any]:
@@ -338,7 +347,7 @@ def _exchanges(fates: list[Any]) -> list[list[Any]]:
     it stated), with that answer: the answer is read against the question."""
     items = must_keep_items(fates)
     answers = replies(fates)
-    claimed = [f for f in requests(fates, items) if f.category == "task" and f.status == "done"]
+    claimed = [f for f in requests(fates, items, answers) if f.category == "task" and f.status == "done"]
     lines = []
     for fate in (*items, *claimed):
         reply = answers.get(fate.element.id)
@@ -443,8 +452,9 @@ def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | 
         sections.append(titles["below"].format(n=len({f.element.record_id for f in below})))
     chosen = [f for f in quoted_items(fates, level) if f.element.record_id not in as_messages]
     every = _asked(fates, must_keep_items(fates)) if level.keep_newest is None else []
-    latest = _latest_copies(every)
-    copies = len(every) - len(latest)  # a request sent again, quoted at its latest copy
+    latest = _latest_copies(every, answers)
+    # a request sent again, quoted at its later copy: listed there, unless it stays as a message below
+    copies = sum(1 for f in every if f not in latest and f.element.record_id not in as_messages)
     asked = [f for f in latest if f.element.record_id not in as_messages]
     quoted = {f.element.id for f in (*chosen, *asked, *every, *below)}  # a copy is quoted at its latest
 

@@ -254,6 +254,8 @@ def fit_budget(fates: list[Fate], target: int, condenser: Condenser, count: Call
             lead = group[-1]
             form = candidate.forms[chosen]
             lead.action, lead.text, lead.tokens_after = "shorten", form.text, form.tokens
+            if form.name == "opening":  # words went, not only the ones that carry no content
+                lead.bucket = "opened"
     return fit
 
 

@@ -49,7 +49,7 @@ def build(transcript: Any, fates: list[Any], measure: Any, fit: Any, balance_sta
         "concentrated": {
             "merged": sum(len(f.merged_from) for f in fates if f.action != "drop"),
             "tool_outputs_cut": sum(1 for f in fates if f.bucket == "tool_output" and f.action == "shorten"),
-            "condensed": sum(1 for f in fates if f.action == "shorten" and f.bucket != "tool_output"),
+            "condensed": sum(1 for f in fates if f.action == "shorten" and f.bucket not in ("tool_output", "opened")),
         },
         "rescued": [dict(_item(f), fact=f.rescued) for f in fates if f.rescued and f.action != "drop"],
         "needs_confirmation": confirm,
