@@ -140,6 +140,14 @@ def _steps_and_id(session: PiSession) -> str:
     return session.tool("call_first", "exec", {"command": "ls logs"}, "0.log\n1.log")[0]
 
 
+def _summary(session: PiSession, tmp_path: Path) -> str:
+    """The digest compact mode writes for ``session``."""
+    result = filter_path(session.write(tmp_path / "s.jsonl"), mode="compact", output=tmp_path / "c.jsonl",
+                         workspace=tmp_path)
+    entries = [json.loads(line) for line in result.output_path.read_text(encoding="utf-8").splitlines()]
+    return [e for e in entries if e.get("type") == "compaction"][-1]["summary"]
+
+
 @pytest.mark.parametrize("second", ["again", "different"])
 def test_a_prompt_sent_again_word_for_word_is_quoted_once_at_the_copy_the_run_answered(tmp_path: Path,
                                                                                         second: str) -> None:
@@ -154,10 +162,7 @@ def test_a_prompt_sent_again_word_for_word_is_quoted_once_at_the_copy_the_run_an
     retried = session.user(prompt.replace(" Run", "  Run") + (" Top 5." if second == "again" else " Top 10."))
     _steps(session, 40)
     session.say("Scan finished: job-3-17 failed with 'disk full'; every other job passed.")
-    result = filter_path(session.write(tmp_path / "s.jsonl"), mode="compact", output=tmp_path / "c.jsonl",
-                         workspace=tmp_path)
-    entries = [json.loads(line) for line in result.output_path.read_text(encoding="utf-8").splitlines()]
-    summary = [e for e in entries if e.get("type") == "compaction"][-1]["summary"]
+    summary = _summary(session, tmp_path)
     assert f"- [{retried}] " in summary
     if second == "again":
         assert summary.count(_REQUEST) == 1 and f"[{first}]" not in summary
@@ -177,10 +182,7 @@ def test_a_question_sent_again_after_a_failed_turn_is_not_also_pointed_to_as_out
     session.say("Every 30 minutes, between 08:00 and 22:00: HEARTBEAT.md sets it.")
     _steps(session, 40)
     session.say("Scan finished: job-3-17 failed with 'disk full'; every other job passed.")
-    result = filter_path(session.write(tmp_path / "s.jsonl"), mode="compact", output=tmp_path / "c.jsonl",
-                         workspace=tmp_path)
-    entries = [json.loads(line) for line in result.output_path.read_text(encoding="utf-8").splitlines()]
-    summary = [e for e in entries if e.get("type") == "compaction"][-1]["summary"]
+    summary = _summary(session, tmp_path)
     assert summary.count(question) == 1 and f"[{again}]" in summary and f"[{first}]" not in summary
 
 
@@ -194,10 +196,7 @@ def test_a_prompt_answered_then_sent_again_keeps_both_copies_and_each_answer(tmp
     again = session.user(_REQUEST)
     _steps(session, 40, start=3)
     session.say("Scan finished: every job passed tonight.")
-    result = filter_path(session.write(tmp_path / "s.jsonl"), mode="compact", output=tmp_path / "c.jsonl",
-                         workspace=tmp_path)
-    entries = [json.loads(line) for line in result.output_path.read_text(encoding="utf-8").splitlines()]
-    summary = [e for e in entries if e.get("type") == "compaction"][-1]["summary"]
+    summary = _summary(session, tmp_path)
     line = next(line for line in summary.splitlines() if line.startswith(f"- [{first}]"))
     assert f"→ [{outcome}] Scan finished: job-1-4 failed" in line
     assert f"- [{again}] " in summary and summary.count(_REQUEST) == 2
