@@ -107,11 +107,13 @@ def test_repeated_texts_are_counted_once() -> None:
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.sampled_from(["x", "ab", "QmFzZTY0", "=", "-_", "Zm9vYmFy+/"]), st.integers(min_value=300, max_value=1500),
+@given(st.sampled_from(["x", "ab", "QmFzZTY0", "=", "-_", "Zm9vYmFy+/", "_", " ", "\n", " \n", "\t", "\r\n"]),
+       st.integers(min_value=300, max_value=1500),
        st.text(alphabet="abc def 123\n", max_size=80))
 def test_the_exact_counter_stays_close_on_long_unbroken_runs(unit: str, length: int, around: str) -> None:
-    """A run with no break (base64, a line of '=') is counted from a sample of it, so counting takes
-    time linear in its length (BPE on one long piece is quadratic) and stays within a few percent."""
+    """A run with no break (base64, a line of '=' or '_', indentation, blank lines) is counted from a
+    sample of it, so counting takes time linear in its length (BPE on one long piece is quadratic:
+    20,000 spaces took 6 s) and stays within a few percent."""
     text = around + (unit * length)[:length] + around
     counted = tokens.get_counter("exact")[1](text)
     exact = len(O200K.encode_ordinary(text))
