@@ -138,9 +138,25 @@ def test_a_must_keep_message_the_room_left_still_holds_the_opening_of_is_cut_not
     assert answer.forms[fit.chosen["answer"]].name == "opening" and fit.tokens == 500 and fit.met
     assert "answer" not in fit.must_keep_shortened  # it lost words: not among those that lost none
     small = _candidate("answer", 500.0, 2, 600, must=True)
-    small.opening = _opening_of(400)  # the room left (350) does not hold enough of it: dropped as before
+    small.opening = _opening_of(400)  # the room left (350) does not hold enough of it: dropped as before,
     fit = budget_mod.fit([request, _candidate("thinking", 9.0, 1, 110, must=True), small], 500)
-    assert fit.must_keep_dropped == ["thinking", "answer"] and not fit.must_keep_opened and fit.tokens == 150
+    assert fit.must_keep_dropped == ["answer"] and not fit.must_keep_opened and fit.tokens == 260  # the rest back
+
+
+def test_a_small_dropped_decision_comes_back_whole_before_an_opening_takes_the_room() -> None:
+    """Dropping in order took a ten-token task before the answer whose opening then took all that
+    was left (found by review); the tail's process comes back only after the openings."""
+    request = _candidate("request", 1.0, 0, 150, must=True)
+    request.priority = budget_mod.NEVER_DROPPED
+    task = _candidate("task", 0.1, 1, 10, must=True)
+    thinking = _candidate("thinking", 9.0, 2, 110, must=True)
+    task.priority = 1
+    answer = _candidate("answer", 900.0, 3, 600, must=True)
+    answer.priority = 1
+    answer.opening = _opening_of(40)
+    fit = budget_mod.fit([request, task, thinking, answer], 500)
+    assert "task" in fit.chosen and fit.must_keep_opened == ["answer"] and fit.must_keep_dropped == ["thinking"]
+    assert answer.forms[fit.chosen["answer"]].tokens == 340 and fit.tokens == 500
 
 
 def test_an_opening_takes_only_what_is_left_once_the_kept_ones_read_whole_again() -> None:

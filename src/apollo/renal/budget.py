@@ -8,9 +8,10 @@ content (phatic sentences, fillers, articles, function words: every content word
 anything else can give way, and get their readable form back first when room is left; only when
 they alone exceed the budget are they shortened further and then dropped — the recent tail's
 process first, then what tells the least per token (the oldest among equals) — and the result
-says which and why. A message that would be dropped while what is left of the budget still holds
-its opening keeps that opening instead (cut, with a marker: :func:`apollo.renal.concentrate.opening`):
-dropping it whole left the budget unspent and the conversation without it.
+says which and why. What is left once every kept element has its readable form back goes to the
+dropped decisions and the like that fit whole again, then to the opening of a dropped message
+(cut, with a marker: :func:`apollo.renal.concentrate.opening`; dropping it whole left the budget
+unspent and the conversation without it), then to the recent tail's process that fits whole.
 
 Within the process elements this is a multiple-choice knapsack solved greedily: every element
 first gets its shortest form in order of value per token (so as many informative messages as
@@ -93,7 +94,10 @@ def fit(candidates: list[Candidate], budget: int) -> Fit:
         keep_tokens = _squeeze_must_keep(keep, budget, result)
     used = keep_tokens + (0 if squeezed else _fill(process, budget - keep_tokens, result.chosen))
     used += _lengthen(keep, process, budget - used, result.chosen)
-    result.tokens = used + _open_dropped(keep, budget - used, result)
+    # what is left: the dropped decisions and the like whole, the openings, then the tail's process whole
+    used += _give_back(keep, budget - used, result, least_priority=1)
+    used += _open_dropped(keep, budget - used, result)
+    result.tokens = used + _give_back(keep, budget - used, result, least_priority=0)
     result.must_keep_shortened = [c.id for c in keep if result.chosen.get(c.id, 0) > 0
                                   and c.id not in result.must_keep_opened]
     return result
@@ -145,6 +149,23 @@ def _lengthen(keep: list[Candidate], process: list[Candidate], room: int, chosen
             chosen[cid] = current - 1
             used += extra
             offer(c)
+    return used
+
+
+def _give_back(keep: list[Candidate], room: int, result: Fit, least_priority: int) -> int:
+    """A dropped must-keep element (of at least ``least_priority``) that fits whole again (every
+    content word) in what is left stays, the last dropped first: dropping in order can take a small
+    one before the large one that was enough, and an opening would take its room."""
+    used = 0
+    by_id = {c.id: c for c in keep}
+    for cid in reversed(result.must_keep_dropped[:]):
+        c = by_id[cid]
+        form = _content_kept(c)
+        if c.priority >= least_priority and used + c.forms[form].tokens <= room:
+            result.chosen[cid] = form
+            used += c.forms[form].tokens
+            result.must_keep_dropped.remove(cid)
+            result.must_keep_why.pop(cid, None)
     return used
 
 

@@ -310,7 +310,8 @@ def opening(text: str, room: int, count: Callable[[str], int], rules: FilterRule
         head = _opening_end(text, min(end, len(text) - 1))
         if not head:
             return None
-        fence = "\n```" if head.count("```") % 2 else ""  # the code it cuts into ends before the marker
+        still_open = _fences(head)[0]  # the code it cuts into ends before the marker
+        fence = f"\n{still_open}" if still_open else ""
         cut = f"{head}{fence}\n\n{template.format(chars=f'{len(text) - len(head):,}')}"
         tokens = count(cut)
         if tokens <= room:
@@ -330,26 +331,46 @@ def _opening_end(text: str, end: int) -> str:
         head = head[:stops[-1]]
     elif head.rfind(" ") > half:
         head = head[:head.rfind(" ")]
-    else:  # where it is, but not inside a character made of several (an accent, a joined emoji)
-        while end > 0 and (unicodedata.combining(text[end]) or text[end] in _JOINED or text[end - 1] == "\u200d"):
+    else:  # where it is, but not inside a character made of several (an accent, a vowel sign, an emoji)
+        while end > 0 and _continues(text[end - 1], text[end]):
             end -= 1
         head = text[:end]
-    if head.count("```") % 2:  # inside a fence: end after the last line that leaves none open, when
-        closed = head[:_closed_lines(head)]  # that keeps half of it (else the fence is closed after it)
-        if 2 * len(closed) >= len(head):
-            head = closed
+    still_open, closed = _fences(head)
+    if still_open and 2 * closed >= len(head):  # inside a fence: end after the last line that leaves
+        head = head[:closed]  # none open, when that keeps half of it (else the fence is closed after it)
     return head.rstrip()
 
 
-def _closed_lines(text: str) -> int:
-    """Where the last whole line of ``text`` after which no code fence is open ends (0: none)."""
-    end, at, fenced = 0, 0, False
+def _continues(before: str, char: str) -> bool:
+    """Whether ``char`` belongs to the character ``before`` starts: a mark (an accent, a Thai or
+    Devanagari vowel sign), a joiner or what it joins, a variation selector, a skin tone, the second
+    half of a flag."""
+    flag = "\U0001f1e6" <= before <= "\U0001f1ff" and "\U0001f1e6" <= char <= "\U0001f1ff"
+    return (unicodedata.category(char)[0] == "M" or char in _JOINED or before == "\u200d"
+            or "\U0001f3fb" <= char <= "\U0001f3ff" or flag)
+
+
+#: a code fence line: up to three spaces, then three or more backticks or tildes
+_FENCE = LazyPattern(r"^ {0,3}(`{3,}|~{3,})")
+
+
+def _fences(text: str) -> tuple[str, int]:
+    """The fence still open at the end of ``text`` ("" when none: what closes it otherwise), and
+    where the last whole line after which no fence is open ends (0: none). A fence closes only on
+    a line of the same character, at least as long; backticks inside a sentence open nothing."""
+    opened, end, at = "", 0, 0
     for line in text.splitlines(keepends=True):
         at += len(line)
-        fenced ^= line.count("```") % 2 == 1
-        if not fenced and line.endswith("\n"):
+        found = _FENCE.match(line)
+        if found is not None:
+            run = found.group(1)
+            if not opened:
+                opened = run
+            elif run[0] == opened[0] and len(run) >= len(opened) and not line[found.end():].strip():
+                opened = ""
+        if not opened and line.endswith("\n"):
             end = at
-    return end
+    return opened, end
 
 
 def cut_arguments(text: str, rules: FilterRules) -> str | None:

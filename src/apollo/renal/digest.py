@@ -454,7 +454,8 @@ def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | 
     every = _asked(fates, must_keep_items(fates)) if level.keep_newest is None else []
     latest = _latest_copies(every, answers)
     # a request sent again, quoted at its later copy: listed there, unless it stays as a message below
-    copies = sum(1 for f in every if f not in latest and f.element.record_id not in as_messages)
+    merged = {id(f) for f in every} - {id(f) for f in latest}
+    copies = sum(1 for f in every if id(f) in merged and f.element.record_id not in as_messages)
     asked = [f for f in latest if f.element.record_id not in as_messages]
     quoted = {f.element.id for f in (*chosen, *asked, *every, *below)}  # a copy is quoted at its latest
 
