@@ -65,6 +65,8 @@ def test_an_opening_ends_at_a_sentence_and_never_leaves_a_fence_open() -> None:
     head = body.split("\n\n[… apollo renal")[0]
     assert head.endswith("on Sunday at nine.") and "```" not in head
     assert concentrate.opening(text, 20, count, RULES, "en") is None  # a sliver beside the marker: none
+    inline = "```ls -la``` lists the folder with sizes, then run each command one by one.\n" * 12  # inline code
+    assert "\n```\n" not in concentrate.opening(inline, 120, count, RULES, "en")[0]
     code = "Here is the plan:\n```sql\n" + "ALTER TABLE orders ADD COLUMN region text;\n" * 40 + "```\nDone."
     body, _ = concentrate.opening(code, 120, count, RULES, "en")  # no line before the code would do: closed
     assert body.startswith("Here is the plan:\n```sql\nALTER TABLE") and "\n```\n\n[… apollo renal" in body

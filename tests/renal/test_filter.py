@@ -173,6 +173,28 @@ def test_an_opening_takes_only_what_is_left_once_the_kept_ones_read_whole_again(
     assert fit.must_keep_opened == ["answer"] and answer.forms[fit.chosen["answer"]].tokens == 50 and fit.tokens == 500
 
 
+def test_a_whole_decision_comes_back_before_filler_words_and_a_fitting_item_whole_before_an_opening() -> None:
+    """Found by review: readable forms were given back before a dropped decision that fitted whole, and
+    an item was opened (cut, with its marker) where it fitted whole."""
+    decision = _candidate("decision", 10.0, 0, 100, 60, must=True, complete=2)
+    small = _candidate("small", 0.5, 1, 20, must=True)
+    other = _candidate("other", 2.0, 2, 70, must=True)
+    latest = _candidate("latest", 100.0, 3, 5, must=True)
+    for c in (decision, small, other):
+        c.priority = 1
+    latest.priority = budget_mod.NEVER_DROPPED
+    fit = budget_mod.fit([decision, small, other, latest], 105)
+    assert {"decision", "small", "latest"} <= fit.chosen.keys() and fit.must_keep_dropped == ["other"]
+    tail = _candidate("tail", 5.0, 0, 45, must=True)
+    tail.opening = _opening_of(40)
+    answer = _candidate("answer", 1.0, 1, 80, must=True)
+    answer.priority = 1
+    request = _candidate("request", 100.0, 2, 50, must=True)
+    request.priority = budget_mod.NEVER_DROPPED
+    fit = budget_mod.fit([tail, answer, request], 110)
+    assert fit.chosen.get("tail") == 0 and not fit.must_keep_opened and fit.must_keep_dropped == ["answer"]
+
+
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.tuples(st.floats(0, 10), st.lists(st.integers(1, 200), min_size=1, max_size=4), st.booleans(),
                           st.none() | st.integers(1, 100)), max_size=25), st.integers(0, 1500))

@@ -8,10 +8,10 @@ content (phatic sentences, fillers, articles, function words: every content word
 anything else can give way, and get their readable form back first when room is left; only when
 they alone exceed the budget are they shortened further and then dropped — the recent tail's
 process first, then what tells the least per token (the oldest among equals) — and the result
-says which and why. What is left once every kept element has its readable form back goes to the
-dropped decisions and the like that fit whole again, then to the opening of a dropped message
-(cut, with a marker: :func:`apollo.renal.concentrate.opening`; dropping it whole left the budget
-unspent and the conversation without it), then to the recent tail's process that fits whole.
+says which and why. What is left goes to the dropped decisions and the like that fit whole again,
+then to the readable forms, then to a dropped message whole or else its opening (cut, with a
+marker: :func:`apollo.renal.concentrate.opening`; dropping it whole left the budget unspent and the
+conversation without it), then to the recent tail's process that fits whole.
 
 Within the process elements this is a multiple-choice knapsack solved greedily: every element
 first gets its shortest form in order of value per token (so as many informative messages as
@@ -93,9 +93,10 @@ def fit(candidates: list[Candidate], budget: int) -> Fit:
     if squeezed:  # nothing else can stay: the must-keep alone do not fit
         keep_tokens = _squeeze_must_keep(keep, budget, result)
     used = keep_tokens + (0 if squeezed else _fill(process, budget - keep_tokens, result.chosen))
-    used += _lengthen(keep, process, budget - used, result.chosen)
-    # what is left: the dropped decisions and the like whole, the openings, then the tail's process whole
+    # what is left: the dropped decisions and the like whole (before any filler word comes back), the
+    # readable forms, the openings, then the tail's process whole
     used += _give_back(keep, budget - used, result, least_priority=1)
+    used += _lengthen(keep, process, budget - used, result.chosen)
     used += _open_dropped(keep, budget - used, result)
     result.tokens = used + _give_back(keep, budget - used, result, least_priority=0)
     result.must_keep_shortened = [c.id for c in keep if result.chosen.get(c.id, 0) > 0
@@ -162,11 +163,16 @@ def _give_back(keep: list[Candidate], room: int, result: Fit, least_priority: in
         c = by_id[cid]
         form = _content_kept(c)
         if c.priority >= least_priority and used + c.forms[form].tokens <= room:
-            result.chosen[cid] = form
-            used += c.forms[form].tokens
-            result.must_keep_dropped.remove(cid)
-            result.must_keep_why.pop(cid, None)
+            used += _back(c, form, result)
     return used
+
+
+def _back(c: Candidate, form: int, result: Fit) -> int:
+    """``c``, dropped, stays at ``forms[form]``; its tokens."""
+    result.chosen[c.id] = form
+    result.must_keep_dropped.remove(c.id)
+    result.must_keep_why.pop(c.id, None)
+    return c.forms[form].tokens
 
 
 def _open_dropped(keep: list[Candidate], room: int, result: Fit) -> int:
@@ -177,14 +183,14 @@ def _open_dropped(keep: list[Candidate], room: int, result: Fit) -> int:
     by_id = {c.id: c for c in keep}
     for cid in reversed(result.must_keep_dropped[:]):
         c = by_id[cid]
+        if c.forms[_content_kept(c)].tokens <= room - used:  # whole, not cut, when it fits
+            used += _back(c, _content_kept(c), result)
+            continue
         opening = c.opening(room - used) if c.opening is not None else None
         if opening is None:
             continue
         c.forms.append(opening)
-        result.chosen[cid] = len(c.forms) - 1
-        used += opening.tokens
-        result.must_keep_dropped.remove(cid)
-        result.must_keep_why.pop(cid, None)
+        used += _back(c, len(c.forms) - 1, result)
         result.must_keep_opened.append(cid)
     return used
 

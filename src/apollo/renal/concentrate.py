@@ -365,7 +365,8 @@ def _fences(text: str) -> tuple[str, int]:
         if found is not None:
             run = found.group(1)
             if not opened:
-                opened = run
+                if not (run[0] == "`" and "`" in line[found.end():]):  # "```x```" is inline code
+                    opened = run
             elif run[0] == opened[0] and len(run) >= len(opened) and not line[found.end():].strip():
                 opened = ""
         if not opened and line.endswith("\n"):
