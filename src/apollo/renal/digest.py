@@ -424,6 +424,17 @@ def _named_by(arguments: str, written: frozenset[str]) -> str:
     return orjson.dumps({key: value for key, value in data.items() if key not in written}).decode()
 
 
+def _quoted_requests(fates: list[Any], answers: dict[str, Any], as_messages: frozenset[str],
+                     level: Level) -> tuple[list[Any], list[Any], int]:
+    """The user's other requests a digest quotes, all of them (the copies quoted at a later copy
+    too), and how many such copies are listed there (not those that stay as messages below)."""
+    every = _asked(fates, must_keep_items(fates)) if level.keep_newest is None else []
+    latest = _latest_copies(every, answers)
+    merged = {id(f) for f in every} - {id(f) for f in latest}
+    copies = sum(1 for f in every if id(f) in merged and f.element.record_id not in as_messages)
+    return [f for f in latest if f.element.record_id not in as_messages], every, copies
+
+
 def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | tuple[str, ...] = (),
           level: Level = LEVELS[0], outdated_chars: int | None = None, reply_chars: int | None = None,
           as_messages: frozenset[str] = frozenset(), written: frozenset[str] = frozenset(),
@@ -451,12 +462,7 @@ def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | 
     if below:
         sections.append(titles["below"].format(n=len({f.element.record_id for f in below})))
     chosen = [f for f in quoted_items(fates, level) if f.element.record_id not in as_messages]
-    every = _asked(fates, must_keep_items(fates)) if level.keep_newest is None else []
-    latest = _latest_copies(every, answers)
-    # a request sent again, quoted at its later copy: listed there, unless it stays as a message below
-    merged = {id(f) for f in every} - {id(f) for f in latest}
-    copies = sum(1 for f in every if id(f) in merged and f.element.record_id not in as_messages)
-    asked = [f for f in latest if f.element.record_id not in as_messages]
+    asked, every, copies = _quoted_requests(fates, answers, as_messages, level)
     quoted = {f.element.id for f in (*chosen, *asked, *every, *below)}  # a copy is quoted at its latest
 
     def line(fate: Any, width: int, said: str | None = None) -> str:
