@@ -106,10 +106,14 @@ class Plan(msgspec.Struct):
             "tier": self.tier,
             "risk": self.risk,
             "items": [self.public_item(i, lang) for i in self.items if not i.suggested],
-            "protected": [{"path": p["path"], "reason": p.get("reason_zh", p["reason"]) if lang == "zh" else p["reason"]}
-                          for p in self.protected],
+            "protected": [in_language(p, lang) for p in self.protected],
             "suggested": [self.public_item(i, lang) for i in self.items if i.suggested],
         }
+
+
+def in_language(noted: dict[str, str], lang: str) -> dict[str, str]:
+    """A path a plan protects or did not examine, with its reason in ``lang``."""
+    return {"path": noted["path"], "reason": noted.get("reason_zh", noted["reason"]) if lang == "zh" else noted["reason"]}
 
 
 def new_plan_id(tier: str) -> str:

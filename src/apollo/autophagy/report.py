@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from apollo import clock
-from apollo.autophagy.plan import Plan
+from apollo.autophagy.plan import Plan, in_language
 
 TIER_NAME = {"zh": {"small": "🗑️小自噬", "medium": "🧹中度清理", "large": "💥大自噬"},
              "en": {"small": "🗑️ small", "medium": "🧹 medium", "large": "💥 large"}}
@@ -108,8 +108,7 @@ def plan_text(plan: Plan, lang: str, *, confirm_hint: str | None = None, root: P
         extra = (f" 等 {len(public['protected'])} 项" if zh else f" and {more} more") if more > 0 else ""
         lines.append(("保留：" if zh else "kept: ") + names + extra)
     for note in (absolute_paths(list(plan.notes), root) if root is not None else plan.notes):
-        lines.append(("未检查：" if zh else "not examined: ") + f"{note['path']} — "
-                     f"{note.get('reason_zh', note['reason']) if zh else note['reason']}")
+        lines.append(("未检查：" if zh else "not examined: ") + "{path} — {reason}".format(**in_language(note, lang)))
     if confirm_hint:
         lines.append(confirm_hint)
     return "\n".join(lines)

@@ -56,15 +56,14 @@ def _finish(env: Env, result: dict[str, Any]) -> None:
     _show(env, dict(result), report, result)
 
 
-def _nothing(env: Env, tier: str, plan: Any = None) -> None:
+def _nothing(env: Env, tier: str, plan: Any) -> None:
     """An empty plan: nothing done, and what was left alone and why."""
+    from apollo.autophagy.plan import in_language
     from apollo.autophagy.report import nothing_text
 
-    zh = env.lang == "zh"
     data = {"tier": tier, "deleted": [], "skipped": [], "snapshot": None, "log": None,
-            "kept": plan.to_public(env.lang)["protected"] if plan is not None else [],
-            "not_examined": [{"path": n["path"], "reason": n.get("reason_zh", n["reason"]) if zh else n["reason"]}
-                             for n in (plan.notes if plan is not None else [])]}
+            "kept": plan.to_public(env.lang)["protected"],
+            "not_examined": [in_language(note, env.lang) for note in plan.notes]}
     _show(env, data, nothing_text, data)
 
 

@@ -244,22 +244,21 @@ class Engine:
             if row.unit not in protected and row.fate == "keep" and not row.evicted:
                 units.setdefault(row.unit, []).append(row)
         order = sorted(units.items(), key=lambda item: (any(r.must_keep for r in item[1]), item[0]))
-        going: list[list[Stored]] = []
+        going: list[tuple[list[Stored], int]] = []  # each unit that goes, with its tokens
         for _, members in order:
             must_keep = any(r.must_keep for r in members)
             fits = target is None or total <= target
             if fits and (must_keep or not force):
                 break
-            going.append(members)
-            total -= sum(r.tokens for r in members)
+            going.append((members, sum(r.tokens for r in members)))
+            total -= going[-1][1]
         staying: set[int] = set()
         if not force and target is not None:  # oldest first may take more than needed (one huge output
             for index in range(len(going) - 1, -1, -1):  # among small ones): what fits again stays, newest first
-                size = sum(r.tokens for r in going[index])
-                if total + size <= target:
+                if total + going[index][1] <= target:
                     staying.add(index)
-                    total += size
-        chosen = [row for index, members in enumerate(going) if index not in staying for row in members]
+                    total += going[index][1]
+        chosen = [row for index, (members, _) in enumerate(going) if index not in staying for row in members]
         if chosen:
             self.store.save(session_id, [], [], evict=[r.seq for r in chosen])
             for row in chosen:
@@ -287,12 +286,12 @@ def _recent_units(rows: list[Stored], cap: int | None) -> set[int]:
     user_turns = [i for i, r in enumerate(rows) if r.role == "user"]
     start = user_turns[-RECENT_TURNS] if len(user_turns) >= RECENT_TURNS else 0
     recent = rows[start:]
-    if cap is None or sum(r.tokens for r in recent if r.fate == "keep" and not r.evicted) <= cap:
-        return {r.unit for r in recent}
-    sizes: dict[int, int] = {}
+    sizes: dict[int, int] = {}  # each unit's kept tokens
     for row in recent:
         if row.fate == "keep" and not row.evicted:
             sizes[row.unit] = sizes.get(row.unit, 0) + row.tokens
+    if cap is None or sum(sizes.values()) <= cap:
+        return {r.unit for r in recent}
     asked = next((r for r in reversed(rows) if r.role == "user" and r.unit in sizes), None)  # what the run serves
     protected = {asked.unit} if asked is not None else set()
     held, newest = sum(sizes[unit] for unit in protected), True

@@ -9,9 +9,9 @@ anything else can give way, and get their readable form back first when room is 
 they alone exceed the budget are they shortened further and then dropped — the recent tail's
 process first, then what tells the least per token (the oldest among equals) — and the result
 says which and why. What is left goes to the dropped decisions and the like that fit whole again,
-then to the readable forms, then to a dropped message whole or else its opening (cut, with a
+then to the readable forms, then to each dropped message whole or else its opening (cut, with a
 marker: :func:`apollo.renal.concentrate.opening`; dropping it whole left the budget unspent and the
-conversation without it), then to the recent tail's process that fits whole.
+conversation without it), the recent tail's process last.
 
 Within the process elements this is a multiple-choice knapsack solved greedily: every element
 first gets its shortest form in order of value per token (so as many informative messages as
@@ -94,11 +94,10 @@ def fit(candidates: list[Candidate], budget: int) -> Fit:
         keep_tokens = _squeeze_must_keep(keep, budget, result)
     used = keep_tokens + (0 if squeezed else _fill(process, budget - keep_tokens, result.chosen))
     # what is left: the dropped decisions and the like whole (before any filler word comes back), the
-    # readable forms, the openings, then the tail's process whole
+    # readable forms, then each dropped message whole or its opening (the tail's process last)
     used += _give_back(keep, budget - used, result, least_priority=1)
     used += _lengthen(keep, process, budget - used, result.chosen)
-    used += _open_dropped(keep, budget - used, result)
-    result.tokens = used + _give_back(keep, budget - used, result, least_priority=0)
+    result.tokens = used + _give_back(keep, budget - used, result, least_priority=0, opened=True)
     result.must_keep_shortened = [c.id for c in keep if result.chosen.get(c.id, 0) > 0
                                   and c.id not in result.must_keep_opened]
     return result
@@ -153,17 +152,24 @@ def _lengthen(keep: list[Candidate], process: list[Candidate], room: int, chosen
     return used
 
 
-def _give_back(keep: list[Candidate], room: int, result: Fit, least_priority: int) -> int:
+def _give_back(keep: list[Candidate], room: int, result: Fit, least_priority: int, *, opened: bool = False) -> int:
     """A dropped must-keep element (of at least ``least_priority``) that fits whole again (every
-    content word) in what is left stays, the last dropped first: dropping in order can take a small
-    one before the large one that was enough, and an opening would take its room."""
+    content word) in what is left stays, the last dropped (it told the most) first: dropping in order
+    can take a small one before the large one that was enough. ``opened``: one that does not fit
+    whole keeps its opening when the room holds it (the form is appended to its ``forms``)."""
     used = 0
     by_id = {c.id: c for c in keep}
     for cid in reversed(result.must_keep_dropped[:]):
         c = by_id[cid]
         form = _content_kept(c)
-        if c.priority >= least_priority and used + c.forms[form].tokens <= room:
+        if c.priority < least_priority:
+            continue
+        if used + c.forms[form].tokens <= room:
             used += _back(c, form, result)
+        elif opened and c.opening is not None and (opening := c.opening(room - used)) is not None:
+            c.forms.append(opening)
+            used += _back(c, len(c.forms) - 1, result)
+            result.must_keep_opened.append(cid)
     return used
 
 
@@ -173,26 +179,6 @@ def _back(c: Candidate, form: int, result: Fit) -> int:
     result.must_keep_dropped.remove(c.id)
     result.must_keep_why.pop(c.id, None)
     return c.forms[form].tokens
-
-
-def _open_dropped(keep: list[Candidate], room: int, result: Fit) -> int:
-    """What is left once every kept element has its readable form back holds the opening of a
-    dropped must-keep message: the last dropped (it told the most) first. The form is appended to
-    its ``forms``."""
-    used = 0
-    by_id = {c.id: c for c in keep}
-    for cid in reversed(result.must_keep_dropped[:]):
-        c = by_id[cid]
-        if c.forms[_content_kept(c)].tokens <= room - used:  # whole, not cut, when it fits
-            used += _back(c, _content_kept(c), result)
-            continue
-        opening = c.opening(room - used) if c.opening is not None else None
-        if opening is None:
-            continue
-        c.forms.append(opening)
-        used += _back(c, len(c.forms) - 1, result)
-        result.must_keep_opened.append(cid)
-    return used
 
 
 def _squeeze_must_keep(keep: list[Candidate], budget: int, result: Fit) -> int:

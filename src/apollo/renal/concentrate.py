@@ -307,11 +307,10 @@ def opening(text: str, room: int, count: Callable[[str], int], rules: FilterRule
         return None
     end = len(text) * (room - marker_tokens) // max(count(text), 1)
     for _ in range(_OPENING_TRIES):
-        head = _opening_end(text, min(end, len(text) - 1))
+        head, still_open = _opening_end(text, min(end, len(text) - 1))
         if not head:
             return None
-        still_open = _fences(head)[0]  # the code it cuts into ends before the marker
-        fence = f"\n{still_open}" if still_open else ""
+        fence = f"\n{still_open}" if still_open else ""  # the code it cuts into ends before the marker
         cut = f"{head}{fence}\n\n{template.format(chars=f'{len(text) - len(head):,}')}"
         tokens = count(cut)
         if tokens <= room:
@@ -320,10 +319,11 @@ def opening(text: str, room: int, count: Callable[[str], int], rules: FilterRule
     return None
 
 
-def _opening_end(text: str, end: int) -> str:
+def _opening_end(text: str, end: int) -> tuple[str, str]:
     """``text[:end]`` cut back to its last line or sentence end in its second half (else its last
     space there, else where it is, ``end < len(text)``), outside an open code fence when it can be:
-    words cut mid-way or a fence left open would read as something the speaker wrote."""
+    words cut mid-way or a fence left open would read as something the speaker wrote. With the
+    fence still open at its end ("" when none)."""
     head = text[:end]
     half = end // 2
     stops = [m.end() for m in SENTENCE_END.compiled().finditer(head) if m.end() > half]
@@ -337,8 +337,8 @@ def _opening_end(text: str, end: int) -> str:
         head = text[:end]
     still_open, closed = _fences(head)
     if still_open and 2 * closed >= len(head):  # inside a fence: end after the last line that leaves
-        head = head[:closed]  # none open, when that keeps half of it (else the fence is closed after it)
-    return head.rstrip()
+        head, still_open = head[:closed], ""  # none open, when that keeps half of it (else it is closed after it)
+    return head.rstrip(), still_open
 
 
 def _continues(before: str, char: str) -> bool:

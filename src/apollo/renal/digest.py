@@ -430,8 +430,8 @@ def _quoted_requests(fates: list[Any], answers: dict[str, Any], as_messages: fro
     too), and how many such copies are listed there (not those that stay as messages below)."""
     every = _asked(fates, must_keep_items(fates)) if level.keep_newest is None else []
     latest = _latest_copies(every, answers)
-    merged = {id(f) for f in every} - {id(f) for f in latest}
-    copies = sum(1 for f in every if id(f) in merged and f.element.record_id not in as_messages)
+    quoted = {id(f) for f in latest}
+    copies = sum(1 for f in every if id(f) not in quoted and f.element.record_id not in as_messages)
     return [f for f in latest if f.element.record_id not in as_messages], every, copies
 
 
@@ -463,7 +463,7 @@ def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | 
         sections.append(titles["below"].format(n=len({f.element.record_id for f in below})))
     chosen = [f for f in quoted_items(fates, level) if f.element.record_id not in as_messages]
     asked, every, copies = _quoted_requests(fates, answers, as_messages, level)
-    quoted = {f.element.id for f in (*chosen, *asked, *every, *below)}  # a copy is quoted at its latest
+    quoted = {f.element.id for f in (*chosen, *every, *below)}  # a copy is quoted at its latest
 
     def line(fate: Any, width: int, said: str | None = None) -> str:
         cut = max(width, longer_chars) if fate.element.id in longer else width
