@@ -60,6 +60,44 @@ def test_superseded_entries_are_linear_and_right() -> None:
     assert all(old.first.startswith(f"- topic{new.first[7:].split(':')[0]}:") for old, new, _ in found)
 
 
+def _subject_suggestions(text: str) -> list[str]:
+    data = text.encode()
+    return [old.first for old, _new, how in superseded_entries(markdown_entries(data), RULES) if how == "subject"]
+
+
+def test_a_subject_that_labels_parallel_items_is_not_an_update() -> None:
+    """From real MEMORY.md files: lessons in a row, and a "coping:" step under each of four problems,
+    were each offered as superseded by the next; a fact stated again further down still is."""
+    text = ("# Memory\n\n## Lessons\n\n- 教训：反思要有执行\n- 教训：文档会过期\n\n"
+            "## Problems\n\n**1. Sleep**\n- Cause: overexcited\n- Coping: fixed routine\n\n"
+            "**2. Food**\n- Cause: growth slows\n- Coping: offer choices\n\n"
+            "**3. Toilet**\n- Cause: not ready\n- Coping: small steps\n\n"
+            "## Stack\n\n- DB: PostgreSQL\n- Cache: Redis\n- DB: SQLite\n")
+    assert _subject_suggestions(text) == ["- DB: PostgreSQL"]
+
+
+_SUBJECT = st.sampled_from(["DB", "Model", "教训", "Coping"])
+
+
+@given(st.lists(st.tuples(_SUBJECT, st.booleans()), min_size=1, max_size=12))
+def test_subject_suggestions_are_exactly_the_scattered_pairs(items) -> None:
+    """Property: a subject heading exactly two items of a section that do not follow one another
+    directly offers the earlier one; a subject heading one, or more than two, or two in a row offers
+    none. (Items are apart when a paragraph stands between them.)"""
+    lines = []
+    for number, (subject, apart) in enumerate(items):
+        lines.append(f"- {subject}: value {number}\n")
+        if apart:
+            lines.append(f"\nnote {number}\n\n")
+    found = _subject_suggestions("# Memory\n\n" + "".join(lines))
+    expected = []
+    for subject in dict.fromkeys(s for s, _ in items):
+        at = [i for i, (s, _) in enumerate(items) if s == subject]
+        if len(at) == 2 and not (at[1] == at[0] + 1 and not items[at[0]][1]):
+            expected.append(f"- {subject}: value {at[0]}")
+    assert sorted(found) == sorted(expected)
+
+
 def _content(text: str) -> list[tuple[str, str]]:
     return [(t.type, t.content) for t in MarkdownIt("commonmark").parse(text)
             if t.type in ("inline", "fence", "code_block", "html_block")]

@@ -240,6 +240,8 @@ def superseded_entries(entries: Sequence[Entry], rules: Memory, exclude: Sequenc
     by_section: dict[tuple[str, ...], list[Entry]] = {}
     by_subject: dict[tuple, list[Entry]] = {}
     by_text: dict[tuple, list[Entry]] = {}
+    subjects = {e.start: _subject(e, rules) for e in candidates if e.kind == "item"}
+    labels = _labels(candidates, subjects)
     for later in candidates:
         pool = by_section.setdefault(later.section, [])
         for phrase in phrases:
@@ -251,8 +253,10 @@ def superseded_entries(entries: Sequence[Entry], rules: Memory, exclude: Sequenc
                     if earlier.end <= later.start and all(_contains(earlier, t) for t in tokens):
                         found.setdefault(earlier.start, (earlier, later, "reference"))
                         break
-        subject = _subject(later, rules) if later.kind == "item" else None
+        subject = subjects.get(later.start)
         subject_key = (later.section, later.level, subject)
+        if subject_key in labels:
+            subject = None
         text_key = (later.section, _normalise(later.text))
         for key, index, how in ((subject_key, by_subject, "subject"), (text_key, by_text, "repeat")):
             if how == "subject" and subject is None:
@@ -276,6 +280,19 @@ def superseded_entries(entries: Sequence[Entry], rules: Memory, exclude: Sequenc
             together.append(found_entry[0])
             kept.append(found_entry)
     return kept
+
+
+def _labels(candidates: Sequence[Entry], subjects: dict[int, str | None]) -> set[tuple]:
+    """Subjects that label parallel items rather than name one fact that changed: ``教训：`` (a
+    lesson) or ``Coping:`` heading more than two items of a section, or two items one right after the
+    other in one list. "- DB: PostgreSQL" and, further down, "- DB: SQLite" is an update; a list of
+    lessons is not (a real MEMORY.md had three "教训：" items in a row, each offered as superseded)."""
+    heads: dict[tuple, list[Entry]] = {}
+    for entry in candidates:
+        if subjects.get(entry.start) is not None:
+            heads.setdefault((entry.section, entry.level, subjects[entry.start]), []).append(entry)
+    return {key for key, items in heads.items()
+            if len(items) > 2 or any(a.end == b.start for a, b in zip(items, items[1:], strict=False))}
 
 
 def _inside_any(entry: Entry, ranges: Sequence[tuple[int, int]]) -> bool:

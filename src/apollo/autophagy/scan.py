@@ -23,6 +23,7 @@ from apollo import clock
 from apollo.autophagy import messages as msg
 from apollo.autophagy.file_checks import FILE_CHECKS, LINK_CHECKS
 from apollo.autophagy.fs import Root, StatFingerprint, Unsafe, display, open_file, read_fd
+from apollo.autophagy.named import Named, load_named
 from apollo.autophagy.plan import Item, Member
 from apollo.autophagy.rules import AutophagyRules, PatternSet, Rule
 from apollo.autophagy.tasks import Tasks
@@ -53,14 +54,17 @@ class Scanner:
     recent_minutes: float
     tasks: Tasks
     extra_protect: PatternSet
+    #: files the agent's instructions name (:mod:`apollo.autophagy.named`): never removed whole
+    named: Named = field(default_factory=Named)
     result: ScanResult = field(default_factory=ScanResult)
 
     @classmethod
     def for_places(cls, places: Places, rules: AutophagyRules, config: Config, tiers: tuple[str, ...],
                    tasks: Tasks) -> Scanner:
-        """The scanner of a run: the workspace of ``places``, Apollo's own folders protected, now."""
+        """The scanner of a run: the workspace of ``places``, Apollo's own folders and what the agent's
+        instructions name protected, now."""
         return cls(rules, places.workspace, tiers, clock.now(), float(config.get("autophagy.recent_minutes")), tasks,
-                   places.extra_protect)
+                   places.extra_protect, load_named(places.workspace, rules))
 
     def __post_init__(self) -> None:
         self.now_ts = self.now.timestamp()
@@ -151,11 +155,17 @@ class Scanner:
         name = parts[-1]
         rel = "/".join(parts)
         mode = st.st_mode
+        # a file the agent's instructions name may lose entries, never the whole of it
+        named = None if stat.S_ISDIR(mode) else self.named.reason(name)
         items: list[Item] = []
         for rule, patterns, exclude in self.rules.rules(tier):
             if stat.S_ISLNK(mode):
                 if rule.check in LINK_CHECKS:
-                    items += LINK_CHECKS[rule.check](self, rule, dir_fd, parts, st, record)
+                    found = LINK_CHECKS[rule.check](self, rule, dir_fd, parts, st, record)
+                    if found and named:
+                        self._withheld(parts, named, record)
+                        continue
+                    items += found
                 continue
             if stat.S_ISDIR(mode):
                 if rule.check == "match" and rule.type == "dir" and patterns.match(rel, name, True) \
@@ -181,9 +191,18 @@ class Scanner:
             if not found:
                 continue
             if found[0].action == "unlink":
+                if named:
+                    self._withheld(parts, named, record)
+                    continue
                 return [found[0]] if not any(i.action == "cut" for i in items) else items
             items += found
         return items
+
+    def _withheld(self, parts: Sequence[str], reason: tuple[str, str], record: bool) -> None:
+        """A whole-file removal a rule picked and the agent's instructions forbid: kept, and said once."""
+        shown = display("/".join(parts))
+        if record and not any(kept["path"] == shown for kept in self.result.protected):
+            self.keep(parts, *reason)
 
     def _guarded(self, rule: Rule, patterns: PatternSet, dir_fd: int, parts: tuple[str, ...], is_dir: bool) -> bool:
         """Whether a match rule's guards keep this path: it lies in an environment or installed
