@@ -68,7 +68,7 @@ def _subject_suggestions(text: str) -> list[str]:
 def test_a_subject_that_labels_parallel_items_is_not_an_update() -> None:
     """From real MEMORY.md files: lessons in a row, and a "coping:" step under each of four problems,
     were each offered as superseded by the next; a fact stated again further down still is."""
-    text = ("# Memory\n\n## Lessons\n\n- 教训：反思要有执行\n- 教训：文档会过期\n\n"
+    text = ("# Memory\n\n## Lessons\n\n- 教训：反思要有执行\n- 教训：文档会过期\n- 教训：目的不是手段\n\n"
             "## Problems\n\n**1. Sleep**\n- Cause: overexcited\n- Coping: fixed routine\n\n"
             "**2. Food**\n- Cause: growth slows\n- Coping: offer choices\n\n"
             "**3. Toilet**\n- Cause: not ready\n- Coping: small steps\n\n"
@@ -76,14 +76,19 @@ def test_a_subject_that_labels_parallel_items_is_not_an_update() -> None:
     assert _subject_suggestions(text) == ["- DB: PostgreSQL"]
 
 
+def test_an_entry_that_introduces_the_next_block_is_not_a_repeat() -> None:
+    """A real MEMORY.md: "Example:" before two different code blocks was offered as a repeat."""
+    data = b"# Memory\n\nExample:\n```\nA\n```\n\nExample:\n```\nB\n```\n\n- fact\n\n- fact\n"
+    assert [old.first for old, _, _ in superseded_entries(markdown_entries(data), RULES)] == ["- fact"]
+
+
 _SUBJECT = st.sampled_from(["DB", "Model", "教训", "Coping"])
 
 
 @given(st.lists(st.tuples(_SUBJECT, st.booleans()), min_size=1, max_size=12))
-def test_subject_suggestions_are_exactly_the_scattered_pairs(items) -> None:
-    """Property: a subject heading exactly two items of a section that do not follow one another
-    directly offers the earlier one; a subject heading one, or more than two, or two in a row offers
-    none. (Items are apart when a paragraph stands between them.)"""
+def test_subject_suggestions_are_exactly_the_pairs(items) -> None:
+    """Property: a subject heading exactly two items of a section offers the earlier one, whether a
+    paragraph stands between them or not; a subject heading one, or more than two, offers none."""
     lines = []
     for number, (subject, apart) in enumerate(items):
         lines.append(f"- {subject}: value {number}\n")
@@ -93,7 +98,7 @@ def test_subject_suggestions_are_exactly_the_scattered_pairs(items) -> None:
     expected = []
     for subject in dict.fromkeys(s for s, _ in items):
         at = [i for i, (s, _) in enumerate(items) if s == subject]
-        if len(at) == 2 and not (at[1] == at[0] + 1 and not items[at[0]][1]):
+        if len(at) == 2:
             expected.append(f"- {subject}: value {at[0]}")
     assert sorted(found) == sorted(expected)
 

@@ -233,7 +233,9 @@ def superseded_entries(entries: Sequence[Entry], rules: Memory, exclude: Sequenc
     subject and exact repeats are found through indexes (linear in the number of entries); a
     reference phrase searches back through the earlier entries of its own section."""
     excluded = sorted((x.start, x.end) for x in exclude)
-    candidates = [e for e in entries if e.kind in ("item", "paragraph") and not _inside_any(e, excluded)]
+    # an entry that ends in a colon ("Example:") introduces the block after it: not a fact of its own
+    candidates = [e for e in entries if e.kind in ("item", "paragraph") and not _inside_any(e, excluded)
+                  and not _normalise(e.text).endswith((":", "："))]
     stop = {w.casefold() for w in rules.reference_stopwords}
     phrases = [re.compile(p) for p in rules.supersede_phrases]
     found: dict[int, tuple[Entry, Entry, str]] = {}
@@ -284,15 +286,16 @@ def superseded_entries(entries: Sequence[Entry], rules: Memory, exclude: Sequenc
 
 def _labels(candidates: Sequence[Entry], subjects: dict[int, str | None]) -> set[tuple]:
     """Subjects that label parallel items rather than name one fact that changed: ``教训：`` (a
-    lesson) or ``Coping:`` heading more than two items of a section, or two items one right after the
-    other in one list. "- DB: PostgreSQL" and, further down, "- DB: SQLite" is an update; a list of
-    lessons is not (a real MEMORY.md had three "教训：" items in a row, each offered as superseded)."""
-    heads: dict[tuple, list[Entry]] = {}
+    lesson) or ``Coping:`` heading more than two items of a section. "- Theme: dark" then "- Theme:
+    light" is an update; three lessons are not (real MEMORY.md files had lessons, and a coping step
+    under each of four problems, each offered as superseded by the next). Two lessons in a row still
+    read as an update: the words alone cannot tell them from one."""
+    heads: dict[tuple, int] = {}
     for entry in candidates:
         if subjects.get(entry.start) is not None:
-            heads.setdefault((entry.section, entry.level, subjects[entry.start]), []).append(entry)
-    return {key for key, items in heads.items()
-            if len(items) > 2 or any(a.end == b.start for a, b in zip(items, items[1:], strict=False))}
+            key = (entry.section, entry.level, subjects[entry.start])
+            heads[key] = heads.get(key, 0) + 1
+    return {key for key, count in heads.items() if count > 2}
 
 
 def _inside_any(entry: Entry, ranges: Sequence[tuple[int, int]]) -> bool:
