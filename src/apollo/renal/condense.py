@@ -460,7 +460,7 @@ class Condenser:
         opened = False
         while position < len(words):
             span = self._match_phrase(words, tokens, position, rules.interjections)
-            if not span:
+            if not span or self._glued(sentence, words[position], words[position + span - 1], tokens):
                 break
             spans.append(tuple(words[position:position + span]) + self._trailing_separator(sentence, words[position + span - 1], tokens))
             position += span
@@ -495,7 +495,8 @@ class Condenser:
             i = words[position]
             token = tokens[i]
             span = self._match_phrase(words, tokens, position, rules.hedges)
-            if span and self._at_boundary(sentence, words[position], words[position + span - 1], tokens):
+            if span and self._at_boundary(sentence, words[position], words[position + span - 1], tokens) \
+                    and not self._glued(sentence, words[position], words[position + span - 1], tokens):
                 spans.append(tuple(words[position:position + span])
                              + self._trailing_separator(sentence, words[position + span - 1], tokens))
                 position += span
@@ -509,6 +510,15 @@ class Condenser:
                 spans.append((i,))
             position += 1
         return spans
+
+    @staticmethod
+    def _glued(sentence: list[int], first: int, last: int, tokens: list[_Token]) -> bool:
+        """A Chinese phrase that runs on into a Chinese character on either side may be part of a
+        word: "成" (OK) opens "成熟稳定", "行" opens "行业", "那个" opens "那个方案" (that plan). Chinese
+        has no spaces, so only a separator, a space or the sentence's edge says where a phrase stops."""
+        start, end = sentence.index(first), sentence.index(last)
+        return (tokens[first].kind == "cjk" and start > 0 and tokens[sentence[start - 1]].kind == "cjk") or (
+            tokens[last].kind == "cjk" and end + 1 < len(sentence) and tokens[sentence[end + 1]].kind == "cjk")
 
     @staticmethod
     def _at_boundary(sentence: list[int], first: int, last: int, tokens: list[_Token]) -> bool:
