@@ -21,6 +21,14 @@ def test_a_word_that_starts_like_an_interjection_keeps_its_first_character() -> 
         assert all(word in form for _, form in CONDENSER.ladder(text)), text
 
 
+def test_a_term_after_a_comma_is_not_a_name_in_address_when_the_sentence_goes_on() -> None:
+    """A real MEMORY.md: "…（明显改善），LDL-C 3.44（略高）" lost "，LDL-C" as if it were "…, Maria", and
+    3.44 then read as the total's. A name in address is the sentence's last word."""
+    for text, term in (("- **血脂改善**：总胆固醇6.18→5.14（明显改善），LDL-C 3.44（略高）", "LDL-C"),
+                       ("Total is 6.18, LDL 3.44 (high)", "LDL")):
+        assert all(term in form for _, form in CONDENSER.ladder(text)), text
+
+
 def test_an_interjection_set_off_by_a_separator_still_goes() -> None:
     forms = [form for _, form in CONDENSER.ladder("嗯哼，我们明天见面讨论方案")]
     assert forms and forms[0] == "我们明天见面讨论方案"

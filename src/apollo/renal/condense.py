@@ -474,7 +474,10 @@ class Condenser:
             last = words[-1]
             before = sentence.index(last)
             previous = [t for t in sentence[:before] if tokens[t].kind != "space"]
-            if previous and tokens[previous[-1]].text in _SEPARATORS and self._vocative(tokens, last, names):
+            # the sentence's last word ("Thanks, Maria."), not a term before a number or a note that
+            # closes it ("…，LDL-C 3.44（略高）": a name in address ends the sentence)
+            ends = not any(tokens[t].kind in _WORDLIKE for t in sentence[before + 1:])
+            if ends and previous and tokens[previous[-1]].text in _SEPARATORS and self._vocative(tokens, last, names):
                 spans.append((previous[-1], last))
         return spans
 
