@@ -116,6 +116,7 @@ class CondenseRules:
     particles: frozenset[str]
     joining_words: frozenset[str]
     keep_words: frozenset[str]
+    verb_particles: frozenset[str] = frozenset()
     max_content_loss: float = 0.2
     min_content_letters: int = 3
     #: the classifier's rules, whose social signals say which whole sentences are formulas
@@ -184,6 +185,7 @@ def rules_from_data(table: dict[str, Any], social: RenalRules | None = None) -> 
         particles=words("particles"),
         joining_words=words("joining_words"),
         keep_words=words("keep_words"),
+        verb_particles=words("verb_particles"),
         max_content_loss=float(settings.get("max_content_loss", 0.2)),
         min_content_letters=int(settings.get("min_content_letters", 3)),
         social=social,
@@ -405,11 +407,21 @@ class Condenser:
                 if token.norm in rules.articles and not (position and token.text[:1].isupper()):
                     found.append((1, (i,)))
         for sentence in by_sentence.values():
-            for i in sentence:
+            for position, i in enumerate(sentence):
                 token = tokens[i]
-                if token.kind in _WORDLIKE and not token.protected and self._function_only(token):
+                if token.kind in _WORDLIKE and not token.protected and self._function_only(token) \
+                        and not self._verb_particle(sentence, position, tokens):
                     found.append((3 if token.norm in rules.joining_words else 2, (i,)))
         return found
+
+    def _verb_particle(self, sentence: list[int], position: int, tokens: list[_Token]) -> bool:
+        """A particle right after a content word may be part of it: "turn off the alerts", "set up
+        the server", "move on" lose their sense without it (the words alone cannot tell a verb's
+        particle from a noun's preposition, so "report on sales" keeps its "on" too)."""
+        if tokens[sentence[position]].norm not in self.rules.verb_particles:
+            return False
+        before = [tokens[t] for t in sentence[:position] if tokens[t].kind != "space"]
+        return bool(before) and before[-1].kind in _WORDLIKE and not self._function_only(before[-1])
 
     def _clause_starts(self, sentence: list[int], words: list[int], tokens: list[_Token]) -> list[int]:
         """Positions in ``words`` where a clause begins: the sentence start, after a separator,
@@ -650,6 +662,10 @@ def _render(tokens: list[_Token], removed: list[bool]) -> str:
     joined = re.sub(r"([(\[])[ \t]+", r"\1", joined)
     joined = re.sub(r"([,;:，；：、])(?:\s*[,;:，；：、])+", r"\1", joined)
     joined = re.sub(r"[,;:，；：、]+\s*([.!?。！？])", r"\1", joined)
-    joined = re.sub(r"[ \t]*[,;:，；：、\-–—]+[ \t]*$", "", joined)
+    # a separator left dangling by what was cut after it; one the text itself ends with (a colon that
+    # introduces the list below it) stays
+    last = next((i for i in range(len(tokens) - 1, -1, -1) if tokens[i].kind not in ("space", "end")), None)
+    if last is None or removed[last] or tokens[last].text not in _SEPARATORS:
+        joined = re.sub(r"[ \t]*[,;:，；：、\-–—]+[ \t]*$", "", joined)
     joined = re.sub(r"(?m)^[ \t]+|[ \t]+$", "", joined)
     return joined.strip()

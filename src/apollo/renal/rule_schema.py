@@ -198,6 +198,7 @@ class CondenseLanguage(msgspec.Struct, forbid_unknown_fields=True):
     particles: list[str] = []
     joining_words: list[str] = []
     keep_words: list[str] = []
+    verb_particles: list[str] = []
 
 
 #: the tables of ``[condense]``, by language

@@ -1,0 +1,43 @@
+"""Shortening keeps what changes the sense, found on real MEMORY.md files at --keep-ratio: a verb's
+particle ("Move on." became "Move."; "turn off the alerts" would read "turn alerts"), a choice
+("answer or ignore" became "answer ignore"), and the colon that introduces the list below a line."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from apollo.renal.condense import Condenser
+
+CONDENSER = Condenser()
+
+
+def test_examples_keep_their_particle_their_choice_and_their_colon() -> None:
+    cases = {"Trust Gerson to answer or ignore. Move on.": ("answer or ignore", "Move on."),
+             "Turn off the notifications for the staging server": ("Turn off",),
+             "Set up three layers of protection:": ("Set up", "protection:"),
+             "应用优化投递编排，创建三层防护：": ("防护：",)}
+    for text, kept in cases.items():
+        for _, form in CONDENSER.ladder(text):
+            assert all(part in form for part in kept), (text, form)
+
+
+_CONTENT = st.sampled_from(["turn", "alerts", "server", "move", "deploy", "backup", "reports", "Gerson", "answer"])
+_SMALL = st.sampled_from(["off", "up", "on", "or", "the", "of", "to", "for", "and", "a"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(_CONTENT, _SMALL), min_size=2, max_size=12))
+def test_a_particle_after_a_content_word_and_every_or_stay(words: list[str]) -> None:
+    """Property: in every form, each "or", and each particle right after a content word, is still there
+    (counted: no form holds fewer of them than the text)."""
+    text = " ".join(words) + "."
+    particles = set(CONDENSER.rules.verb_particles)
+    content = {w for w in words if w.lower() not in CONDENSER.rules.function_words}
+    needed = sum(1 for before, word in zip(words, words[1:], strict=False)
+                 if word in particles and before in content) + words.count("or")
+    for _, form in CONDENSER.ladder(text):
+        tokens = form.rstrip(".").split()
+        kept = sum(1 for before, word in zip(tokens, tokens[1:], strict=False)
+                   if word in particles and before.lower() in {c.lower() for c in content}) + tokens.count("or")
+        assert kept >= needed, (text, form)
