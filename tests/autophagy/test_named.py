@@ -2,15 +2,16 @@
 
 Found on a real workspace: AGENTS.md calls each channel's ``activity.log`` the action history
 (append-only, read before the agent asks anything), and the small tier's stale-log rule took every
-one of them. The instructions are read at the workspace root, and the files they name by path as
+one of them. The instructions are read at the workspace root, and the Markdown files they name as
 deep as ``named_depth``; entries may still be cut out of a named file; a folder rule still takes
-its folder whole; an instruction file that cannot be read stops the run.
+its folder whole unless they name a path inside it; an instruction file at the root that cannot be
+read stops the run. (Review findings: a link to nothing, names in Chinese or with emphasis, templates,
+``./`` paths, long paths, a quadratic pattern.)
 """
 
 from __future__ import annotations
 
 import os
-import re
 
 import pytest
 from hypothesis import given
@@ -18,7 +19,7 @@ from hypothesis import strategies as st
 
 from apollo.autophagy import rules as rules_mod
 from apollo.autophagy.fs import Root
-from apollo.autophagy.named import load_named
+from apollo.autophagy.named import Named, load_named
 from apollo.errors import ConfigError
 from autophagy.support import DAY, NOW_TS, tree
 
@@ -59,9 +60,9 @@ def test_following_stops_at_named_depth(ws) -> None:
     ws.put("b/two.md", "see `c/three.md` and two.log\n")
     ws.put("c/three.md", "three.log\n")
     named = load_named(Root(ws.workspace), rules_mod.load(ws.config()))
-    assert named.by["two.log"] == "b/two.md"  # two steps from the root file: read (named_depth = 2)
-    assert "three.log" not in named.by        # three steps: not read
-    assert named.by["three.md"] == "b/two.md"
+    assert named.reason("two.log")[0].startswith("named in b/two.md")  # two steps from the root file: read
+    assert named.reason("three.log") is None  # three steps (named_depth = 2): not read
+    assert named.reason("three.md")[0].startswith("named in b/two.md")
 
 
 def test_entries_are_still_cut_from_a_named_heartbeat_log(ws) -> None:
@@ -94,36 +95,98 @@ def test_a_plan_made_before_the_instructions_named_the_file_skips_it(ws) -> None
     assert log.exists() and not result["deleted"] and result["skipped"]
 
 
-def test_an_instruction_file_that_cannot_be_read_stops_the_run(ws) -> None:
+def test_an_instruction_file_that_cannot_be_read_stops_the_run(ws, tmp_path) -> None:
     os.symlink("MEMORY.md", ws.workspace / "MEMORY.md")  # a link to itself: open fails with ELOOP
     log = ws.put("old.log", age=5 * DAY)
     with pytest.raises(ConfigError, match="cannot read MEMORY.md"):
         ws.small()
+    (ws.workspace / "MEMORY.md").unlink()
+    shared = ws.put("shared/AGENTS.md", "old.log is the action history\n", base=tmp_path)
+    os.symlink(shared, ws.workspace / "AGENTS.md")
+    plan = ws.plan("small")
+    assert not plan.items
+    shared.rename(shared.with_name("moved.md"))  # the link now leads nowhere: what it named is unknown
+    with pytest.raises(ConfigError, match="cannot read AGENTS.md"):
+        ws.small()
     assert log.exists()
 
 
-def test_a_fifo_or_a_folder_named_like_an_instruction_file_names_nothing(ws) -> None:
-    os.mkfifo(ws.workspace / "AGENTS.md")  # opened without blocking, and not read: not a file
-    (ws.workspace / "SOUL.md").mkdir()
+def test_an_instruction_file_unreadable_at_confirmation_stops_the_run(ws) -> None:
+    ws.put("AGENTS.md", "# rules\n")
+    log = ws.put("broken.json", "{", age=5 * DAY)
+    plan = ws.plan("medium")
+    assert [item.parts for item in plan.items] == [["broken.json"]]
+    (ws.workspace / "AGENTS.md").unlink()
+    os.symlink("nowhere.md", ws.workspace / "AGENTS.md")
+    with pytest.raises(ConfigError, match="cannot read AGENTS.md"):
+        ws.execute(plan.plan_id)
+    assert log.exists()
+
+
+def test_a_pipe_or_a_folder_named_like_an_instruction_file_stops_the_run_without_waiting(ws) -> None:
+    os.mkfifo(ws.workspace / "AGENTS.md")  # opened without blocking: never waited on
     ws.put("old.log", age=5 * DAY)
-    assert load_named(Root(ws.workspace), rules_mod.load(ws.config())).by == {}
+    with pytest.raises(ConfigError, match="not a regular file"):
+        load_named(Root(ws.workspace), rules_mod.load(ws.config()))
+    (ws.workspace / "AGENTS.md").unlink()
+    (ws.workspace / "SOUL.md").mkdir()
+    with pytest.raises(ConfigError, match="not a regular file"):
+        load_named(Root(ws.workspace), rules_mod.load(ws.config()))
+
+
+def test_names_are_found_however_they_are_written(ws) -> None:
+    ws.put("AGENTS.md", "日志写在行动日志.log里；隐藏的 .session.log；_emphasis.log_；**bold.log**；"
+                        "每天一份 logs/YYYY-MM-DD.log 和 reports/<channel>-summary.json。\n"
+                        "See [the policy](./system/policy.md) and QUICKGUIDE.md.\n")
+    ws.put("system/policy.md", "Read `ops.log` first.\n")
+    ws.put("QUICKGUIDE.md", "guide.log holds the quick guide's history.\n")
+    kept = ["行动日志.log", "a/.session.log", "emphasis.log", "bold.log", "logs/2026-11-30.log", "ops.log",
+            "guide.log"]
+    for rel in kept:
+        ws.put(rel, age=5 * DAY)
+    ws.put("reports/ops-summary.json", age=5 * DAY)
+    gone = ["other.log", "logs/notes.log", "myactivity.log"]
+    for rel in gone:
+        ws.put(rel, age=5 * DAY)
+    ws.small()
+    left = tree(ws.workspace)
+    assert all(rel in left for rel in kept), [rel for rel in kept if rel not in left]
+    assert not any(rel in left for rel in gone)
+    named = load_named(Root(ws.workspace), rules_mod.load(ws.config()))
+    assert named.reason("ops-summary.json") and not named.reason("ops-summary.json.bak")
+
+
+def test_a_path_inside_a_build_folder_keeps_the_folder(ws) -> None:
+    ws.put("AGENTS.md", "build/report.log is your report.\n")
+    ws.put("build/report.log", age=5 * DAY)
+    ws.put("other/build/x.o", age=5 * DAY)
+    ws.small()
+    left = tree(ws.workspace)
+    assert "build/report.log" in left and "other/build/x.o" not in left
+
+
+def test_long_or_odd_paths_in_the_instructions_are_read_past(ws) -> None:
+    ws.put("MEMORY.md", "a" * 300 + "/README.md, ../../outside.md, /etc/x.md, ~/notes.md\n" + "a/" * 40_000 + "\n")
+    log = ws.put("old.log", age=5 * DAY)
+    ws.small()
+    assert not log.exists()
 
 
 _NAME = st.from_regex(r"[a-z0-9_][a-z0-9_-]{0,8}\.[a-z][a-z0-9]{0,3}", fullmatch=True)
-#: prose around a name, and what sets it off: never a letter or digit of its own
+#: prose around a name, and what sets it off: never a Latin letter or digit of its own
 _PROSE = st.lists(st.sampled_from(["ab", "你好", "，", "。", " ", "*", "`", "日志", "(", ")", "\n", " - "]),
                   max_size=5).map("".join)
-_FILE_NAME = re.compile(rules_mod.load(None).data.protect.file_name)
-_APART = st.sampled_from([" ", "，", "。", "日志", "`", "(", ")", "\n", "：", '"', "'"])
+_APART = st.sampled_from([" ", "，", "。", "日志", "`", "(", ")", "\n", "：", '"', "'", "_", "**", "/"])
 
 
-@given(st.lists(st.tuples(_PROSE, _APART, _NAME, _APART), max_size=6), _PROSE)
-def test_every_name_set_off_by_words_or_cjk_is_found_and_nothing_else(pieces, tail) -> None:
-    """Property: a file name set off by spaces, punctuation or Chinese text is found (by its exact
-    case-folded name); whatever is found occurs in the text; a pattern such as *.log names nothing."""
-    text = "".join(f"{prose}{before}{name}{after}" for prose, before, name, after in pieces)
-    text += tail + " *.log logs/*.tmp v1.2 "
-    found = {m.group("name").casefold() for m in _FILE_NAME.finditer(text)}
-    assert {name.casefold() for _, _, name, _ in pieces} <= found
-    assert all(name in text.casefold() for name in found)
-    assert not {"log", "tmp", ".log", "v1.2"} & found
+@given(st.lists(st.tuples(_PROSE, _APART, _NAME, _APART), max_size=6), _PROSE, _NAME)
+def test_every_name_set_off_is_found_and_a_longer_one_is_not(pieces, tail, other) -> None:
+    """Property: a file name set off by spaces, punctuation, emphasis or Chinese text is found; a
+    name a Latin letter or digit runs on into is not (unless it is also written on its own)."""
+    text = "".join(f"{prose}{before}{name}{after}" for prose, before, name, after in pieces) + tail
+    named = Named((("AGENTS.md", text.casefold()),))
+    assert all(named.reason(name.upper()) for _, _, name, _ in pieces)
+    written = {name for _, _, name, _ in pieces}
+    longer = "x" + other
+    if not any(longer in name for name in written) and longer not in text:
+        assert named.reason(longer) is None

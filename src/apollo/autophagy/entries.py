@@ -242,8 +242,8 @@ def superseded_entries(entries: Sequence[Entry], rules: Memory, exclude: Sequenc
     by_section: dict[tuple[str, ...], list[Entry]] = {}
     by_subject: dict[tuple, list[Entry]] = {}
     by_text: dict[tuple, list[Entry]] = {}
-    subjects = {e.start: _subject(e, rules) for e in candidates if e.kind == "item"}
-    labels = _labels(candidates, subjects)
+    keys = _subject_keys(entries, rules)
+    labels = _labels(candidates, keys)
     for later in candidates:
         pool = by_section.setdefault(later.section, [])
         for phrase in phrases:
@@ -255,20 +255,18 @@ def superseded_entries(entries: Sequence[Entry], rules: Memory, exclude: Sequenc
                     if earlier.end <= later.start and all(_contains(earlier, t) for t in tokens):
                         found.setdefault(earlier.start, (earlier, later, "reference"))
                         break
-        subject = subjects.get(later.start)
-        subject_key = (later.section, later.level, subject)
-        if subject_key in labels:
-            subject = None
+        found_key = keys.get(later.start)
+        subject_key: tuple = found_key if found_key is not None and found_key not in labels else ()
         text_key = (later.section, _normalise(later.text))
         for key, index, how in ((subject_key, by_subject, "subject"), (text_key, by_text, "repeat")):
-            if how == "subject" and subject is None:
+            if not key:
                 continue
             waiting = index.get(key, [])
             for earlier in [e for e in waiting if e.end <= later.start]:
                 found.setdefault(earlier.start, (earlier, later, how))
             index[key] = [e for e in waiting if e.end > later.start]
         pool.append(later)
-        if subject is not None:
+        if subject_key:
             by_subject.setdefault(subject_key, []).append(later)
         by_text.setdefault(text_key, []).append(later)
     chosen = sorted(found.values(), key=lambda t: t[0].start)
@@ -284,18 +282,38 @@ def superseded_entries(entries: Sequence[Entry], rules: Memory, exclude: Sequenc
     return kept
 
 
-def _labels(candidates: Sequence[Entry], subjects: dict[int, str | None]) -> set[tuple]:
-    """Subjects that label parallel items rather than name one fact that changed: ``教训：`` (a
-    lesson) or ``Coping:`` heading more than two items of a section. "- Theme: dark" then "- Theme:
-    light" is an update; three lessons are not (real MEMORY.md files had lessons, and a coping step
-    under each of four problems, each offered as superseded by the next). Two lessons in a row still
-    read as an update: the words alone cannot tell them from one."""
-    heads: dict[tuple, int] = {}
+#: a paragraph that is one bold line ("**2. Sleep**:"): it heads the items under it like a heading
+_BOLD_LABEL = re.compile(r"\s*(\*\*|__)[^*_\n]+\1\s*[:：]?\s*")
+
+
+def _subject_keys(entries: Sequence[Entry], rules: Memory) -> dict[int, tuple]:
+    """Each list item's subject, keyed with where it stands: its section, the bold line heading it
+    there ("**1. Sleep**" then "- Coping: …", "**2. Food**" then "- Coping: …" are two subjects), its depth."""
+    keys: dict[int, tuple] = {}
+    label_of: dict[tuple[str, ...], str] = {}
+    for entry in entries:
+        if entry.kind == "paragraph" and _BOLD_LABEL.fullmatch(entry.first):
+            label_of[entry.section] = entry.first.strip()
+        elif entry.kind == "item" and (subject := _subject(entry, rules)) is not None:
+            keys[entry.start] = (entry.section, label_of.get(entry.section), entry.level, subject)
+    return keys
+
+
+def _labels(candidates: Sequence[Entry], keys: dict[int, tuple]) -> set[tuple]:
+    """Subjects that label parallel items rather than name one fact that changed: three or more
+    items in a row with the same subject ("- 教训：…" lessons, as a real MEMORY.md lists them). A
+    subject that comes back with others between ("- Model: gpt-4", "- Editor: vim", "- Model: gpt-4o")
+    is a fact updated; so are two items in a row ("- Theme: dark", "- Theme: light"): the words alone
+    cannot tell two lessons from an update."""
+    labels: set[tuple] = set()
+    previous, run = None, 0
     for entry in candidates:
-        if subjects.get(entry.start) is not None:
-            key = (entry.section, entry.level, subjects[entry.start])
-            heads[key] = heads.get(key, 0) + 1
-    return {key for key, count in heads.items() if count > 2}
+        key = keys.get(entry.start)
+        run = run + 1 if key is not None and key == previous else 1
+        previous = key
+        if key is not None and run >= 3:
+            labels.add(key)
+    return labels
 
 
 def _inside_any(entry: Entry, ranges: Sequence[tuple[int, int]]) -> bool:

@@ -21,7 +21,6 @@ from apollo.autophagy.fs import (
     Root,
     Unsafe,
 )
-from apollo.autophagy.named import load_named
 from apollo.autophagy.outcome import Result, Run, kept_summary
 from apollo.autophagy.places import Places, drop_plan, load_plan, plan_sealed
 from apollo.autophagy.places import places_of as _places
@@ -77,7 +76,6 @@ def execute(paths: Paths, config: Config, plan_id: str, selected: Sequence[str] 
     rules = rules_mod.load(config)
     with _places(paths, config) as places:
         load_tasks(places.workspace, rules)  # fail closed before anything is written
-        load_named(places.workspace, rules)
         with _lock(places):
             return _execute_locked(paths, config, places, rules, plan_id, selected, phrase, actor,
                                    include_suggested=include_suggested, trigger=trigger, operator=operator, lang=lang,

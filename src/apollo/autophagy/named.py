@@ -4,16 +4,25 @@ A workspace's instruction and memory files (AGENTS.md, MEMORY.md, ...: ``[protec
 tell the agent which files it writes and reads back. One real workspace keeps an append-only
 ``activity.log`` per channel that AGENTS.md calls the action history and tells the agent to read
 before it asks anything: to the small tier's stale-log rule it is a log, to the agent it is memory.
-So a file whose name those files mention (``[protect] file_name``: a name in Latin letters with an
-extension) is never removed whole by a file rule, at any depth: entries may still be cut out of it
-(a heartbeat log), and a folder rule (build output, caches) still takes its folder whole, since the
-next build makes its files again. The files are read at the workspace root (names
-ignore case), through a link as the agent reads them; one that exists and cannot be read stops the
-run before anything is written, as an unreadable task state does.
+
+So a file a whole-file rule picks is kept when the instructions mention its name: looked up as it
+is, ignoring case, where no Latin letter or digit runs on into it on either side (Chinese text, a
+path, Markdown emphasis around it all count as edges), or matched by a template they write
+(``logs/YYYY-MM-DD.log``, ``reports/<name>.json``). A folder a folder rule picks (build output, a
+cache) is kept when they mention a path inside it from the workspace root (``build/report.log``);
+a bare name inside it goes with it, since the next build makes its files again. Entries may still be
+cut out of a named file (a heartbeat log). The Markdown files the instructions name by a path from
+the root, or by a bare name at the root, are read too, as deep as ``[protect] named_depth``.
+
+The instruction files at the root must be readable: one that exists and cannot be read (a link to
+nothing, a folder, a pipe, no permission) stops the run before anything is written, as an unreadable
+task state does. A file they only name that cannot be read is skipped (unless permission is refused).
 """
 
 from __future__ import annotations
 
+import codecs
+import errno
 import os
 import re
 import stat
@@ -23,71 +32,161 @@ from apollo.autophagy.fs import Root, read_fd
 from apollo.autophagy.rules import AutophagyRules
 from apollo.errors import ConfigError
 
-#: an instruction file larger than this is read only this far (they are a few kB; a name is near the top)
+#: an instruction file larger than this is read only this far (they are a few kB)
 READ_LIMIT = 4 << 20
+#: how many files are read in all: instructions that name hundreds of notes are not followed further
+MAX_FILES = 200
+#: what runs on into a name: then it is part of another word ("activity.logs", "myactivity.log")
+_ALNUM = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+#: a run of the characters a path is written with (linear: one pass, no backtracking)
+_PATH_RUN = re.compile(r"[A-Za-z0-9_./-]+")
+#: a template's placeholder: a date part or a <name> / {name}
+_PLACEHOLDER = re.compile(r"(?<![A-Za-z])(?:YYYY|MM|DD|HH)(?![A-Za-z])|<[^<>\s/]{1,40}>|\{[^{}\s/]{1,40}\}")
+#: a run of text a template is written in (split first: linear)
+_WORD_RUN = re.compile(r"[^\s`'\"()\[\]，。；：、]+")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Named:
-    """File names (case-folded) the agent's instructions mention, each with the file that mentions it first."""
+    """The instruction texts (case-folded, the workspace's own absolute path taken out), by file."""
 
-    by: dict[str, str] = field(default_factory=dict)
+    texts: tuple[tuple[str, str], ...] = ()
+    #: file-name templates they write, as (source, pattern on a case-folded name)
+    templates: tuple[tuple[str, re.Pattern[str]], ...] = ()
+    #: name -> the file that names it (None: none); names repeat (an activity.log in every folder)
+    _known: dict[str, str | None] = field(default_factory=dict, repr=False)
 
     def reason(self, name: str) -> tuple[str, str] | None:
-        source = self.by.get(name.casefold())
+        """Why a file called ``name`` is never removed whole: the instruction file that names it."""
+        source = self._naming(name.casefold())
         if source is None:
             return None
         return (f"named in {source}: the agent's own record, never removed whole",
                 f"{source} 中提到的文件：agent 自己的记录，不整体删除")
 
+    def holds(self, rel: str) -> tuple[str, str] | None:
+        """Why the folder ``rel`` is not removed whole: the instructions name a path inside it."""
+        folder = rel.casefold().rstrip("/") + "/"
+        source = next((source for source, text in self.texts if _mentioned(text, folder, after=False)), None)
+        if source is None:
+            return None
+        return (f"{source} names a file inside it: the agent's own record", f"{source} 提到其中的文件：agent 自己的记录")
+
+    def _naming(self, name: str) -> str | None:
+        if name not in self._known:
+            found = next((source for source, text in self.texts if _mentioned(text, name)), None)
+            self._known[name] = found or next((source for source, pattern in self.templates
+                                               if pattern.fullmatch(name)), None)
+        return self._known[name]
+
+
+def _mentioned(text: str, name: str, *, after: bool = True) -> bool:
+    """``name`` occurs in ``text`` with no Latin letter or digit running on into it before it (nor
+    after it, with ``after``: a folder's path goes on into the file inside it)."""
+    at = text.find(name)
+    while at >= 0:
+        end = at + len(name)
+        if (at == 0 or text[at - 1] not in _ALNUM) and (not after or end == len(text) or text[end] not in _ALNUM):
+            return True
+        at = text.find(name, at + 1)
+    return False
+
 
 def load_named(root: Root, rules: AutophagyRules) -> Named:
-    """The names the workspace's instruction files mention (and the files they name by path, as
-    deep as ``[protect] named_depth``); raises ConfigError (nothing is deleted) when one of them
-    exists but cannot be read."""
+    """Read the workspace's instruction files and the Markdown files they name (fail closed: see
+    the module's docstring)."""
     spec = rules.data.protect
     wanted = {name.casefold() for name in spec.named_in}
     follow = tuple(ext.casefold() for ext in spec.named_follow)
-    pattern = re.compile(spec.file_name)
     try:
         pending = sorted(entry.name for entry in os.scandir(root.fd) if entry.name.casefold() in wanted)
     except OSError as exc:
         raise ConfigError(f"cannot list the workspace to read the agent's instructions ({exc.strerror})",
                           where=str(root.path), hint="nothing is deleted while what they name is unknown") from None
-    found: dict[str, str] = {}
-    read: set[str] = set(pending)
-    for _depth in range(spec.named_depth + 1):
-        named_paths: list[str] = []
+    prefixes = sorted({str(root.path) + "/", str(root.given) + "/"}, key=len, reverse=True)
+    texts: list[tuple[str, str]] = []
+    templates: list[tuple[str, re.Pattern[str]]] = []
+    seen = {name.casefold() for name in pending}
+    for depth in range(spec.named_depth + 1):
+        named_next: list[str] = []
         for source in pending:
-            text = _read(root, source)
-            for match in pattern.finditer(text or ""):
-                found.setdefault(match.group("name").casefold(), source)
-                path = match.group("path") + match.group("name")
-                if match.group("path") and path.casefold().endswith(follow) and path not in read \
-                        and not {".", ".."} & set(path.split("/")):
-                    read.add(path)
-                    named_paths.append(path)
-        pending = named_paths
-    return Named(found)
+            raw = _read(root, source, at_root=depth == 0)
+            if raw is None:
+                continue
+            for prefix in prefixes:
+                raw = raw.replace(prefix, "")
+            texts.append((source, raw.casefold()))
+            templates += [(source, pattern) for pattern in _templates(raw)]
+            for path in _followed(raw, follow):
+                if path.casefold() not in seen and len(seen) < MAX_FILES:
+                    seen.add(path.casefold())
+                    named_next.append(path)
+        pending = named_next
+    return Named(tuple(texts), tuple(templates))
 
 
-def _read(root: Root, source: str) -> str | None:
-    """An instruction file's text (None: not there, or not a regular file: a folder, a pipe, which is
-    never waited on); ConfigError when it cannot be read."""
-    try:
-        # read only, and through a link, as the agent reads it
-        fd = os.open(os.path.join(root.path, source), os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    except OSError as exc:
-        raise ConfigError(f"cannot read {source} ({exc.strerror})", where=str(root.path / source),
-                          hint="nothing is deleted while the files it names are unknown") from None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+def _followed(text: str, extensions: tuple[str, ...]) -> list[str]:
+    """The Markdown files ``text`` names by a path from the root (``system/policy.md``,
+    ``./system/policy.md``) or by a bare name (``QUICKGUIDE.md``, read at the root); never a path
+    that climbs out (``..``) or starts at ``/`` (another place than this workspace)."""
+    found = []
+    for match in _PATH_RUN.finditer(text):
+        run = match.group(0).rstrip(".")
+        if match.start() > 0 and text[match.start() - 1] in "~$":
+            continue  # ~/notes.md, $HOME/...: not a path from the workspace
+        if not run.casefold().endswith(extensions) or run.startswith("/"):
+            continue
+        parts = [part for part in run.split("/") if part not in ("", ".")]
+        if parts and ".." not in parts:
+            found.append("/".join(parts))
+    return found
+
+
+def _templates(text: str) -> list[re.Pattern[str]]:
+    """File-name templates in ``text`` (``logs/YYYY-MM-DD.log``): the last part of each, with its
+    placeholders as wildcards, when it keeps an extension of its own (``<channel>`` alone names no file)."""
+    patterns = []
+    for match in _WORD_RUN.finditer(text):
+        last = match.group(0).rstrip(".,;:").rsplit("/", 1)[-1]
+        if not _PLACEHOLDER.search(last) or not re.search(r"\.[A-Za-z][A-Za-z0-9]{0,7}$", _PLACEHOLDER.sub("", last)):
+            continue
+        pieces, at = [], 0
+        for placeholder in _PLACEHOLDER.finditer(last):
+            pieces.append(re.escape(last[at:placeholder.start()].casefold()))
+            pieces.append(r"\d{4}" if placeholder.group(0) == "YYYY" else r"\d{2}" if placeholder.group(0) in ("MM", "DD", "HH")
+                          else r"[^/]+")
+            at = placeholder.end()
+        pieces.append(re.escape(last[at:].casefold()))
+        patterns.append(re.compile("".join(pieces)))
+    return patterns
+
+
+def _read(root: Root, source: str, *, at_root: bool) -> str | None:
+    """A file's text, decoded by its byte-order mark (else UTF-8). At the root, a file that exists
+    and cannot be read is a ConfigError; a file the instructions only name is then skipped, unless
+    permission is refused, or it leads outside the workspace."""
+    path = os.path.join(root.path, source)
+    if not at_root:
+        real = os.path.realpath(path)
+        if not real.startswith(str(root.path) + os.sep) or not os.path.isfile(real):
             return None
-        return read_fd(fd, READ_LIMIT).decode("utf-8", errors="replace")
+    try:
+        # read only, and through a link, as the agent reads it; a pipe is never waited on
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise IsADirectoryError(errno.EISDIR, "not a regular file")
+            data = read_fd(fd, READ_LIMIT)
+        finally:
+            os.close(fd)
     except OSError as exc:
-        raise ConfigError(f"cannot read {source} ({exc.strerror})", where=str(root.path / source),
-                          hint="nothing is deleted while the files it names are unknown") from None
-    finally:
-        os.close(fd)
+        if at_root or exc.errno in (errno.EACCES, errno.EPERM):
+            reason = "not a regular file" if isinstance(exc, IsADirectoryError) else exc.strerror or str(exc)
+            raise ConfigError(f"cannot read {source} ({reason})", where=path,
+                              hint="fix or move it; nothing is deleted while the files it names are unknown") from None
+        return None
+    for bom, encoding in ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
+                          (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16")):
+        if data.startswith(bom):
+            return data.decode(encoding, errors="replace")
+    return data.decode("utf-8-sig", errors="replace")

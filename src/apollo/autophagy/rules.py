@@ -72,7 +72,6 @@ class Protect(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     named_in: list[str]  # the agent's instruction files: a file whose name one mentions is never removed whole
     named_follow: list[str]  # extensions of named files read as instructions too, when named by their path
     named_depth: int
-    file_name: str       # what a mention of a file looks like there (a regular expression: groups path, name)
     tasks: TaskProtect
     report: ProtectReport
 
@@ -358,8 +357,7 @@ def _check_rules(rules: RuleSet | RuleFile, source: str = "") -> None:
                 raise ConfigError("an entries rule needs max_age_days > 0", where=where)
     if isinstance(rules, RuleFile):
         return
-    for text in (rules.heartbeat.entry_prefix, rules.heartbeat.timestamp, rules.protect.file_name,
-                 *rules.memory.supersede_phrases):
+    for text in (rules.heartbeat.entry_prefix, rules.heartbeat.timestamp, *rules.memory.supersede_phrases):
         try:
             re.compile(text)
         except re.error as exc:

@@ -23,7 +23,6 @@ from apollo import clock
 from apollo.autophagy import messages as msg
 from apollo.autophagy.file_checks import FILE_CHECKS, LINK_CHECKS
 from apollo.autophagy.fs import Root, StatFingerprint, Unsafe, display, open_file, read_fd
-from apollo.autophagy.named import Named, load_named
 from apollo.autophagy.plan import Item, Member
 from apollo.autophagy.rules import AutophagyRules, PatternSet, Rule
 from apollo.autophagy.tasks import Tasks
@@ -54,17 +53,14 @@ class Scanner:
     recent_minutes: float
     tasks: Tasks
     extra_protect: PatternSet
-    #: files the agent's instructions name (:mod:`apollo.autophagy.named`): never removed whole
-    named: Named = field(default_factory=Named)
     result: ScanResult = field(default_factory=ScanResult)
 
     @classmethod
     def for_places(cls, places: Places, rules: AutophagyRules, config: Config, tiers: tuple[str, ...],
                    tasks: Tasks) -> Scanner:
-        """The scanner of a run: the workspace of ``places``, Apollo's own folders and what the agent's
-        instructions name protected, now."""
+        """The scanner of a run: the workspace of ``places``, Apollo's own folders protected, now."""
         return cls(rules, places.workspace, tiers, clock.now(), float(config.get("autophagy.recent_minutes")), tasks,
-                   places.extra_protect, load_named(places.workspace, rules))
+                   places.extra_protect)
 
     def __post_init__(self) -> None:
         self.now_ts = self.now.timestamp()
@@ -73,6 +69,7 @@ class Scanner:
         self._guard_sets: dict[int, PatternSet] = {}
         self._held: dict[tuple[tuple[str, ...], tuple[str, ...]], bool] = {}
         self._link_targets: frozenset[str] | None = None
+        self._withheld_parts: set[tuple[str, ...]] = set()
 
     # -- decisions ------------------------------------------------------------------------------
 
@@ -156,7 +153,7 @@ class Scanner:
         rel = "/".join(parts)
         mode = st.st_mode
         # a file the agent's instructions name may lose entries, never the whole of it
-        named = None if stat.S_ISDIR(mode) else self.named.reason(name)
+        named = None if stat.S_ISDIR(mode) else self.tasks.named.reason(name)
         items: list[Item] = []
         for rule, patterns, exclude in self.rules.rules(tier):
             if stat.S_ISLNK(mode):
@@ -170,6 +167,10 @@ class Scanner:
             if stat.S_ISDIR(mode):
                 if rule.check == "match" and rule.type == "dir" and patterns.match(rel, name, True) \
                         and not exclude.match(rel, name, True) and not self._guarded(rule, patterns, dir_fd, parts, True):
+                    named_inside = self.tasks.named.holds(rel)
+                    if named_inside:
+                        self._withheld(parts, named_inside, record)
+                        return items
                     return self._tree(rule, dir_fd, parts, st)
                 continue
             check = FILE_CHECKS.get(rule.check)
@@ -199,9 +200,9 @@ class Scanner:
         return items
 
     def _withheld(self, parts: Sequence[str], reason: tuple[str, str], record: bool) -> None:
-        """A whole-file removal a rule picked and the agent's instructions forbid: kept, and said once."""
-        shown = display("/".join(parts))
-        if record and not any(kept["path"] == shown for kept in self.result.protected):
+        """A whole removal a rule picked and the agent's instructions forbid: kept, and said once."""
+        if record and tuple(parts) not in self._withheld_parts:
+            self._withheld_parts.add(tuple(parts))
             self.keep(parts, *reason)
 
     def _guarded(self, rule: Rule, patterns: PatternSet, dir_fd: int, parts: tuple[str, ...], is_dir: bool) -> bool:

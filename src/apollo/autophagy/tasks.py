@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from apollo.autophagy.fs import Root, Unsafe, open_file, read_fd
+from apollo.autophagy.named import Named, load_named
 from apollo.autophagy.rules import AutophagyRules, PatternSet, TaskProtect
 from apollo.errors import ConfigError
 
@@ -30,11 +31,14 @@ _GLOB = frozenset("*?[")
 
 @dataclass(frozen=True)
 class Tasks:
-    """What active tasks protect: paths (and everything below them), glob patterns, titles."""
+    """What active tasks protect: paths (and everything below them), glob patterns, titles; and,
+    read with them so that both fail closed before anything is written, what the agent's
+    instructions name (:mod:`apollo.autophagy.named`)."""
 
     paths: frozenset[str] = frozenset()
     titles: tuple[str, ...] = ()
     globs: PatternSet = field(default_factory=lambda: PatternSet.compile([]))
+    named: Named = field(default_factory=Named)
 
     def references(self, rel: str) -> bool:
         """Whether an active task names ``rel``; compared in NFC, as a name typed composed may be
@@ -201,7 +205,14 @@ def resolve(root: Root, reference: str) -> tuple[set[str], list[str]]:
 
 
 def load_tasks(root: Root, rules: AutophagyRules) -> Tasks:
-    """Read the task-state file; if it exists and cannot be read, nothing may be deleted."""
+    """Read the task-state file and the agent's instructions; if either exists and cannot be read,
+    nothing may be deleted."""
+    named = load_named(root, rules)
+    paths, titles, globs = _task_references(root, rules)
+    return Tasks(paths, titles, globs, named)
+
+
+def _task_references(root: Root, rules: AutophagyRules) -> tuple[frozenset[str], tuple[str, ...], PatternSet]:
     spec = rules.data.protect.tasks
     parts = tuple(spec.file.split("/"))
     where = str(root.path / spec.file)
@@ -209,14 +220,14 @@ def load_tasks(root: Root, rules: AutophagyRules) -> Tasks:
         parent = root.open_dir(parts[:-1])
     except Unsafe as exc:
         if exc.code == "gone":
-            return Tasks()
+            return frozenset(), (), PatternSet.compile([])
         raise ConfigError(f"cannot read the task state ({exc.reason})", where=where,
                           hint="nothing is deleted while the protect list cannot be read") from None
     try:
         try:
             fd = open_file(parent, parts[-1])
         except FileNotFoundError:
-            return Tasks()
+            return frozenset(), (), PatternSet.compile([])
         except (OSError, Unsafe) as exc:
             reason = exc.reason if isinstance(exc, Unsafe) else (exc.strerror or str(exc))
             raise ConfigError(f"cannot read the task state ({reason})", where=where,
@@ -239,4 +250,4 @@ def load_tasks(root: Root, rules: AutophagyRules) -> Tasks:
         paths, patterns = resolve(root, reference)
         protected |= {unicodedata.normalize("NFC", p) for p in paths}
         globs += [unicodedata.normalize("NFC", p) for p in patterns]
-    return Tasks(frozenset(protected), tuple(titles), PatternSet.compile(globs))
+    return frozenset(protected), tuple(titles), PatternSet.compile(globs)
