@@ -22,7 +22,7 @@ generous budget gives back readable text).
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 #: how much of its value a message keeps at each form (readability): full text is worth most
@@ -58,6 +58,9 @@ class Candidate:
     #: its opening within so many tokens (a form that loses words, and says so), or None: what a
     #: must-keep message keeps instead of being dropped, when the room left holds it
     opening: Callable[[int], Form | None] | None = None
+    #: the candidate it stands under in a document (its heading, or the list item it is nested in):
+    #: it stays only with that one, since a list item without its heading tells a reader less
+    under: str | None = None
 
 
 @dataclass(slots=True)
@@ -92,7 +95,7 @@ def fit(candidates: list[Candidate], budget: int) -> Fit:
     squeezed = keep_tokens > budget
     if squeezed:  # nothing else can stay: the must-keep alone do not fit
         keep_tokens = _squeeze_must_keep(keep, budget, result)
-    used = keep_tokens + (0 if squeezed else _fill(process, budget - keep_tokens, result.chosen))
+    used = keep_tokens + (0 if squeezed else _fill(process, budget - keep_tokens, result.chosen, keep))
     # what is left: the dropped decisions and the like whole (before any filler word comes back), the
     # readable forms, then each dropped message whole or its opening (the tail's process last)
     used += _give_back(keep, budget - used, result, least_priority=1)
@@ -109,16 +112,39 @@ def _content_kept(candidate: Candidate) -> int:
     return allowed[-1] if allowed else 0
 
 
-def _fill(process: list[Candidate], room: int, chosen: dict[str, int]) -> int:
-    """Every process element at its shortest form, most informative per token first."""
+def _fill(process: list[Candidate], room: int, chosen: dict[str, int], keep: Sequence[Candidate] = ()) -> int:
+    """Every process element at its shortest form, most informative per token first, each with the
+    headings it stands under (a kept must-keep element's first)."""
     used = 0
+    by_id = {c.id: c for c in process}
+    for c in keep:
+        if c.id in chosen:
+            used += _choose(_unchosen_above(c, by_id, chosen), room - used, chosen)
     order = sorted(process, key=lambda c: (-c.value / max(1, c.forms[-1].tokens) ** DENSITY_EXPONENT, -c.position))
     for c in order:
-        cost = c.forms[-1].tokens
-        if used + cost <= room:
-            chosen[c.id] = len(c.forms) - 1
-            used += cost
+        if c.id not in chosen:
+            used += _choose([*_unchosen_above(c, by_id, chosen), c], room - used, chosen)
     return used
+
+
+def _unchosen_above(c: Candidate, by_id: dict[str, Candidate], chosen: dict[str, int]) -> list[Candidate]:
+    """The process elements ``c`` stands under that are not chosen yet, outermost first."""
+    above: list[Candidate] = []
+    parent = by_id.get(c.under) if c.under is not None else None
+    while parent is not None and parent.id not in chosen and parent not in above:
+        above.append(parent)
+        parent = by_id.get(parent.under) if parent.under is not None else None
+    return above[::-1]
+
+
+def _choose(group: list[Candidate], room: int, chosen: dict[str, int]) -> int:
+    """All of ``group`` at their shortest forms if they fit in ``room`` together, else none."""
+    cost = sum(c.forms[-1].tokens for c in group)
+    if not group or cost > room:
+        return 0
+    for c in group:
+        chosen[c.id] = len(c.forms) - 1
+    return cost
 
 
 def _lengthen(keep: list[Candidate], process: list[Candidate], room: int, chosen: dict[str, int]) -> int:

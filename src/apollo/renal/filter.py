@@ -100,7 +100,8 @@ def filter_path(path: Path | Any, fmt: str = "auto", config: Config | None = Non
                                messages=target is None and not in_place and transcript.format == "openclaw")
         budget_fit = plan.fit(target) if target is not None else None
     elif target is not None:
-        budget_fit = fit_budget(fates, target, condenser, count, names, rules, conversation_lang)
+        budget_fit = fit_budget(fates, target, condenser, count, names, rules, conversation_lang,
+                                structured=transcript_io.get_format(transcript.format).structured)
 
     edits = edits_of(fates) if mode == "rewrite" else {}
     snapshot_path = None
@@ -200,12 +201,15 @@ def dialysis(elements: list[Element], config: Config | None) -> Classification:
 
 # -- budget --------------------------------------------------------------------------------------------
 def fit_budget(fates: list[Fate], target: int, condenser: Condenser, count: Callable[[str], int],
-               names: frozenset[str], rules: concentrate.FilterRules | None = None, lang: str = "en") -> budget_mod.Fit:
+               names: frozenset[str], rules: concentrate.FilterRules | None = None, lang: str = "en", *,
+               structured: bool = False) -> budget_mod.Fit:
     """Shorten and drop kept elements until they fit ``target`` tokens (noise is already gone).
 
     Tool output gives way first, the recent tail's included (a call and its result go together,
     and an output keeps its first line and the lines later messages mention before it goes); the
-    user's latest request always stays, even when it alone is over the budget."""
+    user's latest request always stays, even when it alone is over the budget. ``structured``: the
+    elements' parents are the headings and items they stand under (a Markdown file), which stay
+    with them."""
     rules = rules or concentrate.load()
     alive = [f for f in fates if f.action != "drop"]
     fixed = [f for f in alive if f.element.kind in (Kind.METADATA,)]
@@ -236,7 +240,8 @@ def fit_budget(fates: list[Fate], target: int, condenser: Condenser, count: Call
         must = not tool and any(f.must_keep or f.in_tail or f.element.kind is Kind.COMPACTION for f in group)
         priority = 2 if position == latest else 1 if any(f.must_keep for f in group) else 0
         candidates.append(budget_mod.Candidate(lead.element.id, value, position, forms, must_keep=must,
-                                               priority=priority, opening=opening if must else None))
+                                               priority=priority, opening=opening if must else None,
+                                               under=lead.element.parent if structured else None))
     room = target - sum(f.tokens_after for f in fixed)
     fit = budget_mod.fit(candidates, room)
     fit.budget = target

@@ -33,6 +33,9 @@ class TranscriptFormat:
     name: str = ""
     #: where agents keep files of this format (README's format table)
     where: str = ""
+    #: an element's ``parent`` is the heading or list item it stands under (a document), not the
+    #: message before it (a conversation): a budget keeps it with what it heads
+    structured: bool = False
 
     def sniff(self, path: Path, head: bytes) -> bool:
         raise NotImplementedError

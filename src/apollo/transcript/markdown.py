@@ -97,6 +97,7 @@ def parse_blocks(lines: list[str]) -> list[Block]:
 
 class DailyMarkdown(TranscriptFormat):
     name = "markdown"
+    structured = True
     where = "OpenClaw workspace: memory/YYYY-MM-DD.md daily notes (and MEMORY.md); any Markdown file"
 
     def sniff(self, path: Path, head: bytes) -> bool:
