@@ -1,6 +1,9 @@
 """Shortening keeps what changes the sense, found on real MEMORY.md files at --keep-ratio: a verb's
 particle ("Move on." became "Move."; "turn off the alerts" would read "turn alerts"), a choice
-("answer or ignore" became "answer ignore"), and the colon that introduces the list below a line."""
+("answer or ignore" became "answer ignore"), the colon that introduces the list below a line, a
+condition, a quantity or an order in time ("If you want…", "Surface once", "before acting"), a
+contraction of a keep word ("What's Next" lost "What's"), and quoted words ("Start with \"What is
+this channel about?\"" is what to say, word for word)."""
 
 from __future__ import annotations
 
@@ -16,7 +19,13 @@ def test_examples_keep_their_particle_their_choice_and_their_colon() -> None:
     cases = {"Trust Gerson to answer or ignore. Move on.": ("answer or ignore", "Move on."),
              "Turn off the notifications for the staging server": ("Turn off",),
              "Set up three layers of protection:": ("Set up", "protection:"),
-             "应用优化投递编排，创建三层防护：": ("防护：",)}
+             "应用优化投递编排，创建三层防护：": ("防护：",),
+             "If you want to remember something, WRITE IT TO A FILE.": ("If",),
+             "Surface once, then never repeat the same question.": ("once", "same"),
+             "Defines how the AI pulls relevant memories before acting.": ("before acting",),
+             '### Never Ask "What\'s Next"': ('"What\'s Next"',),
+             '1. Start with "What is this channel about?"': ('"What is this channel about?"',),
+             "他说“不要改配置的默认值”然后走了": ("“不要改配置的默认值”",)}
     for text, kept in cases.items():
         for _, form in CONDENSER.ladder(text):
             assert all(part in form for part in kept), (text, form)

@@ -15,7 +15,7 @@ import functools
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
 from apollo.cache import DiskMemo, toml_loads
@@ -54,6 +54,14 @@ def _any_token() -> re.Pattern[str]:
 
 def _token_matches(text: str) -> Iterator[re.Match[str]]:
     return (_ASCII_TOKEN if text.isascii() else _any_token()).finditer(text)
+
+#: quotation marks: what stands between them is kept word for word (a straight quote opens or
+#: closes; an unmatched one keeps the rest of the text, which is only less shortening)
+_QUOTES: dict[str, Callable[[int], int]] = {
+    '"': lambda depth: 0 if depth else 1,
+    **{mark: (lambda depth: depth + 1) for mark in "“「『"},
+    **{mark: (lambda depth: max(0, depth - 1)) for mark in "”」』"},
+}
 
 _PARTS = re.compile(r"[a-z0-9]+")
 _WORDLIKE = ("word", "cjk")
@@ -117,6 +125,8 @@ class CondenseRules:
     joining_words: frozenset[str]
     keep_words: frozenset[str]
     verb_particles: frozenset[str] = frozenset()
+    final_particles: frozenset[str] = frozenset()
+    particle_words: tuple[str, ...] = ()
     max_content_loss: float = 0.2
     min_content_letters: int = 3
     #: the classifier's rules, whose social signals say which whole sentences are formulas
@@ -186,6 +196,8 @@ def rules_from_data(table: dict[str, Any], social: RenalRules | None = None) -> 
         joining_words=words("joining_words"),
         keep_words=words("keep_words"),
         verb_particles=words("verb_particles"),
+        final_particles=words("final_particles"),
+        particle_words=tuple(sorted(set(lists.get("particle_words", [])))),
         max_content_loss=float(settings.get("max_content_loss", 0.2)),
         min_content_letters=int(settings.get("min_content_letters", 3)),
         social=social,
@@ -267,6 +279,8 @@ class Condenser:
         self.rules = rules or load_rules()
         #: id(phrase list) -> (the list, its phrases by first word): see _match_phrase
         self._by_first_word: dict[int, tuple[tuple[tuple[str, ...], ...], dict[str, list[tuple[str, ...]]]]] = {}
+        #: particle character -> the words it stands in (:meth:`_bound_particle`), built when first needed
+        self._particle_index: dict[str, list[tuple[str, int]]] | None = None
         #: content units of recent short texts: the same message is read for reabsorption and for
         #: repeats, and acknowledgements and status lines come again and again
         self._units_of: dict[str, frozenset[str]] = {}
@@ -301,6 +315,7 @@ class Condenser:
         tokens: list[_Token] = []
         sentence = 0
         depth = 0
+        quoted = 0  # inside quotation marks: someone's exact words ("Start with \"What is this about?\"")
         for match in _token_matches(text):
             kind = match.lastgroup or "punct"
             raw = match.group()
@@ -310,7 +325,9 @@ class Condenser:
                         t.kind in _WORDLIKE for t in tokens if t.sentence == sentence):
                     sentence += 1
                 depth += 1
-            inside = depth > 0
+            elif kind == "punct" and raw in _QUOTES:
+                quoted = _QUOTES[raw](quoted)
+            inside = depth > 0 or quoted > 0
             protected = inside or (kind == "word" and any(c.isdigit() for c in raw))
             tokens.append(_Token(raw, kind, norm, sentence, protected, self._units(kind, norm)))
             if kind == "close" and depth:
@@ -410,9 +427,39 @@ class Condenser:
             for position, i in enumerate(sentence):
                 token = tokens[i]
                 if token.kind in _WORDLIKE and not token.protected and self._function_only(token) \
-                        and not self._verb_particle(sentence, position, tokens):
+                        and not self._verb_particle(sentence, position, tokens) \
+                        and not self._bound_particle(sentence, position, tokens):
                     found.append((3 if token.norm in rules.joining_words else 2, (i,)))
         return found
+
+    def _bound_particle(self, sentence: list[int], position: int, tokens: list[_Token]) -> bool:
+        """A Chinese particle that is part of a word ("了" of "了解", "的" of "目的", "哈" of "哈希":
+        ``particle_words``), or a sentence-final one ("吗", "吧": ``final_particles``) that does not end
+        its clause: removing it would cut a word in two."""
+        token = tokens[sentence[position]]
+        if token.kind != "cjk":
+            return False
+        if token.norm in self.rules.final_particles:
+            after = next((tokens[t] for t in sentence[position + 1:] if tokens[t].kind != "space"), None)
+            if after is not None and after.kind in _WORDLIKE:
+                return True
+        for word, offset in self._particle_words().get(token.norm, ()):
+            start = position - offset
+            if start >= 0 and start + len(word) <= len(sentence) and all(
+                    tokens[sentence[start + k]].text == char for k, char in enumerate(word)):
+                return True
+        return False
+
+    def _particle_words(self) -> dict[str, list[tuple[str, int]]]:
+        """Each particle character with the words it stands in, and where."""
+        if self._particle_index is None:
+            index: dict[str, list[tuple[str, int]]] = {}
+            for word in self.rules.particle_words:
+                for offset, char in enumerate(word):
+                    if char in self.rules.particles:
+                        index.setdefault(char, []).append((word, offset))
+            self._particle_index = index
+        return self._particle_index
 
     def _verb_particle(self, sentence: list[int], position: int, tokens: list[_Token]) -> bool:
         """A particle right after a content word may be part of it: "turn off the alerts", "set up
@@ -456,11 +503,11 @@ class Condenser:
             return False
         if token.kind == "cjk":
             return token.norm in self.rules.particles
-        if token.norm in self.rules.keep_words:
-            return False
         parts = _PARTS.findall(token.norm)
-        if "'" in token.norm:  # a contraction is what its first word is: "it's" like "it", "Jon's" like "Jon"
+        if "'" in token.norm:  # a contraction is what its first word is: "it's" like "it", "what's" like "what"
             parts = parts[:1]
+        if token.norm in self.rules.keep_words or any(p in self.rules.keep_words for p in parts):
+            return False
         return all(p in self.rules.function_words for p in parts)
 
     def _openers(self, sentence: list[int], words: list[int], tokens: list[_Token],

@@ -199,6 +199,8 @@ class CondenseLanguage(msgspec.Struct, forbid_unknown_fields=True):
     joining_words: list[str] = []
     keep_words: list[str] = []
     verb_particles: list[str] = []
+    final_particles: list[str] = []
+    particle_words: list[str] = []
 
 
 #: the tables of ``[condense]``, by language

@@ -2,7 +2,7 @@
 
 Elements are the file's blocks: headings, list items (each item with its continuation lines;
 nested items are their own elements, parented to the enclosing item), paragraphs, fenced code
-and front matter. Element id ``L<n>``: the 1-based line the block starts on. ``text`` is the
+and front matter. A heading is structure (``Kind.METADATA``): renal keeps it as it is. Element id ``L<n>``: the 1-based line the block starts on. ``text`` is the
 block without its Markdown marker (``## ``, ``- ``), which the writer puts back on replace.
 """
 
@@ -112,7 +112,11 @@ class DailyMarkdown(TranscriptFormat):
             warnings.append(ReadWarning(str(path), line, "invalid UTF-8; the bytes are kept unchanged on write"))
         date = _DATE.search(path.name)
         for position, block in enumerate(parse_blocks(_decode(raw))):
-            yield Element(block.element_id, Role.ASSISTANT, Kind.TEXT, block.text, index=position,
+            # a heading is the document's structure, not something said: kept as it is, like a
+            # session's metadata (dropped as a "repeat" of an earlier date heading, it merged its
+            # items into the section before)
+            kind = Kind.METADATA if block.kind == "heading" else Kind.TEXT
+            yield Element(block.element_id, Role.ASSISTANT, kind, block.text, index=position,
                           tokens=count(block.text), timestamp=date.group(1) if date else None,
                           parent=f"L{block.parent + 1}" if block.parent is not None else None,
                           record_id=block.element_id, line=block.start + 1,
