@@ -57,6 +57,14 @@ CONVERSATION_INFO = ('Conversation info (untrusted metadata):\n```json\n{\n  "me
      'A background task "wake up" just failed.\n\nFindings:\n(no output)', ""),
     # the user quoting one further down is the user's words
     ('why this?\nA background task "wake up" just failed.', 'why this?\nA background task "wake up" just failed.'),
+    # newer releases announce a finished cron job or subagent task under a system marker with the run's id
+    ('[Tue 2026-03-10 15:32 GMT+8] [System Message] [sessionId: 2a-7d] A cron job "evening report" just completed '
+     'successfully.\n\nResult:\nAll fine.\n\nA completed cron job is ready for user delivery. Convert the result '
+     'above into your normal assistant voice, and do not copy the system message verbatim.', ""),
+    ('[Queued announce messages while agent was busy]\n\n---\nQueued #1\n[System Message] [sessionId: 9c] A subagent '
+     'task "fetch the \"weekly\" digest" just failed: timeout.\n\nResult:\n(no output)', ""),
+    ('can you explain this?\n[System Message] [sessionId: 9c] A cron job "x" just completed.',
+     'can you explain this?\n[System Message] [sessionId: 9c] A cron job "x" just completed.'),
     # a notice whose every line is marked (newer releases)
     ("System (untrusted): [2026-05-03 22:01:05 PDT] Evening review:\nSystem (untrusted): \n"
      "System (untrusted): Time to reflect on the day.", ""),
