@@ -55,6 +55,11 @@ def _any_token() -> re.Pattern[str]:
 def _token_matches(text: str) -> Iterator[re.Match[str]]:
     return (_ASCII_TOKEN if text.isascii() else _any_token()).finditer(text)
 
+#: a quotation on one line: straight quotes, curly ones, corner brackets; a single straight quote
+#: opens only where no letter or digit of a word is before it (not the apostrophe of "don't")
+_QUOTED = LazyPattern(r'"[^"\n]+"|“[^”\n]+”|‘[^’\n]+’|「[^」\n]+」|『[^』\n]+』'
+                      r"|(?<![A-Za-z0-9])'[^'\n]+'(?![A-Za-z0-9])")
+_QUOTE_MARKS = frozenset("\"“‘「『'")
 _PARTS = re.compile(r"[a-z0-9]+")
 _WORDLIKE = ("word", "cjk")
 #: how many texts, up to how long, :meth:`Condenser.content_units` remembers
@@ -254,7 +259,7 @@ class _Token:
     kind: str
     norm: str
     sentence: int
-    protected: bool  # numbers and bracketed annotations
+    protected: bool  # numbers, bracketed annotations, quotations
     units: tuple[str, ...]  # content units this token carries
 
 
@@ -299,7 +304,11 @@ class Condenser:
         tokens: list[_Token] = []
         sentence = 0
         depth = 0
+        quotes = iter(_QUOTED.compiled().finditer(text) if _QUOTE_MARKS.intersection(text) else ())
+        quote = next(quotes, None)
         for match in _token_matches(text):
+            while quote is not None and quote.end() <= match.start():
+                quote = next(quotes, None)
             kind = match.lastgroup or "punct"
             raw = match.group()
             norm = _norm(raw)
@@ -309,7 +318,8 @@ class Condenser:
                     sentence += 1
                 depth += 1
             inside = depth > 0
-            protected = inside or (kind == "word" and any(c.isdigit() for c in raw))
+            quoted = quote is not None and quote.start() <= match.start()
+            protected = inside or quoted or (kind == "word" and any(c.isdigit() for c in raw))
             tokens.append(_Token(raw, kind, norm, sentence, protected, self._units(kind, norm)))
             if kind == "close" and depth:
                 depth -= 1
@@ -444,8 +454,8 @@ class Condenser:
             return False
         if token.kind == "cjk":
             return token.norm in self.rules.particles
-        if token.norm in self.rules.keep_words:
-            return False
+        if token.norm in self.rules.keep_words or (len(token.text) > 1 and token.text.isupper()):
+            return False  # a word in capitals is a label, an acronym or stressed ("WHAT IT DOES")
         parts = _PARTS.findall(token.norm)
         if "'" in token.norm:  # a contraction is what its first word is: "it's" like "it", "Jon's" like "Jon"
             parts = parts[:1]
