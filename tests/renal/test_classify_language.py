@@ -107,3 +107,27 @@ def test_you_can_use_after_a_complaint_is_what_to_do() -> None:
 def test_what_to_do_if_this_one_attempt_fails_is_no_standing_rule_but_still_a_decision(text: str) -> None:
     v = verdicts(("assistant", "开始下载模型。"), ("user", text))
     assert (v["m2"].category, v["m2"].status) == ("decision", "current"), v["m2"]
+
+
+@pytest.mark.parametrize("text", [
+    "增量备份正常。让我验证状态文件和确认导入函数是否已真正实现：",
+    "表格已有数据。现在让我解析现有行数，然后检查是否需要追加新数据。",
+    "我先看看日志里有没有报错。",
+])
+def test_the_agents_next_check_of_whether_something_holds_asks_the_user_nothing(text: str) -> None:
+    """"让我检查是否需要追加" says what the agent is about to find out, with no question mark: an
+    indirect question it puts to itself, not an open question for the user."""
+    v = verdicts(("user", "把工作区的文件备份到云文档表格"), ("assistant", text))
+    assert v["m2"].category != "question", v["m2"]
+
+
+@pytest.mark.parametrize("text", ["部署之后页面是否正常显示？", "你确认过端口是否开放了吗？", "你能检查一下服务是否正常吗"])
+def test_asking_the_user_whether_to_check_is_still_a_question(text: str) -> None:
+    v = verdicts(("user", "把工作区的文件备份到云文档表格"), ("assistant", text))
+    assert v["m2"].category == "question", v["m2"]
+
+
+@pytest.mark.parametrize("text", ["你好！有什么需要帮忙的吗？", "好的。还有什么想问的吗？"])
+def test_a_generic_offer_of_help_is_no_open_question(text: str) -> None:
+    v = verdicts(("user", "你好"), ("assistant", text))
+    assert v["m2"].category != "question", v["m2"]
