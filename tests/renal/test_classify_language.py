@@ -131,3 +131,32 @@ def test_asking_the_user_whether_to_check_is_still_a_question(text: str) -> None
 def test_a_generic_offer_of_help_is_no_open_question(text: str) -> None:
     v = verdicts(("user", "你好"), ("assistant", text))
     assert v["m2"].category != "question", v["m2"]
+
+
+@pytest.mark.parametrize(("text", "category"), [
+    ("Research swing trades. Focus on: 1. entry points 2. exits: when to take profits, stop loss placement",
+     "task"),
+    ("stop the staging server", "task"),
+    ("stop sending me the daily report", "preference"),
+])
+def test_stop_is_a_standing_rule_only_for_a_habit_to_drop(text: str, category: str) -> None:
+    """"stop doing X" drops a habit; "stop loss" is a noun and "stop the server" one action."""
+    v = verdicts(("assistant", "Ready."), ("user", text))
+    assert v["m2"].category == category, v["m2"]
+
+
+@pytest.mark.parametrize(("text", "category"), [
+    ("研究日志已经很完整了。让我验证当前资源状态并更新最终结论。", "process"),
+    ("讨论完了。结论：就用 PostgreSQL，不用 MySQL。", "decision"),
+    ("最终结论是继续用 PostgreSQL。", "decision"),
+])
+def test_a_conclusion_is_a_decision_when_it_is_stated_not_named(text: str, category: str) -> None:
+    v = verdicts(("user", "数据库用哪个？"), ("assistant", text))
+    assert v["m2"].category == category, v["m2"]
+
+
+def test_a_check_named_inside_a_statement_leaves_the_offer_after_it_open() -> None:
+    text = ("我刚才犯了一个错误：不应该直接安装插件，而应该先确认配置中是否真的需要它们。已记录到 MEMORY.md。"
+            "需要我帮你重启 Gateway 吗？")
+    v = verdicts(("user", "日志里为什么有插件警告"), ("assistant", text))
+    assert v["m2"].category == "question", v["m2"]
