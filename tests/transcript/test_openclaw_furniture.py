@@ -80,6 +80,13 @@ CONVERSATION_INFO = ('Conversation info (untrusted metadata):\n```json\n{\n  "me
      "8:00 AM (America/New_York)\n\nReturn your summary as plain text; it will be delivered automatically. If the "
      "task explicitly calls for messaging a specific external recipient, note who/where it should go instead of "
      "sending it yourself.", "Post a morning thought to Moltbook."),
+    ("[cron:66 Evening check-in] Give me a short evening check-in.\nCurrent time: Thursday, April 30th, 2026 - 10:00 "
+     "PM (America/Los_Angeles)\n\nUse the message tool if you need to notify the user directly for the current chat. "
+     "If you do not send directly, your final plain-text reply will be delivered automatically.",
+     "Give me a short evening check-in."),
+    ("[cron:67 digest] Summarise the inbox\n\nYour response will be delivered automatically. If the task explicitly "
+     "calls for messaging a specific external recipient, note who/where it should go instead of sending it yourself.",
+     "Summarise the inbox"),
     ("[cron:77 晨间] 执行晨间任务：获取大盘数据\n\nReturn your summary as plain text; it will be delivered automatically.",
      "执行晨间任务：获取大盘数据"),
     # what only looks like furniture stays content: those words in a user's own message
