@@ -127,7 +127,8 @@ def test_asking_the_user_whether_to_check_is_still_a_question(text: str) -> None
     assert v["m2"].category == "question", v["m2"]
 
 
-@pytest.mark.parametrize("text", ["你好！有什么需要帮忙的吗？", "好的。还有什么想问的吗？"])
+@pytest.mark.parametrize("text", ["你好！有什么需要帮忙的吗？", "好的。还有什么想问的吗？",
+                                  "我现在用的是 GLM-5 模型。\n\n你有什么想问的吗？"])
 def test_a_generic_offer_of_help_is_no_open_question(text: str) -> None:
     v = verdicts(("user", "你好"), ("assistant", text))
     assert v["m2"].category != "question", v["m2"]
