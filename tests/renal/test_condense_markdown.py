@@ -68,12 +68,13 @@ def test_words_that_quantify_or_compare_are_never_shortened_away() -> None:
     or says how many (all, each, any, more than, under, over)."""
     text = ("Run a scan for tokens under $50K MC and check all of these sources. For each pick, verify the "
             "volume is over 3 SOL and that more than 10 holders joined in the last hour, on Raydium or Orca. "
-            "If nothing is urgent, answer in the format WHAT IT DOES / WHY IT HELPS.")
+            "If nothing is urgent, answer in the format WHAT IT DOES / WHY IT HELPS. Never ask the same "
+            "question twice, ask about other channels.")
     forms = CONDENSER.ladder(text)
     assert forms
     for _, form in forms:
         words = set(_WORD.findall(form.lower()))
-        assert {"under", "all", "each", "over", "more", "than", "or", "if"} <= words, form
+        assert {"under", "all", "each", "over", "more", "than", "or", "if", "same", "other"} <= words, form
         assert "WHAT IT DOES / WHY IT HELPS" in form, form
 
 
