@@ -194,3 +194,18 @@ def test_runtime_context_entries_polls_notices_and_scheduled_runs(tmp_path: Path
     assert got[result].extra.get("heartbeat_turn")
     assert got[notice].text == "" and got[notice].extra.get("notice_only")
     assert got[cron].text.startswith("Use the API") and got[cron].extra.get("scheduled")
+
+
+@settings(max_examples=100, deadline=None)
+@given(label=_words, result=_words, words=_words, kind=st.sampled_from(["cron job", "subagent task"]),
+       stamped=st.booleans())
+def test_a_runs_announcement_is_all_envelope_and_the_users_words_around_one_stay(
+        label: str, result: str, words: str, kind: str, stamped: bool) -> None:
+    announcement = (f'[System Message] [sessionId: 5e-1] A {kind} "{label}" just completed successfully.\n\n'
+                    f"Result:\n{result}\n\nA completed {kind} is ready for user delivery.")
+    raw = ("[Tue 2026-03-10 15:32 GMT+8] " if stamped else "") + announcement
+    prefix, content, suffix = rules().split(raw)
+    assert (prefix, content, suffix) == (raw, "", "")
+    assert rules().notice_in(raw)
+    quoted = f"{words}\n{announcement}"  # the user quoting one below their own words keeps it all
+    assert rules().split(quoted) == ("", quoted, "")
