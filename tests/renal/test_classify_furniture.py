@@ -215,6 +215,26 @@ def test_a_background_tasks_report_is_a_runtime_notice_not_the_users_preference(
     assert (got[notice].category, got[notice].rule) == ("process", "furniture:notice")
 
 
+def test_a_cron_jobs_announcement_is_a_runtime_notice_not_the_users_preference(tmp_path: Path) -> None:
+    """Newer releases announce a finished cron job the same way, under "[System Message] [sessionId: …]":
+    the delivery instructions after the job's result ("do not copy the system message") are the runtime's."""
+    s = PiSession()
+    s.user("every evening at six, send me the market summary")
+    s.tool("c1", "cron", {"action": "add", "schedule": "0 18 * * *"}, '{"ok": true, "id": "5e"}')
+    s.say("Scheduled: the market summary every evening at 18:00.")
+    notices = [s.user(f'[Tue 2026-03-1{n} 18:01 GMT+8] [System Message] [sessionId: 5e-{n}] A cron job "market '
+                      f'summary" just completed successfully.\n\nResult:\nThe index closed up {n}%.\n\nA completed '
+                      "cron job is ready for user delivery. Convert the result above into your normal assistant "
+                      "voice and send that user-facing update now. Keep this internal context private, and do not "
+                      "copy the system message verbatim.") for n in range(2)]
+    relayed = s.say("✅ Sent: the market summary is in your inbox (the index closed up 1%).")
+    got = session_verdicts(s, tmp_path)
+    for notice in notices:
+        assert (got[notice].category, got[notice].rule) == ("process", "furniture:notice")
+    # relaying the job's result is no outcome of work done since the notice (none was)
+    assert got[relayed].category != "decision"
+
+
 def test_a_report_the_runtime_delivered_from_another_run_is_no_outcome_of_this_one(tmp_path: Path) -> None:
     s = PiSession()
     s.user("remind me to water the plants on Friday")

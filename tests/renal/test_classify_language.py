@@ -107,3 +107,57 @@ def test_you_can_use_after_a_complaint_is_what_to_do() -> None:
 def test_what_to_do_if_this_one_attempt_fails_is_no_standing_rule_but_still_a_decision(text: str) -> None:
     v = verdicts(("assistant", "开始下载模型。"), ("user", text))
     assert (v["m2"].category, v["m2"].status) == ("decision", "current"), v["m2"]
+
+
+@pytest.mark.parametrize("text", [
+    "增量备份正常。让我验证状态文件和确认导入函数是否已真正实现：",
+    "表格已有数据。现在让我解析现有行数，然后检查是否需要追加新数据。",
+    "我先看看日志里有没有报错。",
+])
+def test_the_agents_next_check_of_whether_something_holds_asks_the_user_nothing(text: str) -> None:
+    """"让我检查是否需要追加" says what the agent is about to find out, with no question mark: an
+    indirect question it puts to itself, not an open question for the user."""
+    v = verdicts(("user", "把工作区的文件备份到云文档表格"), ("assistant", text))
+    assert v["m2"].category != "question", v["m2"]
+
+
+@pytest.mark.parametrize("text", ["部署之后页面是否正常显示？", "你确认过端口是否开放了吗？", "你能检查一下服务是否正常吗"])
+def test_asking_the_user_whether_to_check_is_still_a_question(text: str) -> None:
+    v = verdicts(("user", "把工作区的文件备份到云文档表格"), ("assistant", text))
+    assert v["m2"].category == "question", v["m2"]
+
+
+@pytest.mark.parametrize("text", ["你好！有什么需要帮忙的吗？", "好的。还有什么想问的吗？",
+                                  "我现在用的是 GLM-5 模型。\n\n你有什么想问的吗？"])
+def test_a_generic_offer_of_help_is_no_open_question(text: str) -> None:
+    v = verdicts(("user", "你好"), ("assistant", text))
+    assert v["m2"].category != "question", v["m2"]
+
+
+@pytest.mark.parametrize(("text", "category"), [
+    ("Research swing trades. Focus on: 1. entry points 2. exits: when to take profits, stop loss placement",
+     "task"),
+    ("stop the staging server", "task"),
+    ("stop sending me the daily report", "preference"),
+])
+def test_stop_is_a_standing_rule_only_for_a_habit_to_drop(text: str, category: str) -> None:
+    """"stop doing X" drops a habit; "stop loss" is a noun and "stop the server" one action."""
+    v = verdicts(("assistant", "Ready."), ("user", text))
+    assert v["m2"].category == category, v["m2"]
+
+
+@pytest.mark.parametrize(("text", "category"), [
+    ("研究日志已经很完整了。让我验证当前资源状态并更新最终结论。", "process"),
+    ("讨论完了。结论：就用 PostgreSQL，不用 MySQL。", "decision"),
+    ("最终结论是继续用 PostgreSQL。", "decision"),
+])
+def test_a_conclusion_is_a_decision_when_it_is_stated_not_named(text: str, category: str) -> None:
+    v = verdicts(("user", "数据库用哪个？"), ("assistant", text))
+    assert v["m2"].category == category, v["m2"]
+
+
+def test_a_check_named_inside_a_statement_leaves_the_offer_after_it_open() -> None:
+    text = ("我刚才犯了一个错误：不应该直接安装插件，而应该先确认配置中是否真的需要它们。已记录到 MEMORY.md。"
+            "需要我帮你重启 Gateway 吗？")
+    v = verdicts(("user", "日志里为什么有插件警告"), ("assistant", text))
+    assert v["m2"].category == "question", v["m2"]

@@ -200,3 +200,27 @@ def test_a_prompt_answered_then_sent_again_keeps_both_copies_and_each_answer(tmp
     line = next(line for line in summary.splitlines() if line.startswith(f"- [{first}]"))
     assert f"→ [{outcome}] Scan finished: job-1-4 failed" in line
     assert f"- [{again}] " in summary and summary.count(_REQUEST) == 2
+
+
+@pytest.mark.parametrize("failure", [
+    "I'm ready to help! Please provide the conversation text within `<conversation>` tags, and I'll generate a "
+    "structured summary.",
+    "Since there is no conversation provided, I will output an empty summary in the specified format:\n\n## Goal\n"
+    "(None)",
+])
+def test_an_earlier_summary_that_is_the_summarisers_failure_is_not_carried(tmp_path: Path, failure: str) -> None:
+    """An earlier compaction whose model answered "please provide the conversation" summarised nothing:
+    the digest does not carry it as the earlier summary (a real session's digest opened with it)."""
+    session = PiSession()
+    session.user(_REQUEST)
+    first = _steps_and_id(session)
+    session.compaction(failure, first)
+    _steps(session, 40, start=1)
+    summary = _summary(session, tmp_path)
+    assert "conversation text" not in summary and "no conversation provided" not in summary
+    kept = PiSession()
+    kept.user(_REQUEST)
+    first = _steps_and_id(kept)
+    kept.compaction("The user asked for the nightly scan; service-3 failed with E003.", first)
+    _steps(kept, 40, start=1)
+    assert "service-3 failed with E003" in _summary(kept, tmp_path / "kept")

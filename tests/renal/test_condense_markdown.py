@@ -61,3 +61,38 @@ def test_every_form_keeps_the_markdown_structure_and_its_words(document: str) ->
         assert CONDENSER.coverage(document, form) >= floor - 1e-9
         original_words = set(_WORD.findall(document.lower()))
         assert set(_WORD.findall(form.lower())) <= original_words  # nothing invented, nothing glued together
+
+
+def test_words_that_compare_or_make_a_condition_are_never_shortened_away() -> None:
+    """"Market cap under $50K" is not "Market cap $50K": a budget's notes keep what compares or bounds
+    a number (more than, under, over, the same, other) and what makes a condition or a choice (if, or)."""
+    text = ("Run a scan for tokens under $50K MC and check all of these sources. For each pick, verify the "
+            "volume is over 3 SOL and that more than 10 holders joined in the last hour, on Raydium or Orca. "
+            "If nothing is urgent, answer in the format WHAT IT DOES / WHY IT HELPS. Never ask the same "
+            "question twice, ask about other channels.")
+    forms = CONDENSER.ladder(text)
+    assert forms
+    for _, form in forms:
+        words = set(_WORD.findall(form.lower()))
+        assert {"under", "over", "more", "than", "or", "if", "same", "other"} <= words, form
+        assert "WHAT IT DOES / WHY IT HELPS" in form, form
+
+
+_QUOTES = st.sampled_from([('"', '"'), ("“", "”"), ("「", "」"), ("『", "』"), ("'", "'")])
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(before=_PHRASE, quoted=_PHRASE, after=_PHRASE, marks=_QUOTES)
+def test_a_quoted_literal_keeps_every_word(before: str, quoted: str, after: str, marks: tuple[str, str]) -> None:
+    """What stands in quotes is someone's exact words or a text to send as it is ("just say 'All
+    systems optimal'"): shortening the message around it never touches it."""
+    literal = f"{marks[0]}{quoted}{marks[1]}"
+    text = f"{before} and then just say {literal} to {after}."
+    for _, form in CONDENSER.ladder(text):
+        assert literal in form, (text, form)
+
+
+def test_a_quoted_chinese_example_keeps_its_particles() -> None:
+    text = "用 message 工具提醒 Lynch 做俯卧撑，内容简短即可，比如'💪 俯卧撑时间到！3组做到力竭的70%'。其实我觉得吧，这个真的很重要。"
+    for _, form in CONDENSER.ladder(text):
+        assert "'💪 俯卧撑时间到！3组做到力竭的70%'" in form, form

@@ -87,3 +87,26 @@ def test_a_budget_below_the_must_keep_names_what_it_dropped_and_why(tmp_path: Pa
     assert all(f"{item['id']} (preference, told the least per token)" in text for item in preferences)
     chinese = render(result.report, "zh")
     assert all(f"{item['id']}（偏好，每token信息量最少，先删）" in chinese for item in preferences)
+
+
+def test_a_finished_request_outlasts_the_tool_chatter_it_caused(tmp_path: Path) -> None:
+    """A task the agent reported done is outdated, but what the user asked still tells the reader what
+    the work was for ("not this cron job, the other one"): under a budget the calls that did the work
+    go before the words that asked for it."""
+    session = PiSession()
+    requests = []
+    for number in range(4):
+        requests.append(session.user(f"run the backup job number {number} manually now, not the nightly one"))
+        for step in range(3):
+            session.tool(f"c{number}{step}", "exec", {"command": f"ls -la /srv/backup/{number}/{step} && du -sh ."},
+                         f"total {step}\n" + "\n".join(f"-rw-r--r-- 1 root root {i * 97} part{i}.tar" for i in range(6)))
+        session.say(f"Done ✅ backup job {number} ran manually and finished.")
+    session.user("thanks, what is left on the disk now?")
+    session.say("About 41 GB are free on /srv.")
+    path = session.write(tmp_path / "s.jsonl")
+    result = filter_path(path, "openclaw", keep_ratio=0.3, output=tmp_path / "out.jsonl")
+    kept = _ids(result.output_path)
+    calls_kept = sum(f"c{n}{s}" in json.dumps([json.loads(line) for line in result.output_path.read_text().splitlines()])
+                     for n in range(4) for s in range(3))
+    assert calls_kept < 12  # the budget had to take some of the work
+    assert set(requests) <= kept

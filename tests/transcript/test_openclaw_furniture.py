@@ -57,6 +57,14 @@ CONVERSATION_INFO = ('Conversation info (untrusted metadata):\n```json\n{\n  "me
      'A background task "wake up" just failed.\n\nFindings:\n(no output)', ""),
     # the user quoting one further down is the user's words
     ('why this?\nA background task "wake up" just failed.', 'why this?\nA background task "wake up" just failed.'),
+    # newer releases announce a finished cron job or subagent task under a system marker with the run's id
+    ('[Tue 2026-03-10 15:32 GMT+8] [System Message] [sessionId: 2a-7d] A cron job "evening report" just completed '
+     'successfully.\n\nResult:\nAll fine.\n\nA completed cron job is ready for user delivery. Convert the result '
+     'above into your normal assistant voice, and do not copy the system message verbatim.', ""),
+    ('[Queued announce messages while agent was busy]\n\n---\nQueued #1\n[System Message] [sessionId: 9c] A subagent '
+     'task "fetch the \"weekly\" digest" just failed: timeout.\n\nResult:\n(no output)', ""),
+    ('can you explain this?\n[System Message] [sessionId: 9c] A cron job "x" just completed.',
+     'can you explain this?\n[System Message] [sessionId: 9c] A cron job "x" just completed.'),
     # a notice whose every line is marked (newer releases)
     ("System (untrusted): [2026-05-03 22:01:05 PDT] Evening review:\nSystem (untrusted): \n"
      "System (untrusted): Time to reflect on the day.", ""),
@@ -72,6 +80,13 @@ CONVERSATION_INFO = ('Conversation info (untrusted metadata):\n```json\n{\n  "me
      "8:00 AM (America/New_York)\n\nReturn your summary as plain text; it will be delivered automatically. If the "
      "task explicitly calls for messaging a specific external recipient, note who/where it should go instead of "
      "sending it yourself.", "Post a morning thought to Moltbook."),
+    ("[cron:66 Evening check-in] Give me a short evening check-in.\nCurrent time: Thursday, April 30th, 2026 - 10:00 "
+     "PM (America/Los_Angeles)\n\nUse the message tool if you need to notify the user directly for the current chat. "
+     "If you do not send directly, your final plain-text reply will be delivered automatically.",
+     "Give me a short evening check-in."),
+    ("[cron:67 digest] Summarise the inbox\n\nYour response will be delivered automatically. If the task explicitly "
+     "calls for messaging a specific external recipient, note who/where it should go instead of sending it yourself.",
+     "Summarise the inbox"),
     ("[cron:77 晨间] 执行晨间任务：获取大盘数据\n\nReturn your summary as plain text; it will be delivered automatically.",
      "执行晨间任务：获取大盘数据"),
     # what only looks like furniture stays content: those words in a user's own message
@@ -179,3 +194,18 @@ def test_runtime_context_entries_polls_notices_and_scheduled_runs(tmp_path: Path
     assert got[result].extra.get("heartbeat_turn")
     assert got[notice].text == "" and got[notice].extra.get("notice_only")
     assert got[cron].text.startswith("Use the API") and got[cron].extra.get("scheduled")
+
+
+@settings(max_examples=100, deadline=None)
+@given(label=_words, result=_words, words=_words, kind=st.sampled_from(["cron job", "subagent task"]),
+       stamped=st.booleans())
+def test_a_runs_announcement_is_all_envelope_and_the_users_words_around_one_stay(
+        label: str, result: str, words: str, kind: str, stamped: bool) -> None:
+    announcement = (f'[System Message] [sessionId: 5e-1] A {kind} "{label}" just completed successfully.\n\n'
+                    f"Result:\n{result}\n\nA completed {kind} is ready for user delivery.")
+    raw = ("[Tue 2026-03-10 15:32 GMT+8] " if stamped else "") + announcement
+    prefix, content, suffix = rules().split(raw)
+    assert (prefix, content, suffix) == (raw, "", "")
+    assert rules().notice_in(raw)
+    quoted = f"{words}\n{announcement}"  # the user quoting one below their own words keeps it all
+    assert rules().split(quoted) == ("", quoted, "")

@@ -388,6 +388,8 @@ class Classifier:
         by_row = (self._by_row(element, self._turn_rows) if element.extra else None) or self._by_row(
             element, self._kind_rows)
         if by_row is not None:
+            if element.role is Role.USER:  # a runtime notice opens a turn: the work before it is not the reply's
+                self._worked = False
             return by_row
         kind = element.kind
         if kind is Kind.THINKING:

@@ -8,6 +8,7 @@ entry or as a rewritten copy. Kept apart from the rewrite so that each module ha
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -138,9 +139,11 @@ def plan_compaction(fates: list[Fate], rules: concentrate.FilterRules, lang: str
     recent_requests = [(i, e.id) for i, e in enumerate(elements) if i >= default and e.role is Role.USER
                        and e.kind is Kind.TEXT and e.text.strip()]
 
+    failed = [re.compile(p, re.IGNORECASE) for p in rules["digest_failed_summary"]]
+
     def attempt(start: int, level: digest.Level) -> CompactionPlan:
         earlier = [e.text for i, e in enumerate(elements) if e.kind is Kind.COMPACTION and e.text.strip()
-                   and (i < start or is_compaction_summary(e))]
+                   and (i < start or is_compaction_summary(e)) and not digest.failed_summary(e.text, failed)]
         plan = CompactionPlan(fates, start, "", 0, tail_after[start])
         before = plan.digested
         if messages:

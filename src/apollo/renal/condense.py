@@ -15,7 +15,7 @@ import functools
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from apollo.cache import DiskMemo, toml_loads
@@ -55,14 +55,11 @@ def _any_token() -> re.Pattern[str]:
 def _token_matches(text: str) -> Iterator[re.Match[str]]:
     return (_ASCII_TOKEN if text.isascii() else _any_token()).finditer(text)
 
-#: quotation marks: what stands between them is kept word for word (a straight quote opens or
-#: closes; an unmatched one keeps the rest of the text, which is only less shortening)
-_QUOTES: dict[str, Callable[[int], int]] = {
-    '"': lambda depth: 0 if depth else 1,
-    **{mark: (lambda depth: depth + 1) for mark in "“「『"},
-    **{mark: (lambda depth: max(0, depth - 1)) for mark in "”」』"},
-}
-
+#: a quotation on one line: straight quotes, curly ones, corner brackets; a single straight quote
+#: opens only where no letter or digit of a word is before it (not the apostrophe of "don't")
+_QUOTED = LazyPattern(r'"[^"\n]+"|“[^”\n]+”|‘[^’\n]+’|「[^」\n]+」|『[^』\n]+』'
+                      r"|(?<![A-Za-z0-9])'[^'\n]+'(?![A-Za-z0-9])")
+_QUOTE_MARKS = frozenset("\"“‘「『'")
 _PARTS = re.compile(r"[a-z0-9]+")
 _WORDLIKE = ("word", "cjk")
 #: how many texts, up to how long, :meth:`Condenser.content_units` remembers
@@ -268,7 +265,7 @@ class _Token:
     kind: str
     norm: str
     sentence: int
-    protected: bool  # numbers and bracketed annotations
+    protected: bool  # numbers, bracketed annotations, quotations
     units: tuple[str, ...]  # content units this token carries
 
 
@@ -315,8 +312,11 @@ class Condenser:
         tokens: list[_Token] = []
         sentence = 0
         depth = 0
-        quoted = 0  # inside quotation marks: someone's exact words ("Start with \"What is this about?\"")
+        quotes = iter(_QUOTED.compiled().finditer(text) if _QUOTE_MARKS.intersection(text) else ())
+        quote = next(quotes, None)
         for match in _token_matches(text):
+            while quote is not None and quote.end() <= match.start():
+                quote = next(quotes, None)
             kind = match.lastgroup or "punct"
             raw = match.group()
             norm = _norm(raw)
@@ -325,10 +325,9 @@ class Condenser:
                         t.kind in _WORDLIKE for t in tokens if t.sentence == sentence):
                     sentence += 1
                 depth += 1
-            elif kind == "punct" and raw in _QUOTES:
-                quoted = _QUOTES[raw](quoted)
-            inside = depth > 0 or quoted > 0
-            protected = inside or (kind == "word" and any(c.isdigit() for c in raw))
+            inside = depth > 0
+            quoted = quote is not None and quote.start() <= match.start()
+            protected = inside or quoted or (kind == "word" and any(c.isdigit() for c in raw))
             tokens.append(_Token(raw, kind, norm, sentence, protected, self._units(kind, norm)))
             if kind == "close" and depth:
                 depth -= 1
@@ -503,6 +502,8 @@ class Condenser:
             return False
         if token.kind == "cjk":
             return token.norm in self.rules.particles
+        if len(token.text) > 1 and token.text.isupper():
+            return False  # a word in capitals is a label, an acronym or stressed ("WHAT IT DOES")
         parts = _PARTS.findall(token.norm)
         if "'" in token.norm:  # a contraction is what its first word is: "it's" like "it", "what's" like "what"
             parts = parts[:1]

@@ -251,6 +251,13 @@ def quoted_items(fates: list[Any], level: Level) -> list[Any]:
     return items
 
 
+def failed_summary(text: str, patterns: list[re.Pattern[str]]) -> bool:
+    """An earlier compaction's summary is the summariser's failure ("Please provide the conversation
+    …", "Since there is no conversation provided, …"): its first line says so (``digest_failed_summary``)."""
+    first = text.strip().split("\n", 1)[0]
+    return any(pattern.search(first) for pattern in patterns)
+
+
 def earlier_summary(text: str) -> str:
     """An earlier compaction's summary as the digest quotes it: whole, less the gateway's metadata
     blocks it copied from the messages it kept (the stamps before them say when and who)."""

@@ -330,9 +330,11 @@ _VALUE_CHARS = 20_000
 
 def _still_informative(fate: Fate) -> str:
     """What of an element still informs: what the default filter left of it, an answered
-    question's statements, nothing of a superseded decision or a finished task (redundancy goes
-    before process)."""
-    if not fate.outdated:
+    question's statements, nothing of a superseded decision or of the agent's finished task
+    (redundancy goes before process). A task the user asked for and the agent finished still says
+    what the work was for: its words weigh as process does (the calls that did the work had
+    outlasted "not this cron job, the other one")."""
+    if not fate.outdated or (fate.status == "done" and fate.element.role is Role.USER):
         return fate.text if fate.action == "shorten" and fate.text is not None else fate.element.text
     return concentrate.without_questions(fate.element.text) if fate.status == "answered" else ""
 

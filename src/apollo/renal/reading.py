@@ -415,6 +415,7 @@ def _read(text: str, role: str, rules: RenalRules, social: bool) -> Reading:
     if clauses:
         reading.incomplete = any(mark in clauses[-1].end for mark in _INCOMPLETE_MARKS)
     question_signal, wh_signal = rules["question"], rules["wh_question"]
+    indirect = rules["indirect_question"] if rules["indirect_question"].applies_to(role) else None
     offer = rules["proposal"] if rules["proposal"].applies_to(role) else None
     intent, whole_intent = _signals_for(rules, role)
     content: list[str] = []
@@ -423,7 +424,8 @@ def _read(text: str, role: str, rules: RenalRules, social: bool) -> Reading:
         matched = _match_text(clause)
         quoted = max(quoted + sum(clause.body.count(c) for c in _QUOTE_OPEN)
                      - sum(clause.body.count(c) for c in _QUOTE_CLOSE), 0)
-        asks = not quoted and question_signal.search(matched) is not None
+        asks = not quoted and question_signal.search(matched) is not None and (
+            indirect is None or indirect.search(matched) is None)  # "让我检查是否…": what it will find out
         if social or len(clause.body) <= 24:
             clause.norm = normalize_clause(clause.body, rules)
             clause.whole = next((s.name for s in whole_intent if s.match_whole(clause.norm)), None)

@@ -166,6 +166,7 @@ class FilterSettings(msgspec.Struct, forbid_unknown_fields=True):
     digest_recent_request_chars: int
     digest_outdated_chars: int
     digest_change_arguments: list[str]
+    digest_failed_summary: list[str]
     anchors: FilterAnchors
     reabsorb: FilterReabsorb
 

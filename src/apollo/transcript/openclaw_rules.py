@@ -30,6 +30,14 @@ _BLANK_LINE = r"(?m)^[ \t]*$"
 _MARKUP = r"<[^>]*>|&nbsp;"
 
 
+def _opens_stamped_line(pattern: LazyPattern, text: str, position: int) -> bool:
+    """``pattern`` matches what follows the gateway's stamp at ``position``, to the end of that line."""
+    if position == 0:
+        return False
+    line_end = text.find("\n", position)
+    return pattern.match(text[position:line_end if line_end >= 0 else len(text)]) is not None
+
+
 @slotted(frozen=True)
 class EnvelopeRules:
     prefixes: tuple[LazyPattern, ...]
@@ -84,9 +92,10 @@ class EnvelopeRules:
     @staticmethod
     def _injected_at(pattern: LazyPattern, text: str, prefix_end: int) -> bool:
         """The runtime's own message, alone or after its stamp and queue header (not one quoted
-        further down in the user's words)."""
+        further down in the user's words). Its first line tells it, also on the stamp's line
+        ("[Tue …] [System Message] [sessionId: …] A cron job …")."""
         match = pattern.search(text)
-        return match is not None and match.start() <= prefix_end
+        return match is not None and match.start() <= prefix_end or _opens_stamped_line(pattern, text, prefix_end)
 
     def _prefix_end(self, text: str) -> int:
         position = 0
@@ -195,8 +204,12 @@ class EnvelopeRules:
         return head + rest
 
     def notice_in(self, envelope: str) -> bool:
-        """The envelope holds a gateway notice (a job's or a command's report)."""
-        return any(notice.search(envelope) for notice in self.notice_lines)
+        """The envelope holds a gateway notice (a job's or a command's report), on a line of its own
+        or where the stamp's line goes on (the runtime's announcement of a finished run)."""
+        if any(notice.search(envelope) for notice in self.notice_lines):
+            return True
+        stamped = self._prefix_end(envelope)
+        return any(_opens_stamped_line(notice, envelope, stamped) for notice in self.notice_lines)
 
     def _notice_end(self, text: str) -> int | None:
         """A gateway notice runs from its first line to the next blank line (or the end)."""
