@@ -75,6 +75,51 @@ def test_thanks_denied_demanded_or_owed_to_someone_else_is_not_thanks(said: str)
     assert v["m2"].category != "noise"
 
 
+@pytest.mark.parametrize("said", ["那说明人家感谢你", "他们说是谢谢的意思", "还特感谢我", "别人都感谢他"])
+def test_thanks_someone_else_gives_or_the_speaker_receives_is_a_report_not_thanks(said: str) -> None:
+    v = verdicts(("user", "而且每个月还给我寄东西"), ("assistant", said))
+    assert v["m2"].category != "noise"
+
+
+@pytest.mark.parametrize("said", ["谢谢", "真是太感谢你了", "感谢我们团队的付出", "谢谢你 美嘉"])
+def test_the_speakers_own_thanks_stays_noise(said: str) -> None:
+    v = verdicts(("user", "报告我帮你改完了"), ("assistant", said))
+    assert v["m2"].category == "noise"
+
+
+@pytest.mark.parametrize("said", ["不客气", "别客气", "不用谢", "You're welcome."])
+def test_a_reply_to_thanks_is_noise_only_after_thanks(said: str) -> None:
+    """"别客气" with no thanks before it tells the listener how to behave ("don't stand on ceremony")."""
+    after_thanks = verdicts(("user", "报告改好了"), ("assistant", "谢谢你"), ("user", said))
+    assert after_thanks["m3"].category == "noise"
+    elsewhere = verdicts(("user", "我想麻烦你帮个忙"), ("assistant", said))
+    assert elsewhere["m2"].category != "noise"
+
+
+@pytest.mark.parametrize("said", ["没关系", "没事", "No worries."])
+def test_pardon_after_an_apology_answers_it_while_after_thanks_it_is_a_formula(said: str) -> None:
+    after_apology = verdicts(("user", "实在对不起，我来晚了"), ("assistant", said))
+    assert after_apology["m2"].category != "noise"
+    after_thanks = verdicts(("assistant", "报告改好了"), ("user", "今天谢谢你"), ("assistant", said))
+    assert after_thanks["m3"].category == "noise"
+
+
+def test_no_problem_is_read_alike_in_both_languages() -> None:
+    """"没问题" like "no problem": a reply to thanks, elsewhere a promise or a claim that all is well."""
+    for said in ("没问题", "No problem."):
+        assert verdicts(("assistant", "报告改好了"), ("user", "谢谢你帮忙"), ("assistant", said))["m3"].category == "noise"
+        promise = verdicts(("user", "动静不能太大"), ("assistant", said))
+        assert promise["m2"].category != "noise"
+
+
+@pytest.mark.parametrize("said", ["我看看", "我去找一下", "Let me check."])
+def test_announcing_a_look_complies_only_with_something_asked(said: str) -> None:
+    asked = verdicts(("user", "帮我查一下昨天的日志"), ("assistant", said))
+    assert asked["m2"].category == "noise"
+    own_plan = verdicts(("user", "我怎么会不信任你呢"), ("assistant", said))
+    assert own_plan["m2"].category != "noise"
+
+
 @pytest.mark.parametrize("said", ["应该的", "荣幸"])
 def test_its_my_duty_is_a_reply_to_thanks_only_after_thanks(said: str) -> None:
     after_thanks = verdicts(("assistant", "报告改好了"), ("user", "太感谢你了"), ("assistant", said))
