@@ -7,6 +7,8 @@ ask for confirmation, when they open the speaker's own turn, or when they only h
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from support_classify import verdicts
 
 
@@ -118,6 +120,29 @@ def test_announcing_a_look_complies_only_with_something_asked(said: str) -> None
     assert asked["m2"].category == "noise"
     own_plan = verdicts(("user", "我怎么会不信任你呢"), ("assistant", said))
     assert own_plan["m2"].category != "noise"
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.one_of(st.tuples(st.just("好的"), st.lists(st.sampled_from(["哈", "呵", "嘿"]), min_size=2, max_size=8)),
+                 st.tuples(st.just("ok "), st.lists(st.sampled_from(["ha", "he"]), min_size=2, max_size=6))),
+       st.sampled_from(["", "!", "。", "～"]))
+def test_laughter_alone_reacts_and_acknowledges_nothing(formula_and_laugh: tuple[str, list[str]], end: str) -> None:
+    """Laughter is a sound, not a reply: the dialogue-act schemes file it as non-verbal or as an
+    interjection, never as an acknowledgement; beside a formula the formula decides."""
+    formula, syllables = formula_and_laugh
+    laugh = "".join(syllables)
+    v = verdicts(("user", "这个插件昨天又把配置删了"), ("assistant", laugh + end),
+                 ("user", "还好有备份"), ("assistant", formula + laugh))
+    assert v["m2"].category != "noise"
+    assert v["m2"].rule == "content:fragment"
+    assert v["m4"].category == "noise"
+
+
+@pytest.mark.parametrize(("said", "noise"), [("哎，妈", False), ("哎呀，大姐", False), ("谢谢，苏总", True),
+                                            ("好的，王总", True)])
+def test_a_form_of_address_beside_a_mere_sound_summons_beside_a_formula_is_polite(said: str, noise: bool) -> None:
+    v = verdicts(("user", "这份合同昨天已经签了"), ("assistant", said))
+    assert (v["m2"].category == "noise") is noise
 
 
 @pytest.mark.parametrize("said", ["应该的", "荣幸"])
