@@ -98,12 +98,11 @@ def test_a_reply_to_thanks_is_noise_only_after_thanks(said: str) -> None:
     assert elsewhere["m2"].category != "noise"
 
 
-@pytest.mark.parametrize("said", ["没关系", "没事", "No worries."])
-def test_pardon_after_an_apology_answers_it_while_after_thanks_it_is_a_formula(said: str) -> None:
-    after_apology = verdicts(("user", "实在对不起，我来晚了"), ("assistant", said))
-    assert after_apology["m2"].category != "noise"
-    after_thanks = verdicts(("assistant", "报告改好了"), ("user", "今天谢谢你"), ("assistant", said))
-    assert after_thanks["m3"].category == "noise"
+@pytest.mark.parametrize("said", ["不客气！祝您生活愉快！再见！", "没关系的。谢谢啊。", "You're welcome, bye!"])
+def test_a_reply_to_thanks_beside_a_pleasantry_that_needs_no_thanks_is_noise_anywhere(said: str) -> None:
+    """"不客气！再见！" closes the conversation whatever came before it: the goodbye needs no thanks."""
+    v = verdicts(("assistant", "这个景点没有找到评分"), ("user", "好的，没有问题了"), ("assistant", said))
+    assert v["m3"].category == "noise"
 
 
 def test_no_problem_is_read_alike_in_both_languages() -> None:

@@ -608,8 +608,9 @@ class Classifier:
                 previous_other: _Turn | None) -> Verdict:
         signals = found.social
         quoted = _quote(element.text)
+        unconditional = any(s.anywhere and not s.after for s in signals)
         for signal in signals:
-            if signal.after and not (previous_other and previous_other.signals & signal.after):
+            if signal.after and not unconditional and not (previous_other and previous_other.signals & signal.after):
                 return self._verdict(element, "process", "keep", 0.6, f'"{quoted}" is not a reply to '
                                      f"{' or '.join(sorted(signal.after))} here", "context:conditional")
         spoken = [s for s in signals if not s.sound]
