@@ -7,6 +7,8 @@ ask for confirmation, when they open the speaker's own turn, or when they only h
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from support_classify import verdicts
 
 
@@ -73,6 +75,73 @@ def test_a_reply_word_with_a_comma_the_other_side_goes_on_from_stays_noise() -> 
 def test_thanks_denied_demanded_or_owed_to_someone_else_is_not_thanks(said: str) -> None:
     v = verdicts(("user", "这次的报告我帮你改完了"), ("assistant", said))
     assert v["m2"].category != "noise"
+
+
+@pytest.mark.parametrize("said", ["那说明人家感谢你", "他们说是谢谢的意思", "还特感谢我", "别人都感谢他"])
+def test_thanks_someone_else_gives_or_the_speaker_receives_is_a_report_not_thanks(said: str) -> None:
+    v = verdicts(("user", "而且每个月还给我寄东西"), ("assistant", said))
+    assert v["m2"].category != "noise"
+
+
+@pytest.mark.parametrize("said", ["谢谢", "真是太感谢你了", "感谢我们团队的付出", "谢谢你 美嘉"])
+def test_the_speakers_own_thanks_stays_noise(said: str) -> None:
+    v = verdicts(("user", "报告我帮你改完了"), ("assistant", said))
+    assert v["m2"].category == "noise"
+
+
+@pytest.mark.parametrize("said", ["不客气", "别客气", "不用谢", "You're welcome."])
+def test_a_reply_to_thanks_is_noise_only_after_thanks(said: str) -> None:
+    """"别客气" with no thanks before it tells the listener how to behave ("don't stand on ceremony")."""
+    after_thanks = verdicts(("user", "报告改好了"), ("assistant", "谢谢你"), ("user", said))
+    assert after_thanks["m3"].category == "noise"
+    elsewhere = verdicts(("user", "我想麻烦你帮个忙"), ("assistant", said))
+    assert elsewhere["m2"].category != "noise"
+
+
+@pytest.mark.parametrize("said", ["不客气！祝您生活愉快！再见！", "没关系的。谢谢啊。", "You're welcome, bye!"])
+def test_a_reply_to_thanks_beside_a_pleasantry_that_needs_no_thanks_is_noise_anywhere(said: str) -> None:
+    """"不客气！再见！" closes the conversation whatever came before it: the goodbye needs no thanks."""
+    v = verdicts(("assistant", "这个景点没有找到评分"), ("user", "好的，没有问题了"), ("assistant", said))
+    assert v["m3"].category == "noise"
+
+
+def test_no_problem_is_read_alike_in_both_languages() -> None:
+    """"没问题" like "no problem": a reply to thanks, elsewhere a promise or a claim that all is well."""
+    for said in ("没问题", "No problem."):
+        assert verdicts(("assistant", "报告改好了"), ("user", "谢谢你帮忙"), ("assistant", said))["m3"].category == "noise"
+        promise = verdicts(("user", "动静不能太大"), ("assistant", said))
+        assert promise["m2"].category != "noise"
+
+
+@pytest.mark.parametrize("said", ["我看看", "我去找一下", "Let me check."])
+def test_announcing_a_look_complies_only_with_something_asked(said: str) -> None:
+    asked = verdicts(("user", "帮我查一下昨天的日志"), ("assistant", said))
+    assert asked["m2"].category == "noise"
+    own_plan = verdicts(("user", "我怎么会不信任你呢"), ("assistant", said))
+    assert own_plan["m2"].category != "noise"
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.one_of(st.tuples(st.just("好的"), st.lists(st.sampled_from(["哈", "呵", "嘿"]), min_size=2, max_size=8)),
+                 st.tuples(st.just("ok "), st.lists(st.sampled_from(["ha", "he"]), min_size=2, max_size=6))),
+       st.sampled_from(["", "!", "。", "～"]))
+def test_laughter_alone_reacts_and_acknowledges_nothing(formula_and_laugh: tuple[str, list[str]], end: str) -> None:
+    """Laughter is a sound, not a reply: the dialogue-act schemes file it as non-verbal or as an
+    interjection, never as an acknowledgement; beside a formula the formula decides."""
+    formula, syllables = formula_and_laugh
+    laugh = "".join(syllables)
+    v = verdicts(("user", "这个插件昨天又把配置删了"), ("assistant", laugh + end),
+                 ("user", "还好有备份"), ("assistant", formula + laugh))
+    assert v["m2"].category != "noise"
+    assert v["m2"].rule == "content:fragment"
+    assert v["m4"].category == "noise"
+
+
+@pytest.mark.parametrize(("said", "noise"), [("哎，妈", False), ("哎呀，大姐", False), ("谢谢，苏总", True),
+                                            ("好的，王总", True)])
+def test_a_form_of_address_beside_a_mere_sound_summons_beside_a_formula_is_polite(said: str, noise: bool) -> None:
+    v = verdicts(("user", "这份合同昨天已经签了"), ("assistant", said))
+    assert (v["m2"].category == "noise") is noise
 
 
 @pytest.mark.parametrize("said", ["应该的", "荣幸"])

@@ -610,19 +610,20 @@ class Classifier:
                 previous_other: _Turn | None) -> Verdict:
         signals = found.social
         quoted = _quote(element.text)
+        unconditional = any(s.anywhere and not s.after for s in signals)
         for signal in signals:
-            if signal.after and not (previous_other and previous_other.signals & signal.after):
+            if signal.after and not unconditional and not (previous_other and previous_other.signals & signal.after):
                 return self._verdict(element, "process", "keep", 0.6, f'"{quoted}" is not a reply to '
                                      f"{' or '.join(sorted(signal.after))} here", "context:conditional")
-        spoken = [s for s in signals if s.name != "filler"]
-        if not spoken:  # "um", "uh.": holds the floor or grabs it, acknowledges nothing
-            return self._verdict(element, "process", "keep", 0.7, f'"{quoted}": a hesitation, not a reply',
+        spoken = [s for s in signals if not s.sound]
+        if not spoken:  # "um", "uh.", "哈哈": holds the floor or reacts, acknowledges nothing
+            return self._verdict(element, "process", "keep", 0.7, f'"{quoted}": {signals[0].about}, not a reply',
                                  "content:fragment")
         if found.tag:  # "right?": checks that the listener follows, and waits for the answer
             return self._verdict(element, "process", "keep", 0.7, f'"{quoted}" asks the listener to confirm',
                                  "context:check")
         primary: Signal = spoken[0] if spoken else signals[0]
-        answers = bool(spoken) and all(s.answers or s.name == "filler" for s in signals)
+        answers = bool(spoken) and all(s.answers or s.sound for s in signals)
         anywhere = any(s.anywhere for s in signals)
         confirmation = any(s.confirmation for s in signals)
         # "Yeah," with a comma: the speaker goes on, so it may open a turn rather than acknowledge one

@@ -92,9 +92,14 @@ class Reading:
 
     @property
     def social_only(self) -> bool:
-        """Only social clauses, and not only forms of address ("老王" alone is a summons)."""
-        return (bool(self.clauses) and all(c.social is not None for c in self.clauses)
-                and any(not c.social.attached for c in self.clauses if c.social is not None))
+        """Only social clauses, and not only forms of address ("老王" alone is a summons); a form of
+        address is social beside a spoken formula ("谢谢，苏总"), a summons beside a mere sound ("哎，妈")."""
+        signals = [c.social for c in self.clauses]
+        if not signals or None in signals:
+            return False
+        spoken = [s for s in signals if s is not None and not s.attached]
+        return bool(spoken) and (all(s is not None and not s.attached for s in signals)
+                                 or any(not s.sound for s in spoken))
 
     @property
     def fragment_only(self) -> bool:

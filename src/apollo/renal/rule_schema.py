@@ -25,6 +25,7 @@ class SignalSpec(msgspec.Struct, forbid_unknown_fields=True):
     allow_question: bool = False
     agrees: bool = False
     opens: bool = False
+    sound: bool = False
     after: list[str] = []
     confidence: float = 0.8
     roles: list[str] = []

@@ -99,6 +99,7 @@ class Signal:
     answers: bool
     agrees: bool
     opens: bool
+    sound: bool
     anywhere: bool
     attached: bool
     confirmation: bool
@@ -216,6 +217,7 @@ def _signal_data(name: str, spec: dict[str, Any]) -> dict[str, Any]:
         "answers": bool(spec.get("answers", False)),
         "agrees": bool(spec.get("agrees", False)),
         "opens": bool(spec.get("opens", False)),
+        "sound": bool(spec.get("sound", False)),
         "anywhere": bool(spec.get("anywhere", False)),
         "attached": bool(spec.get("attached", False)),
         "confirmation": bool(spec.get("confirmation", False)),
