@@ -153,16 +153,34 @@ def test_names_are_found_however_they_are_written(ws) -> None:
     assert all(rel in left for rel in kept), [rel for rel in kept if rel not in left]
     assert not any(rel in left for rel in gone)
     named = load_named(Root(ws.workspace), rules_mod.load(ws.config()))
-    assert named.reason("ops-summary.json") and not named.reason("ops-summary.json.bak")
+    assert named.reason("reports/ops-summary.json") and not named.reason("reports/ops-summary.json.bak")
+    assert not named.reason("elsewhere/ops-summary.json")  # a template names files in its own folder
 
 
 def test_a_path_inside_a_build_folder_keeps_the_folder(ws) -> None:
-    ws.put("AGENTS.md", "build/report.log is your report.\n")
+    ws.put("AGENTS.md", "build/report.log is your report. Never commit dist/ (see https://x.example/dist/a.js).\n")
     ws.put("build/report.log", age=5 * DAY)
+    ws.put("dist/a.js", age=5 * DAY)
     ws.put("other/build/x.o", age=5 * DAY)
     ws.small()
     left = tree(ws.workspace)
-    assert "build/report.log" in left and "other/build/x.o" not in left
+    assert "build/report.log" in left and "other/build/x.o" not in left and "dist/a.js" not in left
+
+
+def test_review_cases_decomposed_escaped_templates_and_bare_templates(ws) -> None:
+    import unicodedata
+
+    ws.put("AGENTS.md", "Keep café-notes.log and 활동.log; activity\\_ledger.log; [x](my%20notes.log); "
+                        "hist/*.log, d/yyyy-mm-dd.log, e/YYYYMMDD.log; every {channel}.log and *.log go.\n")
+    kept = [unicodedata.normalize("NFD", "café-notes.log"), unicodedata.normalize("NFD", "활동.log"),
+            "activity_ledger.log", "my notes.log", "hist/a.log", "d/2026-11-30.log", "e/20261130.log"]
+    for rel in kept:
+        ws.put(rel, age=5 * DAY)
+    ws.put("old/debug.log", age=5 * DAY)
+    ws.small()
+    left = tree(ws.workspace)
+    assert all(rel in left for rel in kept), [rel for rel in kept if rel not in left]
+    assert "old/debug.log" not in left
 
 
 def test_long_or_odd_paths_in_the_instructions_are_read_past(ws) -> None:

@@ -301,18 +301,27 @@ def _subject_keys(entries: Sequence[Entry], rules: Memory) -> dict[int, tuple]:
 
 def _labels(candidates: Sequence[Entry], keys: dict[int, tuple]) -> set[tuple]:
     """Subjects that label parallel items rather than name one fact that changed: three or more
-    items in a row with the same subject ("- 教训：…" lessons, as a real MEMORY.md lists them). A
-    subject that comes back with others between ("- Model: gpt-4", "- Editor: vim", "- Model: gpt-4o")
-    is a fact updated; so are two items in a row ("- Theme: dark", "- Theme: light"): the words alone
-    cannot tell two lessons from an update."""
+    items in a row with the same subject ("- 教训：…" lessons, as a real MEMORY.md lists them), or a
+    subject heading three or more items beside another that does too ("- 问题：…", "- 解决：…" for each
+    problem). A subject that comes back among others said once ("- Model: gpt-4", "- Editor: vim",
+    "- Model: gpt-4o") is a fact updated; so are two items in a row ("- Theme: dark", "- Theme:
+    light"): the words alone cannot tell two lessons from an update."""
     labels: set[tuple] = set()
+    counts: dict[tuple, int] = {}
     previous, run = None, 0
     for entry in candidates:
         key = keys.get(entry.start)
         run = run + 1 if key is not None and key == previous else 1
         previous = key
-        if key is not None and run >= 3:
-            labels.add(key)
+        if key is not None:
+            counts[key] = counts.get(key, 0) + 1
+            if run >= 3:
+                labels.add(key)
+    frequent: dict[tuple, list[tuple]] = {}  # keys heading three or more items, by where they stand
+    for key, count in counts.items():
+        if count >= 3:
+            frequent.setdefault(key[:-1], []).append(key)
+    labels.update(key for group in frequent.values() if len(group) > 1 for key in group)
     return labels
 
 

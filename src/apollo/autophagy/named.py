@@ -6,10 +6,11 @@ tell the agent which files it writes and reads back. One real workspace keeps an
 before it asks anything: to the small tier's stale-log rule it is a log, to the agent it is memory.
 
 So a file a whole-file rule picks is kept when the instructions mention its name: looked up as it
-is, ignoring case, where no Latin letter or digit runs on into it on either side (Chinese text, a
-path, Markdown emphasis around it all count as edges), or matched by a template they write
-(``logs/YYYY-MM-DD.log``, ``reports/<name>.json``). A folder a folder rule picks (build output, a
-cache) is kept when they mention a path inside it from the workspace root (``build/report.log``);
+is, ignoring case and Unicode composition, with Markdown's escapes taken out, where no Latin letter
+or digit runs on into it on either side (Chinese text, a path, Markdown emphasis around it all count
+as edges), or when its path ends as a template they write (``logs/YYYY-MM-DD.log``, ``hist/*.log``,
+``reports/<name>.json``; ``{channel}.log`` alone names no file). A folder a folder rule picks (build
+output, a cache) is kept when they name a file inside it by a path from the root (``build/report.log``);
 a bare name inside it goes with it, since the next build makes its files again. Entries may still be
 cut out of a named file (a heartbeat log). The Markdown files the instructions name by a path from
 the root, or by a bare name at the root, are read too, as deep as ``[protect] named_depth``.
@@ -26,6 +27,7 @@ import errno
 import os
 import re
 import stat
+import unicodedata
 from dataclasses import dataclass, field
 
 from apollo.autophagy.fs import Root, read_fd
@@ -34,61 +36,81 @@ from apollo.errors import ConfigError
 
 #: an instruction file larger than this is read only this far (they are a few kB)
 READ_LIMIT = 4 << 20
-#: how many files are read in all: instructions that name hundreds of notes are not followed further
+#: how much is read in all, and how many files: instructions that name hundreds of notes are not followed further
+TOTAL_LIMIT = 16 << 20
 MAX_FILES = 200
 #: what runs on into a name: then it is part of another word ("activity.logs", "myactivity.log")
 _ALNUM = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
 #: a run of the characters a path is written with (linear: one pass, no backtracking)
 _PATH_RUN = re.compile(r"[A-Za-z0-9_./-]+")
-#: a template's placeholder: a date part or a <name> / {name}
-_PLACEHOLDER = re.compile(r"(?<![A-Za-z])(?:YYYY|MM|DD|HH)(?![A-Za-z])|<[^<>\s/]{1,40}>|\{[^{}\s/]{1,40}\}")
+#: a template's placeholder: a run of date parts (YYYY-MM-DD, YYYYMMDD, yyyy), a <name>, a {name}, a *
+_PLACEHOLDER = re.compile(r"(?<![A-Za-z])(?:YYYY|yyyy|MM|mm|DD|dd|HH|hh)+(?![A-Za-z])|<[^<>\s/]{1,40}>|\{[^{}\s/]{1,40}\}|\*")
+_DATE_PART = re.compile(r"YYYY|yyyy|MM|mm|DD|dd|HH|hh")
 #: a run of text a template is written in (split first: linear)
 _WORD_RUN = re.compile(r"[^\s`'\"()\[\]，。；：、]+")
+#: what a Markdown writer puts into a name: an escaped underscore, a percent-encoded space
+_ESCAPES = re.compile(r"\\([_*\\`])|%20")
 
 
 @dataclass(frozen=True, eq=False)
 class Named:
-    """The instruction texts (case-folded, the workspace's own absolute path taken out), by file."""
+    """The instruction texts (case-folded and composed (NFC), the workspace's own absolute path and
+    Markdown's escapes taken out), by file."""
 
     texts: tuple[tuple[str, str], ...] = ()
-    #: file-name templates they write, as (source, pattern on a case-folded name)
+    #: path templates they write, as (source, pattern on the end of a case-folded path)
     templates: tuple[tuple[str, re.Pattern[str]], ...] = ()
-    #: name -> the file that names it (None: none); names repeat (an activity.log in every folder)
+    #: path -> the file that names it (None: none); names repeat (an activity.log in every folder)
     _known: dict[str, str | None] = field(default_factory=dict, repr=False)
 
-    def reason(self, name: str) -> tuple[str, str] | None:
-        """Why a file called ``name`` is never removed whole: the instruction file that names it."""
-        source = self._naming(name.casefold())
+    def reason(self, rel: str) -> tuple[str, str] | None:
+        """Why the file at ``rel`` is never removed whole: the instruction file that names it."""
+        source = self._naming(unicodedata.normalize("NFC", rel).casefold())
         if source is None:
             return None
         return (f"named in {source}: the agent's own record, never removed whole",
                 f"{source} 中提到的文件：agent 自己的记录，不整体删除")
 
     def holds(self, rel: str) -> tuple[str, str] | None:
-        """Why the folder ``rel`` is not removed whole: the instructions name a path inside it."""
-        folder = rel.casefold().rstrip("/") + "/"
-        source = next((source for source, text in self.texts if _mentioned(text, folder, after=False)), None)
+        """Why the folder ``rel`` is not removed whole: the instructions name a path inside it, from
+        the workspace root ("build/report.log"; "never commit build/" names no file in it)."""
+        folder = unicodedata.normalize("NFC", rel).casefold().rstrip("/") + "/"
+        source = next((source for source, text in self.texts if _inside(text, folder)), None)
         if source is None:
             return None
         return (f"{source} names a file inside it: the agent's own record", f"{source} 提到其中的文件：agent 自己的记录")
 
-    def _naming(self, name: str) -> str | None:
-        if name not in self._known:
+    def _naming(self, rel: str) -> str | None:
+        if rel not in self._known:
+            name = rel.rsplit("/", 1)[-1]
             found = next((source for source, text in self.texts if _mentioned(text, name)), None)
-            self._known[name] = found or next((source for source, pattern in self.templates
-                                               if pattern.fullmatch(name)), None)
-        return self._known[name]
+            self._known[rel] = found or next((source for source, pattern in self.templates
+                                              if pattern.search(rel)), None)
+        return self._known[rel]
 
 
-def _mentioned(text: str, name: str, *, after: bool = True) -> bool:
-    """``name`` occurs in ``text`` with no Latin letter or digit running on into it before it (nor
-    after it, with ``after``: a folder's path goes on into the file inside it)."""
+def _mentioned(text: str, name: str) -> bool:
+    """``name`` occurs in ``text`` with no Latin letter or digit running on into it on either side."""
     at = text.find(name)
     while at >= 0:
         end = at + len(name)
-        if (at == 0 or text[at - 1] not in _ALNUM) and (not after or end == len(text) or text[end] not in _ALNUM):
+        if (at == 0 or text[at - 1] not in _ALNUM) and (end == len(text) or text[end] not in _ALNUM):
             return True
         at = text.find(name, at + 1)
+    return False
+
+
+def _inside(text: str, folder: str) -> bool:
+    """``text`` names a file inside ``folder`` by a path from the root: ``folder`` then a name, where it
+    starts a path (no letter, digit or "/" before it, but a leading "./")."""
+    at = text.find(folder)
+    while at >= 0:
+        start = at - 2 if text[max(0, at - 2):at] == "./" else at
+        before = text[start - 1] if start > 0 else " "
+        after = text[at + len(folder)] if at + len(folder) < len(text) else " "
+        if before not in _ALNUM and before not in "/.-_" and (after in _ALNUM or after in "._-"):
+            return True
+        at = text.find(folder, at + 1)
     return False
 
 
@@ -105,24 +127,28 @@ def load_named(root: Root, rules: AutophagyRules) -> Named:
                           where=str(root.path), hint="nothing is deleted while what they name is unknown") from None
     prefixes = sorted({str(root.path) + "/", str(root.given) + "/"}, key=len, reverse=True)
     texts: list[tuple[str, str]] = []
-    templates: list[tuple[str, re.Pattern[str]]] = []
+    templates: dict[str, tuple[str, re.Pattern[str]]] = {}
     seen = {name.casefold() for name in pending}
+    total = 0
     for depth in range(spec.named_depth + 1):
         named_next: list[str] = []
         for source in pending:
-            raw = _read(root, source, at_root=depth == 0)
+            raw = _read(root, source, at_root=depth == 0) if total < TOTAL_LIMIT else None
             if raw is None:
                 continue
+            total += len(raw)
+            raw = _ESCAPES.sub(lambda m: m.group(1) or " ", unicodedata.normalize("NFC", raw))
             for prefix in prefixes:
                 raw = raw.replace(prefix, "")
             texts.append((source, raw.casefold()))
-            templates += [(source, pattern) for pattern in _templates(raw)]
+            for pattern in _templates(raw):
+                templates.setdefault(pattern.pattern, (source, pattern))
             for path in _followed(raw, follow):
                 if path.casefold() not in seen and len(seen) < MAX_FILES:
                     seen.add(path.casefold())
                     named_next.append(path)
         pending = named_next
-    return Named(tuple(texts), tuple(templates))
+    return Named(tuple(texts), tuple(templates.values()))
 
 
 def _followed(text: str, extensions: tuple[str, ...]) -> list[str]:
@@ -143,22 +169,33 @@ def _followed(text: str, extensions: tuple[str, ...]) -> list[str]:
 
 
 def _templates(text: str) -> list[re.Pattern[str]]:
-    """File-name templates in ``text`` (``logs/YYYY-MM-DD.log``): the last part of each, with its
-    placeholders as wildcards, when it keeps an extension of its own (``<channel>`` alone names no file)."""
+    """Path templates in ``text`` (``logs/YYYY-MM-DD.log``, ``hist/*.log``, ``reports/<name>-summary.json``),
+    placeholders as wildcards within one folder, matched against the end of a file's path. One whose
+    file name is nothing but a placeholder and an extension (``{channel}.log``, ``*.log``) names no
+    file unless a folder comes with it (``channels/{channel}.log``)."""
     patterns = []
     for match in _WORD_RUN.finditer(text):
-        last = match.group(0).rstrip(".,;:").rsplit("/", 1)[-1]
+        template = match.group(0).rstrip(".,;:").lstrip("./")
+        last = template.rsplit("/", 1)[-1]
         if not _PLACEHOLDER.search(last) or not re.search(r"\.[A-Za-z][A-Za-z0-9]{0,7}$", _PLACEHOLDER.sub("", last)):
             continue
+        if "/" not in template and not _PLACEHOLDER.sub("", last).rsplit(".", 1)[0]:
+            continue
         pieces, at = [], 0
-        for placeholder in _PLACEHOLDER.finditer(last):
-            pieces.append(re.escape(last[at:placeholder.start()].casefold()))
-            pieces.append(r"\d{4}" if placeholder.group(0) == "YYYY" else r"\d{2}" if placeholder.group(0) in ("MM", "DD", "HH")
-                          else r"[^/]+")
+        for placeholder in _PLACEHOLDER.finditer(template):
+            pieces.append(re.escape(template[at:placeholder.start()].casefold()))
+            pieces.append(_wildcard(placeholder.group(0)))
             at = placeholder.end()
-        pieces.append(re.escape(last[at:].casefold()))
-        patterns.append(re.compile("".join(pieces)))
+        pieces.append(re.escape(template[at:].casefold()))
+        patterns.append(re.compile("(?:^|/)" + "".join(pieces) + "$"))
     return patterns
+
+
+def _wildcard(placeholder: str) -> str:
+    """A date run as digits of its length (YYYY-MM-DD's parts, YYYYMMDD), anything else as a name."""
+    if _DATE_PART.fullmatch(placeholder[:4]) or _DATE_PART.fullmatch(placeholder[:2]):
+        return "".join(r"\d{4}" if part.upper() == "YYYY" else r"\d{2}" for part in _DATE_PART.findall(placeholder))
+    return r"[^/]*" if placeholder == "*" else r"[^/]+"
 
 
 def _read(root: Root, source: str, *, at_root: bool) -> str | None:
@@ -167,9 +204,16 @@ def _read(root: Root, source: str, *, at_root: bool) -> str | None:
     permission is refused, or it leads outside the workspace."""
     path = os.path.join(root.path, source)
     if not at_root:
-        real = os.path.realpath(path)
-        if not real.startswith(str(root.path) + os.sep) or not os.path.isfile(real):
+        try:
+            st = os.stat(path)
+        except PermissionError as exc:
+            raise ConfigError(f"cannot read {source} ({exc.strerror})", where=path,
+                              hint="fix or move it; nothing is deleted while the files it names are unknown") from None
+        except OSError:
             return None
+        real = os.path.realpath(path)
+        if not real.startswith(str(root.path) + os.sep) or not stat.S_ISREG(st.st_mode):
+            return None  # outside the workspace (through a link), or not a file: it names nothing here
     try:
         # read only, and through a link, as the agent reads it; a pipe is never waited on
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)

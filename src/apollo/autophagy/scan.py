@@ -152,15 +152,16 @@ class Scanner:
         name = parts[-1]
         rel = "/".join(parts)
         mode = st.st_mode
-        # a file the agent's instructions name may lose entries, never the whole of it
-        named = None if stat.S_ISDIR(mode) else self.tasks.named.reason(name)
+        # a file the agent's instructions name may lose entries, never the whole of it (looked up
+        # only for what a rule would remove whole)
+        named = self.tasks.named.reason
         items: list[Item] = []
         for rule, patterns, exclude in self.rules.rules(tier):
             if stat.S_ISLNK(mode):
                 if rule.check in LINK_CHECKS:
                     found = LINK_CHECKS[rule.check](self, rule, dir_fd, parts, st, record)
-                    if found and named:
-                        self._withheld(parts, named, record)
+                    if found and (why := named(rel)):
+                        self._withheld(parts, why, record)
                         continue
                     items += found
                 continue
@@ -192,8 +193,8 @@ class Scanner:
             if not found:
                 continue
             if found[0].action == "unlink":
-                if named:
-                    self._withheld(parts, named, record)
+                if why := named(rel):
+                    self._withheld(parts, why, record)
                     continue
                 return [found[0]] if not any(i.action == "cut" for i in items) else items
             items += found
