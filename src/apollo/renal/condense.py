@@ -124,6 +124,7 @@ class CondenseRules:
     verb_particles: frozenset[str] = frozenset()
     final_particles: frozenset[str] = frozenset()
     particle_words: tuple[str, ...] = ()
+    verb_objects: frozenset[str] = frozenset()
     max_content_loss: float = 0.2
     min_content_letters: int = 3
     #: the classifier's rules, whose social signals say which whole sentences are formulas
@@ -194,6 +195,7 @@ def rules_from_data(table: dict[str, Any], social: RenalRules | None = None) -> 
         keep_words=words("keep_words"),
         verb_particles=words("verb_particles"),
         final_particles=words("final_particles"),
+        verb_objects=words("verb_objects"),
         particle_words=tuple(sorted(set(lists.get("particle_words", [])))),
         max_content_loss=float(settings.get("max_content_loss", 0.2)),
         min_content_letters=int(settings.get("min_content_letters", 3)),
@@ -467,6 +469,8 @@ class Condenser:
         if tokens[sentence[position]].norm not in self.rules.verb_particles:
             return False
         before = [tokens[t] for t in sentence[:position] if tokens[t].kind != "space"]
+        while before and before[-1].norm in self.rules.verb_objects:  # "turn it off", "log them out"
+            before.pop()
         return bool(before) and before[-1].kind in _WORDLIKE and not self._function_only(before[-1])
 
     def _clause_starts(self, sentence: list[int], words: list[int], tokens: list[_Token]) -> list[int]:
@@ -502,8 +506,8 @@ class Condenser:
             return False
         if token.kind == "cjk":
             return token.norm in self.rules.particles
-        if len(token.text) > 1 and token.text.isupper():
-            return False  # a word in capitals is a label, an acronym or stressed ("WHAT IT DOES")
+        if token.text.isupper() and token.text != "I":
+            return False  # a word in capitals is a label, an acronym, stressed ("WHAT IT DOES") or a choice's letter ("A or B")
         parts = _PARTS.findall(token.norm)
         if "'" in token.norm:  # a contraction is what its first word is: "it's" like "it", "what's" like "what"
             parts = parts[:1]
@@ -537,7 +541,9 @@ class Condenser:
             # the sentence's last word ("Thanks, Maria."), not a term before a number or a note that
             # closes it ("…，LDL-C 3.44（略高）": a name in address ends the sentence)
             ends = not any(tokens[t].kind in _WORDLIKE for t in sentence[before + 1:])
-            if ends and previous and tokens[previous[-1]].text in _SEPARATORS and self._vocative(tokens, last, names):
+            # and one of the conversation's names: a capitalised last word is as often a list's last
+            # item ("are Alice, Bob.")
+            if ends and previous and tokens[previous[-1]].text in _SEPARATORS and tokens[last].norm in names:
                 spans.append((previous[-1], last))
         return spans
 
@@ -569,19 +575,20 @@ class Condenser:
             if following is not None and not after_negation and (
                     token.norm in rules.intensifiers
                     or (token.norm in rules.intensifiers_before_evaluative
-                        and tokens[following].norm in rules.phatic_words)):
+                        and tokens[following].norm in rules.phatic_words)) \
+                    and not self._glued(sentence, i, i, tokens):  # "好" of "好好学习"
                 spans.append((i,))
             position += 1
         return spans
 
     @staticmethod
     def _glued(sentence: list[int], first: int, last: int, tokens: list[_Token]) -> bool:
-        """A Chinese phrase that runs on into a Chinese character on either side may be part of a
-        word: "成" (OK) opens "成熟稳定", "行" opens "行业", "那个" opens "那个方案" (that plan). Chinese
+        """A Chinese phrase that runs on into a letter on either side (Chinese, kana: "好" of "好きな")
+        may be part of a word: "成" (OK) opens "成熟稳定", "行" opens "行业", "那个" opens "那个方案" (that plan). Chinese
         has no spaces, so only a separator, a space or the sentence's edge says where a phrase stops."""
         start, end = sentence.index(first), sentence.index(last)
-        return (tokens[first].kind == "cjk" and start > 0 and tokens[sentence[start - 1]].kind == "cjk") or (
-            tokens[last].kind == "cjk" and end + 1 < len(sentence) and tokens[sentence[end + 1]].kind == "cjk")
+        return (tokens[first].kind == "cjk" and start > 0 and tokens[sentence[start - 1]].text[-1:].isalpha()) or (
+            tokens[last].kind == "cjk" and end + 1 < len(sentence) and tokens[sentence[end + 1]].text[:1].isalpha())
 
     @staticmethod
     def _at_boundary(sentence: list[int], first: int, last: int, tokens: list[_Token]) -> bool:
