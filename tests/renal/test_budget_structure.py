@@ -82,3 +82,20 @@ def test_the_real_case_keeps_its_heading(tmp_path: Path) -> None:
         if at is not None:
             heading = next(line for line in reversed(lines[:at]) if line.startswith("#"))
             assert heading.startswith("### "), (item, lines)
+
+
+def test_headings_never_stay_alone_and_never_cost_a_decision(tmp_path: Path) -> None:
+    """Review: with headings kept whatever the budget, twelve headings over one note each and a
+    decision under a last heading lost the decision and missed the budget."""
+    source = tmp_path / "MEMORY.md"
+    notes = "".join(f"## Topic {n}\n\n- a note about topic {n} and its details\n\n" for n in range(12))
+    source.write_text("# Memory\n\n" + notes + "## Decisions\n\n- 决定：以后都用 PostgreSQL 16，不再用 MySQL。\n",
+                      encoding="utf-8")
+    out = tmp_path / "out.md"
+    result = filter_path(source, "auto", None, keep_ratio=0.3, output=out, overwrite=True)
+    text = out.read_text(encoding="utf-8")
+    assert result.report["budget"]["met"] and "PostgreSQL 16" in text
+    lines = [line for line in text.splitlines() if line.strip()]
+    for at, line in enumerate(lines):
+        if line.startswith("## "):  # a heading is followed by something it heads
+            assert at + 1 < len(lines) and not lines[at + 1].startswith("#"), text

@@ -227,3 +227,22 @@ def test_the_agent_quoting_the_poll_to_explain_its_heartbeat_polls_nothing(answe
     v = verdicts(("user", "Does the heartbeat run at a fixed interval?"), ("assistant", answer))
     assert v["m2"].category != "noise", v["m2"]
     assert (v["m1"].category, v["m1"].status) == ("process", "answered"), v["m1"]
+
+
+@pytest.mark.parametrize(("question", "on_it", "answer"), [
+    ("What's the disk usage on the server?", "Let me check.", "The disk is 40% full."),
+    ("服务器磁盘满了吗？", "我去看看", "磁盘用了40%。"),
+])
+def test_on_it_after_a_question_leaves_the_answer_to_settle_it(question: str, on_it: str, answer: str) -> None:
+    """Review: with "let me check" a reply only to a request, it answered the question itself and the
+    real answer after the check no longer settled it (the check reported an open question)."""
+    v = verdicts(("user", question), ("assistant", on_it), ("assistant", answer))
+    assert v["m2"].category == "noise"
+    assert v["m1"].rule == "resolve:answered"
+
+
+def test_no_problem_to_a_yes_no_offer_is_a_yes() -> None:
+    """Review: "没问题" read as a reply only to thanks left the agent's offer open and the decision lost."""
+    v = verdicts(("user", "服务更新好了吗"), ("assistant", "更新好了。要我现在重启服务吗？"), ("user", "没问题"))
+    assert (v["m2"].category, v["m2"].rule) == ("decision", "context:answered")
+    assert v["m3"].rule == "context:answer"

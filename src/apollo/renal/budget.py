@@ -61,6 +61,8 @@ class Candidate:
     #: the candidate it stands under in a document (its heading, or the list item it is nested in):
     #: it stays only with that one, since a list item without its heading tells a reader less
     under: str | None = None
+    #: a document's heading: it stays only as what a chosen element stands under, never alone
+    structure: bool = False
 
 
 @dataclass(slots=True)
@@ -114,7 +116,7 @@ def _content_kept(candidate: Candidate) -> int:
 
 def _fill(process: list[Candidate], room: int, chosen: dict[str, int], keep: Sequence[Candidate] = ()) -> int:
     """Every process element at its shortest form, most informative per token first, each with the
-    headings it stands under (a kept must-keep element's first)."""
+    headings and items it stands under (a kept must-keep element's first); a heading never alone."""
     used = 0
     by_id = {c.id: c for c in process}
     for c in keep:
@@ -122,7 +124,7 @@ def _fill(process: list[Candidate], room: int, chosen: dict[str, int], keep: Seq
             used += _choose(_unchosen_above(c, by_id, chosen), room - used, chosen)
     order = sorted(process, key=lambda c: (-c.value / max(1, c.forms[-1].tokens) ** DENSITY_EXPONENT, -c.position))
     for c in order:
-        if c.id not in chosen:
+        if c.id not in chosen and not c.structure:
             used += _choose([*_unchosen_above(c, by_id, chosen), c], room - used, chosen)
     return used
 

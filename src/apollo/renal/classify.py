@@ -611,8 +611,12 @@ class Classifier:
         signals = found.social
         quoted = _quote(element.text)
         unconditional = any(s.anywhere and not s.after for s in signals)
+        # what the turn before asked for, beside its signals: "let me check" answers a question, "没问题"
+        # a yes/no question or a proposal ("要我现在重启服务吗？" → "没问题" is a yes)
+        asked = {name for name, holds in (("question", previous_other.question), ("yes_no", previous_other.yes_no),
+                                          ("proposal", previous_other.proposal)) if holds} if previous_other else set()
         for signal in signals:
-            if signal.after and not unconditional and not (previous_other and previous_other.signals & signal.after):
+            if signal.after and not unconditional and not (previous_other and (previous_other.signals | asked) & signal.after):
                 return self._verdict(element, "process", "keep", 0.6, f'"{quoted}" is not a reply to '
                                      f"{' or '.join(sorted(signal.after))} here", "context:conditional")
         spoken = [s for s in signals if not s.sound]

@@ -57,8 +57,8 @@ def _token_matches(text: str) -> Iterator[re.Match[str]]:
 
 #: a quotation on one line: straight quotes, curly ones, corner brackets; a single straight quote
 #: opens only where no letter or digit of a word is before it (not the apostrophe of "don't")
-_QUOTED = LazyPattern(r'"[^"\n]+"|“[^”\n]+”|‘[^’\n]+’|「[^」\n]+」|『[^』\n]+』'
-                      r"|(?<![A-Za-z0-9])'[^'\n]+'(?![A-Za-z0-9])")
+_QUOTED = LazyPattern(r'"[^"\n]+"|“[^“”\n]+”|‘[^‘’\n]+’|「[^「」\n]+」|『[^『』\n]+』'
+                      r"|(?<![A-Za-z0-9])'(?:[^'\n]|(?<=[A-Za-z])'(?=[A-Za-z]))+'(?![A-Za-z0-9])")
 _QUOTE_MARKS = frozenset("\"“‘「『'")
 _PARTS = re.compile(r"[a-z0-9]+")
 _WORDLIKE = ("word", "cjk")
@@ -441,8 +441,10 @@ class Condenser:
         if token.kind != "cjk":
             return False
         if token.norm in self.rules.final_particles:
-            after = next((tokens[t] for t in sentence[position + 1:] if tokens[t].kind != "space"), None)
-            if after is not None and after.kind in _WORDLIKE:
+            after = position + 1
+            while after < len(sentence) and tokens[sentence[after]].kind == "space":
+                after += 1
+            if after < len(sentence) and tokens[sentence[after]].kind in _WORDLIKE:
                 return True
         for word, offset in self._particle_words().get(token.norm, ()):
             start = position - offset
@@ -559,13 +561,14 @@ class Condenser:
     def _fillers(self, sentence: list[int], words: list[int], tokens: list[_Token]) -> list[tuple[int, ...]]:
         rules = self.rules
         spans: list[tuple[int, ...]] = []
+        where = {token: at for at, token in enumerate(sentence)}  # positions, found once (a long text is one sentence)
         position = 0
         while position < len(words):
             i = words[position]
             token = tokens[i]
             span = self._match_phrase(words, tokens, position, rules.hedges)
             if span and self._at_boundary(sentence, words[position], words[position + span - 1], tokens) \
-                    and not self._glued(sentence, words[position], words[position + span - 1], tokens):
+                    and not self._glued(sentence, words[position], words[position + span - 1], tokens, where):
                 spans.append(tuple(words[position:position + span])
                              + self._trailing_separator(sentence, words[position + span - 1], tokens))
                 position += span
@@ -576,17 +579,20 @@ class Condenser:
                     token.norm in rules.intensifiers
                     or (token.norm in rules.intensifiers_before_evaluative
                         and tokens[following].norm in rules.phatic_words)) \
-                    and not self._glued(sentence, i, i, tokens):  # "好" of "好好学习"
+                    and not self._glued(sentence, i, i, tokens, where):  # "好" of "好好学习"
                 spans.append((i,))
             position += 1
         return spans
 
     @staticmethod
-    def _glued(sentence: list[int], first: int, last: int, tokens: list[_Token]) -> bool:
+    def _glued(sentence: list[int], first: int, last: int, tokens: list[_Token],
+               where: dict[int, int] | None = None) -> bool:
         """A Chinese phrase that runs on into a letter on either side (Chinese, kana: "好" of "好きな")
         may be part of a word: "成" (OK) opens "成熟稳定", "行" opens "行业", "那个" opens "那个方案" (that plan). Chinese
         has no spaces, so only a separator, a space or the sentence's edge says where a phrase stops."""
-        start, end = sentence.index(first), sentence.index(last)
+        if tokens[first].kind != "cjk" and tokens[last].kind != "cjk":
+            return False
+        start, end = (where[first], where[last]) if where is not None else (sentence.index(first), sentence.index(last))
         return (tokens[first].kind == "cjk" and start > 0 and tokens[sentence[start - 1]].text[-1:].isalpha()) or (
             tokens[last].kind == "cjk" and end + 1 < len(sentence) and tokens[sentence[end + 1]].text[:1].isalpha())
 

@@ -212,7 +212,9 @@ def fit_budget(fates: list[Fate], target: int, condenser: Condenser, count: Call
     with them."""
     rules = rules or concentrate.load()
     alive = [f for f in fates if f.action != "drop"]
-    fixed = [f for f in alive if f.element.kind in (Kind.METADATA,)]
+    # metadata stays as it is; a document's headings (metadata of a structured format) only with what
+    # stands under them
+    fixed = [f for f in alive if f.element.kind is Kind.METADATA and not structured]
     groups = _budget_groups([f for f in alive if f not in fixed])
     values = information([" ".join(_still_informative(f) for f in group)[:_VALUE_CHARS] for group in groups], condenser,
                          rules, names)
@@ -241,7 +243,8 @@ def fit_budget(fates: list[Fate], target: int, condenser: Condenser, count: Call
         priority = 2 if position == latest else 1 if any(f.must_keep for f in group) else 0
         candidates.append(budget_mod.Candidate(lead.element.id, value, position, forms, must_keep=must,
                                                priority=priority, opening=opening if must else None,
-                                               under=lead.element.parent if structured else None))
+                                               under=lead.element.parent if structured else None,
+                                               structure=lead.element.kind is Kind.METADATA))
     room = target - sum(f.tokens_after for f in fixed)
     fit = budget_mod.fit(candidates, room)
     fit.budget = target

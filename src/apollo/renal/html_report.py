@@ -79,7 +79,7 @@ LABELS: dict[str, dict[str, Any]] = {
                     "superseded": "已被后来的内容取代", "outdated": "已过时（被取代/已回答/已完成）", "budget": "预算不足", "opened": "为符合预算只保留开头（原会话保留全文）", "tool_output": "旧工具输出只留首行与后文提到的行",
                     "condensed": "精简表述", "must_keep": "必保", "tail": "最近的对话，原样保留",
                     "rescued": "重吸收：含有事实", "confirm": "分类不确定，保留待确认", "kept": "保留",
-                    "metadata": "会话元数据"},
+                    "metadata": "元数据（会话设置、文档标题）"},
     },
     "en": {
         "title": "🫘 renal context report", "elements": "elements", "counter": "counter", "tokens": "tokens",
@@ -126,7 +126,7 @@ LABELS: dict[str, dict[str, Any]] = {
                     "budget": "did not fit the budget", "opened": "cut to its opening to fit the budget (the source session keeps it whole)", "tool_output": "old tool output: first line and the lines later messages mention kept",
                     "condensed": "said more briefly", "must_keep": "must keep", "tail": "recent turns, kept as they are",
                     "rescued": "reabsorbed: carries a fact", "confirm": "unsure: kept until confirmed", "kept": "kept",
-                    "metadata": "session metadata"},
+                    "metadata": "metadata (session settings, document headings)"},
     },
 }
 #: report sections shown as counts, in order: each key of these tables is one count, and each of
