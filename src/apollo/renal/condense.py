@@ -122,6 +122,7 @@ class CondenseRules:
     joining_words: frozenset[str]
     keep_words: frozenset[str]
     verb_particles: frozenset[str] = frozenset()
+    verb_particles_at_end: frozenset[str] = frozenset()
     final_particles: frozenset[str] = frozenset()
     particle_words: tuple[str, ...] = ()
     verb_objects: frozenset[str] = frozenset()
@@ -194,6 +195,7 @@ def rules_from_data(table: dict[str, Any], social: RenalRules | None = None) -> 
         joining_words=words("joining_words"),
         keep_words=words("keep_words"),
         verb_particles=words("verb_particles"),
+        verb_particles_at_end=words("verb_particles_at_end"),
         final_particles=words("final_particles"),
         verb_objects=words("verb_objects"),
         particle_words=tuple(sorted(set(lists.get("particle_words", [])))),
@@ -468,7 +470,14 @@ class Condenser:
         """A particle right after a content word may be part of it: "turn off the alerts", "set up
         the server", "move on" lose their sense without it (the words alone cannot tell a verb's
         particle from a noun's preposition, so "report on sales" keeps its "on" too)."""
-        if tokens[sentence[position]].norm not in self.rules.verb_particles:
+        norm = tokens[sentence[position]].norm
+        if norm in self.rules.verb_particles_at_end:
+            after = position + 1
+            while after < len(sentence) and tokens[sentence[after]].kind == "space":
+                after += 1
+            if after < len(sentence) and tokens[sentence[after]].kind in _WORDLIKE:
+                return False  # "in Paris": a preposition
+        elif norm not in self.rules.verb_particles:
             return False
         before = [tokens[t] for t in sentence[:position] if tokens[t].kind != "space"]
         while before and before[-1].norm in self.rules.verb_objects:  # "turn it off", "log them out"
