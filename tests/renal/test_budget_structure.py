@@ -99,3 +99,19 @@ def test_headings_never_stay_alone_and_never_cost_a_decision(tmp_path: Path) -> 
     for at, line in enumerate(lines):
         if line.startswith("## "):  # a heading is followed by something it heads
             assert at + 1 < len(lines) and not lines[at + 1].startswith("#"), text
+
+
+def test_every_budget_keeps_the_headings_above_what_stays_and_a_whole_budget_keeps_all(tmp_path: Path) -> None:
+    """Third review: a heading with only subsections under it (a title, an H2 over H3s) went under any
+    budget, even --keep-ratio 1.0; so did a file of headings only."""
+    source = tmp_path / "MEMORY.md"
+    source.write_text("# Memory\n\n## Infrastructure\n\n### Database\n\n- Postgres 16 on the NAS\n\n"
+                      "### Backups\n\n- nightly at 02:00 to the NAS\n\n## Decision: ship v2 on March 3\n", encoding="utf-8")
+    out = tmp_path / "out.md"
+    filter_path(source, "auto", None, keep_ratio=1.0, output=out, overwrite=True)
+    assert [line for line in out.read_text(encoding="utf-8").splitlines() if line.startswith("#")] == \
+        [line for line in source.read_text(encoding="utf-8").splitlines() if line.startswith("#")]
+    filter_path(source, "auto", None, keep_ratio=0.5, output=out, overwrite=True)
+    text = out.read_text(encoding="utf-8")
+    if "Postgres 16" in text:
+        assert "### Database" in text and "## Infrastructure" in text and "# Memory" in text, text

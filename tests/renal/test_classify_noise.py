@@ -246,3 +246,18 @@ def test_no_problem_to_a_yes_no_offer_is_a_yes() -> None:
     v = verdicts(("user", "服务更新好了吗"), ("assistant", "更新好了。要我现在重启服务吗？"), ("user", "没问题"))
     assert (v["m2"].category, v["m2"].rule) == ("decision", "context:answered")
     assert v["m3"].rule == "context:answer"
+
+
+@pytest.mark.parametrize(("question", "reply"), [
+    ("你找谁？", "我来找我妈"), ("谁来负责这个？", "我来"), ("Which file should we look at first?", "Let me look at billing.py"),
+])
+def test_a_reply_that_answers_a_question_is_not_the_agents_on_it(question: str, reply: str) -> None:
+    """Third review: "let me check" after a question had widened to every on-it phrase and pattern."""
+    v = verdicts(("user", question), ("assistant", reply))
+    assert v["m2"].category != "noise"
+
+
+def test_never_mind_to_an_offer_is_no_yes() -> None:
+    """Third review: "没关系" (often "no need") to an offer had made it the decision; "没问题" is a yes."""
+    v = verdicts(("assistant", "要我现在重启服务吗？"), ("user", "没关系"))
+    assert v["m1"].category != "decision"

@@ -31,7 +31,10 @@ def test_examples_keep_their_particle_their_choice_and_their_colon() -> None:
              "Do not turn it off.": ("off",), "Log them out, please.": ("out",),
              "Pick A or B for the next sprint planning meeting.": ("A or B",),
              "The reviewers for the release branch this week are Alice, Bob.": ("Bob",),
-             "You can skip the tests on Fridays.": ("can",)}
+             "You can skip the tests on Fridays.": ("can",),
+             # the third review: on/in after a verb that takes them, wherever they stand
+             "Please turn on the alerts for the billing service.": ("turn on",), "Don't turn it on again.": ("on again",),
+             "Log in with SSO and sign in as admin.": ("Log in", "sign in")}
     for text, kept in cases.items():
         for _, form in CONDENSER.ladder(text):
             assert all(part.lower() in form.lower() for part in kept), (text, form)

@@ -102,7 +102,10 @@ def fit(candidates: list[Candidate], budget: int) -> Fit:
     # readable forms, then each dropped message whole or its opening (the tail's process last)
     used += _give_back(keep, budget - used, result, least_priority=1)
     used += _lengthen(keep, process, budget - used, result.chosen)
-    result.tokens = used + _give_back(keep, budget - used, result, least_priority=0, opened=True)
+    used += _give_back(keep, budget - used, result, least_priority=0, opened=True)
+    # what stays brings the headings it stands under while room is left (must-keep elements that
+    # alone filled the budget, or came back at the end, did not)
+    result.tokens = used + _headings_back(keep, process, budget - used, result.chosen)
     result.must_keep_shortened = [c.id for c in keep if result.chosen.get(c.id, 0) > 0
                                   and c.id not in result.must_keep_opened]
     return result
@@ -126,6 +129,15 @@ def _fill(process: list[Candidate], room: int, chosen: dict[str, int], keep: Seq
     for c in order:
         if c.id not in chosen and not c.structure:
             used += _choose([*_unchosen_above(c, by_id, chosen), c], room - used, chosen)
+    return used
+
+
+def _headings_back(keep: list[Candidate], process: list[Candidate], room: int, chosen: dict[str, int]) -> int:
+    by_id = {c.id: c for c in process}
+    used = 0
+    for c in [*keep, *process]:
+        if c.id in chosen and c.under is not None:
+            used += _choose(_unchosen_above(c, by_id, chosen), room - used, chosen)
     return used
 
 

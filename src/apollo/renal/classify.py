@@ -611,8 +611,8 @@ class Classifier:
         signals = found.social
         quoted = _quote(element.text)
         unconditional = any(s.anywhere and not s.after for s in signals)
-        # what the turn before asked for, beside its signals: "let me check" answers a question, "没问题"
-        # a yes/no question or a proposal ("要我现在重启服务吗？" → "没问题" is a yes)
+        # what the turn before asked for, beside its signals: "let me check" puts off the answer to a
+        # question, "没问题" is a yes to a yes/no question or a proposal ("要我现在重启服务吗？" → "没问题")
         asked = {name for name, holds in (("question", previous_other.question), ("yes_no", previous_other.yes_no),
                                           ("proposal", previous_other.proposal)) if holds} if previous_other else set()
         for signal in signals:

@@ -123,6 +123,7 @@ class CondenseRules:
     keep_words: frozenset[str]
     verb_particles: frozenset[str] = frozenset()
     verb_particles_at_end: frozenset[str] = frozenset()
+    particle_verbs: frozenset[str] = frozenset()
     final_particles: frozenset[str] = frozenset()
     particle_words: tuple[str, ...] = ()
     verb_objects: frozenset[str] = frozenset()
@@ -196,6 +197,7 @@ def rules_from_data(table: dict[str, Any], social: RenalRules | None = None) -> 
         keep_words=words("keep_words"),
         verb_particles=words("verb_particles"),
         verb_particles_at_end=words("verb_particles_at_end"),
+        particle_verbs=words("particle_verbs"),
         final_particles=words("final_particles"),
         verb_objects=words("verb_objects"),
         particle_words=tuple(sorted(set(lists.get("particle_words", [])))),
@@ -471,18 +473,17 @@ class Condenser:
         the server", "move on" lose their sense without it (the words alone cannot tell a verb's
         particle from a noun's preposition, so "report on sales" keeps its "on" too)."""
         norm = tokens[sentence[position]].norm
-        if norm in self.rules.verb_particles_at_end:
-            after = position + 1
-            while after < len(sentence) and tokens[sentence[after]].kind == "space":
-                after += 1
-            if after < len(sentence) and tokens[sentence[after]].kind in _WORDLIKE:
-                return False  # "in Paris": a preposition
-        elif norm not in self.rules.verb_particles:
+        if norm not in self.rules.verb_particles and norm not in self.rules.verb_particles_at_end:
             return False
-        before = [tokens[t] for t in sentence[:position] if tokens[t].kind != "space"]
-        while before and before[-1].norm in self.rules.verb_objects:  # "turn it off", "log them out"
-            before.pop()
-        return bool(before) and before[-1].kind in _WORDLIKE and not self._function_only(before[-1])
+        at = position - 1  # back to the word before, across spaces and object pronouns ("turn it off")
+        while at >= 0 and (tokens[sentence[at]].kind == "space" or tokens[sentence[at]].norm in self.rules.verb_objects):
+            at -= 1
+        if at < 0 or tokens[sentence[at]].kind not in _WORDLIKE or self._function_only(tokens[sentence[at]]):
+            return False
+        if norm in self.rules.verb_particles or _stem(tokens[sentence[at]].norm) in self.rules.particle_verbs:
+            return True  # "set up", "turn on the alerts", "logged in with SSO"
+        after = _next_token(sentence, position + 1, 1, tokens)
+        return after is None or after.kind not in _WORDLIKE or after.norm in self.rules.keep_words  # "Move on.", "log in again"
 
     def _clause_starts(self, sentence: list[int], words: list[int], tokens: list[_Token]) -> list[int]:
         """Positions in ``words`` where a clause begins: the sentence start, after a separator,
@@ -559,8 +560,9 @@ class Condenser:
         return spans
 
     @staticmethod
-    def _trailing_separator(sentence: list[int], index: int, tokens: list[_Token]) -> tuple[int, ...]:
-        position = sentence.index(index) + 1
+    def _trailing_separator(sentence: list[int], index: int, tokens: list[_Token],
+                            where: dict[int, int] | None = None) -> tuple[int, ...]:
+        position = (where[index] if where is not None else sentence.index(index)) + 1
         while position < len(sentence) and tokens[sentence[position]].kind == "space":
             position += 1
         if position < len(sentence) and tokens[sentence[position]].text in _SEPARATORS:
@@ -576,10 +578,10 @@ class Condenser:
             i = words[position]
             token = tokens[i]
             span = self._match_phrase(words, tokens, position, rules.hedges)
-            if span and self._at_boundary(sentence, words[position], words[position + span - 1], tokens) \
+            if span and self._at_boundary(sentence, words[position], words[position + span - 1], tokens, where) \
                     and not self._glued(sentence, words[position], words[position + span - 1], tokens, where):
                 spans.append(tuple(words[position:position + span])
-                             + self._trailing_separator(sentence, words[position + span - 1], tokens))
+                             + self._trailing_separator(sentence, words[position + span - 1], tokens, where))
                 position += span
                 continue
             following = words[position + 1] if position + 1 < len(words) else None
@@ -606,12 +608,12 @@ class Condenser:
             tokens[last].kind == "cjk" and end + 1 < len(sentence) and tokens[sentence[end + 1]].text[:1].isalpha())
 
     @staticmethod
-    def _at_boundary(sentence: list[int], first: int, last: int, tokens: list[_Token]) -> bool:
-        start, end = sentence.index(first), sentence.index(last)
-        before = [t for t in sentence[:start] if tokens[t].kind != "space"]
-        after = [t for t in sentence[end + 1:] if tokens[t].kind != "space"]
-        edge_before = not before or tokens[before[-1]].text in _SEPARATORS
-        edge_after = not after or tokens[after[0]].kind == "end" or tokens[after[0]].text in _SEPARATORS
+    def _at_boundary(sentence: list[int], first: int, last: int, tokens: list[_Token], where: dict[int, int]) -> bool:
+        """A separator or the sentence's edge on one side (the nearest token that is not a space)."""
+        before = _next_token(sentence, where[first] - 1, -1, tokens)
+        after = _next_token(sentence, where[last] + 1, 1, tokens)
+        edge_before = before is None or before.text in _SEPARATORS
+        edge_after = after is None or after.kind == "end" or after.text in _SEPARATORS
         return edge_before or edge_after
 
     def is_phatic(self, text: str, names: Iterable[str] = ()) -> bool:
@@ -694,6 +696,23 @@ def _markdown() -> Any:
     from markdown_it import MarkdownIt  # only for texts that may hold Markdown
 
     return MarkdownIt("commonmark")
+
+
+def _stem(word: str) -> str:
+    """A verb without its inflection, enough to find it in a short list ("logged", "turning", "signs")."""
+    for ending, back in (("ging", "g"), ("gged", "g"), ("ing", ""), ("ed", ""), ("s", "")):
+        if word.endswith(ending) and len(word) - len(ending) >= 2:
+            return word[: len(word) - len(ending)] + back
+    return word
+
+
+def _next_token(sentence: list[int], at: int, step: int, tokens: list[_Token]) -> _Token | None:
+    """The first token from ``at`` on (``step`` -1: backwards) that is not a space, or None at the edge."""
+    while 0 <= at < len(sentence):
+        if tokens[sentence[at]].kind != "space":
+            return tokens[sentence[at]]
+        at += step
+    return None
 
 
 def _glues(left: str, right: str) -> bool:

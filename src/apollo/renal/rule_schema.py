@@ -202,6 +202,7 @@ class CondenseLanguage(msgspec.Struct, forbid_unknown_fields=True):
     keep_words: list[str] = []
     verb_particles: list[str] = []
     verb_particles_at_end: list[str] = []
+    particle_verbs: list[str] = []
     final_particles: list[str] = []
     verb_objects: list[str] = []
     particle_words: list[str] = []

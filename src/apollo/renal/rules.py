@@ -32,7 +32,7 @@ BUILTIN_FILES = ("social.toml", "intent.toml", "agent.toml", "classify.toml")
 #: signals the engine gives a meaning to; a user file may add *social* signals of its own
 ENGINE_SIGNALS = frozenset({
     "acknowledgement", "receipt", "backchannel", "assent", "filler", "appreciation", "laughter", "thanks", "thanks_reply",
-    "reassurance", "greeting", "ping", "closing", "wish", "compliance", "vocative", "request",
+    "reassurance", "no_problem", "greeting", "ping", "closing", "wish", "compliance", "checking", "vocative", "request",
     "question", "wh_question", "tag_question", "indirect_question", "preference", "profile", "preference_hint", "decision", "choice", "supersede",
     "proposal", "task", "completion", "continuation", "unknown", "negativity", "rejection", "agreement", "apology",
     "fragment", "open_offer", "heartbeat_poll", "heartbeat_ok", "no_reply", "todo_open", "todo_done",

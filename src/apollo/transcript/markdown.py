@@ -51,6 +51,7 @@ def parse_blocks(lines: list[str]) -> list[Block]:
             blocks.append(Block("front_matter", 0, close + 1, "\n".join(bare[1:close])))
             i = close + 1
     heading: int | None = None
+    headings: list[tuple[int, int]] = []  # (level, start line) of the headings still open
     open_items: list[Block] = []
     while i < len(bare):
         line = bare[i]
@@ -65,7 +66,13 @@ def parse_blocks(lines: list[str]) -> list[Block]:
             i = j + 1
             continue
         if (match := _HEADING.match(line)) is not None:
-            blocks.append(Block("heading", i, i + 1, match.group(2), marker=match.group(1) + " "))
+            level = len(match.group(1))
+            while headings and headings[-1][0] >= level:
+                headings.pop()
+            # a heading stands under the nearest one above it of a higher level ("### a" under "## b")
+            blocks.append(Block("heading", i, i + 1, match.group(2), marker=match.group(1) + " ",
+                                parent=headings[-1][1] if headings else None))
+            headings.append((level, i))
             heading, open_items = i, []
             i += 1
             continue
