@@ -115,3 +115,17 @@ def test_every_budget_keeps_the_headings_above_what_stays_and_a_whole_budget_kee
     text = out.read_text(encoding="utf-8")
     if "Postgres 16" in text:
         assert "### Database" in text and "## Infrastructure" in text and "# Memory" in text, text
+
+
+def test_an_empty_heading_takes_only_the_room_content_leaves(tmp_path: Path) -> None:
+    """Fourth review: "## TODO", "## Ideas" with nothing under them won room from the content by their
+    value per token; they come last, with what is left."""
+    source = tmp_path / "MEMORY.md"
+    source.write_text("# Memory\n\n## TODO\n\n## Ideas\n\n## Misc\n\n## Stack\n\n"
+                      "- The billing service runs Postgres 16 in eu-west with nightly backups at 02:00 UTC.\n"
+                      "- The API gateway is Envoy 1.29 behind Cloudflare, with rate limits of 600 requests a minute.\n",
+                      encoding="utf-8")
+    out = tmp_path / "out.md"
+    filter_path(source, "auto", None, keep_ratio=0.6, output=out, overwrite=True)
+    text = out.read_text(encoding="utf-8")
+    assert "Postgres 16 in eu-west with nightly backups" in text or "## TODO" not in text, text

@@ -232,6 +232,8 @@ def test_the_agent_quoting_the_poll_to_explain_its_heartbeat_polls_nothing(answe
 @pytest.mark.parametrize(("question", "on_it", "answer"), [
     ("What's the disk usage on the server?", "Let me check.", "The disk is 40% full."),
     ("服务器磁盘满了吗？", "我去看看", "磁盘用了40%。"),
+    ("Why is the deploy failing?", "Let me check the logs.", "The deploy fails because the image tag is missing."),
+    ("服务为什么挂了？", "我先看一下日志", "服务挂了是因为内存不足。"),
 ])
 def test_on_it_after_a_question_leaves_the_answer_to_settle_it(question: str, on_it: str, answer: str) -> None:
     """Review: with "let me check" a reply only to a request, it answered the question itself and the
@@ -249,7 +251,7 @@ def test_no_problem_to_a_yes_no_offer_is_a_yes() -> None:
 
 
 @pytest.mark.parametrize(("question", "reply"), [
-    ("你找谁？", "我来找我妈"), ("谁来负责这个？", "我来"), ("Which file should we look at first?", "Let me look at billing.py"),
+    ("你找谁？", "我来找我妈"), ("谁来负责这个？", "我来"), ("What are you doing tonight?", "I'm going to read a book"),
 ])
 def test_a_reply_that_answers_a_question_is_not_the_agents_on_it(question: str, reply: str) -> None:
     """Third review: "let me check" after a question had widened to every on-it phrase and pattern."""

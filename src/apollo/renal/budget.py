@@ -124,7 +124,7 @@ def _fill(process: list[Candidate], room: int, chosen: dict[str, int], keep: Seq
     by_id = {c.id: c for c in process}
     for c in keep:
         if c.id in chosen:
-            used += _choose(_unchosen_above(c, by_id, chosen), room - used, chosen)
+            used += _each_that_fits(_unchosen_above(c, by_id, chosen), room - used, chosen)
     order = sorted(process, key=lambda c: (-c.value / max(1, c.forms[-1].tokens) ** DENSITY_EXPONENT, -c.position))
     for c in order:
         if c.id not in chosen and not c.structure:
@@ -133,11 +133,24 @@ def _fill(process: list[Candidate], room: int, chosen: dict[str, int], keep: Seq
 
 
 def _headings_back(keep: list[Candidate], process: list[Candidate], room: int, chosen: dict[str, int]) -> int:
+    """With the room left: the headings above what stays (outermost first, each that fits), then the
+    headings with nothing under them in the document (an empty "## TODO"), best value first."""
     by_id = {c.id: c for c in process}
     used = 0
     for c in [*keep, *process]:
         if c.id in chosen and c.under is not None:
-            used += _choose(_unchosen_above(c, by_id, chosen), room - used, chosen)
+            used += _each_that_fits(_unchosen_above(c, by_id, chosen), room - used, chosen)
+    heads = {c.under for c in [*keep, *process]}
+    leaves = [c for c in process if c.structure and c.id not in heads and c.id not in chosen]
+    for c in sorted(leaves, key=lambda c: (-c.value / max(1, c.forms[-1].tokens), c.position)):
+        used += _choose([c], room - used, chosen)
+    return used
+
+
+def _each_that_fits(group: list[Candidate], room: int, chosen: dict[str, int]) -> int:
+    used = 0
+    for c in group:
+        used += _choose([c], room - used, chosen)
     return used
 
 

@@ -480,7 +480,7 @@ class Condenser:
             at -= 1
         if at < 0 or tokens[sentence[at]].kind not in _WORDLIKE or self._function_only(tokens[sentence[at]]):
             return False
-        if norm in self.rules.verb_particles or _stem(tokens[sentence[at]].norm) in self.rules.particle_verbs:
+        if norm in self.rules.verb_particles or not _stems(tokens[sentence[at]].norm).isdisjoint(self.rules.particle_verbs):
             return True  # "set up", "turn on the alerts", "logged in with SSO"
         after = _next_token(sentence, position + 1, 1, tokens)
         return after is None or after.kind not in _WORDLIKE or after.norm in self.rules.keep_words  # "Move on.", "log in again"
@@ -698,12 +698,19 @@ def _markdown() -> Any:
     return MarkdownIt("commonmark")
 
 
-def _stem(word: str) -> str:
-    """A verb without its inflection, enough to find it in a short list ("logged", "turning", "signs")."""
-    for ending, back in (("ging", "g"), ("gged", "g"), ("ing", ""), ("ed", ""), ("s", "")):
+def _stems(word: str) -> set[str]:
+    """What a verb may be without its inflection, enough to find it in a short list: "logging",
+    "logged" → log; "moving" → move; "carried", "tries" → carry, try; "signs" → sign."""
+    found = {word}
+    for ending in ("ing", "ed", "es", "s"):
         if word.endswith(ending) and len(word) - len(ending) >= 2:
-            return word[: len(word) - len(ending)] + back
-    return word
+            base = word[: len(word) - len(ending)]
+            found |= {base, base + "e"}
+            if len(base) >= 3 and base[-1] == base[-2]:  # logged, plugging
+                found.add(base[:-1])
+            if base.endswith("i"):  # carried, tries
+                found.add(base[:-1] + "y")
+    return found
 
 
 def _next_token(sentence: list[int], at: int, step: int, tokens: list[_Token]) -> _Token | None:

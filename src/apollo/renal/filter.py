@@ -245,9 +245,6 @@ def fit_budget(fates: list[Fate], target: int, condenser: Condenser, count: Call
                                                priority=priority, opening=opening if must else None,
                                                under=lead.element.parent if structured else None,
                                                structure=lead.element.kind is Kind.METADATA))
-    parents = {f.element.parent for f in alive} if structured else set()
-    for candidate in candidates:  # a heading with nothing under it stands on its own worth
-        candidate.structure = candidate.structure and candidate.id in parents
     room = target - sum(f.tokens_after for f in fixed)
     fit = budget_mod.fit(candidates, room)
     fit.budget = target
