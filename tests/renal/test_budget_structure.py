@@ -129,3 +129,14 @@ def test_an_empty_heading_takes_only_the_room_content_leaves(tmp_path: Path) -> 
     filter_path(source, "auto", None, keep_ratio=0.6, output=out, overwrite=True)
     text = out.read_text(encoding="utf-8")
     assert "Postgres 16 in eu-west with nightly backups" in text or "## TODO" not in text, text
+
+
+def test_a_whole_budget_keeps_empty_headings_with_the_headings_above_them(tmp_path: Path) -> None:
+    """Final review: at --keep-ratio 1.0 a "### TODO" with nothing under it came back without its
+    "## Rollback", reading as a subsection of the section before."""
+    source = tmp_path / "RUNBOOK.md"
+    source.write_text("# Runbook\n\n## Deploy\n\nRun the pipeline.\n\n## Rollback\n\n### TODO\n", encoding="utf-8")
+    out = tmp_path / "out.md"
+    filter_path(source, "auto", None, keep_ratio=1.0, output=out, overwrite=True)
+    assert [line for line in out.read_text(encoding="utf-8").splitlines() if line.startswith("#")] == \
+        ["# Runbook", "## Deploy", "## Rollback", "### TODO"]

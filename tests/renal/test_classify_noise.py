@@ -252,6 +252,7 @@ def test_no_problem_to_a_yes_no_offer_is_a_yes() -> None:
 
 @pytest.mark.parametrize(("question", "reply"), [
     ("你找谁？", "我来找我妈"), ("谁来负责这个？", "我来"), ("What are you doing tonight?", "I'm going to read a book"),
+    ("你晚上干什么？", "我去看电影"), ("你下午去哪？", "我去看我奶奶"), ("Where are you going?", "I'll check on my mom."),
 ])
 def test_a_reply_that_answers_a_question_is_not_the_agents_on_it(question: str, reply: str) -> None:
     """Third review: "let me check" after a question had widened to every on-it phrase and pattern."""

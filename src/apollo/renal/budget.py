@@ -143,7 +143,7 @@ def _headings_back(keep: list[Candidate], process: list[Candidate], room: int, c
     heads = {c.under for c in [*keep, *process]}
     leaves = [c for c in process if c.structure and c.id not in heads and c.id not in chosen]
     for c in sorted(leaves, key=lambda c: (-c.value / max(1, c.forms[-1].tokens), c.position)):
-        used += _choose([c], room - used, chosen)
+        used += _choose([*_unchosen_above(c, by_id, chosen), c], room - used, chosen)  # with the headings above it
     return used
 
 
