@@ -177,9 +177,10 @@ def _templates(text: str) -> list[re.Pattern[str]]:
     for match in _WORD_RUN.finditer(text):
         template = match.group(0).rstrip(".,;:").lstrip("./")
         last = template.rsplit("/", 1)[-1]
-        if not _PLACEHOLDER.search(last) or not re.search(r"\.[A-Za-z][A-Za-z0-9]{0,7}$", _PLACEHOLDER.sub("", last)):
+        literal = _PLACEHOLDER.sub("", last)
+        if literal == last or not re.search(r"\.[A-Za-z][A-Za-z0-9]{0,7}$", literal):
             continue
-        if "/" not in template and not _PLACEHOLDER.sub("", last).rsplit(".", 1)[0]:
+        if "/" not in template and not literal.rsplit(".", 1)[0]:
             continue
         pieces, at = [], 0
         for placeholder in _PLACEHOLDER.finditer(template):
@@ -207,8 +208,7 @@ def _read(root: Root, source: str, *, at_root: bool) -> str | None:
         try:
             st = os.stat(path)
         except PermissionError as exc:
-            raise ConfigError(f"cannot read {source} ({exc.strerror})", where=path,
-                              hint="fix or move it; nothing is deleted while the files it names are unknown") from None
+            raise _unreadable(source, path, exc.strerror or str(exc)) from None
         except OSError:
             return None
         real = os.path.realpath(path)
@@ -226,11 +226,15 @@ def _read(root: Root, source: str, *, at_root: bool) -> str | None:
     except OSError as exc:
         if at_root or exc.errno in (errno.EACCES, errno.EPERM):
             reason = "not a regular file" if isinstance(exc, IsADirectoryError) else exc.strerror or str(exc)
-            raise ConfigError(f"cannot read {source} ({reason})", where=path,
-                              hint="fix or move it; nothing is deleted while the files it names are unknown") from None
+            raise _unreadable(source, path, reason) from None
         return None
     for bom, encoding in ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
                           (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16")):
         if data.startswith(bom):
             return data.decode(encoding, errors="replace")
     return data.decode("utf-8-sig", errors="replace")
+
+
+def _unreadable(source: str, path: str, reason: str) -> ConfigError:
+    return ConfigError(f"cannot read {source} ({reason})", where=path,
+                       hint="fix or move it; nothing is deleted while the files it names are unknown")

@@ -17,7 +17,7 @@ import os
 import stat
 import unicodedata
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
 from apollo.autophagy.fs import Root, Unsafe, open_file, read_fd
@@ -208,11 +208,10 @@ def load_tasks(root: Root, rules: AutophagyRules) -> Tasks:
     """Read the task-state file and the agent's instructions; if either exists and cannot be read,
     nothing may be deleted."""
     named = load_named(root, rules)
-    paths, titles, globs = _task_references(root, rules)
-    return Tasks(paths, titles, globs, named)
+    return replace(_task_state(root, rules), named=named)
 
 
-def _task_references(root: Root, rules: AutophagyRules) -> tuple[frozenset[str], tuple[str, ...], PatternSet]:
+def _task_state(root: Root, rules: AutophagyRules) -> Tasks:
     spec = rules.data.protect.tasks
     parts = tuple(spec.file.split("/"))
     where = str(root.path / spec.file)
@@ -220,14 +219,14 @@ def _task_references(root: Root, rules: AutophagyRules) -> tuple[frozenset[str],
         parent = root.open_dir(parts[:-1])
     except Unsafe as exc:
         if exc.code == "gone":
-            return frozenset(), (), PatternSet.compile([])
+            return Tasks()
         raise ConfigError(f"cannot read the task state ({exc.reason})", where=where,
                           hint="nothing is deleted while the protect list cannot be read") from None
     try:
         try:
             fd = open_file(parent, parts[-1])
         except FileNotFoundError:
-            return frozenset(), (), PatternSet.compile([])
+            return Tasks()
         except (OSError, Unsafe) as exc:
             reason = exc.reason if isinstance(exc, Unsafe) else (exc.strerror or str(exc))
             raise ConfigError(f"cannot read the task state ({reason})", where=where,
@@ -250,4 +249,4 @@ def _task_references(root: Root, rules: AutophagyRules) -> tuple[frozenset[str],
         paths, patterns = resolve(root, reference)
         protected |= {unicodedata.normalize("NFC", p) for p in paths}
         globs += [unicodedata.normalize("NFC", p) for p in patterns]
-    return frozenset(protected), tuple(titles), PatternSet.compile(globs)
+    return Tasks(frozenset(protected), tuple(titles), PatternSet.compile(globs))

@@ -445,10 +445,8 @@ class Condenser:
         if token.kind != "cjk":
             return False
         if token.norm in self.rules.final_particles:
-            after = position + 1
-            while after < len(sentence) and tokens[sentence[after]].kind == "space":
-                after += 1
-            if after < len(sentence) and tokens[sentence[after]].kind in _WORDLIKE:
+            after = _next_token(sentence, position + 1, 1, tokens)
+            if after is not None and after.kind in _WORDLIKE:
                 return True
         for word, offset in self._particle_words().get(token.norm, ()):
             start = position - offset

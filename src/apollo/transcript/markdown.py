@@ -2,8 +2,10 @@
 
 Elements are the file's blocks: headings, list items (each item with its continuation lines;
 nested items are their own elements, parented to the enclosing item), paragraphs, fenced code
-and front matter. A heading is structure (``Kind.METADATA``): renal keeps it as it is. Element id ``L<n>``: the 1-based line the block starts on. ``text`` is the
-block without its Markdown marker (``## ``, ``- ``), which the writer puts back on replace.
+and front matter. A heading is structure (``Kind.METADATA``): renal keeps it as it is; it stands
+under the nearest heading of a higher level. Element id ``L<n>``: the 1-based line the block starts
+on. ``text`` is the block without its Markdown marker (``## ``, ``- ``), which the writer puts back
+on replace.
 """
 
 from __future__ import annotations
