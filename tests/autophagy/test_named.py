@@ -12,6 +12,11 @@ read stops the run. (Review findings: a link to nothing, names in Chinese or wit
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -19,7 +24,7 @@ from hypothesis import strategies as st
 
 from apollo.autophagy import rules as rules_mod
 from apollo.autophagy.fs import Root
-from apollo.autophagy.named import Named, load_named
+from apollo.autophagy.named import Named, _mentioned, load_named
 from apollo.errors import ConfigError
 from autophagy.support import DAY, NOW_TS, tree
 
@@ -63,6 +68,62 @@ def test_following_stops_at_named_depth(ws) -> None:
     assert named.reason("two.log")[0].startswith("named in b/two.md")  # two steps from the root file: read
     assert named.reason("three.log") is None  # three steps (named_depth = 2): not read
     assert named.reason("three.md")[0].startswith("named in b/two.md")
+
+
+def test_the_notes_in_a_folder_the_instructions_point_to_are_read(ws, tmp_path) -> None:
+    # a real workspace: MEMORY.md sends experiments to `system/experiments/`, whose spec there says
+    # "Log the change in `changelog.log`" (one system-wide, one per channel): not stale logs
+    ws.put("MEMORY.md", "1. **System-wide:** `system/experiments/` promotes to `system/policy.md`\n"
+                        "Drafts sit in system/drafts (no slash: a word, not a folder to read).\n"
+                        "Daily notes go to `memory/`.\n")
+    ws.put("memory/2026-01-01.md", "Found junk: broken.log, half-written.\n")  # a diary: what happened
+    ws.put("memory/topics.md", "topic.log keeps the topics\n")
+    ws.put("system/experiments/EXPERIMENTATION-SPEC.md", "Log the change in `changelog.log`.\n")
+    ws.put("system/experiments/deeper/more.md", "deeper.log\n")  # only the notes directly in it
+    ws.put("system/drafts/draft.md", "drafts.log\n")
+    for rel in ("system/experiments/changelog.log", "discord/agent/changelog.log", "topic.log", "deeper.log",
+                "drafts.log", "other.log", "broken.log"):
+        ws.put(rel, "[2026-01-01] entry\n", age=5 * DAY)
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "notes.md").write_text("other.log is kept\n")
+    os.symlink(outside, ws.workspace / "linked")
+    ws.put("AGENTS.md", "See `linked/` for notes.\n")  # a folder that leads outside: its notes name nothing here
+    named = load_named(Root(ws.workspace), rules_mod.load(ws.config()))
+    assert named.reason("discord/agent/changelog.log")[0].startswith(
+        "named in system/experiments/EXPERIMENTATION-SPEC.md")
+    assert named.reason("deeper.log") is None and named.reason("drafts.log") is None
+    assert named.reason("other.log") is None
+    ws.small()
+    left = tree(ws.workspace)
+    assert {"system/experiments/changelog.log", "discord/agent/changelog.log", "topic.log"} <= left.keys()
+    assert not {"deeper.log", "drafts.log", "other.log", "broken.log"} & left.keys()
+
+
+def test_a_named_folder_that_refuses_permission_stops_the_run() -> None:
+    # root lists any folder: the instructions are then read as 'nobody', in a folder it can reach
+    base = Path(tempfile.mkdtemp(prefix="apollo-named-"))
+    try:
+        base.chmod(0o755)
+        workspace = base / "workspace"
+        (workspace / "system/experiments").mkdir(parents=True)
+        (workspace / "AGENTS.md").write_text("Experiments: `system/experiments/`\n")
+        (workspace / "system/experiments/spec.md").write_text("changelog.log\n")
+        for path in [base, *base.rglob("*")]:
+            os.chown(path, 65534, 65534)
+        (workspace / "system/experiments").chmod(0)
+        code = ("from pathlib import Path; from apollo.autophagy import rules; from apollo.autophagy.fs import Root; "
+                "from apollo.autophagy.named import load_named; from apollo.errors import ConfigError\n"
+                f"try: load_named(Root(Path({str(workspace)!r})), rules.load(None))\n"
+                "except ConfigError as exc: print(exc.line())")
+        as_nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if os.geteuid() == 0 else []
+        done = subprocess.run([*as_nobody, sys.executable, "-c", code], capture_output=True, text=True,
+                              env={**os.environ, "HOME": str(base)})
+        assert done.returncode == 0, done.stderr
+        assert "cannot read system/experiments/" in done.stdout
+    finally:
+        (base / "workspace/system/experiments").chmod(0o755)
+        shutil.rmtree(base)
 
 
 def test_entries_are_still_cut_from_a_named_heartbeat_log(ws) -> None:
@@ -208,3 +269,16 @@ def test_every_name_set_off_is_found_and_a_longer_one_is_not(pieces, tail, other
     longer = "x" + other
     if not any(longer in name for name in written) and longer not in text:
         assert named.reason(longer) is None
+
+
+@given(st.lists(st.text(alphabet="ab1.-_ 日x", min_size=1, max_size=8), min_size=1, max_size=6), st.data())
+def test_the_indexed_lookup_finds_exactly_what_a_scan_of_every_text_finds(names, data) -> None:
+    """Property: looking names up by the run they end with gives, for every name, the first text
+    that a plain search of each text in turn finds it set off in (or none), whatever the texts and
+    names are made of (names ending in a dot or a space, or in Chinese, are searched plainly)."""
+    piece = st.one_of(st.sampled_from(names), st.text(alphabet="ab1.-_/ 日x", max_size=3))
+    texts = data.draw(st.lists(st.lists(piece, max_size=8).map("".join), min_size=1, max_size=4))
+    named = Named(tuple((f"t{i}.md", text) for i, text in enumerate(texts)))
+    for name in names:
+        expected = next((source for source, text in named.texts if _mentioned(text, name)), None)
+        assert named._mentioning(name) == expected

@@ -13,7 +13,10 @@ as edges), or when its path ends as a template they write (``logs/YYYY-MM-DD.log
 output, a cache) is kept when they name a file inside it by a path from the root (``build/report.log``);
 a bare name inside it goes with it, since the next build makes its files again. Entries may still be
 cut out of a named file (a heartbeat log). The Markdown files the instructions name by a path from
-the root, or by a bare name at the root, are read too, as deep as ``[protect] named_depth``.
+the root, or by a bare name at the root, are read too, as deep as ``[protect] named_depth``, and so
+are those directly in a folder they name by a path from the root with its closing slash
+(``system/experiments/``: a real workspace's experiment spec, there, names its ``changelog.log``), but
+the dated notes of a diary (``memory/2026-11-28.md``, which lists the broken files it found).
 
 The instruction files at the root must be readable: one that exists and cannot be read (a link to
 nothing, a folder, a pipe, no permission) stops the run before anything is written, as an unreadable
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import codecs
 import errno
+import fnmatch
 import os
 import re
 import stat
@@ -41,8 +45,11 @@ TOTAL_LIMIT = 16 << 20
 MAX_FILES = 200
 #: what runs on into a name: then it is part of another word ("activity.logs", "myactivity.log")
 _ALNUM = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
-#: a run of the characters a path is written with (linear: one pass, no backtracking)
-_PATH_RUN = re.compile(r"[A-Za-z0-9_./-]+")
+#: the run of Latin letters and digits a name ends with
+_LAST_RUN = re.compile(r"[a-z0-9]+$")
+#: a run of the characters a path is written with, and the "~" or "$" right before it (linear: one
+#: pass, no backtracking)
+_PATH_RUN = re.compile(r"([~$]?)([A-Za-z0-9_./-]+)")
 #: a template's placeholder: a run of date parts (YYYY-MM-DD, YYYYMMDD, yyyy), a <name>, a {name}, a *
 _PLACEHOLDER = re.compile(r"(?<![A-Za-z])(?:YYYY|yyyy|MM|mm|DD|dd|HH|hh)+(?![A-Za-z])|<[^<>\s/]{1,40}>|\{[^{}\s/]{1,40}\}|\*")
 _DATE_PART = re.compile(r"YYYY|yyyy|MM|mm|DD|dd|HH|hh")
@@ -62,6 +69,9 @@ class Named:
     templates: tuple[tuple[str, re.Pattern[str]], ...] = ()
     #: path -> the file that names it (None: none); names repeat (an activity.log in every folder)
     _known: dict[str, str | None] = field(default_factory=dict, repr=False)
+    #: (a name's last run of letters and digits, its length) -> each text's stretch of that length
+    #: ending with that run, set off before, -> the first file holding it (:meth:`_mentioning`)
+    _stretches: dict[tuple[str, int], dict[str, str]] = field(default_factory=dict, repr=False)
 
     def reason(self, rel: str) -> tuple[str, str] | None:
         """Why the file at ``rel`` is never removed whole: the instruction file that names it."""
@@ -82,11 +92,31 @@ class Named:
 
     def _naming(self, rel: str) -> str | None:
         if rel not in self._known:
-            name = rel.rsplit("/", 1)[-1]
-            found = next((source for source, text in self.texts if _mentioned(text, name)), None)
+            found = self._mentioning(rel.rsplit("/", 1)[-1])
             self._known[rel] = found or next((source for source, pattern in self.templates
                                               if pattern.search(rel)), None)
         return self._known[rel]
+
+    def _mentioning(self, name: str) -> str | None:
+        """The first text that mentions ``name`` (:func:`_mentioned`), each text read once per kind of
+        name, not once per name: thousands of old logs beside megabytes of notes. A name that ends in
+        a letter or digit ends in a run of them (``log`` in ``activity.log``) that is whole wherever
+        the name is set off, so the stretches of the name's length ending with such a whole run,
+        set off before, are all its mentions can be (one pass per run, one set per length)."""
+        run = _LAST_RUN.search(name)
+        if run is None:
+            return next((source for source, text in self.texts if _mentioned(text, name)), None)
+        key = (run.group(0), len(name))
+        if key not in self._stretches:
+            stretches: dict[str, str] = {}
+            whole = re.compile(rf"(?<![a-z0-9]){re.escape(key[0])}(?![a-z0-9])")
+            for source, text in self.texts:
+                for found in whole.finditer(text, max(key[1] - len(key[0]), 0)):
+                    start = found.end() - key[1]
+                    if start == 0 or text[start - 1] not in _ALNUM:
+                        stretches.setdefault(text[start:found.end()], source)
+            self._stretches[key] = stretches
+        return self._stretches[key].get(name)
 
 
 def _mentioned(text: str, name: str) -> bool:
@@ -120,6 +150,7 @@ def load_named(root: Root, rules: AutophagyRules) -> Named:
     spec = rules.data.protect
     wanted = {name.casefold() for name in spec.named_in}
     follow = tuple(ext.casefold() for ext in spec.named_follow)
+    skip = tuple(spec.named_folder_skip)
     try:
         pending = sorted(entry.name for entry in os.scandir(root.fd) if entry.name.casefold() in wanted)
     except OSError as exc:
@@ -129,6 +160,7 @@ def load_named(root: Root, rules: AutophagyRules) -> Named:
     texts: list[tuple[str, str]] = []
     templates: dict[str, tuple[str, re.Pattern[str]]] = {}
     seen = {name.casefold() for name in pending}
+    listed: set[str] = set()
     total = 0
     for depth in range(spec.named_depth + 1):
         named_next: list[str] = []
@@ -144,28 +176,54 @@ def load_named(root: Root, rules: AutophagyRules) -> Named:
             for pattern in _templates(raw):
                 templates.setdefault(pattern.pattern, (source, pattern))
             for path in _followed(raw, follow):
-                if path.casefold() not in seen and len(seen) < MAX_FILES:
-                    seen.add(path.casefold())
-                    named_next.append(path)
+                notes = [path]
+                if path.endswith("/"):  # a folder: its notes, listed once however often it is named
+                    notes = [] if path.casefold() in listed else _notes_in(root, path, follow, skip)
+                    listed.add(path.casefold())
+                for note in notes:
+                    if note.casefold() not in seen and len(seen) < MAX_FILES:
+                        seen.add(note.casefold())
+                        named_next.append(note)
         pending = named_next
     return Named(tuple(texts), tuple(templates.values()))
 
 
 def _followed(text: str, extensions: tuple[str, ...]) -> list[str]:
     """The Markdown files ``text`` names by a path from the root (``system/policy.md``,
-    ``./system/policy.md``) or by a bare name (``QUICKGUIDE.md``, read at the root); never a path
-    that climbs out (``..``) or starts at ``/`` (another place than this workspace)."""
+    ``./system/policy.md``) or by a bare name (``QUICKGUIDE.md``, read at the root), and the folders
+    it names by a path from the root written with its closing slash (``system/experiments/``, kept
+    with that slash); never a path that climbs out (``..``) or starts at ``/`` (another place than
+    this workspace)."""
     found = []
-    for match in _PATH_RUN.finditer(text):
-        run = match.group(0).rstrip(".")
-        if match.start() > 0 and text[match.start() - 1] in "~$":
+    for before, run in _PATH_RUN.findall(text):  # a list made in one pass: most runs are plain words
+        if before:
             continue  # ~/notes.md, $HOME/...: not a path from the workspace
-        if not run.casefold().endswith(extensions) or run.startswith("/"):
+        run = run.rstrip(".")
+        folder = run.endswith("/")
+        if not (folder or run.casefold().endswith(extensions)) or run.startswith("/"):
             continue
         parts = [part for part in run.split("/") if part not in ("", ".")]
         if parts and ".." not in parts:
-            found.append("/".join(parts))
+            found.append("/".join(parts) + ("/" if folder else ""))
     return found
+
+
+def _notes_in(root: Root, folder: str, extensions: tuple[str, ...], skip: tuple[str, ...]) -> list[str]:
+    """The files with one of ``extensions`` directly in ``folder`` (a path from the root), by name, but
+    those ``skip`` matches (a diary: ``[protect] named_folder_skip``): instructions that send the agent
+    to a folder ("experiments live in `system/experiments/`") send it to the notes there. A folder that
+    is missing, or no folder, has none; one that refuses permission stops the run, as a named file that
+    does (each note is then read as any named file: one that leads outside the workspace is skipped)."""
+    path = os.path.join(root.path, folder)
+    try:
+        with os.scandir(path) as entries:
+            names = sorted(entry.name for entry in entries if entry.name.casefold().endswith(extensions)
+                           and not any(fnmatch.fnmatch(entry.name, pattern) for pattern in skip))
+    except PermissionError as exc:
+        raise _unreadable(folder, path, exc.strerror or str(exc)) from None
+    except OSError:
+        return []
+    return [folder + name for name in names]
 
 
 def _templates(text: str) -> list[re.Pattern[str]]:
@@ -174,9 +232,11 @@ def _templates(text: str) -> list[re.Pattern[str]]:
     file name is nothing but a placeholder and an extension (``{channel}.log``, ``*.log``) names no
     file unless a folder comes with it (``channels/{channel}.log``)."""
     patterns = []
-    for match in _WORD_RUN.finditer(text):
-        template = match.group(0).rstrip(".,;:").lstrip("./")
+    for word in _WORD_RUN.findall(text):
+        template = word.rstrip(".,;:").lstrip("./")
         last = template.rsplit("/", 1)[-1]
+        if "." not in last:  # no extension: no template (most words)
+            continue
         literal = _PLACEHOLDER.sub("", last)
         if literal == last or not re.search(r"\.[A-Za-z][A-Za-z0-9]{0,7}$", literal):
             continue

@@ -71,6 +71,7 @@ class Protect(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     entries_editable: list[str]
     named_in: list[str]  # the agent's instruction files: a file whose name one mentions is never removed whole
     named_follow: list[str]  # extensions of named files read as instructions too, when named by their path
+    named_folder_skip: list[str]  # names of the notes in a named folder that are a diary, not instructions
     named_depth: int
     tasks: TaskProtect
     report: ProtectReport
