@@ -37,7 +37,9 @@ def test_examples_keep_their_particle_their_choice_and_their_colon() -> None:
              "Log in with SSO and sign in as admin.": ("Log in", "sign in"),
              "Logging in with SSO fails for new users.": ("Logging in",), "Moving on to the next item.": ("Moving on",),
              "Carried on with the migration.": ("Carried on",),
-             "Put on the safety harness before the climb.": ("Put on",), "Hang on to the old backups.": ("Hang on",)}
+             "Put on the safety harness before the climb.": ("Put on",), "Hang on to the old backups.": ("Hang on",),
+             # the fourth review: a state after "be", and an upper bound
+             "Keep at most 3 replicas of the cache.": ("most 3",), "The flag is on.": ("on",)}
     for text, kept in cases.items():
         for _, form in CONDENSER.ladder(text):
             assert all(part.lower() in form.lower() for part in kept), (text, form)
@@ -62,3 +64,14 @@ def test_a_particle_after_a_content_word_and_every_or_stay(words: list[str]) -> 
         kept = sum(1 for before, word in zip(tokens, tokens[1:], strict=False)
                    if word in particles and before.lower() in {c.lower() for c in content}) + tokens.count("or")
         assert kept >= needed, (text, form)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from(["payment server", "VPN", "feature flag", "old API"]), st.sampled_from(["is", "was", "are", "were"]),
+       st.sampled_from(["down", "up", "off", "out"]), st.sampled_from(["", " again", " in prod", " since Tuesday"]))
+def test_a_state_after_be_survives_every_form(noun: str, be: str, state: str, tail: str) -> None:
+    """Property (fourth review): "the payment server is down" had become "Payment server." at the
+    compact level: a particle after a form of "be" says a state, and stays in every form."""
+    text = f"The {noun} {be} {state}{tail}."
+    for _, form in CONDENSER.ladder(text):
+        assert f" {state}" in f" {form.lower()}", (text, form)

@@ -550,8 +550,9 @@ class Classifier:
         self._turn_keys = frozenset()
         reference = self._reference()
         previous_other = next((t for t in reversed(self._turns) if t.speaker != speaker), None)
-        if found.social_only:
-            verdict = self._social(element, found, role, speaker, reference, previous_other)
+        verdict = self._social(element, found, role, speaker, reference, previous_other) if found.social_only else None
+        if verdict is not None:
+            pass
         elif found.fragment_only:
             verdict = self._verdict(element, "process", "keep", 0.7, f'"{_quote(text)}": an unfinished fragment',
                                     "content:fragment")
@@ -607,7 +608,9 @@ class Classifier:
         self._turns.append(turn)
 
     def _social(self, element: Element, found: reading.Reading, role: str, speaker: str, reference: _Turn | None,
-                previous_other: _Turn | None) -> Verdict:
+                previous_other: _Turn | None) -> Verdict | None:
+        """The verdict on a message of formulas only; None when one of them is no formula after the turn
+        before (a signal's ``not_after``): then the message is read as any other."""
         signals = found.social
         quoted = _quote(element.text)
         unconditional = any(s.anywhere and not s.after for s in signals)
@@ -615,10 +618,13 @@ class Classifier:
         # question, "没问题" is a yes to a yes/no question or a proposal ("要我现在重启服务吗？" → "没问题")
         asked = {name for name, holds in (("question", previous_other.question), ("yes_no", previous_other.yes_no),
                                           ("proposal", previous_other.proposal)) if holds} if previous_other else set()
+        before = (previous_other.signals | asked) if previous_other else set()
         for signal in signals:
-            if signal.after and not unconditional and not (previous_other and (previous_other.signals | asked) & signal.after):
+            if signal.after and not unconditional and not before & signal.after:
                 return self._verdict(element, "process", "keep", 0.6, f'"{quoted}" is not a reply to '
                                      f"{' or '.join(sorted(signal.after))} here", "context:conditional")
+            if before & signal.not_after:  # "What are you doing?" → "Checking the mail.": the answer, read as one
+                return None
         spoken = [s for s in signals if not s.sound]
         if not spoken:  # "um", "uh.", "哈哈": holds the floor or reacts, acknowledges nothing
             return self._verdict(element, "process", "keep", 0.7, f'"{quoted}": {signals[0].about}, not a reply',

@@ -127,6 +127,7 @@ class CondenseRules:
     final_particles: frozenset[str] = frozenset()
     particle_words: tuple[str, ...] = ()
     verb_objects: frozenset[str] = frozenset()
+    be_forms: frozenset[str] = frozenset()
     max_content_loss: float = 0.2
     min_content_letters: int = 3
     #: the classifier's rules, whose social signals say which whole sentences are formulas
@@ -200,6 +201,7 @@ def rules_from_data(table: dict[str, Any], social: RenalRules | None = None) -> 
         particle_verbs=words("particle_verbs"),
         final_particles=words("final_particles"),
         verb_objects=words("verb_objects"),
+        be_forms=words("be_forms"),
         particle_words=tuple(sorted(set(lists.get("particle_words", [])))),
         max_content_loss=float(settings.get("max_content_loss", 0.2)),
         min_content_letters=int(settings.get("min_content_letters", 3)),
@@ -469,18 +471,23 @@ class Condenser:
     def _verb_particle(self, sentence: list[int], position: int, tokens: list[_Token]) -> bool:
         """A particle right after a content word may be part of it: "turn off the alerts", "set up
         the server", "move on" lose their sense without it (the words alone cannot tell a verb's
-        particle from a noun's preposition, so "report on sales" keeps its "on" too)."""
+        particle from a noun's preposition, so "report on sales" keeps its "on" too); after a form of
+        "be" it says a state ("the server is down": ``be_forms``)."""
         norm = tokens[sentence[position]].norm
         if norm not in self.rules.verb_particles and norm not in self.rules.verb_particles_at_end:
             return False
         at = position - 1  # back to the word before, across spaces and object pronouns ("turn it off")
         while at >= 0 and (tokens[sentence[at]].kind == "space" or tokens[sentence[at]].norm in self.rules.verb_objects):
             at -= 1
-        if at < 0 or tokens[sentence[at]].kind not in _WORDLIKE or self._function_only(tokens[sentence[at]]):
+        if at < 0 or tokens[sentence[at]].kind not in _WORDLIKE:
+            return False
+        after = _next_token(sentence, position + 1, 1, tokens)
+        if tokens[sentence[at]].norm in self.rules.be_forms:  # a state: "the server is down", "the flag is on."
+            return norm in self.rules.verb_particles or after is None or after.kind not in _WORDLIKE
+        if self._function_only(tokens[sentence[at]]):
             return False
         if norm in self.rules.verb_particles or not _stems(tokens[sentence[at]].norm).isdisjoint(self.rules.particle_verbs):
             return True  # "set up", "turn on the alerts", "logged in with SSO"
-        after = _next_token(sentence, position + 1, 1, tokens)
         return after is None or after.kind not in _WORDLIKE or after.norm in self.rules.keep_words  # "Move on.", "log in again"
 
     def _clause_starts(self, sentence: list[int], words: list[int], tokens: list[_Token]) -> list[int]:

@@ -27,6 +27,7 @@ class SignalSpec(msgspec.Struct, forbid_unknown_fields=True):
     opens: bool = False
     sound: bool = False
     after: list[str] = []
+    not_after: list[str] = []
     confidence: float = 0.8
     roles: list[str] = []
     whole: bool = False
@@ -205,6 +206,7 @@ class CondenseLanguage(msgspec.Struct, forbid_unknown_fields=True):
     particle_verbs: list[str] = []
     final_particles: list[str] = []
     verb_objects: list[str] = []
+    be_forms: list[str] = []
     particle_words: list[str] = []
 
 

@@ -105,6 +105,7 @@ class Signal:
     confirmation: bool
     allow_question: bool
     after: frozenset[str]
+    not_after: frozenset[str]
     confidence: float
     roles: frozenset[str] | None
     whole: bool
@@ -223,6 +224,7 @@ def _signal_data(name: str, spec: dict[str, Any]) -> dict[str, Any]:
         "confirmation": bool(spec.get("confirmation", False)),
         "allow_question": bool(spec.get("allow_question", False)),
         "after": frozenset(spec.get("after", [])),
+        "not_after": frozenset(spec.get("not_after", [])),
         "confidence": float(spec.get("confidence", 0.8)),
         "roles": frozenset(roles) if roles else None,
         "whole": whole,
