@@ -140,3 +140,18 @@ def test_a_whole_budget_keeps_empty_headings_with_the_headings_above_them(tmp_pa
     filter_path(source, "auto", None, keep_ratio=1.0, output=out, overwrite=True)
     assert [line for line in out.read_text(encoding="utf-8").splitlines() if line.startswith("#")] == \
         ["# Runbook", "## Deploy", "## Rollback", "### TODO"]
+
+
+def test_a_subheading_never_comes_back_without_the_headings_above_it(tmp_path: Path) -> None:
+    """Fifth review: the headings above a kept decision came back each that fitted, so a long "## Infrastructure…"
+    went and "### Database" stayed, reading as a part of "## Deploy" before it."""
+    source = tmp_path / "MEMORY.md"
+    source.write_text("# Memory\n\n## Deploy\n\n- Deploy from the release branch only.\n\n## Infrastructure and operations of "
+                      "the billing platform, the warehouse export, the on-call rota and the vendor contracts we renew "
+                      "every spring\n\n### Database\n\n- We decided to use Postgres 16 for billing, not MySQL.\n\n"
+                      "## Notes\n\n- The office wifi password changed on Monday.\n", encoding="utf-8")
+    out = tmp_path / "out.md"
+    for ratio in (0.5, 0.6, 0.7, 0.8):
+        filter_path(source, "auto", None, keep_ratio=ratio, output=out, overwrite=True)
+        text = out.read_text(encoding="utf-8")
+        assert "### Database" not in text or "## Infrastructure" in text, (ratio, text)

@@ -183,7 +183,8 @@ def test_openai_round_trip(messages: list[dict], wrapped: bool) -> None:
 
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.sampled_from(["# Title", "## 14:30 决定", "- item one", "  - nested", "  continued", "",
-                                 "plain paragraph", "```", "code line", "1. numbered", "- [ ] todo", "---"]),
+                                 "plain paragraph", "```", "code line", "1. numbered", "- [ ] todo", "---",
+                                 "<!--", "-->", "Setext title", "=====", "-----"]),
                 max_size=14), st.sampled_from(["\n", "\r\n"]), st.data())
 def test_markdown_round_trip_and_drops(lines: list[str], ending: str, data: st.DataObject) -> None:
     with _scratch() as folder:
@@ -200,6 +201,26 @@ def test_markdown_round_trip_and_drops(lines: list[str], ending: str, data: st.D
             transcript.write(source, folder / "d.md", {victim.id: Edit("drop")})
             assert victim.text not in [e.text for e in transcript.read(folder / "d.md").elements] or \
                 [e.text for e in elements].count(victim.text) > 1
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(["# Title", "- item", "plain paragraph", "", "Setext title\n-----"]),
+                          st.lists(st.sampled_from(["comment words", "", "- not an item"]), max_size=4)
+                          .map(lambda inner: "\n".join(["<!--", *inner, "-->"]))), max_size=10), st.data())
+def test_a_comment_or_a_setext_heading_is_dropped_whole(blocks: list[str], data: st.DataObject) -> None:
+    """Property (fourth review): an HTML comment over blank lines was split into blocks, and dropping one
+    left a "<!--" that hid the rest of the file; a setext heading's underline was a paragraph's text."""
+    with _scratch() as folder:
+        source = folder / "MEMORY.md"
+        source.write_text("\n".join(blocks) + "\n")
+        elements = transcript.read(source).elements
+        assume(elements)
+        assert all(e.extra["block"] == "heading" for e in elements if e.text == "Setext title")
+        victim = data.draw(st.sampled_from(elements))
+        transcript.write(source, folder / "d.md", {victim.id: Edit("drop")})
+        out = (folder / "d.md").read_text()
+        assert out.count("<!--") == out.count("-->")
+        assert out.count("Setext title") == out.count("-----")
 
 
 @pytest.mark.parametrize("sample", sorted(SAMPLES.glob("claude-code/*.jsonl")) or [None])

@@ -124,7 +124,7 @@ def _fill(process: list[Candidate], room: int, chosen: dict[str, int], keep: Seq
     by_id = {c.id: c for c in process}
     for c in keep:
         if c.id in chosen:
-            used += _each_that_fits(_unchosen_above(c, by_id, chosen), room - used, chosen)
+            used += _outermost_that_fit(_unchosen_above(c, by_id, chosen), room - used, chosen)
     order = sorted(process, key=lambda c: (-c.value / max(1, c.forms[-1].tokens) ** DENSITY_EXPONENT, -c.position))
     for c in order:
         if c.id not in chosen and not c.structure:
@@ -133,13 +133,13 @@ def _fill(process: list[Candidate], room: int, chosen: dict[str, int], keep: Seq
 
 
 def _headings_back(keep: list[Candidate], process: list[Candidate], room: int, chosen: dict[str, int]) -> int:
-    """With the room left: the headings above what stays (outermost first, each that fits), then the
+    """With the room left: the headings above what stays (outermost first, as far as each fits), then the
     headings with nothing under them in the document (an empty "## TODO"), best value first."""
     by_id = {c.id: c for c in process}
     used = 0
     for c in [*keep, *process]:
         if c.id in chosen and c.under is not None:
-            used += _each_that_fits(_unchosen_above(c, by_id, chosen), room - used, chosen)
+            used += _outermost_that_fit(_unchosen_above(c, by_id, chosen), room - used, chosen)
     heads = {c.under for c in [*keep, *process]}
     leaves = [c for c in process if c.structure and c.id not in heads and c.id not in chosen]
     for c in sorted(leaves, key=lambda c: (-c.value / max(1, c.forms[-1].tokens), c.position)):
@@ -147,18 +147,25 @@ def _headings_back(keep: list[Candidate], process: list[Candidate], room: int, c
     return used
 
 
-def _each_that_fits(group: list[Candidate], room: int, chosen: dict[str, int]) -> int:
+def _outermost_that_fit(group: list[Candidate], room: int, chosen: dict[str, int]) -> int:
+    """The headings of ``group`` (outermost first) as far as each fits: never one without those above
+    it (a "### Database" kept without its "## Infrastructure" reads as part of the section before)."""
     used = 0
     for c in group:
-        used += _choose([c], room - used, chosen)
+        cost = _choose([c], room - used, chosen)
+        if c.id not in chosen:
+            break
+        used += cost
     return used
 
 
 def _unchosen_above(c: Candidate, by_id: dict[str, Candidate], chosen: dict[str, int]) -> list[Candidate]:
     """The process elements ``c`` stands under that are not chosen yet, outermost first."""
     above: list[Candidate] = []
+    seen: set[str] = set()  # ids, not the candidates: comparing those field by field made deep nesting cubic
     parent = by_id.get(c.under) if c.under is not None else None
-    while parent is not None and parent.id not in chosen and parent not in above:
+    while parent is not None and parent.id not in chosen and parent.id not in seen:
+        seen.add(parent.id)
         above.append(parent)
         parent = by_id.get(parent.under) if parent.under is not None else None
     return above[::-1]

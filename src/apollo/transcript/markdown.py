@@ -1,8 +1,8 @@
 """A daily memory file, ``<workspace>/memory/YYYY-MM-DD.md`` (what the renal check script reads).
 
 Elements are the file's blocks: headings, list items (each item with its continuation lines;
-nested items are their own elements, parented to the enclosing item), paragraphs, fenced code
-and front matter. A heading is structure (``Kind.METADATA``): renal keeps it as it is; it stands
+nested items are their own elements, parented to the enclosing item), paragraphs, fenced code,
+HTML comments and front matter. A heading is structure (``Kind.METADATA``): renal keeps it as it is; it stands
 under the nearest heading of a higher level. Element id ``L<n>``: the 1-based line the block starts
 on. ``text`` is the block without its Markdown marker (``## ``, ``- ``), which the writer puts back
 on replace.
@@ -21,18 +21,21 @@ from apollo.transcript.model import Edit, Element, Kind, ReadWarning, Role, drop
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$")
 _ITEM = re.compile(r"^([ \t]*)([-*+]|\d{1,9}[.)])([ \t]+(?:\[[ xX]\][ \t]+)?|$)")
 _FENCE = re.compile(r"^[ \t]*(```|~~~)")
+#: the line under a setext heading: "=" for level 1, "-" for level 2 (at least two dashes: one is a list item)
+_UNDERLINE = re.compile(r"^ {0,3}(=+|-{2,})[ \t]*$")
 _DATE = re.compile(r"(\d{4}-\d{2}-\d{2})")
 
 
 @dataclass(slots=True)
 class Block:
-    kind: str  # heading | item | paragraph | code | front_matter
+    kind: str  # heading | item | paragraph | code | comment | front_matter
     start: int  # 0-based first line
     end: int  # exclusive
     text: str
     marker: str = ""
     indent: int = 0
     parent: int | None = None  # start line of the enclosing heading or item
+    underline: str = ""  # a setext heading's second line ("-------------")
 
     @property
     def element_id(self) -> str:
@@ -67,23 +70,37 @@ def parse_blocks(lines: list[str]) -> list[Block]:
             blocks.append(Block("code", i, j + 1, "\n".join(bare[i:j + 1]), parent=parent))
             i = j + 1
             continue
-        if (match := _HEADING.match(line)) is not None:
-            level = len(match.group(1))
+        if _opens_comment(line):
+            # an HTML comment over several lines, blank ones too: one block (dropped in part, its
+            # "<!--" would hide the rest of the file)
+            j = next((k for k in range(i + 1, len(bare)) if "-->" in bare[k]), len(bare) - 1)
+            blocks.append(Block("comment", i, j + 1, "\n".join(bare[i:j + 1]), parent=heading))
+            open_items = []
+            i = j + 1
+            continue
+        setext = _UNDERLINE.match(bare[i + 1]) if i + 1 < len(bare) and not _ITEM.match(line) else None
+        if (match := _HEADING.match(line)) is not None or setext is not None:
+            level = len(match.group(1)) if match is not None else (1 if bare[i + 1].strip()[0] == "=" else 2)
             while headings and headings[-1][0] >= level:
                 headings.pop()
             # a heading stands under the nearest one above it of a higher level ("### a" under "## b")
-            blocks.append(Block("heading", i, i + 1, match.group(2), marker=match.group(1) + " ",
-                                parent=headings[-1][1] if headings else None))
+            if match is not None:
+                block = Block("heading", i, i + 1, match.group(2), marker=match.group(1) + " ")
+            else:  # "Install steps" over "-------------": the underline is the heading's, never text
+                block = Block("heading", i, i + 2, line.strip(), underline=bare[i + 1])
+            block.parent = headings[-1][1] if headings else None
+            blocks.append(block)
             headings.append((level, i))
             heading, open_items = i, []
-            i += 1
+            i = block.end
             continue
         if (match := _ITEM.match(line)) is not None:
             indent = len(match.group(1).expandtabs(4))
             marker = match.group(0)
             j = i + 1
             while j < len(bare) and bare[j].strip() and not _ITEM.match(bare[j]) and not _HEADING.match(bare[j]) \
-                    and not _FENCE.match(bare[j]) and len(bare[j]) - len(bare[j].lstrip()) > indent:
+                    and not _FENCE.match(bare[j]) and not _opens_comment(bare[j]) \
+                    and len(bare[j]) - len(bare[j].lstrip()) > indent:
                 j += 1
             while open_items and open_items[-1].indent >= indent:
                 open_items.pop()
@@ -96,12 +113,17 @@ def parse_blocks(lines: list[str]) -> list[Block]:
             continue
         j = i + 1
         while j < len(bare) and bare[j].strip() and not _HEADING.match(bare[j]) and not _ITEM.match(bare[j]) \
-                and not _FENCE.match(bare[j]):
+                and not _FENCE.match(bare[j]) and not _opens_comment(bare[j]):
             j += 1
         blocks.append(Block("paragraph", i, j, "\n".join(bare[i:j]), parent=heading))
         open_items = []
         i = j
     return blocks
+
+
+def _opens_comment(line: str) -> bool:
+    """An HTML comment starts on ``line`` and goes on past it."""
+    return line.lstrip().startswith("<!--") and "-->" not in line
 
 
 class DailyMarkdown(TranscriptFormat):
@@ -170,7 +192,7 @@ def _render(block: Block, text: str, ending: str) -> str:
         pad = " " * len(block.marker.expandtabs(4))
         rendered = [block.marker + text_lines[0]] + [pad + line for line in text_lines[1:]]
     elif block.kind == "heading":
-        rendered = [block.marker + " ".join(text_lines)]
+        rendered = [block.marker + " ".join(text_lines), *([block.underline] if block.underline else [])]
     elif block.kind == "front_matter":
         rendered = ["---", *text_lines, "---"]
     else:
