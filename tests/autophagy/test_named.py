@@ -100,30 +100,49 @@ def test_the_notes_in_a_folder_the_instructions_point_to_are_read(ws, tmp_path) 
     assert not {"deeper.log", "drafts.log", "other.log", "broken.log"} & left.keys()
 
 
-def test_a_named_folder_that_refuses_permission_stops_the_run() -> None:
-    # root lists any folder: the instructions are then read as 'nobody', in a folder it can reach
+def test_a_named_folder_that_cannot_be_listed_is_passed_over() -> None:
+    # "the database lives in `data/postgres/`" (a folder root keeps to itself) names no notes to read:
+    # the run goes on, and what the instructions name by path is still kept (read as 'nobody', who
+    # cannot list it, in a folder it can reach)
     base = Path(tempfile.mkdtemp(prefix="apollo-named-"))
     try:
         base.chmod(0o755)
         workspace = base / "workspace"
-        (workspace / "system/experiments").mkdir(parents=True)
-        (workspace / "AGENTS.md").write_text("Experiments: `system/experiments/`\n")
-        (workspace / "system/experiments/spec.md").write_text("changelog.log\n")
+        (workspace / "data/postgres").mkdir(parents=True)
+        (workspace / "system").mkdir()
+        (workspace / "AGENTS.md").write_text("The database lives in `data/postgres/`. Rules: `system/policy.md`\n")
+        (workspace / "system/policy.md").write_text("Append every action to actions.log\n")
+        (workspace / "data/postgres/notes.md").write_text("pg.log\n")
         for path in [base, *base.rglob("*")]:
             os.chown(path, 65534, 65534)
-        (workspace / "system/experiments").chmod(0)
+        (workspace / "data/postgres").chmod(0)
         code = ("from pathlib import Path; from apollo.autophagy import rules; from apollo.autophagy.fs import Root; "
-                "from apollo.autophagy.named import load_named; from apollo.errors import ConfigError\n"
-                f"try: load_named(Root(Path({str(workspace)!r})), rules.load(None))\n"
-                "except ConfigError as exc: print(exc.line())")
+                "from apollo.autophagy.named import load_named\n"
+                f"named = load_named(Root(Path({str(workspace)!r})), rules.load(None))\n"
+                "print(named.reason('keep/actions.log')[0], named.reason('pg.log'))")
         as_nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if os.geteuid() == 0 else []
         done = subprocess.run([*as_nobody, sys.executable, "-c", code], capture_output=True, text=True,
                               env={**os.environ, "HOME": str(base)})
         assert done.returncode == 0, done.stderr
-        assert "cannot read system/experiments/" in done.stdout
+        assert done.stdout.strip() == "named in system/policy.md: the agent's own record, never removed whole None"
     finally:
-        (base / "workspace/system/experiments").chmod(0o755)
+        (base / "workspace/data/postgres").chmod(0o755)
         shutil.rmtree(base)
+
+
+def test_a_folders_notes_never_take_the_room_of_a_file_named_by_its_path(ws) -> None:
+    # second review: 205 notes in a named folder used up the 200 files read, and the log the policy
+    # names (read after them) was removed
+    ws.put("AGENTS.md", "Topic notes live in `notes/`. Rules of this agent: `system/policy.md`.\n")
+    ws.put("system/policy.md", "Append every action to actions.log\n")
+    for n in range(205):
+        ws.put(f"notes/topic-{n:03d}.md", f"topic {n}\n")
+    ws.put("notes/zz-last.md", "late.log\n")  # past the notes' cap: not read
+    for rel in ("keep/actions.log", "late.log"):
+        ws.put(rel, "[2026-01-01] entry\n", age=5 * DAY)
+    ws.small()
+    left = tree(ws.workspace)
+    assert "keep/actions.log" in left and "late.log" not in left
 
 
 def test_entries_are_still_cut_from_a_named_heartbeat_log(ws) -> None:
@@ -271,14 +290,27 @@ def test_every_name_set_off_is_found_and_a_longer_one_is_not(pieces, tail, other
         assert named.reason(longer) is None
 
 
-@given(st.lists(st.text(alphabet="ab1.-_ 日x", min_size=1, max_size=8), min_size=1, max_size=6), st.data())
+@given(st.lists(st.text(alphabet="ab1.-_ 日x\n", min_size=1, max_size=8), min_size=1, max_size=6), st.data())
 def test_the_indexed_lookup_finds_exactly_what_a_scan_of_every_text_finds(names, data) -> None:
     """Property: looking names up by the run they end with gives, for every name, the first text
     that a plain search of each text in turn finds it set off in (or none), whatever the texts and
     names are made of (names ending in a dot or a space, or in Chinese, are searched plainly)."""
-    piece = st.one_of(st.sampled_from(names), st.text(alphabet="ab1.-_/ 日x", max_size=3))
+    piece = st.one_of(st.sampled_from(names), st.text(alphabet="ab1.-_/ 日x\n", max_size=3))
     texts = data.draw(st.lists(st.lists(piece, max_size=8).map("".join), min_size=1, max_size=4))
     named = Named(tuple((f"t{i}.md", text) for i, text in enumerate(texts)))
-    for name in names:
-        expected = next((source for source, text in named.texts if _mentioned(text, name)), None)
-        assert named._mentioning(name) == expected
+    for _ in range(6):  # searched plainly at first, through the index once names of a kind have cost as much
+        for name in names:
+            expected = next((source for source, text in named.texts if _mentioned(text, name)), None)
+            assert named._mentioning(name) == expected
+
+
+def test_many_names_of_a_kind_are_looked_up_through_the_index() -> None:
+    """Thousands of old logs beside long notes: searched plainly first, then through an index of the
+    stretches that end with ".log", which finds what the plain search finds."""
+    notes = " ".join(f"see app{i}.log and x{i}.log," for i in range(0, 3000, 3)) + " then activity.log"
+    named = Named((("AGENTS.md", "no logs here\n"), ("notes.md", notes)))
+    names = [f"{prefix}{i}.log" for i in range(300) for prefix in ("app", "x", "yapp")] + ["activity.log"]
+    found = {name: named._mentioning(name) for name in names}
+    assert named._stretches  # the index was built on the way
+    assert found == {name: next((s for s, t in named.texts if _mentioned(t, name)), None) for name in names}
+    assert found["app3.log"] == "notes.md" and found["app4.log"] is None and found["yapp3.log"] is None

@@ -16,11 +16,13 @@ cut out of a named file (a heartbeat log). The Markdown files the instructions n
 the root, or by a bare name at the root, are read too, as deep as ``[protect] named_depth``, and so
 are those directly in a folder they name by a path from the root with its closing slash
 (``system/experiments/``: a real workspace's experiment spec, there, names its ``changelog.log``), but
-the dated notes of a diary (``memory/2026-11-28.md``, which lists the broken files it found).
+the dated notes of a diary (``memory/2026-11-28.md``, which lists the broken files it found); those
+come after the files named by their path, within their own caps, so that they never crowd one out.
 
 The instruction files at the root must be readable: one that exists and cannot be read (a link to
 nothing, a folder, a pipe, no permission) stops the run before anything is written, as an unreadable
-task state does. A file they only name that cannot be read is skipped (unless permission is refused).
+task state does. A file they only name that cannot be read is skipped (unless permission is refused);
+a folder's note, or a folder, that cannot be read is passed over.
 """
 
 from __future__ import annotations
@@ -46,7 +48,10 @@ MAX_FILES = 200
 #: what runs on into a name: then it is part of another word ("activity.logs", "myactivity.log")
 _ALNUM = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
 #: the run of Latin letters and digits a name ends with
-_LAST_RUN = re.compile(r"[a-z0-9]+$")
+_LAST_RUN = re.compile(r"[a-z0-9]+\Z")
+#: what looking a name up through the index costs, per mention of the run it ends with, in characters
+#: a plain search reads (a Python step against a scan in C)
+_INDEX_STEP = 40
 #: a run of the characters a path is written with, and the "~" or "$" right before it (linear: one
 #: pass, no backtracking)
 _PATH_RUN = re.compile(r"([~$]?)([A-Za-z0-9_./-]+)")
@@ -72,6 +77,10 @@ class Named:
     #: (a name's last run of letters and digits, its length) -> each text's stretch of that length
     #: ending with that run, set off before, -> the first file holding it (:meth:`_mentioning`)
     _stretches: dict[tuple[str, int], dict[str, str]] = field(default_factory=dict, repr=False)
+    #: (run, length) -> the characters plain searches of names of that kind have read so far
+    _searched: dict[tuple[str, int], int] = field(default_factory=dict, repr=False)
+    #: run -> what an index of the names ending with it costs (:data:`_INDEX_STEP` per mention of it)
+    _costs: dict[str, int] = field(default_factory=dict, repr=False)
 
     def reason(self, rel: str) -> tuple[str, str] | None:
         """Why the file at ``rel`` is never removed whole: the instruction file that names it."""
@@ -98,15 +107,18 @@ class Named:
         return self._known[rel]
 
     def _mentioning(self, name: str) -> str | None:
-        """The first text that mentions ``name`` (:func:`_mentioned`), each text read once per kind of
-        name, not once per name: thousands of old logs beside megabytes of notes. A name that ends in
-        a letter or digit ends in a run of them (``log`` in ``activity.log``) that is whole wherever
-        the name is set off, so the stretches of the name's length ending with such a whole run,
-        set off before, are all its mentions can be (one pass per run, one set per length)."""
+        """The first text that mentions ``name`` (:func:`_mentioned`): searched for plainly, until the
+        names of its kind have cost as much as an index of them (thousands of old logs beside megabytes
+        of notes). A name that ends in a letter or digit ends in a run of them (``log`` in
+        ``activity.log``) that is whole wherever the name is set off, so the stretches of the name's
+        length ending with such a whole run, set off before, are all its mentions can be (one pass
+        per kind, one set)."""
         run = _LAST_RUN.search(name)
-        if run is None:
+        key = (run.group(0), len(name)) if run is not None else None
+        if key is None or key not in self._stretches and self._searched.get(key, 0) < self._index_cost(key[0]):
+            if key is not None:
+                self._searched[key] = self._searched.get(key, 0) + sum(len(text) for _, text in self.texts)
             return next((source for source, text in self.texts if _mentioned(text, name)), None)
-        key = (run.group(0), len(name))
         if key not in self._stretches:
             stretches: dict[str, str] = {}
             whole = re.compile(rf"(?<![a-z0-9]){re.escape(key[0])}(?![a-z0-9])")
@@ -117,6 +129,11 @@ class Named:
                         stretches.setdefault(text[start:found.end()], source)
             self._stretches[key] = stretches
         return self._stretches[key].get(name)
+
+    def _index_cost(self, run: str) -> int:
+        if run not in self._costs:
+            self._costs[run] = _INDEX_STEP * sum(text.count(run) for _, text in self.texts)
+        return self._costs[run]
 
 
 def _mentioned(text: str, name: str) -> bool:
@@ -149,43 +166,76 @@ def load_named(root: Root, rules: AutophagyRules) -> Named:
     the module's docstring)."""
     spec = rules.data.protect
     wanted = {name.casefold() for name in spec.named_in}
-    follow = tuple(ext.casefold() for ext in spec.named_follow)
-    skip = tuple(spec.named_folder_skip)
     try:
-        pending = sorted(entry.name for entry in os.scandir(root.fd) if entry.name.casefold() in wanted)
+        files = sorted(entry.name for entry in os.scandir(root.fd) if entry.name.casefold() in wanted)
     except OSError as exc:
         raise ConfigError(f"cannot list the workspace to read the agent's instructions ({exc.strerror})",
                           where=str(root.path), hint="nothing is deleted while what they name is unknown") from None
-    prefixes = sorted({str(root.path) + "/", str(root.given) + "/"}, key=len, reverse=True)
-    texts: list[tuple[str, str]] = []
-    templates: dict[str, tuple[str, re.Pattern[str]]] = {}
-    seen = {name.casefold() for name in pending}
-    listed: set[str] = set()
-    total = 0
+    reader = _Reader(root, tuple(ext.casefold() for ext in spec.named_follow), tuple(spec.named_folder_skip),
+                     seen={name.casefold() for name in files})
+    notes: list[str] = []
     for depth in range(spec.named_depth + 1):
-        named_next: list[str] = []
+        # the files named by their path first: a folder's notes never take the room they need
+        next_files, next_notes = reader.read(files, at_root=depth == 0)
+        more_files, more_notes = reader.read(notes, note=True)
+        files, notes = next_files + more_files, next_notes + more_notes
+    return Named(tuple(reader.texts), tuple(reader.templates.values()))
+
+
+@dataclass(eq=False)
+class _Reader:
+    """What :func:`load_named` has read so far: the texts, the templates in them, what was named."""
+
+    root: Root
+    follow: tuple[str, ...]
+    skip: tuple[str, ...]
+    seen: set[str]
+    texts: list[tuple[str, str]] = field(default_factory=list)
+    templates: dict[str, tuple[str, re.Pattern[str]]] = field(default_factory=dict)
+    listed: set[str] = field(default_factory=set)
+    seen_notes: set[str] = field(default_factory=set)
+    total: int = 0
+    notes_total: int = 0
+
+    def read(self, pending: list[str], *, at_root: bool = False, note: bool = False) -> tuple[list[str], list[str]]:
+        """Read ``pending`` while the caps allow (a folder's notes: at most half the bytes, and passed
+        over when they cannot be read); return the files they name by path and the notes of the folders
+        they name, for the next step."""
+        files: list[str] = []
+        notes: list[str] = []
+        prefixes = sorted({str(self.root.path) + "/", str(self.root.given) + "/"}, key=len, reverse=True)
         for source in pending:
-            raw = _read(root, source, at_root=depth == 0) if total < TOTAL_LIMIT else None
+            if self.total >= TOTAL_LIMIT or note and self.notes_total >= TOTAL_LIMIT // 2:
+                break
+            raw = _read(self.root, source, at_root=at_root, strict=not note)
             if raw is None:
                 continue
-            total += len(raw)
+            self.total += len(raw)
+            self.notes_total += len(raw) if note else 0
             raw = _ESCAPES.sub(lambda m: m.group(1) or " ", unicodedata.normalize("NFC", raw))
             for prefix in prefixes:
                 raw = raw.replace(prefix, "")
-            texts.append((source, raw.casefold()))
+            self.texts.append((source, raw.casefold()))
             for pattern in _templates(raw):
-                templates.setdefault(pattern.pattern, (source, pattern))
-            for path in _followed(raw, follow):
-                notes = [path]
-                if path.endswith("/"):  # a folder: its notes, listed once however often it is named
-                    notes = [] if path.casefold() in listed else _notes_in(root, path, follow, skip)
-                    listed.add(path.casefold())
-                for note in notes:
-                    if note.casefold() not in seen and len(seen) < MAX_FILES:
-                        seen.add(note.casefold())
-                        named_next.append(note)
-        pending = named_next
-    return Named(tuple(texts), tuple(templates.values()))
+                self.templates.setdefault(pattern.pattern, (source, pattern))
+            for path in _followed(raw, self.follow):
+                if not path.endswith("/"):
+                    if path.casefold() not in self.seen and len(self.seen) < MAX_FILES:
+                        self.seen.add(path.casefold())
+                        files.append(path)
+                elif path.casefold() not in self.listed:  # a folder: its notes, listed once however often named
+                    self.listed.add(path.casefold())
+                    notes += self._notes(path)
+        return files, notes
+
+    def _notes(self, folder: str) -> list[str]:
+        found = []
+        for each in _notes_in(self.root, folder, self.follow, self.skip):
+            key = each.casefold()
+            if key not in self.seen and key not in self.seen_notes and len(self.seen_notes) < MAX_FILES:
+                self.seen_notes.add(key)
+                found.append(each)
+        return found
 
 
 def _followed(text: str, extensions: tuple[str, ...]) -> list[str]:
@@ -211,16 +261,16 @@ def _followed(text: str, extensions: tuple[str, ...]) -> list[str]:
 def _notes_in(root: Root, folder: str, extensions: tuple[str, ...], skip: tuple[str, ...]) -> list[str]:
     """The files with one of ``extensions`` directly in ``folder`` (a path from the root), by name, but
     those ``skip`` matches (a diary: ``[protect] named_folder_skip``): instructions that send the agent
-    to a folder ("experiments live in `system/experiments/`") send it to the notes there. A folder that
-    is missing, or no folder, has none; one that refuses permission stops the run, as a named file that
-    does (each note is then read as any named file: one that leads outside the workspace is skipped)."""
+    to a folder ("experiments live in `system/experiments/`") send it to the notes there. A folder
+    that is missing, no folder, outside the workspace (through a link) or that cannot be listed has
+    none: a mention in passing ("the database lives in `data/postgres/`") stops nothing."""
     path = os.path.join(root.path, folder)
+    if not os.path.realpath(path).startswith(str(root.path) + os.sep):
+        return []
     try:
         with os.scandir(path) as entries:
             names = sorted(entry.name for entry in entries if entry.name.casefold().endswith(extensions)
                            and not any(fnmatch.fnmatch(entry.name, pattern) for pattern in skip))
-    except PermissionError as exc:
-        raise _unreadable(folder, path, exc.strerror or str(exc)) from None
     except OSError:
         return []
     return [folder + name for name in names]
@@ -259,15 +309,18 @@ def _wildcard(placeholder: str) -> str:
     return r"[^/]*" if placeholder == "*" else r"[^/]+"
 
 
-def _read(root: Root, source: str, *, at_root: bool) -> str | None:
+def _read(root: Root, source: str, *, at_root: bool, strict: bool = True) -> str | None:
     """A file's text, decoded by its byte-order mark (else UTF-8). At the root, a file that exists
     and cannot be read is a ConfigError; a file the instructions only name is then skipped, unless
-    permission is refused, or it leads outside the workspace."""
+    permission is refused (and ``strict``: a note found in a named folder is passed over), or it
+    leads outside the workspace."""
     path = os.path.join(root.path, source)
     if not at_root:
         try:
             st = os.stat(path)
         except PermissionError as exc:
+            if not strict:
+                return None
             raise _unreadable(source, path, exc.strerror or str(exc)) from None
         except OSError:
             return None
@@ -284,7 +337,7 @@ def _read(root: Root, source: str, *, at_root: bool) -> str | None:
         finally:
             os.close(fd)
     except OSError as exc:
-        if at_root or exc.errno in (errno.EACCES, errno.EPERM):
+        if at_root or strict and exc.errno in (errno.EACCES, errno.EPERM):
             reason = "not a regular file" if isinstance(exc, IsADirectoryError) else exc.strerror or str(exc)
             raise _unreadable(source, path, reason) from None
         return None
