@@ -234,10 +234,9 @@ def test_the_agent_quoting_the_poll_to_explain_its_heartbeat_polls_nothing(answe
     ("服务器磁盘满了吗？", "我去看看", "磁盘用了40%。"),
     ("Why is the deploy failing?", "Let me check the logs.", "The deploy fails because the image tag is missing."),
     ("服务为什么挂了？", "我先看一下日志", "服务挂了是因为内存不足。"),
-    # the fourth review: "I'll check" had become an on-it to requests only, and 我先看 needed 一下
+    # the fourth review: "I'll check" had become an on-it to requests only
     ("Why is the deploy failing?", "I'll check the logs.", "The deploy fails because the image tag is missing."),
     ("Why is the deploy failing?", "I'll look into it.", "The deploy fails because the image tag is missing."),
-    ("服务为什么挂了？", "我先看日志", "服务挂了是因为内存不足。"),
 ])
 def test_on_it_after_a_question_leaves_the_answer_to_settle_it(question: str, on_it: str, answer: str) -> None:
     """Review: with "let me check" a reply only to a request, it answered the question itself and the
@@ -257,16 +256,40 @@ def test_no_problem_to_a_yes_no_offer_is_a_yes() -> None:
 @pytest.mark.parametrize(("question", "reply"), [
     ("你找谁？", "我来找我妈"), ("谁来负责这个？", "我来"), ("What are you doing tonight?", "I'm going to read a book"),
     ("你晚上干什么？", "我去看电影"), ("你下午去哪？", "我去看我奶奶"), ("Where are you going?", "I'll check on my mom."),
-    # the fourth review: a question about what the speaker does is answered by saying it (signal.activity_question)
-    ("你下午去哪？", "我去看看我奶奶"), ("你来医院干嘛？", "我来看看我妈"), ("你去哪儿？", "我去看一下我爸"),
-    ("你下午干嘛去？", "我去检查一下身体"), ("What are you doing?", "Checking the mail."),
-    ("Where are you off to?", "Let me check on my mom first."), ("Tell me your plans for tonight.", "I'll check on my mom."),
-    ("Tell me what you're doing this weekend.", "I'm going to read a book."),
 ])
 def test_a_reply_that_answers_a_question_is_not_the_agents_on_it(question: str, reply: str) -> None:
     """Third review: "let me check" after a question had widened to every on-it phrase and pattern."""
     v = verdicts(("user", question), ("assistant", reply))
     assert v["m2"].category != "noise"
+
+
+@pytest.mark.parametrize(("question", "reply"), [
+    ("你下午去哪？", "我去看看我奶奶"), ("你来医院干嘛？", "我来看看我妈"), ("你去哪儿？", "我去看一下我爸"),
+    ("你下午干嘛去？", "我去检查一下身体"), ("What are you doing?", "Checking the mail."),
+    ("What are you doing tonight?", "I'm going to read a book"), ("Where are you off to?", "Let me check on my mom first."),
+    ("Tell me your plans for tonight.", "I'll check on my mom."), ("What you doing?", "Checking the mail."),
+    ("你今天做啥？", "我去看看我奶奶"), ("今晚一起吃饭吗？", "我先看电影"), ("这周末有空吗？", "我先看书"),
+    ("Are you free tonight?", "I'll check on the kids first."),
+])
+def test_a_question_about_the_speakers_day_is_answered_by_what_they_do(question: str, reply: str) -> None:
+    """Fourth and fifth reviews: a question about what the speaker is doing or means to do
+    (`signal.activity_question`) is answered by saying it, a look at a film or a book or a visit is no
+    look-up: the reply is read for what it says, and settles the question."""
+    v = verdicts(("user", question), ("assistant", reply))
+    assert v["m2"].category != "noise", v["m2"]
+    assert v["m1"].rule == "resolve:answered", v["m1"]
+
+
+@pytest.mark.parametrize(("question", "on_it", "answer"), [
+    ("What are you doing about the outage?", "Let me check the logs.", "The outage is caused by an expired certificate."),
+    ("What's your plan for the failing build?", "Let me check.", "The build fails because the cache is stale."),
+    ("Please restart the server and tell me your plans for tonight.", "On it.", "Restarted, and no plans tonight."),
+])
+def test_a_question_about_the_work_is_no_question_about_the_speakers_day(question: str, on_it: str, answer: str) -> None:
+    """Fifth review: "what are you doing about …", "your plan for …" ask about the work, and a request beside a
+    question about the speaker's plans is still a request: the agent's look or on-it there is its own."""
+    v = verdicts(("user", question), ("assistant", on_it), ("assistant", answer))
+    assert v["m2"].category == "noise", v["m2"]
 
 
 def test_never_mind_to_an_offer_is_no_yes() -> None:

@@ -551,6 +551,8 @@ class Classifier:
         reference = self._reference()
         previous_other = next((t for t in reversed(self._turns) if t.speaker != speaker), None)
         verdict = self._social(element, found, role, speaker, reference, previous_other) if found.social_only else None
+        if verdict is None and found.social_only:  # no formula here: read for what it says
+            found = reading.read(said, role, rules, social=False)
         if verdict is not None:
             pass
         elif found.fragment_only:
@@ -620,11 +622,13 @@ class Classifier:
                                           ("proposal", previous_other.proposal)) if holds} if previous_other else set()
         before = (previous_other.signals | asked) if previous_other else set()
         for signal in signals:
+            # "What are you doing?" → "Checking the mail.": the answer, read as one (unless the turn
+            # before also asked for something: "Restart it and tell me your plans" → "On it.")
+            if before & signal.not_after and not (previous_other and previous_other.signals & signal.not_after_unless):
+                return None
             if signal.after and not unconditional and not before & signal.after:
                 return self._verdict(element, "process", "keep", 0.6, f'"{quoted}" is not a reply to '
                                      f"{' or '.join(sorted(signal.after))} here", "context:conditional")
-            if before & signal.not_after:  # "What are you doing?" → "Checking the mail.": the answer, read as one
-                return None
         spoken = [s for s in signals if not s.sound]
         if not spoken:  # "um", "uh.", "哈哈": holds the floor or reacts, acknowledges nothing
             return self._verdict(element, "process", "keep", 0.7, f'"{quoted}": {signals[0].about}, not a reply',

@@ -28,6 +28,7 @@ class SignalSpec(msgspec.Struct, forbid_unknown_fields=True):
     sound: bool = False
     after: list[str] = []
     not_after: list[str] = []
+    not_after_unless: list[str] = []
     confidence: float = 0.8
     roles: list[str] = []
     whole: bool = False

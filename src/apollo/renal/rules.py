@@ -106,6 +106,7 @@ class Signal:
     allow_question: bool
     after: frozenset[str]
     not_after: frozenset[str]
+    not_after_unless: frozenset[str]
     confidence: float
     roles: frozenset[str] | None
     whole: bool
@@ -225,6 +226,7 @@ def _signal_data(name: str, spec: dict[str, Any]) -> dict[str, Any]:
         "allow_question": bool(spec.get("allow_question", False)),
         "after": frozenset(spec.get("after", [])),
         "not_after": frozenset(spec.get("not_after", [])),
+        "not_after_unless": frozenset(spec.get("not_after_unless", [])),
         "confidence": float(spec.get("confidence", 0.8)),
         "roles": frozenset(roles) if roles else None,
         "whole": whole,
