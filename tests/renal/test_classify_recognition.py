@@ -640,3 +640,23 @@ def test_a_yes_takes_an_offer_that_follows_a_wh_question(asked: str, answer: str
 def test_a_suggestion_in_a_statement_beside_a_wh_question_is_no_offer_a_yes_takes(said: str, answer: str) -> None:
     v = verdicts(("user", "Set up the service."), ("assistant", said), ("user", answer))
     assert v["m2"].category == "question" and v["m3"].category == "noise", (v["m2"], v["m3"])
+
+
+@pytest.mark.parametrize("rule", [
+    "没必要，只有我让你都添加的时候，你才都添加上，我没有让你都添加，你就给自己添加上就行，明白没有？",
+    "只有我说可以的时候，你再发邮件",
+    "Only add the skill to every agent when I tell you to, otherwise just to yourself. Got it?",
+    "Don't restart the gateway unless I ask you to.",
+])
+def test_a_condition_the_user_sets_on_the_agents_acting_is_a_standing_rule(rule: str) -> None:
+    """'Only when I say so' holds for every later time, even asked as a check ('明白没有？'),
+    and so does the agent's promise to keep to it."""
+    v = verdicts(("user", rule), ("assistant", "明白了！以后只有你明确说的时候，我才给其他专家加技能。"))
+    assert v["m1"].category == "preference" and v["m1"].status == "current"
+    assert v["m2"].rule == "intent:commitment"
+
+
+@pytest.mark.parametrize("said", ["只有你才能帮我了", "只有下雨的时候才会堵车吗？", "It only fails if I restart it, why?"])
+def test_only_about_who_or_about_the_world_sets_no_rule(said: str) -> None:
+    v = verdicts(("user", said), ("assistant", "OK."))
+    assert v["m1"].category != "preference"
