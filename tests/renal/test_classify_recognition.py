@@ -660,3 +660,27 @@ def test_a_condition_the_user_sets_on_the_agents_acting_is_a_standing_rule(rule:
 def test_only_about_who_or_about_the_world_sets_no_rule(said: str) -> None:
     v = verdicts(("user", said), ("assistant", "OK."))
     assert v["m1"].category != "preference"
+
+
+@pytest.mark.parametrize("line", [
+    "**思考主题：** 如何像人类一样活着？",
+    "- 主题：如何像人类一样活着？",
+    "Topic: how do we make the agent proactive?",
+    "- [ ] 成交量是否维持万亿以上",
+    "**创业板延续性**：观察强势是否持续",
+    "需验证是否内化为自发行为",
+])
+def test_a_report_naming_a_topic_or_what_to_watch_asks_nobody(line: str) -> None:
+    """A scheduled job's report names the question it thought about and lists what to watch: no
+    question to the user, so the report is an outcome, not an open question."""
+    report = f"训练完成 ✅\n\n{line}\n\n已写入训练日志.md，执行率 100%。"
+    v = verdicts(("user", "[cron:7 训练] 请进行今日训练，写入训练日志.md"), _call("c1", "a"), _result("r1", "a"),
+                 ("assistant", report))
+    assert v["m4"].category == "decision" and v["m4"].rule == "intent:outcome", v["m4"]
+
+
+@pytest.mark.parametrize("line", ["请确认是否继续", "你看看是否可以这样改？", "成交量是否维持万亿以上？"])
+def test_a_report_asking_the_user_whether_stays_an_open_question(line: str) -> None:
+    v = verdicts(("user", "请进行今日训练，写入训练日志.md"), _call("c1", "a"), _result("r1", "a"),
+                 ("assistant", f"训练完成 ✅ 已写入训练日志.md。\n\n{line}"))
+    assert v["m4"].category == "question", v["m4"]
