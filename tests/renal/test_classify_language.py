@@ -161,3 +161,15 @@ def test_a_check_named_inside_a_statement_leaves_the_offer_after_it_open() -> No
             "需要我帮你重启 Gateway 吗？")
     v = verdicts(("user", "日志里为什么有插件警告"), ("assistant", text))
     assert v["m2"].category == "question", v["m2"]
+
+
+@pytest.mark.parametrize(("text", "decides"), [
+    ("这是微信官方推出的插件，让你在微信聊天里直接调用AI执行自动化任务。", False),
+    ("备用方案里的服务器专用于测试", False),
+    ("🛠️ 安装与启用步骤", False),
+    ("数据库用 PostgreSQL", True),
+])
+def test_a_word_that_only_contains_use_makes_no_choice(text: str, decides: bool) -> None:
+    """调用 (invoke), 备用 (spare), 专用 (dedicated), 启用 (enable) are not 用, the verb of a choice."""
+    v = verdicts(("assistant", "你想怎么做？"), ("user", text))
+    assert (v["m2"].category == "decision") == decides, v["m2"]
