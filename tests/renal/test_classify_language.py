@@ -173,3 +173,11 @@ def test_a_word_that_only_contains_use_makes_no_choice(text: str, decides: bool)
     """调用 (invoke), 备用 (spare), 专用 (dedicated), 启用 (enable) are not 用, the verb of a choice."""
     v = verdicts(("assistant", "你想怎么做？"), ("user", text))
     assert (v["m2"].category == "decision") == decides, v["m2"]
+
+
+@pytest.mark.parametrize(("text", "category"), [("装上", "task"), ("删掉吧", "task"), ("关掉", "task"),
+                                                ("装上了", "process"), ("删掉了", "process")])
+def test_a_verb_and_its_result_alone_is_an_order(text: str, category: str) -> None:
+    """"装上" (install it) after the agent explained a plugin is work asked for; "装上了" reports."""
+    v = verdicts(("assistant", "这是插件的说明：用于连接微信和 OpenClaw。"), ("user", text))
+    assert v["m2"].category == category, v["m2"]
