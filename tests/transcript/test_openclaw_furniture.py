@@ -76,6 +76,13 @@ RUNTIME_HEADER = ("OpenClaw runtime context for the immediately preceding user m
     (RUNTIME_HEADER + "System (untrusted): [2026-04-29 22:00:42 PDT] Here is a structured review.", ""),
     (RUNTIME_HEADER.replace("for the immediately preceding user message.", "(internal):") + CONVERSATION_INFO
      + "Note: the run was aborted.", "Note: the run was aborted."),
+    # what the runtime puts before a subagent's task: the task is the requester's words
+    ("[Mon 2026-04-13 11:22 GMT+8] [Subagent Context] You are running as a subagent (depth 1/1). Results "
+     "auto-announce to your requester; do not busy-poll for status.\n\n[Subagent Task]: 检查 daily_trader 的结果。\n\n"
+     "不要用 subagent spawn", "检查 daily_trader 的结果。\n\n不要用 subagent spawn"),
+    ("[Subagent Context] You are running as a subagent (depth 2/5). Results auto-announce to your requester; do "
+     "not busy-poll for status.\n\n[Subagent Context] This subagent session is persistent and remains available "
+     "for thread follow-up messages.\n\n[Subagent Task]: Summarise the logs", "Summarise the logs"),
     # the header's words quoted in the user's own message stay the user's
     ("why does it say: " + RUNTIME_HEADER, "why does it say: " + RUNTIME_HEADER),
     # a notice the user pasted after the stamp, on the stamp's line, with a request after it: the user's words
