@@ -76,6 +76,9 @@ RUNTIME_HEADER = ("OpenClaw runtime context for the immediately preceding user m
     (RUNTIME_HEADER + "System (untrusted): [2026-04-29 22:00:42 PDT] Here is a structured review.", ""),
     (RUNTIME_HEADER.replace("for the immediately preceding user message.", "(internal):") + CONVERSATION_INFO
      + "Note: the run was aborted.", "Note: the run was aborted."),
+    # the marker of a message sent again to a fallback model, after the bootstrap instructions and before the stamp
+    ("[Bootstrap pending]\nPlease read BOOTSTRAP.md from the workspace first.\n\n[Retry after the previous model "
+     "attempt failed or timed out]\n\n[Fri 2026-04-24 10:48 PDT] Wake up, my friend!", "Wake up, my friend!"),
     # what the runtime puts before a subagent's task: the task is the requester's words
     ("[Mon 2026-04-13 11:22 GMT+8] [Subagent Context] You are running as a subagent (depth 1/1). Results "
      "auto-announce to your requester; do not busy-poll for status.\n\n[Subagent Task]: 检查 daily_trader 的结果。\n\n"
