@@ -224,3 +224,26 @@ def test_an_earlier_summary_that_is_the_summarisers_failure_is_not_carried(tmp_p
     kept.compaction("The user asked for the nightly scan; service-3 failed with E003.", first)
     _steps(kept, 40, start=1)
     assert "service-3 failed with E003" in _summary(kept, tmp_path / "kept")
+
+
+_EMPTY_TEMPLATE = ("## Decisions\nNo prior history.\n\n## Open TODOs\nNone.\n\n## Constraints/Rules\nNone.\n\n"
+                   "## Pending user asks\nNone.\n\n## Exact identifiers\nNone captured.")
+
+
+def test_an_earlier_summarys_sections_that_say_there_is_nothing_are_not_carried(tmp_path: Path) -> None:
+    """OpenClaw's summariser fills its template with "None." when there was nothing to say: carried,
+    "Open TODOs: None." stood above the digest's own active tasks. A section that says something stays."""
+    session = PiSession()
+    session.user(_REQUEST)
+    first = _steps_and_id(session)
+    session.compaction(_EMPTY_TEMPLATE, first)
+    _steps(session, 40, start=1)
+    summary = _summary(session, tmp_path)
+    assert "No prior history" not in summary and "Open TODOs" not in summary and "Earlier summary" not in summary
+    kept = PiSession()
+    kept.user(_REQUEST)
+    first = _steps_and_id(kept)
+    kept.compaction(_EMPTY_TEMPLATE.replace("## Open TODOs\nNone.", "## Open TODOs\n- rerun service-3"), first)
+    _steps(kept, 40, start=1)
+    summary = _summary(kept, tmp_path / "kept")
+    assert "## Open TODOs\n- rerun service-3" in summary and "None captured" not in summary
