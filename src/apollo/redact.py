@@ -39,7 +39,15 @@ _RANK = {"Secret Keyword": 1, "Base64 High Entropy String": 2, "Hex High Entropy
 #: tenth of a second, once per process; the heartbeat redacts what it saves): a word of its key
 #: characters, a URL, a key header, or a secret-sounding name (the last part of every name its
 #: keyword detector knows contains one of these: tests/test_redact.py holds it to that)
-_MAY_HOLD = re.compile(rf"[A-Za-z0-9+/=_\\\-]{{{_WORD_MIN},}}|{_HEADERS}|(?i:key|pass|pwd|secret|contrase)")
+#: names of a secret in Chinese, which detect-secrets' keyword detector (English and Spanish names)
+#: does not know: "应用密码是：`…`", "API 密钥: …", "这个密码在 TOOLS.md 里记录了：…". Only their
+#: assignment form is read (是/为/:/= in the same clause, at most 20 characters on), with a value of
+#: six or more key characters: "密钥 management" is talk
+_CJK_NAMES = ("密码", "密钥", "秘钥", "口令", "令牌", "授权码")
+_CJK_KEYWORD = re.compile(rf"(?:{'|'.join(_CJK_NAMES)})[^\n。！？!?，,；;]{{0,20}}?(?:是|为|[:：=])[ \t:：]*"
+                          rf"[`'\"“‘「]?([A-Za-z0-9!#$%&*+\-./=?@^_~]{{6,}})")
+_MAY_HOLD = re.compile(rf"[A-Za-z0-9+/=_\\\-]{{{_WORD_MIN},}}|{_HEADERS}|(?i:key|pass|pwd|secret|contrase)"
+                       rf"|{'|'.join(_CJK_NAMES)}")
 _PEM_END = r"-----END[ A-Z0-9]*-----|\n\s*\n|\Z"  # compiled (and kept by re) for the first key header
 
 
@@ -63,12 +71,13 @@ def _detectors() -> dict[str, Any]:
     # prose and config files alike: ``password: x``, ``api_key = x`` (quotes optional)
     keywords = [(keyword.KeywordDetector.secret_type, regex, group)
                 for regex, group in keyword.CONFIG_DENYLIST_REGEX_TO_GROUP.items()]
+    keywords.append((keyword.KeywordDetector.secret_type, _CJK_KEYWORD, 1))
     entropy = [Base64HighEntropyString(), HexHighEntropyString()]
     charset = "".join(sorted(set(entropy[0].charset)))
     return {
         "patterns": patterns, "keywords": keywords, "entropy": entropy,
         # the last literal of each secret-sounding name ("api_?key" -> "key"): lines without one skip the keyword regexes
-        "keyword_words": tuple({entry.split("_?")[-1] for entry in keyword.DENYLIST}),
+        "keyword_words": tuple({entry.split("_?")[-1] for entry in keyword.DENYLIST} | set(_CJK_NAMES)),
         "word": re.compile(f"[{re.escape(charset)}]{{{_WORD_MIN},}}"),
         "hint": re.compile(f"[{re.escape(charset)}]{{{_WORD_MIN},}}|{_HEADERS}"),
     }

@@ -161,3 +161,23 @@ def test_a_check_named_inside_a_statement_leaves_the_offer_after_it_open() -> No
             "需要我帮你重启 Gateway 吗？")
     v = verdicts(("user", "日志里为什么有插件警告"), ("assistant", text))
     assert v["m2"].category == "question", v["m2"]
+
+
+@pytest.mark.parametrize(("text", "decides"), [
+    ("这是微信官方推出的插件，让你在微信聊天里直接调用AI执行自动化任务。", False),
+    ("备用方案里的服务器专用于测试", False),
+    ("🛠️ 安装与启用步骤", False),
+    ("数据库用 PostgreSQL", True),
+])
+def test_a_word_that_only_contains_use_makes_no_choice(text: str, decides: bool) -> None:
+    """调用 (invoke), 备用 (spare), 专用 (dedicated), 启用 (enable) are not 用, the verb of a choice."""
+    v = verdicts(("assistant", "你想怎么做？"), ("user", text))
+    assert (v["m2"].category == "decision") == decides, v["m2"]
+
+
+@pytest.mark.parametrize(("text", "category"), [("装上", "task"), ("删掉吧", "task"), ("关掉", "task"),
+                                                ("装上了", "process"), ("删掉了", "process")])
+def test_a_verb_and_its_result_alone_is_an_order(text: str, category: str) -> None:
+    """"装上" (install it) after the agent explained a plugin is work asked for; "装上了" reports."""
+    v = verdicts(("assistant", "这是插件的说明：用于连接微信和 OpenClaw。"), ("user", text))
+    assert v["m2"].category == category, v["m2"]

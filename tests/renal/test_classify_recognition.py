@@ -640,3 +640,47 @@ def test_a_yes_takes_an_offer_that_follows_a_wh_question(asked: str, answer: str
 def test_a_suggestion_in_a_statement_beside_a_wh_question_is_no_offer_a_yes_takes(said: str, answer: str) -> None:
     v = verdicts(("user", "Set up the service."), ("assistant", said), ("user", answer))
     assert v["m2"].category == "question" and v["m3"].category == "noise", (v["m2"], v["m3"])
+
+
+@pytest.mark.parametrize("rule", [
+    "没必要，只有我让你都添加的时候，你才都添加上，我没有让你都添加，你就给自己添加上就行，明白没有？",
+    "只有我说可以的时候，你再发邮件",
+    "Only add the skill to every agent when I tell you to, otherwise just to yourself. Got it?",
+    "Don't restart the gateway unless I ask you to.",
+])
+def test_a_condition_the_user_sets_on_the_agents_acting_is_a_standing_rule(rule: str) -> None:
+    """'Only when I say so' holds for every later time, even asked as a check ('明白没有？'),
+    and so does the agent's promise to keep to it."""
+    v = verdicts(("user", rule), ("assistant", "明白了！以后只有你明确说的时候，我才给其他专家加技能。"))
+    assert v["m1"].category == "preference" and v["m1"].status == "current"
+    assert v["m2"].rule == "intent:commitment"
+
+
+@pytest.mark.parametrize("said", ["只有你才能帮我了", "只有下雨的时候才会堵车吗？", "It only fails if I restart it, why?"])
+def test_only_about_who_or_about_the_world_sets_no_rule(said: str) -> None:
+    v = verdicts(("user", said), ("assistant", "OK."))
+    assert v["m1"].category != "preference"
+
+
+@pytest.mark.parametrize("line", [
+    "**思考主题：** 如何像人类一样活着？",
+    "- 主题：如何像人类一样活着？",
+    "Topic: how do we make the agent proactive?",
+    "- [ ] 成交量是否维持万亿以上",
+    "**创业板延续性**：观察强势是否持续",
+    "需验证是否内化为自发行为",
+])
+def test_a_report_naming_a_topic_or_what_to_watch_asks_nobody(line: str) -> None:
+    """A scheduled job's report names the question it thought about and lists what to watch: no
+    question to the user, so the report is an outcome, not an open question."""
+    report = f"训练完成 ✅\n\n{line}\n\n已写入训练日志.md，执行率 100%。"
+    v = verdicts(("user", "[cron:7 训练] 请进行今日训练，写入训练日志.md"), _call("c1", "a"), _result("r1", "a"),
+                 ("assistant", report))
+    assert v["m4"].category == "decision" and v["m4"].rule == "intent:outcome", v["m4"]
+
+
+@pytest.mark.parametrize("line", ["请确认是否继续", "你看看是否可以这样改？", "成交量是否维持万亿以上？"])
+def test_a_report_asking_the_user_whether_stays_an_open_question(line: str) -> None:
+    v = verdicts(("user", "请进行今日训练，写入训练日志.md"), _call("c1", "a"), _result("r1", "a"),
+                 ("assistant", f"训练完成 ✅ 已写入训练日志.md。\n\n{line}"))
+    assert v["m4"].category == "question", v["m4"]

@@ -140,6 +140,16 @@ def _steps_and_id(session: PiSession) -> str:
     return session.tool("call_first", "exec", {"command": "ls logs"}, "0.log\n1.log")[0]
 
 
+def _after_compaction(earlier: str, tmp_path: Path) -> str:
+    """The digest of a long run whose first step an earlier compaction with ``earlier`` summarised."""
+    session = PiSession()
+    session.user(_REQUEST)
+    first = _steps_and_id(session)
+    session.compaction(earlier, first)
+    _steps(session, 40, start=1)
+    return _summary(session, tmp_path)
+
+
 def _summary(session: PiSession, tmp_path: Path) -> str:
     """The digest compact mode writes for ``session``."""
     result = filter_path(session.write(tmp_path / "s.jsonl"), mode="compact", output=tmp_path / "c.jsonl",
@@ -211,16 +221,21 @@ def test_a_prompt_answered_then_sent_again_keeps_both_copies_and_each_answer(tmp
 def test_an_earlier_summary_that_is_the_summarisers_failure_is_not_carried(tmp_path: Path, failure: str) -> None:
     """An earlier compaction whose model answered "please provide the conversation" summarised nothing:
     the digest does not carry it as the earlier summary (a real session's digest opened with it)."""
-    session = PiSession()
-    session.user(_REQUEST)
-    first = _steps_and_id(session)
-    session.compaction(failure, first)
-    _steps(session, 40, start=1)
-    summary = _summary(session, tmp_path)
+    summary = _after_compaction(failure, tmp_path)
     assert "conversation text" not in summary and "no conversation provided" not in summary
-    kept = PiSession()
-    kept.user(_REQUEST)
-    first = _steps_and_id(kept)
-    kept.compaction("The user asked for the nightly scan; service-3 failed with E003.", first)
-    _steps(kept, 40, start=1)
-    assert "service-3 failed with E003" in _summary(kept, tmp_path / "kept")
+    kept = _after_compaction("The user asked for the nightly scan; service-3 failed with E003.", tmp_path / "kept")
+    assert "service-3 failed with E003" in kept
+
+
+_EMPTY_TEMPLATE = ("## Decisions\nNo prior history.\n\n## Open TODOs\nNone.\n\n## Constraints/Rules\nNone.\n\n"
+                   "## Pending user asks\nNone.\n\n## Exact identifiers\nNone captured.")
+
+
+def test_an_earlier_summarys_sections_that_say_there_is_nothing_are_not_carried(tmp_path: Path) -> None:
+    """OpenClaw's summariser fills its template with "None." when there was nothing to say: carried,
+    "Open TODOs: None." stood above the digest's own active tasks. A section that says something stays."""
+    summary = _after_compaction(_EMPTY_TEMPLATE, tmp_path)
+    assert "No prior history" not in summary and "Open TODOs" not in summary and "Earlier summary" not in summary
+    summary = _after_compaction(_EMPTY_TEMPLATE.replace("## Open TODOs\nNone.", "## Open TODOs\n- rerun service-3"),
+                                tmp_path / "kept")
+    assert "## Open TODOs\n- rerun service-3" in summary and "None captured" not in summary

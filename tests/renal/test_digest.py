@@ -5,6 +5,7 @@ real pi session files and read back from the compaction entry the filter appends
 from __future__ import annotations
 
 import json
+import re
 import tempfile
 from pathlib import Path
 
@@ -12,7 +13,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from apollo.redact import redact
-from apollo.renal import digest
+from apollo.renal import concentrate, digest
 from apollo.renal.filter import filter_path
 from apollo.transcript.openclaw_rules import rules
 from realclient.support import HEARTBEAT_PROMPT, PiSession
@@ -504,3 +505,20 @@ def test_a_key_that_opens_a_long_message_is_marked_not_cut() -> None:
     text = key + " is my key, set it in the config " + "and restart the gateway " * 20
     assert "[REDACTED " in digest._quote(text, 150) and not survives(key, digest._quote(text, 150))
 
+
+
+_NONE = [re.compile(p, re.IGNORECASE) for p in concentrate.load()["digest_empty_section"]]
+
+
+@settings(max_examples=150, deadline=None)
+@given(sections=st.lists(st.tuples(st.sampled_from(["## Goal", "## Open TODOs", "### Done", "# Notes"]),
+                                   st.sampled_from(["None.", "none", "- rerun the scan", "N/A", "kept # here", ""])),
+                         max_size=6),
+       preface=st.sampled_from(["", "Summary of the run.\n"]))
+def test_only_sections_that_say_nothing_leave_an_earlier_summary(sections: list[tuple[str, str]], preface: str) -> None:
+    """Every other section and the text before the first heading stay as written, in order."""
+    text = preface + "".join(f"{head}\n{body}\n\n" for head, body in sections)
+    out = digest.without_empty_sections(text, _NONE)
+    expected = preface + "".join(f"{head}\n{body}\n\n" for head, body in sections
+                                 if body.lower().rstrip(".") not in ("none", "n/a"))
+    assert out == expected.strip()

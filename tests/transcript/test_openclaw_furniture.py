@@ -19,6 +19,8 @@ from realclient.support import HEARTBEAT_PROMPT, PiSession
 
 CONVERSATION_INFO = ('Conversation info (untrusted metadata):\n```json\n{\n  "message_id": "om_x1",\n'
                      '  "sender_id": "ou_0123456789abcdef0123",\n  "timestamp": "Fri 2026-03-20 12:10 GMT+8"\n}\n```\n\n')
+RUNTIME_HEADER = ("OpenClaw runtime context for the immediately preceding user message.\nThis context is "
+                  "runtime-generated, not user-authored. Keep internal details private.\n\n")
 
 
 @pytest.mark.parametrize(("raw", "text"), [
@@ -68,6 +70,24 @@ CONVERSATION_INFO = ('Conversation info (untrusted metadata):\n```json\n{\n  "me
     # a notice whose every line is marked (newer releases)
     ("System (untrusted): [2026-05-03 22:01:05 PDT] Evening review:\nSystem (untrusted): \n"
      "System (untrusted): Time to reflect on the day.", ""),
+    # the header of a runtime-context entry (newer releases) before the metadata of the message it
+    # follows, or before a marked notice: nothing of the user's ("Keep internal details private" is no task)
+    (RUNTIME_HEADER + CONVERSATION_INFO.rstrip("\n"), ""),
+    (RUNTIME_HEADER + "System (untrusted): [2026-04-29 22:00:42 PDT] Here is a structured review.", ""),
+    (RUNTIME_HEADER.replace("for the immediately preceding user message.", "(internal):") + CONVERSATION_INFO
+     + "Note: the run was aborted.", "Note: the run was aborted."),
+    # the marker of a message sent again to a fallback model, after the bootstrap instructions and before the stamp
+    ("[Bootstrap pending]\nPlease read BOOTSTRAP.md from the workspace first.\n\n[Retry after the previous model "
+     "attempt failed or timed out]\n\n[Fri 2026-04-24 10:48 PDT] Wake up, my friend!", "Wake up, my friend!"),
+    # what the runtime puts before a subagent's task: the task is the requester's words
+    ("[Mon 2026-04-13 11:22 GMT+8] [Subagent Context] You are running as a subagent (depth 1/1). Results "
+     "auto-announce to your requester; do not busy-poll for status.\n\n[Subagent Task]: 检查 daily_trader 的结果。\n\n"
+     "不要用 subagent spawn", "检查 daily_trader 的结果。\n\n不要用 subagent spawn"),
+    ("[Subagent Context] You are running as a subagent (depth 2/5). Results auto-announce to your requester; do "
+     "not busy-poll for status.\n\n[Subagent Context] This subagent session is persistent and remains available "
+     "for thread follow-up messages.\n\n[Subagent Task]: Summarise the logs", "Summarise the logs"),
+    # the header's words quoted in the user's own message stay the user's
+    ("why does it say: " + RUNTIME_HEADER, "why does it say: " + RUNTIME_HEADER),
     # a notice the user pasted after the stamp, on the stamp's line, with a request after it: the user's words
     ("[Wed 2026-02-04 14:50 GMT+11] System: [2026-02-04 14:47:04 GMT+11] Exec failed (fresh-ro, code 1) :: "
      "NameError: name 'db_path' is not defined fix this first\n[message_id: a2c2]",
@@ -188,8 +208,14 @@ def test_runtime_context_entries_polls_notices_and_scheduled_runs(tmp_path: Path
     notice = s.entry("custom_message", customType="openclaw.runtime-context",
                      content="System (untrusted): [2026-05-03 22:01:05 PDT] Evening review:\n"
                              "System (untrusted): Time to reflect on the day.", display=False)
+    headed_poll = s.entry("custom_message", customType="openclaw.runtime-context",
+                          content=RUNTIME_HEADER + HEARTBEAT_PROMPT, display=False)
+    metadata = s.entry("custom_message", customType="openclaw.runtime-context",
+                       content=RUNTIME_HEADER + CONVERSATION_INFO, display=False)
     cron = s.user("[cron:1a2b-3c Morning scan] Use the API to list the ten newest tokens")
     got = _elements(s, tmp_path)
+    assert got[headed_poll].kind is Kind.HEARTBEAT_POLL and got[headed_poll].text == HEARTBEAT_PROMPT
+    assert got[metadata].text == "" and got[metadata].envelope == RUNTIME_HEADER + CONVERSATION_INFO
     assert got[poll].kind is Kind.HEARTBEAT_POLL and got[call].extra.get("heartbeat_turn")
     assert got[result].extra.get("heartbeat_turn")
     assert got[notice].text == "" and got[notice].extra.get("notice_only")

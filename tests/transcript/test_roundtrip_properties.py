@@ -249,3 +249,25 @@ def test_a_drop_that_brings_a_break_to_the_top_does_not_make_it_front_matter(tmp
     before = [e.text for e in transcript.read(source).elements]
     transcript.write(source, tmp_path / "d.md", {"L1": Edit("drop")})
     assert [e.text for e in transcript.read(tmp_path / "d.md").elements] == before[1:]
+
+
+@SETTINGS
+@given(ids=st.lists(st.sampled_from(["call_1", "call_2"]), min_size=1, max_size=6), data=st.data())
+def test_a_call_id_used_again_pairs_each_result_with_its_own_call(tmp_path: Path, ids: list[str],
+                                                                 data: st.DataObject) -> None:
+    """Some providers reuse tool call ids (an Ollama model's did, in a real session): dropping a
+    later call takes only its own result, never the result of an earlier call with the same id,
+    which would leave that call unanswered in the file."""
+    from realclient.support import PiSession
+
+    s = PiSession()
+    s.user("check the files")
+    pairs = [s.tool(call_id, "read", {"path": f"f{n}"}, f"output {n}") for n, call_id in enumerate(ids)]
+    s.say("done")
+    dropped = data.draw(st.sets(st.sampled_from(range(len(pairs)))))
+    source = s.write(tmp_path / f"s{len(ids)}-{sorted(dropped)}.jsonl")
+    out = tmp_path / f"o{len(ids)}-{sorted(dropped)}.jsonl"
+    transcript.write(source, out, {pairs[n][0]: Edit("drop") for n in dropped})
+    kept = {json.loads(line)["id"] for line in out.read_text().splitlines()}
+    for n, (call, result) in enumerate(pairs):
+        assert (call in kept) == (result in kept) == (n not in dropped)

@@ -140,10 +140,13 @@ def plan_compaction(fates: list[Fate], rules: concentrate.FilterRules, lang: str
                        and e.kind is Kind.TEXT and e.text.strip()]
 
     failed = [re.compile(p, re.IGNORECASE) for p in rules["digest_failed_summary"]]
+    empty = [re.compile(p, re.IGNORECASE) for p in rules["digest_empty_section"]]
 
     def attempt(start: int, level: digest.Level) -> CompactionPlan:
-        earlier = [e.text for i, e in enumerate(elements) if e.kind is Kind.COMPACTION and e.text.strip()
-                   and (i < start or is_compaction_summary(e)) and not digest.failed_summary(e.text, failed)]
+        carried = (digest.without_empty_sections(e.text, empty) for i, e in enumerate(elements)
+                   if e.kind is Kind.COMPACTION and (i < start or is_compaction_summary(e))
+                   and not digest.failed_summary(e.text, failed))
+        earlier = [text for text in carried if text]
         plan = CompactionPlan(fates, start, "", 0, tail_after[start])
         before = plan.digested
         if messages:

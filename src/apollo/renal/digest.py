@@ -258,6 +258,15 @@ def failed_summary(text: str, patterns: list[re.Pattern[str]]) -> bool:
     return any(pattern.search(first) for pattern in patterns)
 
 
+def without_empty_sections(text: str, patterns: list[re.Pattern[str]]) -> str:
+    """An earlier compaction's summary less its Markdown sections whose body says only that there is
+    nothing (``digest_empty_section``: "## Open TODOs" then "None."); empty when nothing else is left."""
+    parts = re.split(r"(?m)^(?=#{1,6} )", text)
+    kept = [part for part in parts if not (part.startswith("#") and any(
+        pattern.search(part.split("\n", 1)[1].strip() if "\n" in part else "") for pattern in patterns))]
+    return "".join(kept).strip()
+
+
 def earlier_summary(text: str) -> str:
     """An earlier compaction's summary as the digest quotes it: whole, less the gateway's metadata
     blocks it copied from the messages it kept (the stamps before them say when and who)."""

@@ -170,6 +170,7 @@ class FilterSettings(msgspec.Struct, forbid_unknown_fields=True):
     digest_outdated_chars: int
     digest_change_arguments: list[str]
     digest_failed_summary: list[str]
+    digest_empty_section: list[str]
     anchors: FilterAnchors
     reabsorb: FilterReabsorb
 

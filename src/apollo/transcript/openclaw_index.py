@@ -48,9 +48,13 @@ class SessionIndex:
     in_context: set[str] = field(default_factory=set)
     boundary: str | None = None
     cycle_members: set[str] = field(default_factory=set)
-    #: for writers: toolCall id -> (entry, block); toolCall id -> toolResult entries
+    #: for writers: toolCall id -> (entry, block); toolCall id -> toolResult entries. A call whose id
+    #: an earlier call had (a provider that reuses ids) is keyed by its id and its line: a result
+    #: answers the latest call with its id, as pi pairs them
     calls: dict[str, Unit] = field(default_factory=dict)
     results: dict[str, list[Unit]] = field(default_factory=dict)
+    #: toolCall id -> the key of the latest call with that id in ``calls``
+    call_keys: dict[str, str] = field(default_factory=dict)
     #: entries whose message content is a list of blocks, with the number of blocks
     block_counts: dict[str, int] = field(default_factory=dict)
     ends_with_newline: bool = True
@@ -115,12 +119,15 @@ def _index_entry(index: SessionIndex, number: int, record: dict[str, Any], warn:
     if message.get("role") == "toolResult":
         call_id = message.get("toolCallId")
         if isinstance(call_id, str):
-            index.results.setdefault(call_id, []).append((entry_id, None))
+            index.results.setdefault(index.call_keys.get(call_id, call_id), []).append((entry_id, None))
     elif isinstance(content, list):
         index.block_counts[entry_id] = len(content)
         for block_index, block in enumerate(content):
             if isinstance(block, dict) and block.get("type") == "toolCall" and isinstance(block.get("id"), str):
-                index.calls[block["id"]] = (entry_id, block_index)
+                call_id = block["id"]
+                key = call_id if call_id not in index.calls else f"{call_id}\n{number}:{block_index}"
+                index.call_keys[call_id] = key
+                index.calls[key] = (entry_id, block_index)
 
 
 def _resolve_path(index: SessionIndex, warn: Any) -> None:
