@@ -114,19 +114,25 @@ class DailyMarkdown(TranscriptFormat):
 
     def iter_elements(self, path: Path, warnings: list[ReadWarning], count: Counter) -> Iterator[Element]:
         raw = path.read_bytes()
+        valid = True
         try:
             raw.decode("utf-8")
         except UnicodeDecodeError as exc:
+            valid = False
             line = raw[:exc.start].count(b"\n") + 1
-            warnings.append(ReadWarning(str(path), line, "invalid UTF-8; the bytes are kept unchanged on write"))
+            warnings.append(ReadWarning(str(path), line, "invalid UTF-8; the bytes are kept unchanged "
+                                                         "in every block not rewritten"))
         date = _DATE.search(path.name)
         for position, block in enumerate(parse_blocks(_decode(raw))):
             # a heading is the document's structure, not something said: kept as it is, like a
             # session's metadata (dropped as a "repeat" of an earlier date heading, it merged its
             # items into the section before)
             kind = Kind.METADATA if block.kind == "heading" else Kind.TEXT
-            yield Element(block.element_id, Role.ASSISTANT, kind, block.text, index=position,
-                          tokens=count(block.text), timestamp=date.group(1) if date else None,
+            # what is read is text: a byte no encoding explains is U+FFFD, as any reader shows it (an
+            # escaped byte, a lone surrogate, is no text a snapshot or a JSON report can hold)
+            text = block.text if valid else block.text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+            yield Element(block.element_id, Role.ASSISTANT, kind, text, index=position,
+                          tokens=count(text), timestamp=date.group(1) if date else None,
                           parent=f"L{block.parent + 1}" if block.parent is not None else None,
                           record_id=block.element_id, line=block.start + 1,
                           extra={"block": block.kind, "marker": block.marker})
