@@ -703,7 +703,7 @@ class Classifier:
         again after its answer is not a repeat but a sign for the balance check)."""
         if element.tokens < self._duplicate_min_tokens:
             return None, None
-        digest = _digest(element.role.value, " ".join(text.lower().split()))
+        digest = _digest(element.role.value, element.scope or "", " ".join(text.lower().split()))
         earlier = self._texts.get(digest)
         if earlier is None or earlier.verdict.status == "answered":
             return digest, None

@@ -3,7 +3,9 @@
 Elements are the file's blocks: headings, list items (each item with its continuation lines;
 nested items are their own elements, parented to the enclosing item), paragraphs, fenced code
 and front matter. A heading is structure (``Kind.METADATA``): renal keeps it as it is; it stands
-under the nearest heading of a higher level. Element id ``L<n>``: the 1-based line the block starts
+under the nearest heading of a higher level. A line of bold text alone (``**Coping:**``) labels the
+blocks after it, up to the next heading or label: they stand under it, and with its colon it is
+structure too. Element id ``L<n>``: the 1-based line the block starts
 on. ``text`` is the block without its Markdown marker (``## ``, ``- ``), which the writer puts back
 on replace.
 """
@@ -22,17 +24,20 @@ _HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$")
 _ITEM = re.compile(r"^([ \t]*)([-*+]|\d{1,9}[.)])([ \t]+(?:\[[ xX]\][ \t]+)?|$)")
 _FENCE = re.compile(r"^[ \t]*(```|~~~)")
 _DATE = re.compile(r"(\d{4}-\d{2}-\d{2})")
+# A line that is only bold text, maybe with a colon: a label over the blocks after it ("**Coping:**",
+# "**改进方案：**"), the same bold line autophagy reads as one (entries._BOLD_LABEL)
+_LABEL = re.compile(r"[ \t]*(\*\*|__)[^*_\n]+\1[ \t]*[:：]?[ \t]*")
 
 
 @dataclass(slots=True)
 class Block:
-    kind: str  # heading | item | paragraph | code | front_matter
+    kind: str  # heading | label | item | paragraph | code | front_matter
     start: int  # 0-based first line
     end: int  # exclusive
     text: str
     marker: str = ""
     indent: int = 0
-    parent: int | None = None  # start line of the enclosing heading or item
+    parent: int | None = None  # start line of the enclosing heading, label or item
 
     @property
     def element_id(self) -> str:
@@ -53,6 +58,7 @@ def parse_blocks(lines: list[str]) -> list[Block]:
             blocks.append(Block("front_matter", 0, close + 1, "\n".join(bare[1:close])))
             i = close + 1
     heading: int | None = None
+    section: int | None = None  # the heading, or the label under it, the next blocks stand under
     headings: list[tuple[int, int]] = []  # (level, start line) of the headings still open
     open_items: list[Block] = []
     while i < len(bare):
@@ -63,7 +69,7 @@ def parse_blocks(lines: list[str]) -> list[Block]:
         if (match := _FENCE.match(line)) is not None:
             fence = match.group(1)
             j = next((k for k in range(i + 1, len(bare)) if bare[k].strip().startswith(fence)), len(bare) - 1)
-            parent = open_items[-1].start if open_items else heading
+            parent = open_items[-1].start if open_items else section
             blocks.append(Block("code", i, j + 1, "\n".join(bare[i:j + 1]), parent=parent))
             i = j + 1
             continue
@@ -75,7 +81,7 @@ def parse_blocks(lines: list[str]) -> list[Block]:
             blocks.append(Block("heading", i, i + 1, match.group(2), marker=match.group(1) + " ",
                                 parent=headings[-1][1] if headings else None))
             headings.append((level, i))
-            heading, open_items = i, []
+            heading, section, open_items = i, i, []
             i += 1
             continue
         if (match := _ITEM.match(line)) is not None:
@@ -89,19 +95,34 @@ def parse_blocks(lines: list[str]) -> list[Block]:
                 open_items.pop()
             body = [line[len(marker):]] + [b.strip() for b in bare[i + 1:j]]
             block = Block("item", i, j, "\n".join(body), marker=marker, indent=indent,
-                          parent=open_items[-1].start if open_items else heading)
+                          parent=open_items[-1].start if open_items else section)
             blocks.append(block)
             open_items.append(block)
             i = j
             continue
         j = i + 1
-        while j < len(bare) and bare[j].strip() and not _HEADING.match(bare[j]) and not _ITEM.match(bare[j]) \
+        while j < len(bare) and bare[j].strip() and not _HEADING.match(bare[j]) and not _starts_list(bare[j]) \
                 and not _FENCE.match(bare[j]):
             j += 1
-        blocks.append(Block("paragraph", i, j, "\n".join(bare[i:j]), parent=heading))
+        if j == i + 1 and _LABEL.fullmatch(line):
+            blocks.append(Block("label", i, j, line, parent=heading))
+            section = i
+        else:
+            blocks.append(Block("paragraph", i, j, "\n".join(bare[i:j]), parent=section))
         open_items = []
         i = j
     return blocks
+
+
+def _starts_list(line: str) -> bool:
+    """A list item that may interrupt a paragraph (CommonMark): not empty, and numbered from 1 if
+    numbered. "1." alone on its line with the text below it is part of the paragraph (an empty item
+    dropped as noise had run a real note's numbered lines together)."""
+    match = _ITEM.match(line)
+    if match is None or not line[match.end():].strip():
+        return False
+    number = match.group(2)[:-1]
+    return not number.isdigit() or int(number) == 1
 
 
 class DailyMarkdown(TranscriptFormat):
@@ -127,14 +148,17 @@ class DailyMarkdown(TranscriptFormat):
             # a heading is the document's structure, not something said: kept as it is, like a
             # session's metadata (dropped as a "repeat" of an earlier date heading, it merged its
             # items into the section before)
-            kind = Kind.METADATA if block.kind == "heading" else Kind.TEXT
+            # so is a label that introduces what follows ("**Coping:**"; a bold line without its colon may
+            # be a rule said in bold): dropped as a "repeat" of the one above, it merged their blocks
+            structure = block.kind == "heading" or (block.kind == "label" and block.text.rstrip()[-1] in ":：")
+            kind = Kind.METADATA if structure else Kind.TEXT
             # what is read is text: a byte no encoding explains is U+FFFD, as any reader shows it (an
             # escaped byte, a lone surrogate, is no text a snapshot or a JSON report can hold)
             text = block.text if valid else block.text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+            parent = f"L{block.parent + 1}" if block.parent is not None else None
             yield Element(block.element_id, Role.ASSISTANT, kind, text, index=position,
                           tokens=count(text), timestamp=date.group(1) if date else None,
-                          parent=f"L{block.parent + 1}" if block.parent is not None else None,
-                          record_id=block.element_id, line=block.start + 1,
+                          parent=parent, record_id=block.element_id, line=block.start + 1, scope=parent or "",
                           extra={"block": block.kind, "marker": block.marker})
 
     def write(self, source: Path, dest: Path, edits: Mapping[str, Edit]) -> None:
