@@ -11,6 +11,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from apollo.renal.api import classify_path
 from apollo.renal.filter import filter_path
 from apollo.transcript.markdown import parse_blocks
 
@@ -56,6 +57,16 @@ def test_a_repeat_in_the_same_section_still_goes(tmp_path: Path) -> None:
     text = ("# 2026-03-26\n\n## 对话\n\nSender (untrusted metadata): Leo 李宝烛 in the product group chat\n\n"
             "老板，文档还没有创建成功。\n\nSender (untrusted metadata): Leo 李宝烛 in the product group chat\n")
     assert _filtered(tmp_path, text).count("Sender (untrusted metadata)") == 1
+
+
+def test_an_open_box_is_open_until_it_is_ticked(tmp_path: Path) -> None:
+    """16 open boxes of 3 real notes had been closed by a status line elsewhere sharing one word."""
+    note = tmp_path / "2026-02-26.md"
+    note.write_text("# 2026-02-26\n\n### This Week\n- [ ] Make first sales (target: 5-10 phones)\n"
+                    "- [ ] 等待Drive API权限修复后清理156个测试文件\n\n**End of Day Status:**\n"
+                    "- Inventory: ✅ Catalogued (100+ phones)\n- ✅ Bitable 全功能验证（全部修复）\n", encoding="utf-8")
+    result = classify_path(note, "markdown")
+    assert result.summary["active_task_ids"] == ["L4", "L5"]
 
 
 _FACT = st.sampled_from(["**Status**: ✅ done", "**结果**: ✅ 成功", "Price: $5.01", "**日志位置**: `/tmp/openclaw.log`",
