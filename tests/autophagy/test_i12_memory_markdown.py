@@ -76,6 +76,18 @@ def test_a_subject_that_labels_parallel_items_is_not_an_update() -> None:
     assert _subject_suggestions(text) == ["- Model: gpt-4", "- Model: gpt-4o"]
 
 
+def test_a_label_in_one_place_is_a_label_everywhere_and_nested_lists_are_apart() -> None:
+    """Real MEMORY.md files: two lessons under 2026-03-17 (after three under 2026-05-11) were offered
+    as an update, and an insight's "2. 就医分级：…" as superseded by the same subject in the list of
+    patterns under the next item."""
+    text = ("# Memory\n\n### 2026-05-11\n- **教训**：反思要有执行\n- **教训**：文档会过期\n- **教训**：要降级\n\n"
+            "### 2026-03-17\n- **教训**：手段不是目的\n- **教训**：学习服务于目标\n\n"
+            "### 2026-05-04\n- **关键洞察**：\n  1. 档案：系统化\n  2. 就医分级：P0/P1/P2\n"
+            "- **可迁移模式**：\n  1. **档案**：个人 + 家庭\n  2. **就医分级**：P0紧急 + P1重要\n\n"
+            "### Stack\n- Model: gpt-4\n- Editor: vim\n- Model: gpt-4o\n")
+    assert _subject_suggestions(text) == ["- Model: gpt-4"]
+
+
 def test_an_entry_that_introduces_the_next_block_is_not_a_repeat() -> None:
     """A real MEMORY.md: "Example:" before two different code blocks was offered as a repeat."""
     data = b"# Memory\n\nExample:\n```\nA\n```\n\nExample:\n```\nB\n```\n\n- fact\n\n- fact\n"

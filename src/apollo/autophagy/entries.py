@@ -288,14 +288,22 @@ _BOLD_LABEL = re.compile(r"\s*(\*\*|__)[^*_\n]+\1\s*[:：]?\s*")
 
 def _subject_keys(entries: Sequence[Entry], rules: Memory) -> dict[int, tuple]:
     """Each list item's subject, keyed with where it stands: its section, the bold line heading it
-    there ("**1. Sleep**" then "- Coping: …", "**2. Food**" then "- Coping: …" are two subjects), its depth."""
+    there ("**1. Sleep**" then "- Coping: …", "**2. Food**" then "- Coping: …" are two subjects), the
+    item it is nested in ("- **关键洞察**：" then "2. 就医分级：…", "- **可迁移模式**：" then "2. 就医分级：…"
+    are two lists), its depth."""
     keys: dict[int, tuple] = {}
     label_of: dict[tuple[str, ...], str] = {}
+    items: list[Entry] = []  # the items open around the current one, outermost first
     for entry in entries:
         if entry.kind == "paragraph" and _BOLD_LABEL.fullmatch(entry.first):
             label_of[entry.section] = entry.first.strip()
-        elif entry.kind == "item" and (subject := _subject(entry, rules)) is not None:
-            keys[entry.start] = (entry.section, label_of.get(entry.section), entry.level, subject)
+        elif entry.kind == "item":
+            while items and items[-1].end < entry.end:
+                items.pop()
+            if (subject := _subject(entry, rules)) is not None:
+                parent = items[-1].start if items else None
+                keys[entry.start] = (entry.section, label_of.get(entry.section), parent, entry.level, subject)
+            items.append(entry)
     return keys
 
 
@@ -305,7 +313,9 @@ def _labels(candidates: Sequence[Entry], keys: dict[int, tuple]) -> set[tuple]:
     subject heading three or more items beside another that does too ("- 问题：…", "- 解决：…" for each
     problem). A subject that comes back among others said once ("- Model: gpt-4", "- Editor: vim",
     "- Model: gpt-4o") is a fact updated; so are two items in a row ("- Theme: dark", "- Theme:
-    light"): the words alone cannot tell two lessons from an update."""
+    light"): the words alone cannot tell two lessons from an update, but the file can: a subject that
+    labels a run anywhere in it labels its items everywhere (two "- **教训**：" under one date after
+    three under another)."""
     labels: set[tuple] = set()
     counts: dict[tuple, int] = {}
     previous, run = None, 0
@@ -322,6 +332,8 @@ def _labels(candidates: Sequence[Entry], keys: dict[int, tuple]) -> set[tuple]:
         if count >= 3:
             frequent.setdefault(key[:-1], []).append(key)
     labels.update(key for group in frequent.values() if len(group) > 1 for key in group)
+    subjects = {key[-1] for key in labels}
+    labels.update(key for key in counts if key[-1] in subjects)
     return labels
 
 
