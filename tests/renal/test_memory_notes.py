@@ -38,6 +38,9 @@ def test_a_bold_label_is_structure_and_its_items_stand_under_it(tmp_path: Path) 
     blocks = {b.text: b for b in parse_blocks(text.splitlines(keepends=True))}
     assert blocks["**改进方案：**"].kind == "label"
     assert blocks["设观察期"].parent == text.splitlines().index("**改进方案：**", 12)
+    lines = ["**第450次目标**（长期）：\n", "- 密度指数：0.02\n", "\n", "**Never push on Friday.**\n", "\n",
+             "**Note:** the rest\n"]
+    assert [b.kind for b in parse_blocks(lines)] == ["label", "item", "label", "paragraph"]
 
 
 def test_one_changed_word_in_a_note_is_the_point(tmp_path: Path) -> None:

@@ -24,9 +24,10 @@ _HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$")
 _ITEM = re.compile(r"^([ \t]*)([-*+]|\d{1,9}[.)])([ \t]+(?:\[[ xX]\][ \t]+)?|$)")
 _FENCE = re.compile(r"^[ \t]*(```|~~~)")
 _DATE = re.compile(r"(\d{4}-\d{2}-\d{2})")
-# A line that is only bold text, maybe with a colon: a label over the blocks after it ("**Coping:**",
-# "**改进方案：**"), the same bold line autophagy reads as one (entries._BOLD_LABEL)
-_LABEL = re.compile(r"[ \t]*(\*\*|__)[^*_\n]+\1[ \t]*[:：]?[ \t]*")
+# A line of bold text alone, maybe with a colon, or one that opens in bold and ends in a colon: a
+# label over the blocks after it ("**Coping:**", "**改进方案：**", "**第450次目标**（长期）："), the
+# same line autophagy reads as one (entries._BOLD_LABEL)
+_LABEL = re.compile(r"[ \t]*(\*\*|__)[^*_\n]+\1(?:[ \t]*[:：]?|[^\n]*[:：])[ \t]*")
 
 
 @dataclass(slots=True)
