@@ -126,8 +126,14 @@ def test_markdown_with_another_encoding_in_what_matters_is_filtered_and_reported
     assert done.returncode == 0 and "Traceback" not in done.stderr
     assert json.loads(done.stdout)["snapshot"]
     assert gbk in (tmp_path / "out.md").read_bytes()
+    items = b"".join(b"- I think we really need to check the backup logs of host %d again in (" % n + gbk + b")\r\n"
+                     for n in range(30))
+    note.write_bytes(b"# 2026-03-28\r\n\r\n" + items)
+    result = filter_path(note, output=tmp_path / "half.md", workspace=tmp_path, keep_ratio=0.5, overwrite=True)
+    assert any(edit.action == "replace" for edit in result.edits.values())  # blocks holding the bytes rewritten
+    assert b"\xef\xbf\xbd" in result.output_path.read_bytes() and b"\r\n- " in result.output_path.read_bytes()
     listed = apollo_cli("renal", "classify", str(note), "--json")
-    assert listed.returncode == 0 and json.loads(listed.stdout)["summary"]["categories"]["decision"] == 1
+    assert listed.returncode == 0 and json.loads(listed.stdout)["summary"]["elements"] == 31
 
 
 @pytest.mark.parametrize(("name", "content", "fmt"), [

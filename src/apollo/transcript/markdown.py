@@ -17,7 +17,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from apollo.transcript.base import Counter, TranscriptFormat, atomic_output, copy_bytes, line_ending
+from apollo.transcript.base import Counter, TranscriptFormat, atomic_output, copy_bytes
 from apollo.transcript.model import Edit, Element, Kind, ReadWarning, Role, dropped_ids
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$")
@@ -182,17 +182,21 @@ class DailyMarkdown(TranscriptFormat):
         for key, edit in edits.items():
             if edit.action == "replace" and edit.text is not None and key not in dropped:
                 block = blocks[key]
-                output[block.start] = _render(block, edit.text, line_ending(lines[block.end - 1].encode()).decode()
-                                              or line_ending(lines[block.start].encode()).decode())
+                output[block.start] = _render(block, edit.text, _ending(lines[block.end - 1]) or _ending(lines[block.start]))
                 for n in range(block.start + 1, block.end):
                     output[n] = None
         kept = [line for line in output if line is not None]
         if kept and kept[0].strip() == "---" and not any(b.kind == "front_matter" for b in blocks.values()):
             # a drop brought a thematic break to the top, where it would open front matter and re-read
             # everything after it: a blank line keeps it a break
-            kept.insert(0, line_ending(kept[0].encode()).decode() or "\n")
+            kept.insert(0, _ending(kept[0]) or "\n")
         with atomic_output(dest) as out:
             out.write("".join(kept).encode("utf-8", "surrogateescape"))
+
+
+def _ending(line: str) -> str:
+    """The line's end as it is in the file (a line may hold bytes that are not UTF-8, as escapes)."""
+    return "\r\n" if line.endswith("\r\n") else "\n" if line.endswith("\n") else ""
 
 
 def _render(block: Block, text: str, ending: str) -> str:
