@@ -72,6 +72,23 @@ def test_an_open_box_is_open_until_it_is_ticked(tmp_path: Path) -> None:
     assert result.summary["active_task_ids"] == ["L4", "L5"]
 
 
+def test_what_a_heading_or_label_names_is_what_stands_under_it(tmp_path: Path) -> None:
+    """Notes list their decisions and rules under a title that says so; none of 45 real notes'
+    "## Key Decisions", "### 技术选型原则", "**技术决策：**" items had been recognised (a note's lines read as
+    the agent's, whose "always"/"never" state no preference)."""
+    note = tmp_path / "2026-03-09.md"
+    note.write_text("# 2026-03-09\n\n## 🎯 Key Decisions\n- Use one WhatsApp number for both stores\n\n"
+                    "## Rules\n\n- Memory files must APPEND, never overwrite\n\n### 技术选型原则\n1. 不要代写其他 Agent 的计划\n\n"
+                    "**技术决策：**\n- 用 PostgreSQL\n\n---\n\n**最后更新**：2026-03-27\n\n"
+                    "### 决策启发式\n- 先问时间\n\n## Decision log format\n- one line per decision\n", encoding="utf-8")
+    result = classify_path(note, "markdown")
+    text = {e.id: e.text for e in result.transcript.elements}
+    found = {text[v.id]: v.category for v in result.verdicts if v.category in ("decision", "preference")}
+    assert found == {"Use one WhatsApp number for both stores": "decision",
+                     "Memory files must APPEND, never overwrite": "preference",
+                     "不要代写其他 Agent 的计划": "preference", "用 PostgreSQL": "decision"}
+
+
 _FACT = st.sampled_from(["**Status**: ✅ done", "**结果**: ✅ 成功", "Price: $5.01", "**日志位置**: `/tmp/openclaw.log`",
                          "每天10分钟深呼吸或冥想", "Read-only, never modify", "**Access:** full autonomy"])
 _LABEL = st.sampled_from(["**模式描述：**", "**Coping:**", "**下一步可做什么**：", "**Naval判断**：", ""])

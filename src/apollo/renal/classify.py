@@ -534,6 +534,12 @@ class Classifier:
             keys = reading.keywords(text, rules) if element.scope is None else frozenset()
             self._candidate(self._tasks, element, role, speaker, keys)
             return self._verdict(element, "task", "keep", 0.85, "an open to-do item", "intent:todo")
+        title = str(element.extra.get("title", "")) if element.extra else ""
+        for name, category in (("section_decision", "decision"), ("section_preference", "preference")):
+            if title and rules[name].search(title):  # "- Use one number for both stores" under "## Key Decisions"
+                self._remember(element, speaker, role, substantive=True)
+                return self._verdict(element, category, "keep", rules[name].confidence,
+                                     f'stands under "{_quote(title)}"', f"structure:{name}")
         if marker and rules["todo_done"].search(marker):
             self._remember(element, speaker, role, substantive=True)
             return self._verdict(element, "process", "compress", 0.75, "a finished to-do item", "intent:todo_done")

@@ -23,6 +23,7 @@ from apollo.transcript.model import Edit, Element, Kind, ReadWarning, Role, drop
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$")
 _ITEM = re.compile(r"^([ \t]*)([-*+]|\d{1,9}[.)])([ \t]+(?:\[[ xX]\][ \t]+)?|$)")
 _FENCE = re.compile(r"^[ \t]*(```|~~~)")
+_BREAK = re.compile(r"[ \t]*([-*_])[ \t]*(\1[ \t]*){2,}")
 _DATE = re.compile(r"(\d{4}-\d{2}-\d{2})")
 # A line of bold text alone, maybe with a colon, or one that opens in bold and ends in a colon: a
 # label over the blocks after it ("**Coping:**", "**改进方案：**", "**第450次目标**（长期）："), the
@@ -39,6 +40,7 @@ class Block:
     marker: str = ""
     indent: int = 0
     parent: int | None = None  # start line of the enclosing heading, label or item
+    title: str = ""  # the nearest heading or label above: what it names, the block may be
 
     @property
     def element_id(self) -> str:
@@ -60,6 +62,7 @@ def parse_blocks(lines: list[str]) -> list[Block]:
             i = close + 1
     heading: int | None = None
     section: int | None = None  # the heading, or the label under it, the next blocks stand under
+    title = ""  # its text
     headings: list[tuple[int, int]] = []  # (level, start line) of the headings still open
     open_items: list[Block] = []
     while i < len(bare):
@@ -71,7 +74,7 @@ def parse_blocks(lines: list[str]) -> list[Block]:
             fence = match.group(1)
             j = next((k for k in range(i + 1, len(bare)) if bare[k].strip().startswith(fence)), len(bare) - 1)
             parent = open_items[-1].start if open_items else section
-            blocks.append(Block("code", i, j + 1, "\n".join(bare[i:j + 1]), parent=parent))
+            blocks.append(Block("code", i, j + 1, "\n".join(bare[i:j + 1]), parent=parent, title=title))
             i = j + 1
             continue
         if (match := _HEADING.match(line)) is not None:
@@ -82,7 +85,7 @@ def parse_blocks(lines: list[str]) -> list[Block]:
             blocks.append(Block("heading", i, i + 1, match.group(2), marker=match.group(1) + " ",
                                 parent=headings[-1][1] if headings else None))
             headings.append((level, i))
-            heading, section, open_items = i, i, []
+            heading, section, title, open_items = i, i, match.group(2), []
             i += 1
             continue
         if (match := _ITEM.match(line)) is not None:
@@ -96,7 +99,7 @@ def parse_blocks(lines: list[str]) -> list[Block]:
                 open_items.pop()
             body = [line[len(marker):]] + [b.strip() for b in bare[i + 1:j]]
             block = Block("item", i, j, "\n".join(body), marker=marker, indent=indent,
-                          parent=open_items[-1].start if open_items else section)
+                          parent=open_items[-1].start if open_items else section, title=title)
             blocks.append(block)
             open_items.append(block)
             i = j
@@ -106,10 +109,12 @@ def parse_blocks(lines: list[str]) -> list[Block]:
                 and not _FENCE.match(bare[j]):
             j += 1
         if j == i + 1 and _LABEL.fullmatch(line):
-            blocks.append(Block("label", i, j, line, parent=heading))
-            section = i
+            blocks.append(Block("label", i, j, line, parent=heading, title=title))
+            section, title = i, line
         else:
-            blocks.append(Block("paragraph", i, j, "\n".join(bare[i:j]), parent=section))
+            blocks.append(Block("paragraph", i, j, "\n".join(bare[i:j]), parent=section, title=title))
+            if _BREAK.fullmatch(line):
+                title = ""  # a rule line closes what the title named ("---" before a page's footer)
         open_items = []
         i = j
     return blocks
@@ -151,7 +156,7 @@ class DailyMarkdown(TranscriptFormat):
             # items into the section before)
             # so is a label that introduces what follows ("**Coping:**"; a bold line without its colon may
             # be a rule said in bold): dropped as a "repeat" of the one above, it merged their blocks
-            structure = block.kind == "heading" or (block.kind == "label" and block.text.rstrip()[-1] in ":：")
+            structure = block.kind == "heading" or (block.kind == "label" and block.text.rstrip(" \t*_")[-1] in ":：")
             kind = Kind.METADATA if structure else Kind.TEXT
             # what is read is text: a byte no encoding explains is U+FFFD, as any reader shows it (an
             # escaped byte, a lone surrogate, is no text a snapshot or a JSON report can hold)
@@ -160,7 +165,7 @@ class DailyMarkdown(TranscriptFormat):
             yield Element(block.element_id, Role.ASSISTANT, kind, text, index=position,
                           tokens=count(text), timestamp=date.group(1) if date else None,
                           parent=parent, record_id=block.element_id, line=block.start + 1, scope=parent or "",
-                          extra={"block": block.kind, "marker": block.marker})
+                          extra={"block": block.kind, "marker": block.marker, "title": block.title})
 
     def write(self, source: Path, dest: Path, edits: Mapping[str, Edit]) -> None:
         if not edits:
