@@ -80,10 +80,12 @@ def test_what_a_heading_or_label_names_is_what_stands_under_it(tmp_path: Path) -
     note.write_text("# 2026-03-09\n\n## 🎯 Key Decisions\n- Use one WhatsApp number for both stores\n\n"
                     "## Rules\n\n- Memory files must APPEND, never overwrite\n\n### 技术选型原则\n1. 不要代写其他 Agent 的计划\n\n"
                     "**技术决策：**\n- 用 PostgreSQL\n\n---\n\n**最后更新**：2026-03-27\n\n"
-                    "### 决策启发式\n- 先问时间\n\n## Decision log format\n- one line per decision\n", encoding="utf-8")
+                    "### 决策启发式\n- 先问时间\n\n## Decision log format\n- one line per decision\n\n"
+                    "**你在哪里竞争？**\n- 前端开发求职：激烈竞争\n", encoding="utf-8")
     result = classify_path(note, "markdown")
     text = {e.id: e.text for e in result.transcript.elements}
     found = {text[v.id]: v.category for v in result.verdicts if v.category in ("decision", "preference")}
+    assert result.summary["open_question_ids"] == []  # "**你在哪里竞争？**" heads its answer
     assert found == {"Use one WhatsApp number for both stores": "decision",
                      "Memory files must APPEND, never overwrite": "preference",
                      "不要代写其他 Agent 的计划": "preference", "用 PostgreSQL": "decision"}

@@ -4,8 +4,8 @@ Elements are the file's blocks: headings, list items (each item with its continu
 nested items are their own elements, parented to the enclosing item), paragraphs, fenced code
 and front matter. A heading is structure (``Kind.METADATA``): renal keeps it as it is; it stands
 under the nearest heading of a higher level. A line of bold text alone (``**Coping:**``) labels the
-blocks after it, up to the next heading or label: they stand under it, and with its colon it is
-structure too. Element id ``L<n>``: the 1-based line the block starts
+blocks after it, up to the next heading or label: they stand under it, and with its colon (or its
+question mark, which the blocks answer) it is structure too. Element id ``L<n>``: the 1-based line the block starts
 on. ``text`` is the block without its Markdown marker (``## ``, ``- ``), which the writer puts back
 on replace.
 """
@@ -154,9 +154,10 @@ class DailyMarkdown(TranscriptFormat):
             # a heading is the document's structure, not something said: kept as it is, like a
             # session's metadata (dropped as a "repeat" of an earlier date heading, it merged its
             # items into the section before)
-            # so is a label that introduces what follows ("**Coping:**"; a bold line without its colon may
-            # be a rule said in bold): dropped as a "repeat" of the one above, it merged their blocks
-            structure = block.kind == "heading" or (block.kind == "label" and block.text.rstrip(" \t*_")[-1] in ":：")
+            # so is a label that introduces what follows ("**Coping:**") or asks what they answer
+            # ("**你在哪里竞争？**"); a bold line without either may be a rule said in bold. Dropped as a
+            # "repeat" of the one above, a label had merged their blocks
+            structure = block.kind == "heading" or (block.kind == "label" and block.text.rstrip(" \t*_")[-1] in ":：?？")
             kind = Kind.METADATA if structure else Kind.TEXT
             # what is read is text: a byte no encoding explains is U+FFFD, as any reader shows it (an
             # escaped byte, a lone surrogate, is no text a snapshot or a JSON report can hold)
