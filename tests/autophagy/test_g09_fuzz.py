@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from apollo import clock
 from apollo import config as config_mod
 from apollo.autophagy import api
+from apollo.errors import ConfigError
 from apollo.workspace import Paths
 from autophagy.support import DAY, NOW, NOW_TS, tree
 
@@ -159,7 +160,11 @@ def test_random_workspaces_every_tier(spec: list) -> None:
         config = config_mod.load(paths.workspace)
         before = _before(root)
         before_outside = tree(root / "outside")
-        api.run_now(paths, config, "small")
+        try:
+            api.run_now(paths, config, "small")
+        except ConfigError:  # an instruction file the agent cannot read (a folder named MEMORY.md): nothing is done
+            _check(root, before, before_outside, "refused")
+            return
         _check(root, before, before_outside, "small")
         made = api.plan(paths, config, "medium")
         if made.items:

@@ -76,6 +76,31 @@ def test_a_subject_that_labels_parallel_items_is_not_an_update() -> None:
     assert _subject_suggestions(text) == ["- Model: gpt-4", "- Model: gpt-4o"]
 
 
+def test_a_label_in_one_place_is_a_label_everywhere_and_nested_lists_are_apart() -> None:
+    """Real MEMORY.md files: two lessons under 2026-03-17 (after three under 2026-05-11) were offered
+    as an update, and an insight's "2. 就医分级：…" as superseded by the same subject in the list of
+    patterns under the next item."""
+    text = ("# Memory\n\n### 2026-05-11\n- **教训**：反思要有执行\n- **教训**：文档会过期\n- **教训**：要降级\n\n"
+            "### 2026-03-17\n- **教训**：手段不是目的\n- **教训**：学习服务于目标\n\n"
+            "### 2026-05-04\n- **关键洞察**：\n  1. 档案：系统化\n  2. 就医分级：P0/P1/P2\n"
+            "- **可迁移模式**：\n  1. **档案**：个人 + 家庭\n  2. **就医分级**：P0紧急 + P1重要\n\n"
+            "### Stack\n- Model: gpt-4\n- Editor: vim\n- Model: gpt-4o\n")
+    assert _subject_suggestions(text) == ["- Model: gpt-4"]
+
+
+def test_two_procedures_two_targets_and_numbered_steps_are_no_update() -> None:
+    """A real MEMORY.md: a fresh install's steps and a restore's, each under its bold line, were offered
+    as repeats; the "**第400次目标**：" figures as superseded by the "**第450次目标**（长期）：" ones; step 5
+    "**即将执行**：…" by step 6. The same fact again in one list still is offered."""
+    text = ("# Memory\n\n### 恢复流程\n\n**全新安装**：\n1. 安装 OpenClaw\n2. 安装飞书插件\n3. 重启网关\n\n"
+            "**从备份恢复**：\n1. 恢复 openclaw.json\n2. 安装飞书插件\n3. 重启网关\n\n"
+            "### 目标\n\n**第400次目标**：\n- 密度指数：0.01\n\n**第450次目标**（长期）：\n- 密度指数：0.02\n\n"
+            "### 行动\n\n5. 🔥 **即将执行**：backup-to-ima.js\n6. 🔥 **即将执行**：backup-to-doc-table.js\n\n"
+            "### Notes\n\n- gateway on port 8080\n- gateway on port 8080\n")
+    found = superseded_entries(markdown_entries(text.encode()), RULES)
+    assert [(old.first, how) for old, _new, how in found] == [("- gateway on port 8080", "repeat")]
+
+
 def test_an_entry_that_introduces_the_next_block_is_not_a_repeat() -> None:
     """A real MEMORY.md: "Example:" before two different code blocks was offered as a repeat."""
     data = b"# Memory\n\nExample:\n```\nA\n```\n\nExample:\n```\nB\n```\n\n- fact\n\n- fact\n"

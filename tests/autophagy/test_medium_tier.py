@@ -53,6 +53,9 @@ SOUND = {
     "notes/gbk.txt": "中文笔记，用 GBK 保存".encode("gbk"),
     "notes/latin1.txt": "Café crème".encode("latin-1"),
     "notes/utf16.txt": "hello".encode("utf-16"),
+    # a daily note in UTF-8, then a part saved in GBK, then a UTF-16 tail (PowerShell's Add-Content)
+    "memory/2026-03-28.md": "# 2026-03-28\n\n- 心跳正常\n".encode() + "## 反思\n".encode("gbk")
+    + "- 训练 705\n".encode("utf-16-le"),
     "backups/ok.zip": _archive("zip"),
     "backups/ok.gz": _archive("gz"),
     "backups/ok.tar.gz": _archive("tgz"),

@@ -7,6 +7,8 @@ this channel about?\"" is what to say, word for word)."""
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -75,3 +77,19 @@ def test_a_state_after_be_survives_every_form(noun: str, be: str, state: str, ta
     text = f"The {noun} {be} {state}{tail}."
     for _, form in CONDENSER.ladder(text):
         assert f" {state}" in f" {form.lower()}", (text, form)
+
+
+_ABBREVIATION = st.sampled_from(["a.m.", "p.m.", "e.g.,", "i.e.,", "U.S.", "a.k.a."])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.one_of(_CONTENT, _SMALL, _ABBREVIATION), min_size=2, max_size=12), st.integers(1, 12))
+def test_dotted_abbreviations_stay_whole_at_every_level(words: list[str], hour: int) -> None:
+    """A real note: "midnight India time to 5 a.m." became "5.m." (its "a" went as an article) and
+    "(e.g., pre-defined" became "(e.g.pre-defined". Letters joined by dots are one word."""
+    text = f"The backup runs at {hour} a.m. and " + " ".join(words)
+    for _level, shorter in CONDENSER.ladder(text, frozenset()):
+        assert f"{hour} a.m." in shorter
+        for abbreviation in ("e.g.", "i.e.", "U.S.", "a.k.a.", "p.m."):
+            assert shorter.count(abbreviation) == text.count(abbreviation), (text, shorter)
+        assert re.search(r"(e\.g|i\.e)\.[A-Za-z0-9]", shorter) is None, (text, shorter)

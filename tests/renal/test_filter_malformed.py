@@ -114,6 +114,28 @@ def test_markdown_with_invalid_utf8_keeps_the_bytes(tmp_path: Path) -> None:
     assert b"- caf\xc3 notes\n" in written and b"12 June in Porto" in written and b"- ok\n" not in written
 
 
+def test_markdown_with_another_encoding_in_what_matters_is_filtered_and_reported(tmp_path: Path,
+                                                                                 apollo_cli) -> None:
+    """A real daily note had a part saved in GBK: its decision went into the snapshot and the
+    JSON report as escaped bytes, which no JSON holds (a crash, invalid UTF-8 on stdout)."""
+    gbk = "波尔图".encode("gbk")
+    note = tmp_path / "2026-03-28.md"
+    note.write_bytes(b"# 2026-03-28\n\n- ok\n- Decided: the offsite is on 12 June in Porto (" + gbk + b").\n")
+    done = apollo_cli("renal", "filter", str(note), "-o", str(tmp_path / "out.md"), "--json",
+                      "--workspace", str(tmp_path))
+    assert done.returncode == 0 and "Traceback" not in done.stderr
+    assert json.loads(done.stdout)["snapshot"]
+    assert gbk in (tmp_path / "out.md").read_bytes()
+    items = b"".join(b"- I think we really need to check the backup logs of host %d again in (" % n + gbk + b")\r\n"
+                     for n in range(30))
+    note.write_bytes(b"# 2026-03-28\r\n\r\n" + items)
+    result = filter_path(note, output=tmp_path / "half.md", workspace=tmp_path, keep_ratio=0.5, overwrite=True)
+    assert any(edit.action == "replace" for edit in result.edits.values())  # blocks holding the bytes rewritten
+    assert b"\xef\xbf\xbd" in result.output_path.read_bytes() and b"\r\n- " in result.output_path.read_bytes()
+    listed = apollo_cli("renal", "classify", str(note), "--json")
+    assert listed.returncode == 0 and json.loads(listed.stdout)["summary"]["elements"] == 31
+
+
 @pytest.mark.parametrize(("name", "content", "fmt"), [
     ("random.jsonl", bytes(range(256)) * 8, None),
     ("empty.jsonl", b"", None),

@@ -123,10 +123,17 @@ def check_utf8(data: bytes) -> Verdict:
         except UnicodeDecodeError:
             pass
     binary = _BINARY.search(data)
-    if binary is None or _utf16_text(data):
-        return None  # text in another encoding, not rubbish
+    if binary is None or _utf16_text(data) or _opens_as_text(data, error.start):
+        return None  # text in another encoding, or text damaged further on: not rubbish
     return (f"not text: not UTF-8 (byte {error.start}) and control byte {binary.group()!r} at {binary.start()}",
             f"不是文本：不是 UTF-8（第 {error.start} 字节），且第 {binary.start()} 字节是控制字节")
+
+
+def _opens_as_text(data: bytes, error: int) -> bool:
+    """Whole lines of UTF-8 text before the first byte that is not: a note with a part saved in
+    another encoding, or a UTF-16 tail appended to it, is damaged text a person can still read."""
+    head = data[:data.rfind(b"\n", 0, error) + 1]
+    return bool(head.strip()) and _BINARY.search(head) is None
 
 
 def _utf16_text(data: bytes) -> bool:

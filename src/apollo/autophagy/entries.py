@@ -242,7 +242,11 @@ def superseded_entries(entries: Sequence[Entry], rules: Memory, exclude: Sequenc
     by_section: dict[tuple[str, ...], list[Entry]] = {}
     by_subject: dict[tuple, list[Entry]] = {}
     by_text: dict[tuple, list[Entry]] = {}
-    keys = _subject_keys(entries, rules)
+    places = _places(entries)
+    # a numbered list's items are distinct by their numbers ("5. **即将执行**：backup-to-ima.js",
+    # "6. **即将执行**：backup-to-doc-table.js"): the same subject there is no update
+    keys = {e.start: (*places[e.start], e.level, subject) for e in entries
+            if e.kind == "item" and not _NUMBERED.match(e.first) and (subject := _subject(e, rules)) is not None}
     labels = _labels(candidates, keys)
     for later in candidates:
         pool = by_section.setdefault(later.section, [])
@@ -257,7 +261,7 @@ def superseded_entries(entries: Sequence[Entry], rules: Memory, exclude: Sequenc
                         break
         found_key = keys.get(later.start)
         subject_key: tuple = found_key if found_key is not None and found_key not in labels else ()
-        text_key = (later.section, _normalise(later.text))
+        text_key = (places[later.start], _normalise(later.text))
         for key, index, how in ((subject_key, by_subject, "subject"), (text_key, by_text, "repeat")):
             if not key:
                 continue
@@ -282,21 +286,29 @@ def superseded_entries(entries: Sequence[Entry], rules: Memory, exclude: Sequenc
     return kept
 
 
-#: a paragraph that is one bold line ("**2. Sleep**:"): it heads the items under it like a heading
-_BOLD_LABEL = re.compile(r"\s*(\*\*|__)[^*_\n]+\1\s*[:：]?\s*")
+#: a paragraph that is one bold line ("**2. Sleep**:", "**第450次目标**（长期）："): it heads the items
+#: under it like a heading
+_NUMBERED = re.compile(r"\s*\d{1,9}[.)]\s")
+_BOLD_LABEL = re.compile(r"\s*(\*\*|__)[^*_\n]+\1(?:\s*[:：]?|[^\n]*[:：])\s*")
 
 
-def _subject_keys(entries: Sequence[Entry], rules: Memory) -> dict[int, tuple]:
-    """Each list item's subject, keyed with where it stands: its section, the bold line heading it
-    there ("**1. Sleep**" then "- Coping: …", "**2. Food**" then "- Coping: …" are two subjects), its depth."""
-    keys: dict[int, tuple] = {}
+def _places(entries: Sequence[Entry]) -> dict[int, tuple]:
+    """Where each entry stands: its section, the bold line heading it there ("**1. Sleep**" then
+    "- Coping: …", "**2. Food**" then "- Coping: …" are two subjects; "**全新安装**：" and "**从备份恢复**："
+    each with "2. 安装飞书插件" are two procedures, not a repeat), the item it is nested in
+    ("- **关键洞察**：" and "- **可迁移模式**：" each with "2. 就医分级：…" are two lists)."""
+    places: dict[int, tuple] = {}
     label_of: dict[tuple[str, ...], str] = {}
+    items: list[Entry] = []  # the items open around the current one, outermost first
     for entry in entries:
         if entry.kind == "paragraph" and _BOLD_LABEL.fullmatch(entry.first):
             label_of[entry.section] = entry.first.strip()
-        elif entry.kind == "item" and (subject := _subject(entry, rules)) is not None:
-            keys[entry.start] = (entry.section, label_of.get(entry.section), entry.level, subject)
-    return keys
+        while items and items[-1].end < entry.end:
+            items.pop()
+        places[entry.start] = (entry.section, label_of.get(entry.section), items[-1].start if items else None)
+        if entry.kind == "item":
+            items.append(entry)
+    return places
 
 
 def _labels(candidates: Sequence[Entry], keys: dict[int, tuple]) -> set[tuple]:
@@ -305,7 +317,9 @@ def _labels(candidates: Sequence[Entry], keys: dict[int, tuple]) -> set[tuple]:
     subject heading three or more items beside another that does too ("- 问题：…", "- 解决：…" for each
     problem). A subject that comes back among others said once ("- Model: gpt-4", "- Editor: vim",
     "- Model: gpt-4o") is a fact updated; so are two items in a row ("- Theme: dark", "- Theme:
-    light"): the words alone cannot tell two lessons from an update."""
+    light"): the words alone cannot tell two lessons from an update, but the file can: a subject that
+    labels a run anywhere in it labels its items everywhere (two "- **教训**：" under one date after
+    three under another)."""
     labels: set[tuple] = set()
     counts: dict[tuple, int] = {}
     previous, run = None, 0
@@ -322,6 +336,8 @@ def _labels(candidates: Sequence[Entry], keys: dict[int, tuple]) -> set[tuple]:
         if count >= 3:
             frequent.setdefault(key[:-1], []).append(key)
     labels.update(key for group in frequent.values() if len(group) > 1 for key in group)
+    subjects = {key[-1] for key in labels}
+    labels.update(key for key in counts if key[-1] in subjects)
     return labels
 
 

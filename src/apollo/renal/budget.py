@@ -244,9 +244,10 @@ def _back(c: Candidate, form: int, result: Fit) -> int:
 def _squeeze_must_keep(keep: list[Candidate], budget: int, result: Fit) -> int:
     """Shorten must-keep elements further (the recent tail's process before decisions and the
     like, then the least informative per token, the oldest among equals; one form at a time), then
-    drop them in that order — never the user's latest request."""
+    drop them in that order, a document's headings after what they carry — never the user's latest
+    request."""
     total = sum(c.forms[result.chosen[c.id]].tokens for c in keep)
-    order = sorted(keep, key=lambda c: (c.priority, c.value / max(1, c.forms[0].tokens), c.position))
+    order = sorted(keep, key=lambda c: (c.priority, c.structure, c.value / max(1, c.forms[0].tokens), c.position))
     depth = 1
     while total > budget and any(len(c.forms) > depth for c in keep):
         for c in order:

@@ -528,8 +528,18 @@ class Classifier:
         marker = str(element.extra.get("marker", "")) if element.extra else ""
         if marker and rules["todo_open"].search(marker):  # a Markdown "- [ ] …" item
             self._remember(element, speaker, role, substantive=True)
-            self._candidate(self._tasks, element, role, speaker, reading.keywords(text, rules))
+            # in a document the box is the item's state, ticked by whoever writes it: a line elsewhere
+            # that reports something done with a word in common does not close it ("✅ Catalogued
+            # (100+ phones)" had closed "- [ ] Make first sales (target: 5-10 phones)")
+            keys = reading.keywords(text, rules) if element.scope is None else frozenset()
+            self._candidate(self._tasks, element, role, speaker, keys)
             return self._verdict(element, "task", "keep", 0.85, "an open to-do item", "intent:todo")
+        title = str(element.extra.get("title", "")) if element.extra else ""
+        for name, category in (("section_decision", "decision"), ("section_preference", "preference")):
+            if title and rules[name].search(title):  # "- Use one number for both stores" under "## Key Decisions"
+                self._remember(element, speaker, role, substantive=True)
+                return self._verdict(element, category, "keep", rules[name].confidence,
+                                     f'stands under "{_quote(title)}"', f"structure:{name}")
         if marker and rules["todo_done"].search(marker):
             self._remember(element, speaker, role, substantive=True)
             return self._verdict(element, "process", "compress", 0.75, "a finished to-do item", "intent:todo_done")
@@ -713,7 +723,8 @@ class Classifier:
         again after its answer is not a repeat but a sign for the balance check)."""
         if element.tokens < self._duplicate_min_tokens:
             return None, None
-        digest = _digest(element.role.value, " ".join(text.lower().split()))
+        scope = () if element.scope is None else (element.scope,)  # a document's section (the model's Element)
+        digest = _digest(element.role.value, *scope, " ".join(text.lower().split()))
         earlier = self._texts.get(digest)
         if earlier is None or earlier.verdict.status == "answered":
             return digest, None

@@ -34,8 +34,10 @@ if TYPE_CHECKING:
 LEVELS = ("tidy", "terse", "compact", "notes")
 
 _CJK_TOKEN = r"(?P<cjk>[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff])"
+# a word; single letters joined by dots are one ("a.m.", "e.g.", "U.S."): read apart, the "a" of
+# "5 a.m." went as an article ("5.m.") and the dots of "e.g.," ended sentences
 _OTHER_TOKENS = (
-    r"(?P<word>[A-Za-z0-9]+(?:['’][A-Za-z]+|-[A-Za-z0-9]+)*)"
+    r"(?P<word>[A-Za-z](?:\.[A-Za-z])+\.?(?![A-Za-z0-9])|[A-Za-z0-9]+(?:['’][A-Za-z]+|-[A-Za-z0-9]+)*)"
     r"|(?P<space>\s+)"
     r"|(?P<end>[.!?。！？]+)"
     r"|(?P<open>\[)"
@@ -758,7 +760,8 @@ def _render(tokens: list[_Token], removed: list[bool]) -> str:
         parts.append(text)
     joined = "".join(parts)
     joined = re.sub(r"[ \t]{2,}", " ", joined)
-    joined = re.sub(r"(^|[.!?。！？\n])([ \t]*)(?:[,;:，；：、\-–—][ \t]*)+", r"\1\2", joined)
+    # a separator left at a sentence's start goes ("e.g.," and "a.m.," end no sentence: "(e.g.pre-defined")
+    joined = re.sub(r"(^|(?<!\.[A-Za-z])[.!?。！？]|\n)([ \t]*)(?:[,;:，；：、\-–—][ \t]*)+", r"\1\2", joined)
     joined = re.sub(r"[ \t]+([,.!?;:)\]。！？，；：、])", r"\1", joined)
     joined = re.sub(r"([(\[])[ \t]+", r"\1", joined)
     joined = re.sub(r"([,;:，；：、])(?:\s*[,;:，；：、])+", r"\1", joined)

@@ -413,7 +413,8 @@ class FateStream:
 
     def _find_repeats(self, fate: Fate) -> None:
         """The same point made again by the same speaker: the earlier message merges into the later,
-        when the later one holds ``repeat_coverage`` of its content words and every one of its numbers."""
+        when the later one holds ``repeat_coverage`` of its content words and every one of its numbers
+        (in a document: in the same section, ``document_repeat_coverage``)."""
         element = fate.element
         if element.kind is not Kind.TEXT or fate.action == "drop":
             return
@@ -421,9 +422,9 @@ class FateStream:
         if len(words) < self.rules["repeat_min_words"]:
             return
         numbers = concentrate.numbers(element.text)
-        history = self._repeats.setdefault(f"{element.role}:{element.speaker or ''}", [])
+        history = self._repeats.setdefault(f"{element.role}:{element.speaker or ''}:{element.scope or ''}", [])
         keep: list[tuple[Fate, frozenset[str], frozenset[str]]] = []
-        coverage = self.rules["repeat_coverage"]
+        coverage = self.rules["repeat_coverage" if element.scope is None else "document_repeat_coverage"]
         for earlier, earlier_words, earlier_numbers in history:
             if earlier_numbers <= numbers and len(earlier_words & words) >= coverage * len(earlier_words):
                 self.measure.after -= earlier.tokens_after

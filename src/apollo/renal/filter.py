@@ -220,6 +220,7 @@ def fit_budget(fates: list[Fate], target: int, condenser: Condenser, count: Call
                          rules, names)
     trimmed = _trimmed_tool_groups(groups, rules, count, lang)
     latest = _latest_request(groups)
+    carried = _above_must_keep(alive) if structured else set()
     candidates = []
     for position, (group, value) in enumerate(zip(groups, values, strict=True)):
         lead = group[-1]
@@ -239,8 +240,9 @@ def fit_budget(fates: list[Fate], target: int, condenser: Condenser, count: Call
         elif position in trimmed and trimmed[position][0] < forms[-1].tokens:
             forms.append(budget_mod.Form("trimmed", "", trimmed[position][0]))
         tool = any(f.element.kind in (Kind.TOOL_CALL, Kind.TOOL_RESULT) for f in group)
-        must = not tool and any(f.must_keep or f.in_tail or f.element.kind is Kind.COMPACTION for f in group)
-        priority = 2 if position == latest else 1 if any(f.must_keep for f in group) else 0
+        must = not tool and any(f.must_keep or f.in_tail or f.element.kind is Kind.COMPACTION
+                                or f.element.id in carried for f in group)
+        priority = 2 if position == latest else 1 if any(f.must_keep or f.element.id in carried for f in group) else 0
         candidates.append(budget_mod.Candidate(lead.element.id, value, position, forms, must_keep=must,
                                                priority=priority, opening=opening if must else None,
                                                under=lead.element.parent if structured else None,
@@ -265,6 +267,20 @@ def fit_budget(fates: list[Fate], target: int, condenser: Condenser, count: Call
             if form.name == "opening":  # words went, not only the ones that carry no content
                 lead.bucket = "opened"
     return fit
+
+
+def _above_must_keep(fates: list[Fate]) -> set[str]:
+    """The headings and items a must-keep block of a document stands under: part of what it says
+    ("- 简单优先" without its "### 技术选型原则" reads as the section before's), kept with it."""
+    parent_of = {f.element.id: f.element.parent for f in fates}
+    carried: set[str] = set()
+    for fate in fates:
+        if fate.must_keep:
+            parent = fate.element.parent
+            while parent is not None and parent not in carried:
+                carried.add(parent)
+                parent = parent_of.get(parent)
+    return carried
 
 
 def _opening(text: str, envelope: int, count: Callable[[str], int], rules: concentrate.FilterRules, lang: str,

@@ -156,6 +156,7 @@ class FilterSettings(msgspec.Struct, forbid_unknown_fields=True):
     small_talk_after: list[str]
     small_talk_chars: int
     repeat_coverage: float
+    document_repeat_coverage: float
     repeat_window: int
     repeat_min_words: int
     estimate_margin: float

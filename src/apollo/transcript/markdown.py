@@ -3,7 +3,9 @@
 Elements are the file's blocks: headings, list items (each item with its continuation lines;
 nested items are their own elements, parented to the enclosing item), paragraphs, fenced code,
 HTML comments and front matter. A heading is structure (``Kind.METADATA``): renal keeps it as it is; it stands
-under the nearest heading of a higher level. Element id ``L<n>``: the 1-based line the block starts
+under the nearest heading of a higher level. A line of bold text alone (``**Coping:**``) labels the
+blocks after it, up to the next heading or label: they stand under it, and with its colon (or its
+question mark, which the blocks answer) it is structure too. Element id ``L<n>``: the 1-based line the block starts
 on. ``text`` is the block without its Markdown marker (``## ``, ``- ``), which the writer puts back
 on replace.
 """
@@ -15,7 +17,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from apollo.transcript.base import Counter, TranscriptFormat, atomic_output, copy_bytes, line_ending
+from apollo.transcript.base import Counter, TranscriptFormat, atomic_output, copy_bytes
 from apollo.transcript.model import Edit, Element, Kind, ReadWarning, Role, dropped_ids
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$")
@@ -23,18 +25,24 @@ _ITEM = re.compile(r"^([ \t]*)([-*+]|\d{1,9}[.)])([ \t]+(?:\[[ xX]\][ \t]+)?|$)"
 _FENCE = re.compile(r"^[ \t]*(```|~~~)")
 #: the line under a setext heading: "=" for level 1, "-" for level 2 (at least two dashes: one is a list item)
 _UNDERLINE = re.compile(r"^ {0,3}(=+|-{2,})[ \t]*$")
+_BREAK = re.compile(r"[ \t]*([-*_])[ \t]*(\1[ \t]*){2,}")
 _DATE = re.compile(r"(\d{4}-\d{2}-\d{2})")
+# A line of bold text alone, maybe with a colon, or one that opens in bold and ends in a colon: a
+# label over the blocks after it ("**Coping:**", "**改进方案：**", "**第450次目标**（长期）："), the
+# same line autophagy reads as one (entries._BOLD_LABEL)
+_LABEL = re.compile(r"[ \t]*(\*\*|__)[^*_\n]+\1(?:[ \t]*[:：]?|[^\n]*[:：])[ \t]*")
 
 
 @dataclass(slots=True)
 class Block:
-    kind: str  # heading | item | paragraph | code | comment | front_matter
+    kind: str  # heading | label | item | paragraph | code | comment | front_matter
     start: int  # 0-based first line
     end: int  # exclusive
     text: str
     marker: str = ""
     indent: int = 0
-    parent: int | None = None  # start line of the enclosing heading or item
+    parent: int | None = None  # start line of the enclosing heading, label or item
+    title: str = ""  # the nearest heading or label above: what it names, the block may be
     underline: str = ""  # a setext heading's second line ("-------------")
 
     @property
@@ -56,6 +64,8 @@ def parse_blocks(lines: list[str]) -> list[Block]:
             blocks.append(Block("front_matter", 0, close + 1, "\n".join(bare[1:close])))
             i = close + 1
     heading: int | None = None
+    section: int | None = None  # the heading, or the label under it, the next blocks stand under
+    title = ""  # its text
     headings: list[tuple[int, int]] = []  # (level, start line) of the headings still open
     open_items: list[Block] = []
     while i < len(bare):
@@ -66,15 +76,15 @@ def parse_blocks(lines: list[str]) -> list[Block]:
         if (match := _FENCE.match(line)) is not None:
             fence = match.group(1)
             j = next((k for k in range(i + 1, len(bare)) if bare[k].strip().startswith(fence)), len(bare) - 1)
-            parent = open_items[-1].start if open_items else heading
-            blocks.append(Block("code", i, j + 1, "\n".join(bare[i:j + 1]), parent=parent))
+            parent = open_items[-1].start if open_items else section
+            blocks.append(Block("code", i, j + 1, "\n".join(bare[i:j + 1]), parent=parent, title=title))
             i = j + 1
             continue
         if _opens_comment(line):
             # an HTML comment over several lines, blank ones too: one block (dropped in part, its
             # "<!--" would hide the rest of the file)
             j = next((k for k in range(i + 1, len(bare)) if "-->" in bare[k]), len(bare) - 1)
-            blocks.append(Block("comment", i, j + 1, "\n".join(bare[i:j + 1]), parent=heading))
+            blocks.append(Block("comment", i, j + 1, "\n".join(bare[i:j + 1]), parent=section, title=title))
             open_items = []
             i = j + 1
             continue
@@ -91,7 +101,7 @@ def parse_blocks(lines: list[str]) -> list[Block]:
             block.parent = headings[-1][1] if headings else None
             blocks.append(block)
             headings.append((level, i))
-            heading, open_items = i, []
+            heading, section, title, open_items = i, i, block.text, []
             i = block.end
             continue
         if (match := _ITEM.match(line)) is not None:
@@ -106,16 +116,22 @@ def parse_blocks(lines: list[str]) -> list[Block]:
                 open_items.pop()
             body = [line[len(marker):]] + [b.strip() for b in bare[i + 1:j]]
             block = Block("item", i, j, "\n".join(body), marker=marker, indent=indent,
-                          parent=open_items[-1].start if open_items else heading)
+                          parent=open_items[-1].start if open_items else section, title=title)
             blocks.append(block)
             open_items.append(block)
             i = j
             continue
         j = i + 1
-        while j < len(bare) and bare[j].strip() and not _HEADING.match(bare[j]) and not _ITEM.match(bare[j]) \
+        while j < len(bare) and bare[j].strip() and not _HEADING.match(bare[j]) and not _starts_list(bare[j]) \
                 and not _FENCE.match(bare[j]) and not _opens_comment(bare[j]):
             j += 1
-        blocks.append(Block("paragraph", i, j, "\n".join(bare[i:j]), parent=heading))
+        if j == i + 1 and _LABEL.fullmatch(line):
+            blocks.append(Block("label", i, j, line, parent=heading, title=title))
+            section, title = i, line
+        else:
+            blocks.append(Block("paragraph", i, j, "\n".join(bare[i:j]), parent=section, title=title))
+            if _BREAK.fullmatch(line):
+                title = ""  # a rule line closes what the title named ("---" before a page's footer)
         open_items = []
         i = j
     return blocks
@@ -124,6 +140,17 @@ def parse_blocks(lines: list[str]) -> list[Block]:
 def _opens_comment(line: str) -> bool:
     """An HTML comment starts on ``line`` and goes on past it."""
     return line.lstrip().startswith("<!--") and "-->" not in line
+
+
+def _starts_list(line: str) -> bool:
+    """A list item that may interrupt a paragraph (CommonMark): not empty, and numbered from 1 if
+    numbered. "1." alone on its line with the text below it is part of the paragraph (an empty item
+    dropped as noise had run a real note's numbered lines together)."""
+    match = _ITEM.match(line)
+    if match is None or not line[match.end():].strip():
+        return False
+    number = match.group(2)[:-1]
+    return not number.isdigit() or int(number) == 1
 
 
 class DailyMarkdown(TranscriptFormat):
@@ -136,22 +163,32 @@ class DailyMarkdown(TranscriptFormat):
 
     def iter_elements(self, path: Path, warnings: list[ReadWarning], count: Counter) -> Iterator[Element]:
         raw = path.read_bytes()
+        valid = True
         try:
             raw.decode("utf-8")
         except UnicodeDecodeError as exc:
+            valid = False
             line = raw[:exc.start].count(b"\n") + 1
-            warnings.append(ReadWarning(str(path), line, "invalid UTF-8; the bytes are kept unchanged on write"))
+            warnings.append(ReadWarning(str(path), line, "invalid UTF-8; the bytes are kept unchanged "
+                                                         "in every block not rewritten"))
         date = _DATE.search(path.name)
         for position, block in enumerate(parse_blocks(_decode(raw))):
             # a heading is the document's structure, not something said: kept as it is, like a
             # session's metadata (dropped as a "repeat" of an earlier date heading, it merged its
             # items into the section before)
-            kind = Kind.METADATA if block.kind == "heading" else Kind.TEXT
-            yield Element(block.element_id, Role.ASSISTANT, kind, block.text, index=position,
-                          tokens=count(block.text), timestamp=date.group(1) if date else None,
-                          parent=f"L{block.parent + 1}" if block.parent is not None else None,
-                          record_id=block.element_id, line=block.start + 1,
-                          extra={"block": block.kind, "marker": block.marker})
+            # so is a label that introduces what follows ("**Coping:**") or asks what they answer
+            # ("**你在哪里竞争？**"); a bold line without either may be a rule said in bold. Dropped as a
+            # "repeat" of the one above, a label had merged their blocks
+            structure = block.kind == "heading" or (block.kind == "label" and block.text.rstrip(" \t*_")[-1] in ":：?？")
+            kind = Kind.METADATA if structure else Kind.TEXT
+            # what is read is text: a byte no encoding explains is U+FFFD, as any reader shows it (an
+            # escaped byte, a lone surrogate, is no text a snapshot or a JSON report can hold)
+            text = block.text if valid else block.text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+            parent = f"L{block.parent + 1}" if block.parent is not None else None
+            yield Element(block.element_id, Role.ASSISTANT, kind, text, index=position,
+                          tokens=count(text), timestamp=date.group(1) if date else None,
+                          parent=parent, record_id=block.element_id, line=block.start + 1, scope=parent or "",
+                          extra={"block": block.kind, "marker": block.marker, "title": block.title})
 
     def write(self, source: Path, dest: Path, edits: Mapping[str, Edit]) -> None:
         if not edits:
@@ -173,17 +210,21 @@ class DailyMarkdown(TranscriptFormat):
         for key, edit in edits.items():
             if edit.action == "replace" and edit.text is not None and key not in dropped:
                 block = blocks[key]
-                output[block.start] = _render(block, edit.text, line_ending(lines[block.end - 1].encode()).decode()
-                                              or line_ending(lines[block.start].encode()).decode())
+                output[block.start] = _render(block, edit.text, _ending(lines[block.end - 1]) or _ending(lines[block.start]))
                 for n in range(block.start + 1, block.end):
                     output[n] = None
         kept = [line for line in output if line is not None]
         if kept and kept[0].strip() == "---" and not any(b.kind == "front_matter" for b in blocks.values()):
             # a drop brought a thematic break to the top, where it would open front matter and re-read
             # everything after it: a blank line keeps it a break
-            kept.insert(0, line_ending(kept[0].encode()).decode() or "\n")
+            kept.insert(0, _ending(kept[0]) or "\n")
         with atomic_output(dest) as out:
             out.write("".join(kept).encode("utf-8", "surrogateescape"))
+
+
+def _ending(line: str) -> str:
+    """The line's end as it is in the file (a line may hold bytes that are not UTF-8, as escapes)."""
+    return "\r\n" if line.endswith("\r\n") else "\n" if line.endswith("\n") else ""
 
 
 def _render(block: Block, text: str, ending: str) -> str:

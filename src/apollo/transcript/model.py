@@ -70,6 +70,9 @@ class Element:
     speaker: str | None = None
     #: False for elements the model no longer sees (off the active branch, before a compaction)
     in_context: bool = True
+    #: where saying the same words again is a repeat: a document's section (the heading or item a
+    #: block stands under: "**Status**: done" under two tasks is two facts); None: the whole conversation
+    scope: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
