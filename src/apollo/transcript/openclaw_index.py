@@ -50,11 +50,14 @@ class SessionIndex:
     cycle_members: set[str] = field(default_factory=set)
     #: for writers: toolCall id -> (entry, block); toolCall id -> toolResult entries. A call whose id
     #: an earlier call had (a provider that reuses ids) is keyed by its id and its line: a result
-    #: answers the latest call with its id, as pi pairs them
+    #: answers the nearest call with its id on its own branch, as pi pairs them along the path
     calls: dict[str, Unit] = field(default_factory=dict)
     results: dict[str, list[Unit]] = field(default_factory=dict)
     #: toolCall id -> the key of the latest call with that id in ``calls``
     call_keys: dict[str, str] = field(default_factory=dict)
+    #: toolCall id -> the entries holding a call with that id -> its key; and the line of the first
+    call_holders: dict[str, dict[str, str]] = field(default_factory=dict)
+    call_first_line: dict[str, int] = field(default_factory=dict)
     #: entries whose message content is a list of blocks, with the number of blocks
     block_counts: dict[str, int] = field(default_factory=dict)
     ends_with_newline: bool = True
@@ -119,7 +122,7 @@ def _index_entry(index: SessionIndex, number: int, record: dict[str, Any], warn:
     if message.get("role") == "toolResult":
         call_id = message.get("toolCallId")
         if isinstance(call_id, str):
-            index.results.setdefault(index.call_keys.get(call_id, call_id), []).append((entry_id, None))
+            index.results.setdefault(_answered_call(index, call_id, parent), []).append((entry_id, None))
     elif isinstance(content, list):
         index.block_counts[entry_id] = len(content)
         for block_index, block in enumerate(content):
@@ -128,6 +131,26 @@ def _index_entry(index: SessionIndex, number: int, record: dict[str, Any], warn:
                 key = call_id if call_id not in index.calls else f"{call_id}\n{number}:{block_index}"
                 index.call_keys[call_id] = key
                 index.calls[key] = (entry_id, block_index)
+                index.call_holders.setdefault(call_id, {}).setdefault(entry_id, key)
+                index.call_first_line.setdefault(call_id, number)
+
+
+def _answered_call(index: SessionIndex, call_id: str, parent: str | None) -> str:
+    """The key of the call a result answers: the nearest call with its id among the result's ancestors
+    (two branches may each call ``call_0``), else the latest call with its id. The walk up stops above
+    the first call with that id, and after as many steps as there are entries (a cycle)."""
+    holders = index.call_holders.get(call_id)
+    if not holders:
+        return call_id
+    node_id, steps = parent, len(index.nodes)
+    while node_id is not None and steps > 0:
+        if node_id in holders:
+            return holders[node_id]
+        node = index.nodes.get(node_id)
+        if node is None or node.line < index.call_first_line[call_id]:
+            break
+        node_id, steps = node.parent, steps - 1
+    return index.call_keys[call_id]
 
 
 def _resolve_path(index: SessionIndex, warn: Any) -> None:
