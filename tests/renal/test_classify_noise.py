@@ -237,6 +237,9 @@ def test_the_agent_quoting_the_poll_to_explain_its_heartbeat_polls_nothing(answe
     # the fourth review: "I'll check" had become an on-it to requests only
     ("Why is the deploy failing?", "I'll check the logs.", "The deploy fails because the image tag is missing."),
     ("Why is the deploy failing?", "I'll look into it.", "The deploy fails because the image tag is missing."),
+    # the sixth: checking on a thing is the agent's look, checking on someone a visit
+    ("Is the deploy to staging done yet?", "Let me check on that.", "Yes, the deploy to staging finished at 14:02."),
+    ("Is the build green?", "I'll check on the build status.", "The build is green since 14:02."),
 ])
 def test_on_it_after_a_question_leaves_the_answer_to_settle_it(question: str, on_it: str, answer: str) -> None:
     """Review: with "let me check" a reply only to a request, it answered the question itself and the

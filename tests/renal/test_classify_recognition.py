@@ -656,7 +656,10 @@ def test_a_condition_the_user_sets_on_the_agents_acting_is_a_standing_rule(rule:
     assert v["m2"].rule == "intent:commitment"
 
 
-@pytest.mark.parametrize("said", ["只有你才能帮我了", "只有下雨的时候才会堵车吗？", "It only fails if I restart it, why?"])
+@pytest.mark.parametrize("said", ["只有你才能帮我了", "只有下雨的时候才会堵车吗？", "It only fails if I restart it, why?",
+                                  # a review: a question, or what is possible, sets no rule either
+                                  "Does the bot only post when I tell it to?", "Should you only deploy when I ask you to?",
+                                  "只有服务器重启之后，你才能登录吗？", "只有等部署完成以后你才能看到新页面"])
 def test_only_about_who_or_about_the_world_sets_no_rule(said: str) -> None:
     v = verdicts(("user", said), ("assistant", "OK."))
     assert v["m1"].category != "preference"
@@ -679,8 +682,27 @@ def test_a_report_naming_a_topic_or_what_to_watch_asks_nobody(line: str) -> None
     assert v["m4"].category == "decision" and v["m4"].rule == "intent:outcome", v["m4"]
 
 
-@pytest.mark.parametrize("line", ["请确认是否继续", "你看看是否可以这样改？", "成交量是否维持万亿以上？"])
+@pytest.mark.parametrize("line", ["请确认是否继续", "你看看是否可以这样改？", "成交量是否维持万亿以上？",
+                                  # a review: a topic put to the reader, a choice, the agent asking to confirm
+                                  "标题：你觉得用《AI 时代的写作》还是《写作的未来》？",
+                                  "Title: do you prefer 'The Future of Writing' or 'Writing with AI'?",
+                                  "Topic: should we migrate to Postgres this quarter?",
+                                  "找到 12 个旧备份（共 30GB）。需要确认是否全部删除"])
 def test_a_report_asking_the_user_whether_stays_an_open_question(line: str) -> None:
     v = verdicts(("user", "请进行今日训练，写入训练日志.md"), _call("c1", "a"), _result("r1", "a"),
                  ("assistant", f"训练完成 ✅ 已写入训练日志.md。\n\n{line}"))
     assert v["m4"].category == "question", v["m4"]
+
+
+@pytest.mark.parametrize("said", ["启用本地缓存就行", "禁用 IPv6 就好", "试用版就行"])
+def test_enabling_disabling_or_a_trial_is_a_choice(said: str) -> None:
+    """A review: 启用, 禁用, 试用 before "就行" are the choice itself (调用, 备用 are not)."""
+    v = verdicts(("assistant", "要用哪个方案？"), ("user", said))
+    assert v["m2"].category == "decision", v["m2"]
+
+
+@pytest.mark.parametrize("said", ["好的，下次部署的时候我再检查日志。", "以后你有空的时候我再提醒你。"])
+def test_putting_one_thing_off_is_no_commitment(said: str) -> None:
+    """A review: the agent's "next time … I'll check" puts one thing off; "以后只有你明确说的时候，我才…" commits."""
+    v = verdicts(("user", "部署一下"), ("assistant", said))
+    assert v["m2"].rule != "intent:commitment", v["m2"]

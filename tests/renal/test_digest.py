@@ -522,3 +522,12 @@ def test_only_sections_that_say_nothing_leave_an_earlier_summary(sections: list[
     expected = preface + "".join(f"{head}\n{body}\n\n" for head, body in sections
                                  if body.lower().rstrip(".") not in ("none", "n/a"))
     assert out == expected.strip()
+
+
+def test_a_code_block_and_a_no_are_no_empty_sections() -> None:
+    """Review: a "#" comment in a code block split it as a heading, and its "None" went as an empty
+    section; "没有" answers a question heading ("did not"), it says more than that nothing is there."""
+    code = "## Critical Context\nThe helper returns:\n```python\n# when the cache is cold\nNone\n# otherwise\nvalue\n```"
+    assert digest.without_empty_sections(code, _NONE) == code
+    refused = "## 用户是否同意删除生产数据库\n没有\n\n## Open TODOs\n无"
+    assert digest.without_empty_sections(refused, _NONE) == "## 用户是否同意删除生产数据库\n没有"

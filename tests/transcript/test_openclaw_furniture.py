@@ -86,6 +86,10 @@ RUNTIME_HEADER = ("OpenClaw runtime context for the immediately preceding user m
     ("[Subagent Context] You are running as a subagent (depth 2/5). Results auto-announce to your requester; do "
      "not busy-poll for status.\n\n[Subagent Context] This subagent session is persistent and remains available "
      "for thread follow-up messages.\n\n[Subagent Task]: Summarise the logs", "Summarise the logs"),
+    # all on one line (a review: the context ate the task)
+    ("[Fri 2026-04-24 15:31 GMT+8] [Subagent Context] You are running as a subagent (depth 1/1). Results auto-announce"
+     " to your requester; do not busy-poll for status. [Subagent Task]: 读取本目录下的 SOP.md，完成后告诉我路径。",
+     "读取本目录下的 SOP.md，完成后告诉我路径。"),
     # the header's words quoted in the user's own message stay the user's
     ("why does it say: " + RUNTIME_HEADER, "why does it say: " + RUNTIME_HEADER),
     # a notice the user pasted after the stamp, on the stamp's line, with a request after it: the user's words

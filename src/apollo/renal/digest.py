@@ -28,6 +28,8 @@ from apollo.transcript.model import Kind, Role
 
 #: a path or a file name in a tool call (not inside a URL: "https://host/a/b" names no file here, nor
 #: does a page's route "https://host/#/docs/a" or "https://skills.sh/…" name a script)
+#: a Markdown heading's line ("## Open TODOs")
+_HEADING_LINE = re.compile(r"#{1,6} ")
 _PATH = re.compile(r"(?<![\w:/.#-])(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]+)+"
                    r"|(?<!://)\b[\w-]+\.(?:py|js|ts|json|jsonl|toml|ya?ml|md|sh|sql)\b")
 #: device and kernel files are no file anyone worked on
@@ -260,8 +262,16 @@ def failed_summary(text: str, patterns: list[re.Pattern[str]]) -> bool:
 
 def without_empty_sections(text: str, patterns: list[re.Pattern[str]]) -> str:
     """An earlier compaction's summary less its Markdown sections whose body says only that there is
-    nothing (``digest_empty_section``: "## Open TODOs" then "None."); empty when nothing else is left."""
-    parts = re.split(r"(?m)^(?=#{1,6} )", text)
+    nothing (``digest_empty_section``: "## Open TODOs" then "None."); empty when nothing else is left.
+    A "#" line inside a code block is the code's (a comment), no heading."""
+    parts: list[str] = []
+    fence = False
+    for line in text.splitlines(keepends=True):
+        if _HEADING_LINE.match(line) and not fence or not parts:
+            parts.append("")
+        parts[-1] += line
+        if line.lstrip().startswith(("```", "~~~")):
+            fence = not fence
     kept = [part for part in parts if not (part.startswith("#") and any(
         pattern.search(part.split("\n", 1)[1].strip() if "\n" in part else "") for pattern in patterns))]
     return "".join(kept).strip()
