@@ -78,8 +78,9 @@ def test_ordinary_talk_ids_and_paths_are_left_alone() -> None:
 
 @settings(max_examples=150, deadline=None)
 @given(seed=st.integers(0, 10_000), name=st.sampled_from(["密码", "应用密码", "API 密钥", "访问令牌", "授权码"]),
-       between=st.sampled_from(["", " ", "在 TOOLS.md 里已经记录了", "也"]),
-       sep=st.sampled_from(["是", "：", ": ", "=", "是：", "改成了 ", "设置成"]),
+       between=st.sampled_from(["", " ", "在 TOOLS.md 里已经记录了", "也", "**", "（生产）", " (ubuntu 用户)", "【已更新】",
+                                "修改", "如下", "应该", "我发你了"]),
+       sep=st.sampled_from(["是", "：", ": ", "=", "是：", "设置成了 ", "设置成", "：**", "为"]),
        space=st.sampled_from(["", " ", "\u3000", "\u00a0"]), quote=st.sampled_from(["", "`", '"', "「"]),
        spaced=st.booleans(), alphabet=st.sampled_from([string.ascii_lowercase, string.ascii_letters + string.digits + "!@#$%^&*()-_=+.,/?"]),
        after=st.text(alphabet=st.sampled_from(list("ab 的是我们，。\n12")), max_size=40))
@@ -101,7 +102,8 @@ def test_talk_about_passwords_in_chinese_is_left_alone() -> None:
                  # a review: compounds are other things, whose value is no secret
                  "密码学是 cryptography 的中文", "令牌桶算法是 token-bucket 的一种", "密码管理器为 1Password 提供浏览器插件",
                  "密钥文件: secrets.env", "密码文件是 /etc/shadow", "密码重置链接是 https://example.com/account/reset",
-                 "租户令牌只有 `docx:document:readonly`", "授权码模式是 OAuth2 最常用的 authorization_code 流程"):
+                 "租户令牌只有 `docx:document:readonly`", "授权码模式是 OAuth2 最常用的 authorization_code 流程",
+                 "令牌存放在 config.yaml 里：tokens.json", "密码字段的类型为 VARCHAR(255)", "口令认证方式为 password"):
         assert redact(text) == text
 
 

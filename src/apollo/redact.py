@@ -40,18 +40,21 @@ _RANK = {"Secret Keyword": 1, "Base64 High Entropy String": 2, "Hex High Entropy
 #: characters, a URL, a key header, or a secret-sounding name (the last part of every name its
 #: keyword detector knows contains one of these: tests/test_redact.py holds it to that)
 #: names of a secret in Chinese, which detect-secrets' keyword detector (English and Spanish names)
-#: does not know: "应用密码是：`…`", "API 密钥: …", "这个密码在 TOOLS.md 里记录了：…", "数据库密码改成了 …".
-#: Only their assignment form is read: the name ends there (密码学, 密钥文件, 令牌桶, 密码重置链接 are other
-#: things), then at once, or after a word that goes on about it (在, 也, 已…) and at most 20 characters of the
-#: same clause, 是/为/:/= or "set to"; then a value of six or more printable characters, or the four groups
-#: of four letters an app password is shown as ("密钥 management" is talk)
+#: does not know: "应用密码是：`…`", "API 密钥: …", "**密码**：…", "数据库密码（生产）：…", "这个密码在 TOOLS.md
+#: 里记录了：…". Only their assignment form is read: the name, not the start of another thing's name
+#: (密码学, 密钥文件, 令牌桶, 密码重置链接: ``_CJK_COMPOUNDS``), then at most 20 characters of the same clause
+#: and no quotation (租户令牌只有 `docx:document:readonly` names a scope), then 是/为/:/= or "set to"; then a
+#: value of six or more printable characters, or the four groups of four letters an app password is shown
+#: as ("密钥 management" is talk)
 _CJK_NAMES = ("密码", "密钥", "秘钥", "口令", "令牌", "授权码")
+_CJK_COMPOUNDS = ("学", "管理", "文件", "桶", "重置", "字段", "认证", "模式", "存放", "位置", "算法", "链接", "策略",
+                  "强度", "规则", "长度", "类型", "格式", "生成", "加密", "哈希", "机制", "协议")
 #: an app password as Google shows it: four groups of four letters (a value of several words, all secret)
 _APP_PASSWORD = re.compile(r"[a-z]{4}(?:[ \u00a0][a-z]{4}){3}(?![A-Za-z0-9])")
 _CJK_KEYWORD = re.compile(
-    rf"(?:{'|'.join(_CJK_NAMES)})(?:[ \t]*|[ \t]*(?:在|也|都|就|还|已经|已|仍然|仍|一直|现在|目前)"
-    r"[^\n。！？!?，,；;:：=`'\"“‘「]{0,18}?)(?:是|为|设置成|设置为|设成|设为|改成了|改成|改为|换成了|换成|[:：=])"
-    r"[ \t\u3000\u00a0:：]*[`'\"“‘「]?[ \t\u3000\u00a0]*"
+    rf"(?:{'|'.join(_CJK_NAMES)})(?!{'|'.join(_CJK_COMPOUNDS)})"
+    r"[^\n。！？!?，,；;:：=`'\"“”‘’「」]{0,20}?(?:是|为|设置成了?|设成了?|[:：=])"
+    r"[ \t\u3000\u00a0:：]*(?:\*\*|__)?[ \t\u3000\u00a0]*[`'\"“‘「]?[ \t\u3000\u00a0]*"
     rf"({_APP_PASSWORD.pattern}|[!#-&(-_a-~]{{6,}})")  # printable ASCII but quotes and backquote
 _MAY_HOLD = re.compile(rf"[A-Za-z0-9+/=_\\\-]{{{_WORD_MIN},}}|{_HEADERS}|(?i:key|pass|pwd|secret|contrase)"
                        rf"|{'|'.join(_CJK_NAMES)}")

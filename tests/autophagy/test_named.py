@@ -22,6 +22,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from apollo.autophagy import named as named_mod
 from apollo.autophagy import rules as rules_mod
 from apollo.autophagy.fs import Root
 from apollo.autophagy.named import Named, _mentioned, load_named
@@ -314,3 +315,24 @@ def test_many_names_of_a_kind_are_looked_up_through_the_index() -> None:
     assert named._stretches  # the index was built on the way
     assert found == {name: next((s for s, t in named.texts if _mentioned(t, name)), None) for name in names}
     assert found["app3.log"] == "notes.md" and found["app4.log"] is None and found["yapp3.log"] is None
+
+
+def test_the_caps_never_cost_a_file_named_by_its_path_nor_a_root_files_check(ws, monkeypatch) -> None:
+    """Fourth review: a folder's notes read past their half of the bytes (one read could overshoot by
+    a whole note), and root files past the total were not even opened: a MEMORY.md that is a folder
+    did not stop the run. (The caps are made small here; they are 16 MB and 4 MB a file.)"""
+    monkeypatch.setattr(named_mod, "TOTAL_LIMIT", 64_000)
+    monkeypatch.setattr(named_mod, "READ_LIMIT", 40_000)
+    ws.put("AGENTS.md", "Notes: `notes/`. Rules: `system/policy.md`.\n" + "x" * 39_000)
+    ws.put("system/policy.md", "Clean up as `system/cleanup.md` says.\n")
+    ws.put("system/cleanup.md", "Append every action to actions.log\n")
+    for n in range(3):
+        ws.put(f"notes/t{n}.md", "y" * 30_000)
+    named = load_named(Root(ws.workspace), rules_mod.load(ws.config()))
+    assert named.reason("keep/actions.log")[0].startswith("named in system/cleanup.md")
+    notes = sum(len(text) for source, text in named.texts if source.startswith("notes/"))
+    assert notes <= 32_000  # half of the total, never more
+    ws.put("TOOLS.md", "z" * 39_000)
+    (ws.workspace / "MEMORY.md").mkdir()  # past the total: still checked, and it stops the run
+    with pytest.raises(ConfigError, match="cannot read MEMORY.md"):
+        load_named(Root(ws.workspace), rules_mod.load(ws.config()))

@@ -647,6 +647,7 @@ def test_a_suggestion_in_a_statement_beside_a_wh_question_is_no_offer_a_yes_take
     "只有我说可以的时候，你再发邮件",
     "Only add the skill to every agent when I tell you to, otherwise just to yourself. Got it?",
     "Don't restart the gateway unless I ask you to.",
+    "只有我确认之后你才可以删除文件",  # what is allowed (a review: 可以 had been read as what is possible)
 ])
 def test_a_condition_the_user_sets_on_the_agents_acting_is_a_standing_rule(rule: str) -> None:
     """'Only when I say so' holds for every later time, even asked as a check ('明白没有？'),

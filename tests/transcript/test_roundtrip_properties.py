@@ -271,3 +271,18 @@ def test_a_call_id_used_again_pairs_each_result_with_its_own_call(tmp_path: Path
     kept = {json.loads(line)["id"] for line in out.read_text().splitlines()}
     for n, (call, result) in enumerate(pairs):
         assert (call in kept) == (result in kept) == (n not in dropped)
+
+
+def test_a_drop_never_opens_a_comment_nor_makes_a_heading(tmp_path: Path) -> None:
+    """Fourth review: a comment opened after text ("Status: done <!-- notes") was split from its "-->"; a
+    dropped item put "Done today:" right above "---", a setext heading; "> quote" over "---" is no heading."""
+    source = tmp_path / "MEMORY.md"
+    source.write_text("Status: done <!-- reviewer notes\n- check the logs\n-->\n## Next\n- deploy on Friday\n\n"
+                      "Done today:\n- shipped the parser\n---\nTomorrow: tests\n\n> a quote\n---\n")
+    assert not any(e.text.startswith("> a quote") and e.extra["block"] == "heading"
+                   for e in transcript.read(source).elements)
+    for victim in transcript.read(source).elements:
+        transcript.write(source, tmp_path / "d.md", {victim.id: Edit("drop")})
+        out = (tmp_path / "d.md").read_text()
+        assert out.count("<!--") == out.count("-->"), (victim.text, out)
+        assert "Done today:\n---" not in out, (victim.text, out)

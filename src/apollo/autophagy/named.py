@@ -52,6 +52,9 @@ _LAST_RUN = re.compile(r"[a-z0-9]+\Z")
 #: what looking a name up through the index costs, per mention of the run it ends with, in characters
 #: a plain search reads (a Python step against a scan in C)
 _INDEX_STEP = 40
+#: what the pass over the texts that builds an index costs, per character, in the same units (a
+#: regular expression's scan against a plain search's)
+_INDEX_PASS = 50
 #: a run of the characters a path is written with, and the "~" or "$" right before it (linear: one
 #: pass, no backtracking)
 _PATH_RUN = re.compile(r"([~$]?)([A-Za-z0-9_./-]+)")
@@ -79,7 +82,8 @@ class Named:
     _stretches: dict[tuple[str, int], dict[str, str]] = field(default_factory=dict, repr=False)
     #: (run, length) -> the characters plain searches of names of that kind have read so far
     _searched: dict[tuple[str, int], int] = field(default_factory=dict, repr=False)
-    #: run -> what an index of the names ending with it costs (:data:`_INDEX_STEP` per mention of it)
+    #: run -> what an index of the names ending with it costs (a pass over the texts, and a step per
+    #: mention of it: :data:`_INDEX_PASS`, :data:`_INDEX_STEP`)
     _costs: dict[str, int] = field(default_factory=dict, repr=False)
 
     def reason(self, rel: str) -> tuple[str, str] | None:
@@ -132,7 +136,7 @@ class Named:
 
     def _index_cost(self, run: str) -> int:
         if run not in self._costs:
-            self._costs[run] = _INDEX_STEP * sum(text.count(run) for _, text in self.texts)
+            self._costs[run] = sum(_INDEX_PASS * len(text) + _INDEX_STEP * text.count(run) for _, text in self.texts)
         return self._costs[run]
 
 
@@ -205,9 +209,14 @@ class _Reader:
         notes: list[str] = []
         prefixes = sorted({str(self.root.path) + "/", str(self.root.given) + "/"}, key=len, reverse=True)
         for source in pending:
-            if self.total >= TOTAL_LIMIT or note and self.notes_total >= TOTAL_LIMIT // 2:
+            # the instruction files at the root are read whole whatever the caps (one that cannot be read
+            # stops the run); what they name, within what is left; a folder's notes within half of that,
+            # and half of the total: the files named by path after them always find room
+            left = TOTAL_LIMIT - self.total
+            room = min(READ_LIMIT, left // 2, TOTAL_LIMIT // 2 - self.notes_total) if note else min(READ_LIMIT, left)
+            if room <= 0 and not at_root:
                 break
-            raw = _read(self.root, source, at_root=at_root, strict=not note)
+            raw = _read(self.root, source, at_root=at_root, strict=not note, limit=READ_LIMIT if at_root else room)
             if raw is None:
                 continue
             self.total += len(raw)
@@ -309,7 +318,7 @@ def _wildcard(placeholder: str) -> str:
     return r"[^/]*" if placeholder == "*" else r"[^/]+"
 
 
-def _read(root: Root, source: str, *, at_root: bool, strict: bool = True) -> str | None:
+def _read(root: Root, source: str, *, at_root: bool, strict: bool = True, limit: int = READ_LIMIT) -> str | None:
     """A file's text, decoded by its byte-order mark (else UTF-8). At the root, a file that exists
     and cannot be read is a ConfigError; a file the instructions only name is then skipped, unless
     permission is refused (and ``strict``: a note found in a named folder is passed over), or it
@@ -333,7 +342,7 @@ def _read(root: Root, source: str, *, at_root: bool, strict: bool = True) -> str
         try:
             if not stat.S_ISREG(os.fstat(fd).st_mode):
                 raise IsADirectoryError(errno.EISDIR, "not a regular file")
-            data = read_fd(fd, READ_LIMIT)
+            data = read_fd(fd, limit)
         finally:
             os.close(fd)
     except OSError as exc:

@@ -88,7 +88,8 @@ def parse_blocks(lines: list[str]) -> list[Block]:
             open_items = []
             i = j + 1
             continue
-        setext = _UNDERLINE.match(bare[i + 1]) if i + 1 < len(bare) and not _ITEM.match(line) else None
+        setext = _UNDERLINE.match(bare[i + 1]) if i + 1 < len(bare) and not _ITEM.match(line) \
+            and not line.lstrip().startswith(">") else None
         if (match := _HEADING.match(line)) is not None or setext is not None:
             level = len(match.group(1)) if match is not None else (1 if bare[i + 1].strip()[0] == "=" else 2)
             while headings and headings[-1][0] >= level:
@@ -138,8 +139,8 @@ def parse_blocks(lines: list[str]) -> list[Block]:
 
 
 def _opens_comment(line: str) -> bool:
-    """An HTML comment starts on ``line`` and goes on past it."""
-    return line.lstrip().startswith("<!--") and "-->" not in line
+    """An HTML comment starts on ``line`` ("<!--" at its start, or after text) and goes on past it."""
+    return line.rfind("<!--") > line.rfind("-->")
 
 
 def _starts_list(line: str) -> bool:
@@ -207,6 +208,13 @@ class DailyMarkdown(TranscriptFormat):
                 while n < len(lines) and not lines[n].strip():
                     output[n] = None
                     n += 1
+        for key in dropped:  # a drop never makes the line above it a setext heading ("Done today:" over "---")
+            block = blocks[key]
+            above = next((n for n in range(block.start - 1, -1, -1) if output[n] is not None), None)
+            below = next((n for n in range(block.end, len(lines)) if output[n] is not None), None)
+            if above is not None and below is not None and (output[above] or "").strip() \
+                    and _UNDERLINE.match((output[below] or "").rstrip("\r\n")):
+                output[block.start] = _ending(lines[block.start]) or "\n"
         for key, edit in edits.items():
             if edit.action == "replace" and edit.text is not None and key not in dropped:
                 block = blocks[key]

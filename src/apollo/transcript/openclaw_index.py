@@ -24,6 +24,10 @@ if TYPE_CHECKING:
 # ---------------------------------------------------------------------------------------------
 # Pass 1: the tree without content
 # ---------------------------------------------------------------------------------------------
+#: how far up its branch a tool result's call is looked for
+PAIRING_STEPS = 1000
+
+
 @slotted()
 class Node:
     line: int
@@ -138,11 +142,12 @@ def _index_entry(index: SessionIndex, number: int, record: dict[str, Any], warn:
 def _answered_call(index: SessionIndex, call_id: str, parent: str | None) -> str:
     """The key of the call a result answers: the nearest call with its id among the result's ancestors
     (two branches may each call ``call_0``), else the latest call with its id. The walk up stops above
-    the first call with that id, and after as many steps as there are entries (a cycle)."""
+    the first call with that id, and after :data:`PAIRING_STEPS` (a cycle; a result that far below its
+    call is none a provider wrote, and thousands of them made the walk quadratic)."""
     holders = index.call_holders.get(call_id)
     if not holders:
         return call_id
-    node_id, steps = parent, len(index.nodes)
+    node_id, steps = parent, PAIRING_STEPS
     while node_id is not None and steps > 0:
         if node_id in holders:
             return holders[node_id]
