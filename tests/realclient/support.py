@@ -32,6 +32,7 @@ import json
 import os
 import platform
 import shutil
+import signal
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -302,8 +303,18 @@ class OpenClawCli:
         return env
 
     def run(self, state_dir: Path, *args: str, timeout: int = 300) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(self.command(*args), capture_output=True, text=True, env=self.environment(state_dir),
-                              timeout=timeout)
+        """One CLI command in a session of its own: on a timeout its whole group is killed (the CLI's
+        own children, an ``openclaw-doctor``, had outlived a timed-out run under load)."""
+        command = self.command(*args)
+        with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              env=self.environment(state_dir), start_new_session=True) as process:
+            try:
+                stdout, stderr = process.communicate(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.communicate()
+                raise
+        return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
 
     def import_legacy(self, state_dir: Path) -> dict[str, Any]:
         done = self.run(state_dir, "doctor", "--session-sqlite", "import", "--session-sqlite-all-agents",
