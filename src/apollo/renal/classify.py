@@ -561,26 +561,29 @@ class Classifier:
         reference = self._reference()
         previous_other = next((t for t in reversed(self._turns) if t.speaker != speaker), None)
         verdict = self._social(element, found, role, speaker, reference, previous_other) if found.social_only else None
-        if verdict is None and found.social_only:  # no formula here: read for what it says
-            found = reading.read(said, role, rules, social=False)
-        if verdict is not None:
-            pass
-        elif found.fragment_only:
-            verdict = self._verdict(element, "process", "keep", 0.7, f'"{_quote(text)}": an unfinished fragment',
-                                    "content:fragment")
-        else:
-            digest, earlier = self._earlier_copy(element, text)
-            if earlier is not None:
-                verdict = self._verdict(element, "noise", "drop", 0.85, f"repeats #{earlier.verdict.id} word for word",
-                                        "repeat:text", status="duplicate", duplicate_of=earlier.verdict.id)
-            else:
-                verdict = self._content(element, said, found, role, speaker, reference)
-                if digest is not None:
-                    self._remember_copy(digest, element)
+        if verdict is None:
+            if found.social_only:  # no formula here: read for what it says
+                found = reading.read(said, role, rules, social=False)
+            verdict = self._what_it_says(element, text, said, found, role, speaker, reference)
         substantive = verdict.category != "noise" and verdict.rule not in ("content:fragment", "context:interjection",
                                                                            "context:opening")
         self._opens_turn(element, speaker, found, verdict, substantive=substantive)
         self._remember(element, speaker, role, substantive=substantive, found=found, stated=verdict.category)
+        return verdict
+
+    def _what_it_says(self, element: Element, text: str, said: str, found: reading.Reading, role: str,
+                      speaker: str, reference: _Turn | None) -> Verdict:
+        """The verdict on what a message says beyond formulas: a fragment, a word-for-word repeat, or content."""
+        if found.fragment_only:
+            return self._verdict(element, "process", "keep", 0.7, f'"{_quote(text)}": an unfinished fragment',
+                                 "content:fragment")
+        digest, earlier = self._earlier_copy(element, text)
+        if earlier is not None:
+            return self._verdict(element, "noise", "drop", 0.85, f"repeats #{earlier.verdict.id} word for word",
+                                 "repeat:text", status="duplicate", duplicate_of=earlier.verdict.id)
+        verdict = self._content(element, said, found, role, speaker, reference)
+        if digest is not None:
+            self._remember_copy(digest, element)
         return verdict
 
     def _opens_turn(self, element: Element, speaker: str, found: reading.Reading, verdict: Verdict, *,

@@ -55,14 +55,9 @@ def _decode(raw: bytes) -> list[str]:
 
 
 def parse_blocks(lines: list[str]) -> list[Block]:
-    blocks: list[Block] = []
     bare = [line.rstrip("\r\n") for line in lines]
-    i = 0
-    if bare and bare[0].strip() == "---":
-        close = next((j for j in range(1, len(bare)) if bare[j].strip() in ("---", "...")), None)
-        if close is not None:
-            blocks.append(Block("front_matter", 0, close + 1, "\n".join(bare[1:close])))
-            i = close + 1
+    blocks = _front_matter(bare)
+    i = blocks[0].end if blocks else 0
     heading: int | None = None
     section: int | None = None  # the heading, or the label under it, the next blocks stand under
     title = ""  # its text
@@ -136,6 +131,15 @@ def parse_blocks(lines: list[str]) -> list[Block]:
         open_items = []
         i = j
     return blocks
+
+
+def _front_matter(bare: list[str]) -> list[Block]:
+    """The front matter a file opens with ("---" … "---"), as the one block of a list, or none."""
+    if bare and bare[0].strip() == "---":
+        close = next((j for j in range(1, len(bare)) if bare[j].strip() in ("---", "...")), None)
+        if close is not None:
+            return [Block("front_matter", 0, close + 1, "\n".join(bare[1:close]))]
+    return []
 
 
 def _opens_comment(line: str) -> bool:
