@@ -162,6 +162,10 @@ class Root:
             raise Unsafe(f"{label} {self.path} is not the folder the plan was made for",
                          f"{label} {self.path} 不是制定计划时的那个目录")
 
+    def leads_inside(self, path: str | Path) -> bool:
+        """``path``, its links followed, lies below this root (a link may lead anywhere)."""
+        return os.path.realpath(path).startswith(str(self.path) + os.sep)
+
     def close(self) -> None:
         if self.fd >= 0:
             os.close(self.fd)

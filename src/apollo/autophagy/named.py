@@ -274,7 +274,7 @@ def _notes_in(root: Root, folder: str, extensions: tuple[str, ...], skip: tuple[
     that is missing, no folder, outside the workspace (through a link) or that cannot be listed has
     none: a mention in passing ("the database lives in `data/postgres/`") stops nothing."""
     path = os.path.join(root.path, folder)
-    if not os.path.realpath(path).startswith(str(root.path) + os.sep):
+    if not root.leads_inside(path):
         return []
     try:
         with os.scandir(path) as entries:
@@ -333,8 +333,7 @@ def _read(root: Root, source: str, *, at_root: bool, strict: bool = True, limit:
             raise _unreadable(source, path, exc.strerror or str(exc)) from None
         except OSError:
             return None
-        real = os.path.realpath(path)
-        if not real.startswith(str(root.path) + os.sep) or not stat.S_ISREG(st.st_mode):
+        if not root.leads_inside(path) or not stat.S_ISREG(st.st_mode):
             return None  # outside the workspace (through a link), or not a file: it names nothing here
     try:
         # read only, and through a link, as the agent reads it; a pipe is never waited on

@@ -73,8 +73,7 @@ def _place(workspace: Root, configured: str, owned: list[Root]) -> tuple[Place, 
     """A configured folder: inside the workspace (reached without links), or an absolute path."""
     path = Path(configured).expanduser()
     if path.is_absolute():
-        inside = os.path.realpath(path).startswith(str(workspace.path) + os.sep)
-        if not inside:
+        if not workspace.leads_inside(path):
             path.mkdir(parents=True, exist_ok=True)
             root = Root(path, label=str(path))
             owned.append(root)
