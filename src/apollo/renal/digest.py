@@ -26,10 +26,10 @@ from apollo.redact import redact
 from apollo.renal.concentrate import SENTENCE_END
 from apollo.transcript.model import Kind, Role
 
-#: a path or a file name in a tool call (not inside a URL: "https://host/a/b" names no file here, nor
-#: does a page's route "https://host/#/docs/a" or "https://skills.sh/…" name a script)
 #: a Markdown heading's line ("## Open TODOs")
 _HEADING_LINE = re.compile(r"#{1,6} ")
+#: a path or a file name in a tool call (not inside a URL: "https://host/a/b" names no file here, nor
+#: does a page's route "https://host/#/docs/a" or "https://skills.sh/…" name a script)
 _PATH = re.compile(r"(?<![\w:/.#-])(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]+)+"
                    r"|(?<!://)\b[\w-]+\.(?:py|js|ts|json|jsonl|toml|ya?ml|md|sh|sql)\b")
 #: device and kernel files are no file anyone worked on
