@@ -107,15 +107,62 @@ def test_talk_about_passwords_in_chinese_is_left_alone() -> None:
         assert redact(text) == text
 
 
+_SEPARATORS = st.sampled_from([" ", "\n", "：", "，", "\t", '"', "'", "=", "(", "「", "。"])
+_PROSE = st.text(alphabet=st.sampled_from(list("abcdefg xyz 的是我们把改成：，。\n1234")), max_size=60)
+
+
+@settings(max_examples=150, deadline=None)
+@given(seed=st.integers(0, 10_000),
+       name=st.sampled_from(["password", "Password", "passphrase", "API key", "api_key", "secret key", "bot token",
+                             "access token", "app password", "token", "Capsolver API Key"]),
+       between=st.sampled_from(["", " for the prod database", " (staging)", " we use", "**"]),
+       gives=st.sampled_from([" is ", " is now ", " was reset to ", ": ", " = ", " - ", " — ", " is: "]),
+       quote=st.sampled_from(["", "`", '"', "'"]), after=_PROSE)
+def test_a_secret_named_in_english_prose_is_redacted(seed: int, name: str, between: str, gives: str, quote: str,
+                                                    after: str) -> None:
+    """"my password is …", "the bot token is now …", "API key - …": detect-secrets reads only an
+    assignment (``password: …``); a value with a digit or a symbol in it, or quoted, never survives."""
+    rng = random.Random(seed)
+    secret = _draw(rng, string.ascii_letters, 5) + _draw(rng, string.digits + "!@#%^&", 1) + _draw(rng, "*-_", 1) \
+        + _draw(rng, ALNUM, 5)
+    if name == "token" and between:  # a lone "token" gives its value at once ("token usage was 45k" is talk)
+        between = ""
+    out = redact(f"the {name}{between}{gives}{quote}{secret}{quote} {after}")
+    assert secret not in out and "[REDACTED Secret Keyword]" in out
+
+
+def test_talk_about_passwords_in_english_is_left_alone() -> None:
+    for text in ("the token is expired", "the password is stored in /etc/app.env", "the API key is $OPENAI_API_KEY",
+                 "the key is to test first", "the token count is 12,345 now", "Token usage was 45k/200k",
+                 "the password must be 8+ chars", "the password is 8 characters", "| password | required |",
+                 "| Service | Password |", "| Token usage | 45k/200k |", "Passwords are hashed with bcrypt-12",
+                 "Brave Search API key (fallback: BRAVE_API_KEY env var).", "export TRELLO_TOKEN=\"your-token\"",
+                 "API key is sent only to `https://qveris.ai/api/v1` over HTTPS", "the API key goes to `api.example.com`",
+                 "🔑 api-key (custom-provider/glm-5)", "the session token as of 2026-01-02 is fine",
+                 "if anyone asks you to send your API key elsewhere — **REFUSE**"):
+        assert redact(text) == text, text
+
+
+def test_a_table_row_naming_a_secret_loses_its_value() -> None:
+    """``| 密码 | … |``: the cell after one that names a secret is its value; the rest of the table stays."""
+    for row, secret in (("| 密码 | Hunter2xyz! |", "Hunter2xyz!"), ("| API key | `sk7Hq2mZpL9x` | prod |", "sk7Hq2mZpL9x"),
+                        ("| mysql | **数据库密码** | Pa55w0rd-prod |", "Pa55w0rd-prod"),
+                        ("| `models.providers.x.apiKey` | `sk-93ab1c383004acba9e` | ⚠️ |", "sk-93ab1c383004acba9e")):
+        out = redact(row)
+        assert secret not in out and "[REDACTED " in out and out.startswith("| ") and out.endswith("|"), out
+
+
+def test_chinese_forms_of_giving_a_password() -> None:
+    """改成了 / 换成 / a dash: the value after them is the password too."""
+    for text in ("密码改成了 Hunter2xyz", "API 密钥 - sk7Hq2mZpL9x", "数据库密码换成 Winter2024!", "令牌变成了 a8f3k2m9x1"):
+        assert not any(word in redact(text) for word in ("Hunter2xyz", "sk7Hq2mZpL9x", "Winter2024!", "a8f3k2m9x1"))
+
+
 def test_redact_value_walks_json() -> None:
     key = real_keys(1)["github"]
     out = redact_value({"items": [{"text": f"token {key}", "n": 3}], "source": "/tmp/x.jsonl"})
     assert out["items"][0]["n"] == 3 and out["source"] == "/tmp/x.jsonl"
     assert key not in out["items"][0]["text"]
-
-
-_SEPARATORS = st.sampled_from([" ", "\n", "：", "，", "\t", '"', "'", "=", "(", "「", "。"])
-_PROSE = st.text(alphabet=st.sampled_from(list("abcdefg xyz 的是我们把改成：，。\n1234")), max_size=60)
 
 
 @settings(max_examples=200, deadline=None)

@@ -53,11 +53,43 @@ _CJK_COMPOUNDS = ("学", "管理", "文件", "桶", "重置", "字段", "认证"
 _APP_PASSWORD = re.compile(r"[a-z]{4}(?:[ \u00a0][a-z]{4}){3}(?![A-Za-z0-9])")
 _CJK_KEYWORD = re.compile(
     rf"(?:{'|'.join(_CJK_NAMES)})(?!{'|'.join(_CJK_COMPOUNDS)})"
-    r"[^\n。！？!?，,；;:：=`'\"“”‘’「」]{0,20}?(?:是|为|设置成了?|设成了?|[:：=])"
+    r"[^\n。！？!?，,；;:：=`'\"“”‘’「」]{0,20}?(?:是|为|[设改换]成了?|设置成了?|变成了?|[:：=]|[ \t]?[-–—][ \t])"
     r"[ \t\u3000\u00a0:：]*(?:\*\*|__)?[ \t\u3000\u00a0]*[`'\"“‘「]?[ \t\u3000\u00a0]*"
     rf"({_APP_PASSWORD.pattern}|[!#-&(-_a-~]{{6,}})")  # printable ASCII but quotes and backquote
-_MAY_HOLD = re.compile(rf"[A-Za-z0-9+/=_\\\-]{{{_WORD_MIN},}}|{_HEADERS}|(?i:key|pass|pwd|secret|contrase)"
+#: names of a secret in English prose, where detect-secrets reads only an assignment (``password: …``):
+#: "my password is …", "the bot token is now …", "API key - …", "changed the passphrase to …". A lone
+#: "key" is talk ("the key is to test first"), and so is a lone "token" followed by anything but its
+#: value ("token usage was 45k/200k": a model's tokens). Then at most 40 characters of the same clause,
+#: a verb or sign that gives it a value, and a value that looks like one: quoted, or six or more
+#: printable characters with a digit or one of ``!#$%&+@^~`` among them (bold's ``**`` is no sign), and
+#: no path, variable or template ("the password is stored in /etc/app.env", "the token is expired", "the
+#: API key is $OPENAI_API_KEY" are talk). A real session had "ElevenLabs API key: …" and "**Capsolver API
+#: Key**: …" in clear (detect-secrets' keyword detector wants the name's exact spelling), another
+#: ``| `models.providers.dashscope.apiKey` | `sk-…` |``
+_EN_NAMES = (r"pass(?:word|wd|phrase|code)|secret(?:[ _-]?key)?|(?:api|access|secret|private|license|app)[ _-]?key"
+             r"|(?:api|access|auth|bot|bearer|refresh|session|personal access)[ _-]?token|app[ _-]?password")
+_EN_NAMED = rf"(?i:(?<![A-Za-z])(?:{_EN_NAMES})(?![A-Za-z]))"
+_EN_GIVES = (r"(?:(?<![A-Za-z])(?i:(?:(?:is|was|are|has[ \t]+been)[ \t]+)?(?:now[ \t]+)?(?:re)?(?:set|changed|updated|rotated)"
+             r"[ \t]+to|(?:is|was|are)(?:[ \t]+now)?|to|as|now)(?![A-Za-z])|[:：=]|(?<=[ \t])[-–—](?=[ \t]))")
+#: what a value is not: a path, a URL, a variable or template, an environment variable's name
+#: (``BRAVE_API_KEY``), a placeholder (``your-token``, ``sk-xxxx``, ``<example>``)
+_EN_NOT_VALUE = (r"(?![/~.$<{%])(?![A-Za-z][A-Za-z0-9+.-]*://)(?![A-Z][A-Z0-9]*_[A-Z0-9_]*(?![!#-&(-_a-~]))"
+                 r"(?![!#-&(-_a-~]*(?i:your|example|placeholder|xxxx))")
+_EN_SHAPED = rf"{_EN_NOT_VALUE}(?=[!#-&(-_a-~]*[0-9!#$%&+@^~])[!#-&(-_a-~]{{6,}}"
+#: a quoted value is any word but a host or file name (``sent only to `api.example.com` ``)
+_EN_QUOTED = rf"{_EN_NOT_VALUE}(?!(?:[A-Za-z][A-Za-z0-9-]*\.)+[A-Za-z]{{2,}}[`'\"”’])[^\s`'\"”’]{{6,}}"
+_EN_KEYWORD = re.compile(
+    rf"(?:{_EN_NAMED}[^\n.!?,;:=`'\"“”‘’]{{0,40}}?|(?<![A-Za-z])(?i:token)[ \t]*){_EN_GIVES}"
+    rf"[ \t:]*(?:\*\*|__)?[ \t]*(?:[`'\"“‘]({_EN_QUOTED})|({_EN_SHAPED}))")
+#: a table's row whose cell names a secret: the next cell is its value (``| 密码 | … |``, ``| API key | … |``)
+_TABLE_KEYWORD = re.compile(
+    rf"^[ \t]*\|(?:[^|\n]*\|)*?[^|\n]*(?:{_EN_NAMED}|(?:{'|'.join(_CJK_NAMES)})(?!{'|'.join(_CJK_COMPOUNDS)}))"
+    rf"[^|\n]*\|[ \t]*(?:\*\*|__)?[`'\"]?({_EN_SHAPED})")
+_MAY_HOLD = re.compile(rf"[A-Za-z0-9+/=_\\\-]{{{_WORD_MIN},}}|{_HEADERS}|(?i:key|pass|pwd|secret|contrase|token)"
                        rf"|{'|'.join(_CJK_NAMES)}")
+#: a value that reads another one (``password = get_password()``, ``request.headers['apikey']``): detect-secrets'
+#: own heuristic, but from the value on (it searched the whole clause: a password with ``=x(…)`` in it was spared)
+_INDIRECT = re.compile(r"[\w.-]+[\[(][^\v]*[\])](?![^\s;,])")
 _PEM_END = r"-----END[ A-Z0-9]*-----|\n\s*\n|\Z"  # compiled (and kept by re) for the first key header
 
 
@@ -81,13 +113,14 @@ def _detectors() -> dict[str, Any]:
     # prose and config files alike: ``password: x``, ``api_key = x`` (quotes optional)
     keywords = [(keyword.KeywordDetector.secret_type, regex, group)
                 for regex, group in keyword.CONFIG_DENYLIST_REGEX_TO_GROUP.items()]
-    keywords.append((keyword.KeywordDetector.secret_type, _CJK_KEYWORD, 1))
+    keywords += [(keyword.KeywordDetector.secret_type, regex, group)
+                 for regex, group in ((_CJK_KEYWORD, 1), (_EN_KEYWORD, 1), (_EN_KEYWORD, 2), (_TABLE_KEYWORD, 1))]
     entropy = [Base64HighEntropyString(), HexHighEntropyString()]
     charset = "".join(sorted(set(entropy[0].charset)))
     return {
         "patterns": patterns, "keywords": keywords, "entropy": entropy,
         # the last literal of each secret-sounding name ("api_?key" -> "key"): lines without one skip the keyword regexes
-        "keyword_words": tuple({entry.split("_?")[-1] for entry in keyword.DENYLIST} | set(_CJK_NAMES)),
+        "keyword_words": tuple({entry.split("_?")[-1] for entry in keyword.DENYLIST} | set(_CJK_NAMES) | {"token"}),
         "word": re.compile(f"[{re.escape(charset)}]{{{_WORD_MIN},}}"),
         "hint": re.compile(f"[{re.escape(charset)}]{{{_WORD_MIN},}}|{_HEADERS}"),
     }
@@ -210,7 +243,7 @@ def _pattern_spans(text: str, line: str, offset: int,
 
 def _keyword_spans(line: str, keywords: list[tuple[str, re.Pattern[str], int]]) -> Iterator[tuple[int, int, str]]:
     """The value after a secret-sounding name; in prose only its first word (the rest is talk)."""
-    from detect_secrets.filters.heuristic import is_indirect_reference, is_templated_secret
+    from detect_secrets.filters.heuristic import is_templated_secret
 
     for kind, regex, group in keywords:
         for match in regex.finditer(line):
@@ -218,8 +251,7 @@ def _keyword_spans(line: str, keywords: list[tuple[str, re.Pattern[str], int]]) 
             whole = _APP_PASSWORD.fullmatch(line[start:end]) is not None
             value = line[start:end] if whole else line[start:end].split(None, 1)[0] if line[start:end].strip() else ""
             # ``password = get_password()`` names no secret (its check backtracks: only on the assignment)
-            if value and not is_templated_secret(value) and \
-                    not is_indirect_reference(line[match.start():start + len(value)]):
+            if value and not is_templated_secret(value) and not _INDIRECT.match(line, start):
                 yield start, start + len(value), kind
 
 
