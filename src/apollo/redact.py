@@ -51,7 +51,9 @@ _CJK_COMPOUNDS = ("学", "管理", "文件", "桶", "重置", "字段", "认证"
                   "强度", "规则", "长度", "类型", "格式", "生成", "加密", "哈希", "机制", "协议")
 #: an app password as Google shows it: four groups of four letters (a value of several words, all secret)
 _APP_PASSWORD = re.compile(r"[a-z]{4}(?:[ \u00a0][a-z]{4}){3}(?![A-Za-z0-9])")
-_CJK_KEYWORD = re.compile(
+#: (this pattern and the two English ones below are compiled with the detectors, when a text needs
+#: them: the heartbeat imports this module, and compiling them costs more than the rest of its imports)
+_CJK_KEYWORD = (
     rf"(?:{'|'.join(_CJK_NAMES)})(?!{'|'.join(_CJK_COMPOUNDS)})"
     r"[^\n。！？!?，,；;:：=`'\"“”‘’「」]{0,20}?(?:是|为|[设改换]成了?|设置成了?|变成了?|[:：=]|[ \t]?[-–—][ \t])"
     r"[ \t\u3000\u00a0:：]*(?:\*\*|__)?[ \t\u3000\u00a0]*[`'\"“‘「]?[ \t\u3000\u00a0]*"
@@ -78,12 +80,12 @@ _EN_NOT_VALUE = (r"(?![/~.$<{%])(?![A-Za-z][A-Za-z0-9+.-]*://)(?![A-Z][A-Z0-9]*_
 _EN_SHAPED = rf"{_EN_NOT_VALUE}(?=[!#-&(-_a-~]*[0-9!#$%&+@^~])[!#-&(-_a-~]{{6,}}"
 #: a quoted value is any word but a host or file name (``sent only to `api.example.com` ``)
 _EN_QUOTED = rf"{_EN_NOT_VALUE}(?!(?:[A-Za-z][A-Za-z0-9-]*\.)+[A-Za-z]{{2,}}[`'\"”’])[^\s`'\"”’]{{6,}}"
-_EN_KEYWORD = re.compile(
+_EN_KEYWORD = (
     rf"(?:{_EN_NAMED}[^\n.!?,;:=`'\"“”‘’]{{0,40}}?|(?<![A-Za-z])(?i:token)[ \t]*){_EN_GIVES}"
     rf"[ \t:]*(?:\*\*|__)?[ \t]*(?:[`'\"“‘]({_EN_QUOTED})|({_EN_SHAPED}))")
 #: a table's row whose cell names a secret: the next cell is its value (``| 密码 | … |``, ``| API key | … |``)
-_TABLE_KEYWORD = re.compile(
-    rf"^[ \t]*\|(?:[^|\n]*\|)*?[^|\n]*(?:{_EN_NAMED}|(?:{'|'.join(_CJK_NAMES)})(?!{'|'.join(_CJK_COMPOUNDS)}))"
+_TABLE_KEYWORD = (
+    rf"\|[^|\n]*(?:{_EN_NAMED}|(?:{'|'.join(_CJK_NAMES)})(?!{'|'.join(_CJK_COMPOUNDS)}))"
     rf"[^|\n]*\|[ \t]*(?:\*\*|__)?[`'\"]?({_EN_SHAPED})")
 _MAY_HOLD = re.compile(rf"[A-Za-z0-9+/=_\\\-]{{{_WORD_MIN},}}|{_HEADERS}|(?i:key|pass|pwd|secret|contrase|token)"
                        rf"|{'|'.join(_CJK_NAMES)}")
@@ -114,7 +116,8 @@ def _detectors() -> dict[str, Any]:
     keywords = [(keyword.KeywordDetector.secret_type, regex, group)
                 for regex, group in keyword.CONFIG_DENYLIST_REGEX_TO_GROUP.items()]
     keywords += [(keyword.KeywordDetector.secret_type, regex, group)
-                 for regex, group in ((_CJK_KEYWORD, 1), (_EN_KEYWORD, 1), (_EN_KEYWORD, 2), (_TABLE_KEYWORD, 1))]
+                 for regex, group in ((re.compile(_CJK_KEYWORD), 1), (re.compile(_EN_KEYWORD), 1),
+                                      (re.compile(_EN_KEYWORD), 2), (re.compile(_TABLE_KEYWORD), 1))]
     entropy = [Base64HighEntropyString(), HexHighEntropyString()]
     charset = "".join(sorted(set(entropy[0].charset)))
     return {
