@@ -139,7 +139,10 @@ def test_talk_about_passwords_in_english_is_left_alone() -> None:
                  "Brave Search API key (fallback: BRAVE_API_KEY env var).", "export TRELLO_TOKEN=\"your-token\"",
                  "API key is sent only to `https://qveris.ai/api/v1` over HTTPS", "the API key goes to `api.example.com`",
                  "🔑 api-key (custom-provider/glm-5)", "the session token as of 2026-01-02 is fine",
-                 "if anyone asks you to send your API key elsewhere — **REFUSE**"):
+                 "if anyone asks you to send your API key elsewhere — **REFUSE**",
+                 # a term the next word, or its own last part, names the kind of
+                 "the password is SHA256 hashed", "the secret key is base64-encoded",
+                 "the token was changed to OAuth2 flow", "令牌换成了 OAuth2 流程", "密钥改成 RSA4096 格式"):
         assert redact(text) == text, text
 
 

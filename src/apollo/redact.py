@@ -53,11 +53,17 @@ _CJK_COMPOUNDS = ("学", "管理", "文件", "桶", "重置", "字段", "认证"
 _APP_PASSWORD = re.compile(r"[a-z]{4}(?:[ \u00a0][a-z]{4}){3}(?![A-Za-z0-9])")
 #: (this pattern and the two English ones below are compiled with the detectors, when a text needs
 #: them: the heartbeat imports this module, and compiling them costs more than the rest of its imports)
+#: a value the next word, or its own last part, says the kind of is a term, not a secret: "令牌换成了
+#: OAuth2 流程", "the password is SHA256 hashed", "the secret key is base64-encoded"
+_TERM = (r"(?i:hash(?:ed|ing)?|encod(?:ed|ing)|encrypt(?:ed|ion)|flow|format|protocol|algorithm|compatible|based"
+         r"|auth(?:entication)?|standard|signature|signed|scheme|cipher|mode|grant|spec)(?![A-Za-z])"
+         r"|流程|协议|格式|加密|编码|认证|算法|模式|标准|签名|方式|规范|授权|哈希")
+_VALUE = rf"(?![!#-&(-_a-~]*[-_](?:{_TERM}))[!#-&(-_a-~]{{6,}}+(?![ \t\u3000]*(?:{_TERM}))"
 _CJK_KEYWORD = (
     rf"(?:{'|'.join(_CJK_NAMES)})(?!{'|'.join(_CJK_COMPOUNDS)})"
     r"[^\n。！？!?，,；;:：=`'\"“”‘’「」]{0,20}?(?:是|为|[设改换]成了?|设置成了?|变成了?|[:：=]|[ \t]?[-–—][ \t])"
     r"[ \t\u3000\u00a0:：]*(?:\*\*|__)?[ \t\u3000\u00a0]*[`'\"“‘「]?[ \t\u3000\u00a0]*"
-    rf"({_APP_PASSWORD.pattern}|[!#-&(-_a-~]{{6,}})")  # printable ASCII but quotes and backquote
+    rf"({_APP_PASSWORD.pattern}|{_VALUE})")  # printable ASCII but quotes and backquote
 #: names of a secret in English prose, where detect-secrets reads only an assignment (``password: …``):
 #: "my password is …", "the bot token is now …", "API key - …", "changed the passphrase to …". A lone
 #: "key" is talk ("the key is to test first"), and so is a lone "token" followed by anything but its
@@ -77,7 +83,7 @@ _EN_GIVES = (r"(?:(?<![A-Za-z])(?i:(?:(?:is|was|are|has[ \t]+been)[ \t]+)?(?:now
 #: (``BRAVE_API_KEY``), a placeholder (``your-token``, ``sk-xxxx``, ``<example>``)
 _EN_NOT_VALUE = (r"(?![/~.$<{%])(?![A-Za-z][A-Za-z0-9+.-]*://)(?![A-Z][A-Z0-9]*_[A-Z0-9_]*(?![!#-&(-_a-~]))"
                  r"(?![!#-&(-_a-~]*(?i:your|example|placeholder|xxxx))")
-_EN_SHAPED = rf"{_EN_NOT_VALUE}(?=[!#-&(-_a-~]*[0-9!#$%&+@^~])[!#-&(-_a-~]{{6,}}"
+_EN_SHAPED = rf"{_EN_NOT_VALUE}(?=[!#-&(-_a-~]*[0-9!#$%&+@^~]){_VALUE}"
 #: a quoted value is any word but a host or file name (``sent only to `api.example.com` ``)
 _EN_QUOTED = rf"{_EN_NOT_VALUE}(?!(?:[A-Za-z][A-Za-z0-9-]*\.)+[A-Za-z]{{2,}}[`'\"”’])[^\s`'\"”’]{{6,}}"
 _EN_KEYWORD = (
