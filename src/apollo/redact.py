@@ -35,69 +35,101 @@ _WORD_MIN = 20
 _HEADERS = "://|PRIVATE KEY|PuTTY"
 #: which finding names a mark when several overlap: named formats (rank 0) first
 _RANK = {"Secret Keyword": 1, "Base64 High Entropy String": 2, "Hex High Entropy String": 2}
-#: what every secret detect-secrets finds has somewhere in its line, known without loading it (a
-#: tenth of a second, once per process; the heartbeat redacts what it saves): a word of its key
-#: characters, a URL, a key header, or a secret-sounding name (the last part of every name its
-#: keyword detector knows contains one of these: tests/test_redact.py holds it to that)
 #: names of a secret in Chinese, which detect-secrets' keyword detector (English and Spanish names)
 #: does not know: "应用密码是：`…`", "API 密钥: …", "**密码**：…", "数据库密码（生产）：…", "这个密码在 TOOLS.md
 #: 里记录了：…". Only their assignment form is read: the name, not the start of another thing's name
-#: (密码学, 密钥文件, 令牌桶, 密码重置链接: ``_CJK_COMPOUNDS``), then at most 20 characters of the same clause
-#: and no quotation (租户令牌只有 `docx:document:readonly` names a scope), then 是/为/:/= or "set to"; then a
-#: value of six or more printable characters, or the four groups of four letters an app password is shown
-#: as ("密钥 management" is talk)
+#: (密码学, 密钥文件, 令牌桶, 令牌数, 密码重置链接: ``_CJK_COMPOUNDS``), then at most 20 characters of the same
+#: clause and no quotation (租户令牌只有 `docx:document:readonly` names a scope), then 是/为/:/=, "set to" or
+#: "changed to" (设成, 改成, 换成, 变成, 设为, 改为, 了 after any of them); then a value of six or more printable
+#: characters, or the four groups of four letters an app password is shown as ("密钥 management" is talk).
+#: After a dash (``API 密钥 - …``) the value must look like one (``_SHAPED``: "API 密钥 - required" is talk).
 _CJK_NAMES = ("密码", "密钥", "秘钥", "口令", "令牌", "授权码")
 _CJK_COMPOUNDS = ("学", "管理", "文件", "桶", "重置", "字段", "认证", "模式", "存放", "位置", "算法", "链接", "策略",
-                  "强度", "规则", "长度", "类型", "格式", "生成", "加密", "哈希", "机制", "协议")
+                  "强度", "规则", "长度", "类型", "格式", "生成", "加密", "哈希", "机制", "协议", "数", "用量", "消耗")
+_CJK_NAMED = rf"(?:{'|'.join(_CJK_NAMES)})(?!{'|'.join(_CJK_COMPOUNDS)})"
+_CJK_GIVES = r"(?:是|[设改]为|为|[设改换]成|设置成|设置为|变成)了?"
 #: an app password as Google shows it: four groups of four letters (a value of several words, all secret)
 _APP_PASSWORD = re.compile(r"[a-z]{4}(?:[ \u00a0][a-z]{4}){3}(?![A-Za-z0-9])")
-#: (this pattern and the two English ones below are compiled with the detectors, when a text needs
-#: them: the heartbeat imports this module, and compiling them costs more than the rest of its imports)
+#: the characters of a value (printable ASCII but quotes and backquote), and the longest one a pattern
+#: reads: bounds every look at the rest of a run, so that a long line without spaces costs linear time
+#: (a longer value is taken to the end of its run by :func:`_keyword_spans`)
+_CHARS, _LONGEST = r"[!#-&(-_a-~]", 200
 #: a value the next word, or its own last part, says the kind of is a term, not a secret: "令牌换成了
 #: OAuth2 流程", "the password is SHA256 hashed", "the secret key is base64-encoded"
 _TERM = (r"(?i:hash(?:ed|ing)?|encod(?:ed|ing)|encrypt(?:ed|ion)|flow|format|protocol|algorithm|compatible|based"
          r"|auth(?:entication)?|standard|signature|signed|scheme|cipher|mode|grant|spec)(?![A-Za-z])"
          r"|流程|协议|格式|加密|编码|认证|算法|模式|标准|签名|方式|规范|授权|哈希")
-_VALUE = rf"(?![!#-&(-_a-~]*[-_](?:{_TERM}))[!#-&(-_a-~]{{6,}}+(?![ \t\u3000]*(?:{_TERM}))"
+#: what no value is: a mark this module wrote (redacting twice changes nothing), a version (``v2.3.1``,
+#: ``OAuth2.0``), a date; and in English and tables (``_NOT_PROSE_VALUE``) neither a path, a URL, a
+#: variable or template, an environment variable's name (``BRAVE_API_KEY``), a placeholder
+#: (``your-token``, ``sk-xxxx``, ``sk-proj-...``) nor an e-mail address
+_NOT_VALUE = rf"(?!\[REDACTED )(?![A-Za-z]*v?\d+(?:\.\d+)+(?!{_CHARS}))(?!\d{{4}}-\d\d-\d\d)"
+_NOT_PROSE_VALUE = (rf"{_NOT_VALUE}(?![/~.$<{{%])(?![A-Za-z][A-Za-z0-9+.-]*://)(?![A-Z][A-Z0-9]*_[A-Z0-9_]*(?!{_CHARS}))"
+                    rf"(?!{_CHARS}{{0,{_LONGEST}}}?(?i:your|example|placeholder|xxxx|\.\.\.|…))"
+                    rf"(?![^\s@`'\"]{{1,64}}@[A-Za-z0-9-]+\.[A-Za-z.]+(?!{_CHARS}))")
+_VALUE = (rf"{_NOT_VALUE}(?!{_CHARS}{{0,{_LONGEST}}}?[-_](?:{_TERM}))"
+          rf"{_CHARS}{{6,{_LONGEST}}}+(?![ \t\u3000]*(?:{_TERM}))")
+#: a value that looks like one without quotes: a digit or one of ``!#$%&+@^~`` in it (bold's ``**`` is no sign)
+_SHAPED = rf"{_NOT_PROSE_VALUE}(?={_CHARS}{{0,{_LONGEST}}}?[0-9!#$%&+@^~]){_VALUE}"
+#: a quoted value: a host or file name is not one (``sent only to `api.example.com` ``), nor a plain
+#: word ("the token is `expired`", `undefined`): it needs a digit or sign, both cases, or twelve
+#: characters (a passphrase, spaces and all: "my passphrase is "correct horse battery staple"")
+_QUOTED = (rf"{_NOT_PROSE_VALUE}(?!(?:[A-Za-z][A-Za-z0-9-]*\.)+[A-Za-z]{{2,}}[`'\"”’])"
+           rf"(?=[^\n`'\"”’]{{0,{_LONGEST}}}?[0-9!#$%&+@^~]|[^\n`'\"”’]{{0,{_LONGEST}}}?[a-z][^\n`'\"”’]{{0,{_LONGEST}}}?[A-Z]"
+           rf"|[^\n`'\"”’]{{0,{_LONGEST}}}?[A-Z][^\n`'\"”’]{{0,{_LONGEST}}}?[a-z][^\n`'\"”’]{{0,{_LONGEST}}}?[A-Z]"
+           rf"|[^\n`'\"”’]{{12}})[^\n`'\"”’]{{6,{_LONGEST}}}+(?=[`'\"”’])")
+#: a number is no token ("Set max token to 100000", "Input token: 12,345": a model's tokens)
+_NUMBER = rf"[0-9][0-9,._]*[kKmMbB]?(?!{_CHARS})"
+#: (the three keyword patterns are compiled with the detectors, when a text needs them: the heartbeat
+#: imports this module, and compiling them costs more than the rest of its imports)
 _CJK_KEYWORD = (
-    rf"(?:{'|'.join(_CJK_NAMES)})(?!{'|'.join(_CJK_COMPOUNDS)})"
-    r"[^\n。！？!?，,；;:：=`'\"“”‘’「」]{0,20}?(?:是|为|[设改换]成了?|设置成了?|变成了?|[:：=]|[ \t]?[-–—][ \t])"
+    rf"{_CJK_NAMED}[^\n。！？!?，,；;:：=`'\"“”‘’「」]{{0,20}}?(?:{_CJK_GIVES}|[:：=]|(?P<dash>[ \t]?[-–—][ \t]))"
     r"[ \t\u3000\u00a0:：]*(?:\*\*|__)?[ \t\u3000\u00a0]*[`'\"“‘「]?[ \t\u3000\u00a0]*"
-    rf"({_APP_PASSWORD.pattern}|{_VALUE})")  # printable ASCII but quotes and backquote
+    rf"(?P<value>{_APP_PASSWORD.pattern}|(?(dash){_SHAPED}|{_VALUE}))")
 #: names of a secret in English prose, where detect-secrets reads only an assignment (``password: …``):
-#: "my password is …", "the bot token is now …", "API key - …", "changed the passphrase to …". A lone
-#: "key" is talk ("the key is to test first"), and so is a lone "token" followed by anything but its
-#: value ("token usage was 45k/200k": a model's tokens). Then at most 40 characters of the same clause,
-#: a verb or sign that gives it a value, and a value that looks like one: quoted, or six or more
-#: printable characters with a digit or one of ``!#$%&+@^~`` among them (bold's ``**`` is no sign), and
-#: no path, variable or template ("the password is stored in /etc/app.env", "the token is expired", "the
-#: API key is $OPENAI_API_KEY" are talk). A real session had "ElevenLabs API key: …" and "**Capsolver API
-#: Key**: …" in clear (detect-secrets' keyword detector wants the name's exact spelling), another
-#: ``| `models.providers.dashscope.apiKey` | `sk-…` |``
-_EN_NAMES = (r"pass(?:word|wd|phrase|code)|secret(?:[ _-]?key)?|(?:api|access|secret|private|license|app)[ _-]?key"
-             r"|(?:api|access|auth|bot|bearer|refresh|session|personal access)[ _-]?token|app[ _-]?password")
-_EN_NAMED = rf"(?i:(?<![A-Za-z])(?:{_EN_NAMES})(?![A-Za-z]))"
+#: "my password is …", "the bot token is now …", "API key - …", "changed the passphrase to …", and in
+#: JSON with a name it does not spell (``"botToken": "…"``). A lone "key" or "secret" is talk ("the key
+#: is to test first", "the secret is practice"). A lone "token" gives its value only with ``:``, ``=``,
+#: "is" or 是 right after it ("token usage was 45k/200k"), and no token is a number. Between the name and
+#: what gives the value, at most 40 characters of the same clause (a dot only inside a word:
+#: "the password for root@10.0.0.5 is …"), up to the first verb (``_EN_VERB``); what gives it: is, was, are, is now, (re)set/changed/updated/
+#: rotated to, to, now, ``:``, ``=``, a dash, or a Chinese verb ("API key 改为 …"). Then a value that
+#: looks like one: quoted (``_QUOTED``) or ``_SHAPED``, or an app password. A real session had
+#: "ElevenLabs API key: …" and "**Capsolver API Key**: …" in clear, another
+#: ``| `models.providers.dashscope.apiKey` | `sk-…` |``.
+_EN_NAMES = (r"pass(?:word|wd|phrase|code)|(?:api|access|secret|private|license|app)[ _-]?key|client[ _-]?secret"
+             r"|app[ _-]?password")
+_EN_TOKENS = r"(?:api|access|auth|bot|bearer|refresh|session|personal access)[ _-]?token"
+_EN_NAMED = rf"(?i:(?<![A-Za-z])(?:{_EN_NAMES}|(?P<token>{_EN_TOKENS}))(?![A-Za-z]))[`'\"]?"
 _EN_GIVES = (r"(?:(?<![A-Za-z])(?i:(?:(?:is|was|are|has[ \t]+been)[ \t]+)?(?:now[ \t]+)?(?:re)?(?:set|changed|updated|rotated)"
-             r"[ \t]+to|(?:is|was|are)(?:[ \t]+now)?|to|as|now)(?![A-Za-z])|[:：=]|(?<=[ \t])[-–—](?=[ \t]))")
-#: what a value is not: a path, a URL, a variable or template, an environment variable's name
-#: (``BRAVE_API_KEY``), a placeholder (``your-token``, ``sk-xxxx``, ``<example>``)
-_EN_NOT_VALUE = (r"(?![/~.$<{%])(?![A-Za-z][A-Za-z0-9+.-]*://)(?![A-Z][A-Z0-9]*_[A-Z0-9_]*(?![!#-&(-_a-~]))"
-                 r"(?![!#-&(-_a-~]*(?i:your|example|placeholder|xxxx))")
-_EN_SHAPED = rf"{_EN_NOT_VALUE}(?=[!#-&(-_a-~]*[0-9!#$%&+@^~]){_VALUE}"
-#: a quoted value is any word but a host or file name (``sent only to `api.example.com` ``)
-_EN_QUOTED = rf"{_EN_NOT_VALUE}(?!(?:[A-Za-z][A-Za-z0-9-]*\.)+[A-Za-z]{{2,}}[`'\"”’])[^\s`'\"”’]{{6,}}"
+             rf"[ \t]+to|(?:is|was|are)(?:[ \t]+now)?|to|now)(?![A-Za-z])|[:：=]|(?<=[ \t])[-–—](?=[ \t])|{_CJK_GIVES})")
+#: the clause between a name and its value stops at the first verb that could give one: a value
+#: passed over there ("password is `<…>`") does not make a later "is" give the name's value
+_EN_VERB = r"(?<![A-Za-z])(?i:is|was|are|to|now)(?![A-Za-z])|是|为"
 _EN_KEYWORD = (
-    rf"(?:{_EN_NAMED}[^\n.!?,;:=`'\"“”‘’]{{0,40}}?|(?<![A-Za-z])(?i:token)[ \t]*){_EN_GIVES}"
-    rf"[ \t:]*(?:\*\*|__)?[ \t]*(?:[`'\"“‘]({_EN_QUOTED})|({_EN_SHAPED}))")
-#: a table's row whose cell names a secret: the next cell is its value (``| 密码 | … |``, ``| API key | … |``)
+    rf"(?:{_EN_NAMED}(?:(?!{_EN_VERB})(?:[^\n.!?,;:=`'\"“”‘’]|\.(?=[^\s.]))){{0,40}}?{_EN_GIVES}"
+    rf"|(?<![A-Za-z])(?P<lone>(?i:token))[`'\"]?[ \t]*(?:[:：=]|(?i:is)(?![A-Za-z])|是))"
+    rf"[ \t:]*(?:\*\*|__)?[ \t]*(?P<quote>[`'\"“‘])?"
+    rf"(?P<value>(?(quote){_QUOTED}|(?(token)(?!{_NUMBER})|)(?(lone)(?!{_NUMBER})|)"
+    rf"(?:{_APP_PASSWORD.pattern}|[a-z]{{16}}(?![A-Za-z0-9])|{_SHAPED})))")
+#: a table's row whose cell names a secret, and says nothing after the name but a qualifier in
+#: brackets ("| Password policy |" is not one): the next cell, whole, is its value if it looks like one
+#: (``| 密码 | … |``, ``| API key | `…` |``; "| API key | 1Password vault |" is talk)
 _TABLE_KEYWORD = (
-    rf"\|[^|\n]*(?:{_EN_NAMED}|(?:{'|'.join(_CJK_NAMES)})(?!{'|'.join(_CJK_COMPOUNDS)}))"
-    rf"[^|\n]*\|[ \t]*(?:\*\*|__)?[`'\"]?({_EN_SHAPED})")
+    rf"\|[^|\n]*(?:{_EN_NAMED}|{_CJK_NAMED})[ \t*_`:：]*(?:[（(][^)）|\n]*[)）])?[ \t*_`:：]*\|"
+    rf"[ \t]*(?:\*\*|__)?(?P<quote>[`'\"])?"
+    rf"(?P<value>(?(quote){_QUOTED}|(?(token)(?!{_NUMBER})|){_SHAPED}))[`'\"]?(?:\*\*|__)?[ \t]*(?=\|)")
+#: what every secret detect-secrets finds has somewhere in its line, known without loading it (a
+#: tenth of a second, once per process; the heartbeat redacts what it saves): a word of its key
+#: characters, a URL, a key header, or a secret-sounding name (the last part of every name its
+#: keyword detector knows contains one of these: tests/test_redact.py holds it to that)
 _MAY_HOLD = re.compile(rf"[A-Za-z0-9+/=_\\\-]{{{_WORD_MIN},}}|{_HEADERS}|(?i:key|pass|pwd|secret|contrase|token)"
                        rf"|{'|'.join(_CJK_NAMES)}")
 #: a value that reads another one (``password = get_password()``, ``request.headers['apikey']``): detect-secrets'
 #: own heuristic, but from the value on (it searched the whole clause: a password with ``=x(…)`` in it was spared)
 _INDIRECT = re.compile(r"[\w.-]+[\[(][^\v]*[\])](?![^\s;,])")
+_QUOTES = "`'\"“”‘’「」"
+_RUN = re.compile(f"{_CHARS}*")
 _PEM_END = r"-----END[ A-Z0-9]*-----|\n\s*\n|\Z"  # compiled (and kept by re) for the first key header
 
 
@@ -119,11 +151,11 @@ def _detectors() -> dict[str, Any]:
             denylist = cast("list[re.Pattern[str]]", plugin.denylist)
             patterns += [(kind, regex, 1 if regex.groups else 0) for regex in denylist]
     # prose and config files alike: ``password: x``, ``api_key = x`` (quotes optional)
-    keywords = [(keyword.KeywordDetector.secret_type, regex, group)
-                for regex, group in keyword.CONFIG_DENYLIST_REGEX_TO_GROUP.items()]
+    keywords: list[tuple[str, re.Pattern[str], int | str]] = [
+        (keyword.KeywordDetector.secret_type, regex, group) for regex, group in keyword.CONFIG_DENYLIST_REGEX_TO_GROUP.items()]
     keywords += [(keyword.KeywordDetector.secret_type, regex, group)
-                 for regex, group in ((re.compile(_CJK_KEYWORD), 1), (re.compile(_EN_KEYWORD), 1),
-                                      (re.compile(_EN_KEYWORD), 2), (re.compile(_TABLE_KEYWORD), 1))]
+                 for regex, group in ((re.compile(_CJK_KEYWORD), "value"), (re.compile(_EN_KEYWORD), "value"),
+                                      (re.compile(_TABLE_KEYWORD), "value"))]
     entropy = [Base64HighEntropyString(), HexHighEntropyString()]
     charset = "".join(sorted(set(entropy[0].charset)))
     return {
@@ -148,7 +180,7 @@ def redact(text: str) -> str:
     before a keyword before an entropy measure)."""
     if not may_hold(text):
         return text
-    spans = sorted(_spans(text), key=lambda span: (span[0], _RANK.get(span[2], 0), -span[1]))
+    spans = sorted(_spans(_masked(text)), key=lambda span: (span[0], _RANK.get(span[2], 0), -span[1]))
     if not spans:
         return text
     out, last = [], 0
@@ -164,6 +196,16 @@ def redact(text: str) -> str:
     assert current is not None
     out += [text[last:current[0]], MARK.format(kind=current[2]), text[current[1]:]]
     return "".join(out)
+
+
+#: a mark this module wrote: the detectors read it as what it stands for, a value, but one they pass
+#: over (a template, ``<...>``, no key character in it), so that redacting twice changes nothing (its words name a secret, and
+#: a detector had taken ``**[REDACTED`` for a value)
+_MARK = re.compile(r"\[REDACTED [A-Za-z0-9 ]+\]")
+
+
+def _masked(text: str) -> str:
+    return _MARK.sub(lambda mark: "<" + "." * (len(mark.group()) - 2) + ">", text) if "[REDACTED " in text else text
 
 
 def redact_value(value: Any) -> Any:
@@ -209,16 +251,19 @@ def _names(line: str, low: str, words: tuple[str, ...]) -> list[tuple[int, int]]
 
 
 #: how far around a hint the detectors look: the name before a value (``aws_secret_access_key = "``)
-#: and the value after a name; a longer line is read in such windows, so its cost stays linear
-_BEFORE, _AFTER = 80, 200
+#: and the value after a name; a longer line is read in such windows, so its cost stays linear. Windows
+#: that overlap are read as one up to _WINDOW_MOST characters: some of detect-secrets' own patterns
+#: look from every position to the end of what they read (a line of "password is `" repeated, 200 kB,
+#: took 38 s read whole), and every hint's own window still lies whole in one that is read
+_BEFORE, _AFTER, _WINDOW_MOST = 80, 200, 2048
 
 
 def _windows(spans: list[tuple[int, int]], length: int) -> Iterator[tuple[int, int]]:
-    """The stretches of a line around each hint, overlapping ones merged."""
+    """The stretches of a line around each hint, overlapping ones merged up to ``_WINDOW_MOST``."""
     current: list[int] | None = None
     for start, end in sorted(spans):
         low, high = max(0, start - _BEFORE), min(length, end + _AFTER)
-        if current is not None and low <= current[1]:
+        if current is not None and low <= current[1] and max(current[1], high) - current[0] <= _WINDOW_MOST:
             current[1] = max(current[1], high)
             continue
         if current is not None:
@@ -250,16 +295,24 @@ def _pattern_spans(text: str, line: str, offset: int,
                 yield start, end, kind
 
 
-def _keyword_spans(line: str, keywords: list[tuple[str, re.Pattern[str], int]]) -> Iterator[tuple[int, int, str]]:
-    """The value after a secret-sounding name; in prose only its first word (the rest is talk)."""
+def _keyword_spans(line: str, keywords: list[tuple[str, re.Pattern[str], int | str]]) -> Iterator[tuple[int, int, str]]:
+    """The value after a secret-sounding name; in prose only its first word (the rest is read again:
+    talk, or the next name), but a quoted value whole (a passphrase) and a value as long as a pattern
+    reads to the end of its run."""
     from detect_secrets.filters.heuristic import is_templated_secret
 
     for kind, regex, group in keywords:
-        for match in regex.finditer(line):
+        at = 0
+        while (match := regex.search(line, at)) is not None:
             start, end = match.span(group)
-            whole = _APP_PASSWORD.fullmatch(line[start:end]) is not None
+            quoted = start > 0 and end < len(line) and line[start - 1] in _QUOTES and line[end] in _QUOTES
+            whole = quoted or _APP_PASSWORD.fullmatch(line[start:end]) is not None
             value = line[start:end] if whole else line[start:end].split(None, 1)[0] if line[start:end].strip() else ""
-            # ``password = get_password()`` names no secret (its check backtracks: only on the assignment)
+            if len(value) == _LONGEST:
+                value = line[start:_RUN.match(line, start).end()]  # type: ignore[union-attr]  # * always matches
+            # read on after the value taken: the rest of a long match may hold the next name and its value
+            at = max(match.start() + 1, start + len(value)) if value else match.end() + (match.end() == match.start())
+            # ``password = get_password()`` names no secret
             if value and not is_templated_secret(value) and not _INDIRECT.match(line, start):
                 yield start, start + len(value), kind
 
