@@ -734,3 +734,21 @@ def test_what_a_user_sets_decides_or_orders_in_a_chat_channel_is_recognised(said
 def test_a_need_or_a_description_is_no_decision_setting_or_order(said: str) -> None:
     v = verdicts(("assistant", "Anything new?"), ("user", said))
     assert v["m2"].category not in ("decision", "preference", "task"), v["m2"]
+
+
+@pytest.mark.parametrize("report", [
+    "The reminder isn't set up: the gateway refused the token.",
+    "Nothing was deployed, the build stopped at the lint step.",
+    "It hasn't been fixed, the same error comes back after a restart.",
+])
+def test_a_negated_completion_reports_nothing_done_and_the_task_stays_open(report: str) -> None:
+    v = verdicts(("user", "Set up the daily reminder at 7am."), _call("c1", "a"), _result("r1", "a"),
+                 ("assistant", report))
+    assert (v["m1"].category, v["m1"].status) == ("task", "current"), v["m1"]
+    assert v["m4"].rule != "intent:outcome", v["m4"]
+
+
+def test_the_user_saying_a_date_is_not_fixed_closes_no_task() -> None:
+    v = verdicts(("user", "Plan the March mass with me."), ("assistant", "Sure. Is the date fixed?"),
+                 ("user", "It's not fixed, we have to plan the date every time."))
+    assert v["m3"].rule != "intent:completion", v["m3"]
