@@ -273,3 +273,13 @@ def test_a_heartbeat_runs_prompt_for_a_due_reminder_is_a_runtime_notice_not_a_ta
     notice = s.user(prompt)
     got = session_verdicts(s, tmp_path)
     assert (got[notice].category, got[notice].action, got[notice].rule) == ("process", "keep", "furniture:notice")
+
+
+def test_a_skill_commands_rewrite_is_the_runtimes_and_its_arguments_the_users_words(tmp_path: Path) -> None:
+    """OpenClaw rewrites "/healthcheck check the NUC every morning" into 'Use the "healthcheck" skill for
+    this request.' and "User input:" before the arguments: "Use the … skill" had read as the user's
+    decision; the arguments are what the user asked."""
+    s = PiSession()
+    asked = s.user('Use the "healthcheck" skill for this request.\n\nUser input:\ncheck the NUC every morning at 7')
+    got = session_verdicts(s, tmp_path)
+    assert got[asked].category == "task", got[asked]
