@@ -752,3 +752,12 @@ def test_the_user_saying_a_date_is_not_fixed_closes_no_task() -> None:
     v = verdicts(("user", "Plan the March mass with me."), ("assistant", "Sure. Is the date fixed?"),
                  ("user", "It's not fixed, we have to plan the date every time."))
     assert v["m3"].rule != "intent:completion", v["m3"]
+
+
+@pytest.mark.parametrize("habit", [
+    "We have a weekly event on Thursdays at 5:30 pm. I normally send a message on the WhatsApp group every Tuesday.",
+    "For the younger group I typically build a project around the saint of the week.",
+])
+def test_a_habit_the_user_describes_is_a_standing_fact_like_usually(habit: str) -> None:
+    v = verdicts(("assistant", "What is this channel about?"), ("user", habit))
+    assert v["m2"].category == "preference", v["m2"]
