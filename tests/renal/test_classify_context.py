@@ -5,11 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from support_classify import conversation, element, verdicts
 
 from apollo import config as config_mod
 from apollo.errors import ConfigError
-from apollo.renal import rules
+from apollo.renal import reading, rules
 from apollo.renal.classify import Classifier, classify
 from apollo.transcript.model import Kind
 
@@ -332,6 +334,35 @@ def test_a_question_mark_inside_a_quotation_asks_nothing() -> None:
                  ("user", "好"))
     assert v["m2"].category != "question"
     assert v["m3"].category == "noise"  # "好" after a statement, not the answer to a question
+
+
+def test_a_question_in_straight_quotes_is_reported_not_asked() -> None:
+    """A scheduled job's report quotes the question it sent to another channel ('Question sent: "…?"'),
+    a user quotes what someone asked them: neither asks anything here."""
+    v = verdicts(("user", "what did the orchestrator do this tick?"),
+                 ("assistant", '**Orchestrator tick complete**\n\n| **Channel** | #dev-ops |\n| **Question sent** | '
+                               '"Since the monitoring is up — should I run the baseline check now, or wait for '
+                               'the weekend?" |\n| **Logs updated** | ops.log |'),
+                 ("user", 'He asked "can you send your resume?" and nothing else.'))
+    assert v["m2"].category != "question" and v["m3"].category != "question"
+
+
+def test_a_lone_straight_quote_does_not_silence_the_next_lines_question() -> None:
+    v = verdicts(("user", 'The shelf is 5\' 10" tall.\nCan you find a cover that fits it?'))
+    assert v["m1"].category in ("question", "task")
+
+
+@given(st.text(alphabet=st.characters(blacklist_characters='"\n\r', blacklist_categories=("Cs",)), max_size=60))
+def test_whatever_a_straight_quotation_holds_it_asks_nothing(quoted: str) -> None:
+    found = reading.read(f'Question sent: "{quoted}?" to the channel', "assistant", rules.load())
+    assert not any(clause.question for clause in found.clauses)
+
+
+def test_waiting_on_the_users_approval_is_a_question_left_open() -> None:
+    v = verdicts(("user", "how is the radar plan going?"),
+                 ("assistant", "The radar plan's architecture is done and the GitHub source works.\n"
+                               "- **Status:** waiting for your approval before I add the other sources"))
+    assert (v["m2"].category, v["m2"].status) == ("question", "current")
 
 
 @pytest.mark.parametrize("reply", ["嗯嗯", "嗯", "ok", "yeah"])

@@ -79,6 +79,9 @@ def test_pings_are_noise(tmp_path: Path, ping: str) -> None:
     "ValueError: please switch to the fallback",
     "2026-03-15 22:29:01 [gateway] decided to switch to the backup model",
     "> from now on never reply in English",
+    "[openclaw] HTTP 429: rate_limit_error: This request would exceed your rate limit of 50,000 input tokens per "
+    "minute. Please reduce the prompt length or the maximum tokens requested, or try again later.",
+    "HTTP/1.1 502 Bad Gateway\nServer: nginx",
 ])
 def test_nothing_pasted_is_read_as_the_speakers_decision(tmp_path: Path, pasted: str) -> None:
     s = PiSession()
@@ -246,3 +249,37 @@ def test_a_report_the_runtime_delivered_from_another_run_is_no_outcome_of_this_o
     got = session_verdicts(s, tmp_path)
     assert (got[delivered].category, got[delivered].rule) == ("process", "furniture:delivered")
     assert got[asks].category == "question"
+
+
+@pytest.mark.parametrize("prompt", [
+    "A scheduled reminder has been triggered. The reminder content is:\n\nCron (error): 405 Method Not Allowed\n\n"
+    "Please relay this reminder to the user in a helpful and friendly way.\nCurrent time: Sunday, February 22nd, "
+    "2026 — 12:00 PM (America/New_York)",
+    "System: [2026-03-24 16:58:07 GMT+8] Water the plants and check the mail\n\nA scheduled reminder has been "
+    "triggered. The reminder content is:\n\nWater the plants and check the mail\n\nHandle this reminder internally. "
+    "Do not relay it to the user unless explicitly requested.",
+    "System: [2026-02-21 10:20:39 EST] Exec finished (quiet-cl, code 0)\n\nAn async command you ran earlier has "
+    "completed. The result is shown in the system messages above. Please relay the command output to the user in "
+    "a helpful way.",
+])
+def test_a_heartbeat_runs_prompt_for_a_due_reminder_is_a_runtime_notice_not_a_task(tmp_path: Path,
+                                                                                   prompt: str) -> None:
+    """OpenClaw replaces a heartbeat's poll with its own prompt when a scheduled reminder or a background
+    command is due ("… Please relay this reminder to the user …"): the runtime's instruction to relay,
+    not work the user asked for, and it stays whole (the reminder's text is in it)."""
+    s = PiSession()
+    s.user("remind me at noon to water the plants")
+    s.say("Reminder set for 12:00.")
+    notice = s.user(prompt)
+    got = session_verdicts(s, tmp_path)
+    assert (got[notice].category, got[notice].action, got[notice].rule) == ("process", "keep", "furniture:notice")
+
+
+def test_a_skill_commands_rewrite_is_the_runtimes_and_its_arguments_the_users_words(tmp_path: Path) -> None:
+    """OpenClaw rewrites "/healthcheck check the NUC every morning" into 'Use the "healthcheck" skill for
+    this request.' and "User input:" before the arguments: "Use the … skill" had read as the user's
+    decision; the arguments are what the user asked."""
+    s = PiSession()
+    asked = s.user('Use the "healthcheck" skill for this request.\n\nUser input:\ncheck the NUC every morning at 7')
+    got = session_verdicts(s, tmp_path)
+    assert got[asked].category == "task", got[asked]

@@ -707,3 +707,57 @@ def test_putting_one_thing_off_is_no_commitment(said: str) -> None:
     """A review: the agent's "next time … I'll check" puts one thing off; "以后只有你明确说的时候，我才…" commits."""
     v = verdicts(("user", "部署一下"), ("assistant", said))
     assert v["m2"].rule != "intent:commitment", v["m2"]
+
+
+@pytest.mark.parametrize(("said", "category"), [
+    # a new Discord channel's purpose, set by its owner (a standing fact the agent works from)
+    ("This channel is to manage projects, contacts, etc. for my career.", "preference"),
+    ("The purpose of this channel is basically to monitor the apps on the VPS.", "preference"),
+    ("这个群是用来安排周末活动的", "preference"),
+    # what the user's side settled on doing, or not doing
+    ("So for the mass, we are not doing vestments because they won't be ready on time.", "decision"),
+    ("We're just going to tell them to wear a white shirt and black pants.", "decision"),
+    # orders the verb list had missed: "Define …", "Help me plan."
+    ("Define Daily Brief Rules Update policy.md: one brief per domain, queued for 05:00 IST", "task"),
+    ("2-3 soccer drills. Very simple. Help me plan.", "task"),
+])
+def test_what_a_user_sets_decides_or_orders_in_a_chat_channel_is_recognised(said: str, category: str) -> None:
+    v = verdicts(("assistant", "Set up. What is this channel about?"), ("user", said))
+    assert v["m2"].category == category, v["m2"]
+
+
+@pytest.mark.parametrize("said", [
+    "We're going to need a bigger disk for the backups, I think.",
+    "This channel is busy today.",
+    "Help is on the way, the plumber comes at five.",
+])
+def test_a_need_or_a_description_is_no_decision_setting_or_order(said: str) -> None:
+    v = verdicts(("assistant", "Anything new?"), ("user", said))
+    assert v["m2"].category not in ("decision", "preference", "task"), v["m2"]
+
+
+@pytest.mark.parametrize("report", [
+    "The reminder isn't set up: the gateway refused the token.",
+    "Nothing was deployed, the build stopped at the lint step.",
+    "It hasn't been fixed, the same error comes back after a restart.",
+])
+def test_a_negated_completion_reports_nothing_done_and_the_task_stays_open(report: str) -> None:
+    v = verdicts(("user", "Set up the daily reminder at 7am."), _call("c1", "a"), _result("r1", "a"),
+                 ("assistant", report))
+    assert (v["m1"].category, v["m1"].status) == ("task", "current"), v["m1"]
+    assert v["m4"].rule != "intent:outcome", v["m4"]
+
+
+def test_the_user_saying_a_date_is_not_fixed_closes_no_task() -> None:
+    v = verdicts(("user", "Plan the March mass with me."), ("assistant", "Sure. Is the date fixed?"),
+                 ("user", "It's not fixed, we have to plan the date every time."))
+    assert v["m3"].rule != "intent:completion", v["m3"]
+
+
+@pytest.mark.parametrize("habit", [
+    "We have a weekly event on Thursdays at 5:30 pm. I normally send a message on the WhatsApp group every Tuesday.",
+    "For the younger group I typically build a project around the saint of the week.",
+])
+def test_a_habit_the_user_describes_is_a_standing_fact_like_usually(habit: str) -> None:
+    v = verdicts(("assistant", "What is this channel about?"), ("user", habit))
+    assert v["m2"].category == "preference", v["m2"]

@@ -110,3 +110,33 @@ def test_a_finished_request_outlasts_the_tool_chatter_it_caused(tmp_path: Path) 
                      for n in range(4) for s in range(3))
     assert calls_kept < 12  # the budget had to take some of the work
     assert set(requests) <= kept
+
+
+def _discord(number: int, words: str) -> str:
+    """A user message as OpenClaw's Discord channel writes it: metadata blocks, then the words."""
+    info = {"message_id": f"14780{number:05d}", "sender_id": "7297030870", "conversation_label":
+            "Guild #projects channel id:1477913956", "sender": "7297030870", "group_subject": "#projects",
+            "group_channel": "#projects", "group_space": "1475377083", "is_group_chat": True}
+    sender = {"label": "owner", "name": "owner", "username": "owner", "tag": "owner"}
+    return (f"Conversation info (untrusted metadata):\n```json\n{json.dumps(info, indent=2)}\n```\n\n"
+            f"Sender (untrusted metadata):\n```json\n{json.dumps(sender, indent=2)}\n```\n\n{words}")
+
+
+def test_under_a_budget_the_metadata_blocks_give_way_before_the_users_words(tmp_path: Path) -> None:
+    """Short replies in a Discord channel cost less than the metadata blocks around them: a budget
+    had dropped half of them whole ("Leave the clients folder.") and kept the others' blocks."""
+    session = PiSession()
+    said = ["Leave the clients folder.", "Still working. We ended for the day, back on Thursday morning.",
+            "Merge projects.md into the tracker.", "Domain is bought, the password is lost, helping him now."]
+    users = []
+    for number, words in enumerate(said * 3):
+        users.append(session.user(_discord(number, f"{words} (item {number})")))
+        session.say(f"Noted ({number}). I updated the project file with it and will keep the tracker current "
+                    "so the next session starts from the same place; nothing else changed in the folder.")
+    path = session.write(tmp_path / "s.jsonl")
+    result = filter_path(path, "openclaw", keep_ratio=0.5, output=tmp_path / "out.jsonl")
+    assert result.report["budget"]["met"]
+    lines = {json.loads(line)["id"]: line for line in result.output_path.read_text(encoding="utf-8").splitlines()}
+    assert set(users) <= set(lines)  # every message of the user's stays
+    leaned = [u for u in users[:-3] if "untrusted metadata" not in lines[u]]
+    assert leaned  # the older ones without their blocks

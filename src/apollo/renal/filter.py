@@ -29,7 +29,7 @@ from apollo.renal import classify as classify_mod
 from apollo.renal import concentrate
 from apollo.renal import fates as fates_mod
 from apollo.renal.classify import Classification
-from apollo.renal.compaction import plan_compaction, write_compaction
+from apollo.renal.compaction import kept_text, plan_compaction, write_compaction
 from apollo.renal.condense import Condenser
 from apollo.renal.fates import Fate
 from apollo.renal.salience import information
@@ -229,6 +229,10 @@ def fit_budget(fates: list[Fate], target: int, condenser: Condenser, count: Call
         if len(group) == 1 and lead.element.kind is Kind.TEXT:
             base = lead.text if lead.action == "shorten" and lead.text is not None else lead.element.text
             envelope = count(lead.element.envelope) if lead.element.envelope else 0
+            lean = _lean_envelope(lead, count)
+            if lean is not None:  # the user's words whole, less the metadata blocks around them
+                envelope = lean
+                forms.append(budget_mod.Form("lean", base, count(base) + lean, keeps_content=True))
             ladder = condenser.ladder(base, names)
             substance = _substance(base, ladder, condenser)
             for name, text in ladder:
@@ -264,9 +268,23 @@ def fit_budget(fates: list[Fate], target: int, condenser: Condenser, count: Call
             lead = group[-1]
             form = candidate.forms[chosen]
             lead.action, lead.text, lead.tokens_after = "shorten", form.text, form.tokens
+            lead.lean = _lean_envelope(lead, count) is not None
             if form.name == "opening":  # words went, not only the ones that carry no content
                 lead.bucket = "opened"
     return fit
+
+
+def _lean_envelope(fate: Fate, count: Callable[[str], int]) -> int | None:
+    """The tokens of a user's envelope less its metadata blocks (the channel's ids and sender JSON
+    that repeat the stamp for tools), when it holds some and the message stands before the recent
+    tail, else None: under a budget those blocks give way before the user's words (a Discord
+    message's blocks cost more than a short reply, which had gone whole for them)."""
+    element = fate.element
+    if fate.in_tail or element.role is not Role.USER or not element.envelope:
+        return None
+    kept = kept_text(element)
+    lean = kept[:len(kept) - len(element.text)]
+    return count(lean) if len(lean) < len(element.envelope) else None
 
 
 def _above_must_keep(fates: list[Fate]) -> set[str]:
@@ -384,7 +402,7 @@ def edits_of(fates: list[Fate]) -> dict[str, Edit]:
             edits[element_id] = Edit("drop", note=fate.bucket)
         elif fate.action == "shorten" and fate.text is not None:
             edits[element_id] = Edit("replace", text=fate.text, merged_from=list(fate.merged_from),
-                                     note=fate.bucket or "condensed")
+                                     note=fate.bucket or "condensed", lean=fate.lean)
         elif fate.merged_from:
             edits[element_id] = Edit("replace", text=None, merged_from=list(fate.merged_from), note="merged")
     return edits

@@ -43,6 +43,10 @@ _INTENT_SIGNALS = ("request", "preference", "profile", "preference_hint", "decis
 # Quotation marks that open and close: a question mark inside a quotation is not the speaker asking.
 _QUOTE_OPEN = "「『“《"
 _QUOTE_CLOSE = "」』”》"
+# The straight double quote opens and closes alike: an odd number of them leaves a quotation open, up to
+# the end of the line (a report's 'Question sent: "Should I run the health check now?"' asks nobody here;
+# an inch mark left alone does not silence the lines after it).
+_STRAIGHT_QUOTE = '"'
 # Where a sentence ends (outside quotations): Chinese and Latin end marks, a period before a space, a line break.
 _SENTENCE_END = re.compile(r"[。！？!?\n]+|\.(?=\s|$)")
 #: a line that ends a sentence (what a person writes, where a command's output line seldom does)
@@ -425,12 +429,15 @@ def _read(text: str, role: str, rules: RenalRules, social: bool) -> Reading:
     intent, whole_intent = _signals_for(rules, role)
     content: list[str] = []
     quoted = 0  # quotations open at the end of the clause
+    straight = False  # a straight-quoted quotation open at the end of the clause, on its line
     for clause in clauses:
         matched = _match_text(clause)
         quoted = max(quoted + sum(clause.body.count(c) for c in _QUOTE_OPEN)
                      - sum(clause.body.count(c) for c in _QUOTE_CLOSE), 0)
-        asks = not quoted and question_signal.search(matched) is not None and (
+        straight = straight != (clause.body.count(_STRAIGHT_QUOTE) % 2 == 1)
+        asks = not quoted and not straight and question_signal.search(matched) is not None and (
             indirect is None or indirect.search(matched) is None)  # "让我检查是否…": what it will find out
+        straight = straight and "\n" not in clause.end
         if social or len(clause.body) <= 24:
             clause.norm = normalize_clause(clause.body, rules)
             clause.whole = next((s.name for s in whole_intent if s.match_whole(clause.norm)), None)
