@@ -95,7 +95,7 @@ _SECTIONS = {title: key for titles in digest.TITLES.values() for key, title in t
 
 
 #: where a quoted item's line goes on to what answered it
-_ARROW = re.compile(r'["”] → \[')
+_ARROW = re.compile(r'["”] → ')
 
 
 def breakdown(text: str, earlier: list[str]) -> dict[str, int]:

@@ -61,14 +61,14 @@ LEVELS = (Level(), Level(outdated=False), Level(outdated=False, tools_and_files=
 VERBATIM_LEVELS = tuple(level for level in LEVELS if not level.shortens_must_keep)
 
 TITLES = {
-    "zh": {"head": "[apollo renal 摘要] 此前对话的要点，按条目编号原文引用；截断处（…）的全文按编号保留在原会话中。",
+    "zh": {"head": "[apollo renal 摘要] 此前对话的要点，原文引用；截断处（…）的全文按其编号保留在原会话中。",
            "earlier": "更早的摘要", "decision": "决策", "preference": "偏好", "task": "进行中任务",
            "question": "未解决问题", "requests": "用户的其他请求（原话）", "facts": "过程要点", "tools": "使用过的工具", "files": "涉及的文件",
            "superseded": "已过时：被取代、已回答或已完成（仅列开头，全文按编号保留在原会话中）",
            "below": "其中 {n} 条要紧的消息（请求、决策及其答复）保留在摘要之后，原样未改。",
            "omitted": "另有 {n} 条寒暄、确认、心跳与中间过程未列出。"},
-    "en": {"head": "[apollo renal digest] What the conversation so far established, quoted verbatim by entry id; "
-                   "where a quote is cut (…), the source session keeps the whole message under that id.",
+    "en": {"head": "[apollo renal digest] What the conversation so far established, quoted verbatim; "
+                   "where a quote is cut (…), the source session keeps the whole message under the id before it.",
            "earlier": "Earlier summary",
            "decision": "Decisions", "preference": "Preferences", "task": "Active tasks", "question": "Open questions",
            "requests": "The user's other requests (verbatim)",
@@ -291,10 +291,17 @@ def _pointer(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:max(limit, 1)].rstrip() + " …"
 
 
-def _verbatim(text: str, limit: int, lang: str) -> str:
-    """``text`` quoted as said (its start and end when long), between quotation marks."""
+def _id(fate: Any, quote: str, referred: bool) -> str:
+    """The id a line gives a message by (``[id] ``) when ``quote`` (on one line) is cut, where the source
+    session keeps the rest under it, or when another line refers to it (``referred``): a message
+    quoted whole needs none."""
+    return f"[{fate.element.id}] " if referred or quote != _one_line(fate.element.text) else ""
+
+
+def _marks(quote: str, lang: str) -> str:
+    """A quote between the language's quotation marks."""
     opening, closing = ("“", "”") if lang == "zh" else ('"', '"')
-    return f"{opening}{_quote(text, limit)}{closing}"
+    return f"{opening}{quote}{closing}"
 
 
 def _said(text: str, limit: int) -> str:
@@ -469,7 +476,8 @@ def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | 
     place its text is made.
 
     Verbatim: the must-keep items and the user's other requests (short, and what a summary most
-    often loses), each with its id and what answered it. Pointers (an id and the start of the text,
+    often loses), each with what answered it, and with its id where the quote is cut or a line points
+    to it (a must-keep item always). Pointers (an id and the start of the text,
     the source session keeps whole): what the classifier found superseded, answered or done. The entries
     in ``as_messages`` (record ids) stay as messages after the digest and are not repeated in it;
     ``written`` names the tool-call arguments that hold text a call writes (no file is named there);
@@ -491,16 +499,30 @@ def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | 
     asked, every, copies = _quoted_requests(fates, answers, as_messages, level)
     quoted = {f.element.id for f in (*chosen, *every, *below)}  # a copy is quoted at its latest
 
-    def line(fate: Any, width: int, said: str | None = None) -> str:
-        cut = max(width, longer_chars) if fate.element.id in longer else width
-        text = f"- [{fate.element.id}] {_verbatim(fate.element.text if said is None else said, cut, lang)}"
+    def paired(fate: Any) -> Any:
+        """What answered ``fate``, when its line quotes it (a user's message, a question)."""
         reply = answers.get(fate.element.id) if fate.element.role is Role.USER or fate.category == "question" else None
         if reply is None or level.shortens_must_keep or reply.action == "drop" or not _worth_quoting(reply, reply=True):
+            return None
+        return reply
+
+    # how many lines point to each message as what answered them: an id is written where a line refers to it
+    pointed = Counter(reply.element.id for f in (*chosen, *asked) if (reply := paired(f)) is not None)
+
+    def line(fate: Any, width: int, said: str | None = None) -> str:
+        """A must-keep item (``said`` None) with its id; a request (``said``: its text as quoted) with
+        its id only where its quote is cut or another line points to it; then what answered it."""
+        cut = max(width, longer_chars) if fate.element.id in longer else width
+        quote = _quote(fate.element.text if said is None else said, cut)
+        text = f"- {_id(fate, quote, said is None or pointed[fate.element.id] > 0)}{_marks(quote, lang)}"
+        reply = paired(fate)
+        if reply is None:
             return text
         if reply.element.id in quoted:
             return text + f" → [{reply.element.id}]"
         quoted.add(reply.element.id)  # an answer to several messages is quoted under the first
-        return text + f" → [{reply.element.id}] {_outcome(reply.element.text, min(width, reply_chars or width))}"
+        outcome = _outcome(reply.element.text, min(width, reply_chars or width))
+        return text + f" → {_id(reply, outcome, pointed[reply.element.id] > 1)}{outcome}"
 
     listed = copies
     for category in ("decision", "preference", "task", "question"):
