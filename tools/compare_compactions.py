@@ -149,7 +149,8 @@ def compare(lines: list[str]) -> list[dict]:
         reasoned = digest.reasoned(history, kept)
         ours = digest.build(history, lang, rules["digest_item_chars"], earlier=earlier,
                             outdated_chars=rules["digest_outdated_chars"], reply_chars=rules["digest_reply_chars"],
-                            as_messages=kept, written=frozenset(rules["digest_change_arguments"]))
+                            as_messages=kept, written=frozenset(rules["digest_change_arguments"]),
+                            pause_hours=rules["digest_pause_hours"])
         # what stands in for the history: the digest and the messages kept after it, as the model sees them
         messages = "\n".join(kept_text(f.element) for f in history if f.element.record_id in kept
                               and (f.element.kind.value != "thinking" or f.element.record_id in reasoned))

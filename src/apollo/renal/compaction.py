@@ -156,7 +156,8 @@ def plan_compaction(fates: list[Fate], rules: concentrate.FilterRules, lang: str
                                     as_messages=plan.messages, written=frozenset(rules["digest_change_arguments"]),
                                     longer=frozenset(i for at, i in recent_requests if at < start)
                                     if target is None else frozenset(),
-                                    longer_chars=rules["digest_recent_request_chars"])
+                                    longer_chars=rules["digest_recent_request_chars"],
+                                    pause_hours=rules["digest_pause_hours"])
         plan.summary_tokens = count(prefix + plan.summary + suffix)
         quoted = digest.quoted_items(before, level)
         if level.shortens_must_keep:

@@ -22,6 +22,7 @@ from typing import Any
 
 import orjson
 
+from apollo.clock import parse_timestamp
 from apollo.redact import redact
 from apollo.renal.concentrate import SENTENCE_END
 from apollo.transcript.model import Kind, Role
@@ -468,10 +469,25 @@ def _quoted_requests(fates: list[Any], answers: dict[str, Any], as_messages: fro
     return [f for f in latest if f.element.record_id not in as_messages], every, copies
 
 
+def settled(fates: list[Any], pause_hours: float | None) -> frozenset[str]:
+    """The user's messages (element ids) sent before the user's last pause of at least ``pause_hours``
+    (a night, a day away; the user's own messages count, not a heartbeat's polls): the user has come
+    back since, and what answered them is settled. None when no pause is that long, or times are missing."""
+    said = [f.element for f in fates if f.element.role is Role.USER and f.element.kind is Kind.TEXT]
+    boundary, previous = 0, None
+    for position, element in enumerate(said):
+        at = parse_timestamp(element.timestamp)
+        if pause_hours is not None and at is not None and previous is not None \
+                and (at - previous).total_seconds() >= pause_hours * 3600:
+            boundary = position
+        previous = at or previous
+    return frozenset(element.id for element in said[:boundary])
+
+
 def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | tuple[str, ...] = (),
           level: Level = LEVELS[0], outdated_chars: int | None = None, reply_chars: int | None = None,
           as_messages: frozenset[str] = frozenset(), written: frozenset[str] = frozenset(),
-          longer: frozenset[str] = frozenset(), longer_chars: int = 0) -> str:
+          longer: frozenset[str] = frozenset(), longer_chars: int = 0, pause_hours: float | None = None) -> str:
     """The digest of ``fates`` (everything before the tail) after the ``earlier`` summaries: the one
     place its text is made.
 
@@ -482,7 +498,8 @@ def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | 
     in ``as_messages`` (record ids) stay as messages after the digest and are not repeated in it;
     ``written`` names the tool-call arguments that hold text a call writes (no file is named there);
     the entries in ``longer`` (element ids: the requests a capped tail left out) are quoted up to
-    ``longer_chars``."""
+    ``longer_chars``. A request sent before the user's last pause of ``pause_hours`` (:func:`settled`)
+    has its answer quoted in ``outdated_chars``, as what is settled."""
     titles = TITLES["zh" if lang == "zh" else "en"]
     limit = max(int(item_chars * level.item_share), 40)
     answers = replies(fates)
@@ -508,6 +525,7 @@ def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | 
 
     # how many lines point to each message as what answered them: an id is written where a line refers to it
     pointed = Counter(reply.element.id for f in (*chosen, *asked) if (reply := paired(f)) is not None)
+    done = settled(fates, pause_hours)
 
     def line(fate: Any, width: int, said: str | None = None) -> str:
         """A must-keep item (``said`` None) with its id; a request (``said``: its text as quoted) with
@@ -521,7 +539,8 @@ def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | 
         if reply.element.id in quoted:
             return text + f" → [{reply.element.id}]"
         quoted.add(reply.element.id)  # an answer to several messages is quoted under the first
-        outcome = _outcome(reply.element.text, min(width, reply_chars or width))
+        answered = outdated_chars if said is not None and fate.element.id in done else reply_chars
+        outcome = _outcome(reply.element.text, min(width, answered or width))
         return text + f" → {_id(reply, outcome, pointed[reply.element.id] > 1)}{outcome}"
 
     listed = copies
