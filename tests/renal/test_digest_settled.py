@@ -6,6 +6,7 @@ requests, their answers 2,900 tokens of a 14,500-token digest.)"""
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -15,6 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from apollo.renal import concentrate, digest
+from apollo.renal.filter import filter_path
 from apollo.transcript.model import Kind, Role
 from renal.filter_support import worked_session
 from renal.test_digest import _digest, _tail
@@ -125,3 +127,31 @@ def test_the_rule_file_says_how_long_a_pause_is() -> None:
     assert _RULES["digest_pause_hours"] > 0
     assert re.search(r"^digest_pause_hours = ", (Path(concentrate.__file__).parent / "rules" / "filter.toml")
                      .read_text(encoding="utf-8"), flags=re.MULTILINE)
+
+
+_ENVELOPE = "System: [{stamp} GMT+8] Feishu[anuo] DM | 用户545942\n\n"
+
+
+def test_an_exchange_from_an_earlier_sitting_is_quoted_and_one_since_the_pause_stays_a_message(tmp_path: Path) -> None:
+    """As in a real Feishu coaching chat: a standing rule the user gave one evening is quoted in the
+    digest with its id and its answer; the one given after the night stays a message with its stamp."""
+    session = worked_session()
+    before = session.user(_ENVELOPE.format(stamp="2026-03-29 17:48:42") + "以后每次给我训练计划都要先带热身。")
+    session.say("记好了 ✅ 以后每次计划都会带热身，写进 USER.md 了。")
+    session.clock += 14 * _HOUR
+    after = session.user(_ENVELOPE.format(stamp="2026-03-30 09:38:02") + "以后算数都用 Python 算，不要心算。")
+    session.say("好的，以后涉及时间、热量、体重的计算都用 Python 算。")
+    session.clock += _HOUR
+    session.user("今天练什么？")
+    session.say("今天练上肢推。")
+    for text in ("下一步：周报。", "然后是发票。"):
+        session.user(text)
+        session.say("好的。")
+    source = session.write(tmp_path / "s.jsonl")
+    result = filter_path(source, mode="compact", output=tmp_path / "c.jsonl", workspace=tmp_path)
+    entries = [json.loads(line) for line in result.output_path.read_text(encoding="utf-8").splitlines()]
+    compaction = entries[-1]
+    kept = {e.get("id") for e in entries}
+    assert before not in kept and f"- [{before}] “以后每次给我训练计划都要先带热身。” → 记好了 ✅" in compaction["summary"]
+    assert after in kept and compaction["firstKeptEntryId"] == after  # a message, with its stamp
+    assert "以后算数都用 Python 算" not in compaction["summary"]

@@ -250,7 +250,8 @@ def kept_as_messages(fates: list[Fate], start: int, rules: concentrate.FilterRul
     digested = [f for f in fates[:start] if f.element.kind is not Kind.COMPACTION]
     changing = frozenset(rules["digest_change_arguments"])
     return unsaid_changes(fates, start, changing) | with_results(
-        fates, digest.kept_as_messages(digested, rules["digest_item_chars"]) | answers_with_changes(digested, changing))
+        fates, digest.kept_as_messages(digested, rules["digest_item_chars"], rules["digest_pause_hours"])
+        | answers_with_changes(digested, changing))
 
 
 def answers_with_changes(fates: list[Fate], changing: frozenset[str]) -> frozenset[str]:

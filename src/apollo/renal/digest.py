@@ -354,22 +354,26 @@ def _asked(fates: list[Any], listed: list[Any]) -> list[Any]:
 _DIALOGUE = frozenset({Kind.TEXT, Kind.THINKING})
 
 
-def kept_as_messages(fates: list[Any], item_chars: int = 1 << 30) -> frozenset[str]:
+def kept_as_messages(fates: list[Any], item_chars: int = 1 << 30, pause_hours: float | None = None) -> frozenset[str]:
     """The entries (record ids) that stay as messages instead of digest lines: the exchanges of
     :func:`_exchanges` whose turns are all dialogue (text, and thinking) and whose first turn came with
     a channel's envelope (time, sender, message id: what a quote cannot carry), when they fit
-    (:func:`_fits`); or an item too long to quote whole that was decided on (:func:`_decided_on`)."""
+    (:func:`_fits`) and come after the user's last pause of ``pause_hours`` (:func:`settled`: from an
+    earlier sitting, the quote and its id are enough); or an item too long to quote whole that was
+    decided on (:func:`_decided_on`)."""
     kinds: dict[str, set[Kind]] = {}
     for fate in fates:
         if fate.element.record_id is not None:
             kinds.setdefault(fate.element.record_id, set()).add(fate.element.kind)
     kept: set[str] = set()
+    done = settled(fates, pause_hours)
     for line in _exchanges(fates):
         records = [f.element.record_id for f in line]
         if not all(r is not None and kinds[r] <= _DIALOGUE for r in records):
             continue
         first, reply = line[0], (line[1] if len(line) > 1 else None)
-        if (first.element.envelope and _fits(line, item_chars)) or _decided_on(first, reply, item_chars):
+        if (first.element.envelope and first.element.id not in done and _fits(line, item_chars)) \
+                or _decided_on(first, reply, item_chars):
             kept.update(r for r in records if r is not None)
     return frozenset(kept)
 
