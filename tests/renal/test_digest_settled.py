@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from apollo.renal import concentrate, digest
 from apollo.renal.filter import filter_path
 from apollo.transcript.model import Kind, Role
+from realclient.support import PiSession
 from renal.filter_support import worked_session
 from renal.test_digest import _digest, _tail
 
@@ -31,6 +32,18 @@ def _coaching_answer(opening: str, closing: str) -> str:
 
 def _line(summary: str, words: str) -> str:
     return next(line for line in summary.splitlines() if words in line)
+
+
+def _outcome_later(session: PiSession, tmp_path: Path, hours: float, request: str, answer: str,
+                   then: tuple[str, str] = ("Which branch is deployed now?", "main, at the last green build.")) -> str:
+    """The outcome the digest gives ``answer`` (to the request holding ``request``) when the user says
+    ``then`` (and the agent answers) ``hours`` later."""
+    session.clock += int(hours * _HOUR)
+    session.user(then[0])
+    session.say(then[1])
+    _tail(session)
+    summary, _ = _digest(session, tmp_path)
+    return _line(summary, request).split(f"→ [{answer}] ", 1)[1]
 
 
 def test_yesterdays_answer_is_quoted_short_and_todays_in_full_and_a_night_of_heartbeats_is_still_a_pause(
@@ -77,12 +90,8 @@ def test_within_one_sitting_every_answer_keeps_its_full_outcome(tmp_path: Path) 
                + "Renovated in 2020 with custom cabinets and premium flooring. " * 6
                + "**Costs:** HOA $1,035/mo, Zestimate $198,100. What's the play: wholesale it, flip it, or buy?")
     answer = session.say(listing)
-    session.clock += 3 * _HOUR
-    session.user("Need a buyer")
-    session.say("Post it in the local investor groups with the numbers.")
-    _tail(session)
-    summary, _ = _digest(session, tmp_path)
-    outcome = _line(summary, "3900 Ford Rd #14K Philadelphia").split(f"→ [{answer}] ", 1)[1]
+    outcome = _outcome_later(session, tmp_path, 3, "3900 Ford Rd #14K Philadelphia", answer,
+                             ("Need a buyer", "Post it in the local investor groups with the numbers."))
     assert "HOA $1,035/mo, Zestimate $198,100" in outcome and len(outcome) > _RULES["digest_outdated_chars"]
 
 
@@ -155,3 +164,17 @@ def test_an_exchange_from_an_earlier_sitting_is_quoted_and_one_since_the_pause_s
     assert before not in kept and f"- [{before}] “以后每次给我训练计划都要先带热身。” → 记好了 ✅" in compaction["summary"]
     assert after in kept and compaction["firstKeptEntryId"] == after  # a message, with its stamp
     assert "以后算数都用 Python 算" not in compaction["summary"]
+
+
+def test_an_answer_that_reports_work_done_is_never_settled_and_keeps_its_job_id(tmp_path: Path) -> None:
+    """Yesterday's terse request the agent answered after running a tool: its answer reports work (a
+    job's id, past its opening), what the digest keeps as the answers of the current sitting."""
+    session = worked_session()
+    session.user("Spreadsheet of the supplier invoices")
+    session.tool("call_1", "exec", {"command": "make-sheet ~/invoices"}, '{"status": "queued", "job": "job-3-17"}')
+    report = session.say("The sheet is being built in the background. "
+                         + "It reads each invoice in turn and adds a row per supplier. " * 3
+                         + "Its job id is job-3-17. " + "It usually takes about ten minutes. " * 3
+                         + "Let me see what it printed so far:")
+    outcome = _outcome_later(session, tmp_path, 20, "Spreadsheet of the supplier invoices", report)
+    assert "Its job id is job-3-17." in outcome and len(outcome) > _RULES["digest_outdated_chars"]

@@ -488,6 +488,12 @@ def settled(fates: list[Any], pause_hours: float | None) -> frozenset[str]:
     return frozenset(element.id for element in said[:boundary])
 
 
+def _worked(fates: list[Any], position: dict[str, int], asked: Any, answer: Any) -> bool:
+    """The agent called a tool between ``asked`` and its ``answer``: the answer reports work done (a
+    job's id, a file's path, a run's result), what a settled conversation's answer does not."""
+    return any(f.element.kind is Kind.TOOL_CALL for f in fates[position[asked.element.id]:position[answer.element.id]])
+
+
 def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | tuple[str, ...] = (),
           level: Level = LEVELS[0], outdated_chars: int | None = None, reply_chars: int | None = None,
           as_messages: frozenset[str] = frozenset(), written: frozenset[str] = frozenset(),
@@ -530,6 +536,7 @@ def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | 
     # how many lines point to each message as what answered them: an id is written where a line refers to it
     pointed = Counter(reply.element.id for f in (*chosen, *asked) if (reply := paired(f)) is not None)
     done = settled(fates, pause_hours)
+    position = {f.element.id: at for at, f in enumerate(fates)}
 
     def line(fate: Any, width: int, said: str | None = None) -> str:
         """A must-keep item (``said`` None) with its id; a request (``said``: its text as quoted) with
@@ -543,7 +550,8 @@ def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | 
         if reply.element.id in quoted:
             return text + f" → [{reply.element.id}]"
         quoted.add(reply.element.id)  # an answer to several messages is quoted under the first
-        answered = outdated_chars if said is not None and fate.element.id in done else reply_chars
+        answered = outdated_chars if said is not None and fate.element.id in done \
+            and not _worked(fates, position, fate, reply) else reply_chars
         outcome = _outcome(reply.element.text, min(width, answered or width))
         return text + f" → {_id(reply, outcome, pointed[reply.element.id] > 1)}{outcome}"
 
