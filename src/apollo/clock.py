@@ -24,6 +24,16 @@ def parse_iso(text: str) -> datetime:
     return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
+def parse_timestamp(text: str | None) -> datetime | None:
+    """A transcript's timestamp as a time, else None (absent, or not ISO 8601)."""
+    if not text:
+        return None
+    try:
+        return parse_iso(str(text))
+    except ValueError:
+        return None
+
+
 def pin(moment: datetime | str | None) -> None:
     """Fix this process's clock (an aware time or ISO text), or release it with None."""
     global _pinned

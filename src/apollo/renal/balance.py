@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import Counter, deque
 from datetime import datetime
 
-from apollo.clock import parse_iso
+from apollo.clock import parse_timestamp
 from apollo.records import field, slotted
 from apollo.renal.reading import Reading, keywords, overlap
 
@@ -148,7 +148,7 @@ class BalanceTracker:
         # earlier subject, or a short turn without topic words, is no change)
         recent = [t.keys for t in list(self._turns)[-_DRIFT_CONTEXT:] if t.keys]
         shifted = len(keys) >= 2 and bool(recent) and not keys & frozenset().union(*recent)
-        moment = _parse_time(timestamp)
+        moment = parse_timestamp(timestamp)
         if shifted and moment is not None and self._last_time is not None:
             shifted = (moment - self._last_time).total_seconds() <= self.thresholds.drift_minutes * 60
         self._last_time = moment or self._last_time
@@ -216,15 +216,6 @@ class BalanceTracker:
 def _same_subject(a: frozenset[str], b: frozenset[str], *, shared_min: int, share: float) -> bool:
     shared, coefficient = overlap(a, b)
     return shared >= shared_min or (shared >= 1 and coefficient >= share)
-
-
-def _parse_time(text: str | None) -> datetime | None:
-    if not text:
-        return None
-    try:
-        return parse_iso(str(text))
-    except ValueError:
-        return None
 
 
 def _same_question(a: frozenset[str], b: frozenset[str]) -> bool:

@@ -139,14 +139,9 @@ def plan_compaction(fates: list[Fate], rules: concentrate.FilterRules, lang: str
     recent_requests = [(i, e.id) for i, e in enumerate(elements) if i >= default and e.role is Role.USER
                        and e.kind is Kind.TEXT and e.text.strip()]
 
-    failed = [re.compile(p, re.IGNORECASE) for p in rules["digest_failed_summary"]]
-    empty = [re.compile(p, re.IGNORECASE) for p in rules["digest_empty_section"]]
-
     def attempt(start: int, level: digest.Level) -> CompactionPlan:
-        carried = (digest.without_empty_sections(e.text, empty) for i, e in enumerate(elements)
-                   if e.kind is Kind.COMPACTION and (i < start or is_compaction_summary(e))
-                   and not digest.failed_summary(e.text, failed))
-        earlier = [text for text in carried if text]
+        earlier = carried_summaries([e.text for i, e in enumerate(elements) if e.kind is Kind.COMPACTION
+                                     and (i < start or is_compaction_summary(e))], rules)
         plan = CompactionPlan(fates, start, "", 0, tail_after[start])
         before = plan.digested
         if messages:
@@ -161,7 +156,8 @@ def plan_compaction(fates: list[Fate], rules: concentrate.FilterRules, lang: str
                                     as_messages=plan.messages, written=frozenset(rules["digest_change_arguments"]),
                                     longer=frozenset(i for at, i in recent_requests if at < start)
                                     if target is None else frozenset(),
-                                    longer_chars=rules["digest_recent_request_chars"])
+                                    longer_chars=rules["digest_recent_request_chars"],
+                                    pause_hours=rules["digest_pause_hours"])
         plan.summary_tokens = count(prefix + plan.summary + suffix)
         quoted = digest.quoted_items(before, level)
         if level.shortens_must_keep:
@@ -176,6 +172,18 @@ def plan_compaction(fates: list[Fate], rules: concentrate.FilterRules, lang: str
     for position, fate in enumerate(fates):
         fate.in_tail = position >= chosen.start
     return chosen
+
+
+def carried_summaries(summaries: list[str], rules: concentrate.FilterRules) -> list[str]:
+    """The earlier compactions' ``summaries`` a new digest carries: none that is the summariser's failure
+    (``digest_failed_summary``), each less its sections that say only that there is nothing
+    (``digest_empty_section``), and none left empty by that."""
+    from apollo.renal import digest
+
+    failed = [re.compile(p, re.IGNORECASE) for p in rules["digest_failed_summary"]]
+    empty = [re.compile(p, re.IGNORECASE) for p in rules["digest_empty_section"]]
+    carried = (digest.without_empty_sections(text, empty) for text in summaries if not digest.failed_summary(text, failed))
+    return [text for text in carried if text]
 
 
 def _tail_starts(elements: list[Element], tail_after: list[int], rules: concentrate.FilterRules,
@@ -242,7 +250,8 @@ def kept_as_messages(fates: list[Fate], start: int, rules: concentrate.FilterRul
     digested = [f for f in fates[:start] if f.element.kind is not Kind.COMPACTION]
     changing = frozenset(rules["digest_change_arguments"])
     return unsaid_changes(fates, start, changing) | with_results(
-        fates, digest.kept_as_messages(digested, rules["digest_item_chars"]) | answers_with_changes(digested, changing))
+        fates, digest.kept_as_messages(digested, rules["digest_item_chars"], rules["digest_pause_hours"])
+        | answers_with_changes(digested, changing))
 
 
 def answers_with_changes(fates: list[Fate], changing: frozenset[str]) -> frozenset[str]:

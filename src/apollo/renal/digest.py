@@ -22,6 +22,7 @@ from typing import Any
 
 import orjson
 
+from apollo.clock import parse_timestamp
 from apollo.redact import redact
 from apollo.renal.concentrate import SENTENCE_END
 from apollo.transcript.model import Kind, Role
@@ -61,14 +62,14 @@ LEVELS = (Level(), Level(outdated=False), Level(outdated=False, tools_and_files=
 VERBATIM_LEVELS = tuple(level for level in LEVELS if not level.shortens_must_keep)
 
 TITLES = {
-    "zh": {"head": "[apollo renal 摘要] 此前对话的要点，按条目编号原文引用；截断处（…）的全文按编号保留在原会话中。",
+    "zh": {"head": "[apollo renal 摘要] 此前对话的要点，原文引用；截断处（…）的全文按其编号保留在原会话中。",
            "earlier": "更早的摘要", "decision": "决策", "preference": "偏好", "task": "进行中任务",
            "question": "未解决问题", "requests": "用户的其他请求（原话）", "facts": "过程要点", "tools": "使用过的工具", "files": "涉及的文件",
            "superseded": "已过时：被取代、已回答或已完成（仅列开头，全文按编号保留在原会话中）",
            "below": "其中 {n} 条要紧的消息（请求、决策及其答复）保留在摘要之后，原样未改。",
            "omitted": "另有 {n} 条寒暄、确认、心跳与中间过程未列出。"},
-    "en": {"head": "[apollo renal digest] What the conversation so far established, quoted verbatim by entry id; "
-                   "where a quote is cut (…), the source session keeps the whole message under that id.",
+    "en": {"head": "[apollo renal digest] What the conversation so far established, quoted verbatim; "
+                   "where a quote is cut (…), the source session keeps the whole message under the id before it.",
            "earlier": "Earlier summary",
            "decision": "Decisions", "preference": "Preferences", "task": "Active tasks", "question": "Open questions",
            "requests": "The user's other requests (verbatim)",
@@ -291,10 +292,17 @@ def _pointer(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:max(limit, 1)].rstrip() + " …"
 
 
-def _verbatim(text: str, limit: int, lang: str) -> str:
-    """``text`` quoted as said (its start and end when long), between quotation marks."""
+def _id(fate: Any, quote: str, referred: bool) -> str:
+    """The id a line gives a message by (``[id] ``) when ``quote`` (on one line) is cut, where the source
+    session keeps the rest under it, or when another line refers to it (``referred``): a message
+    quoted whole needs none."""
+    return f"[{fate.element.id}] " if referred or quote != _one_line(fate.element.text) else ""
+
+
+def _marks(quote: str, lang: str) -> str:
+    """A quote between the language's quotation marks."""
     opening, closing = ("“", "”") if lang == "zh" else ('"', '"')
-    return f"{opening}{_quote(text, limit)}{closing}"
+    return f"{opening}{quote}{closing}"
 
 
 def _said(text: str, limit: int) -> str:
@@ -346,22 +354,26 @@ def _asked(fates: list[Any], listed: list[Any]) -> list[Any]:
 _DIALOGUE = frozenset({Kind.TEXT, Kind.THINKING})
 
 
-def kept_as_messages(fates: list[Any], item_chars: int = 1 << 30) -> frozenset[str]:
+def kept_as_messages(fates: list[Any], item_chars: int = 1 << 30, pause_hours: float | None = None) -> frozenset[str]:
     """The entries (record ids) that stay as messages instead of digest lines: the exchanges of
     :func:`_exchanges` whose turns are all dialogue (text, and thinking) and whose first turn came with
     a channel's envelope (time, sender, message id: what a quote cannot carry), when they fit
-    (:func:`_fits`); or an item too long to quote whole that was decided on (:func:`_decided_on`)."""
+    (:func:`_fits`) and come after the user's last pause of ``pause_hours`` (:func:`settled`: from an
+    earlier sitting, the quote and its id are enough); or an item too long to quote whole that was
+    decided on (:func:`_decided_on`)."""
     kinds: dict[str, set[Kind]] = {}
     for fate in fates:
         if fate.element.record_id is not None:
             kinds.setdefault(fate.element.record_id, set()).add(fate.element.kind)
     kept: set[str] = set()
+    done = settled(fates, pause_hours)
     for line in _exchanges(fates):
         records = [f.element.record_id for f in line]
         if not all(r is not None and kinds[r] <= _DIALOGUE for r in records):
             continue
         first, reply = line[0], (line[1] if len(line) > 1 else None)
-        if (first.element.envelope and _fits(line, item_chars)) or _decided_on(first, reply, item_chars):
+        if (first.element.envelope and first.element.id not in done and _fits(line, item_chars)) \
+                or _decided_on(first, reply, item_chars):
             kept.update(r for r in records if r is not None)
     return frozenset(kept)
 
@@ -461,20 +473,43 @@ def _quoted_requests(fates: list[Any], answers: dict[str, Any], as_messages: fro
     return [f for f in latest if f.element.record_id not in as_messages], every, copies
 
 
+def settled(fates: list[Any], pause_hours: float | None) -> frozenset[str]:
+    """The user's messages (element ids) sent before the user's last pause of at least ``pause_hours``
+    (a night, a day away; the user's own messages count, not a heartbeat's polls): the user has come
+    back since, and what answered them is settled. None when no pause is that long, or times are missing."""
+    said = [f.element for f in fates if f.element.role is Role.USER and f.element.kind is Kind.TEXT]
+    boundary, previous = 0, None
+    for position, element in enumerate(said):
+        at = parse_timestamp(element.timestamp)
+        if pause_hours is not None and at is not None and previous is not None \
+                and (at - previous).total_seconds() >= pause_hours * 3600:
+            boundary = position
+        previous = at or previous
+    return frozenset(element.id for element in said[:boundary])
+
+
+def _worked(fates: list[Any], position: dict[str, int], asked: Any, answer: Any) -> bool:
+    """The agent called a tool between ``asked`` and its ``answer``: the answer reports work done (a
+    job's id, a file's path, a run's result), what a settled conversation's answer does not."""
+    return any(f.element.kind is Kind.TOOL_CALL for f in fates[position[asked.element.id]:position[answer.element.id]])
+
+
 def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | tuple[str, ...] = (),
           level: Level = LEVELS[0], outdated_chars: int | None = None, reply_chars: int | None = None,
           as_messages: frozenset[str] = frozenset(), written: frozenset[str] = frozenset(),
-          longer: frozenset[str] = frozenset(), longer_chars: int = 0) -> str:
+          longer: frozenset[str] = frozenset(), longer_chars: int = 0, pause_hours: float | None = None) -> str:
     """The digest of ``fates`` (everything before the tail) after the ``earlier`` summaries: the one
     place its text is made.
 
     Verbatim: the must-keep items and the user's other requests (short, and what a summary most
-    often loses), each with its id and what answered it. Pointers (an id and the start of the text,
+    often loses), each with what answered it, and with its id where the quote is cut or a line points
+    to it (a must-keep item always). Pointers (an id and the start of the text,
     the source session keeps whole): what the classifier found superseded, answered or done. The entries
     in ``as_messages`` (record ids) stay as messages after the digest and are not repeated in it;
     ``written`` names the tool-call arguments that hold text a call writes (no file is named there);
     the entries in ``longer`` (element ids: the requests a capped tail left out) are quoted up to
-    ``longer_chars``."""
+    ``longer_chars``. A request sent before the user's last pause of ``pause_hours`` (:func:`settled`)
+    has its answer quoted in ``outdated_chars``, as what is settled."""
     titles = TITLES["zh" if lang == "zh" else "en"]
     limit = max(int(item_chars * level.item_share), 40)
     answers = replies(fates)
@@ -491,16 +526,34 @@ def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | 
     asked, every, copies = _quoted_requests(fates, answers, as_messages, level)
     quoted = {f.element.id for f in (*chosen, *every, *below)}  # a copy is quoted at its latest
 
-    def line(fate: Any, width: int, said: str | None = None) -> str:
-        cut = max(width, longer_chars) if fate.element.id in longer else width
-        text = f"- [{fate.element.id}] {_verbatim(fate.element.text if said is None else said, cut, lang)}"
+    def paired(fate: Any) -> Any:
+        """What answered ``fate``, when its line quotes it (a user's message, a question)."""
         reply = answers.get(fate.element.id) if fate.element.role is Role.USER or fate.category == "question" else None
         if reply is None or level.shortens_must_keep or reply.action == "drop" or not _worth_quoting(reply, reply=True):
+            return None
+        return reply
+
+    # how many lines point to each message as what answered them: an id is written where a line refers to it
+    pointed = Counter(reply.element.id for f in (*chosen, *asked) if (reply := paired(f)) is not None)
+    done = settled(fates, pause_hours)
+    position = {f.element.id: at for at, f in enumerate(fates)}
+
+    def line(fate: Any, width: int, said: str | None = None) -> str:
+        """A must-keep item (``said`` None) with its id; a request (``said``: its text as quoted) with
+        its id only where its quote is cut or another line points to it; then what answered it."""
+        cut = max(width, longer_chars) if fate.element.id in longer else width
+        quote = _quote(fate.element.text if said is None else said, cut)
+        text = f"- {_id(fate, quote, said is None or pointed[fate.element.id] > 0)}{_marks(quote, lang)}"
+        reply = paired(fate)
+        if reply is None:
             return text
         if reply.element.id in quoted:
             return text + f" → [{reply.element.id}]"
         quoted.add(reply.element.id)  # an answer to several messages is quoted under the first
-        return text + f" → [{reply.element.id}] {_outcome(reply.element.text, min(width, reply_chars or width))}"
+        answered = outdated_chars if said is not None and fate.element.id in done \
+            and not _worked(fates, position, fate, reply) else reply_chars
+        outcome = _outcome(reply.element.text, min(width, answered or width))
+        return text + f" → {_id(reply, outcome, pointed[reply.element.id] > 1)}{outcome}"
 
     listed = copies
     for category in ("decision", "preference", "task", "question"):

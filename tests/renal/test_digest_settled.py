@@ -1,0 +1,180 @@
+"""What answered a request before the user's last long pause is settled: the user came back since.
+The digest quotes such an answer by its opening and closing within ``digest_outdated_chars`` (with
+its id: the source keeps the rest), the answers since the pause within ``digest_reply_chars``; the
+request itself, and a must-keep item's answer, as before. (A real coaching chat over four days: 46
+requests, their answers 2,900 tokens of a 14,500-token digest.)"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from types import SimpleNamespace
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from apollo.renal import concentrate, digest
+from apollo.renal.filter import filter_path
+from apollo.transcript.model import Kind, Role
+from realclient.support import PiSession
+from renal.filter_support import worked_session
+from renal.test_digest import _digest, _tail
+
+_RULES = concentrate.load()
+_HOUR = 3_600_000  # the session clock counts milliseconds
+
+
+def _coaching_answer(opening: str, closing: str) -> str:
+    return opening + "43kg能做10次说明背的基础还在，后面几周重量会回来得很快。" * 6 + closing
+
+
+def _line(summary: str, words: str) -> str:
+    return next(line for line in summary.splitlines() if words in line)
+
+
+def _outcome_later(session: PiSession, tmp_path: Path, hours: float, request: str, answer: str,
+                   then: tuple[str, str] = ("Which branch is deployed now?", "main, at the last green build.")) -> str:
+    """The outcome the digest gives ``answer`` (to the request holding ``request``) when the user says
+    ``then`` (and the agent answers) ``hours`` later."""
+    session.clock += int(hours * _HOUR)
+    session.user(then[0])
+    session.say(then[1])
+    _tail(session)
+    summary, _ = _digest(session, tmp_path)
+    return _line(summary, request).split(f"→ [{answer}] ", 1)[1]
+
+
+def test_yesterdays_answer_is_quoted_short_and_todays_in_full_and_a_night_of_heartbeats_is_still_a_pause(
+        tmp_path: Path) -> None:
+    session = worked_session()
+    session.user("高位下拉一共29kg12次，36kg12次，43kg10次有点累，36kg10次，累了")
+    yesterday = session.say(_coaching_answer("第一天恢复训练，这个数据很不错了！", "继续往下走 → **面拉**，做完拉伸收工 💪"))
+    for _ in range(5):  # the night: heartbeat polls every two hours, the user away
+        session.clock += 2 * _HOUR
+        session.heartbeat()
+    session.clock += 2 * _HOUR
+    session.user("我来健身了，现在状态不错，制定正常的训练计划。上次是拉，这次推？")
+    today = session.say(_coaching_answer("上次推力数据（3/31）：卧推25lb×12、推肩30lb×12。", "开练吧 💪"))
+    _tail(session)
+    summary, _ = _digest(session, tmp_path)
+    settled = _line(summary, "高位下拉一共29kg12次").split(f"→ [{yesterday}] ", 1)[1]
+    assert settled.startswith("第一天恢复训练") and settled.endswith("做完拉伸收工 💪") and " … " in settled
+    assert len(settled) <= _RULES["digest_outdated_chars"] // digest.WIDE_CHAR_LETTERS + 3
+    recent = _line(summary, "制定正常的训练计划").split(f"→ [{today}] ", 1)[1]
+    assert recent.startswith("上次推力数据（3/31）") and len(recent) > 2 * len(settled)
+    assert "- “高位下拉一共29kg12次，36kg12次，43kg10次有点累，36kg10次，累了” → " in summary  # the request, whole
+
+
+def test_a_must_keep_items_answer_is_never_settled(tmp_path: Path) -> None:
+    session = worked_session()
+    rule = session.user("From now on, every training plan you give me starts with a warm-up.")
+    session.say("Understood. " + "Each plan now opens with five minutes of mobility and light sets. " * 8
+                + "I wrote it into the coaching skill so it holds for every plan.")
+    session.clock += 12 * _HOUR
+    session.user("Plan for today: pull day.")
+    session.say("Pull day: lat pulldown, seated row, face pulls, reverse crunches.")
+    _tail(session)
+    summary, _ = _digest(session, tmp_path)
+    line = _line(summary, "every training plan you give me starts with a warm-up")
+    assert line.startswith(f"- [{rule}] ") and "I wrote it into the coaching skill so it holds for every plan." in line
+    assert len(line.split(" → ", 1)[1]) > _RULES["digest_outdated_chars"]
+
+
+def test_within_one_sitting_every_answer_keeps_its_full_outcome(tmp_path: Path) -> None:
+    """A real estate chat of three hours (no pause): the listing the agent looked up keeps its prices."""
+    session = worked_session()
+    session.user("3900 Ford Rd #14K Philadelphia pa 19131")
+    listing = ("**3900 Ford Rd #14K** **Price:** $200,000 **Details:** 2 beds, 3 baths, 1,140 sqft. "
+               + "Renovated in 2020 with custom cabinets and premium flooring. " * 6
+               + "**Costs:** HOA $1,035/mo, Zestimate $198,100. What's the play: wholesale it, flip it, or buy?")
+    answer = session.say(listing)
+    outcome = _outcome_later(session, tmp_path, 3, "3900 Ford Rd #14K Philadelphia", answer,
+                             ("Need a buyer", "Post it in the local investor groups with the numbers."))
+    assert "HOA $1,035/mo, Zestimate $198,100" in outcome and len(outcome) > _RULES["digest_outdated_chars"]
+
+
+def _said(gaps: list[tuple[float, str]]) -> list[SimpleNamespace]:
+    """Fates of messages ``gaps`` hours apart: the user's text, a heartbeat poll, the agent's text."""
+    kinds = {"user": (Role.USER, Kind.TEXT), "poll": (Role.USER, Kind.HEARTBEAT_POLL),
+             "agent": (Role.ASSISTANT, Kind.TEXT), "untimed": (Role.USER, Kind.TEXT)}
+    at, fates = datetime(2026, 3, 29, 8, tzinfo=UTC), []
+    for number, (gap, kind) in enumerate(gaps):
+        at += timedelta(hours=gap)
+        role, element_kind = kinds[kind]
+        stamp = None if kind == "untimed" else at.isoformat().replace("+00:00", "Z")
+        fates.append(SimpleNamespace(element=SimpleNamespace(id=f"m{number}", role=role, kind=element_kind,
+                                                             timestamp=stamp)))
+    return fates
+
+
+_GAPS = st.lists(st.tuples(st.floats(min_value=0, max_value=30), st.sampled_from(["user", "poll", "agent", "untimed"])),
+                 max_size=25)
+
+
+@given(_GAPS, st.sampled_from([4.0, 8.0, 24.0]))
+def test_what_is_settled_is_the_users_messages_before_their_last_long_pause(gaps: list, pause: float) -> None:
+    fates = _said(gaps)
+    done = digest.settled(fates, pause)
+    users = [f.element for f in fates if f.element.role is Role.USER and f.element.kind is Kind.TEXT]
+    assert [e.id for e in users[:len(done)]] == sorted(done, key=lambda i: int(i[1:]))  # a prefix, in order
+    timed = [e for e in users if e.timestamp]
+    times = [datetime.fromisoformat(e.timestamp.replace("Z", "+00:00")) for e in timed]
+    pauses = [timed[n] for n in range(1, len(timed)) if (times[n] - times[n - 1]).total_seconds() >= pause * 3600]
+    if not pauses:
+        assert done == frozenset()
+    else:  # the user's message after the last long pause is the first one not settled
+        assert users.index(pauses[-1]) == len(done)
+    # the agent's words and a heartbeat's polls are not the user coming back
+    others = [f for f in fates if not (f.element.role is Role.USER and f.element.kind is Kind.TEXT)]
+    assert digest.settled([f for f in fates if f not in others], pause) == done
+    assert digest.settled(fates, None) == frozenset()
+
+
+def test_the_rule_file_says_how_long_a_pause_is() -> None:
+    assert _RULES["digest_pause_hours"] > 0
+    assert re.search(r"^digest_pause_hours = ", (Path(concentrate.__file__).parent / "rules" / "filter.toml")
+                     .read_text(encoding="utf-8"), flags=re.MULTILINE)
+
+
+_ENVELOPE = "System: [{stamp} GMT+8] Feishu[anuo] DM | 用户545942\n\n"
+
+
+def test_an_exchange_from_an_earlier_sitting_is_quoted_and_one_since_the_pause_stays_a_message(tmp_path: Path) -> None:
+    """As in a real Feishu coaching chat: a standing rule the user gave one evening is quoted in the
+    digest with its id and its answer; the one given after the night stays a message with its stamp."""
+    session = worked_session()
+    before = session.user(_ENVELOPE.format(stamp="2026-03-29 17:48:42") + "以后每次给我训练计划都要先带热身。")
+    session.say("记好了 ✅ 以后每次计划都会带热身，写进 USER.md 了。")
+    session.clock += 14 * _HOUR
+    after = session.user(_ENVELOPE.format(stamp="2026-03-30 09:38:02") + "以后算数都用 Python 算，不要心算。")
+    session.say("好的，以后涉及时间、热量、体重的计算都用 Python 算。")
+    session.clock += _HOUR
+    session.user("今天练什么？")
+    session.say("今天练上肢推。")
+    for text in ("下一步：周报。", "然后是发票。"):
+        session.user(text)
+        session.say("好的。")
+    source = session.write(tmp_path / "s.jsonl")
+    result = filter_path(source, mode="compact", output=tmp_path / "c.jsonl", workspace=tmp_path)
+    entries = [json.loads(line) for line in result.output_path.read_text(encoding="utf-8").splitlines()]
+    compaction = entries[-1]
+    kept = {e.get("id") for e in entries}
+    assert before not in kept and f"- [{before}] “以后每次给我训练计划都要先带热身。” → 记好了 ✅" in compaction["summary"]
+    assert after in kept and compaction["firstKeptEntryId"] == after  # a message, with its stamp
+    assert "以后算数都用 Python 算" not in compaction["summary"]
+
+
+def test_an_answer_that_reports_work_done_is_never_settled_and_keeps_its_job_id(tmp_path: Path) -> None:
+    """Yesterday's terse request the agent answered after running a tool: its answer reports work (a
+    job's id, past its opening), what the digest keeps as the answers of the current sitting."""
+    session = worked_session()
+    session.user("Spreadsheet of the supplier invoices")
+    session.tool("call_1", "exec", {"command": "make-sheet ~/invoices"}, '{"status": "queued", "job": "job-3-17"}')
+    report = session.say("The sheet is being built in the background. "
+                         + "It reads each invoice in turn and adds a row per supplier. " * 3
+                         + "Its job id is job-3-17. " + "It usually takes about ten minutes. " * 3
+                         + "Let me see what it printed so far:")
+    outcome = _outcome_later(session, tmp_path, 20, "Spreadsheet of the supplier invoices", report)
+    assert "Its job id is job-3-17." in outcome and len(outcome) > _RULES["digest_outdated_chars"]
