@@ -57,6 +57,15 @@ def test_each_real_format_is_redacted_in_prose_code_and_chinese() -> None:
             assert "[REDACTED " in out
 
 
+def test_a_provider_key_with_the_sk_prefix_is_redacted_bare() -> None:
+    """``sk-`` and twenty key characters (Kimi, DeepSeek, DashScope keys), even in capitals and digits
+    that no entropy measure finds random; a word that only starts so is talk."""
+    for key in ("sk-FGYOMRU4YYYOWQRSJMJENXZP5U", "sk-" + "0123456789abcdef" * 2, "sk-ant-api03-" + "A1b2" * 6):
+        assert key not in redact(f"use `{key}` for the bridge")
+    for talk in ("sk-learn is a library", "the sk-proj-... placeholder", "the desk-organizer_for_small_apartments is sold out"):
+        assert redact(talk) == talk
+
+
 def test_a_pem_block_goes_whole_and_the_text_around_it_stays() -> None:
     pem = pem_block(3)
     out = redact(f"here is the deploy key:\n{pem}\nthanks, 谢谢")

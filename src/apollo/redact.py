@@ -150,6 +150,7 @@ def _detectors() -> dict[str, Any]:
             # denylist is a class attribute on every detector (typed as an abstract property upstream)
             denylist = cast("list[re.Pattern[str]]", plugin.denylist)
             patterns += [(kind, regex, 1 if regex.groups else 0) for regex in denylist]
+    patterns.append(("Secret Key", re.compile(_SK_KEY), 0))
     # prose and config files alike: ``password: x``, ``api_key = x`` (quotes optional)
     keywords: list[tuple[str, re.Pattern[str], int | str]] = [
         (keyword.KeywordDetector.secret_type, regex, group) for regex, group in keyword.CONFIG_DENYLIST_REGEX_TO_GROUP.items()]
@@ -198,6 +199,11 @@ def redact(text: str) -> str:
     return "".join(out)
 
 
+#: the key shape the OpenAI-compatible providers hand out, ``sk-`` and twenty or more key characters
+#: (Moonshot/Kimi, DeepSeek, DashScope…): detect-secrets knows only OpenAI's, by the ``T3BlbkFJ`` inside
+#: it, and a key in capitals and digits is not random enough for its entropy measures (a real session
+#: quoted a Kimi bridge token so)
+_SK_KEY = r"(?<![A-Za-z0-9_-])sk-(?:[a-z0-9]+-)*[A-Za-z0-9_]{20,}(?![A-Za-z0-9_])"
 #: a mark this module wrote: the detectors read it as what it stands for, a value, but one they pass
 #: over (a template, ``<...>``, no key character in it), so that redacting twice changes nothing (its words name a secret, and
 #: a detector had taken ``**[REDACTED`` for a value)
