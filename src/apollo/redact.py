@@ -62,10 +62,10 @@ _TERM = (r"(?i:hash(?:ed|ing)?|encod(?:ed|ing)|encrypt(?:ed|ion)|flow|format|pro
 #: what no value is: a mark this module wrote (redacting twice changes nothing), a version (``v2.3.1``,
 #: ``OAuth2.0``), a date; and in English and tables (``_NOT_PROSE_VALUE``) neither a path, a URL, a
 #: variable or template, an environment variable's name (``BRAVE_API_KEY``), a placeholder
-#: (``your-token``, ``sk-xxxx``, ``sk-proj-...``) nor an e-mail address
+#: (``your-token``, ``sk-xxxx``, ``sk-proj-...``, OpenClaw's own ``__OPENCLAW_REDACTED__``) nor an e-mail address
 _NOT_VALUE = rf"(?!\[REDACTED )(?![A-Za-z]*v?\d+(?:\.\d+)+(?!{_CHARS}))(?!\d{{4}}-\d\d-\d\d)"
 _NOT_PROSE_VALUE = (rf"{_NOT_VALUE}(?![/~.$<{{%])(?![A-Za-z][A-Za-z0-9+.-]*://)(?![A-Z][A-Z0-9]*_[A-Z0-9_]*(?!{_CHARS}))"
-                    rf"(?!{_CHARS}{{0,{_LONGEST}}}?(?i:your|example|placeholder|xxxx|\.\.\.|…))"
+                    rf"(?!{_CHARS}{{0,{_LONGEST}}}?(?i:your|example|placeholder|xxxx|redacted|\.\.\.|…))"
                     rf"(?![^\s@`'\"]{{1,64}}@[A-Za-z0-9-]+\.[A-Za-z.]+(?!{_CHARS}))")
 _VALUE = (rf"{_NOT_VALUE}(?!{_CHARS}{{0,{_LONGEST}}}?[-_](?:{_TERM}))"
           rf"{_CHARS}{{6,{_LONGEST}}}+(?![ \t\u3000]*(?:{_TERM}))")
