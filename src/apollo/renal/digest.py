@@ -84,8 +84,15 @@ TITLES = {
 def _one_line(text: str) -> str:
     """``text`` on one line, its secrets already marked: a cut through a key leaves a piece that
     redaction of the whole digest no longer recognises (24 characters of an Anthropic key at a
-    quote's start), so the text is redacted before it is cut."""
-    return " ".join(redact(text).split())
+    quote's start), so the text is redacted before it is cut. An OpenClaw agent's reply directives go
+    (``[[reply_to_current]]``: the gateway strips them before it sends)."""
+    return " ".join(redact(_sent(text)).split())
+
+
+def _sent(text: str) -> str:
+    from apollo.transcript.openclaw_rules import rules
+
+    return rules().without_directives(text)
 
 
 def _quote(text: str, limit: int) -> str:
@@ -297,7 +304,7 @@ def _id(fate: Any, quote: str, referred: bool) -> str:
     session keeps the rest under it, or when another line refers to it (``referred``): a message
     quoted whole needs none. A quote whose secret was marked is not whole: the id leads to the entry
     that holds the key the user gave."""
-    return f"[{fate.element.id}] " if referred or quote != " ".join(fate.element.text.split()) else ""
+    return f"[{fate.element.id}] " if referred or quote != " ".join(_sent(fate.element.text).split()) else ""
 
 
 def _marks(quote: str, lang: str) -> str:

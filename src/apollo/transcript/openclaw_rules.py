@@ -59,6 +59,7 @@ class EnvelopeRules:
     media_descriptions: tuple[LazyPattern, ...] = ()
     stamp_ids: tuple[LazyPattern, ...] = ()
     stamp_lines: tuple[LazyPattern, ...] = ()
+    reply_directives: tuple[LazyPattern, ...] = ()
 
     def split_envelope(self, text: str) -> tuple[str, str]:
         """(envelope, content): what the gateway wrapped around the user's words (leading stamps,
@@ -257,6 +258,14 @@ class EnvelopeRules:
             return len(rest.strip()) <= self.ack_max_chars
         return False
 
+    def without_directives(self, text: str) -> str:
+        """The agent's text as the gateway sends it: its reply directives (``[[reply_to_current]]``) removed."""
+        if "[[" not in text:
+            return text
+        for pattern in self.reply_directives:
+            text = pattern.sub("", text)
+        return text
+
     def is_silent(self, text: str) -> bool:
         body = text.strip().strip(".!*`_ ")
         return any(body == token for token in self.silent_tokens)
@@ -284,4 +293,5 @@ def rules() -> EnvelopeRules:
                  queued_items=compile_all(envelope["queued_items"]),
                  media_descriptions=compile_all(envelope.get("media_descriptions", [])),
                  stamp_ids=compile_all(envelope.get("stamp_ids", [])),
-                 stamp_lines=compile_all(envelope.get("stamp_lines", [])))
+                 stamp_lines=compile_all(envelope.get("stamp_lines", [])),
+                 reply_directives=compile_all(assistant.get("reply_directives", []), 0))
