@@ -275,10 +275,10 @@ def fit_budget(fates: list[Fate], target: int, condenser: Condenser, count: Call
 
 
 def _lean_envelope(fate: Fate, count: Callable[[str], int]) -> int | None:
-    """The tokens of a user's envelope less its metadata blocks (the channel's ids and sender JSON
-    that repeat the stamp for tools), when it holds some and the message stands before the recent
-    tail, else None: under a budget those blocks give way before the user's words (a Discord
-    message's blocks cost more than a short reply, which had gone whole for them)."""
+    """The tokens of a user's envelope in its lean form (:meth:`EnvelopeRules.lean`: the metadata
+    blocks' ids for tools left out, the sender's name kept), when that is shorter and the message
+    stands before the recent tail, else None: under a budget those ids give way before the user's
+    words (a Discord message's blocks cost more than a short reply, which had gone whole for them)."""
     element = fate.element
     if fate.in_tail or element.role is not Role.USER or not element.envelope:
         return None
