@@ -62,7 +62,7 @@ def test_a_provider_key_with_the_sk_prefix_is_redacted_bare() -> None:
     that no entropy measure finds random; a word that only starts so is talk."""
     for key in ("sk-FGYOMRU4YYYOWQRSJMJENXZP5U", "sk-" + "0123456789abcdef" * 2, "sk-ant-api03-" + "A1b2" * 6):
         assert key not in redact(f"use `{key}` for the bridge")
-    for talk in ("sk-learn is a library", "the sk-proj-... placeholder", "the desk-organizer_for_small_apartments is sold out"):
+    for talk in ("sk-learn is a library", "the sk-proj-... placeholder", "put sk-xxxxxxxxxxxxxxxxxxxxxxxx in .env", "the desk-organizer_for_small_apartments is sold out"):
         assert redact(talk) == talk
 
 
@@ -158,6 +158,10 @@ def test_redacting_twice_changes_nothing(parts: list[tuple[str, str, str, str, s
 
 def test_a_mark_leaves_bold_balanced_and_the_sentence_whole() -> None:
     assert redact("my password is **Hunter2xyz!**") == "my password is **[REDACTED Secret Keyword]**"
+    assert redact("the password is **Hunter2xyz**, then") == "the password is **[REDACTED Secret Keyword]**, then"
+    assert redact("API key: **sk7Hq2mZpL9x**. Next") == "API key: **[REDACTED Secret Keyword]**. Next"
+    for talk in ('the API key is "NOT SET yet"', 'the token is "USD amount"'):  # capitals, then no small letter's capital
+        assert redact(talk) == talk
     out = redact("- **API key:** **sk-abc123XYZ456**, keep it safe")
     assert "sk-abc123XYZ456" not in out and out.count("**") % 2 == 0 and out.endswith(", keep it safe")
 

@@ -72,13 +72,14 @@ _VALUE = (rf"{_NOT_VALUE}(?!{_CHARS}{{0,{_LONGEST}}}?[-_](?:{_TERM}))"
 #: a value that looks like one without quotes: a digit or one of ``!#$%&+@^~`` in it (bold's ``**`` is no sign)
 _SHAPED = rf"{_NOT_PROSE_VALUE}(?={_CHARS}{{0,{_LONGEST}}}?[0-9!#$%&+@^~]){_VALUE}"
 #: a quoted value: a host or file name is not one (``sent only to `api.example.com` ``), nor a plain
-#: word ("the token is `expired`", `undefined`): it needs a digit or sign, a capital after its first
-#: letter and a small letter, or twelve characters (a passphrase, spaces and all: "my passphrase is
-#: "correct horse battery staple""). Each look runs once over at most ``_LONGEST`` characters.
+#: word ("the token is `expired`", `undefined`, "NOT SET yet"): it needs a digit or sign, a capital
+#: after a small letter, or twelve characters (a passphrase, spaces and all: "my passphrase is
+#: "correct horse battery staple""). Each look runs once over at most ``_LONGEST`` characters, none
+#: inside another.
 _IN_QUOTES = r"[^\n`'\"”’]"
 _QUOTED = (rf"{_NOT_PROSE_VALUE}(?!(?:[A-Za-z][A-Za-z0-9-]*\.)+[A-Za-z]{{2,}}[`'\"”’])"
-           rf"(?:(?={_IN_QUOTES}{{0,{_LONGEST}}}?[0-9!#$%&+@^~])|(?={_IN_QUOTES}{_IN_QUOTES}{{0,{_LONGEST}}}?[A-Z])"
-           rf"(?={_IN_QUOTES}{{0,{_LONGEST}}}?[a-z])|(?={_IN_QUOTES}{{12}}))"
+           rf"(?:(?={_IN_QUOTES}{{0,{_LONGEST}}}?[0-9!#$%&+@^~])"
+           rf"|(?=[^a-z\n`'\"”’]{{0,{_LONGEST}}}+[a-z][^A-Z\n`'\"”’]{{0,{_LONGEST}}}+[A-Z])|(?={_IN_QUOTES}{{12}}))"
            rf"{_IN_QUOTES}{{6,{_LONGEST}}}+(?=[`'\"”’])")
 #: a number is no token ("Set max token to 100000", "Input token: 12,345": a model's tokens)
 _NUMBER = rf"[0-9][0-9,._]*[kKmMbB]?(?!{_CHARS})"
@@ -131,6 +132,8 @@ _MAY_HOLD = re.compile(rf"[A-Za-z0-9+/=_\\\-]{{{_WORD_MIN},}}|{_HEADERS}|(?i:key
 #: own heuristic, but from the value on (it searched the whole clause: a password with ``=x(…)`` in it was spared)
 _INDIRECT = re.compile(r"[\w.-]+[\[(][^\v]*[\])](?![^\s;,])")
 _QUOTES = "`'\"“”‘’「」"
+#: a value's closing emphasis, and the punctuation after it (``**Hunter2xyz**,``)
+_CLOSING = {marker: re.compile(re.escape(marker) + r"[,;.:!?)\]]*\Z") for marker in ("**", "__")}
 _RUN = re.compile(f"{_CHARS}*")
 _PEM_END = r"-----END[ A-Z0-9]*-----|\n\s*\n|\Z"  # compiled (and kept by re) for the first key header
 
@@ -205,7 +208,7 @@ def redact(text: str) -> str:
 #: (Moonshot/Kimi, DeepSeek, DashScope…): detect-secrets knows only OpenAI's, by the ``T3BlbkFJ`` inside
 #: it, and a key in capitals and digits is not random enough for its entropy measures (a real session
 #: quoted a Kimi bridge token so)
-_SK_KEY = r"(?<![A-Za-z0-9_-])sk-(?:[a-z0-9]+-)*[A-Za-z0-9_]{20,}(?![A-Za-z0-9_])"
+_SK_KEY = r"(?<![A-Za-z0-9_-])sk-(?![\w-]*(?i:xxxx|your|example|placeholder))(?:[a-z0-9]+-)*[A-Za-z0-9_]{20,}(?![A-Za-z0-9_])"
 #: a mark this module wrote: the detectors read it as what it stands for, a value, but one they pass
 #: over (a template, ``<...>``, no key character in it), so that redacting twice changes nothing (its words name a secret, and
 #: a detector had taken ``**[REDACTED`` for a value)
@@ -327,11 +330,14 @@ def _keyword_spans(line: str, keywords: list[tuple[str, re.Pattern[str], int | s
 
 
 def _unmarked(line: str, start: int, value: str) -> str:
-    """``value`` less the closing emphasis of ``**value**`` (the opening one stands before it) and a
-    comma or semicolon after it: the mark leaves the Markdown balanced and the sentence whole."""
+    """``value`` less the closing emphasis of ``**value**`` (the opening one stands before it) and
+    what follows it, or less a comma or semicolon after it: the mark leaves the Markdown balanced and
+    the sentence whole."""
     for marker in ("**", "__"):
-        if line.endswith(marker, 0, start) and value.endswith(marker) and len(value) > len(marker):
-            value = value[:-len(marker)]
+        if line.endswith(marker, 0, start):
+            closing = _CLOSING[marker].search(value)
+            if closing is not None and closing.start() > 0:
+                return value[:closing.start()]
     return value.rstrip(",;") or value
 
 

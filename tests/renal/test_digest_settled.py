@@ -51,6 +51,8 @@ def test_yesterdays_answer_is_quoted_short_and_todays_in_full_and_a_night_of_hea
     session = worked_session()
     session.user("高位下拉一共29kg12次，36kg12次，43kg10次有点累，36kg10次，累了")
     yesterday = session.say(_coaching_answer("第一天恢复训练，这个数据很不错了！", "继续往下走 → **面拉**，做完拉伸收工 💪"))
+    session.user("面拉做完了")  # where the evening left off (never settled: the user may take it up)
+    session.say("好，今天收工，记得拉伸。")
     for _ in range(5):  # the night: heartbeat polls every two hours, the user away
         session.clock += 2 * _HOUR
         session.heartbeat()
@@ -98,20 +100,19 @@ def test_within_one_sitting_every_answer_keeps_its_full_outcome(tmp_path: Path) 
 def _said(gaps: list[tuple[float, str]]) -> list[SimpleNamespace]:
     """Fates of messages ``gaps`` hours apart: the user's text, a heartbeat poll, the agent's text."""
     kinds = {"user": (Role.USER, Kind.TEXT), "poll": (Role.USER, Kind.HEARTBEAT_POLL),
-             "agent": (Role.ASSISTANT, Kind.TEXT), "untimed": (Role.USER, Kind.TEXT), "decide": (Role.USER, Kind.TEXT)}
+             "agent": (Role.ASSISTANT, Kind.TEXT), "untimed": (Role.USER, Kind.TEXT)}
     at, fates = datetime(2026, 3, 29, 8, tzinfo=UTC), []
     for number, (gap, kind) in enumerate(gaps):
         at += timedelta(hours=gap)
         role, element_kind = kinds[kind]
         stamp = None if kind == "untimed" else at.isoformat().replace("+00:00", "Z")
         fates.append(SimpleNamespace(element=SimpleNamespace(id=f"m{number}", role=role, kind=element_kind,
-                                                             timestamp=stamp),
-                                     category="decision" if kind == "decide" else "process"))
+                                                             timestamp=stamp)))
     return fates
 
 
 _GAPS = st.lists(st.tuples(st.floats(min_value=0, max_value=30),
-                           st.sampled_from(["user", "poll", "agent", "untimed", "decide"])), max_size=25)
+                           st.sampled_from(["user", "poll", "agent", "untimed"])), max_size=25)
 
 
 @given(_GAPS, st.sampled_from([4.0, 8.0, 24.0]))
@@ -125,10 +126,9 @@ def test_what_is_settled_is_the_users_messages_before_their_last_long_pause(gaps
     pauses = [timed[n] for n in range(1, len(timed)) if (times[n] - times[n - 1]).total_seconds() >= pause * 3600]
     if not pauses:
         assert done == frozenset()
-    else:  # the user's message after the last long pause is the first one not settled, or the one
-        # before it when the user came back with a decision (what it decides on was left just before)
-        back = users.index(pauses[-1])
-        assert len(done) == (back - 1 if fates[int(pauses[-1].id[1:])].category == "decision" else back)
+    else:  # the user's last message before the last long pause is the first one not settled: the
+        # conversation left off there
+        assert len(done) == users.index(pauses[-1]) - 1
     # the agent's words and a heartbeat's polls are not the user coming back
     others = [f for f in fates if not (f.element.role is Role.USER and f.element.kind is Kind.TEXT)]
     assert digest.settled([f for f in fates if f not in others], pause) == done
@@ -150,6 +150,8 @@ def test_an_exchange_from_an_earlier_sitting_is_quoted_and_one_since_the_pause_s
     session = worked_session()
     before = session.user(_ENVELOPE.format(stamp="2026-03-29 17:48:42") + "以后每次给我训练计划都要先带热身。")
     session.say("记好了 ✅ 以后每次计划都会带热身，写进 USER.md 了。")
+    session.user("今天就到这里")  # where the evening left off (never settled)
+    session.say("好的，晚安。")
     session.clock += 14 * _HOUR
     after = session.user(_ENVELOPE.format(stamp="2026-03-30 09:38:02") + "以后算数都用 Python 算，不要心算。")
     session.say("好的，以后涉及时间、热量、体重的计算都用 Python 算。")
@@ -186,8 +188,8 @@ def test_an_answer_that_reports_work_done_is_never_settled_and_keeps_its_job_id(
 def test_one_message_stamped_out_of_order_makes_no_pause() -> None:
     """A queued or imported message stamped a day early, in a ten-minute sitting: no one left."""
     stamps = ["2026-04-20T10:00:00Z", "2026-04-20T10:05:00Z", "2026-04-19T09:00:00Z", "2026-04-20T10:10:00Z"]
-    fates = [SimpleNamespace(element=SimpleNamespace(id=f"u{n}", role=Role.USER, kind=Kind.TEXT, timestamp=stamp),
-                             category="process") for n, stamp in enumerate(stamps)]
+    fates = [SimpleNamespace(element=SimpleNamespace(id=f"u{n}", role=Role.USER, kind=Kind.TEXT, timestamp=stamp))
+             for n, stamp in enumerate(stamps)]
     assert digest.settled(fates, 8) == frozenset()
 
 
@@ -210,14 +212,15 @@ def test_an_open_task_from_an_earlier_sitting_stays_whole_with_its_state(tmp_pat
     assert "2,000 INR deposit by Friday 18:00" in kept
 
 
-def test_the_options_a_user_decides_on_after_a_night_are_not_settled(tmp_path: Path) -> None:
-    """Options one evening, "Let's do option 2" the next morning: the options keep their full outcome."""
+def test_where_the_conversation_left_off_before_a_night_is_not_settled(tmp_path: Path) -> None:
+    """Options one evening, "Good morning! Option 2 please" the next: the options keep their full
+    outcome (reply_chars), whatever words the user comes back with."""
     session = worked_session()
     session.user("Give me three restaurant options for the team dinner on Friday, 12 people, near the office.")
     options = session.say("Here are three that take groups of 12 on a Friday: " + "1. Casa Lisboa, set menu 38 EUR, private room. " * 10
                           + "Tell me which one you want and I'll book it.")
     short = _outcome_later(session, tmp_path, 12, "three restaurant options", options,
-                           then=("Morning! Let's do option 2.", "Great choice, I'll call them at opening time."))
+                           then=("Good morning! Option 2 please.", "Great choice, I'll call them at opening time."))
     assert len(short) > _RULES["digest_outdated_chars"] + 40 and short.endswith("I'll book it.")
 
 

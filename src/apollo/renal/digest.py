@@ -487,9 +487,9 @@ def settled(fates: list[Any], pause_hours: float | None) -> frozenset[str]:
     """The user's messages (element ids) sent before the user's last pause of at least ``pause_hours``
     (a night, a day away; the user's own messages count, not a heartbeat's polls; a pause runs from the
     latest time seen, so one stamp out of order makes none): the user has come back since, and what
-    answered them is settled, but for the last exchange before the pause when the user came back with
-    a decision ("Let's do option 2": the options are what it is read against; a new standing rule
-    takes up nothing). None when no
+    answered them is settled, but for the last exchange before the pause: the conversation left off
+    there, and the user's return often takes it up ("Good morning! Option 2 please": the options are
+    what it is read against, whatever words the user picks). None when no
     pause is that long, or times are missing."""
     said = [f for f in fates if f.element.role is Role.USER and f.element.kind is Kind.TEXT]
     boundary, previous = 0, None
@@ -499,8 +499,8 @@ def settled(fates: list[Any], pause_hours: float | None) -> frozenset[str]:
                 and (at - previous).total_seconds() >= pause_hours * 3600:
             boundary = position
         previous = at if previous is None or (at is not None and at > previous) else previous
-    if 0 < boundary < len(said) and said[boundary].category == "decision":
-        boundary -= 1  # the user came back deciding: on what was left open just before the pause
+    if boundary > 0:
+        boundary -= 1  # where the conversation left off: the user's return often takes it up
     return frozenset(fate.element.id for fate in said[:boundary])
 
 

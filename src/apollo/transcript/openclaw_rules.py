@@ -273,8 +273,8 @@ class EnvelopeRules:
         """The agent's text as the gateway sends it: its reply directives (``[[reply_to_current]]``) removed."""
         if "[[" not in text:
             return text
-        for pattern in self.reply_directives:
-            text = pattern.sub("", text)
+        for pattern in self.reply_directives:  # as the gateway does: a tag between two words leaves a space
+            text = pattern.sub(" ", text)
         return text
 
     def is_silent(self, text: str) -> bool:
@@ -322,6 +322,6 @@ def rules() -> EnvelopeRules:
                  media_descriptions=compile_all(envelope.get("media_descriptions", [])),
                  stamp_ids=compile_all(envelope.get("stamp_ids", [])),
                  stamp_lines=compile_all(envelope.get("stamp_lines", [])),
-                 reply_directives=compile_all(assistant.get("reply_directives", []), 0),
+                 reply_directives=compile_all(assistant.get("reply_directives", []), re.IGNORECASE),
                  lean_keys=tuple(envelope.get("lean_keys", [])), lean_time_keys=tuple(envelope.get("lean_time_keys", [])),
                  stamp_time=LazyPattern(envelope["stamp_time"]) if "stamp_time" in envelope else None)
