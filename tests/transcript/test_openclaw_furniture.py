@@ -47,6 +47,11 @@ RUNTIME_HEADER = ("OpenClaw runtime context for the immediately preceding user m
     # the prompt the runtime writes to open a session: nothing of the user's
     ("A new session was started via /new or /reset. Greet the user in your configured persona.\n[message_id: 45]",
      ""),
+    # the runtime's request, before a compaction, to write memories down: its "never"s are no rule of the user's
+    ("Pre-compaction memory flush. Store durable memories only in memory/2026-03-25.md (create memory/ if needed). "
+     "Treat MEMORY.md as read-only during this flush; never overwrite, replace, or edit it. Do NOT create "
+     "timestamped variant files; always use the canonical filename. If nothing to store, reply with NO_REPLY.\n"
+     "Current time: Wednesday, March 25th, 2026 — 09:14 (Asia/Shanghai) / 2026-03-25 01:14 UTC", ""),
     # a scheduled job's run: the stamp is furniture, the job's prompt follows
     ("[cron:1a2b-3c New scan] Use the API to list new tokens", "Use the API to list new tokens"),
     ("[Bootstrap pending]\nPlease read BOOTSTRAP.md from the workspace first", ""),

@@ -1,0 +1,50 @@
+"""What Chinese users write to their agent in a chat channel, shaped like unlabelled real Feishu
+sessions: a habit to drop or a manner for every later time is a standing rule, a redo is work asked
+for, a question about oneself is no fact about oneself."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from support_classify import verdicts
+
+_OK = ("assistant", "好的。")
+
+
+@pytest.mark.parametrize("said", ["你来安装啊，别老是让主人干活啊", "不要总是问我要不要继续", "别动不动就重启网关",
+                                  "你算的时候全面一点", "写报告时仔细一些"])
+def test_a_habit_to_drop_or_a_manner_for_every_time_is_a_standing_rule(said: str) -> None:
+    assert verdicts(("user", said), _OK)["m1"].category == "preference"
+
+
+@pytest.mark.parametrize("said", ["不要总结了", "别老师长老师短的"])
+def test_a_word_that_only_contains_the_marker_is_no_habit_rule(said: str) -> None:
+    assert verdicts(("user", said), _OK)["m1"].rule != "intent:preference"
+
+
+@pytest.mark.parametrize("said", ["晨间投研报告参考 MORNING_TEMPLATE.md，重新做", "重新发晨报"])
+def test_a_redo_is_work_asked_for(said: str) -> None:
+    assert verdicts(("user", said), ("assistant", "收到，马上处理。"))["m1"].category == "task"
+
+
+def test_a_redo_reported_done_is_no_new_work() -> None:
+    assert verdicts(("user", "我重新做了一遍"), _OK)["m1"].category != "task"
+
+
+@pytest.mark.parametrize("said", ["我在飞书中如何找到自己的机器人", "我是不是要先登录才能用的", "我在哪里能看到自己的 ID"])
+def test_a_question_about_oneself_is_no_fact_about_oneself(said: str) -> None:
+    assert verdicts(("user", said), ("assistant", "在设置页里。"))["m1"].rule != "intent:profile"
+
+
+def test_a_fact_about_oneself_stays_one() -> None:
+    assert verdicts(("user", "我是做运维的"), _OK)["m1"].rule == "intent:profile"
+
+
+@settings(max_examples=60, deadline=None)
+@given(place=st.text(alphabet="飞书群聊公司家里电脑上微信中", min_size=1, max_size=6),
+       how=st.sampled_from(["如何", "怎么", "怎样", "在哪", "为什么"]),
+       rest=st.text(alphabet="找到自己的机器人设置工作", min_size=1, max_size=6))
+def test_property_a_how_question_about_oneself_is_never_a_profile(place: str, how: str, rest: str) -> None:
+    said = f"我在{place}{how}{rest}的"
+    assert verdicts(("user", said), _OK)["m1"].rule != "intent:profile"
