@@ -62,6 +62,12 @@ RUNTIME_HEADER = ("OpenClaw runtime context for the immediately preceding user m
     ('A background task "disk check" just completed successfully.\n\nFindings:\nAll fine.\n\nSummarize this.', ""),
     ('[Sat 2026-02-07 14:22 GMT+1] [Queued announce messages while agent was busy]\n\n---\nQueued #1\n'
      'A background task "wake up" just failed.\n\nFindings:\n(no output)', ""),
+    # the runtime's own message queued after the user's words (a /new prompt): the user's words stay theirs
+    ("[Queued messages while agent was busy]\n\n---\nQueued #1 (from bob)\n" + CONVERSATION_INFO + "did this run?\n\n"
+     "---\nQueued #2 (from bob)\nA new session was started via /new or /reset. Then greet the user in your "
+     "configured persona. Do not mention internal steps.", "did this run?"),
+    ("[Queued messages while agent was busy]\n\n---\nQueued #1\nI don't see it\n\n---\nQueued #2\nstill nothing",
+     "I don't see it\n\n---\nQueued #2\nstill nothing"),
     # the user quoting one further down is the user's words
     ('why this?\nA background task "wake up" just failed.', 'why this?\nA background task "wake up" just failed.'),
     # newer releases announce a finished cron job or subagent task under a system marker with the run's id
@@ -149,6 +155,17 @@ def test_any_words_survive_any_furniture(words: str, notices: list[tuple[str, st
     prefix, content, suffix = rules().split(raw)
     assert prefix + content + suffix == raw
     assert content == words
+
+
+@settings(max_examples=100, deadline=None)
+@given(items=st.lists(_words, min_size=1, max_size=3))
+def test_a_runtime_message_queued_last_is_envelope_and_every_users_item_stays(items: list[str]) -> None:
+    queued = [f"---\nQueued #{n} (from bob)\n{words}" for n, words in enumerate(items, 1)]
+    runtime = f"---\nQueued #{len(items) + 1} (from bob)\nA new session was started via /new or /reset. Greet the user."
+    raw = "[Queued messages while agent was busy]\n\n" + "\n\n".join([*queued, runtime])
+    prefix, content, suffix = rules().split(raw)
+    assert prefix + content + suffix == raw
+    assert "A new session" not in content and all(words in content for words in items)
 
 
 @settings(max_examples=100, deadline=None)
