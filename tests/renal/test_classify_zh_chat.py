@@ -48,3 +48,17 @@ def test_a_fact_about_oneself_stays_one() -> None:
 def test_property_a_how_question_about_oneself_is_never_a_profile(place: str, how: str, rest: str) -> None:
     said = f"我在{place}{how}{rest}的"
     assert verdicts(("user", said), _OK)["m1"].rule != "intent:profile"
+
+
+def test_a_standing_order_with_a_question_after_it_stays_open_once_the_question_is_answered() -> None:
+    """A group owner sets a daily job and asks the bots whether they need more: the reply answers the
+    question, it does not carry the job out."""
+    v = verdicts(("user", "每天监督 给小王算当日运势，她是1998年1月11日出生。算完了以后，你负责在德国时间早上八点发给她，"
+                          "邮箱是 a@example.com。还需要什么信息吗？"),
+                 ("assistant", "好的，我来安排这个每日任务！需要她的出生时辰吗？"))
+    assert (v["m1"].category, v["m1"].status) == ("task", "current")
+
+
+def test_a_one_off_request_with_a_question_is_settled_by_its_answer() -> None:
+    v = verdicts(("user", "帮我查一下明天的天气，会下雨吗？"), ("assistant", "明天多云，不会下雨。"))
+    assert v["m1"].category != "task" or v["m1"].status != "current"
