@@ -62,3 +62,12 @@ def test_a_standing_order_with_a_question_after_it_stays_open_once_the_question_
 def test_a_one_off_request_with_a_question_is_settled_by_its_answer() -> None:
     v = verdicts(("user", "帮我查一下明天的天气，会下雨吗？"), ("assistant", "明天多云，不会下雨。"))
     assert v["m1"].category != "task" or v["m1"].status != "current"
+
+
+@pytest.mark.parametrize("said", ["让梁文峰分析动量指标", "你再让袁天罡完成之前的任务，完成以后翔宇审核"])
+def test_work_handed_to_another_agent_through_this_one_is_a_task(said: str) -> None:
+    assert verdicts(("user", said), ("assistant", "收到，已转达。"))["m1"].category == "task"
+
+
+def test_the_speakers_own_step_is_no_task() -> None:
+    assert verdicts(("user", "让我想想再说"), _OK)["m1"].category != "task"
