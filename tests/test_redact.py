@@ -156,6 +156,12 @@ def test_redacting_twice_changes_nothing(parts: list[tuple[str, str, str, str, s
     assert redact(once) == once
 
 
+def test_a_mark_leaves_bold_balanced_and_the_sentence_whole() -> None:
+    assert redact("my password is **Hunter2xyz!**") == "my password is **[REDACTED Secret Keyword]**"
+    out = redact("- **API key:** **sk-abc123XYZ456**, keep it safe")
+    assert "sk-abc123XYZ456" not in out and out.count("**") % 2 == 0 and out.endswith(", keep it safe")
+
+
 def test_talk_about_passwords_in_english_is_left_alone() -> None:
     for text in ("the token is expired", "the password is stored in /etc/app.env", "the API key is $OPENAI_API_KEY",
                  "the key is to test first", "the token count is 12,345 now", "Token usage was 45k/200k",

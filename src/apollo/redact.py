@@ -62,22 +62,24 @@ _TERM = (r"(?i:hash(?:ed|ing)?|encod(?:ed|ing)|encrypt(?:ed|ion)|flow|format|pro
 #: what no value is: a mark this module wrote (redacting twice changes nothing), a version (``v2.3.1``,
 #: ``OAuth2.0``), a date; and in English and tables (``_NOT_PROSE_VALUE``) neither a path, a URL, a
 #: variable or template, an environment variable's name (``BRAVE_API_KEY``), a placeholder
-#: (``your-token``, ``sk-xxxx``, ``sk-proj-...``) nor an e-mail address
+#: (``your-token``, ``sk-xxxx``, ``sk-proj-...``, OpenClaw's own ``__OPENCLAW_REDACTED__``) nor an e-mail address
 _NOT_VALUE = rf"(?!\[REDACTED )(?![A-Za-z]*v?\d+(?:\.\d+)+(?!{_CHARS}))(?!\d{{4}}-\d\d-\d\d)"
 _NOT_PROSE_VALUE = (rf"{_NOT_VALUE}(?![/~.$<{{%])(?![A-Za-z][A-Za-z0-9+.-]*://)(?![A-Z][A-Z0-9]*_[A-Z0-9_]*(?!{_CHARS}))"
-                    rf"(?!{_CHARS}{{0,{_LONGEST}}}?(?i:your|example|placeholder|xxxx|\.\.\.|…))"
+                    rf"(?!{_CHARS}{{0,{_LONGEST}}}?(?i:your|example|placeholder|xxxx|redacted|\.\.\.|…))"
                     rf"(?![^\s@`'\"]{{1,64}}@[A-Za-z0-9-]+\.[A-Za-z.]+(?!{_CHARS}))")
 _VALUE = (rf"{_NOT_VALUE}(?!{_CHARS}{{0,{_LONGEST}}}?[-_](?:{_TERM}))"
           rf"{_CHARS}{{6,{_LONGEST}}}+(?![ \t\u3000]*(?:{_TERM}))")
 #: a value that looks like one without quotes: a digit or one of ``!#$%&+@^~`` in it (bold's ``**`` is no sign)
 _SHAPED = rf"{_NOT_PROSE_VALUE}(?={_CHARS}{{0,{_LONGEST}}}?[0-9!#$%&+@^~]){_VALUE}"
 #: a quoted value: a host or file name is not one (``sent only to `api.example.com` ``), nor a plain
-#: word ("the token is `expired`", `undefined`): it needs a digit or sign, both cases, or twelve
-#: characters (a passphrase, spaces and all: "my passphrase is "correct horse battery staple"")
+#: word ("the token is `expired`", `undefined`): it needs a digit or sign, a capital after its first
+#: letter and a small letter, or twelve characters (a passphrase, spaces and all: "my passphrase is
+#: "correct horse battery staple""). Each look runs once over at most ``_LONGEST`` characters.
+_IN_QUOTES = r"[^\n`'\"”’]"
 _QUOTED = (rf"{_NOT_PROSE_VALUE}(?!(?:[A-Za-z][A-Za-z0-9-]*\.)+[A-Za-z]{{2,}}[`'\"”’])"
-           rf"(?=[^\n`'\"”’]{{0,{_LONGEST}}}?[0-9!#$%&+@^~]|[^\n`'\"”’]{{0,{_LONGEST}}}?[a-z][^\n`'\"”’]{{0,{_LONGEST}}}?[A-Z]"
-           rf"|[^\n`'\"”’]{{0,{_LONGEST}}}?[A-Z][^\n`'\"”’]{{0,{_LONGEST}}}?[a-z][^\n`'\"”’]{{0,{_LONGEST}}}?[A-Z]"
-           rf"|[^\n`'\"”’]{{12}})[^\n`'\"”’]{{6,{_LONGEST}}}+(?=[`'\"”’])")
+           rf"(?:(?={_IN_QUOTES}{{0,{_LONGEST}}}?[0-9!#$%&+@^~])|(?={_IN_QUOTES}{_IN_QUOTES}{{0,{_LONGEST}}}?[A-Z])"
+           rf"(?={_IN_QUOTES}{{0,{_LONGEST}}}?[a-z])|(?={_IN_QUOTES}{{12}}))"
+           rf"{_IN_QUOTES}{{6,{_LONGEST}}}+(?=[`'\"”’])")
 #: a number is no token ("Set max token to 100000", "Input token: 12,345": a model's tokens)
 _NUMBER = rf"[0-9][0-9,._]*[kKmMbB]?(?!{_CHARS})"
 #: (the three keyword patterns are compiled with the detectors, when a text needs them: the heartbeat
@@ -316,11 +318,21 @@ def _keyword_spans(line: str, keywords: list[tuple[str, re.Pattern[str], int | s
             value = line[start:end] if whole else line[start:end].split(None, 1)[0] if line[start:end].strip() else ""
             if len(value) == _LONGEST:
                 value = line[start:_RUN.match(line, start).end()]  # type: ignore[union-attr]  # * always matches
+            value = _unmarked(line, start, value)
             # read on after the value taken: the rest of a long match may hold the next name and its value
             at = max(match.start() + 1, start + len(value)) if value else match.end() + (match.end() == match.start())
             # ``password = get_password()`` names no secret
             if value and not is_templated_secret(value) and not _INDIRECT.match(line, start):
                 yield start, start + len(value), kind
+
+
+def _unmarked(line: str, start: int, value: str) -> str:
+    """``value`` less the closing emphasis of ``**value**`` (the opening one stands before it) and a
+    comma or semicolon after it: the mark leaves the Markdown balanced and the sentence whole."""
+    for marker in ("**", "__"):
+        if line.endswith(marker, 0, start) and value.endswith(marker) and len(value) > len(marker):
+            value = value[:-len(marker)]
+    return value.rstrip(",;") or value
 
 
 def _entropy_spans(text: str, word: re.Pattern[str], plugins: list[Any]) -> Iterator[tuple[int, int, str]]:

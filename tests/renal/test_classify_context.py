@@ -358,6 +358,19 @@ def test_whatever_a_straight_quotation_holds_it_asks_nothing(quoted: str) -> Non
     assert not any(clause.question for clause in found.clauses)
 
 
+@pytest.mark.parametrize("said", ['The screen is 27" wide. Which one should I buy?', "It's 5'10\" tall. Is that ok?",
+                                  'My question is: "should we migrate to Postgres?"', '我想问：“要不要迁移到 Postgres？”'])
+def test_a_lone_inch_mark_or_the_speakers_own_quoted_question_still_asks(said: str) -> None:
+    """Only a pair of straight quotes is a quotation; one the speaker introduces as their question asks it."""
+    assert verdicts(("user", said))["m1"].category == "question"
+
+
+@given(st.text(alphabet=st.characters(blacklist_characters='"\n\r?？', blacklist_categories=("Cs",)), max_size=40))
+def test_a_lone_straight_quote_before_a_question_hides_nothing(before: str) -> None:
+    found = reading.read(f'It is {before}" wide. Which one should I buy?', "user", rules.load())
+    assert found.clauses[-1].question
+
+
 def test_waiting_on_the_users_approval_is_a_question_left_open() -> None:
     v = verdicts(("user", "how is the radar plan going?"),
                  ("assistant", "The radar plan's architecture is done and the GitHub source works.\n"

@@ -92,6 +92,18 @@ def test_nothing_pasted_is_read_as_the_speakers_decision(tmp_path: Path, pasted:
     assert verdict.category not in ("decision", "preference", "task", "noise"), verdict
 
 
+@pytest.mark.parametrize("said", ["HTTP 403: forbidden when I open /admin — please check the permissions.",
+                                  "HTTP 500: internal error on /login, can you look at it?"])
+def test_an_error_status_the_user_goes_on_to_ask_about_is_their_own_words(tmp_path: Path, said: str) -> None:
+    """An API's error line speaks of no I or we and asks nobody; one the user writes on with their
+    request is their own task."""
+    s = PiSession()
+    s.user("check why the admin page fails")
+    s.say("It loads for me; what do you see?")
+    message = s.user(said)
+    assert session_verdicts(s, tmp_path)[message].category == "task"
+
+
 def test_the_speakers_own_words_beside_a_paste_still_count(tmp_path: Path) -> None:
     s = PiSession()
     message = s.user("From now on always answer in English.\n```\nprint('hola')\n```")

@@ -730,6 +730,15 @@ def test_what_a_user_sets_decides_or_orders_in_a_chat_channel_is_recognised(said
     "We're going to need a bigger disk for the backups, I think.",
     "This channel is busy today.",
     "Help is on the way, the plumber comes at five.",
+    # what a server or a chat does, not what it is for
+    "The server is going to crash if we keep this up.",
+    "The server is down for maintenance until 5.",
+    "the chat is slow to load again",
+    "The chat is about to get busy, sorry.",
+    # what will happen to the user's side, or how it goes: no act it chose
+    "we're going to lose the client if this isn't fixed",
+    "we're not doing great on budget",
+    "we're not running out of time yet",
 ])
 def test_a_need_or_a_description_is_no_decision_setting_or_order(said: str) -> None:
     v = verdicts(("assistant", "Anything new?"), ("user", said))
@@ -761,3 +770,27 @@ def test_the_user_saying_a_date_is_not_fixed_closes_no_task() -> None:
 def test_a_habit_the_user_describes_is_a_standing_fact_like_usually(habit: str) -> None:
     v = verdicts(("assistant", "What is this channel about?"), ("user", habit))
     assert v["m2"].category == "preference", v["m2"]
+
+
+@pytest.mark.parametrize(("said", "category"), [
+    ("This channel is for the weekly update, right?", "question"),
+    ("This group is for tomorrow's standup, keep it short.", "task"),
+    ("we're going to miss the deadline unless you help", "task"),
+    ("This channel is for tracking the wedding budget.", "preference"),
+    ("We're not going to use Docker for this one.", "decision"),
+])
+def test_a_channels_one_event_or_a_prediction_leaves_the_question_or_task(said: str, category: str) -> None:
+    """A channel's purpose is an activity ("is for tracking …"), not one event; a decision is an act
+    the user's side chose, not what will happen to it."""
+    v = verdicts(("assistant", "Anything new?"), ("user", said))
+    assert v["m2"].category == category, v["m2"]
+
+
+@pytest.mark.parametrize(("said", "role", "rule"), [
+    ("ok the printer works now, it wasn't set up right", "user", "intent:completion"),
+    ("It's fixed now, it was not working because of the proxy.", "user", "intent:completion"),
+    ("Installed the package; it had not been installed before.", "assistant", "intent:claim"),
+    ("Not only fixed the bug but also deployed it.", "assistant", "intent:claim"),
+])
+def test_a_negation_cancels_only_its_own_clause_not_the_report_beside_it(said: str, role: str, rule: str) -> None:
+    assert verdicts((role, said))["m1"].rule == rule

@@ -88,3 +88,15 @@ def test_every_id_is_written_where_a_quote_is_cut_and_every_pointer_finds_its_qu
     written = set(re.findall(r"(?:^- |→ )\[([^\]]+)\] \S", summary, flags=re.MULTILINE))
     for pointed in re.findall(r"→ \[([^\]]+)\]$", summary, flags=re.MULTILINE):
         assert pointed in written
+
+
+def test_an_agents_reply_directives_are_not_quoted(tmp_path: Path) -> None:
+    """``[[reply_to_current]]`` is stripped by the gateway before it sends: the quote gives what the
+    user read, and a reply quoted whole still needs no id."""
+    session = worked_session()
+    session.user("Which branch is deployed now?")
+    session.say("[[reply_to_current]] main, at the last green build.")
+    _tail(session)
+    summary, _ = _digest(session, tmp_path)
+    line = next(line for line in summary.splitlines() if "Which branch" in line)
+    assert "reply_to_current" not in summary and line.endswith("→ main, at the last green build.")

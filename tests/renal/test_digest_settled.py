@@ -98,19 +98,20 @@ def test_within_one_sitting_every_answer_keeps_its_full_outcome(tmp_path: Path) 
 def _said(gaps: list[tuple[float, str]]) -> list[SimpleNamespace]:
     """Fates of messages ``gaps`` hours apart: the user's text, a heartbeat poll, the agent's text."""
     kinds = {"user": (Role.USER, Kind.TEXT), "poll": (Role.USER, Kind.HEARTBEAT_POLL),
-             "agent": (Role.ASSISTANT, Kind.TEXT), "untimed": (Role.USER, Kind.TEXT)}
+             "agent": (Role.ASSISTANT, Kind.TEXT), "untimed": (Role.USER, Kind.TEXT), "decide": (Role.USER, Kind.TEXT)}
     at, fates = datetime(2026, 3, 29, 8, tzinfo=UTC), []
     for number, (gap, kind) in enumerate(gaps):
         at += timedelta(hours=gap)
         role, element_kind = kinds[kind]
         stamp = None if kind == "untimed" else at.isoformat().replace("+00:00", "Z")
         fates.append(SimpleNamespace(element=SimpleNamespace(id=f"m{number}", role=role, kind=element_kind,
-                                                             timestamp=stamp)))
+                                                             timestamp=stamp),
+                                     category="decision" if kind == "decide" else "process"))
     return fates
 
 
-_GAPS = st.lists(st.tuples(st.floats(min_value=0, max_value=30), st.sampled_from(["user", "poll", "agent", "untimed"])),
-                 max_size=25)
+_GAPS = st.lists(st.tuples(st.floats(min_value=0, max_value=30),
+                           st.sampled_from(["user", "poll", "agent", "untimed", "decide"])), max_size=25)
 
 
 @given(_GAPS, st.sampled_from([4.0, 8.0, 24.0]))
@@ -124,8 +125,10 @@ def test_what_is_settled_is_the_users_messages_before_their_last_long_pause(gaps
     pauses = [timed[n] for n in range(1, len(timed)) if (times[n] - times[n - 1]).total_seconds() >= pause * 3600]
     if not pauses:
         assert done == frozenset()
-    else:  # the user's message after the last long pause is the first one not settled
-        assert users.index(pauses[-1]) == len(done)
+    else:  # the user's message after the last long pause is the first one not settled, or the one
+        # before it when the user came back with a decision (what it decides on was left just before)
+        back = users.index(pauses[-1])
+        assert len(done) == (back - 1 if fates[int(pauses[-1].id[1:])].category == "decision" else back)
     # the agent's words and a heartbeat's polls are not the user coming back
     others = [f for f in fates if not (f.element.role is Role.USER and f.element.kind is Kind.TEXT)]
     assert digest.settled([f for f in fates if f not in others], pause) == done
@@ -178,3 +181,53 @@ def test_an_answer_that_reports_work_done_is_never_settled_and_keeps_its_job_id(
                          + "Let me see what it printed so far:")
     outcome = _outcome_later(session, tmp_path, 20, "Spreadsheet of the supplier invoices", report)
     assert "Its job id is job-3-17." in outcome and len(outcome) > _RULES["digest_outdated_chars"]
+
+
+def test_one_message_stamped_out_of_order_makes_no_pause() -> None:
+    """A queued or imported message stamped a day early, in a ten-minute sitting: no one left."""
+    stamps = ["2026-04-20T10:00:00Z", "2026-04-20T10:05:00Z", "2026-04-19T09:00:00Z", "2026-04-20T10:10:00Z"]
+    fates = [SimpleNamespace(element=SimpleNamespace(id=f"u{n}", role=Role.USER, kind=Kind.TEXT, timestamp=stamp),
+                             category="process") for n, stamp in enumerate(stamps)]
+    assert digest.settled(fates, 8) == frozenset()
+
+
+def test_an_open_task_from_an_earlier_sitting_stays_whole_with_its_state(tmp_path: Path) -> None:
+    """A task's state (not confirmed, what is still needed, whom to call) is in the middle of its
+    answer: from before a night away too, the exchange stays as messages after the digest."""
+    session = worked_session()
+    session.user(_ENVELOPE.format(stamp="2026-03-29 21:00:00") + "Book the venue for Saturday's workshop and tell me when it's confirmed.")
+    session.say("I contacted the Don Bosco hall about Saturday's workshop. " + "I compared three halls in Panjim first. " * 8
+                + "The booking is NOT confirmed yet: they need a 2,000 INR deposit by Friday 18:00 to hold the room. "
+                + "In the meantime I drafted the announcement for the group. " * 4 + "Let me know if anything changes.")
+    session.clock += 11 * _HOUR
+    session.user(_ENVELOPE.format(stamp="2026-03-30 08:00:00") + "Good morning! What's on my calendar today?")
+    session.say("Two classes: Python at 9:00 and Web Design at 11:00.")
+    _tail(session)
+    source = session.write(tmp_path / "s.jsonl")
+    filter_path(source, "openclaw", mode="compact", output=tmp_path / "c.jsonl", workspace=tmp_path, overwrite=True)
+    entries = [json.loads(line) for line in (tmp_path / "c.jsonl").read_text().splitlines()]
+    kept = json.dumps([e for e in entries if e.get("type") == "message"])
+    assert "2,000 INR deposit by Friday 18:00" in kept
+
+
+def test_the_options_a_user_decides_on_after_a_night_are_not_settled(tmp_path: Path) -> None:
+    """Options one evening, "Let's do option 2" the next morning: the options keep their full outcome."""
+    session = worked_session()
+    session.user("Give me three restaurant options for the team dinner on Friday, 12 people, near the office.")
+    options = session.say("Here are three that take groups of 12 on a Friday: " + "1. Casa Lisboa, set menu 38 EUR, private room. " * 10
+                          + "Tell me which one you want and I'll book it.")
+    short = _outcome_later(session, tmp_path, 12, "three restaurant options", options,
+                           then=("Morning! Let's do option 2.", "Great choice, I'll call them at opening time."))
+    assert len(short) > _RULES["digest_outdated_chars"] + 40 and short.endswith("I'll book it.")
+
+
+def test_a_quote_whose_secret_was_marked_keeps_its_id(tmp_path: Path) -> None:
+    """The id leads to the entry that holds the key the user gave; the quote alone is not whole."""
+    session = worked_session()
+    key = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    asked = session.user(f"Put this token in the deploy config: {key}")
+    session.say("Done.")
+    _tail(session)
+    summary, _ = _digest(session, tmp_path)
+    line = _line(summary, "deploy config")
+    assert key not in summary and f"[{asked}]" in line and "[REDACTED " in line

@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from apollo.renal.filter import filter_path
+from apollo.transcript.openclaw_rules import rules
 from realclient.support import PiSession
 
 
@@ -138,8 +139,11 @@ def test_under_a_budget_the_metadata_blocks_give_way_before_the_users_words(tmp_
     assert result.report["budget"]["met"]
     lines = {json.loads(line)["id"]: line for line in result.output_path.read_text(encoding="utf-8").splitlines()}
     assert set(users) <= set(lines)  # every message of the user's stays
-    leaned = [u for u in users[:-3] if "untrusted metadata" not in lines[u]]
-    assert leaned  # the older ones without their blocks
+    leaned = [u for u in users[:-3] if "message_id" not in lines[u]]
+    assert leaned  # the older ones without their blocks' ids
+    for user in users:  # who said it stays: in a group chat the blocks alone name the sender
+        envelope, _ = rules().split_envelope(json.loads(lines[user])["message"]["content"][0]["text"])
+        assert '"name": "owner"' in envelope
 
 
 def test_in_a_short_session_the_recent_tails_blocks_give_way_before_the_users_words(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ import pytest
 
 from apollo import transcript
 from apollo.errors import InputError
+from apollo.renal import compaction, concentrate, digest
 from apollo.renal.filter import filter_path
 from apollo.transcript import Kind, SessionRef
 from realclient.support import PiSession, claude_session_messages, legacy_state_dir  # noqa: F401 - fixture
@@ -313,9 +314,11 @@ def test_example_sessions_rewrite_and_compact_load_in_pi(lang: str, example: Pat
     for fate in compacted.fates:
         if fate.must_keep and not fate.in_tail:
             assert " ".join(fate.element.text.split())[:200] in context
-    if lang == "en":  # the earlier compaction's summary lives on in the new one
+    if lang == "en":  # the earlier compaction's summary lives on in the new one, less its empty sections
         earlier = next(e.text for e in compacted.transcript.in_context() if e.kind is Kind.COMPACTION)
-        assert " ".join(earlier.split()) in context
+        carried = compaction.carried_summaries([earlier], concentrate.load())
+        assert "### Blocked\n- (none)" in earlier and carried and "(none)" not in carried[0]
+        assert " ".join(digest.earlier_summary(carried[0]).split()) in context
 
 
 # -- merged_from -----------------------------------------------------------------------------------------------------

@@ -56,3 +56,33 @@ def test_a_notices_body_keeps_the_ids_its_command_printed() -> None:
               " (oc_5f0e9a0c2b7d4e1f8a9b0c1d2e3f4a5b) [msg:om_x100b5206aa]\n\n")
     stamp = "System: [2026-03-31 17:10:28 GMT+8] Feishu[anuo] DM | Lynch (ou_b83724522290b2449d9ecb7166431801)\n"
     assert rules().lean(notice + stamp) == notice + "System: [2026-03-31 17:10:28 GMT+8] Feishu[anuo] DM | Lynch\n"
+
+
+def _discord(sender: str, stamp: str, time: str) -> str:
+    """A Discord envelope: the blocks, then a stamp (older releases) or none (newer: the blocks alone
+    name the time and the sender)."""
+    info = {"message_id": "1477913979107151944", "sender_id": "729703087031320577", "timestamp": time,
+            "group_channel": "#projects", "is_group_chat": True}
+    who = {"label": sender, "name": sender, "username": sender, "tag": sender}
+    return (f"Conversation info (untrusted metadata):\n```json\n{json.dumps(info, indent=2)}\n```\n\n"
+            f"Sender (untrusted metadata):\n```json\n{json.dumps(who, indent=2)}\n```\n\n{stamp}")
+
+
+@given(sender=st.text(st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=20),
+       words=st.from_regex(r"[A-Za-z][A-Za-z0-9 ,.!?']{0,60}", fullmatch=True),
+       stamped=st.booleans())
+def test_a_lean_envelope_keeps_the_users_words_and_who_sent_them(sender: str, words: str, stamped: bool) -> None:
+    """The lean form drops the blocks' ids, never the words nor the sender's name (unless the stamp
+    already says it); the time stays when no stamp outside the blocks gives it."""
+    stamp = "[Mon 2026-03-02 06:22 UTC] " if stamped else ""
+    lean = rules().lean(_discord(sender, stamp, "Mon 2026-03-02 06:22 UTC"))
+    envelope, text = rules().split_envelope(lean + words)
+    assert (envelope, text) == (lean, words)
+    assert json.dumps({"name": sender}, ensure_ascii=False)[1:-1] in lean or sender in stamp
+    assert "message_id" not in lean and "sender_id" not in lean
+    assert ('"timestamp"' in lean) is not stamped
+
+
+def test_a_block_with_nothing_worth_keeping_goes_whole() -> None:
+    block = 'Conversation info (untrusted metadata):\n```json\n{"message_id": "42", "is_group_chat": true}\n```\n\n'
+    assert rules().lean(block + "[Mon 2026-03-02 06:22 UTC] ") == "[Mon 2026-03-02 06:22 UTC] "

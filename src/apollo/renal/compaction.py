@@ -226,8 +226,9 @@ def _refuse_growth(plan: CompactionPlan, where: str) -> None:
 
 def kept_text(element: Element) -> str:
     """What a message kept before the tail shows: its words, and of a user's envelope the stamps and
-    notices (when, where, who) without the metadata blocks that repeat them for tools and the
-    channel's opaque ids in the stamp (``EnvelopeRules.lean``, ``Edit.lean``)."""
+    notices (when, where, who) with the metadata blocks cut to who, where and when (their ids for
+    tools left out) and without the channel's opaque ids in the stamp (``EnvelopeRules.lean``,
+    ``Edit.lean``)."""
     from apollo.transcript.openclaw_rules import rules
 
     envelope = rules().lean(element.envelope) if element.role is Role.USER else element.envelope
@@ -235,7 +236,7 @@ def kept_text(element: Element) -> str:
 
 
 def _leaner(element: Element) -> bool:
-    """A user's text whose envelope holds metadata blocks a kept message leaves out."""
+    """A user's text whose envelope holds metadata a kept message leaves out."""
     return element.role is Role.USER and element.kind is Kind.TEXT and bool(element.envelope) \
         and len(kept_text(element)) < len(element.envelope) + len(element.text)
 

@@ -84,8 +84,15 @@ TITLES = {
 def _one_line(text: str) -> str:
     """``text`` on one line, its secrets already marked: a cut through a key leaves a piece that
     redaction of the whole digest no longer recognises (24 characters of an Anthropic key at a
-    quote's start), so the text is redacted before it is cut."""
-    return " ".join(redact(text).split())
+    quote's start), so the text is redacted before it is cut. An OpenClaw agent's reply directives go
+    (``[[reply_to_current]]``: the gateway strips them before it sends)."""
+    return " ".join(redact(_sent(text)).split())
+
+
+def _sent(text: str) -> str:
+    from apollo.transcript.openclaw_rules import rules
+
+    return rules().without_directives(text)
 
 
 def _quote(text: str, limit: int) -> str:
@@ -295,8 +302,9 @@ def _pointer(text: str, limit: int) -> str:
 def _id(fate: Any, quote: str, referred: bool) -> str:
     """The id a line gives a message by (``[id] ``) when ``quote`` (on one line) is cut, where the source
     session keeps the rest under it, or when another line refers to it (``referred``): a message
-    quoted whole needs none."""
-    return f"[{fate.element.id}] " if referred or quote != _one_line(fate.element.text) else ""
+    quoted whole needs none. A quote whose secret was marked is not whole: the id leads to the entry
+    that holds the key the user gave."""
+    return f"[{fate.element.id}] " if referred or quote != " ".join(_sent(fate.element.text).split()) else ""
 
 
 def _marks(quote: str, lang: str) -> str:
@@ -359,7 +367,8 @@ def kept_as_messages(fates: list[Any], item_chars: int = 1 << 30, pause_hours: f
     :func:`_exchanges` whose turns are all dialogue (text, and thinking) and whose first turn came with
     a channel's envelope (time, sender, message id: what a quote cannot carry), when they fit
     (:func:`_fits`) and come after the user's last pause of ``pause_hours`` (:func:`settled`: from an
-    earlier sitting, the quote and its id are enough); or an item too long to quote whole that was
+    earlier sitting, the quote and its id are enough), a task's whatever its time (its state, done,
+    half done or blocked and why, is in its answer); or an item too long to quote whole that was
     decided on (:func:`_decided_on`)."""
     kinds: dict[str, set[Kind]] = {}
     for fate in fates:
@@ -372,7 +381,8 @@ def kept_as_messages(fates: list[Any], item_chars: int = 1 << 30, pause_hours: f
         if not all(r is not None and kinds[r] <= _DIALOGUE for r in records):
             continue
         first, reply = line[0], (line[1] if len(line) > 1 else None)
-        if (first.element.envelope and first.element.id not in done and _fits(line, item_chars)) \
+        if (first.element.envelope and (first.element.id not in done or first.category == "task")
+                and _fits(line, item_chars)) \
                 or _decided_on(first, reply, item_chars):
             kept.update(r for r in records if r is not None)
     return frozenset(kept)
@@ -475,17 +485,23 @@ def _quoted_requests(fates: list[Any], answers: dict[str, Any], as_messages: fro
 
 def settled(fates: list[Any], pause_hours: float | None) -> frozenset[str]:
     """The user's messages (element ids) sent before the user's last pause of at least ``pause_hours``
-    (a night, a day away; the user's own messages count, not a heartbeat's polls): the user has come
-    back since, and what answered them is settled. None when no pause is that long, or times are missing."""
-    said = [f.element for f in fates if f.element.role is Role.USER and f.element.kind is Kind.TEXT]
+    (a night, a day away; the user's own messages count, not a heartbeat's polls; a pause runs from the
+    latest time seen, so one stamp out of order makes none): the user has come back since, and what
+    answered them is settled, but for the last exchange before the pause when the user came back with
+    a decision ("Let's do option 2": the options are what it is read against; a new standing rule
+    takes up nothing). None when no
+    pause is that long, or times are missing."""
+    said = [f for f in fates if f.element.role is Role.USER and f.element.kind is Kind.TEXT]
     boundary, previous = 0, None
-    for position, element in enumerate(said):
-        at = parse_timestamp(element.timestamp)
+    for position, fate in enumerate(said):
+        at = parse_timestamp(fate.element.timestamp)
         if pause_hours is not None and at is not None and previous is not None \
                 and (at - previous).total_seconds() >= pause_hours * 3600:
             boundary = position
-        previous = at or previous
-    return frozenset(element.id for element in said[:boundary])
+        previous = at if previous is None or (at is not None and at > previous) else previous
+    if 0 < boundary < len(said) and said[boundary].category == "decision":
+        boundary -= 1  # the user came back deciding: on what was left open just before the pause
+    return frozenset(fate.element.id for fate in said[:boundary])
 
 
 def _worked(fates: list[Any], position: dict[str, int], asked: Any, answer: Any) -> bool:
@@ -550,7 +566,7 @@ def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | 
         if reply.element.id in quoted:
             return text + f" → [{reply.element.id}]"
         quoted.add(reply.element.id)  # an answer to several messages is quoted under the first
-        answered = outdated_chars if said is not None and fate.element.id in done \
+        answered = outdated_chars if said is not None and fate.element.id in done and fate.category != "task" \
             and not _worked(fates, position, fate, reply) else reply_chars
         outcome = _outcome(reply.element.text, min(width, answered or width))
         return text + f" → {_id(reply, outcome, pointed[reply.element.id] > 1)}{outcome}"

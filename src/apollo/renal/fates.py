@@ -68,7 +68,7 @@ class Fate:
     must_keep: bool = False
     in_tail: bool = False
     tokens_after: int = 0
-    #: a user's text written without the metadata blocks of its envelope (a budget's form)
+    #: a user's text written with its envelope's metadata blocks cut to who, where and when (a budget's form)
     lean: bool = False
     #: the classifier's verdict the fate was decided from, and its reason
     verdict: Verdict | None = None

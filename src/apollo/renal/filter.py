@@ -275,11 +275,11 @@ def fit_budget(fates: list[Fate], target: int, condenser: Condenser, count: Call
 
 
 def _lean_envelope(fate: Fate, count: Callable[[str], int]) -> int | None:
-    """The tokens of a user's envelope less its metadata blocks (the channel's ids and sender JSON
-    that repeat the stamp for tools), when it holds some, else None: under a budget those blocks give
-    way before the user's words (a Discord message's blocks cost more than a short reply, which had
-    gone whole for them; in the recent tail of a short Telegram session, "Why the cron job fail?" had
-    gone whole while the blocks of the message after it stayed)."""
+    """The tokens of a user's envelope in its lean form (:meth:`EnvelopeRules.lean`: the metadata
+    blocks' ids for tools left out, the sender's name kept), when that is shorter, else None: under a
+    budget those ids give way before the user's words (a Discord message's blocks cost more than a
+    short reply, which had gone whole for them; in the recent tail of a short Telegram session, "Why the
+    cron job fail?" had gone whole while the blocks of the message after it stayed)."""
     element = fate.element
     if element.role is not Role.USER or not element.envelope:
         return None

@@ -37,15 +37,15 @@ _LATIN_WORD = re.compile(r"[a-z][a-z0-9_+#-]*[a-z0-9+#]|[a-z]")
 #: messages up to this long are cached (bounded: 4096 of them)
 _CACHED_CHARS = 400
 _INTENT_SIGNALS = ("request", "preference", "profile", "preference_hint", "decision", "choice", "supersede", "proposal",
-                   "task", "inquiry", "retry", "appointment", "completion", "blocked", "refusal", "reasoning", "commitment", "pick", "about_agent", "about_user", "assigns", "continuation",
+                   "task", "inquiry", "retry", "appointment", "completion", "blocked", "refusal", "reasoning", "commitment", "pick", "about_agent", "about_user", "assigns", "continuation", "undone",
                    "progress_check", "activity_question", "further_action", "standing", "addressee",
                    "unknown", "negativity", "apology")
 # Quotation marks that open and close: a question mark inside a quotation is not the speaker asking.
 _QUOTE_OPEN = "「『“《"
 _QUOTE_CLOSE = "」』”》"
-# The straight double quote opens and closes alike: an odd number of them leaves a quotation open, up to
-# the end of the line (a report's 'Question sent: "Should I run the health check now?"' asks nobody here;
-# an inch mark left alone does not silence the lines after it).
+# The straight double quote opens and closes alike: a pair of them on one line is a quotation (a report's
+# 'Question sent: "Should I run the health check now?"' asks nobody here); a lone one is an inch mark
+# ('The screen is 27" wide. Which one should I buy?' asks) and quotes nothing.
 _STRAIGHT_QUOTE = '"'
 # Where a sentence ends (outside quotations): Chinese and Latin end marks, a period before a space, a line break.
 _SENTENCE_END = re.compile(r"[。！？!?\n]+|\.(?=\s|$)")
@@ -143,6 +143,12 @@ class Reading:
 
     def question_text(self) -> str:
         return " ".join(c.body for c in self.content if c.question)
+
+    def states(self, signal: Signal, unless: Signal) -> bool:
+        """One of its clauses shows ``signal`` and not ``unless`` ("Installed the package; it had not
+        been installed before": the negation cancels its own clause, not the report before it)."""
+        return any(signal.search(m) is not None and unless.search(m) is None
+                   for m in map(_match_text, self.content))
 
     def asks(self, signal: Signal) -> bool:
         """The signal is found in one of the message's questions ("修好了吗？" asks, it reports nothing)."""
@@ -429,15 +435,16 @@ def _read(text: str, role: str, rules: RenalRules, social: bool) -> Reading:
     intent, whole_intent = _signals_for(rules, role)
     content: list[str] = []
     quoted = 0  # quotations open at the end of the clause
-    straight = False  # a straight-quoted quotation open at the end of the clause, on its line
-    for clause in clauses:
+    inside = own = False  # in a quotation at the end of the clause; one the speaker asks as their own
+    for index, (clause, straight) in enumerate(zip(clauses, _straight_quotations(clauses), strict=True)):
         matched = _match_text(clause)
         quoted = max(quoted + sum(clause.body.count(c) for c in _QUOTE_OPEN)
                      - sum(clause.body.count(c) for c in _QUOTE_CLOSE), 0)
-        straight = straight != (clause.body.count(_STRAIGHT_QUOTE) % 2 == 1)
-        asks = not quoted and not straight and question_signal.search(matched) is not None and (
+        if (quoted or straight) and not inside:
+            own = _introduces_own(clauses, index, rules)
+        inside = bool(quoted or straight)
+        asks = (not inside or own) and question_signal.search(matched) is not None and (
             indirect is None or indirect.search(matched) is None)  # "让我检查是否…": what it will find out
-        straight = straight and "\n" not in clause.end
         if social or len(clause.body) <= 24:
             clause.norm = normalize_clause(clause.body, rules)
             clause.whole = next((s.name for s in whole_intent if s.match_whole(clause.norm)), None)
@@ -473,6 +480,32 @@ def _read(text: str, role: str, rules: RenalRules, social: bool) -> Reading:
         _read_as_one(text, reading, rules)
     reading.opening = opening(text[:_OPENING_CHARS]).lower()
     return reading
+
+
+def _straight_quotations(clauses: list[Clause]) -> list[bool]:
+    """For each clause, whether a straight-quoted quotation is open at its end: the quotes of a line
+    pair up from its start, and a last one left without a partner (27", 5'10") opens nothing."""
+    open_at: list[bool] = []
+    counts: list[int] = []
+    for number, clause in enumerate(clauses, 1):
+        counts.append(clause.body.count(_STRAIGHT_QUOTE))
+        if "\n" in clause.end or number == len(clauses):
+            paired, seen = sum(counts) // 2 * 2, 0
+            for count in counts:
+                seen += count
+                open_at.append(min(seen, paired) % 2 == 1)
+            counts = []
+    return open_at
+
+
+def _introduces_own(clauses: list[Clause], index: int, rules: RenalRules) -> bool:
+    """The quotation opening in ``clauses[index]`` is the speaker's own question ('My question is:
+    "…?"'): the words before it, or the clause before when none, introduce it so."""
+    body = clauses[index].body
+    before = body[:min((i for i in map(body.find, _QUOTE_OPEN + _STRAIGHT_QUOTE) if i >= 0), default=0)]
+    if not before.strip() and index:
+        before = clauses[index - 1].body
+    return rules["own_quotation"].search(before.lower().replace("\u2019", "'")) is not None
 
 
 def _read_as_one(text: str, reading: Reading, rules: RenalRules) -> None:

@@ -183,7 +183,8 @@ class Edit:
     """What a writer does to one element: drop it, or replace its text (a merge or a shortening).
 
     ``merged_from`` lists the ids of elements this one now stands for (they are dropped). ``lean``:
-    the user's words keep their envelope's stamps and notices but not its metadata blocks.
+    the user's words keep their envelope's stamps and notices, and of its metadata blocks only who,
+    where and when (``EnvelopeRules.lean``).
     """
 
     action: str  # "drop" | "replace"

@@ -59,6 +59,10 @@ class EnvelopeRules:
     media_descriptions: tuple[LazyPattern, ...] = ()
     stamp_ids: tuple[LazyPattern, ...] = ()
     stamp_lines: tuple[LazyPattern, ...] = ()
+    reply_directives: tuple[LazyPattern, ...] = ()
+    lean_keys: tuple[str, ...] = ()
+    lean_time_keys: tuple[str, ...] = ()
+    stamp_time: LazyPattern | None = None
 
     def split_envelope(self, text: str) -> tuple[str, str]:
         """(envelope, content): what the gateway wrapped around the user's words (leading stamps,
@@ -144,11 +148,12 @@ class EnvelopeRules:
                     return position
                 position += stripped + end
 
-    def without_metadata(self, text: str) -> str:
+    def without_metadata(self, text: str, keep: tuple[str, ...] = (), shown: str = "") -> str:
         """``text`` less the metadata blocks the gateway injects: a header line and a fenced block of
         JSON that parses (they repeat, for tools, the ids and the time the stamp gives). Anything else
         that looks like one (a header with plain lines, a fence never closed, JSON cut short) may be
-        someone's words, and stays."""
+        someone's words, and stays. ``keep``: the block's fields of these names stay, on one line, but
+        a value ``shown`` already holds (a stamp that names the sender)."""
         kept: list[str] = []
         position = 0
         while position < len(text):
@@ -157,6 +162,7 @@ class EnvelopeRules:
             if any(header.match(text[position:line_end].rstrip("\n")) for header in self.block_headers):
                 end = self._json_block_end(text[position:])
                 if end:
+                    kept.append(_fields_of(text[position:position + end], keep, shown))
                     position += end
                     continue
             kept.append(text[position:line_end])
@@ -164,12 +170,18 @@ class EnvelopeRules:
         return "".join(kept)
 
     def lean(self, envelope: str) -> str:
-        """A user message's ``envelope`` as a message kept before a compaction's tail shows it: without
-        the metadata blocks, and without the channel's opaque ids in its stamp lines (``stamp_ids`` in
-        the lines ``stamp_lines`` match: a sender's open id, a message id; the time, the channel and the
-        name stay), never in a notice's body (a command's output may name an id the agent needs). Only an envelope:
-        in a summary's text such an id may be one the agent needs (a group chat's, say)."""
-        lines = self.without_metadata(envelope).splitlines(keepends=True)
+        """A user message's ``envelope`` as a message kept before a compaction's tail shows it: its
+        metadata blocks cut to who and where (``lean_keys``: the sender's name, the channel; not when
+        its stamp already says them), and when
+        (``lean_time_keys``) if no stamp outside them gives the time (newer Discord envelopes have none:
+        in a group chat the name says who said it); without the channel's opaque ids in its stamp lines
+        (``stamp_ids`` in the lines ``stamp_lines`` match: a sender's open id, a message id; the time,
+        the channel and the name stay), never in a notice's body (a command's output may name an id the
+        agent needs). Only an envelope: in a summary's text such an id may be one the agent needs."""
+        shown = self.without_metadata(envelope)
+        stamped = self.stamp_time is not None and self.stamp_time.search(shown)
+        keep = self.lean_keys if stamped else (*self.lean_keys, *self.lean_time_keys)
+        lines = self.without_metadata(envelope, keep, shown).splitlines(keepends=True)
         for index, line in enumerate(lines):
             if any(stamp.match(line) for stamp in self.stamp_lines):  # a notice's body keeps its ids
                 for pattern in self.stamp_ids:
@@ -282,9 +294,34 @@ class EnvelopeRules:
             return len(rest.strip()) <= self.ack_max_chars
         return False
 
+    def without_directives(self, text: str) -> str:
+        """The agent's text as the gateway sends it: its reply directives (``[[reply_to_current]]``) removed."""
+        if "[[" not in text:
+            return text
+        for pattern in self.reply_directives:
+            text = pattern.sub("", text)
+        return text
+
     def is_silent(self, text: str) -> bool:
         body = text.strip().strip(".!*`_ ")
         return any(body == token for token in self.silent_tokens)
+
+
+def _fields_of(block: str, keep: tuple[str, ...], shown: str) -> str:
+    """A metadata block (its header, then fenced JSON that parses) cut to its fields named in
+    ``keep``, each value once (a sender's label, name and username are often one name) and none that
+    ``shown`` already says, on one line; nothing when it has none of them."""
+    header, _, body = block.partition("\n")
+    data = json.loads("\n".join(body.strip().splitlines()[1:-1])) if keep else {}
+    fields: dict[str, str] = {}
+    for key in keep if isinstance(data, dict) else ():
+        value = data.get(key)
+        if isinstance(value, str) and value and value not in fields.values() and not re.search(
+                rf"(?<!\w){re.escape(value)}(?!\w)", shown):
+            fields[key] = value
+    if not fields:
+        return ""
+    return f"{header}\n```json\n{json.dumps(fields, ensure_ascii=False)}\n```\n\n"
 
 
 @functools.cache
@@ -309,4 +346,7 @@ def rules() -> EnvelopeRules:
                  queued_items=compile_all(envelope["queued_items"]),
                  media_descriptions=compile_all(envelope.get("media_descriptions", [])),
                  stamp_ids=compile_all(envelope.get("stamp_ids", [])),
-                 stamp_lines=compile_all(envelope.get("stamp_lines", [])))
+                 stamp_lines=compile_all(envelope.get("stamp_lines", [])),
+                 reply_directives=compile_all(assistant.get("reply_directives", []), 0),
+                 lean_keys=tuple(envelope.get("lean_keys", [])), lean_time_keys=tuple(envelope.get("lean_time_keys", [])),
+                 stamp_time=LazyPattern(envelope["stamp_time"]) if "stamp_time" in envelope else None)

@@ -177,8 +177,8 @@ def _rewrap(message: dict[str, Any] | None, old: str, text: str, lean: bool = Fa
 
 
 def _envelope(prefix: str, lean: bool) -> str:
-    """The wrappers a rewritten message keeps: all of them, or (``lean``) all but the gateway's
-    metadata blocks and the channel's opaque ids in its stamp."""
+    """The wrappers a rewritten message keeps: all of them, or (``lean``) all but the ids of the
+    gateway's metadata blocks and the channel's opaque ids in its stamp (``EnvelopeRules.lean``)."""
     return rules().lean(prefix) if lean else prefix
 
 
