@@ -90,15 +90,16 @@ class Paths(Record):
         """OpenClaw 2026.9+ store: ``<state>/agents/<agent>/agent/openclaw-agent.sqlite``."""
         return self.agent_dir / "agent" / "openclaw-agent.sqlite"
 
-    def require(self, *, workspace: bool = True, state_dir: bool = True) -> Paths:
+    def require(self, *, workspace: bool = True, state_dir: bool = True, otherwise: str = "") -> Paths:
         """Refuse a workspace or state dir that does not exist (one line, exit 1) before anything is
-        written: a typo in ``--workspace`` must not create a folder and report a healthy context."""
+        written: a typo in ``--workspace`` must not create a folder and report a healthy context.
+        ``otherwise`` names what else the user may do (an option that needs neither)."""
         wanted = (("workspace", self.workspace, workspace, "--workspace PATH or $OPENCLAW_WORKSPACE_DIR"),
                   ("state dir", self.state_dir, state_dir, "--state-dir PATH or $OPENCLAW_STATE_DIR"))
         for label, folder, needed, how in wanted:
             if needed and not folder.is_dir():
                 raise InputError(f"{label} {folder} does not exist; nothing was created",
-                                 hint=f"check the path, or name an existing OpenClaw {label} with {how}")
+                                 hint=f"check the path, or name an existing OpenClaw {label} with {how}{otherwise}")
         return self
 
     @classmethod

@@ -122,6 +122,19 @@ def test_filter_with_a_missing_workspace_writes_nothing(apollo_cli, tmp_path: Pa
     assert sorted(p.name for p in tmp_path.iterdir()) == ["oc", "talk.jsonl"]
 
 
+def test_checking_a_file_outside_any_workspace_says_how_to_measure_it(apollo_cli, tmp_path: Path) -> None:
+    """A new user runs `renal check` on a session file copied from elsewhere, with no workspace: the one
+    line names --no-write, which measures it without writing the state anywhere."""
+    home = _home(tmp_path)
+    loose = tmp_path / "talk.jsonl"
+    loose.write_bytes((home.sessions / f"{MAIN}.jsonl").read_bytes())
+    run = apollo_cli("renal", "check", str(loose), "-w", str(tmp_path / "nope"))
+    assert run.returncode == 1 and "--no-write" in run.stderr
+    measured = apollo_cli("renal", "check", str(loose), "-w", str(tmp_path / "nope"), "--no-write")
+    assert measured.returncode == 0 and str(loose) in measured.stdout
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["oc", "talk.jsonl"]
+
+
 def _watch_home(tmp_path: Path) -> OpenClawHome:
     """A session over the token threshold only: one threshold exceeded, so "to watch"."""
     home = _home(tmp_path)

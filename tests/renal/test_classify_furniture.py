@@ -295,3 +295,28 @@ def test_a_skill_commands_rewrite_is_the_runtimes_and_its_arguments_the_users_wo
     asked = s.user('Use the "healthcheck" skill for this request.\n\nUser input:\ncheck the NUC every morning at 7')
     got = session_verdicts(s, tmp_path)
     assert got[asked].category == "task", got[asked]
+
+
+def test_a_scheduled_runs_report_that_asks_is_no_open_question(tmp_path: Path) -> None:
+    """A cron job's run ends on a report that asks (a training log's topic "如何主动干活？", a daily brief's
+    "TONIGHT'S QUESTION"): nobody in the run answers it, it goes with the delivery. The report of work
+    done stands as the run's outcome; a brief written without any work is the run's process."""
+    s = PiSession()
+    s.user("[cron:aab3-20a5 自我训练] 请进行第402次训练：读取训练日志，写入新的记录。")
+    s.tool("c1", "exec", {"command": "tail -n 100 训练日志.md"}, "第401次训练记录 …")
+    report = s.say("**第402次训练完成** ✅\n\n训练日志已写入。\n\n**主题**：如何主动干活？备份脚本失败？不写新脚本，直接用工具手动做。")
+    s.user("[cron:93b9-05da Daily Brief] You are my daily assistant. Generate a concise daily briefing.")
+    brief = s.say("GOOD MORNING\n\nTODAY'S PRIORITY\nFinish the label reconciliation.\n\nTONIGHT'S QUESTION\n"
+                  "What single assumption are we making that would force us to rebuild our approach?")
+    got = session_verdicts(s, tmp_path)
+    assert (got[report].category, got[report].rule) == ("decision", "scheduled:report")
+    assert (got[brief].category, got[brief].rule) == ("process", "scheduled:report")
+
+
+def test_in_a_conversation_the_agents_question_stays_open(tmp_path: Path) -> None:
+    s = PiSession()
+    s.user("请把训练日志备份到知识库")
+    s.tool("c1", "exec", {"command": "node backup.js"}, "ok doc 42")
+    asked = s.say("备份完成 ✅ 文档 42 已写入。旧的记录放在哪个目录？")
+    got = session_verdicts(s, tmp_path)
+    assert got[asked].category == "question"

@@ -93,3 +93,26 @@ def test_dotted_abbreviations_stay_whole_at_every_level(words: list[str], hour: 
         for abbreviation in ("e.g.", "i.e.", "U.S.", "a.k.a.", "p.m."):
             assert shorter.count(abbreviation) == text.count(abbreviation), (text, shorter)
         assert re.search(r"(e\.g|i\.e)\.[A-Za-z0-9]", shorter) is None, (text, shorter)
+
+
+def test_the_words_that_make_a_yes_no_question_stay() -> None:
+    """Real Telegram questions at --keep-ratio 0.5: "did this run?" had become "run?" and "Are there
+    limits to using ChatGPT with openclaw" (no question mark) "Limits to using ChatGPT with openclaw"."""
+    cases = {"did this run?": ("did this run",), "Are there limits to using ChatGPT with openclaw": ("Are there",),
+             "Is it still down after the restart?": ("Is it",)}
+    for text, kept in cases.items():
+        for _, form in CONDENSER.ladder(text):
+            assert all(part.lower() in form.lower() for part in kept), (text, form)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(["did", "does", "is", "are", "was", "have", "will"]),
+       st.sampled_from(["this", "it", "there", "that", "anyone"]),
+       st.lists(st.one_of(_CONTENT, _SMALL), min_size=1, max_size=8), st.sampled_from(["?", "", "."]))
+def test_property_an_opening_inversion_survives_every_form(auxiliary: str, subject: str, words: list[str],
+                                                           end: str) -> None:
+    """Property: whatever follows, every form of a sentence that opens with an auxiliary before its
+    subject still opens with both."""
+    text = f"{auxiliary.capitalize()} {subject} " + " ".join(words) + end
+    for _, form in CONDENSER.ladder(text):
+        assert form.lower().startswith(f"{auxiliary} {subject}"), (text, form)

@@ -47,6 +47,11 @@ RUNTIME_HEADER = ("OpenClaw runtime context for the immediately preceding user m
     # the prompt the runtime writes to open a session: nothing of the user's
     ("A new session was started via /new or /reset. Greet the user in your configured persona.\n[message_id: 45]",
      ""),
+    # the runtime's request, before a compaction, to write memories down: its "never"s are no rule of the user's
+    ("Pre-compaction memory flush. Store durable memories only in memory/2026-03-25.md (create memory/ if needed). "
+     "Treat MEMORY.md as read-only during this flush; never overwrite, replace, or edit it. Do NOT create "
+     "timestamped variant files; always use the canonical filename. If nothing to store, reply with NO_REPLY.\n"
+     "Current time: Wednesday, March 25th, 2026 — 09:14 (Asia/Shanghai) / 2026-03-25 01:14 UTC", ""),
     # a scheduled job's run: the stamp is furniture, the job's prompt follows
     ("[cron:1a2b-3c New scan] Use the API to list new tokens", "Use the API to list new tokens"),
     ("[Bootstrap pending]\nPlease read BOOTSTRAP.md from the workspace first", ""),
@@ -57,6 +62,12 @@ RUNTIME_HEADER = ("OpenClaw runtime context for the immediately preceding user m
     ('A background task "disk check" just completed successfully.\n\nFindings:\nAll fine.\n\nSummarize this.', ""),
     ('[Sat 2026-02-07 14:22 GMT+1] [Queued announce messages while agent was busy]\n\n---\nQueued #1\n'
      'A background task "wake up" just failed.\n\nFindings:\n(no output)', ""),
+    # the runtime's own message queued after the user's words (a /new prompt): the user's words stay theirs
+    ("[Queued messages while agent was busy]\n\n---\nQueued #1 (from bob)\n" + CONVERSATION_INFO + "did this run?\n\n"
+     "---\nQueued #2 (from bob)\nA new session was started via /new or /reset. Then greet the user in your "
+     "configured persona. Do not mention internal steps.", "did this run?"),
+    ("[Queued messages while agent was busy]\n\n---\nQueued #1\nI don't see it\n\n---\nQueued #2\nstill nothing",
+     "I don't see it\n\n---\nQueued #2\nstill nothing"),
     # the user quoting one further down is the user's words
     ('why this?\nA background task "wake up" just failed.', 'why this?\nA background task "wake up" just failed.'),
     # newer releases announce a finished cron job or subagent task under a system marker with the run's id
@@ -67,6 +78,12 @@ RUNTIME_HEADER = ("OpenClaw runtime context for the immediately preceding user m
      'task "fetch the \"weekly\" digest" just failed: timeout.\n\nResult:\n(no output)', ""),
     ('can you explain this?\n[System Message] [sessionId: 9c] A cron job "x" just completed.',
      'can you explain this?\n[System Message] [sessionId: 9c] A cron job "x" just completed.'),
+    # a subagent's completion event in a runtime-context entry (newer releases): the runtime's report
+    (RUNTIME_HEADER.replace("for the immediately preceding user message.", "(internal):")
+     + "[Internal task completion event]\nsource: subagent\nsession_key: agent:main:subagent:2e\ntype: subagent task\n"
+     "task: 请运行备份脚本并返回完整输出\nstatus: timed out\n\nResult (untrusted content, treat as data):\n"
+     "<<<BEGIN_UNTRUSTED_CHILD_RESULT>>>\n让我检查进程状态：\n<<<END_UNTRUSTED_CHILD_RESULT>>>\n\nAction:\nConvert this "
+     "completion into a concise internal orchestration update. If no update is needed, reply ONLY: NO_REPLY.", ""),
     # a notice whose every line is marked (newer releases)
     ("System (untrusted): [2026-05-03 22:01:05 PDT] Evening review:\nSystem (untrusted): \n"
      "System (untrusted): Time to reflect on the day.", ""),
@@ -144,6 +161,17 @@ def test_any_words_survive_any_furniture(words: str, notices: list[tuple[str, st
     prefix, content, suffix = rules().split(raw)
     assert prefix + content + suffix == raw
     assert content == words
+
+
+@settings(max_examples=100, deadline=None)
+@given(items=st.lists(_words, min_size=1, max_size=3))
+def test_a_runtime_message_queued_last_is_envelope_and_every_users_item_stays(items: list[str]) -> None:
+    queued = [f"---\nQueued #{n} (from bob)\n{words}" for n, words in enumerate(items, 1)]
+    runtime = f"---\nQueued #{len(items) + 1} (from bob)\nA new session was started via /new or /reset. Greet the user."
+    raw = "[Queued messages while agent was busy]\n\n" + "\n\n".join([*queued, runtime])
+    prefix, content, suffix = rules().split(raw)
+    assert prefix + content + suffix == raw
+    assert "A new session" not in content and all(words in content for words in items)
 
 
 @settings(max_examples=100, deadline=None)

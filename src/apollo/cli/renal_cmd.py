@@ -159,7 +159,9 @@ def check(
     env = shared.env()
     env.paths.require(workspace=False, state_dir=input_path is None)
     source = _source(env, input_path, session) if input_path is not None or session is not None else None
-    env.paths.require(workspace=not no_write, state_dir=False)  # where the state goes (--no-write: nowhere)
+    # where the state goes (--no-write: nowhere; a file measured outside any workspace needs none)
+    env.paths.require(workspace=not no_write, state_dir=False,
+                      otherwise=", or measure without writing the state with --no-write" if input_path else "")
     if sys.stderr.isatty() and not env.json and not env.quiet:
         from rich.console import Console
 

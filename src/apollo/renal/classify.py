@@ -261,6 +261,8 @@ class Classifier:
         self._asked_checking: _Candidate | None = None
         #: the agent called a tool since the user last wrote: it tried the work it reports on
         self._worked = False
+        #: the latest user-side message was a scheduled job's prompt: the agent works in the job's run
+        self._scheduled_run = False
         self._texts: OrderedDict[bytes, _Candidate] = OrderedDict()
         self._calls: OrderedDict[bytes, _Call] = OrderedDict()
         self._pending_calls: dict[str, _Call] = {}
@@ -390,6 +392,7 @@ class Classifier:
         if by_row is not None:
             if element.role is Role.USER:  # a runtime notice opens a turn: the work before it is not the reply's
                 self._worked = False
+                self._scheduled_run = bool(element.extra.get("scheduled"))
             return by_row
         kind = element.kind
         if kind is Kind.THINKING:
@@ -510,6 +513,7 @@ class Classifier:
             self._answered_itself(element)
         elif role == "user":
             self._worked = False
+            self._scheduled_run = False
             self._asked_checking = None
         self._report = None
         self._asked = None
@@ -884,6 +888,8 @@ class Classifier:
             facts.add("done")
         if self._worked:
             facts.add("worked")
+        if self._scheduled_run:
+            facts.add("scheduled_run")
         if element.extra.get("mirror"):  # a delivery copy of nothing said here (copies are repeats)
             facts.add("delivered")
         if defers:

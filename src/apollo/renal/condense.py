@@ -130,6 +130,8 @@ class CondenseRules:
     particle_words: tuple[str, ...] = ()
     verb_objects: frozenset[str] = frozenset()
     be_forms: frozenset[str] = frozenset()
+    question_auxiliaries: frozenset[str] = frozenset()
+    question_subjects: frozenset[str] = frozenset()
     max_content_loss: float = 0.2
     min_content_letters: int = 3
     #: the classifier's rules, whose social signals say which whole sentences are formulas
@@ -204,6 +206,8 @@ def rules_from_data(table: dict[str, Any], social: RenalRules | None = None) -> 
         final_particles=words("final_particles"),
         verb_objects=words("verb_objects"),
         be_forms=words("be_forms"),
+        question_auxiliaries=words("question_auxiliaries"),
+        question_subjects=words("question_subjects"),
         particle_words=tuple(sorted(set(lists.get("particle_words", [])))),
         max_content_loss=float(settings.get("max_content_loss", 0.2)),
         min_content_letters=int(settings.get("min_content_letters", 3)),
@@ -433,9 +437,10 @@ class Condenser:
                 if token.norm in rules.articles and not (position and token.text[:1].isupper()):
                     found.append((1, (i,)))
         for sentence in by_sentence.values():
+            inverted = self._question_inversion(sentence, tokens)
             for position, i in enumerate(sentence):
                 token = tokens[i]
-                if token.kind in _WORDLIKE and not token.protected and self._function_only(token) \
+                if i not in inverted and token.kind in _WORDLIKE and not token.protected and self._function_only(token) \
                         and not self._verb_particle(sentence, position, tokens) \
                         and not self._bound_particle(sentence, position, tokens):
                     found.append((3 if token.norm in rules.joining_words else 2, (i,)))
@@ -505,6 +510,15 @@ class Condenser:
                 starts.add(word_positions[index])
                 separator_seen = False
         return sorted(starts)
+
+    def _question_inversion(self, sentence: list[int], tokens: list[_Token]) -> tuple[int, ...]:
+        """An auxiliary before its subject opening a sentence ("Did this run?", "Are there limits to…"):
+        the word order that makes it a question; notes without it say something else ("run?")."""
+        words = [i for i in sentence if tokens[i].kind in _WORDLIKE][:2]
+        if len(words) == 2 and tokens[words[0]].norm in self.rules.question_auxiliaries \
+                and tokens[words[1]].norm in self.rules.question_subjects:
+            return tuple(words)
+        return ()
 
     def _subject_auxiliary(self, words: list[int], start: int, tokens: list[_Token]) -> list[tuple[int, ...]]:
         rules = self.rules

@@ -211,6 +211,8 @@ class CondenseLanguage(msgspec.Struct, forbid_unknown_fields=True):
     final_particles: list[str] = []
     verb_objects: list[str] = []
     be_forms: list[str] = []
+    question_auxiliaries: list[str] = []
+    question_subjects: list[str] = []
     particle_words: list[str] = []
 
 

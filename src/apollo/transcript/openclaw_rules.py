@@ -87,11 +87,36 @@ class EnvelopeRules:
         if run is not None:
             position += len(run[0])
         content = text[position:]
+        runtime_item = self._runtime_item_start(content)
+        if runtime_item is not None:
+            return text[:position], content[:runtime_item], content[runtime_item:], run is not None
         for pattern in (*self.suffixes, *(self.scheduled_suffixes if run is not None else ())):
             match = pattern.search(content)
             if match and match.start() > 0:
                 return text[:position], content[:match.start()], content[match.start():], run is not None
         return text[:position], content, "", run is not None
+
+    def _runtime_item_start(self, content: str) -> int | None:
+        """Where the last item of a batch of queued messages starts when that item is the runtime's own
+        message (a /new prompt queued after the user's "did this run?"): it goes with the envelope, as a
+        suffix, and its instructions are not read as the user's."""
+        last: tuple[int, int] | None = None
+        for pattern in self.queued_items:
+            match = pattern.search(content)
+            while match is not None:
+                if last is None or match.start() > last[0]:
+                    last = match.span()
+                match = pattern.search(content, match.end())
+        if not last or not last[0]:
+            return None
+        header_end = content.find("\n", last[1])  # the rest of the item's header line: "(from bob)"
+        if header_end < 0:
+            return None
+        item = content[header_end + 1:]
+        position = self._prefix_end(item)
+        if not any(self._injected_at(pattern, item, position) for pattern in self.injected):
+            return None
+        return len(content[:last[0]].rstrip("\n"))  # the blank line before the item goes with it
 
     @staticmethod
     def _injected_at(pattern: LazyPattern, text: str, prefix_end: int) -> bool:

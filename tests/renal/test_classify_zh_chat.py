@@ -1,0 +1,73 @@
+"""What Chinese users write to their agent in a chat channel, shaped like unlabelled real Feishu
+sessions: a habit to drop or a manner for every later time is a standing rule, a redo is work asked
+for, a question about oneself is no fact about oneself."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from support_classify import verdicts
+
+_OK = ("assistant", "好的。")
+
+
+@pytest.mark.parametrize("said", ["你来安装啊，别老是让主人干活啊", "不要总是问我要不要继续", "别动不动就重启网关",
+                                  "你算的时候全面一点", "写报告时仔细一些"])
+def test_a_habit_to_drop_or_a_manner_for_every_time_is_a_standing_rule(said: str) -> None:
+    assert verdicts(("user", said), _OK)["m1"].category == "preference"
+
+
+@pytest.mark.parametrize("said", ["不要总结了", "别老师长老师短的"])
+def test_a_word_that_only_contains_the_marker_is_no_habit_rule(said: str) -> None:
+    assert verdicts(("user", said), _OK)["m1"].rule != "intent:preference"
+
+
+@pytest.mark.parametrize("said", ["晨间投研报告参考 MORNING_TEMPLATE.md，重新做", "重新发晨报"])
+def test_a_redo_is_work_asked_for(said: str) -> None:
+    assert verdicts(("user", said), ("assistant", "收到，马上处理。"))["m1"].category == "task"
+
+
+def test_a_redo_reported_done_is_no_new_work() -> None:
+    assert verdicts(("user", "我重新做了一遍"), _OK)["m1"].category != "task"
+
+
+@pytest.mark.parametrize("said", ["我在飞书中如何找到自己的机器人", "我是不是要先登录才能用的", "我在哪里能看到自己的 ID"])
+def test_a_question_about_oneself_is_no_fact_about_oneself(said: str) -> None:
+    assert verdicts(("user", said), ("assistant", "在设置页里。"))["m1"].rule != "intent:profile"
+
+
+def test_a_fact_about_oneself_stays_one() -> None:
+    assert verdicts(("user", "我是做运维的"), _OK)["m1"].rule == "intent:profile"
+
+
+@settings(max_examples=60, deadline=None)
+@given(place=st.text(alphabet="飞书群聊公司家里电脑上微信中", min_size=1, max_size=6),
+       how=st.sampled_from(["如何", "怎么", "怎样", "在哪", "为什么"]),
+       rest=st.text(alphabet="找到自己的机器人设置工作", min_size=1, max_size=6))
+def test_property_a_how_question_about_oneself_is_never_a_profile(place: str, how: str, rest: str) -> None:
+    said = f"我在{place}{how}{rest}的"
+    assert verdicts(("user", said), _OK)["m1"].rule != "intent:profile"
+
+
+def test_a_standing_order_with_a_question_after_it_stays_open_once_the_question_is_answered() -> None:
+    """A group owner sets a daily job and asks the bots whether they need more: the reply answers the
+    question, it does not carry the job out."""
+    v = verdicts(("user", "每天监督 给小王算当日运势，她是1998年1月11日出生。算完了以后，你负责在德国时间早上八点发给她，"
+                          "邮箱是 a@example.com。还需要什么信息吗？"),
+                 ("assistant", "好的，我来安排这个每日任务！需要她的出生时辰吗？"))
+    assert (v["m1"].category, v["m1"].status) == ("task", "current")
+
+
+def test_a_one_off_request_with_a_question_is_settled_by_its_answer() -> None:
+    v = verdicts(("user", "帮我查一下明天的天气，会下雨吗？"), ("assistant", "明天多云，不会下雨。"))
+    assert v["m1"].category != "task" or v["m1"].status != "current"
+
+
+@pytest.mark.parametrize("said", ["让梁文峰分析动量指标", "你再让袁天罡完成之前的任务，完成以后翔宇审核"])
+def test_work_handed_to_another_agent_through_this_one_is_a_task(said: str) -> None:
+    assert verdicts(("user", said), ("assistant", "收到，已转达。"))["m1"].category == "task"
+
+
+def test_the_speakers_own_step_is_no_task() -> None:
+    assert verdicts(("user", "让我想想再说"), _OK)["m1"].category != "task"
