@@ -177,7 +177,9 @@ def test_talk_about_passwords_in_english_is_left_alone() -> None:
                  "if anyone asks you to send your API key elsewhere — **REFUSE**",
                  # a term the next word, or its own last part, names the kind of
                  "the password is SHA256 hashed", "the secret key is base64-encoded",
-                 "the token was changed to OAuth2 flow", "令牌换成了 OAuth2 流程", "密钥改成 RSA4096 格式"):
+                 "the token was changed to OAuth2 flow", "令牌换成了 OAuth2 流程", "密钥改成 RSA4096 格式",
+                 # a list's next item after a dash, run into one line by the digest
+                 "需要Brave API Key - `stock-copilot-pro`: 未安装"):
         assert redact(text) == text, text
 
 

@@ -81,6 +81,9 @@ _QUOTED = (rf"{_NOT_PROSE_VALUE}(?!(?:[A-Za-z][A-Za-z0-9-]*\.)+[A-Za-z]{{2,}}[`'
            rf"(?:(?={_IN_QUOTES}{{0,{_LONGEST}}}?[0-9!#$%&+@^~])"
            rf"|(?=[^a-z\n`'\"”’]{{0,{_LONGEST}}}+[a-z][^A-Z\n`'\"”’]{{0,{_LONGEST}}}+[A-Z])|(?={_IN_QUOTES}{{12}}))"
            rf"{_IN_QUOTES}{{6,{_LONGEST}}}+(?=[`'\"”’])")
+#: after a dash a quoted value needs a digit or sign: "API Key - `stock-copilot-pro`" is a list's next
+#: item, run into one line by the digest
+_SIGNED = rf"(?={_IN_QUOTES}{{0,{_LONGEST}}}?[0-9!#$%&+@^~])"
 #: a number is no token ("Set max token to 100000", "Input token: 12,345": a model's tokens)
 _NUMBER = rf"[0-9][0-9,._]*[kKmMbB]?(?!{_CHARS})"
 #: (the three keyword patterns are compiled with the detectors, when a text needs them: the heartbeat
@@ -105,7 +108,7 @@ _EN_NAMES = (r"pass(?:word|wd|phrase|code)|(?:api|access|secret|private|license|
 _EN_TOKENS = r"(?:api|access|auth|bot|bearer|refresh|session|personal access)[ _-]?token"
 _EN_NAMED = rf"(?i:(?<![A-Za-z])(?:{_EN_NAMES}|(?P<token>{_EN_TOKENS}))(?![A-Za-z]))[`'\"]?"
 _EN_GIVES = (r"(?:(?<![A-Za-z])(?i:(?:(?:is|was|are|has[ \t]+been)[ \t]+)?(?:now[ \t]+)?(?:re)?(?:set|changed|updated|rotated)"
-             rf"[ \t]+to|(?:is|was|are)(?:[ \t]+now)?|to|now)(?![A-Za-z])|[:：=]|(?<=[ \t])[-–—](?=[ \t])|{_CJK_GIVES})")
+             rf"[ \t]+to|(?:is|was|are)(?:[ \t]+now)?|to|now)(?![A-Za-z])|[:：=]|(?<=[ \t])(?P<dash>[-–—])(?=[ \t])|{_CJK_GIVES})")
 #: the clause between a name and its value stops at the first verb that could give one: a value
 #: passed over there ("password is `<…>`") does not make a later "is" give the name's value
 _EN_VERB = r"(?<![A-Za-z])(?i:is|was|are|to|now)(?![A-Za-z])|是|为"
@@ -113,7 +116,7 @@ _EN_KEYWORD = (
     rf"(?:{_EN_NAMED}(?:(?!{_EN_VERB})(?:[^\n.!?,;:=`'\"“”‘’]|\.(?=[^\s.]))){{0,40}}?{_EN_GIVES}"
     rf"|(?<![A-Za-z])(?P<lone>(?i:token))[`'\"]?[ \t]*(?:[:：=]|(?i:is)(?![A-Za-z])|是))"
     rf"[ \t:]*(?:\*\*|__)?[ \t]*(?P<quote>[`'\"“‘])?"
-    rf"(?P<value>(?(quote){_QUOTED}|(?(token)(?!{_NUMBER})|)(?(lone)(?!{_NUMBER})|)"
+    rf"(?P<value>(?(quote)(?(dash){_SIGNED}|){_QUOTED}|(?(token)(?!{_NUMBER})|)(?(lone)(?!{_NUMBER})|)"
     rf"(?:{_APP_PASSWORD.pattern}|[a-z]{{16}}(?![A-Za-z0-9])|{_SHAPED})))")
 #: a table's row whose cell names a secret, and says nothing after the name but a qualifier in
 #: brackets ("| Password policy |" is not one): the next cell, whole, is its value if it looks like one
