@@ -77,13 +77,13 @@ _SHAPED = rf"{_NOT_PROSE_VALUE}(?={_CHARS}{{0,{_LONGEST}}}?[0-9!#$%&+@^~]){_VALU
 #: "correct horse battery staple""). Each look runs once over at most ``_LONGEST`` characters, none
 #: inside another.
 _IN_QUOTES = r"[^\n`'\"”’]"
-_QUOTED = (rf"{_NOT_PROSE_VALUE}(?!(?:[A-Za-z][A-Za-z0-9-]*\.)+[A-Za-z]{{2,}}[`'\"”’])"
-           rf"(?:(?={_IN_QUOTES}{{0,{_LONGEST}}}?[0-9!#$%&+@^~])"
-           rf"|(?=[^a-z\n`'\"”’]{{0,{_LONGEST}}}+[a-z][^A-Z\n`'\"”’]{{0,{_LONGEST}}}+[A-Z])|(?={_IN_QUOTES}{{12}}))"
-           rf"{_IN_QUOTES}{{6,{_LONGEST}}}+(?=[`'\"”’])")
-#: after a dash a quoted value needs a digit or sign: "API Key - `stock-copilot-pro`" is a list's next
-#: item, run into one line by the digest
+#: a digit or sign in a quoted value; after a dash it is needed ("API Key - `stock-copilot-pro`" is a
+#: list's next item, run into one line by the digest)
 _SIGNED = rf"(?={_IN_QUOTES}{{0,{_LONGEST}}}?[0-9!#$%&+@^~])"
+_QUOTED = (rf"{_NOT_PROSE_VALUE}(?!(?:[A-Za-z][A-Za-z0-9-]*\.)+[A-Za-z]{{2,}}[`'\"”’])"
+           rf"(?:{_SIGNED}|(?=[^a-z\n`'\"”’]{{0,{_LONGEST}}}+[a-z][^A-Z\n`'\"”’]{{0,{_LONGEST}}}+[A-Z])"
+           rf"|(?={_IN_QUOTES}{{12}}))"
+           rf"{_IN_QUOTES}{{6,{_LONGEST}}}+(?=[`'\"”’])")
 #: a number is no token ("Set max token to 100000", "Input token: 12,345": a model's tokens)
 _NUMBER = rf"[0-9][0-9,._]*[kKmMbB]?(?!{_CHARS})"
 #: (the three keyword patterns are compiled with the detectors, when a text needs them: the heartbeat
@@ -98,8 +98,9 @@ _CJK_KEYWORD = (
 #: is to test first", "the secret is practice"). A lone "token" gives its value only with ``:``, ``=``,
 #: "is" or 是 right after it ("token usage was 45k/200k"), and no token is a number. Between the name and
 #: what gives the value, at most 40 characters of the same clause (a dot only inside a word:
-#: "the password for root@10.0.0.5 is …"), up to the first verb (``_EN_VERB``); what gives it: is, was, are, is now, (re)set/changed/updated/
-#: rotated to, to, now, ``:``, ``=``, a dash, or a Chinese verb ("API key 改为 …"). Then a value that
+#: "the password for root@10.0.0.5 is …"), up to the first verb (``_EN_VERB``); what gives it: is,
+#: was, are, is now, (re)set/changed/updated/rotated to, to, now, ``:``, ``=``, a dash, or a Chinese
+#: verb ("API key 改为 …"). Then a value that
 #: looks like one: quoted (``_QUOTED``) or ``_SHAPED``, or an app password. A real session had
 #: "ElevenLabs API key: …" and "**Capsolver API Key**: …" in clear, another
 #: ``| `models.providers.dashscope.apiKey` | `sk-…` |``.
