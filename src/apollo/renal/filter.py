@@ -276,12 +276,12 @@ def fit_budget(fates: list[Fate], target: int, condenser: Condenser, count: Call
 
 def _lean_envelope(fate: Fate, count: Callable[[str], int]) -> int | None:
     """The tokens of a user's envelope in its lean form (:meth:`EnvelopeRules.lean`: the metadata
-    blocks' ids for tools left out, the sender's name kept), when that is shorter, else None: under a
-    budget those ids give way before the user's words (a Discord message's blocks cost more than a
-    short reply, which had gone whole for them; in the recent tail of a short Telegram session, "Why the
-    cron job fail?" had gone whole while the blocks of the message after it stayed)."""
+    blocks' ids for tools left out, the sender's name kept), when that is shorter and the message
+    stands before the recent tail, else None: under a budget those ids give way before the user's
+    words (a Discord message's blocks cost more than a short reply, which had gone whole for them).
+    The recent tail keeps its ids: the message the agent is answering may be reacted to by its id."""
     element = fate.element
-    if element.role is not Role.USER or not element.envelope:
+    if fate.in_tail or element.role is not Role.USER or not element.envelope:
         return None
     kept = kept_text(element)
     lean = kept[:len(kept) - len(element.text)]
