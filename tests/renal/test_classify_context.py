@@ -365,6 +365,12 @@ def test_a_lone_inch_mark_or_the_speakers_own_quoted_question_still_asks(said: s
     assert verdicts(("user", said))["m1"].category == "question"
 
 
+@pytest.mark.parametrize("said", ['他想问一下：“能不能周五交付？”', '客户在群里请问：“能不能周五交付？”'])
+def test_someone_elses_quoted_question_is_reported_not_asked(said: str) -> None:
+    """想问一下 / 请问 after another person's name: the speaker reports that person's question."""
+    assert verdicts(("user", said))["m1"].category != "question"
+
+
 @given(st.text(alphabet=st.characters(blacklist_characters='"\n\r?？', blacklist_categories=("Cs",)), max_size=40))
 def test_a_lone_straight_quote_before_a_question_hides_nothing(before: str) -> None:
     found = reading.read(f'It is {before}" wide. Which one should I buy?', "user", rules.load())

@@ -794,3 +794,17 @@ def test_a_channels_one_event_or_a_prediction_leaves_the_question_or_task(said: 
 ])
 def test_a_negation_cancels_only_its_own_clause_not_the_report_beside_it(said: str, role: str, rule: str) -> None:
     assert verdicts((role, said))["m1"].rule == rule
+
+
+@pytest.mark.parametrize(("asked", "reply"), [
+    ("please deploy the fix to the staging site", "Deployed the fix, but the site is not working yet."),
+    ("please set up the daily reminder and update the config", "Updated the config, the reminder isn't set up though."),
+    ("can you install the printer driver?", "I installed it, but the printer is not working."),
+    ("please fix the login bug", "Fixed the login bug, but the tests aren't fixed yet."),
+])
+def test_a_present_negation_leaves_the_task_open_whatever_else_was_done(asked: str, reply: str) -> None:
+    """Progress with a problem that is still there ("…, but the site is not working yet") is no report
+    of work done: the user's task stays open (a past negation, "it wasn't set up right", is history)."""
+    v = verdicts(("user", asked), ("assistant", reply))
+    assert v["m1"].rule == "intent:task" and v["m1"].status == "current", v["m1"]
+    assert v["m2"].rule != "intent:claim", v["m2"]

@@ -935,9 +935,10 @@ class Classifier:
         """Work reported done: "修好了吗？" asks, "看完了，…要我先清洗吗？" reports and then asks;
         "Fixed the import, but the test still fails" is progress, "Gitea is up. Remotes still point
         at the Pi" is done with a note (a sentence that says it is done and not that it goes on); "It's
-        not fixed" reports nothing, "It's fixed now, it was not working" reports it done."""
+        not fixed" reports nothing, "It's fixed now, it was not working" reports it done, "Deployed the
+        fix, but the site is not working yet" not (a present negation speaks for the whole message)."""
         completion, continuation = self.rules["completion"], self.rules["continuation"]
-        if "completion" not in found.found or found.asks(completion) or (
+        if "completion" not in found.found or found.asks(completion) or "still_undone" in found.found or (
                 "undone" in found.found and not found.states(completion, unless=self.rules["undone"])):
             return False
         if "continuation" not in found.found:
