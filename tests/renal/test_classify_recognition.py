@@ -778,6 +778,14 @@ def test_a_habit_the_user_describes_is_a_standing_fact_like_usually(habit: str) 
     ("we're going to miss the deadline unless you help", "task"),
     ("This channel is for tracking the wedding budget.", "preference"),
     ("We're not going to use Docker for this one.", "decision"),
+    # what a place is for, said as its rule; a purpose in a message that asks or orders is not one
+    ("This channel is used for project updates.", "preference"),
+    ("This chat is just for fun.", "preference"),
+    ("This channel is for announcements only.", "preference"),
+    ("This channel is all about organizing events, planning events, and dealing with vendors", "preference"),
+    ("This group is for morning standup tomorrow, keep it short.", "task"),
+    ("This thread is about the outage yesterday, can you summarize it?", "question"),
+    ("Our server is where the logs go, can you clean it up?", "task"),
 ])
 def test_a_channels_one_event_or_a_prediction_leaves_the_question_or_task(said: str, category: str) -> None:
     """A channel's purpose is an activity ("is for tracking …"), not one event; a decision is an act
