@@ -786,6 +786,11 @@ def test_a_habit_the_user_describes_is_a_standing_fact_like_usually(habit: str) 
     ("This group is for morning standup tomorrow, keep it short.", "task"),
     ("This thread is about the outage yesterday, can you summarize it?", "question"),
     ("Our server is where the logs go, can you clean it up?", "task"),
+    # a deliberate act the user's side chose; not what will happen to it
+    ("we're going to deploy on Friday", "decision"),
+    ("we are not going to upgrade this month", "decision"),
+    ("we're going to ship late at this rate", "process"),
+    ("we're going to keep getting errors", "process"),
 ])
 def test_a_channels_one_event_or_a_prediction_leaves_the_question_or_task(said: str, category: str) -> None:
     """A channel's purpose is an activity ("is for tracking …"), not one event; a decision is an act
