@@ -365,6 +365,11 @@ def test_a_lone_inch_mark_or_the_speakers_own_quoted_question_still_asks(said: s
     assert verdicts(("user", said))["m1"].category == "question"
 
 
+@pytest.mark.parametrize("said", ['我还想问一下：“能不能周五交付？”', '那请问：“能不能周五交付？”', '老师请问：“能不能周五交付？”'])
+def test_the_speakers_own_quoted_question_with_a_connective_or_an_address_asks(said: str) -> None:
+    assert verdicts(("user", said))["m1"].category == "question"
+
+
 @pytest.mark.parametrize("said", ['他想问一下：“能不能周五交付？”', '客户在群里请问：“能不能周五交付？”'])
 def test_someone_elses_quoted_question_is_reported_not_asked(said: str) -> None:
     """想问一下 / 请问 after another person's name: the speaker reports that person's question."""

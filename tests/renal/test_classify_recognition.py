@@ -791,6 +791,12 @@ def test_a_habit_the_user_describes_is_a_standing_fact_like_usually(habit: str) 
     ("we are not going to upgrade this month", "decision"),
     ("we're going to ship late at this rate", "process"),
     ("we're going to keep getting errors", "process"),
+    ("we're going to deal with a lot of angry users", "process"),
+    ("so we're going to deploy broken code again?", "question"),
+    ("we're going to deploy on Friday unless QA finds something", "decision"),
+    ("This group is all for it.", "process"),
+    ("This chat is meant for someone else.", "process"),
+    ("This group is just for a week.", "process"),
 ])
 def test_a_channels_one_event_or_a_prediction_leaves_the_question_or_task(said: str, category: str) -> None:
     """A channel's purpose is an activity ("is for tracking …"), not one event; a decision is an act
@@ -814,6 +820,8 @@ def test_a_negation_cancels_only_its_own_clause_not_the_report_beside_it(said: s
     ("please set up the daily reminder and update the config", "Updated the config, the reminder isn't set up though."),
     ("can you install the printer driver?", "I installed it, but the printer is not working."),
     ("please fix the login bug", "Fixed the login bug, but the tests aren't fixed yet."),
+    ("please deploy the fix", "Deployed the fix, but it's not working yet."),
+    ("please install the driver", "I installed the driver but the printer doesn't work."),
 ])
 def test_a_present_negation_leaves_the_task_open_whatever_else_was_done(asked: str, reply: str) -> None:
     """Progress with a problem that is still there ("…, but the site is not working yet") is no report
@@ -821,3 +829,14 @@ def test_a_present_negation_leaves_the_task_open_whatever_else_was_done(asked: s
     v = verdicts(("user", asked), ("assistant", reply))
     assert v["m1"].rule == "intent:task" and v["m1"].status == "current", v["m1"]
     assert v["m2"].rule != "intent:claim", v["m2"]
+
+
+@pytest.mark.parametrize("reply", [
+    "Deployed; the old version isn't live any more.", "Deployed the fix. If the site is not working, let me know.",
+    "Set up the reminder for 9am. It is not sent on weekends.", "Fixed the bug. Don't give up on the old branch yet.",
+    'Deployed. The fix for "checkout is not working" is live now.', "Fixed the printer. It wasn't set up right.",
+])
+def test_a_negation_about_something_else_leaves_the_report_of_work_done(reply: str) -> None:
+    """What is gone on purpose, a condition, a fact about the result or a past cause: the work is done."""
+    v = verdicts(("user", "please take care of it"), ("assistant", reply))
+    assert v["m1"].status == "done", (v["m1"], reply)
