@@ -313,6 +313,22 @@ def test_a_scheduled_runs_report_that_asks_is_no_open_question(tmp_path: Path) -
     assert (got[brief].category, got[brief].rule) == ("process", "scheduled:report")
 
 
+def test_a_scheduled_run_that_is_blocked_or_asks_the_owner_leaves_a_question_open(tmp_path: Path) -> None:
+    """A run that cannot deliver and asks the owner to act, a run that asks whether to delete what it
+    found: the owner has to answer, the question stays open."""
+    s = PiSession()
+    s.user("[cron:77aa-88bb 每日科普] 写一篇今日科普并发送到微信")
+    s.tool("c1", "exec", {"command": "cat pubmed.md"}, "Chen M et al. …")
+    blocked = s.say("**今日科普**：细胞缺能量怎么办？纳米发电站给出了答案。\n\n⚠️ **注意：** 此内容需发送至微信。"
+                    "我没有微信发送能力，请主人手动转发或配置微信通道。")
+    s.user("[cron:33cc-44dd 清理备份] 检查 /backup 下超过 30 天的备份")
+    s.tool("c2", "exec", {"command": "find /backup -mtime +30"}, "/backup/a.tar\n/backup/b.tar")
+    asks = s.say("找到 2 个超过 30 天的备份：a.tar、b.tar。要删除它们吗？")
+    got = session_verdicts(s, tmp_path)
+    assert got[blocked].category == "question", got[blocked]
+    assert got[asks].category == "question", got[asks]
+
+
 def test_in_a_conversation_the_agents_question_stays_open(tmp_path: Path) -> None:
     s = PiSession()
     s.user("请把训练日志备份到知识库")

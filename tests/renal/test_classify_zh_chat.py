@@ -13,7 +13,7 @@ _OK = ("assistant", "好的。")
 
 
 @pytest.mark.parametrize("said", ["你来安装啊，别老是让主人干活啊", "不要总是问我要不要继续", "别动不动就重启网关",
-                                  "你算的时候全面一点", "写报告时仔细一些"])
+                                  "你算的时候全面一点", "您写报告时仔细一些"])
 def test_a_habit_to_drop_or_a_manner_for_every_time_is_a_standing_rule(said: str) -> None:
     assert verdicts(("user", said), _OK)["m1"].category == "preference"
 
@@ -30,6 +30,24 @@ def test_a_redo_is_work_asked_for(said: str) -> None:
 
 def test_a_redo_reported_done_is_no_new_work() -> None:
     assert verdicts(("user", "我重新做了一遍"), _OK)["m1"].category != "task"
+
+
+@pytest.mark.parametrize("said", ["他别老是迟到就好了", "我妈总是说别老是玩手机，烦死了",
+                                  "不要一直盯着屏幕看，对眼睛不好，这是医生说的", "吃饭的时候小心一点，别噎着",
+                                  "过马路时小心一些", "开车的时候小心一点"])
+def test_a_habit_or_a_care_not_said_to_the_agent_is_no_standing_rule(said: str) -> None:
+    """Someone else's habit, a parent's words reported, a doctor's advice, care wished to anyone: the
+    agent is not the one addressed."""
+    assert verdicts(("user", said), _OK)["m1"].rule != "intent:preference"
+
+
+def test_a_question_about_a_habit_is_no_standing_rule() -> None:
+    assert verdicts(("user", "小孩不能一直哭吧？"), ("assistant", "不会的。"))["m1"].rule != "intent:preference"
+
+
+@pytest.mark.parametrize("said", ["他重新做人了", "重新登录后还是报错", "我重新装了以后还是不行"])
+def test_a_redo_someone_did_or_what_came_after_it_is_no_work_asked_for(said: str) -> None:
+    assert verdicts(("user", said), _OK)["m1"].category != "task"
 
 
 @pytest.mark.parametrize("said", ["我在飞书中如何找到自己的机器人", "我是不是要先登录才能用的", "我在哪里能看到自己的 ID"])
@@ -59,6 +77,16 @@ def test_a_standing_order_with_a_question_after_it_stays_open_once_the_question_
     assert (v["m1"].category, v["m1"].status) == ("task", "current")
 
 
+@pytest.mark.parametrize(("said", "answer"), [
+    ("查一下每天早上几点有公交？", "6:30 首班。"), ("查一下以后的天气怎么样？", "未来三天都是晴天。"),
+    ("Look up what time the bus leaves every morning?", "The bus leaves at 7:15 every morning."),
+    ("Tell me what I should eat every morning?", "Oatmeal and fruit are a good start.")])
+def test_a_question_about_a_recurrence_is_settled_by_its_answer(said: str, answer: str) -> None:
+    """The recurrence is what it asks about, not an order that stands: the answer settles it."""
+    v = verdicts(("user", said), ("assistant", answer))
+    assert (v["m1"].category, v["m1"].status) != ("task", "current")
+
+
 def test_a_one_off_request_with_a_question_is_settled_by_its_answer() -> None:
     v = verdicts(("user", "帮我查一下明天的天气，会下雨吗？"), ("assistant", "明天多云，不会下雨。"))
     assert v["m1"].category != "task" or v["m1"].status != "current"
@@ -67,6 +95,12 @@ def test_a_one_off_request_with_a_question_is_settled_by_its_answer() -> None:
 @pytest.mark.parametrize("said", ["让梁文峰分析动量指标", "你再让袁天罡完成之前的任务，完成以后翔宇审核"])
 def test_work_handed_to_another_agent_through_this_one_is_a_task(said: str) -> None:
     assert verdicts(("user", said), ("assistant", "收到，已转达。"))["m1"].category == "task"
+
+
+@pytest.mark.parametrize("said", ["让ChatGPT写了一个脚本，结果跑不起来", "让人分析了半天也没结果", "让老婆去检查身体了，明天出结果",
+                                  "让孩子做作业真难", "让他做什么他都不听，气死我了"])
+def test_what_someone_was_made_to_do_or_a_complaint_about_it_is_no_task(said: str) -> None:
+    assert verdicts(("user", said), _OK)["m1"].category != "task"
 
 
 def test_the_speakers_own_step_is_no_task() -> None:
