@@ -313,9 +313,10 @@ def test_a_scheduled_runs_report_that_asks_is_no_open_question(tmp_path: Path) -
     assert (got[brief].category, got[brief].rule) == ("process", "scheduled:report")
 
 
-def test_a_scheduled_run_that_is_blocked_or_asks_the_owner_leaves_a_question_open(tmp_path: Path) -> None:
-    """A run that cannot deliver and asks the owner to act, a run that asks whether to delete what it
-    found: the owner has to answer, the question stays open."""
+def test_a_scheduled_run_that_is_blocked_and_asks_the_owner_leaves_a_question_open(tmp_path: Path) -> None:
+    """A run that cannot deliver and asks the owner to act: the owner has to answer, the question stays
+    open. A run that only asks ("要删除它们吗？") reads like a brief's own question ("你怎么看？"):
+    its report stands, the question goes with the delivery."""
     s = PiSession()
     s.user("[cron:77aa-88bb 每日科普] 写一篇今日科普并发送到微信")
     s.tool("c1", "exec", {"command": "cat pubmed.md"}, "Chen M et al. …")
@@ -326,7 +327,18 @@ def test_a_scheduled_run_that_is_blocked_or_asks_the_owner_leaves_a_question_ope
     asks = s.say("找到 2 个超过 30 天的备份：a.tar、b.tar。要删除它们吗？")
     got = session_verdicts(s, tmp_path)
     assert got[blocked].category == "question", got[blocked]
-    assert got[asks].category == "question", got[asks]
+    assert got[asks].rule == "scheduled:report", got[asks]
+
+
+def test_a_briefs_own_question_that_names_you_goes_with_the_delivery(tmp_path: Path) -> None:
+    s = PiSession()
+    s.user("[cron:93b9-05da Daily Brief] Generate a concise daily briefing.")
+    brief = s.say("GOOD MORNING\n\nTONIGHT'S QUESTION\nWhat would you build if you had one more week?")
+    s.user("[cron:aab3-20a5 自我训练] 请进行第403次训练。")
+    s.tool("c1", "exec", {"command": "tail -n 100 训练日志.md"}, "第402次训练记录 …")
+    log = s.say("**第403次训练完成** ✅\n\n**主题**：你如何主动干活？")
+    got = session_verdicts(s, tmp_path)
+    assert got[brief].rule == "scheduled:report" and got[log].rule == "scheduled:report", (got[brief], got[log])
 
 
 def test_in_a_conversation_the_agents_question_stays_open(tmp_path: Path) -> None:
