@@ -510,6 +510,45 @@ def _worked(fates: list[Any], position: dict[str, int], asked: Any, answer: Any)
     return any(f.element.kind is Kind.TOOL_CALL for f in fates[position[asked.element.id]:position[answer.element.id]])
 
 
+class _Lines:
+    """How the digest writes one item's line: its quote, its id where needed, what answered it."""
+
+    def __init__(self, fates: list[Any], lang: str, level: Level, answers: dict[str, Any], quoted: set[str],
+                 listed: list[Any], done: frozenset[str], widths: tuple[int | None, int | None],
+                 longer: tuple[frozenset[str], int]):
+        self.fates, self.lang, self.level, self.answers, self.quoted, self.done = fates, lang, level, answers, quoted, done
+        self.outdated_chars, self.reply_chars = widths
+        self.longer, self.longer_chars = longer
+        self.position = {f.element.id: at for at, f in enumerate(fates)}
+        # how many lines point to each message as what answered them: an id is written where a line refers to it
+        self.pointed = Counter(reply.element.id for f in listed if (reply := self.paired(f)) is not None)
+
+    def paired(self, fate: Any) -> Any:
+        """What answered ``fate``, when its line quotes it (a user's message, a question)."""
+        reply = self.answers.get(fate.element.id) if fate.element.role is Role.USER or fate.category == "question" else None
+        if reply is None or self.level.shortens_must_keep or reply.action == "drop" \
+                or not _worth_quoting(reply, reply=True):
+            return None
+        return reply
+
+    def line(self, fate: Any, width: int, said: str | None = None) -> str:
+        """A must-keep item (``said`` None) with its id; a request (``said``: its text as quoted) with
+        its id only where its quote is cut or another line points to it; then what answered it."""
+        cut = max(width, self.longer_chars) if fate.element.id in self.longer else width
+        quote = _quote(fate.element.text if said is None else said, cut)
+        text = f"- {_id(fate, quote, said is None or self.pointed[fate.element.id] > 0)}{_marks(quote, self.lang)}"
+        reply = self.paired(fate)
+        if reply is None:
+            return text
+        if reply.element.id in self.quoted:
+            return text + f" → [{reply.element.id}]"
+        self.quoted.add(reply.element.id)  # an answer to several messages is quoted under the first
+        answered = self.outdated_chars if said is not None and fate.element.id in self.done and fate.category != "task" \
+            and not _worked(self.fates, self.position, fate, reply) else self.reply_chars
+        outcome = _outcome(reply.element.text, min(width, answered or width))
+        return text + f" → {_id(reply, outcome, self.pointed[reply.element.id] > 1)}{outcome}"
+
+
 def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | tuple[str, ...] = (),
           level: Level = LEVELS[0], outdated_chars: int | None = None, reply_chars: int | None = None,
           as_messages: frozenset[str] = frozenset(), written: frozenset[str] = frozenset(),
@@ -542,35 +581,8 @@ def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | 
     asked, every, copies = _quoted_requests(fates, answers, as_messages, level)
     quoted = {f.element.id for f in (*chosen, *every, *below)}  # a copy is quoted at its latest
 
-    def paired(fate: Any) -> Any:
-        """What answered ``fate``, when its line quotes it (a user's message, a question)."""
-        reply = answers.get(fate.element.id) if fate.element.role is Role.USER or fate.category == "question" else None
-        if reply is None or level.shortens_must_keep or reply.action == "drop" or not _worth_quoting(reply, reply=True):
-            return None
-        return reply
-
-    # how many lines point to each message as what answered them: an id is written where a line refers to it
-    pointed = Counter(reply.element.id for f in (*chosen, *asked) if (reply := paired(f)) is not None)
-    done = settled(fates, pause_hours)
-    position = {f.element.id: at for at, f in enumerate(fates)}
-
-    def line(fate: Any, width: int, said: str | None = None) -> str:
-        """A must-keep item (``said`` None) with its id; a request (``said``: its text as quoted) with
-        its id only where its quote is cut or another line points to it; then what answered it."""
-        cut = max(width, longer_chars) if fate.element.id in longer else width
-        quote = _quote(fate.element.text if said is None else said, cut)
-        text = f"- {_id(fate, quote, said is None or pointed[fate.element.id] > 0)}{_marks(quote, lang)}"
-        reply = paired(fate)
-        if reply is None:
-            return text
-        if reply.element.id in quoted:
-            return text + f" → [{reply.element.id}]"
-        quoted.add(reply.element.id)  # an answer to several messages is quoted under the first
-        answered = outdated_chars if said is not None and fate.element.id in done and fate.category != "task" \
-            and not _worked(fates, position, fate, reply) else reply_chars
-        outcome = _outcome(reply.element.text, min(width, answered or width))
-        return text + f" → {_id(reply, outcome, pointed[reply.element.id] > 1)}{outcome}"
-
+    line = _Lines(fates, lang, level, answers, quoted, [*chosen, *asked], settled(fates, pause_hours),
+                  (outdated_chars, reply_chars), (longer, longer_chars)).line
     listed = copies
     for category in ("decision", "preference", "task", "question"):
         items = [f for f in chosen if f.category == category]
