@@ -341,6 +341,15 @@ def test_a_briefs_own_question_that_names_you_goes_with_the_delivery(tmp_path: P
     assert got[brief].rule == "scheduled:report" and got[log].rule == "scheduled:report", (got[brief], got[log])
 
 
+def test_a_scheduled_run_that_offers_to_act_leaves_its_question_open(tmp_path: Path) -> None:
+    s = PiSession()
+    s.user("[cron:77aa-99ee nightly backup] Back up /srv to /mnt/backup.")
+    s.tool("c1", "exec", {"command": "rsync -a /srv /mnt/backup"}, "rsync: write failed: No space left on device")
+    offer = s.say("Backup failed: disk full on /mnt/backup. Should I retry with compression?")
+    got = session_verdicts(s, tmp_path)
+    assert got[offer].rule == "intent:offer", got[offer]  # awaiting the owner, not the run's report
+
+
 def test_in_a_conversation_the_agents_question_stays_open(tmp_path: Path) -> None:
     s = PiSession()
     s.user("请把训练日志备份到知识库")

@@ -835,6 +835,9 @@ def test_a_present_negation_leaves_the_task_open_whatever_else_was_done(asked: s
     "Deployed; the old version isn't live any more.", "Deployed the fix. If the site is not working, let me know.",
     "Set up the reminder for 9am. It is not sent on weekends.", "Fixed the bug. Don't give up on the old branch yet.",
     'Deployed. The fix for "checkout is not working" is live now.', "Fixed the printer. It wasn't set up right.",
+    # a limitation said to be intended
+    "Done, I migrated the site and it is live. It is not running on the old server any more.",
+    "Added the job. This is not done by default, so I added a unit.",
 ])
 def test_a_negation_about_something_else_leaves_the_report_of_work_done(reply: str) -> None:
     """What is gone on purpose, a condition, a fact about the result or a past cause: the work is done."""
