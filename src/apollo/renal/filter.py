@@ -222,6 +222,7 @@ def fit_budget(fates: list[Fate], target: int, condenser: Condenser, count: Call
     latest = _latest_request(groups)
     carried = _above_must_keep(alive) if structured else set()
     candidates = []
+    leaned: set[str] = set()  # the messages whose forms count their envelope lean (written so when shortened)
     for position, (group, value) in enumerate(zip(groups, values, strict=True)):
         lead = group[-1]
         forms = [budget_mod.Form("full", "", sum(f.tokens_after for f in group), keeps_content=True)]
@@ -232,6 +233,7 @@ def fit_budget(fates: list[Fate], target: int, condenser: Condenser, count: Call
             lean = _lean_envelope(lead, count)
             if lean is not None:  # the user's words whole, less the metadata blocks around them
                 envelope = lean
+                leaned.add(lead.element.id)
                 forms.append(budget_mod.Form("lean", base, count(base) + lean, keeps_content=True))
             ladder = condenser.ladder(base, names)
             substance = _substance(base, ladder, condenser)
@@ -268,7 +270,7 @@ def fit_budget(fates: list[Fate], target: int, condenser: Condenser, count: Call
             lead = group[-1]
             form = candidate.forms[chosen]
             lead.action, lead.text, lead.tokens_after = "shorten", form.text, form.tokens
-            lead.lean = _lean_envelope(lead, count) is not None
+            lead.lean = lead.element.id in leaned
             if form.name == "opening":  # words went, not only the ones that carry no content
                 lead.bucket = "opened"
     return fit
