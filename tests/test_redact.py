@@ -142,13 +142,15 @@ def test_a_secret_named_in_english_prose_is_redacted(seed: int, name: str, betwe
 
 
 _NAMES = st.sampled_from(["password", "API key", "token", "bot token", "密码", "令牌", "API 密钥", "passphrase"])
-_GIVES = st.sampled_from([" is ", ": ", " = ", " - ", " to ", "是", "：", "改成了 ", " is now "])
+_GIVES = st.sampled_from([" is ", ": ", " = ", " - ", " to ", "是", "：", "改成了 ", " is now ", ":\n", " ",
+                          " changed from Abc12345 to ", "从Abc12345改成"])
 _VALUES = st.sampled_from(["Hunter2xyz", "`Hunter2xyz`", '"Winter2024!"', "12345678", "xoxb-12345-abcdef",
                            "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8", "**Abc12345**", "sk-proj-...", "OAuth2 流程"])
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(["", "the ", "my ", "| ", "- **", "把"]), _NAMES, _GIVES, _VALUES,
+@given(st.lists(st.tuples(st.sampled_from(["", "the ", "my ", "| ", "- **", "把", "--", "config set x.", "| x |\n|"]),
+                          _NAMES, _GIVES, _VALUES,
                           st.sampled_from([" ", ", use it ", " |", "\n", "。"])), min_size=1, max_size=4))
 def test_redacting_twice_changes_nothing(parts: list[tuple[str, str, str, str, str]]) -> None:
     """Apollo redacts a digest's items and then the digest again: a mark is never read as a value."""
@@ -190,6 +192,64 @@ def test_a_table_row_naming_a_secret_loses_its_value() -> None:
                         ("| `models.providers.x.apiKey` | `sk-93ab1c383004acba9e` | ⚠️ |", "sk-93ab1c383004acba9e")):
         out = redact(row)
         assert secret not in out and "[REDACTED " in out and out.startswith("| ") and out.endswith("|"), out
+
+
+def test_a_table_whose_header_names_the_secret_column_loses_that_column() -> None:
+    """``| Service | Password |`` then rows: each row's cell under the header that names a secret; the
+    other columns, the table after a break and a column of a market's coins stay."""
+    table = ("| Service | User | **Password** |\n|---|---|---|\n| mail | bob | Hunter2xyz! |\n"
+             "| git | eve | `gh9Pass` |\n| wiki | eve | ask the admin |\n\n| a | b | Winter2024! |")
+    out = redact(table)
+    assert "Hunter2xyz!" not in out and "gh9Pass" not in out
+    assert "| mail | bob |" in out and "ask the admin" in out and "Winter2024!" in out
+    assert out.count("[REDACTED Secret Keyword]") == 2 and out.count("|") == table.count("|")
+    assert redact("| 平台 | 密码 |\n|--|--|\n| 邮箱 | Abc12345 |").endswith("| 邮箱 | [REDACTED Secret Keyword] |")
+    for talk in ("| Token | Price |\n|--|--|\n| PEPE2 | $0.05 |", "| Model | Tokens |\n|--|--|\n| gpt-5 | 12k |",
+                 "| Name | Password policy |\n|--|--|\n| root | 12+ chars |"):
+        assert redact(talk) == talk
+
+
+def test_a_value_alone_on_the_line_after_its_name_is_redacted() -> None:
+    """"Your password is:" and the value on the next line (as a bullet, quoted, bold, or in a code
+    block after a blank line); a next line that is talk stays."""
+    for text, secret in (("Your password is:\n`Tr0ub4dor&3`\nKeep it safe.", "Tr0ub4dor&3"),
+                         ("API key:\n\n```\nsk7Hq2mZpL9x\n```", "sk7Hq2mZpL9x"),
+                         ("**Password**:\n- **Hunter2xyz**", "Hunter2xyz"), ("密码是：\nAbc12345", "Abc12345")):
+        out = redact(text)
+        assert secret not in out and "[REDACTED Secret Keyword]" in out, out
+    for talk in ("The password is:\nPlease ask the admin.", "Password:\n\nSee docs/setup2.md for how to set it",
+                 "Token usage:\n45k/200k", "the API key is:\n$OPENAI_API_KEY"):
+        assert redact(talk) == talk
+
+
+def test_the_old_value_of_a_change_is_redacted_too() -> None:
+    for text in ("I changed the password from hunter22 to hunter33", "the password was reset from hunter22 to hunter33",
+                 "we rotated the API key from hunter22 to hunter33", "密码从hunter22改成hunter33"):
+        out = redact(text)
+        assert "hunter22" not in out and "hunter33" not in out, out
+    assert redact("I moved the password from 1Password to Bitwarden") == "I moved the password from 1Password to Bitwarden"
+
+
+def test_a_secret_given_on_the_command_line_is_redacted() -> None:
+    """An option that names a secret, a settings key that names one being set, and the password
+    options of the tools that take it as ``-p``/``-a``; usage lines, variables and placeholders stay."""
+    for text, secret in (("mysql -uroot -pS3cretpw mydb", "S3cretpw"), ("sshpass -p 'hunter2pass' ssh root@host", "hunter2pass"),
+                         ("redis-cli -h 127.0.0.1 -a Redispw9 ping", "Redispw9"), ("run --password 'hunterpass' -v", "hunterpass"),
+                         ("curl --api-key=abcd1234efgh", "abcd1234efgh"), ('tool --bot-token "123:ABCdef456"', "123:ABCdef456"),
+                         ("openclaw config set gateway.auth.token a8f3k2m9x1q", "a8f3k2m9x1q"),
+                         ("npm config set //registry.npmjs.org/:_authToken npm_abc123def456", "npm_abc123def456")):
+        out = redact(text)
+        assert secret not in out and "[REDACTED Secret Keyword]" in out, out
+    for talk in ("run --password $DB_PASS", "run --password-file /etc/pw", "run --max-token 4000", "run --no-password --verbose",
+                 "nano-banana [--api-key KEY]", "Provide --api-key argument", "camsnap --user user --pass pass",
+                 "openclaw config set channels.discord.token '\"YOUR_BOT_TOKEN\"' --json",
+                 'openclaw config set tools.x.apiKey "<你的 API Key>"', "openclaw config get gateway.auth.token"):
+        assert redact(talk) == talk, talk
+
+
+def test_a_pagination_cursor_is_no_token() -> None:
+    assert redact("next_page_token: abcDEF123456") == "next_page_token: abcDEF123456"
+    assert "abcDEF123456" not in redact("token: abcDEF123456")
 
 
 def test_chinese_forms_of_giving_a_password() -> None:

@@ -109,13 +109,15 @@ _EN_NAMES = (r"pass(?:word|wd|phrase|code)|(?:api|access|secret|private|license|
 _EN_TOKENS = r"(?:api|access|auth|bot|bearer|refresh|session|personal access)[ _-]?token"
 _EN_NAMED = rf"(?i:(?<![A-Za-z])(?:{_EN_NAMES}|(?P<token>{_EN_TOKENS}))(?![A-Za-z]))[`'\"]?"
 _EN_GIVES = (r"(?:(?<![A-Za-z])(?i:(?:(?:is|was|are|has[ \t]+been)[ \t]+)?(?:now[ \t]+)?(?:re)?(?:set|changed|updated|rotated)"
-             rf"[ \t]+to|(?:is|was|are)(?:[ \t]+now)?|to|now)(?![A-Za-z])|[:：=]|(?<=[ \t])(?P<dash>[-–—])(?=[ \t])|{_CJK_GIVES})")
+             rf"(?:[ \t]+from[ \t]+[^\s]{{1,{_LONGEST}}}?)?[ \t]+to|(?:is|was|are)(?:[ \t]+now)?|to|now)(?![A-Za-z])|[:：=]|(?<=[ \t])(?P<dash>[-–—])(?=[ \t])|{_CJK_GIVES})")
 #: the clause between a name and its value stops at the first verb that could give one: a value
 #: passed over there ("password is `<…>`") does not make a later "is" give the name's value
 _EN_VERB = r"(?<![A-Za-z])(?i:is|was|are|to|now)(?![A-Za-z])|是|为"
+#: a token that names where a listing goes on (``next_page_token: …``) is a cursor, not a secret
+_CURSOR = "".join(rf"(?<!(?i:{word})[_-])" for word in ("page", "next", "continuation", "sync", "cursor"))
 _EN_KEYWORD = (
     rf"(?:{_EN_NAMED}(?:(?!{_EN_VERB})(?:[^\n.!?,;:=`'\"“”‘’]|\.(?=[^\s.]))){{0,40}}?{_EN_GIVES}"
-    rf"|(?<![A-Za-z])(?P<lone>(?i:token))[`'\"]?[ \t]*(?:[:：=]|(?i:is)(?![A-Za-z])|是))"
+    rf"|(?<![A-Za-z]){_CURSOR}(?P<lone>(?i:token))[`'\"]?[ \t]*(?:[:：=]|(?i:is)(?![A-Za-z])|是))"
     rf"[ \t:]*(?:\*\*|__)?[ \t]*(?P<quote>[`'\"“‘])?"
     rf"(?P<value>(?(quote)(?(dash){_SIGNED}|){_QUOTED}|(?(token)(?!{_NUMBER})|)(?(lone)(?!{_NUMBER})|)"
     rf"(?:{_APP_PASSWORD.pattern}|[a-z]{{16}}(?![A-Za-z0-9])|{_SHAPED})))")
@@ -126,12 +128,57 @@ _TABLE_KEYWORD = (
     rf"\|[^|\n]*(?:{_EN_NAMED}|{_CJK_NAMED})[ \t*_`:：]*(?:[（(][^)）|\n]*[)）])?[ \t*_`:：]*\|"
     rf"[ \t]*(?:\*\*|__)?(?P<quote>[`'\"])?"
     rf"(?P<value>(?(quote){_QUOTED}|(?(token)(?!{_NUMBER})|){_SHAPED}))[`'\"]?(?:\*\*|__)?[ \t]*(?=\|)")
+#: the old value of a change ("changed the password from X to Y", "the password was reset from X to Y",
+#: "密码从X改成Y"): the new one is read by the patterns above, the old one is no less a secret ("moved the
+#: password from 1Password to …" names no change of it)
+_CHANGED = r"(?i:chang|rotat|updat|switch)(?:e|ed|ing)|(?i:reset)(?:ting)?"
+_FROM_KEYWORD = (
+    rf"(?:(?<![A-Za-z])(?P<verb>{_CHANGED})(?![A-Za-z])[^\n.!?;]{{0,40}}?)?{_EN_NAMED}"
+    rf"(?:(?!{_EN_VERB})[^\n.!?,;:=`'\"“”‘’]){{0,40}}?"
+    rf"(?(verb)|(?:(?i:was|were|is|has[ \t]+been|got)[ \t]+)?(?:{_CHANGED})[ \t]+)(?<![A-Za-z])from[ \t]+(?P<quote>[`'\"])?"
+    rf"(?P<value>(?(quote){_QUOTED}|{_SHAPED}))(?=[`'\"]?[ \t]+to(?![A-Za-z]))")
+_CJK_FROM_KEYWORD = rf"{_CJK_NAMED}[^\n。！？!?，,；;]{{0,10}}?从[ \t]*(?P<value>{_SHAPED})(?=[ \t]*(?:{_CJK_GIVES}|到|改|换))"
+#: a secret given on a command line, quoted or looking like one as in prose (not a variable, template,
+#: placeholder, number, a usage line's ``KEY`` or the next option; "Provide --api-key argument" and a
+#: manual's ``--password admin`` are talk): an option that names one
+#: (``--password X``, ``--api-key=X``, ``--bot-token "X"``); a settings key that names one, set
+#: (``openclaw config set gateway.auth.token X``, ``npm config set //registry/:_authToken X``); the
+#: password options of the database and ssh tools that take it as ``-p``/``-a`` (``mysql -pX``,
+#: ``sshpass -p X``, ``redis-cli -a X``)
+_CLI_NAMES = (r"pass(?:word|wd|phrase)?|(?:api|access|secret|private|auth|app)[_-]?key|(?:[a-z]+[_-]?)?token"
+              r"|(?:client[_-]?)?secret")
+_CLI_KEYWORD = (
+    rf"(?:(?<![\w-])--?(?:[A-Za-z0-9]+-)*(?i:{_CLI_NAMES})(?:[ \t]+|=)"
+    rf"|(?<![\w-])(?i:config)(?::set|[ \t]+set)[ \t]+(?:--?[\w-]+[ \t]+)*[\w.:/@-]*(?i:{_CLI_NAMES})['\"]?(?:[ \t]+|=)"
+    rf"|(?<![\w-])(?:(?:mysql(?:dump|admin)?|mariadb(?:-dump)?)(?=[ \t])[^\n|;&]{{0,{_LONGEST}}}?[ \t]-p(?=[^\s'\"])"
+    rf"|sshpass[ \t]+-p[ \t]+|redis-cli(?=[ \t])[^\n|;&]{{0,{_LONGEST}}}?[ \t]-a[ \t]+))"
+    rf"(?P<quote>['\"])?(?!-)(?!{_NUMBER})(?![A-Z][A-Z_-]*(?![a-z0-9]))"
+    rf"(?P<value>(?(quote){_NOT_PROSE_VALUE}{_IN_QUOTES}{{6,{_LONGEST}}}+(?=['\"])|{_SHAPED}))")
+#: a table whose header names a secret's column (``| Service | Password |``): that column's cell in
+#: each row below it, when it looks like a value as in a row that names its secret (``_TABLE_KEYWORD``);
+#: a lone "Token" column lists a market's coins or a model's counts
+_HEADER_CELL = (rf"[ \t]*(?:\*\*|__)?`?(?:{_EN_NAMED}|{_CJK_NAMED}|(?i:secret)s?)"
+                rf"(?:[ \t]*[（(][^)）|\n]*[)）])?`?(?:\*\*|__)?[ \t]*")
+_VALUE_CELL = (rf"[ \t]*(?:\*\*|__)?(?P<quote>[`'\"])?(?P<value>(?(quote){_QUOTED}|(?!{_NUMBER}){_SHAPED}))"
+               rf"[`'\"]?(?:\*\*|__)?[ \t]*")
+#: a name that gives its value at the end of a line ("Your password is:", "**API key**:", "密码是："), the
+#: value alone on the next line that is not blank or a code fence (as a bullet, quoted or bold)
+_GIVES_AT_END = (
+    rf"(?:{_EN_NAMED}(?:(?:(?!{_EN_VERB})[^\n.!?,;:=`'\"“”‘’]){{0,40}}?(?<![A-Za-z])(?i:is|was|are)(?![A-Za-z])"
+    rf"|[^\n.!?,;:=`'\"“”‘’]{{0,40}}?[:：=])|{_CJK_NAMED}[^\n。！？!?，,；;:：=`'\"“”‘’「」]{{0,20}}?"
+    rf"(?:{_CJK_GIVES}|[:：=]))[ \t*_:：]*\Z")
+_VALUE_LINE = (rf"[ \t]*(?:[-*+][ \t]+)?(?:\*\*|__)?(?P<quote>[`'\"])?(?P<value>(?(quote){_QUOTED}|{_SHAPED}))"
+               rf"[`'\"]?(?:\*\*|__)?[ \t]*")
+#: a code fence's line, which stands between a name and its value as a blank line does
+_FENCE = r"[ \t]*(?:```|~~~)[\w+-]*[ \t]*"
+#: the tools of ``_CLI_KEYWORD`` whose password option names nothing
+_CLI_TOOLS = ("mysql", "mariadb", "redis-cli")
 #: what every secret detect-secrets finds has somewhere in its line, known without loading it (a
 #: tenth of a second, once per process; the heartbeat redacts what it saves): a word of its key
 #: characters, a URL, a key header, or a secret-sounding name (the last part of every name its
 #: keyword detector knows contains one of these: tests/test_redact.py holds it to that)
 _MAY_HOLD = re.compile(rf"[A-Za-z0-9+/=_\\\-]{{{_WORD_MIN},}}|{_HEADERS}|(?i:key|pass|pwd|secret|contrase|token)"
-                       rf"|{'|'.join(_CJK_NAMES)}")
+                       rf"|{'|'.join(_CJK_NAMES + _CLI_TOOLS)}")
 #: a value that reads another one (``password = get_password()``, ``request.headers['apikey']``): detect-secrets'
 #: own heuristic, but from the value on (it searched the whole clause: a password with ``=x(…)`` in it was spared)
 _INDIRECT = re.compile(r"[\w.-]+[\[(][^\v]*[\])](?![^\s;,])")
@@ -165,13 +212,18 @@ def _detectors() -> dict[str, Any]:
         (keyword.KeywordDetector.secret_type, regex, group) for regex, group in keyword.CONFIG_DENYLIST_REGEX_TO_GROUP.items()]
     keywords += [(keyword.KeywordDetector.secret_type, regex, group)
                  for regex, group in ((re.compile(_CJK_KEYWORD), "value"), (re.compile(_EN_KEYWORD), "value"),
-                                      (re.compile(_TABLE_KEYWORD), "value"))]
+                                      (re.compile(_TABLE_KEYWORD), "value"), (re.compile(_FROM_KEYWORD), "value"),
+                                      (re.compile(_CJK_FROM_KEYWORD), "value"), (re.compile(_CLI_KEYWORD), "value"))]
     entropy = [Base64HighEntropyString(), HexHighEntropyString()]
     charset = "".join(sorted(set(entropy[0].charset)))
     return {
         "patterns": patterns, "keywords": keywords, "entropy": entropy,
         # the last literal of each secret-sounding name ("api_?key" -> "key"): lines without one skip the keyword regexes
-        "keyword_words": tuple({entry.split("_?")[-1] for entry in keyword.DENYLIST} | set(_CJK_NAMES) | {"token"}),
+        "keyword_words": tuple({entry.split("_?")[-1] for entry in keyword.DENYLIST} | set(_CJK_NAMES) | set(_CLI_TOOLS)
+                               | {"token"}),
+        "keyword_kind": keyword.KeywordDetector.secret_type, "header_cell": re.compile(_HEADER_CELL), "value_cell": re.compile(_VALUE_CELL),
+        "gives_at_end": re.compile(_GIVES_AT_END), "value_line": re.compile(_VALUE_LINE),
+        "fence": re.compile(_FENCE),
         "word": re.compile(f"[{re.escape(charset)}]{{{_WORD_MIN},}}"),
         "hint": re.compile(f"[{re.escape(charset)}]{{{_WORD_MIN},}}|{_HEADERS}"),
     }
@@ -236,10 +288,13 @@ def redact_value(value: Any) -> Any:
 
 def _spans(text: str) -> Iterator[tuple[int, int, str]]:
     """Line by line, as detect-secrets scans: a line with no word of 20+ key characters, no ``://``
-    and no key header meets no detector but the keyword one, and that one only when it names a secret."""
+    and no key header meets no detector but the keyword one, and that one only when it names a secret
+    (or when an earlier line named it: ``_Context``)."""
     found = _detectors()
+    context = _Context(found)
     offset = 0
     for line in text.split("\n"):
+        names: list[tuple[int, int]] = []
         if line:
             low = line.lower()
             hints = [m.span() for m in found["hint"].finditer(line)]
@@ -247,9 +302,53 @@ def _spans(text: str) -> Iterator[tuple[int, int, str]]:
                 for start, end in _windows(hints, len(line)):
                     yield from _pattern_spans(text, line[start:end], offset + start, found["patterns"])
                 yield from _shifted(_entropy_spans(line, found["word"], found["entropy"]), offset)
-            for start, end in _windows(_names(line, low, found["keyword_words"]), len(line)):
+            names = _names(line, low, found["keyword_words"])
+            for start, end in _windows(names, len(line)):
                 yield from _shifted(_keyword_spans(line[start:end], found["keywords"]), offset + start)
+        yield from _shifted(context.spans(line, bool(names)), offset)
         offset += len(line) + 1
+
+
+class _Context:
+    """What a line says of the lines after it: a table's header names the column that holds a secret
+    (``_HEADER_CELL``), or the line ends giving one (``_GIVES_AT_END``) and the value stands alone on the
+    next line that is not blank or a fence."""
+
+    def __init__(self, found: dict[str, Any]) -> None:
+        self.found = found
+        self.columns: tuple[int, ...] = ()
+        self.giving = False
+
+    def spans(self, line: str, named: bool) -> Iterator[tuple[int, int, str]]:
+        yield from self._column(line)
+        if not line.strip() or self.found["fence"].fullmatch(line):
+            return
+        if self.giving:
+            self.giving = False
+            yield from self._value(self.found["value_line"].fullmatch(line), line)
+        elif named:
+            self.giving = self.found["gives_at_end"].search(line, max(0, len(line) - _BEFORE - _AFTER)) is not None
+
+    def _column(self, line: str) -> Iterator[tuple[int, int, str]]:
+        if not line.lstrip().startswith("|"):
+            self.columns = ()
+            return
+        bars = [at for at, character in enumerate(line) if character == "|"]
+        cells = list(zip([bar + 1 for bar in bars[:-1]], bars[1:], strict=True))
+        header = tuple(index for index, (start, end) in enumerate(cells)
+                       if self.found["header_cell"].fullmatch(line, start, end))
+        if header:
+            self.columns = header
+            return
+        for index in self.columns:
+            if index < len(cells):
+                yield from self._value(self.found["value_cell"].fullmatch(line, *cells[index]), line)
+
+    def _value(self, match: re.Match[str] | None, line: str) -> Iterator[tuple[int, int, str]]:
+        if match is not None:
+            start = match.start("value")
+            value = _unmarked(line, start, match.group("value"))
+            yield start, start + len(value), self.found["keyword_kind"]
 
 
 def _names(line: str, low: str, words: tuple[str, ...]) -> list[tuple[int, int]]:
