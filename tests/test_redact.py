@@ -6,6 +6,7 @@ import random
 import re
 import string
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -144,14 +145,16 @@ def test_a_secret_named_in_english_prose_is_redacted(seed: int, name: str, betwe
 _NAMES = st.sampled_from(["password", "API key", "token", "bot token", "密码", "令牌", "API 密钥", "passphrase"])
 _GIVES = st.sampled_from([" is ", ": ", " = ", " - ", " to ", "是", "：", "改成了 ", " is now ", ":\n", " ",
                           " changed from Abc12345 to ", "从Abc12345改成"])
-_VALUES = st.sampled_from(["Hunter2xyz", "`Hunter2xyz`", '"Winter2024!"', "12345678", "xoxb-12345-abcdef",
+_VALUES = st.sampled_from(["Hunter2xyz", "`Hunter2xyz`", '"Winter2024!"', "12345678", "xoxb-12345-abcdef", "Hunter2xyz!&&",
+                           "'old pass 1'", "Hunter2xyz!)", "Hunter2xyz!**",
                            "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8", "**Abc12345**", "sk-proj-...", "OAuth2 流程"])
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["", "the ", "my ", "| ", "- **", "把", "--", "config set x.", "| x |\n|"]),
                           _NAMES, _GIVES, _VALUES,
-                          st.sampled_from([" ", ", use it ", " |", "\n", "。"])), min_size=1, max_size=4))
+                          st.sampled_from([" ", ", use it ", " |", "\n", "。", "\r\n", ";", " to Winter2024! "])),
+                min_size=1, max_size=4))
 def test_redacting_twice_changes_nothing(parts: list[tuple[str, str, str, str, str]]) -> None:
     """Apollo redacts a digest's items and then the digest again: a mark is never read as a value."""
     once = redact("".join("".join(part) for part in parts))
@@ -244,6 +247,48 @@ def test_a_secret_given_on_the_command_line_is_redacted() -> None:
                  "nano-banana [--api-key KEY]", "Provide --api-key argument", "camsnap --user user --pass pass",
                  "openclaw config set channels.discord.token '\"YOUR_BOT_TOKEN\"' --json",
                  'openclaw config set tools.x.apiKey "<你的 API Key>"', "openclaw config get gateway.auth.token"):
+        assert redact(talk) == talk, talk
+
+
+@pytest.mark.parametrize(("text", "secrets"), [
+    # a "!" or quotes in the old value end no clause; a quoted old value may hold spaces
+    ("I changed the root password from Hunter2xyz! to Winter2024!", ("Hunter2xyz!", "Winter2024!")),
+    ("changed the password from `Hunter2xyz!` to `Winter2024!`", ("Hunter2xyz!", "Winter2024!")),
+    ("I changed the password from 'old pass 1' to Winter2024!", ("old pass 1", "Winter2024!")),
+    ("密码从 Hunter2xyz! 改成了 Winter2024!", ("Hunter2xyz!", "Winter2024!")),
+    ("密码已从Hunter2xyz!修改为Winter2024!", ("Hunter2xyz!", "Winter2024!")),
+    # Windows line ends; a line that ends giving after another that did
+    ("Your password is:\r\nHunter2xyz!\r\n", ("Hunter2xyz!",)), ("API key:\n```\r\nsk7Hq2mZpL9x\r\n```", ("sk7Hq2mZpL9x",)),
+    ("API key:\nPassword:\nHunter2xyz!", ("Hunter2xyz!",)),
+    # a table's header is its first row; a body row that names a secret is a row
+    ("| Account | Password |\n|---|---|\n| API key | Xyz12345! |\n| root | Hunter2xyz! |", ("Xyz12345!", "Hunter2xyz!")),
+    ("| Service | Password |\n|---|---|\n| mail | Hunter2xyz!", ("Hunter2xyz!",)),
+    ("| Note | Service | Password |\n|---|---|---|\n| a \\| b | mail | Hunter2xyz! |", ("Hunter2xyz!",)),
+    ("| Service | 登录密码 |\n|---|---|\n| mail | 12345678 |", ("12345678",)),
+    # quoted after -p; two commands on a line
+    ("mysql -u root -p'Hunter2xyz!' db", ("Hunter2xyz!",)), ('sshpass -p"Hunter2xyz!" ssh root@h', ("Hunter2xyz!",)),
+    ("redis-cli -a Abc12345!&&redis-cli -a Xyz98765! ping", ("Abc12345!", "Xyz98765!")),
+])
+def test_forms_a_review_found(text: str, secrets: tuple[str, ...]) -> None:
+    out = redact(text)
+    assert not any(secret in out for secret in secrets) and redact(out) == out, out
+
+
+@pytest.mark.parametrize(("text", "kept"), [
+    ("| login | mysql -uroot -pHunter2xyz!|", "|"), ("Run **mysql -uroot -pHunter2xyz!** now", "** now"),
+    ("(use --password=Hunter2xyz!)", "])"), ("**password: Hunter2xyz!**", "]**"), ("echo x|mysql -uroot -pHunter2xyz!|grep y", "]|grep y"),
+])
+def test_a_mark_never_takes_what_closes_around_the_value(text: str, kept: str) -> None:
+    out = redact(text)
+    assert "Hunter2xyz!" not in out and out.endswith(kept), out
+
+
+def test_talk_a_review_found_stays() -> None:
+    for talk in ("| Column | Type |\n|---|---|\n| password | text |\n| oauth2_provider | text |",
+                 "| Secret | Used by |\n|---|---|\n| deploy-key-2 | deploy.yml |", "tool --page-token abcDEF123456",
+                 "aws s3api list-objects --starting-token abcDEF123456", "I switched the password manager from 1Password to Bitwarden",
+                 "Enter password: \n+----+-------+", "[sudo] password for ubuntu:\nroot@ip-172-31-0-5:~#",
+                 "const apiKey =\n  getKey(user1);", "Password:\n+--------+"):
         assert redact(talk) == talk, talk
 
 

@@ -128,51 +128,69 @@ _TABLE_KEYWORD = (
     rf"\|[^|\n]*(?:{_EN_NAMED}|{_CJK_NAMED})[ \t*_`:：]*(?:[（(][^)）|\n]*[)）])?[ \t*_`:：]*\|"
     rf"[ \t]*(?:\*\*|__)?(?P<quote>[`'\"])?"
     rf"(?P<value>(?(quote){_QUOTED}|(?(token)(?!{_NUMBER})|){_SHAPED}))[`'\"]?(?:\*\*|__)?[ \t]*(?=\|)")
-#: the old value of a change ("changed the password from X to Y", "the password was reset from X to Y",
-#: "密码从X改成Y"): the new one is read by the patterns above, the old one is no less a secret ("moved the
-#: password from 1Password to …" names no change of it)
+#: a change of a secret ("changed the password from X to Y", "the password for root was reset from X to Y",
+#: "密码从X改成Y", "密码已从X修改为Y"): both values, whatever they hold (a "!" ends no clause here). Only a
+#: change of the secret itself: the name, then at most "for/of/on <word>", then "from" ("switched the
+#: password manager from 1Password to …" and "changed the password policy from 8chars to 12chars" change
+#: something else); the verb before the name or right before "from"
 _CHANGED = r"(?i:chang|rotat|updat|switch)(?:e|ed|ing)|(?i:reset)(?:ting)?"
-_FROM_KEYWORD = (
-    rf"(?:(?<![A-Za-z])(?P<verb>{_CHANGED})(?![A-Za-z])[^\n.!?;]{{0,40}}?)?{_EN_NAMED}"
-    rf"(?:(?!{_EN_VERB})[^\n.!?,;:=`'\"“”‘’]){{0,40}}?"
-    rf"(?(verb)|(?:(?i:was|were|is|has[ \t]+been|got)[ \t]+)?(?:{_CHANGED})[ \t]+)(?<![A-Za-z])from[ \t]+(?P<quote>[`'\"])?"
-    rf"(?P<value>(?(quote){_QUOTED}|{_SHAPED}))(?=[`'\"]?[ \t]+to(?![A-Za-z]))")
-_CJK_FROM_KEYWORD = rf"{_CJK_NAMED}[^\n。！？!?，,；;]{{0,10}}?从[ \t]*(?P<value>{_SHAPED})(?=[ \t]*(?:{_CJK_GIVES}|到|改|换))"
+_FROM = (rf"(?:(?<![A-Za-z])(?P<verb>{_CHANGED})(?![A-Za-z])[^\n.!?;]{{0,40}}?)?{_EN_NAMED}"
+         rf"(?:[ \t]+(?i:for|of|on)[ \t]+[^\s]{{1,40}}?)?[ \t]+"
+         rf"(?(verb)|(?:(?i:was|were|is|has[ \t]+been|got)[ \t]+)?(?:{_CHANGED})[ \t]+)(?i:from)[ \t]+")
+_CHANGE_VALUE = rf"(?P<quote>[`'\"“])?(?P<value>(?(quote){_QUOTED}|{_SHAPED}))"
+_FROM_KEYWORD = rf"{_FROM}{_CHANGE_VALUE}(?=[`'\"”]?[ \t]+(?i:to)(?![A-Za-z]))"
+_FROM_TO_KEYWORD = (rf"{_FROM}(?:[`'\"“][^\n`'\"”]{{1,{_LONGEST}}}+[`'\"”]|[^\s`'\"”]{{1,{_LONGEST}}}+)[ \t]+(?i:to)[ \t]+"
+                    rf"{_CHANGE_VALUE}")
+_CJK_FROM = rf"{_CJK_NAMED}[^\n。！？，,；;]{{0,10}}?从[ \t]*"
+_CJK_TO = r"(?:[设改换变]成|[设改]为|修改为|修改成|更改为|更新为|到)了?"
+_CJK_FROM_KEYWORD = rf"{_CJK_FROM}[“\"'`「]?(?P<value>{_SHAPED})(?=[”\"'`」]?[ \t]*{_CJK_TO})"
+_CJK_FROM_TO_KEYWORD = (rf"{_CJK_FROM}(?:[“\"'`「][^\n”\"'`」]{{1,{_LONGEST}}}+[”\"'`」]|{_CHARS}{{1,{_LONGEST}}}+)[ \t]*{_CJK_TO}[ \t]*[“\"'`「]?"
+                        rf"(?P<value>{_SHAPED})")
 #: a secret given on a command line, quoted or looking like one as in prose (not a variable, template,
 #: placeholder, number, a usage line's ``KEY`` or the next option; "Provide --api-key argument" and a
-#: manual's ``--password admin`` are talk): an option that names one
-#: (``--password X``, ``--api-key=X``, ``--bot-token "X"``); a settings key that names one, set
-#: (``openclaw config set gateway.auth.token X``, ``npm config set //registry/:_authToken X``); the
-#: password options of the database and ssh tools that take it as ``-p``/``-a`` (``mysql -pX``,
-#: ``sshpass -p X``, ``redis-cli -a X``)
+#: manual's ``--password admin`` are talk), up to a shell's separator (``|;&)``) or a closing ``*``: an
+#: option that names one (``--password 'X'``, ``--api-key=X``, ``--bot-token "X"``; not a listing's
+#: cursor, ``--page-token``, ``--starting-token``) or a settings key that names one, set (``openclaw
+#: config set gateway.auth.token X``, ``npm config set //registry/:_authToken X``)
 _CLI_NAMES = (r"pass(?:word|wd|phrase)?|(?:api|access|secret|private|auth|app)[_-]?key|(?:[a-z]+[_-]?)?token"
               r"|(?:client[_-]?)?secret")
+_CLI_CURSOR = r"(?!(?:[A-Za-z0-9]+[_-])*(?i:page|next|starting|continuation|sync|cursor)[_-]?token)"
+_CLI_VALUE = (rf"(?P<quote>['\"])?(?!-)(?!{_NUMBER})(?![A-Z][A-Z_-]*(?![a-z0-9]))"
+              rf"(?P<value>(?(quote){_NOT_PROSE_VALUE}{_IN_QUOTES}{{6,{_LONGEST}}}+(?=['\"])"
+              rf"|{_NOT_PROSE_VALUE}(?=[^\s|;&)*'\"`]{{0,{_LONGEST}}}?[0-9!#$%+@^~])[^\s|;&)*'\"`]{{6,{_LONGEST}}}+))")
 _CLI_KEYWORD = (
-    rf"(?:(?<![\w-])--?(?:[A-Za-z0-9]+-)*(?i:{_CLI_NAMES})(?:[ \t]+|=)"
-    rf"|(?<![\w-])(?i:config)(?::set|[ \t]+set)[ \t]+(?:--?[\w-]+[ \t]+)*[\w.:/@-]*(?i:{_CLI_NAMES})['\"]?(?:[ \t]+|=)"
-    rf"|(?<![\w-])(?:(?:mysql(?:dump|admin)?|mariadb(?:-dump)?)(?=[ \t])[^\n|;&]{{0,{_LONGEST}}}?[ \t]-p(?=[^\s'\"])"
-    rf"|sshpass[ \t]+-p[ \t]+|redis-cli(?=[ \t])[^\n|;&]{{0,{_LONGEST}}}?[ \t]-a[ \t]+))"
-    rf"(?P<quote>['\"])?(?!-)(?!{_NUMBER})(?![A-Z][A-Z_-]*(?![a-z0-9]))"
-    rf"(?P<value>(?(quote){_NOT_PROSE_VALUE}{_IN_QUOTES}{{6,{_LONGEST}}}+(?=['\"])|{_SHAPED}))")
-#: a table whose header names a secret's column (``| Service | Password |``): that column's cell in
-#: each row below it, when it looks like a value as in a row that names its secret (``_TABLE_KEYWORD``);
-#: a lone "Token" column lists a market's coins or a model's counts
-_HEADER_CELL = (rf"[ \t]*(?:\*\*|__)?`?(?:{_EN_NAMED}|{_CJK_NAMED}|(?i:secret)s?)"
+    rf"(?:(?<![\w-])-{{1,2}}(?!-){_CLI_CURSOR}(?:[A-Za-z0-9]+-){{0,5}}(?i:{_CLI_NAMES})(?:[ \t]+|=)"
+    rf"|(?<![\w-])(?i:config)(?::set|[ \t]+set)[ \t]+(?:-{{1,2}}(?!-)\w[\w-]{{0,40}}[ \t]+){{0,5}}['\"]?"
+    rf"[\w.:/@-]{{0,{_LONGEST}}}(?i:{_CLI_NAMES})['\"]?(?:[ \t]+|=))" + _CLI_VALUE)
+#: the password options of the database and ssh tools that take it as ``-p``/``-a`` and name nothing
+#: (``mysql -pX``, ``mysql -p'X'``, ``sshpass -p X``, ``redis-cli -a X``): read only around the tool's name
+_CLI_TOOLS = ("mysql", "mariadb", "sshpass", "redis-cli")
+_TOOL_KEYWORD = (
+    r"(?<![\w-])(?:(?:mysql(?:dump|admin)?|mariadb(?:-dump)?)(?=[ \t])[^\n|;&]{0,120}?[ \t]-p(?=\S)"
+    r"|sshpass[ \t]+-p[ \t]*|redis-cli(?=[ \t])[^\n|;&]{0,120}?[ \t]-a[ \t]+)" + _CLI_VALUE)
+#: a table whose header (its first row) names a secret's column (``| Service | DB Password |``, ``| 平台 |
+#: 登录密码 |``, plural too): that column's cell in each row below it, when it looks like a value as in a
+#: row that names its secret (``_TABLE_KEYWORD``). A lone "Token" or "Secret" column lists a market's
+#: coins, a model's counts or the names of a repository's secrets
+_HEADER_CELL = (rf"[ \t]*(?:\*\*|__)?`?(?:(?i:(?:[a-z]+[ _-]){{0,2}}(?:{_EN_NAMES}|{_EN_TOKENS})s?)(?![A-Za-z])"
+                rf"|[\u4e00-\u9fff]{{0,4}}{_CJK_NAMED})"
                 rf"(?:[ \t]*[（(][^)）|\n]*[)）])?`?(?:\*\*|__)?[ \t]*")
-_VALUE_CELL = (rf"[ \t]*(?:\*\*|__)?(?P<quote>[`'\"])?(?P<value>(?(quote){_QUOTED}|(?!{_NUMBER}){_SHAPED}))"
+_VALUE_CELL = (rf"[ \t]*(?:\*\*|__)?(?P<quote>[`'\"])?(?P<value>(?(quote){_QUOTED}|{_SHAPED}))"
                rf"[`'\"]?(?:\*\*|__)?[ \t]*")
-#: a name that gives its value at the end of a line ("Your password is:", "**API key**:", "密码是："), the
-#: value alone on the next line that is not blank or a code fence (as a bullet, quoted or bold)
+#: a name that gives its value at the end of a line ("Your password is:", "**API key**:", "Token:",
+#: "密码是："), the value alone on the next line, or on the first line after at most two blank or fence
+#: lines (bare, as a list item or a quote, quoted or bold); a value has a letter or digit (a table's
+#: border is none). Not a terminal's prompt ("Enter password:", "[sudo] password for …:"): what follows
+#: it is the program's output, the password is never echoed
 _GIVES_AT_END = (
     rf"(?:{_EN_NAMED}(?:(?:(?!{_EN_VERB})[^\n.!?,;:=`'\"“”‘’]){{0,40}}?(?<![A-Za-z])(?i:is|was|are)(?![A-Za-z])"
-    rf"|[^\n.!?,;:=`'\"“”‘’]{{0,40}}?[:：=])|{_CJK_NAMED}[^\n。！？!?，,；;:：=`'\"“”‘’「」]{{0,20}}?"
-    rf"(?:{_CJK_GIVES}|[:：=]))[ \t*_:：]*\Z")
-_VALUE_LINE = (rf"[ \t]*(?:[-*+][ \t]+)?(?:\*\*|__)?(?P<quote>[`'\"])?(?P<value>(?(quote){_QUOTED}|{_SHAPED}))"
-               rf"[`'\"]?(?:\*\*|__)?[ \t]*")
+    rf"|[^\n.!?,;:=`'\"“”‘’]{{0,40}}?[:：=])|(?<![A-Za-z]){_CURSOR}(?i:token)[ \t]*[:：=]"
+    rf"|{_CJK_NAMED}[^\n。！？!?，,；;:：=`'\"“”‘’「」]{{0,20}}?(?:{_CJK_GIVES}|[:：=]))[ \t*_:：\u00a0\u3000]*\Z")
+_PROMPT = r"[ \t]*(?:\[sudo\]|(?i:enter|re-?enter|retype|confirm|type)\b)"
+_VALUE_LINE = (rf"[ \t]*(?:(?:[-*+>]|\d+[.)])[ \t]+)?(?:\*\*|__)?(?P<quote>[`'\"“])?(?=[^\s]*[A-Za-z0-9])"
+               rf"(?P<value>(?(quote){_QUOTED}|{_SHAPED}))[`'\"”]?(?:\*\*|__)?[ \t]*")
 #: a code fence's line, which stands between a name and its value as a blank line does
 _FENCE = r"[ \t]*(?:```|~~~)[\w+-]*[ \t]*"
-#: the tools of ``_CLI_KEYWORD`` whose password option names nothing
-_CLI_TOOLS = ("mysql", "mariadb", "redis-cli")
 #: what every secret detect-secrets finds has somewhere in its line, known without loading it (a
 #: tenth of a second, once per process; the heartbeat redacts what it saves): a word of its key
 #: characters, a URL, a key header, or a secret-sounding name (the last part of every name its
@@ -212,17 +230,18 @@ def _detectors() -> dict[str, Any]:
         (keyword.KeywordDetector.secret_type, regex, group) for regex, group in keyword.CONFIG_DENYLIST_REGEX_TO_GROUP.items()]
     keywords += [(keyword.KeywordDetector.secret_type, regex, group)
                  for regex, group in ((re.compile(_CJK_KEYWORD), "value"), (re.compile(_EN_KEYWORD), "value"),
-                                      (re.compile(_TABLE_KEYWORD), "value"), (re.compile(_FROM_KEYWORD), "value"),
-                                      (re.compile(_CJK_FROM_KEYWORD), "value"), (re.compile(_CLI_KEYWORD), "value"))]
+                                      (re.compile(_TABLE_KEYWORD), "value"), (re.compile(_CLI_KEYWORD), "value"),
+                                      *((re.compile(pattern), "value") for pattern in (
+                                          _FROM_KEYWORD, _FROM_TO_KEYWORD, _CJK_FROM_KEYWORD, _CJK_FROM_TO_KEYWORD)))]
     entropy = [Base64HighEntropyString(), HexHighEntropyString()]
     charset = "".join(sorted(set(entropy[0].charset)))
     return {
         "patterns": patterns, "keywords": keywords, "entropy": entropy,
         # the last literal of each secret-sounding name ("api_?key" -> "key"): lines without one skip the keyword regexes
-        "keyword_words": tuple({entry.split("_?")[-1] for entry in keyword.DENYLIST} | set(_CJK_NAMES) | set(_CLI_TOOLS)
-                               | {"token"}),
+        "keyword_words": tuple({entry.split("_?")[-1] for entry in keyword.DENYLIST} | set(_CJK_NAMES) | {"token"}),
+        "tool_keywords": [(keyword.KeywordDetector.secret_type, re.compile(_TOOL_KEYWORD), "value")],
         "keyword_kind": keyword.KeywordDetector.secret_type, "header_cell": re.compile(_HEADER_CELL), "value_cell": re.compile(_VALUE_CELL),
-        "gives_at_end": re.compile(_GIVES_AT_END), "value_line": re.compile(_VALUE_LINE),
+        "gives_at_end": re.compile(_GIVES_AT_END), "value_line": re.compile(_VALUE_LINE), "prompt": re.compile(_PROMPT),
         "fence": re.compile(_FENCE),
         "word": re.compile(f"[{re.escape(charset)}]{{{_WORD_MIN},}}"),
         "hint": re.compile(f"[{re.escape(charset)}]{{{_WORD_MIN},}}|{_HEADERS}"),
@@ -305,6 +324,8 @@ def _spans(text: str) -> Iterator[tuple[int, int, str]]:
             names = _names(line, low, found["keyword_words"])
             for start, end in _windows(names, len(line)):
                 yield from _shifted(_keyword_spans(line[start:end], found["keywords"]), offset + start)
+            for start, end in _windows(_names(line, low, _CLI_TOOLS), len(line)):
+                yield from _shifted(_keyword_spans(line[start:end], found["tool_keywords"]), offset + start)
         yield from _shifted(context.spans(line, bool(names)), offset)
         offset += len(line) + 1
 
@@ -312,43 +333,55 @@ def _spans(text: str) -> Iterator[tuple[int, int, str]]:
 class _Context:
     """What a line says of the lines after it: a table's header names the column that holds a secret
     (``_HEADER_CELL``), or the line ends giving one (``_GIVES_AT_END``) and the value stands alone on the
-    next line that is not blank or a fence."""
+    next line, or the first after at most two blank or fence lines."""
 
     def __init__(self, found: dict[str, Any]) -> None:
         self.found = found
         self.columns: tuple[int, ...] = ()
-        self.giving = False
+        self.in_table = False
+        self.giving = 0  # lines left in which the value may still come
 
     def spans(self, line: str, named: bool) -> Iterator[tuple[int, int, str]]:
-        yield from self._column(line)
-        if not line.strip() or self.found["fence"].fullmatch(line):
+        end = len(line) - 1 if line.endswith("\r") else len(line)  # a Windows line end is no character of it
+        yield from self._column(line, end)
+        if not line[:end].strip() or self.found["fence"].fullmatch(line, 0, end):
+            self.giving = max(0, self.giving - 1)
             return
         if self.giving:
-            self.giving = False
-            yield from self._value(self.found["value_line"].fullmatch(line), line)
-        elif named:
-            self.giving = self.found["gives_at_end"].search(line, max(0, len(line) - _BEFORE - _AFTER)) is not None
+            self.giving = 0
+            match = self.found["value_line"].fullmatch(line, 0, end)
+            if match is not None:
+                yield from self._value(match, line)
+                return
+        if named and not self.found["prompt"].match(line):
+            self.giving = 3 if self.found["gives_at_end"].search(line, max(0, end - _BEFORE - _AFTER), end) else 0
 
-    def _column(self, line: str) -> Iterator[tuple[int, int, str]]:
+    def _column(self, line: str, end: int) -> Iterator[tuple[int, int, str]]:
         if not line.lstrip().startswith("|"):
-            self.columns = ()
+            self.columns, self.in_table = (), False
             return
-        bars = [at for at, character in enumerate(line) if character == "|"]
+        first_row, self.in_table = not self.in_table, True
+        bars = [at for at, character in enumerate(line[:end]) if character == "|" and not line.endswith("\\", 0, at)]
+        if line[bars[-1] + 1:end].strip():  # a row without its closing pipe
+            bars.append(end)
         cells = list(zip([bar + 1 for bar in bars[:-1]], bars[1:], strict=True))
-        header = tuple(index for index, (start, end) in enumerate(cells)
-                       if self.found["header_cell"].fullmatch(line, start, end))
-        if header:
-            self.columns = header
+        if first_row:
+            self.columns = tuple(index for index, (start, stop) in enumerate(cells)
+                                 if self.found["header_cell"].fullmatch(line, start, stop))
             return
         for index in self.columns:
             if index < len(cells):
                 yield from self._value(self.found["value_cell"].fullmatch(line, *cells[index]), line)
 
     def _value(self, match: re.Match[str] | None, line: str) -> Iterator[tuple[int, int, str]]:
+        """The value ``match`` found, as :func:`_keyword_spans` takes one (``x = read_key()`` is none)."""
+        from detect_secrets.filters.heuristic import is_templated_secret
+
         if match is not None:
             start = match.start("value")
             value = _unmarked(line, start, match.group("value"))
-            yield start, start + len(value), self.found["keyword_kind"]
+            if not is_templated_secret(value) and not _INDIRECT.match(line, start):
+                yield start, start + len(value), self.found["keyword_kind"]
 
 
 def _names(line: str, low: str, words: tuple[str, ...]) -> list[tuple[int, int]]:
@@ -434,14 +467,26 @@ def _keyword_spans(line: str, keywords: list[tuple[str, re.Pattern[str], int | s
 
 def _unmarked(line: str, start: int, value: str) -> str:
     """``value`` less the closing emphasis of ``**value**`` (the opening one stands before it) and
-    what follows it, or less a comma or semicolon after it: the mark leaves the Markdown balanced and
-    the sentence whole."""
+    what follows it, or less a comma or semicolon after it, and less what closes something opened
+    before it (``**password: x**``, ``(use --password=x)``, ``| … -px|``): the mark leaves the Markdown
+    balanced and the sentence whole."""
     for marker in ("**", "__"):
         if line.endswith(marker, 0, start):
             closing = _CLOSING[marker].search(value)
             if closing is not None and closing.start() > 0:
                 return value[:closing.start()]
-    return value.rstrip(",;") or value
+    value = value.rstrip(",;") or value
+    trimmed = value
+    while True:
+        if trimmed.endswith(("**", "__")) and trimmed.count(trimmed[-2:]) == 1:
+            trimmed = trimmed[:-2]
+        elif trimmed[-1:] == "|" or trimmed[-1:] in _OPENS and _OPENS[trimmed[-1]] not in trimmed:
+            trimmed = trimmed[:-1]
+        else:
+            return trimmed or value
+
+
+_OPENS = {")": "(", "]": "[", "}": "{"}
 
 
 def _entropy_spans(text: str, word: re.Pattern[str], plugins: list[Any]) -> Iterator[tuple[int, int, str]]:
