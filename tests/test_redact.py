@@ -268,6 +268,11 @@ def test_a_secret_given_on_the_command_line_is_redacted() -> None:
     # quoted after -p; two commands on a line
     ("mysql -u root -p'Hunter2xyz!' db", ("Hunter2xyz!",)), ('sshpass -p"Hunter2xyz!" ssh root@h', ("Hunter2xyz!",)),
     ("redis-cli -a Abc12345!&&redis-cli -a Xyz98765! ping", ("Abc12345!", "Xyz98765!")),
+    # an arrow or "into" gives the new value; 由 as 从
+    ("password: Hunter2xyz! -> Winter2024!", ("Hunter2xyz!", "Winter2024!")),
+    ("changed the password from Hunter2xyz! → Winter2024!", ("Hunter2xyz!", "Winter2024!")),
+    ("changed the password from Hunter2xyz! into Winter2024!", ("Hunter2xyz!", "Winter2024!")),
+    ("密码由Hunter2xyz!改为Winter2024!", ("Hunter2xyz!", "Winter2024!")),
 ])
 def test_forms_a_review_found(text: str, secrets: tuple[str, ...]) -> None:
     out = redact(text)
@@ -277,10 +282,18 @@ def test_forms_a_review_found(text: str, secrets: tuple[str, ...]) -> None:
 @pytest.mark.parametrize(("text", "kept"), [
     ("| login | mysql -uroot -pHunter2xyz!|", "|"), ("Run **mysql -uroot -pHunter2xyz!** now", "** now"),
     ("(use --password=Hunter2xyz!)", "])"), ("**password: Hunter2xyz!**", "]**"), ("echo x|mysql -uroot -pHunter2xyz!|grep y", "]|grep y"),
+    ("I **changed the password from Hunter2xyz! to Winter2024!**.", "]**."), ("~~password: Hunter2xyz!~~", "]~~"),
+    ("_tool --password Hunter2xyz!_", "]_"), ("运行 mysql -uroot -pHunter2xyz!，然后重启服务", "]，然后重启服务"),
+    ("用 --password Hunter2xyz!登录后告诉我结果", "]登录后告诉我结果"),
 ])
 def test_a_mark_never_takes_what_closes_around_the_value(text: str, kept: str) -> None:
     out = redact(text)
     assert "Hunter2xyz!" not in out and out.endswith(kept), out
+
+
+def test_a_closer_the_value_opened_is_its_own() -> None:
+    for text, secret in (("my password is my_pass_1_", "my_pass_1_"), ("password: f(x)2abc!", "f(x)2abc!")):
+        assert secret not in redact(text) and redact(text).endswith("[REDACTED Secret Keyword]"), text
 
 
 def test_talk_a_review_found_stays() -> None:
@@ -288,7 +301,8 @@ def test_talk_a_review_found_stays() -> None:
                  "| Secret | Used by |\n|---|---|\n| deploy-key-2 | deploy.yml |", "tool --page-token abcDEF123456",
                  "aws s3api list-objects --starting-token abcDEF123456", "I switched the password manager from 1Password to Bitwarden",
                  "Enter password: \n+----+-------+", "[sudo] password for ubuntu:\nroot@ip-172-31-0-5:~#",
-                 "const apiKey =\n  getKey(user1);", "Password:\n+--------+"):
+                 "const apiKey =\n  getKey(user1);", "Password:\n+--------+", "API key:\n`process.env.KEY1`",
+                 "| S | Password |\n|--|--|\n| a | process.env.KEY1 |"):
         assert redact(talk) == talk, talk
 
 

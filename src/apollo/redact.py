@@ -129,7 +129,8 @@ _TABLE_KEYWORD = (
     rf"[ \t]*(?:\*\*|__)?(?P<quote>[`'\"])?"
     rf"(?P<value>(?(quote){_QUOTED}|(?(token)(?!{_NUMBER})|){_SHAPED}))[`'\"]?(?:\*\*|__)?[ \t]*(?=\|)")
 #: a change of a secret ("changed the password from X to Y", "the password for root was reset from X to Y",
-#: "密码从X改成Y", "密码已从X修改为Y"): both values, whatever they hold (a "!" ends no clause here). Only a
+#: "密码从X改成Y", "密码已从X修改为Y", "密码由X改为Y", "from X → Y"): both values when they look like one as in
+#: prose (a "!" in them ends no clause here). Only a
 #: change of the secret itself: the name, then at most "for/of/on <word>", then "from" ("switched the
 #: password manager from 1Password to …" and "changed the password policy from 8chars to 12chars" change
 #: something else); the verb before the name or right before "from"
@@ -138,10 +139,14 @@ _FROM = (rf"(?:(?<![A-Za-z])(?P<verb>{_CHANGED})(?![A-Za-z])[^\n.!?;]{{0,40}}?)?
          rf"(?:[ \t]+(?i:for|of|on)[ \t]+[^\s]{{1,40}}?)?[ \t]+"
          rf"(?(verb)|(?:(?i:was|were|is|has[ \t]+been|got)[ \t]+)?(?:{_CHANGED})[ \t]+)(?i:from)[ \t]+")
 _CHANGE_VALUE = rf"(?P<quote>[`'\"“])?(?P<value>(?(quote){_QUOTED}|{_SHAPED}))"
-_FROM_KEYWORD = rf"{_FROM}{_CHANGE_VALUE}(?=[`'\"”]?[ \t]+(?i:to)(?![A-Za-z]))"
-_FROM_TO_KEYWORD = (rf"{_FROM}(?:[`'\"“][^\n`'\"”]{{1,{_LONGEST}}}+[`'\"”]|[^\s`'\"”]{{1,{_LONGEST}}}+)[ \t]+(?i:to)[ \t]+"
+_TO = r"(?:(?i:to|into)(?![A-Za-z])|->|→|=>)"
+_FROM_KEYWORD = rf"{_FROM}{_CHANGE_VALUE}(?=[`'\"”]?[ \t]+{_TO})"
+_FROM_TO_KEYWORD = (rf"{_FROM}(?:[`'\"“][^\n`'\"”]{{1,{_LONGEST}}}+[`'\"”]|[^\s`'\"”]{{1,{_LONGEST}}}+)[ \t]+{_TO}[ \t]+"
                     rf"{_CHANGE_VALUE}")
-_CJK_FROM = rf"{_CJK_NAMED}[^\n。！？，,；;]{{0,10}}?从[ \t]*"
+#: "password: X -> Y", "API key：X → Y": the new value after the arrow (the old one is the name's value)
+_ARROW_KEYWORD = (rf"{_EN_NAMED}[^\n.!?,;:=`'\"“”‘’]{{0,40}}?[:：=][ \t]*[`'\"“]?[^\s`'\"”]{{1,{_LONGEST}}}+[`'\"”]?"
+                  rf"[ \t]*(?:->|→|=>)[ \t]*{_CHANGE_VALUE}")
+_CJK_FROM = rf"{_CJK_NAMED}[^\n。！？，,；;]{{0,10}}?[从由][ \t]*"
 _CJK_TO = r"(?:[设改换变]成|[设改]为|修改为|修改成|更改为|更新为|到)了?"
 _CJK_FROM_KEYWORD = rf"{_CJK_FROM}[“\"'`「]?(?P<value>{_SHAPED})(?=[”\"'`」]?[ \t]*{_CJK_TO})"
 _CJK_FROM_TO_KEYWORD = (rf"{_CJK_FROM}(?:[“\"'`「][^\n”\"'`」]{{1,{_LONGEST}}}+[”\"'`」]|{_CHARS}{{1,{_LONGEST}}}+)[ \t]*{_CJK_TO}[ \t]*[“\"'`「]?"
@@ -155,9 +160,11 @@ _CJK_FROM_TO_KEYWORD = (rf"{_CJK_FROM}(?:[“\"'`「][^\n”\"'`」]{{1,{_LONGES
 _CLI_NAMES = (r"pass(?:word|wd|phrase)?|(?:api|access|secret|private|auth|app)[_-]?key|(?:[a-z]+[_-]?)?token"
               r"|(?:client[_-]?)?secret")
 _CLI_CURSOR = r"(?!(?:[A-Za-z0-9]+[_-])*(?i:page|next|starting|continuation|sync|cursor)[_-]?token)"
+#: a command line's value: printable ASCII but quotes and a shell's separators (``|;&)*``)
+_CLI_CHARS = r"[!#-%(+-:<-_a-{}~]"
 _CLI_VALUE = (rf"(?P<quote>['\"])?(?!-)(?!{_NUMBER})(?![A-Z][A-Z_-]*(?![a-z0-9]))"
               rf"(?P<value>(?(quote){_NOT_PROSE_VALUE}{_IN_QUOTES}{{6,{_LONGEST}}}+(?=['\"])"
-              rf"|{_NOT_PROSE_VALUE}(?=[^\s|;&)*'\"`]{{0,{_LONGEST}}}?[0-9!#$%+@^~])[^\s|;&)*'\"`]{{6,{_LONGEST}}}+))")
+              rf"|{_NOT_PROSE_VALUE}(?={_CLI_CHARS}{{0,{_LONGEST}}}?[0-9!#$%+@^~]){_CLI_CHARS}{{6,{_LONGEST}}}+))")
 _CLI_KEYWORD = (
     rf"(?:(?<![\w-])-{{1,2}}(?!-){_CLI_CURSOR}(?:[A-Za-z0-9]+-){{0,5}}(?i:{_CLI_NAMES})(?:[ \t]+|=)"
     rf"|(?<![\w-])(?i:config)(?::set|[ \t]+set)[ \t]+(?:-{{1,2}}(?!-)\w[\w-]{{0,40}}[ \t]+){{0,5}}['\"]?"
@@ -175,7 +182,9 @@ _TOOL_KEYWORD = (
 _HEADER_CELL = (rf"[ \t]*(?:\*\*|__)?`?(?:(?i:(?:[a-z]+[ _-]){{0,2}}(?:{_EN_NAMES}|{_EN_TOKENS})s?)(?![A-Za-z])"
                 rf"|[\u4e00-\u9fff]{{0,4}}{_CJK_NAMED})"
                 rf"(?:[ \t]*[（(][^)）|\n]*[)）])?`?(?:\*\*|__)?[ \t]*")
-_VALUE_CELL = (rf"[ \t]*(?:\*\*|__)?(?P<quote>[`'\"])?(?P<value>(?(quote){_QUOTED}|{_SHAPED}))"
+#: a member access (``process.env.KEY1``, ``config.auth.token2``) names where a value is, it is none
+_REFERENCE = r"(?![A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+(?![^\s`'\"”|*]))"
+_VALUE_CELL = (rf"[ \t]*(?:\*\*|__)?(?P<quote>[`'\"])?{_REFERENCE}(?P<value>(?(quote){_QUOTED}|{_SHAPED}))"
                rf"[`'\"]?(?:\*\*|__)?[ \t]*")
 #: a name that gives its value at the end of a line ("Your password is:", "**API key**:", "Token:",
 #: "密码是："), the value alone on the next line, or on the first line after at most two blank or fence
@@ -187,7 +196,7 @@ _GIVES_AT_END = (
     rf"|[^\n.!?,;:=`'\"“”‘’]{{0,40}}?[:：=])|(?<![A-Za-z]){_CURSOR}(?i:token)[ \t]*[:：=]"
     rf"|{_CJK_NAMED}[^\n。！？!?，,；;:：=`'\"“”‘’「」]{{0,20}}?(?:{_CJK_GIVES}|[:：=]))[ \t*_:：\u00a0\u3000]*\Z")
 _PROMPT = r"[ \t]*(?:\[sudo\]|(?i:enter|re-?enter|retype|confirm|type)\b)"
-_VALUE_LINE = (rf"[ \t]*(?:(?:[-*+>]|\d+[.)])[ \t]+)?(?:\*\*|__)?(?P<quote>[`'\"“])?(?=[^\s]*[A-Za-z0-9])"
+_VALUE_LINE = (rf"[ \t]*(?:(?:[-*+>]|\d+[.)])[ \t]+)?(?:\*\*|__)?(?P<quote>[`'\"“])?(?=[^\s]*[A-Za-z0-9]){_REFERENCE}"
                rf"(?P<value>(?(quote){_QUOTED}|{_SHAPED}))[`'\"”]?(?:\*\*|__)?[ \t]*")
 #: a code fence's line, which stands between a name and its value as a blank line does
 _FENCE = r"[ \t]*(?:```|~~~)[\w+-]*[ \t]*"
@@ -232,7 +241,8 @@ def _detectors() -> dict[str, Any]:
                  for regex, group in ((re.compile(_CJK_KEYWORD), "value"), (re.compile(_EN_KEYWORD), "value"),
                                       (re.compile(_TABLE_KEYWORD), "value"), (re.compile(_CLI_KEYWORD), "value"),
                                       *((re.compile(pattern), "value") for pattern in (
-                                          _FROM_KEYWORD, _FROM_TO_KEYWORD, _CJK_FROM_KEYWORD, _CJK_FROM_TO_KEYWORD)))]
+                                          _FROM_KEYWORD, _FROM_TO_KEYWORD, _ARROW_KEYWORD, _CJK_FROM_KEYWORD,
+                                          _CJK_FROM_TO_KEYWORD)))]
     entropy = [Base64HighEntropyString(), HexHighEntropyString()]
     charset = "".join(sorted(set(entropy[0].charset)))
     return {
@@ -324,10 +334,15 @@ def _spans(text: str) -> Iterator[tuple[int, int, str]]:
             names = _names(line, low, found["keyword_words"])
             for start, end in _windows(names, len(line)):
                 yield from _shifted(_keyword_spans(line[start:end], found["keywords"]), offset + start)
-            for start, end in _windows(_names(line, low, _CLI_TOOLS), len(line)):
+            tools = _names(line, low, _CLI_TOOLS) if "-p" in line or "-a" in line else []
+            for start, end in _windows(tools, len(line)):
                 yield from _shifted(_keyword_spans(line[start:end], found["tool_keywords"]), offset + start)
         yield from _shifted(context.spans(line, bool(names)), offset)
         offset += len(line) + 1
+
+
+#: a table's cell border (an escaped one is a character of the cell)
+_BAR = re.compile(r"(?<!\\)\|")
 
 
 class _Context:
@@ -361,7 +376,9 @@ class _Context:
             self.columns, self.in_table = (), False
             return
         first_row, self.in_table = not self.in_table, True
-        bars = [at for at, character in enumerate(line[:end]) if character == "|" and not line.endswith("\\", 0, at)]
+        if not first_row and not self.columns:
+            return
+        bars = [found.start() for found in _BAR.finditer(line, 0, end)]
         if line[bars[-1] + 1:end].strip():  # a row without its closing pipe
             bars.append(end)
         cells = list(zip([bar + 1 for bar in bars[:-1]], bars[1:], strict=True))
@@ -476,17 +493,19 @@ def _unmarked(line: str, start: int, value: str) -> str:
             if closing is not None and closing.start() > 0:
                 return value[:closing.start()]
     value = value.rstrip(",;") or value
-    trimmed = value
-    while True:
-        if trimmed.endswith(("**", "__")) and trimmed.count(trimmed[-2:]) == 1:
-            trimmed = trimmed[:-2]
-        elif trimmed[-1:] == "|" or trimmed[-1:] in _OPENS and _OPENS[trimmed[-1]] not in trimmed:
-            trimmed = trimmed[:-1]
-        else:
-            return trimmed or value
+    trailer = _TRAILER.search(value)
+    if trailer is None or trailer.start() == 0:
+        return value
+    head = value[:trailer.start()]
+    closers = _CLOSER.findall(trailer.group())
+    # a closer stays when the value itself opened it (``my_pass_``, ``f(x)``): then it is the value's own
+    return value if any(_OPENS.get(closer, closer) in head for closer in closers) else head
 
 
-_OPENS = {")": "(", "]": "[", "}": "{"}
+#: what may close, after a value, something opened before it, and the punctuation after that
+_TRAILER = re.compile(r"(?:\*\*|__|~~|[*_)\]}|])+[.,;:!?]*\Z")
+_CLOSER = re.compile(r"\*\*|__|~~|[*_)\]}|]")
+_OPENS = {")": "(", "]": "[", "}": "{", "|": "|"}
 
 
 def _entropy_spans(text: str, word: re.Pattern[str], plugins: list[Any]) -> Iterator[tuple[int, int, str]]:
