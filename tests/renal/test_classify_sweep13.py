@@ -142,3 +142,8 @@ def test_actually_opening_a_change_or_a_choice_against_another_still_changes_it(
                    ("user", said))
     assert got["m3"].category == "decision"
     assert got["m1"].status == "superseded"
+
+
+def test_rather_than_in_a_telling_states_no_preference_nor_decision() -> None:
+    got = verdicts(("user", "When I try to sleep I let the thoughts pass rather than chase them, but it is hard"))
+    assert got["m1"].category not in MUST_KEEP
