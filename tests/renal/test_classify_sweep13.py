@@ -84,27 +84,21 @@ def test_the_gateways_boot_check_is_no_standing_rule_of_the_users(tmp_path: Path
     assert got[said].category == "preference"
 
 
-@pytest.mark.parametrize("reply", [
-    "The browser is open and ready to go. What's the first stop?",
-    "Morning! Fresh slate here. What are we working on today?",
-    "Noted the new date in SOUL.md. So, what's the plan?",
-    "Set up and ready. Where do you want to start?",
-    "All configured. What would you like to tackle first?",
+@pytest.mark.parametrize(("reply", "stays_open"), [
+    ("The browser is open and ready to go. What's the first stop?", False),
+    ("Morning! Fresh slate here. What are we working on today?", False),
+    ("Noted the new date in SOUL.md. So, what's the plan?", False),
+    ("Set up and ready. Where do you want to start?", False),
+    ("All configured. What would you like to tackle first?", False),
+    ("The browser is open. What's the plan for the migration?", True),
+    ("Ready. What are we doing about the unpaid invoices?", True),
+    ("Done. What would you like the report to say?", True),
+    ("Ready. Which account do you use for the bank login?", True),
 ])
-def test_an_opening_for_the_next_request_asks_nothing_specific(reply: str) -> None:
+def test_an_opening_for_the_next_request_asks_nothing_that_stays_open(reply: str, stays_open: bool) -> None:
+    """A question that names what it asks about stays open; one that only invites the next request does not."""
     got = verdicts(("user", "open the browser and note today's date"), ("assistant", reply))
-    assert got["m2"].category != "question"
-
-
-@pytest.mark.parametrize("reply", [
-    "The browser is open. What's the plan for the migration?",
-    "Ready. What are we doing about the unpaid invoices?",
-    "Done. What would you like the report to say?",
-    "Ready. Which account do you use for the bank login?",
-])
-def test_a_question_that_names_what_it_asks_about_stays_open(reply: str) -> None:
-    got = verdicts(("user", "open the browser and note today's date"), ("assistant", reply))
-    assert got["m2"].category == "question"
+    assert (got["m2"].category == "question") is stays_open
 
 
 def test_a_report_that_ends_on_an_opening_is_still_the_outcome(tmp_path: Path) -> None:
@@ -120,28 +114,21 @@ def test_a_report_that_ends_on_an_opening_is_still_the_outcome(tmp_path: Path) -
     assert got[opening].category == "decision"
 
 
-@pytest.mark.parametrize("said", [
-    "They could have checked it when I actually uploaded it rather than waited for the next payment",
-    "Some nights I can ride the thoughts rather than get caught up in them, but they keep coming",
-    "I don't think I actually had a quiet evening all week to think about it",
+@pytest.mark.parametrize(("said", "changes"), [
+    ("They could have checked it when I actually uploaded it rather than waited for the next payment", False),
+    ("Some nights I can ride the thoughts rather than get caught up in them, but they keep coming", False),
+    ("I don't think I actually had a quiet evening all week to think about it", False),
+    ("Actually, use the green theme for the site", True),
+    ("no, actually, make the site theme green", True),
+    ("Let's go with the green theme for the site rather than blue", True),
 ])
-def test_actually_and_rather_than_inside_a_telling_change_nothing(said: str) -> None:
+def test_actually_and_rather_than_change_a_decision_only_as_a_turn_or_a_choice(said: str, changes: bool) -> None:
+    """"actually" opening what is said turns from what was said before, "rather than" after a choice verb
+    chooses against another; inside a telling the one only stresses and the other compares."""
     got = verdicts(("user", "let's use the blue theme for the site"), ("assistant", "Blue theme it is."),
                    ("user", said))
-    assert got["m3"].category != "decision"
-    assert got["m1"].category == "decision" and got["m1"].status == "current"
-
-
-@pytest.mark.parametrize("said", [
-    "Actually, use the green theme for the site",
-    "no, actually, make the site theme green",
-    "Let's go with the green theme for the site rather than blue",
-])
-def test_actually_opening_a_change_or_a_choice_against_another_still_changes_it(said: str) -> None:
-    got = verdicts(("user", "let's use the blue theme for the site"), ("assistant", "Blue theme it is."),
-                   ("user", said))
-    assert got["m3"].category == "decision"
-    assert got["m1"].status == "superseded"
+    assert (got["m3"].category == "decision") is changes
+    assert got["m1"].status == ("superseded" if changes else "current")
 
 
 def test_rather_than_in_a_telling_states_no_preference_nor_decision() -> None:
