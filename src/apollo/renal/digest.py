@@ -485,13 +485,15 @@ def _quoted_requests(fates: list[Any], answers: dict[str, Any], as_messages: fro
 
 def settled(fates: list[Any], pause_hours: float | None) -> frozenset[str]:
     """The user's messages (element ids) sent before the user's last pause of at least ``pause_hours``
-    (a night, a day away; the user's own messages count, not a heartbeat's polls; a pause runs from the
-    latest time seen, so one stamp out of order makes none): the user has come back since, and what
+    (a night, a day away; the user's own words count: not a heartbeat's polls, a runtime notice with no
+    words of the user's, nor a ping the filter drops ("你好", "在吗": no return to the conversation); a
+    pause runs from the latest time seen, so one stamp out of order makes none): the user has come back since, and what
     answered them is settled, but for the last exchange before the pause: the conversation left off
     there, and the user's return often takes it up ("Good morning! Option 2 please": the options are
     what it is read against, whatever words the user picks). None when no
     pause is that long, or times are missing."""
-    said = [f for f in fates if f.element.role is Role.USER and f.element.kind is Kind.TEXT]
+    said = [f for f in fates if f.element.role is Role.USER and f.element.kind is Kind.TEXT
+            and f.element.text.strip() and f.action != "drop"]
     boundary, previous = 0, None
     for position, fate in enumerate(said):
         at = parse_timestamp(fate.element.timestamp)
