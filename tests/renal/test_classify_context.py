@@ -474,3 +474,39 @@ def test_the_agent_reporting_work_done_is_an_outcome_even_when_it_mentions_a_dec
                  element("r1", "tool", "ok", Kind.TOOL_RESULT, call_id="a", tool_name="write"),
                  ("assistant", "记好了：包括 PDF 的决定和你的新偏好。"))
     assert v["m4"].rule == "intent:outcome" and v["m1"].status == "done"
+
+
+def _after_a_look(request: str, reply: str) -> dict:
+    """``reply`` to ``request`` after the agent read something (work behind it, as in a real turn)."""
+    return verdicts(("user", request),
+                    element("c1", "assistant", '{"path": "photo.jpg"}', Kind.TOOL_CALL, call_id="a", tool_name="read"),
+                    element("r1", "tool", "ok", Kind.TOOL_RESULT, call_id="a", tool_name="read"),
+                    ("assistant", reply))
+
+
+@pytest.mark.parametrize(("request_", "reply"), [
+    ("这顿午饭怎么样？", "| 食物 | 蛋白质 | 评价 |\n| 米饭 | 5g | ✅ 碳水到位 |\n| 炸鸡腿 | 15g | ⚠️ 脂肪高 |\n\n"
+                       "✅ **蛋白质非常充足** — 77g\n⚠️ **脂肪偏高** — 炸鸡腿和红烧肉贡献了大量脂肪"),
+    ("Which of these two plans should I take?", "✅ **Basic**: cheap, enough storage\n⚠️ **Team**: pricier, "
+                                               "rate limited on the free tier\n\nI'd go with Basic."),
+    ("看看定时任务都正常吗", "| 任务 | 状态 |\n| 起床提醒 | ✅ 正常 |\n| 备份推送 | ⚠️ 1 次错误 |"),
+])
+def test_check_marks_beside_caution_marks_grade_and_report_nothing_done(request_: str, reply: str) -> None:
+    """✅ beside ⚠️ is a grade (good / watch out), not work reported done: the reply is no outcome,
+    and the request it answers is not closed by a check mark (a real meal review had been quoted whole
+    under the digest's decisions)."""
+    v = _after_a_look(request_, reply)
+    assert v["m4"].rule != "intent:outcome" and v["m4"].category != "decision"
+
+
+@pytest.mark.parametrize("reply", [
+    "✅ rp-diet 已安装\n⚠️ fitness-coach 安装量低，先不装",  # the work is said in words beside the grades
+    "✅ Deployed the fix to staging.\n⚠️ The CDN cache still holds the old page for an hour.",
+    "第一天训练记录 ✅\n\n| 划船 | 10kg×12×4组 |",  # a check mark with no caution beside it
+    "### ✅ 我改了的文件\n- ingest.py\n### ❌ 没有改的地方\n- 源码仓库",  # done / not done: a status board
+    "| 功能 | 状态 |\n| 连续评分 | ✅ 已实现 |\n| 政策周期 | ⚠️ 部分实现 |",  # 已实现: implemented
+    "三个功能都已实现：连续评分、下跌识别、新闻驱动。",
+])
+def test_a_check_mark_reports_work_done_unless_the_reply_grades_with_caution_marks(reply: str) -> None:
+    v = _after_a_look("帮我把这些弄好", reply)
+    assert v["m4"].rule == "intent:outcome" and v["m1"].status == "done"

@@ -539,3 +539,35 @@ def test_a_code_block_and_a_no_are_no_empty_sections() -> None:
     assert digest.without_empty_sections(code, _NONE) == code
     refused = "## 用户是否同意删除生产数据库\n没有\n\n## Open TODOs\n无"
     assert digest.without_empty_sections(refused, _NONE) == "## 用户是否同意删除生产数据库\n没有"
+
+
+def test_a_tables_delimiter_row_is_not_quoted_and_its_header_and_cells_are(tmp_path: Path) -> None:
+    """On one line a table's "|------|------|" divides nothing: the quote keeps the header and every
+    cell, word for word, and a message quoted whole so still needs no id."""
+    session = worked_session()
+    session.user("Compare the two plans for me.")
+    table = ("Here they are:\n\n| Plan | Price | Seats |\n|------|:-----:|------:|\n| Basic | $10 | 1 |\n"
+             "| Team | $40 | - |\n\nI'd take Team: it has no seat limit.")
+    answer = session.say(table)
+    _tail(session)
+    summary, _ = _digest(session, tmp_path)
+    line = next(line for line in summary.splitlines() if "Compare the two plans" in line)
+    assert line.endswith("→ Here they are: | Plan | Price | Seats | | Basic | $10 | 1 | | Team | $40 | - | "
+                         "I'd take Team: it has no seat limit.")
+    assert "--" not in summary and f"[{answer}]" not in summary
+
+
+#: a cell with a word or a number in it ("-" alone, a value, is in the test above)
+_CELL = st.text(st.characters(whitelist_categories=("L", "N"), whitelist_characters=" -:$."), max_size=12).filter(
+    lambda cell: any(char.isalnum() for char in cell))
+
+
+@given(st.lists(st.lists(_CELL, min_size=1, max_size=4), min_size=1, max_size=5),
+       st.lists(st.sampled_from(["---", ":---", "---:", ":---:", "--"]), min_size=1, max_size=4),
+       st.booleans())
+def test_a_one_line_quote_leaves_out_only_a_tables_delimiter_rows(rows: list, cells: list, outer: bool) -> None:
+    wrap = (lambda line: f"| {line} |") if outer else (lambda line: line)
+    delimiter = wrap(" | ".join(cells)) if outer or len(cells) > 1 else f"{cells[0]} |"
+    body = [wrap(" | ".join(row)) for row in rows]
+    quoted = digest._one_line("\n".join([body[0], delimiter, *body[1:]]))
+    assert quoted == " ".join(" ".join(body).split())  # every cell's words, in order; no delimiter row

@@ -12,6 +12,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import SimpleNamespace
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -69,6 +70,27 @@ def test_yesterdays_answer_is_quoted_short_and_todays_in_full_and_a_night_of_hea
     assert "- “高位下拉一共29kg12次，36kg12次，43kg10次有点累，36kg10次，累了” → " in summary  # the request, whole
 
 
+@pytest.mark.parametrize("at_night", ["在吗", "你好", "System: [2026-03-30 02:00:00 GMT+8] Exec failed (quiet-ridge, signal SIGTERM)"])
+def test_a_ping_the_filter_drops_or_a_runtime_notice_in_the_night_is_no_return_of_the_users(
+        tmp_path: Path, at_night: str) -> None:
+    """The user's words count: a ping dropped as noise or a runtime notice at 02:00 does not cut a
+    night in two (two gaps of six hours): the evening before it is still an earlier sitting."""
+    session = worked_session()
+    session.user("高位下拉一共29kg12次，36kg12次，43kg10次有点累，36kg10次，累了")
+    evening = session.say(_coaching_answer("第一天恢复训练，这个数据很不错了！", "继续往下走 → **面拉**，做完拉伸收工 💪"))
+    session.user("面拉做完了")  # where the evening left off
+    session.say("好，今天收工，记得拉伸。")
+    session.clock += 6 * _HOUR
+    session.user(at_night)
+    session.clock += 6 * _HOUR
+    session.user("我来健身了，今天练推？")
+    session.say("好，今天练推。")
+    _tail(session)
+    summary, _ = _digest(session, tmp_path)
+    settled = _line(summary, "高位下拉一共29kg12次").split(f"→ [{evening}] ", 1)[1]
+    assert settled.startswith("第一天恢复训练") and len(settled) <= _RULES["digest_outdated_chars"] // digest.WIDE_CHAR_LETTERS + 3
+
+
 def test_a_must_keep_items_answer_is_never_settled(tmp_path: Path) -> None:
     session = worked_session()
     rule = session.user("From now on, every training plan you give me starts with a warm-up.")
@@ -98,28 +120,31 @@ def test_within_one_sitting_every_answer_keeps_its_full_outcome(tmp_path: Path) 
 
 
 def _said(gaps: list[tuple[float, str]]) -> list[SimpleNamespace]:
-    """Fates of messages ``gaps`` hours apart: the user's text, a heartbeat poll, the agent's text."""
+    """Fates of messages ``gaps`` hours apart: the user's text, a heartbeat poll, the agent's text, a ping
+    the filter dropped, a runtime notice (no words of the user's)."""
     kinds = {"user": (Role.USER, Kind.TEXT), "poll": (Role.USER, Kind.HEARTBEAT_POLL),
-             "agent": (Role.ASSISTANT, Kind.TEXT), "untimed": (Role.USER, Kind.TEXT)}
+             "agent": (Role.ASSISTANT, Kind.TEXT), "untimed": (Role.USER, Kind.TEXT),
+             "ping": (Role.USER, Kind.TEXT), "notice": (Role.USER, Kind.TEXT)}
     at, fates = datetime(2026, 3, 29, 8, tzinfo=UTC), []
     for number, (gap, kind) in enumerate(gaps):
         at += timedelta(hours=gap)
         role, element_kind = kinds[kind]
         stamp = None if kind == "untimed" else at.isoformat().replace("+00:00", "Z")
-        fates.append(SimpleNamespace(element=SimpleNamespace(id=f"m{number}", role=role, kind=element_kind,
-                                                             timestamp=stamp)))
+        fates.append(SimpleNamespace(action="drop" if kind == "ping" else "keep", element=SimpleNamespace(
+            id=f"m{number}", role=role, kind=element_kind, timestamp=stamp, text="" if kind == "notice" else "words")))
     return fates
 
 
 _GAPS = st.lists(st.tuples(st.floats(min_value=0, max_value=30),
-                           st.sampled_from(["user", "poll", "agent", "untimed"])), max_size=25)
+                           st.sampled_from(["user", "poll", "agent", "untimed", "ping", "notice"])), max_size=25)
 
 
 @given(_GAPS, st.sampled_from([4.0, 8.0, 24.0]))
 def test_what_is_settled_is_the_users_messages_before_their_last_long_pause(gaps: list, pause: float) -> None:
     fates = _said(gaps)
     done = digest.settled(fates, pause)
-    users = [f.element for f in fates if f.element.role is Role.USER and f.element.kind is Kind.TEXT]
+    users = [f.element for f in fates if f.element.role is Role.USER and f.element.kind is Kind.TEXT
+             and f.element.text and f.action != "drop"]
     assert [e.id for e in users[:len(done)]] == sorted(done, key=lambda i: int(i[1:]))  # a prefix, in order
     timed = [e for e in users if e.timestamp]
     times = [datetime.fromisoformat(e.timestamp.replace("Z", "+00:00")) for e in timed]
@@ -129,8 +154,8 @@ def test_what_is_settled_is_the_users_messages_before_their_last_long_pause(gaps
     else:  # the user's last message before the last long pause is the first one not settled: the
         # conversation left off there
         assert len(done) == users.index(pauses[-1]) - 1
-    # the agent's words and a heartbeat's polls are not the user coming back
-    others = [f for f in fates if not (f.element.role is Role.USER and f.element.kind is Kind.TEXT)]
+    # the agent's words, a heartbeat's polls, a dropped ping and a runtime notice are not the user coming back
+    others = [f for f in fates if f.element not in users]
     assert digest.settled([f for f in fates if f not in others], pause) == done
     assert digest.settled(fates, None) == frozenset()
 
@@ -188,7 +213,8 @@ def test_an_answer_that_reports_work_done_is_never_settled_and_keeps_its_job_id(
 def test_one_message_stamped_out_of_order_makes_no_pause() -> None:
     """A queued or imported message stamped a day early, in a ten-minute sitting: no one left."""
     stamps = ["2026-04-20T10:00:00Z", "2026-04-20T10:05:00Z", "2026-04-19T09:00:00Z", "2026-04-20T10:10:00Z"]
-    fates = [SimpleNamespace(element=SimpleNamespace(id=f"u{n}", role=Role.USER, kind=Kind.TEXT, timestamp=stamp))
+    fates = [SimpleNamespace(action="keep", element=SimpleNamespace(id=f"u{n}", role=Role.USER, kind=Kind.TEXT,
+                                                                    timestamp=stamp, text="words"))
              for n, stamp in enumerate(stamps)]
     assert digest.settled(fates, 8) == frozenset()
 

@@ -933,6 +933,7 @@ class Classifier:
 
     def _reports_done(self, text: str, found: reading.Reading) -> bool:
         """Work reported done: "修好了吗？" asks, "看完了，…要我先清洗吗？" reports and then asks;
+        "✅ 蛋白质到位 ⚠️ 脂肪偏高" grades (``grading``), its check mark reports nothing done;
         "Fixed the import, but the test still fails" is progress, "Gitea is up. Remotes still point
         at the Pi" is done with a note (a sentence that says it is done and not that it goes on); "It's
         not fixed" reports nothing, "It's fixed now, it was not working" reports it done, "Deployed the
@@ -941,6 +942,8 @@ class Classifier:
         if "completion" not in found.found or found.asks(completion) or "still_undone" in found.found or (
                 "undone" in found.found and not found.states(completion, unless=self.rules["undone"])):
             return False
+        if "grading" in found.found and not found.states_apart_from(completion, self.rules["check_mark"]):
+            return False  # its check marks are grades beside its cautions: work done must be said in words
         if "continuation" not in found.found:
             return True
         return any(completion.search(s) and not continuation.search(s)

@@ -29,6 +29,10 @@ from apollo.transcript.model import Kind, Role
 
 #: a Markdown heading's line ("## Open TODOs")
 _HEADING_LINE = re.compile(r"#{1,6} ")
+#: a Markdown table's delimiter row ("|------|:---:|", "--- | ---"): cells of hyphens (two or more: a cell of
+#: one "-" is a value, "none") and alignment colons
+_TABLE_DELIMITER_ROW = re.compile(
+    r"^[ \t]*(?=[^\n]*\|)\|?(?:[ \t]*:?-{2,}:?[ \t]*\|)*[ \t]*:?-{2,}:?[ \t]*\|?[ \t]*$\n?", re.MULTILINE)
 #: a path or a file name in a tool call (not inside a URL: "https://host/a/b" names no file here, nor
 #: does a page's route "https://host/#/docs/a" or "https://skills.sh/…" name a script)
 _PATH = re.compile(r"(?<![\w:/.#-])(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]+)+"
@@ -90,9 +94,12 @@ def _one_line(text: str) -> str:
 
 
 def _sent(text: str) -> str:
+    """``text`` as a quote on one line shows it: as the gateway sends it (without the agent's reply
+    directives), and without a table's delimiter rows, which divide nothing once the rows run on one
+    line (the header and the cells stay)."""
     from apollo.transcript.openclaw_rules import rules
 
-    return rules().without_directives(text)
+    return _TABLE_DELIMITER_ROW.sub("", rules().without_directives(text))
 
 
 def _quote(text: str, limit: int) -> str:
@@ -302,8 +309,8 @@ def _pointer(text: str, limit: int) -> str:
 def _id(fate: Any, quote: str, referred: bool) -> str:
     """The id a line gives a message by (``[id] ``) when ``quote`` (on one line) is cut, where the source
     session keeps the rest under it, or when another line refers to it (``referred``): a message
-    quoted whole needs none. A quote whose secret was marked is not whole: the id leads to the entry
-    that holds the key the user gave."""
+    quoted whole needs none (a table's delimiter rows aside). A quote whose secret was marked is not
+    whole: the id leads to the entry that holds the key the user gave."""
     return f"[{fate.element.id}] " if referred or quote != " ".join(_sent(fate.element.text).split()) else ""
 
 
@@ -485,13 +492,15 @@ def _quoted_requests(fates: list[Any], answers: dict[str, Any], as_messages: fro
 
 def settled(fates: list[Any], pause_hours: float | None) -> frozenset[str]:
     """The user's messages (element ids) sent before the user's last pause of at least ``pause_hours``
-    (a night, a day away; the user's own messages count, not a heartbeat's polls; a pause runs from the
-    latest time seen, so one stamp out of order makes none): the user has come back since, and what
+    (a night, a day away; the user's own words count: not a heartbeat's polls, a runtime notice with no
+    words of the user's, nor a ping the filter drops ("你好", "在吗": no return to the conversation); a
+    pause runs from the latest time seen, so one stamp out of order makes none): the user has come back since, and what
     answered them is settled, but for the last exchange before the pause: the conversation left off
     there, and the user's return often takes it up ("Good morning! Option 2 please": the options are
     what it is read against, whatever words the user picks). None when no
     pause is that long, or times are missing."""
-    said = [f for f in fates if f.element.role is Role.USER and f.element.kind is Kind.TEXT]
+    said = [f for f in fates if f.element.role is Role.USER and f.element.kind is Kind.TEXT
+            and f.element.text.strip() and f.action != "drop"]
     boundary, previous = 0, None
     for position, fate in enumerate(said):
         at = parse_timestamp(fate.element.timestamp)

@@ -37,7 +37,7 @@ _LATIN_WORD = re.compile(r"[a-z][a-z0-9_+#-]*[a-z0-9+#]|[a-z]")
 #: messages up to this long are cached (bounded: 4096 of them)
 _CACHED_CHARS = 400
 _INTENT_SIGNALS = ("request", "preference", "profile", "preference_hint", "decision", "choice", "supersede", "proposal",
-                   "task", "inquiry", "retry", "appointment", "completion", "blocked", "refusal", "reasoning", "commitment", "pick", "about_agent", "about_user", "assigns", "continuation", "undone", "still_undone",
+                   "task", "inquiry", "retry", "appointment", "completion", "check_mark", "grading", "blocked", "refusal", "reasoning", "commitment", "pick", "about_agent", "about_user", "assigns", "continuation", "undone", "still_undone",
                    "progress_check", "activity_question", "further_action", "standing", "addressee",
                    "unknown", "negativity", "apology")
 # Quotation marks that open and close: a question mark inside a quotation is not the speaker asking.
@@ -150,9 +150,21 @@ class Reading:
         return any(signal.search(m) is not None and unless.search(m) is None
                    for m in map(_match_text, self.content))
 
+    def states_apart_from(self, signal: Signal, marks: Signal) -> bool:
+        """One of its clauses shows ``signal`` once what ``marks`` finds is taken out of it: said in
+        words, not only by a mark ("✅ **碳水到位**" shows a completion only by its check mark)."""
+        return any(signal.search(_without(marks, m)) is not None for m in map(_match_text, self.content))
+
     def asks(self, signal: Signal) -> bool:
         """The signal is found in one of the message's questions ("修好了吗？" asks, it reports nothing)."""
         return any(c.question and signal.search(_match_text(c)) is not None for c in self.clauses)
+
+
+def _without(signal: Signal, text: str) -> str:
+    """``text`` with what ``signal`` finds in it replaced by a space, match after match."""
+    while (found := signal.search(text)) is not None and found.end() > found.start():
+        text = f"{text[:found.start()]} {text[found.end():]}"
+    return text
 
 
 # What a reply can be measured against: one Chinese character, or a run of anything else but spaces
