@@ -121,3 +121,9 @@ def test_a_reply_ending_on_a_generic_offer_leaves_no_question_and_decides_nothin
 def test_a_specific_question_at_the_end_stays_open(reply: str) -> None:
     v = verdicts(("user", "介绍一下你自己"), ("assistant", reply))
     assert (v["m2"].category, v["m2"].status) == ("question", "current"), v["m2"]
+
+
+@pytest.mark.parametrize("reply", ["用户名已更新为 ops-admin ✅", "用户组说明已写入 README ✅"])
+def test_a_report_about_a_user_name_or_group_is_no_leaked_reasoning(reply: str) -> None:
+    v = verdicts(("user", "把用户名改成 ops-admin"), _call("c1", "a"), _result("r1", "a"), ("assistant", reply))
+    assert v["m4"].rule != "process:leaked_reasoning", v["m4"]

@@ -148,7 +148,10 @@ RUNTIME_HEADER = ("OpenClaw runtime context for the immediately preceding user m
      "refers to you.]\n\n[System: Your reply will automatically @mention: Ops. Do not write @xxx yourself.]",
      "Mia: 帮我看看昨天的日志"),
     ("deploy it tonight\n[System: Your reply will automatically @mention: Bo.]", "deploy it tonight"),
+    # a channel plugin's notice, only "[System: …]" lines after the metadata: no words of a sender's
+    (CONVERSATION_INFO + "[System: The bot encountered an API permission error. Please inform the user.]", ""),
     # a "[System: …]" line the user wrote, with more of their words after it, or at the start, stays theirs
+    ("[System: disk full]\nwhat does it mean?", "[System: disk full]\nwhat does it mean?"),
     ("the log ends with\n[System: disk full]\nwhat does it mean?",
      "the log ends with\n[System: disk full]\nwhat does it mean?"),
     ("[System: disk full] is all it says", "[System: disk full] is all it says"),
