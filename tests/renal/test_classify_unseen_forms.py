@@ -110,8 +110,8 @@ def test_an_indefinite_a_name_given_or_a_choice_is_no_question(said: str, catego
 
 
 @pytest.mark.parametrize("reply", ["我是运维助手，负责服务器和部署。\n\n有什么可以帮到你的？",
-                                   "I can't switch to llama3.1 myself; the setting needs an administrator. "
-                                   "What is the next command?"])
+                                   "I can't switch to the larger model myself; the setting needs an administrator. "
+                                   "What is next on your list?"])
 def test_a_reply_ending_on_a_generic_offer_leaves_no_question_and_decides_nothing(reply: str) -> None:
     v = verdicts(("user", "介绍一下你自己"), ("assistant", reply))
     assert (v["m2"].category, v["m2"].rule) == ("process", "intent:open_offer"), v["m2"]
