@@ -357,3 +357,17 @@ def test_in_a_conversation_the_agents_question_stays_open(tmp_path: Path) -> Non
     asked = s.say("备份完成 ✅ 文档 42 已写入。旧的记录放在哪个目录？")
     got = session_verdicts(s, tmp_path)
     assert got[asked].category == "question"
+
+
+@pytest.mark.parametrize("said", ["你们之间可以相互对话吗？", "帮我看看昨天的部署日志"])
+def test_a_channel_plugins_trailing_hints_are_not_the_users_standing_rule(tmp_path: Path, said: str) -> None:
+    """A group-chat channel appends its hints for the model after the user's words ("[System: Your reply
+    will automatically @mention: … Do not write @xxx yourself.]"): its "do not" is no rule of the user's."""
+    s = PiSession()
+    s.user("介绍一下你自己")
+    s.say("我是运维助手，负责服务器和部署。")
+    message = s.user(f'[message_id: om_x9]\nMia: {said}\n\n[System: The content may include mention tags in the form '
+                     '<at user_id="...">name</at>. Treat these as real mentions.]\n[System: If user_id is "ou_5", '
+                     "that mention refers to you.]\n\n[System: Your reply will automatically @mention: Ops. Do not "
+                     "write @xxx yourself.]")
+    assert session_verdicts(s, tmp_path)[message].category != "preference"

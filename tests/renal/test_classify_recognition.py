@@ -304,6 +304,8 @@ def test_what_the_agent_cannot_do_after_trying_is_an_outcome() -> None:
     "The user has sent a goodnight message and asked for nothing, so no tool call is needed. Response: Good night! "
     "Everything is saved ✅",
     "用户让我休息一下，没有具体任务，不需要调用工具。回复：好的，晚安！已经保存好了 ✅",
+    "用户一直在问我是否读取了配置文件，但结果还没返回。让我再读一次：",
+    "用户提到可以使用另一个浏览器工具。让我先检查浏览器状态，然后继续搜索。",
 ])
 def test_the_agents_reasoning_about_the_user_leaked_into_its_reply_decides_nothing(reply: str) -> None:
     v = verdicts(("user", "Well, sleep well and think about tomorrow's plan."), ("assistant", reply))

@@ -52,6 +52,11 @@ RUNTIME_HEADER = ("OpenClaw runtime context for the immediately preceding user m
      "Treat MEMORY.md as read-only during this flush; never overwrite, replace, or edit it. Do NOT create "
      "timestamped variant files; always use the canonical filename. If nothing to store, reply with NO_REPLY.\n"
      "Current time: Wednesday, March 25th, 2026 — 09:14 (Asia/Shanghai) / 2026-03-25 01:14 UTC", ""),
+    # the boot hook's prompt at a gateway start, with the workspace's BOOT.md in it: nothing of the user's
+    ("You are running a boot check. Follow BOOT.md instructions exactly.\n\nBOOT.md:\n# Restart checklist\n"
+     "1. Never ask the user where we left off.\n\nIf nothing needs attention, reply with ONLY: NO_REPLY.", ""),
+    ("why did you say: You are running a boot check. Follow BOOT.md instructions exactly.",
+     "why did you say: You are running a boot check. Follow BOOT.md instructions exactly."),
     # a scheduled job's run: the stamp is furniture, the job's prompt follows
     ("[cron:1a2b-3c New scan] Use the API to list new tokens", "Use the API to list new tokens"),
     ("[Bootstrap pending]\nPlease read BOOTSTRAP.md from the workspace first", ""),
@@ -136,6 +141,20 @@ RUNTIME_HEADER = ("OpenClaw runtime context for the immediately preceding user m
     ("Please change the cron prompt, it ends with:\nReturn your summary as plain text; it will be delivered "
      "automatically.", "Please change the cron prompt, it ends with:\nReturn your summary as plain text; it will "
      "be delivered automatically."),
+    # the hints a channel plugin appends for the model (Feishu group chats), each "[System: …]" on a line of
+    # its own after the words: its "Do not write @xxx yourself" is no rule of the user's
+    ("[message_id: om_x7]\nMia: 帮我看看昨天的日志\n\n[System: The content may include mention tags in the form "
+     '<at user_id="...">name</at>. Treat these as real mentions.]\n[System: If user_id is "ou_5", that mention '
+     "refers to you.]\n\n[System: Your reply will automatically @mention: Ops. Do not write @xxx yourself.]",
+     "Mia: 帮我看看昨天的日志"),
+    ("deploy it tonight\n[System: Your reply will automatically @mention: Bo.]", "deploy it tonight"),
+    # a channel plugin's notice, only "[System: …]" lines after the metadata: no words of a sender's
+    (CONVERSATION_INFO + "[System: The bot encountered an API permission error. Please inform the user.]", ""),
+    # a "[System: …]" line the user wrote, with more of their words after it, or at the start, stays theirs
+    ("[System: disk full]\nwhat does it mean?", "[System: disk full]\nwhat does it mean?"),
+    ("the log ends with\n[System: disk full]\nwhat does it mean?",
+     "the log ends with\n[System: disk full]\nwhat does it mean?"),
+    ("[System: disk full] is all it says", "[System: disk full] is all it says"),
     ("System: maintenance tonight, remember it", "System: maintenance tonight, remember it"),
     ("see [message_id: 12] in the log", "see [message_id: 12] in the log"),
 ])
