@@ -1,7 +1,6 @@
 """Forms met in OpenClaw sessions of owners the rules were never tuned on (sentences invented here, none
 quoted): a ping asked as "you up?", a greeting with a word of address, a subagent's announcement in the
-older and the marked form, the gateway's boot check, and an agent's opening for the next request ("What's
-the plan?") that asks nothing specific."""
+older and the marked form, and the gateway's boot check."""
 
 from __future__ import annotations
 
@@ -24,7 +23,7 @@ def test_asking_whether_the_agent_is_up_is_a_ping(ping: str) -> None:
 
 
 @pytest.mark.parametrize("said", ["you up for a game of chess tonight?", "are you on the latest version?",
-                                  "are you around the office on Friday?", "you online banking yet?"])
+                                  "are you around the office on Friday?", "you on call this weekend?"])
 def test_the_same_words_going_on_to_something_are_no_ping(said: str) -> None:
     got = verdicts(("user", "book the dentist for Tuesday"), ("assistant", "Booked for Tuesday at 10:00."),
                    ("user", said))
@@ -84,53 +83,9 @@ def test_the_gateways_boot_check_is_no_standing_rule_of_the_users(tmp_path: Path
     assert got[said].category == "preference"
 
 
-@pytest.mark.parametrize(("reply", "stays_open"), [
-    ("The browser is open and ready to go. What's the first stop?", False),
-    ("Morning! Fresh slate here. What are we working on today?", False),
-    ("Noted the new date in SOUL.md. So, what's the plan?", False),
-    ("Set up and ready. Where do you want to start?", False),
-    ("All configured. What would you like to tackle first?", False),
-    ("The browser is open. What's the plan for the migration?", True),
-    ("Ready. What are we doing about the unpaid invoices?", True),
-    ("Done. What would you like the report to say?", True),
-    ("Ready. Which account do you use for the bank login?", True),
-])
-def test_an_opening_for_the_next_request_asks_nothing_that_stays_open(reply: str, stays_open: bool) -> None:
-    """A question that names what it asks about stays open; one that only invites the next request does not."""
-    got = verdicts(("user", "open the browser and note today's date"), ("assistant", reply))
-    assert (got["m2"].category == "question") is stays_open
-
-
-def test_a_report_that_ends_on_an_opening_is_still_the_outcome(tmp_path: Path) -> None:
+def test_a_cron_jobs_label_in_the_users_own_words_is_theirs(tmp_path: Path) -> None:
+    """The announcement's form counts only as a line alone: what the user writes after the label is theirs."""
     s = PiSession()
-    s.user("create a notes file for the trip")
-    s.tool("c1", "write", {"path": "notes/trip.md", "content": "# Trip"}, "ok")
-    report = s.say("Created notes/trip.md with a heading. What's next?")
-    s.user("now rename the backup folder to archive")
-    s.tool("c2", "exec", {"command": "mv backup archive"}, "")
-    opening = s.say("Renamed backup to archive. So, what's the plan?")
+    own = s.user('A cron job "nightly backup" just failed again. Please fix it and from now on always alert me on Telegram.')
     got = session_verdicts(s, tmp_path)
-    assert got[report].category == "decision"
-    assert got[opening].category == "decision"
-
-
-@pytest.mark.parametrize(("said", "changes"), [
-    ("They could have checked it when I actually uploaded it rather than waited for the next payment", False),
-    ("Some nights I can ride the thoughts rather than get caught up in them, but they keep coming", False),
-    ("I don't think I actually had a quiet evening all week to think about it", False),
-    ("Actually, use the green theme for the site", True),
-    ("no, actually, make the site theme green", True),
-    ("Let's go with the green theme for the site rather than blue", True),
-])
-def test_actually_and_rather_than_change_a_decision_only_as_a_turn_or_a_choice(said: str, changes: bool) -> None:
-    """"actually" opening what is said turns from what was said before, "rather than" after a choice verb
-    chooses against another; inside a telling the one only stresses and the other compares."""
-    got = verdicts(("user", "let's use the blue theme for the site"), ("assistant", "Blue theme it is."),
-                   ("user", said))
-    assert (got["m3"].category == "decision") is changes
-    assert got["m1"].status == ("superseded" if changes else "current")
-
-
-def test_rather_than_in_a_telling_states_no_preference_nor_decision() -> None:
-    got = verdicts(("user", "When I try to sleep I let the thoughts pass rather than chase them, but it is hard"))
-    assert got["m1"].category not in MUST_KEEP
+    assert got[own].category in MUST_KEEP, got[own]
