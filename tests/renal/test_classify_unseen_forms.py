@@ -1,6 +1,6 @@
 """Forms met in the sessions of owners the rules were never tuned on (invented sentences of the same
-shapes): a Chinese report of work that still does not work, a chat group's purpose narrowed by 仅/只,
-a wish for help with one piece of work, and a question the agent answers after first deferring it."""
+shapes): a Chinese report of work done with a note, a chat group's purpose narrowed by 仅/只, an
+indefinite that asks nothing, and leaked reasoning that is a report about a user name."""
 
 from __future__ import annotations
 
@@ -17,19 +17,6 @@ def _call(element_id: str, call_id: str) -> object:
 
 def _result(element_id: str, call_id: str) -> object:
     return element(element_id, "tool", "active (running)", Kind.TOOL_RESULT, call_id=call_id, tool_name="exec")
-
-
-@pytest.mark.parametrize("report", [
-    "已部署，但是网站还不能用。",
-    "已部署。网站还是打不开。",
-    "配置已更新，不过页面仍然没有生效。",
-    "已重启服务，可是后台依旧登不上。",
-    "已部署，但是还有两个页面打不开。",
-])
-def test_a_chinese_report_that_the_work_still_does_not_work_leaves_the_task_open(report: str) -> None:
-    v = verdicts(("user", "把网站部署到新服务器上"), _call("c1", "a"), _result("r1", "a"), ("assistant", report))
-    assert (v["m1"].category, v["m1"].status) == ("task", "current"), v["m1"]
-    assert v["m4"].rule != "intent:outcome", v["m4"]
 
 
 @pytest.mark.parametrize("report", [
@@ -62,59 +49,11 @@ def test_one_event_a_question_or_a_head_count_is_no_groups_purpose(said: str) ->
     assert v["m2"].category != "preference", v["m2"]
 
 
-@pytest.mark.parametrize("said", ["我希望你能够帮我实现这个功能", "我希望你帮我写一个备份脚本", "我希望您替我订一张明天的票"])
-def test_a_wish_for_help_with_one_piece_of_work_is_a_request_not_a_preference(said: str) -> None:
-    v = verdicts(("assistant", "有什么需要？"), ("user", said))
-    assert v["m2"].category == "task", v["m2"]
-
-
-@pytest.mark.parametrize("said", ["我希望你回答简洁一点", "我希望你以后主动提醒我", "我希望您说话直接一些"])
-def test_a_wish_for_how_the_agent_works_stays_a_preference(said: str) -> None:
-    v = verdicts(("assistant", "有什么需要？"), ("user", said))
-    assert v["m2"].category == "preference", v["m2"]
-
-
-@pytest.mark.parametrize(("question", "defer", "answer"), [
-    ("Is the spare box in the cluster yet?", "I don't know yet, checking the member list.",
-     "Only two hosts are listed; the third one is missing."),
-    ("备用服务器现在在不在集群里？", "还不确定，我查一下成员列表。", "目前列表里只有两台主机，没看到第三台。"),
-])
-def test_a_question_the_agent_defers_then_answers_after_its_work_is_answered(question: str, defer: str,
-                                                                            answer: str) -> None:
-    v = verdicts(("user", question), ("assistant", defer), _call("c1", "a"), _result("r1", "a"), ("assistant", answer))
-    assert (v["m1"].category, v["m1"].status) == ("process", "answered"), v["m1"]
-
-
-@pytest.mark.parametrize("between", ["Also, what time is the standup tomorrow?", "ok thanks"])
-def test_a_deferred_question_is_not_answered_once_the_asker_has_spoken_again(between: str) -> None:
-    """The deferral holds within the agent's turn: after the user's next message (a new question, a bare
-    "ok thanks"), what the agent says is no longer the answer to the deferred one."""
-    v = verdicts(("user", "Which pool size should production use?"), ("assistant", "I don't know yet, I'll measure "
-                 "it under load before proposing a number."), ("user", between), _call("c1", "a"), _result("r1", "a"),
-                 ("assistant", "The migration tests pass."))
-    assert (v["m1"].category, v["m1"].status) == ("question", "current"), v["m1"]
-
-
-@pytest.mark.parametrize("said", ["你使用的是哪个模型", "你叫什么", "这是什么东西", "现在负责部署的是谁"])
-def test_a_chinese_question_without_its_question_mark_is_a_question(said: str) -> None:
-    """Not a choice ("…用的是…") nor the agent's name being set ("你叫…"): it asks."""
-    v = verdicts(("assistant", "你好，有什么需要？"), ("user", said))
-    assert v["m2"].category == "question", v["m2"]
-
-
 @pytest.mark.parametrize(("said", "category"), [("没什么", "process"), ("随便什么都行", "process"),
                                                 ("你叫小Q", "preference"), ("用 PostgreSQL 吧", "decision")])
 def test_an_indefinite_a_name_given_or_a_choice_is_no_question(said: str, category: str) -> None:
     v = verdicts(("assistant", "你好，有什么需要？"), ("user", said))
     assert v["m2"].category == category, v["m2"]
-
-
-@pytest.mark.parametrize("reply", ["我是运维助手，负责服务器和部署。\n\n有什么可以帮到你的？",
-                                   "I can't switch to the larger model myself; the setting needs an administrator. "
-                                   "What is next on your list?"])
-def test_a_reply_ending_on_a_generic_offer_leaves_no_question_and_decides_nothing(reply: str) -> None:
-    v = verdicts(("user", "介绍一下你自己"), ("assistant", reply))
-    assert (v["m2"].category, v["m2"].rule) == ("process", "intent:open_offer"), v["m2"]
 
 
 @pytest.mark.parametrize("reply", ["部署好了。要用 SQLite 还是 PostgreSQL？", "Which port should the API listen on?"])

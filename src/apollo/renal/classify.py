@@ -275,10 +275,6 @@ class Classifier:
         self._turn_keys: frozenset[str] = frozenset()
         #: each speaker's latest substantive turn (position): what came after it, a reply of theirs answers
         self._spoke: dict[str, int] = {}
-        #: the other side's questions a reply said it cannot answer yet ("让我查看一下"), by position, with
-        #: the role that asked: the speaker's next reply in the same turn still answers them (until the asker
-        #: speaks again)
-        self._deferred: dict[int, str] = {}
 
     # -- the stream ----------------------------------------------------------------------------
 
@@ -289,8 +285,6 @@ class Classifier:
         self._fresh = []
         if element.role is Role.USER:
             self._settle_answers()
-        if self._deferred:  # the asker speaks again: the turn that deferred their questions is over
-            self._deferred = {pos: asker for pos, asker in self._deferred.items() if asker != element.role.value}
         verdict = self._guard(self._decide(element))
         verdict = self._override(element, verdict)
         for candidate in self._fresh:
@@ -1094,8 +1088,7 @@ class Classifier:
     def _answered_by(self, element: Element, speaker: str, keys: frozenset[str], *, defers: bool,
                      unsure: bool) -> None:
         """A substantive reply answers the other side's questions asked since this speaker last spoke,
-        unless it opens by saying the answer is not known yet ("I don't know yet", "还不确定", "让我查看
-        一下": then the speaker's next reply in the same turn, after its work, still answers them); an
+        unless it opens by saying the answer is not known yet ("I don't know yet", "还不确定"); an
         older open question only when the reply is about it (most of its topic words) and says
         nowhere that something is still unknown ("等王姐确认上限"). The agent's answer to a user's
         question whose row names a category for it once answered (``answered``) takes effect when
@@ -1106,11 +1099,9 @@ class Classifier:
         for candidate in self._open_questions:
             if candidate.speaker == speaker:
                 continue
-            if candidate.pos > since or candidate.pos in self._deferred:
+            if candidate.pos > since:
                 if not defers:
                     answered.append(candidate)
-                else:
-                    self._deferred[candidate.pos] = candidate.role
                 continue
             shared, share = reading.overlap(keys, candidate.keys)
             if not unsure and shared >= settings["answer_min_shared"] and share >= settings["answer_min_share"]:
@@ -1119,7 +1110,6 @@ class Classifier:
             return
         self._open_questions = [c for c in self._open_questions if c not in answered]
         for candidate in answered:
-            self._deferred.pop(candidate.pos, None)
             if element.role is Role.ASSISTANT and candidate.role == "user" and candidate.answered is not None:
                 candidate.answer = element.id
                 self._answering.append(candidate)
