@@ -510,3 +510,56 @@ def test_check_marks_beside_caution_marks_grade_and_report_nothing_done(request_
 def test_a_check_mark_reports_work_done_unless_the_reply_grades_with_caution_marks(reply: str) -> None:
     v = _after_a_look("帮我把这些弄好", reply)
     assert v["m4"].rule == "intent:outcome" and v["m1"].status == "done"
+
+
+@pytest.mark.parametrize(("request_", "reply"), [
+    ("Update the packages", "✅ Updated 12 packages\n⚠️ numpy held back"),  # the mark goes, the clause opens with its verb
+    ("Create the cron job", "✅Cron job created: daily 07:00\n⚠️ Timezone is UTC"),
+    ("Create the cron job", "- ✅ Cron job created: daily 07:00\n- ⚠️ Timezone is UTC"),  # and a list mark before it
+    ("Restart nginx", "✅ Restarted nginx\n⚠️ the config has a deprecated directive"),
+    ("Run the tests", "✅ 42 passed\n⚠️ 3 warnings"),  # after a task a check mark reports it done
+    ("Build it", "✅ Build succeeded\n⚠️ 2 compiler warnings"),
+    ("Back up the db", "✅ Backed up to /mnt/nas/db.sql\n⚠️ Disk is 91% full"),
+    ("部署一下", "✅ 完成\n⚠️ 记得重启"),
+    ("提醒我每天7点起床", "✅ 已设好每天 7:00 的提醒\n⚠️ 时区按北京时间"),
+    ("Can you run the tests?", "✅ 42 passed\n⚠️ 3 warnings"),  # a question that asks for work gives a task
+])
+def test_check_marks_beside_caution_marks_after_a_task_report_it_done(request_: str, reply: str) -> None:
+    """A caution mark beside a check mark is a note on work done when the message answered gave a task;
+    the check mark taken out of a clause leaves the clause opening with its words."""
+    v = _after_a_look(request_, reply)
+    assert v["m4"].rule == "intent:outcome" and v["m1"].status == "done"
+
+
+@pytest.mark.parametrize(("request_", "reply"), [
+    ("帮我看看这顿午饭", "✅ 蛋白质充足\n⚠️ 脂肪偏高"),  # a review asked for: the marks grade
+    ("Review my plan for the week", "✅ Three gym days\n⚠️ No rest day after leg day"),
+    ("What do you think of this setup?", "✅ nginx\n✅ postgres\n⚠️ redis: port in use"),
+])
+def test_check_marks_beside_caution_marks_grade_what_was_asked_to_be_looked_over(request_: str, reply: str) -> None:
+    v = _after_a_look(request_, reply)
+    assert v["m4"].rule != "intent:outcome" and v["m4"].category != "decision"
+
+
+@pytest.mark.parametrize("reply", [
+    "表单校验已实现，OAuth 回调未实现：还缺 client secret。",  # 未 + a completion's verb: still to do
+    "已实现的部分：表单。还没实现：OAuth 回调。",  # 已实现的 names what is done, 还没实现 what is not
+    "nginx 已安装，redis 尚未安装。",
+    "迁移已完成，备份没有配置。",
+    "理论上可以做，已实现类似功能的库有 passport。",  # an attributive: it reports nothing done
+])
+def test_a_chinese_negated_completion_or_an_attributive_leaves_the_task_open(reply: str) -> None:
+    v = _after_a_look("把登录功能实现一下", reply)
+    assert v["m4"].rule != "intent:outcome" and v["m1"].status != "done"
+
+
+@pytest.mark.parametrize("reply", [
+    "登录功能已实现。",
+    "之前没配置回调，所以报错；现在已配置好，登录正常。",  # what was before cancels only its clause
+    "已部署。默认未启用调试日志。",  # so on purpose
+    "已安装 nginx，你可以检查一下有没有安装 redis。",  # 有没有 asks
+    "已实现表单校验和 OAuth 回调。",
+])
+def test_a_chinese_completion_beside_a_negation_that_is_no_pending_work_closes_the_task(reply: str) -> None:
+    v = _after_a_look("把登录功能实现一下", reply)
+    assert v["m4"].rule == "intent:outcome" and v["m1"].status == "done"

@@ -565,9 +565,20 @@ _CELL = st.text(st.characters(whitelist_categories=("L", "N"), whitelist_charact
 @given(st.lists(st.lists(_CELL, min_size=1, max_size=4), min_size=1, max_size=5),
        st.lists(st.sampled_from(["---", ":---", "---:", ":---:", "--"]), min_size=1, max_size=4),
        st.booleans())
-def test_a_one_line_quote_leaves_out_only_a_tables_delimiter_rows(rows: list, cells: list, outer: bool) -> None:
-    wrap = (lambda line: f"| {line} |") if outer else (lambda line: line)
-    delimiter = wrap(" | ".join(cells)) if outer or len(cells) > 1 else f"{cells[0]} |"
-    body = [wrap(" | ".join(row)) for row in rows]
-    quoted = digest._one_line("\n".join([body[0], delimiter, *body[1:]]))
-    assert quoted == " ".join(" ".join(body).split())  # every cell's words, in order; no delimiter row
+def test_a_one_line_quote_leaves_out_only_a_tables_delimiter_row(rows: list, cells: list, outer: bool) -> None:
+    """The delimiter row under the header goes; a row of dashes among the data stays ("-- | --": no
+    value); a table without outer pipes keeps one between its rows (its header's last cell and its
+    first row's first cell stay apart)."""
+    def line(row: list[str]) -> str:
+        return f"| {' | '.join(row)} |" if outer else " | ".join(row * 2 if len(row) == 1 else row)
+
+    body, dashes = [line(row) for row in rows], line(cells[:1] * 2)
+    quoted = digest._one_line("\n".join([body[0], line(cells), *body[1:], dashes]))
+    assert quoted == " ".join((" " if outer else " | ").join([*body, dashes]).split())  # every cell, in order
+
+
+def test_a_row_of_dashes_among_the_data_stays_and_rows_without_outer_pipes_stay_apart() -> None:
+    assert digest._one_line("| Host | Backup |\n|---|---|\n| nas | -- |\n| -- | -- |") == (
+        "| Host | Backup | | nas | -- | | -- | -- |")  # "--": no value
+    assert digest._one_line("Plan | Price\n--- | ---\nBasic | $10\nTeam | $40\n\nTake Team.") == (
+        "Plan | Price | Basic | $10 | Team | $40 Take Team.")

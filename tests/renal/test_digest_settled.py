@@ -91,6 +91,26 @@ def test_a_ping_the_filter_drops_or_a_runtime_notice_in_the_night_is_no_return_o
     assert settled.startswith("第一天恢复训练") and len(settled) <= _RULES["digest_outdated_chars"] // digest.WIDE_CHAR_LETTERS + 3
 
 
+@pytest.mark.parametrize("at_night", ["高位下拉一共29kg12次，36kg12次，43kg10次有点累，36kg10次，累了", "好的", "ok"])
+def test_a_request_said_again_or_an_acknowledgement_in_the_night_is_the_user_back(tmp_path: Path, at_night: str) -> None:
+    """The filter drops a request said again as a copy and an acknowledgement as a formula, but either
+    is the user back: the night has no pause of twelve hours, and the evening's answer is not settled."""
+    session = worked_session()
+    session.user("高位下拉一共29kg12次，36kg12次，43kg10次有点累，36kg10次，累了")
+    evening = session.say(_coaching_answer("第一天恢复训练，这个数据很不错了！", "继续往下走 → **面拉**，做完拉伸收工 💪"))
+    session.user("面拉做完了")
+    session.say("好，今天收工，记得拉伸。明天的推日计划我今晚排好发你。")
+    session.clock += 6 * _HOUR
+    session.user(at_night)
+    session.clock += 6 * _HOUR
+    session.user("我来健身了，今天练推？")
+    session.say("好，今天练推。")
+    _tail(session)
+    summary, _ = _digest(session, tmp_path)
+    quoted = _line(summary, "高位下拉一共29kg12次").split(f"→ [{evening}] ", 1)[1]
+    assert len(quoted) > _RULES["digest_outdated_chars"] // digest.WIDE_CHAR_LETTERS + 3  # not cut as settled
+
+
 def test_a_must_keep_items_answer_is_never_settled(tmp_path: Path) -> None:
     session = worked_session()
     rule = session.user("From now on, every training plan you give me starts with a warm-up.")
@@ -121,22 +141,26 @@ def test_within_one_sitting_every_answer_keeps_its_full_outcome(tmp_path: Path) 
 
 def _said(gaps: list[tuple[float, str]]) -> list[SimpleNamespace]:
     """Fates of messages ``gaps`` hours apart: the user's text, a heartbeat poll, the agent's text, a ping
-    the filter dropped, a runtime notice (no words of the user's)."""
+    the filter dropped as noise, a runtime notice (no words of the user's), a copy or an acknowledgement
+    the filter dropped (the user's, all the same)."""
     kinds = {"user": (Role.USER, Kind.TEXT), "poll": (Role.USER, Kind.HEARTBEAT_POLL),
              "agent": (Role.ASSISTANT, Kind.TEXT), "untimed": (Role.USER, Kind.TEXT),
-             "ping": (Role.USER, Kind.TEXT), "notice": (Role.USER, Kind.TEXT)}
+             "ping": (Role.USER, Kind.TEXT), "notice": (Role.USER, Kind.TEXT),
+             "duplicate": (Role.USER, Kind.TEXT), "acknowledgement": (Role.USER, Kind.TEXT)}
+    dropped = {"ping": "noise", "duplicate": "duplicate", "acknowledgement": "acknowledgement"}
     at, fates = datetime(2026, 3, 29, 8, tzinfo=UTC), []
     for number, (gap, kind) in enumerate(gaps):
         at += timedelta(hours=gap)
         role, element_kind = kinds[kind]
         stamp = None if kind == "untimed" else at.isoformat().replace("+00:00", "Z")
-        fates.append(SimpleNamespace(action="drop" if kind == "ping" else "keep", element=SimpleNamespace(
-            id=f"m{number}", role=role, kind=element_kind, timestamp=stamp, text="" if kind == "notice" else "words")))
+        fates.append(SimpleNamespace(
+            action="drop" if kind in dropped else "keep", bucket=dropped.get(kind, ""), element=SimpleNamespace(
+                id=f"m{number}", role=role, kind=element_kind, timestamp=stamp, text="" if kind == "notice" else "words")))
     return fates
 
 
-_GAPS = st.lists(st.tuples(st.floats(min_value=0, max_value=30),
-                           st.sampled_from(["user", "poll", "agent", "untimed", "ping", "notice"])), max_size=25)
+_GAPS = st.lists(st.tuples(st.floats(min_value=0, max_value=30), st.sampled_from(
+    ["user", "poll", "agent", "untimed", "ping", "notice", "duplicate", "acknowledgement"])), max_size=25)
 
 
 @given(_GAPS, st.sampled_from([4.0, 8.0, 24.0]))
@@ -144,7 +168,7 @@ def test_what_is_settled_is_the_users_messages_before_their_last_long_pause(gaps
     fates = _said(gaps)
     done = digest.settled(fates, pause)
     users = [f.element for f in fates if f.element.role is Role.USER and f.element.kind is Kind.TEXT
-             and f.element.text and f.action != "drop"]
+             and f.element.text and f.bucket != "noise"]
     assert [e.id for e in users[:len(done)]] == sorted(done, key=lambda i: int(i[1:]))  # a prefix, in order
     timed = [e for e in users if e.timestamp]
     times = [datetime.fromisoformat(e.timestamp.replace("Z", "+00:00")) for e in timed]

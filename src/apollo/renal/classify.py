@@ -766,7 +766,7 @@ class Classifier:
         if other is not None and (other.question or other.proposal):
             # "那就用 PostgreSQL 吧" after "SQLite or PostgreSQL?" is about what the question was about
             keys = keys | other.keys
-        done = self._reports_done(said, found)
+        done = self._reports_done(said, found, grades=self._has_graded(other))
         unknown = self.rules["unknown"]
         # "I don't know yet. …", "我先压测，再给出建议": a reply that says the answer is still to come
         deferral = unknown.search(found.opening)
@@ -931,9 +931,16 @@ class Classifier:
     def _related(self, keys: frozenset[str], store: list[_Candidate]) -> bool:
         return any(keys & candidate.keys for candidate in store)
 
-    def _reports_done(self, text: str, found: reading.Reading) -> bool:
+    def _has_graded(self, other: _Turn | None) -> bool:
+        """The turn replied to asks, or has something looked over (``grading``'s ``after``): a reply's check
+        marks beside caution marks grade it; after a task they report the work done."""
+        return other is not None and ((other.question and not other.request)
+                                      or bool(other.signals & self.rules["grading"].after))
+
+    def _reports_done(self, text: str, found: reading.Reading, *, grades: bool) -> bool:
         """Work reported done: "修好了吗？" asks, "看完了，…要我先清洗吗？" reports and then asks;
-        "✅ 蛋白质到位 ⚠️ 脂肪偏高" grades (``grading``), its check mark reports nothing done;
+        "✅ 蛋白质到位 ⚠️ 脂肪偏高" in reply to a question (``grades``) grades (``grading``), its check
+        mark reports nothing done;
         "Fixed the import, but the test still fails" is progress, "Gitea is up. Remotes still point
         at the Pi" is done with a note (a sentence that says it is done and not that it goes on); "It's
         not fixed" reports nothing, "It's fixed now, it was not working" reports it done, "Deployed the
@@ -942,7 +949,7 @@ class Classifier:
         if "completion" not in found.found or found.asks(completion) or "still_undone" in found.found or (
                 "undone" in found.found and not found.states(completion, unless=self.rules["undone"])):
             return False
-        if "grading" in found.found and not found.states_apart_from(completion, self.rules["check_mark"]):
+        if grades and "grading" in found.found and not found.states_apart_from(completion, self.rules["check_mark"]):
             return False  # its check marks are grades beside its cautions: work done must be said in words
         if "continuation" not in found.found:
             return True

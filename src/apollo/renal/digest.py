@@ -30,9 +30,8 @@ from apollo.transcript.model import Kind, Role
 #: a Markdown heading's line ("## Open TODOs")
 _HEADING_LINE = re.compile(r"#{1,6} ")
 #: a Markdown table's delimiter row ("|------|:---:|", "--- | ---"): cells of hyphens (two or more: a cell of
-#: one "-" is a value, "none") and alignment colons
-_TABLE_DELIMITER_ROW = re.compile(
-    r"^[ \t]*(?=[^\n]*\|)\|?(?:[ \t]*:?-{2,}:?[ \t]*\|)*[ \t]*:?-{2,}:?[ \t]*\|?[ \t]*$\n?", re.MULTILINE)
+#: one "-" is a value, "none") and alignment colons; one only under a table's header row (see _without_delimiter)
+_TABLE_DELIMITER_ROW = re.compile(r"[ \t]*(?=[^\n]*\|)\|?(?:[ \t]*:?-{2,}:?[ \t]*\|)*[ \t]*:?-{2,}:?[ \t]*\|?[ \t\r]*")
 #: a path or a file name in a tool call (not inside a URL: "https://host/a/b" names no file here, nor
 #: does a page's route "https://host/#/docs/a" or "https://skills.sh/…" name a script)
 _PATH = re.compile(r"(?<![\w:/.#-])(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]+)+"
@@ -99,7 +98,31 @@ def _sent(text: str) -> str:
     line (the header and the cells stay)."""
     from apollo.transcript.openclaw_rules import rules
 
-    return _TABLE_DELIMITER_ROW.sub("", rules().without_directives(text))
+    return _without_delimiter(rules().without_directives(text))
+
+
+def _is_row(line: str) -> bool:
+    return "|" in line
+
+
+def _without_delimiter(text: str) -> str:
+    """``text`` without its tables' delimiter rows: the row of hyphens directly under a header row (a
+    row of a table whose line before is none); a row of dashes under another row is data ("| -- | -- |",
+    no value). A table without outer pipes ("Plan | Price" over "--- | ---") has nothing between its rows
+    on one line, so each of its rows but the last ends with a pipe there ("Plan | Price | Basic | $10")."""
+    lines = text.split("\n")
+    kept: list[str] = []
+    bare = False  # in the rows of a table without outer pipes
+    for index, line in enumerate(lines):
+        if bare and _is_row(line) and kept:
+            kept[-1] += " |"
+        bare = bare and _is_row(line)
+        if (index and _TABLE_DELIMITER_ROW.fullmatch(line) and lines[index - 1].strip() and _is_row(lines[index - 1])
+                and not (index > 1 and _is_row(lines[index - 2]))):
+            bare = not lines[index - 1].rstrip().endswith("|")
+            continue
+        kept.append(line)
+    return "\n".join(kept)
 
 
 def _quote(text: str, limit: int) -> str:
@@ -493,14 +516,16 @@ def _quoted_requests(fates: list[Any], answers: dict[str, Any], as_messages: fro
 def settled(fates: list[Any], pause_hours: float | None) -> frozenset[str]:
     """The user's messages (element ids) sent before the user's last pause of at least ``pause_hours``
     (a night, a day away; the user's own words count: not a heartbeat's polls, a runtime notice with no
-    words of the user's, nor a ping the filter drops ("你好", "在吗": no return to the conversation); a
+    words of the user's, nor a ping the filter drops as noise ("你好", "在吗": no return to the
+    conversation); a request said again or an acknowledgement ("ok do it", "好" after an offer) is the
+    user back, though the filter drops it as a copy or a formula; a
     pause runs from the latest time seen, so one stamp out of order makes none): the user has come back since, and what
     answered them is settled, but for the last exchange before the pause: the conversation left off
     there, and the user's return often takes it up ("Good morning! Option 2 please": the options are
     what it is read against, whatever words the user picks). None when no
     pause is that long, or times are missing."""
     said = [f for f in fates if f.element.role is Role.USER and f.element.kind is Kind.TEXT
-            and f.element.text.strip() and f.action != "drop"]
+            and f.element.text.strip() and not (f.action == "drop" and f.bucket == "noise")]
     boundary, previous = 0, None
     for position, fate in enumerate(said):
         at = parse_timestamp(fate.element.timestamp)

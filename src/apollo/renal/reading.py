@@ -37,7 +37,7 @@ _LATIN_WORD = re.compile(r"[a-z][a-z0-9_+#-]*[a-z0-9+#]|[a-z]")
 #: messages up to this long are cached (bounded: 4096 of them)
 _CACHED_CHARS = 400
 _INTENT_SIGNALS = ("request", "preference", "profile", "preference_hint", "decision", "choice", "supersede", "proposal",
-                   "task", "inquiry", "retry", "appointment", "completion", "check_mark", "grading", "blocked", "refusal", "reasoning", "commitment", "pick", "about_agent", "about_user", "assigns", "continuation", "undone", "still_undone",
+                   "task", "inquiry", "retry", "appointment", "completion", "check_mark", "grading", "appraisal", "blocked", "refusal", "reasoning", "commitment", "pick", "about_agent", "about_user", "assigns", "continuation", "undone", "still_undone",
                    "progress_check", "activity_question", "further_action", "standing", "addressee",
                    "unknown", "negativity", "apology")
 # Quotation marks that open and close: a question mark inside a quotation is not the speaker asking.
@@ -160,10 +160,21 @@ class Reading:
         return any(c.question and signal.search(_match_text(c)) is not None for c in self.clauses)
 
 
+#: what stands around a mark taken out of a clause: the spaces and emoji variation selector after it,
+#: and before it spaces, or a list mark that opens the clause ("- ✅ Cron job created")
+_BEFORE_MARK = re.compile(r"(^\s*(?:[-*+•]|\d+[.)])?)?\s*$")
+_AFTER_MARK = re.compile(r"^[\s\ufe0f]*")
+
+
 def _without(signal: Signal, text: str) -> str:
-    """``text`` with what ``signal`` finds in it replaced by a space, match after match."""
+    """``text`` with what ``signal`` finds in it taken out, match after match, together with the spaces
+    or the list mark around it: a clause that opened with the mark opens with its words ("✅ Updated 12
+    packages" → "Updated 12 packages", where a pattern anchored at the clause's start still finds it);
+    within a clause the words either side are kept apart by one space."""
     while (found := signal.search(text)) is not None and found.end() > found.start():
-        text = f"{text[:found.start()]} {text[found.end():]}"
+        before = _BEFORE_MARK.sub("", text[:found.start()])
+        after = _AFTER_MARK.sub("", text[found.end():])
+        text = f"{before} {after}" if before and after else before + after
     return text
 
 
