@@ -70,11 +70,9 @@ def test_yesterdays_answer_is_quoted_short_and_todays_in_full_and_a_night_of_hea
     assert "- “高位下拉一共29kg12次，36kg12次，43kg10次有点累，36kg10次，累了” → " in summary  # the request, whole
 
 
-@pytest.mark.parametrize("at_night", ["在吗", "你好", "System: [2026-03-30 02:00:00 GMT+8] Exec failed (quiet-ridge, signal SIGTERM)"])
-def test_a_ping_the_filter_drops_or_a_runtime_notice_in_the_night_is_no_return_of_the_users(
-        tmp_path: Path, at_night: str) -> None:
-    """The user's words count: a ping dropped as noise or a runtime notice at 02:00 does not cut a
-    night in two (two gaps of six hours): the evening before it is still an earlier sitting."""
+def _evening_answer_after(tmp_path: Path, at_night: str) -> str:
+    """How the digest quotes the evening's answer when the user sends ``at_night`` six hours after the
+    evening and six hours before the morning's request."""
     session = worked_session()
     session.user("高位下拉一共29kg12次，36kg12次，43kg10次有点累，36kg10次，累了")
     evening = session.say(_coaching_answer("第一天恢复训练，这个数据很不错了！", "继续往下走 → **面拉**，做完拉伸收工 💪"))
@@ -87,7 +85,15 @@ def test_a_ping_the_filter_drops_or_a_runtime_notice_in_the_night_is_no_return_o
     session.say("好，今天练推。")
     _tail(session)
     summary, _ = _digest(session, tmp_path)
-    settled = _line(summary, "高位下拉一共29kg12次").split(f"→ [{evening}] ", 1)[1]
+    return _line(summary, "高位下拉一共29kg12次").split(f"→ [{evening}] ", 1)[1]
+
+
+@pytest.mark.parametrize("at_night", ["在吗", "你好", "System: [2026-03-30 02:00:00 GMT+8] Exec failed (quiet-ridge, signal SIGTERM)"])
+def test_a_ping_the_filter_drops_or_a_runtime_notice_in_the_night_is_no_return_of_the_users(
+        tmp_path: Path, at_night: str) -> None:
+    """The user's words count: a ping dropped as noise or a runtime notice at 02:00 does not cut a
+    night in two (two gaps of six hours): the evening before it is still an earlier sitting."""
+    settled = _evening_answer_after(tmp_path, at_night)
     assert settled.startswith("第一天恢复训练") and len(settled) <= _RULES["digest_outdated_chars"] // digest.WIDE_CHAR_LETTERS + 3
 
 
@@ -95,19 +101,7 @@ def test_a_ping_the_filter_drops_or_a_runtime_notice_in_the_night_is_no_return_o
 def test_a_request_said_again_or_an_acknowledgement_in_the_night_is_the_user_back(tmp_path: Path, at_night: str) -> None:
     """The filter drops a request said again as a copy and an acknowledgement as a formula, but either
     is the user back: the night has no pause of twelve hours, and the evening's answer is not settled."""
-    session = worked_session()
-    session.user("高位下拉一共29kg12次，36kg12次，43kg10次有点累，36kg10次，累了")
-    evening = session.say(_coaching_answer("第一天恢复训练，这个数据很不错了！", "继续往下走 → **面拉**，做完拉伸收工 💪"))
-    session.user("面拉做完了")
-    session.say("好，今天收工，记得拉伸。明天的推日计划我今晚排好发你。")
-    session.clock += 6 * _HOUR
-    session.user(at_night)
-    session.clock += 6 * _HOUR
-    session.user("我来健身了，今天练推？")
-    session.say("好，今天练推。")
-    _tail(session)
-    summary, _ = _digest(session, tmp_path)
-    quoted = _line(summary, "高位下拉一共29kg12次").split(f"→ [{evening}] ", 1)[1]
+    quoted = _evening_answer_after(tmp_path, at_night)
     assert len(quoted) > _RULES["digest_outdated_chars"] // digest.WIDE_CHAR_LETTERS + 3  # not cut as settled
 
 
