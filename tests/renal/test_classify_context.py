@@ -542,10 +542,10 @@ def test_check_marks_beside_caution_marks_grade_what_was_asked_to_be_looked_over
 
 
 @pytest.mark.parametrize("reply", [
-    "表单校验已实现，OAuth 回调未实现：还缺 client secret。",  # 未 + a completion's verb: still to do
+    "表单校验已实现，OAuth 回调未实现：还缺 client secret。",  # what is still missing: still to do
     "已实现的部分：表单。还没实现：OAuth 回调。",  # 已实现的 names what is done, 还没实现 what is not
     "nginx 已安装，redis 尚未安装。",
-    "迁移已完成，备份没有配置。",
+    "迁移已完成，备份还没配置。",
     "理论上可以做，已实现类似功能的库有 passport。",  # an attributive: it reports nothing done
 ])
 def test_a_chinese_negated_completion_or_an_attributive_leaves_the_task_open(reply: str) -> None:
@@ -558,6 +558,7 @@ def test_a_chinese_negated_completion_or_an_attributive_leaves_the_task_open(rep
     "之前没配置回调，所以报错；现在已配置好，登录正常。",  # what was before cancels only its clause
     "已部署。默认未启用调试日志。",  # so on purpose
     "已安装 nginx，你可以检查一下有没有安装 redis。",  # 有没有 asks
+    "配置已更新。检查结果：discord 未配置。",  # a bare 未: a finding, its own clause only
     "已实现表单校验和 OAuth 回调。",
 ])
 def test_a_chinese_completion_beside_a_negation_that_is_no_pending_work_closes_the_task(reply: str) -> None:

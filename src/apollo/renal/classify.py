@@ -766,7 +766,9 @@ class Classifier:
         if other is not None and (other.question or other.proposal):
             # "那就用 PostgreSQL 吧" after "SQLite or PostgreSQL?" is about what the question was about
             keys = keys | other.keys
-        done = self._reports_done(said, found, grades=self._has_graded(other))
+        # the other side's latest message, what a reply in this turn answers (the agent's own words before it aside)
+        answered_turn = next((t for t in reversed(self._turns) if t.speaker != speaker and t.substantive), None)
+        done = self._reports_done(said, found, grades=self._has_graded(answered_turn))
         unknown = self.rules["unknown"]
         # "I don't know yet. …", "我先压测，再给出建议": a reply that says the answer is still to come
         deferral = unknown.search(found.opening)
@@ -787,7 +789,6 @@ class Classifier:
         facts = self._facts(element, found, role, keys, done=done, defers=defers and other is not None and other.question)
         if other is not None and other.question:
             facts.add("replies_question")
-        answered_turn = next((t for t in reversed(self._turns) if t.speaker != speaker and t.substantive), None)
         if answered_turn is not None and answered_turn.stated in self._stance_categories and not (
                 self._specifics_in(said) - answered_turn.specifics):
             facts.add("replies_stance")
