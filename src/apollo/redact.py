@@ -359,6 +359,8 @@ class _Context:
     def spans(self, line: str, named: bool) -> Iterator[tuple[int, int, str]]:
         end = len(line) - 1 if line.endswith("\r") else len(line)  # a Windows line end is no character of it
         yield from self._column(line, end)
+        if not self.giving and not named:  # nothing pending and nothing named: no pattern to read
+            return
         if not line[:end].strip() or self.found["fence"].fullmatch(line, 0, end):
             self.giving = max(0, self.giving - 1)
             return

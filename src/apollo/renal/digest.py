@@ -117,7 +117,7 @@ def _without_delimiter(text: str) -> str:
         if bare and _is_row(line) and kept:
             kept[-1] += " |"
         bare = bare and _is_row(line)
-        if (index and _TABLE_DELIMITER_ROW.fullmatch(line) and lines[index - 1].strip() and _is_row(lines[index - 1])
+        if (index and _TABLE_DELIMITER_ROW.fullmatch(line) and _is_row(lines[index - 1])
                 and not (index > 1 and _is_row(lines[index - 2]))):
             bare = not lines[index - 1].rstrip().endswith("|")
             continue
