@@ -151,7 +151,8 @@ _VALUES = st.sampled_from(["Hunter2xyz", "`Hunter2xyz`", '"Winter2024!"', "12345
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(["", "the ", "my ", "| ", "- **", "把", "--", "config set x.", "| x |\n|"]),
+@given(st.lists(st.tuples(st.sampled_from(["", "the ", "my ", "| ", "- **", "把", "--", "config set x.", "| x |\n|",
+                                           "git config x.", "keytool -new ", "docker login -p ", "-storepass "]),
                           _NAMES, _GIVES, _VALUES,
                           st.sampled_from([" ", ", use it ", " |", "\n", "。", "\r\n", ";", " to Winter2024! "])),
                 min_size=1, max_size=4))
@@ -240,13 +241,24 @@ def test_a_secret_given_on_the_command_line_is_redacted() -> None:
                          ("redis-cli -h 127.0.0.1 -a Redispw9 ping", "Redispw9"), ("run --password 'hunterpass' -v", "hunterpass"),
                          ("curl --api-key=abcd1234efgh", "abcd1234efgh"), ('tool --bot-token "123:ABCdef456"', "123:ABCdef456"),
                          ("openclaw config set gateway.auth.token a8f3k2m9x1q", "a8f3k2m9x1q"),
-                         ("npm config set //registry.npmjs.org/:_authToken npm_abc123def456", "npm_abc123def456")):
+                         ("npm config set //registry.npmjs.org/:_authToken npm_abc123def456", "npm_abc123def456"),
+                         ("docker login -u bob -p Hunter2xyz! registry.example.com", "Hunter2xyz!"),
+                         ("keytool -storepasswd -new Winter2024! -keystore k.jks", "Winter2024!"),
+                         ("jarsigner -storepass Hunter2xyz! app.apk alias", "Hunter2xyz!"),
+                         ("openssl pkcs12 -export -in c.pem -passout pass:Hunter2xyz! -out c.p12", "Hunter2xyz!"),
+                         ('openssl rsa -in k.pem -passin pass:"Hunter2 xyz" -out k2.pem', "Hunter2 xyz"),
+                         ("git config --global user.password Hunter2xyz!", "Hunter2xyz!")):
         out = redact(text)
         assert secret not in out and "[REDACTED Secret Keyword]" in out, out
     for talk in ("run --password $DB_PASS", "run --password-file /etc/pw", "run --max-token 4000", "run --no-password --verbose",
                  "nano-banana [--api-key KEY]", "Provide --api-key argument", "camsnap --user user --pass pass",
                  "openclaw config set channels.discord.token '\"YOUR_BOT_TOKEN\"' --json",
-                 'openclaw config set tools.x.apiKey "<你的 API Key>"', "openclaw config get gateway.auth.token"):
+                 'openclaw config set tools.x.apiKey "<你的 API Key>"', "openclaw config get gateway.auth.token",
+                 "docker login -u bob -p $PASS", "docker login --password-stdin", "docker run -p 8080:80 nginx",
+                 "docker login -u bob -p <password>", "keytool -list -storepass:env STOREPASS", "keytool -storepass:file pw.txt",
+                 "openssl rsa -passin file:pw.txt", "openssl enc -pass env:PW", "openssl rsa -passin pass:$PW",
+                 "git config --get user.password", "git config --unset credential.token",
+                 "the -keypass option sets the key password", "use -storepass <password> to give it"):
         assert redact(talk) == talk, talk
 
 
@@ -268,6 +280,10 @@ def test_a_secret_given_on_the_command_line_is_redacted() -> None:
     # quoted after -p; two commands on a line
     ("mysql -u root -p'Hunter2xyz!' db", ("Hunter2xyz!",)), ('sshpass -p"Hunter2xyz!" ssh root@h', ("Hunter2xyz!",)),
     ("redis-cli -a Abc12345!&&redis-cli -a Xyz98765! ping", ("Abc12345!", "Xyz98765!")),
+    # every password option of one command, not only the first
+    ("keytool -importkeystore -srcstorepass Chang3it! -deststorepass Hunter2xyz! -srckeypass K3ypass9",
+     ("Chang3it!", "Hunter2xyz!", "K3ypass9")),
+    ("keytool -storepasswd -new Winter2024! -storepass Hunter2xyz!", ("Winter2024!", "Hunter2xyz!")),
     # an arrow or "into" gives the new value; 由 as 从
     ("password: Hunter2xyz! -> Winter2024!", ("Hunter2xyz!", "Winter2024!")),
     ("changed the password from Hunter2xyz! → Winter2024!", ("Hunter2xyz!", "Winter2024!")),

@@ -155,8 +155,9 @@ _CJK_FROM_TO_KEYWORD = (rf"{_CJK_FROM}(?:[“\"'`「][^\n”\"'`」]{{1,{_LONGES
 #: placeholder, number, a usage line's ``KEY`` or the next option; "Provide --api-key argument" and a
 #: manual's ``--password admin`` are talk), up to a shell's separator (``|;&)``) or a closing ``*``: an
 #: option that names one (``--password 'X'``, ``--api-key=X``, ``--bot-token "X"``; not a listing's
-#: cursor, ``--page-token``, ``--starting-token``) or a settings key that names one, set (``openclaw
-#: config set gateway.auth.token X``, ``npm config set //registry/:_authToken X``)
+#: cursor, ``--page-token``, ``--starting-token``), the Java tools' ``-storepass X``/``-keypass X`` and
+#: openssl's ``-passin pass:X``, or a settings key that names one, set (``openclaw config set
+#: gateway.auth.token X``, ``npm config set //registry/:_authToken X``, ``git config user.password X``)
 _CLI_NAMES = (r"pass(?:word|wd|phrase)?|(?:api|access|secret|private|auth|app)[_-]?key|(?:[a-z]+[_-]?)?token"
               r"|(?:client[_-]?)?secret")
 _CLI_CURSOR = r"(?!(?:[A-Za-z0-9]+[_-])*(?i:page|next|starting|continuation|sync|cursor)[_-]?token)"
@@ -167,14 +168,18 @@ _CLI_VALUE = (rf"(?P<quote>['\"])?(?!-)(?!{_NUMBER})(?![A-Z][A-Z_-]*(?![a-z0-9])
               rf"|{_NOT_PROSE_VALUE}(?={_CLI_CHARS}{{0,{_LONGEST}}}?[0-9!#$%+@^~]){_CLI_CHARS}{{6,{_LONGEST}}}+))")
 _CLI_KEYWORD = (
     rf"(?:(?<![\w-])-{{1,2}}(?!-){_CLI_CURSOR}(?:[A-Za-z0-9]+-){{0,5}}(?i:{_CLI_NAMES})(?:[ \t]+|=)"
-    rf"|(?<![\w-])(?i:config)(?::set|[ \t]+set)[ \t]+(?:-{{1,2}}(?!-)\w[\w-]{{0,40}}[ \t]+){{0,5}}['\"]?"
+    r"|(?<![\w-])-(?:(?:src|dest)?(?:store|key)pass[ \t]+|pass(?:in|out)?[ \t]+pass:)"
+    rf"|(?<![\w-])(?:(?i:config)(?::set|[ \t]+set)|git[ \t]+config)[ \t]+(?:-{{1,2}}(?!-)\w[\w-]{{0,40}}[ \t]+){{0,5}}['\"]?"
     rf"[\w.:/@-]{{0,{_LONGEST}}}(?i:{_CLI_NAMES})['\"]?(?:[ \t]+|=))" + _CLI_VALUE)
-#: the password options of the database and ssh tools that take it as ``-p``/``-a`` and name nothing
-#: (``mysql -pX``, ``mysql -p'X'``, ``sshpass -p X``, ``redis-cli -a X``): read only around the tool's name
-_CLI_TOOLS = ("mysql", "mariadb", "sshpass", "redis-cli")
+#: the password options of the tools that take it by an option naming no secret (``mysql -pX``, ``mysql
+#: -p'X'``, ``sshpass -p X``, ``redis-cli -a X``, ``docker login -p X``, ``keytool … -new X``): read only
+#: around the tool's name
+_CLI_TOOLS = ("mysql", "mariadb", "sshpass", "redis-cli", "docker", "keytool")
 _TOOL_KEYWORD = (
     r"(?<![\w-])(?:(?:mysql(?:dump|admin)?|mariadb(?:-dump)?)(?=[ \t])[^\n|;&]{0,120}?[ \t]-p(?=\S)"
-    r"|sshpass[ \t]+-p[ \t]*|redis-cli(?=[ \t])[^\n|;&]{0,120}?[ \t]-a[ \t]+)" + _CLI_VALUE)
+    r"|sshpass[ \t]+-p[ \t]*|redis-cli(?=[ \t])[^\n|;&]{0,120}?[ \t]-a[ \t]+"
+    r"|docker[ \t]+login(?=[ \t])[^\n|;&]{0,120}?[ \t]-p[ \t]+"
+    r"|keytool(?=[ \t])[^\n|;&]{0,120}?[ \t]-new[ \t]+)" + _CLI_VALUE)
 #: a table whose header (its first row) names a secret's column (``| Service | DB Password |``, ``| 平台 |
 #: 登录密码 |``, plural too): that column's cell in each row below it, when it looks like a value as in a
 #: row that names its secret (``_TABLE_KEYWORD``). A lone "Token" or "Secret" column lists a market's
@@ -334,7 +339,7 @@ def _spans(text: str) -> Iterator[tuple[int, int, str]]:
             names = _names(line, low, found["keyword_words"])
             for start, end in _windows(names, len(line)):
                 yield from _shifted(_keyword_spans(line[start:end], found["keywords"]), offset + start)
-            tools = _names(line, low, _CLI_TOOLS) if "-p" in line or "-a" in line else []
+            tools = _names(line, low, _CLI_TOOLS) if "-p" in line or "-a" in line or "-new" in line else []
             for start, end in _windows(tools, len(line)):
                 yield from _shifted(_keyword_spans(line[start:end], found["tool_keywords"]), offset + start)
         yield from _shifted(context.spans(line, bool(names)), offset)
