@@ -272,6 +272,9 @@ def test_a_secret_given_on_the_command_line_is_redacted() -> None:
     # Windows line ends; a line that ends giving after another that did
     ("Your password is:\r\nHunter2xyz!\r\n", ("Hunter2xyz!",)), ("API key:\n```\r\nsk7Hq2mZpL9x\r\n```", ("sk7Hq2mZpL9x",)),
     ("API key:\nPassword:\nHunter2xyz!", ("Hunter2xyz!",)),
+    # the value in the quotes of Chinese and curly quotes, on its line or the next
+    ("密码：『Hunter2xyz!』", ("Hunter2xyz!",)), ("密码是：\n「Hunter2xyz!」", ("Hunter2xyz!",)),
+    ("密码是：\n『Hunter2xyz!』", ("Hunter2xyz!",)), ("Your password is:\n‘Hunter2xyz!’", ("Hunter2xyz!",)),
     # a table's header is its first row; a body row that names a secret is a row
     ("| Account | Password |\n|---|---|\n| API key | Xyz12345! |\n| root | Hunter2xyz! |", ("Xyz12345!", "Hunter2xyz!")),
     ("| Service | Password |\n|---|---|\n| mail | Hunter2xyz!", ("Hunter2xyz!",)),
@@ -305,6 +308,11 @@ def test_forms_a_review_found(text: str, secrets: tuple[str, ...]) -> None:
 def test_a_mark_never_takes_what_closes_around_the_value(text: str, kept: str) -> None:
     out = redact(text)
     assert "Hunter2xyz!" not in out and out.endswith(kept), out
+
+
+def test_words_in_chinese_quotes_after_a_name_stay() -> None:
+    for talk in ("密码是：\n「设置里改」", "Your password is:\n‘stored in vault’", "密码在『设置』里", "密码是：\n「https://x.y/z1」"):
+        assert redact(talk) == talk, talk
 
 
 def test_a_closer_the_value_opened_is_its_own() -> None:

@@ -89,8 +89,8 @@ _NUMBER = rf"[0-9][0-9,._]*[kKmMbB]?(?!{_CHARS})"
 #: (the three keyword patterns are compiled with the detectors, when a text needs them: the heartbeat
 #: imports this module, and compiling them costs more than the rest of its imports)
 _CJK_KEYWORD = (
-    rf"{_CJK_NAMED}[^\n。！？!?，,；;:：=`'\"“”‘’「」]{{0,20}}?(?:{_CJK_GIVES}|[:：=]|(?P<dash>[ \t]?[-–—][ \t]))"
-    r"[ \t\u3000\u00a0:：]*(?:\*\*|__)?[ \t\u3000\u00a0]*[`'\"“‘「]?[ \t\u3000\u00a0]*"
+    rf"{_CJK_NAMED}[^\n。！？!?，,；;:：=`'\"“”‘’「」『』]{{0,20}}?(?:{_CJK_GIVES}|[:：=]|(?P<dash>[ \t]?[-–—][ \t]))"
+    r"[ \t\u3000\u00a0:：]*(?:\*\*|__)?[ \t\u3000\u00a0]*[`'\"“‘「『]?[ \t\u3000\u00a0]*"
     rf"(?P<value>{_APP_PASSWORD.pattern}|(?(dash){_SHAPED}|{_VALUE}))")
 #: names of a secret in English prose, where detect-secrets reads only an assignment (``password: …``):
 #: "my password is …", "the bot token is now …", "API key - …", "changed the passphrase to …", and in
@@ -193,7 +193,7 @@ _VALUE_CELL = (rf"[ \t]*(?:\*\*|__)?(?P<quote>[`'\"])?{_REFERENCE}(?P<value>(?(q
                rf"[`'\"]?(?:\*\*|__)?[ \t]*")
 #: a name that gives its value at the end of a line ("Your password is:", "**API key**:", "Token:",
 #: "密码是："), the value alone on the next line, or on the first line after at most two blank or fence
-#: lines (bare, as a list item or a quote, quoted or bold); a value has a letter or digit (a table's
+#: lines (bare, as a list item or a quote, quoted, in ‘…’ or 「…」 or bold); a value has a letter or digit (a table's
 #: border is none). Not a terminal's prompt ("Enter password:", "[sudo] password for …:"): what follows
 #: it is the program's output, the password is never echoed
 _GIVES_AT_END = (
@@ -201,8 +201,8 @@ _GIVES_AT_END = (
     rf"|[^\n.!?,;:=`'\"“”‘’]{{0,40}}?[:：=])|(?<![A-Za-z]){_CURSOR}(?i:token)[ \t]*[:：=]"
     rf"|{_CJK_NAMED}[^\n。！？!?，,；;:：=`'\"“”‘’「」]{{0,20}}?(?:{_CJK_GIVES}|[:：=]))[ \t*_:：\u00a0\u3000]*\Z")
 _PROMPT = r"[ \t]*(?:\[sudo\]|(?i:enter|re-?enter|retype|confirm|type)\b)"
-_VALUE_LINE = (rf"[ \t]*(?:(?:[-*+>]|\d+[.)])[ \t]+)?(?:\*\*|__)?(?P<quote>[`'\"“])?(?=[^\s]*[A-Za-z0-9]){_REFERENCE}"
-               rf"(?P<value>(?(quote){_QUOTED}|{_SHAPED}))[`'\"”]?(?:\*\*|__)?[ \t]*")
+_VALUE_LINE = (rf"[ \t]*(?:(?:[-*+>]|\d+[.)])[ \t]+)?(?:\*\*|__)?(?:(?P<quote>[`'\"“])|[‘「『])?(?=[^\s]*[A-Za-z0-9])"
+               rf"{_REFERENCE}(?P<value>(?(quote){_QUOTED}|{_SHAPED}))[`'\"”’」』]?(?:\*\*|__)?[ \t]*")
 #: a code fence's line, which stands between a name and its value as a blank line does
 _FENCE = r"[ \t]*(?:```|~~~)[\w+-]*[ \t]*"
 #: what every secret detect-secrets finds has somewhere in its line, known without loading it (a
