@@ -258,7 +258,12 @@ def test_a_secret_given_on_the_command_line_is_redacted() -> None:
                  "docker login -u bob -p <password>", "keytool -list -storepass:env STOREPASS", "keytool -storepass:file pw.txt",
                  "openssl rsa -passin file:pw.txt", "openssl enc -pass env:PW", "openssl rsa -passin pass:$PW",
                  "git config --get user.password", "git config --unset credential.token",
-                 "the -keypass option sets the key password", "use -storepass <password> to give it"):
+                 "the -keypass option sets the key password", "use -storepass <password> to give it",
+                 # a later option of another command is its own ("-p 8080:80" is a port); keys that only end in a name
+                 "docker login ghcr.io then docker run -p 8080:80 nginx", "`docker login ghcr.io` and `docker run -p 8080:80 x`",
+                 'git config --global alias.bypass "!git commit --no-verify"', "git config --global alias.compass 'log -n20'",
+                 # a redirection is no value
+                 "PW=$(git config user.password 2>/dev/null)", "git config --global --get github.token 2>/dev/null"):
         assert redact(talk) == talk, talk
 
 
@@ -287,6 +292,13 @@ def test_a_secret_given_on_the_command_line_is_redacted() -> None:
     ("keytool -importkeystore -srcstorepass Chang3it! -deststorepass Hunter2xyz! -srckeypass K3ypass9",
      ("Chang3it!", "Hunter2xyz!", "K3ypass9")),
     ("keytool -storepasswd -new Winter2024! -storepass Hunter2xyz!", ("Winter2024!", "Hunter2xyz!")),
+    # Chinese right before the command; the whole openssl argument quoted; a long keystore path; -pX, -p=X
+    ("用docker login -u bob -p Hunter2xyz! 登录", ("Hunter2xyz!",)), ("运行git config user.password Hunter2xyz!", ("Hunter2xyz!",)),
+    ("执行keytool -storepasswd -new Winter2024! -keystore k.jks", ("Winter2024!",)), ("运行mysql -pHunter2xyz!", ("Hunter2xyz!",)),
+    ("openssl rsa -in k.pem -passin 'pass:Hunter2xyz!' -out k2.pem", ("Hunter2xyz!",)),
+    ("keytool -keypasswd -alias mykey -keystore /home/user/projects/android/app/release-keystore.jks -storetype PKCS12"
+     " -storepass Hunter2xyz! -new Winter2024!", ("Hunter2xyz!", "Winter2024!")),
+    ("docker login -u bob -pHunter2xyz!", ("Hunter2xyz!",)), ("docker --config /tmp/cfg login -u bob -p=Hunter2xyz!", ("Hunter2xyz!",)),
     # an arrow or "into" gives the new value; 由 as 从
     ("password: Hunter2xyz! -> Winter2024!", ("Hunter2xyz!", "Winter2024!")),
     ("changed the password from Hunter2xyz! → Winter2024!", ("Hunter2xyz!", "Winter2024!")),
@@ -313,6 +325,15 @@ def test_a_mark_never_takes_what_closes_around_the_value(text: str, kept: str) -
 def test_words_in_chinese_quotes_after_a_name_stay() -> None:
     for talk in ("密码是：\n「设置里改」", "Your password is:\n‘stored in vault’", "密码在『设置』里", "密码是：\n「https://x.y/z1」"):
         assert redact(talk) == talk, talk
+
+
+def test_a_mark_is_never_passed_over_for_a_later_option() -> None:
+    """A second redaction reads the first one's mark as no value: it must not take the next ``-p``."""
+    for text, kept in (("I ran `docker login -u bob -p Hunter2xyz!` and then `docker run -p 8080:80 nginx`", "8080:80"),
+                       ("docker login -u bob -p Hunter2xyz! && docker run -p 8080:80 nginx", "8080:80"),
+                       ("mysql -uroot -pHunter2xyz! db -e 'select 1' -p3306x", "3306x")):
+        once = redact(text)
+        assert "Hunter2xyz!" not in once and kept in once and redact(once) == once, once
 
 
 def test_a_closer_the_value_opened_is_its_own() -> None:

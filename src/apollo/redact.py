@@ -163,23 +163,35 @@ _CLI_NAMES = (r"pass(?:word|wd|phrase)?|(?:api|access|secret|private|auth|app)[_
 _CLI_CURSOR = r"(?!(?:[A-Za-z0-9]+[_-])*(?i:page|next|starting|continuation|sync|cursor)[_-]?token)"
 #: a command line's value: printable ASCII but quotes and a shell's separators (``|;&)*``)
 _CLI_CHARS = r"[!#-%(+-:<-_a-{}~]"
-_CLI_VALUE = (rf"(?P<quote>['\"])?(?!-)(?!{_NUMBER})(?![A-Z][A-Z_-]*(?![a-z0-9]))"
+_CLI_VALUE = (rf"(?P<quote>['\"])?(?!-)(?!{_NUMBER})(?![A-Z][A-Z_-]*(?![a-z0-9]))(?!\d*[<>])"
               rf"(?P<value>(?(quote){_NOT_PROSE_VALUE}{_IN_QUOTES}{{6,{_LONGEST}}}+(?=['\"])"
               rf"|{_NOT_PROSE_VALUE}(?={_CLI_CHARS}{{0,{_LONGEST}}}?[0-9!#$%+@^~]){_CLI_CHARS}{{6,{_LONGEST}}}+))")
+#: where a command begins: not inside a word of Latin letters (Chinese may run right up to it: 用docker login …)
+_CLI_START = r"(?<![A-Za-z0-9_-])"
 _CLI_KEYWORD = (
-    rf"(?:(?<![\w-])-{{1,2}}(?!-){_CLI_CURSOR}(?:[A-Za-z0-9]+-){{0,5}}(?i:{_CLI_NAMES})(?:[ \t]+|=)"
-    r"|(?<![\w-])-(?:(?:src|dest)?(?:store|key)pass[ \t]+|pass(?:in|out)?[ \t]+pass:)"
-    rf"|(?<![\w-])(?:(?i:config)(?::set|[ \t]+set)|git[ \t]+config)[ \t]+(?:-{{1,2}}(?!-)\w[\w-]{{0,40}}[ \t]+){{0,5}}['\"]?"
-    rf"[\w.:/@-]{{0,{_LONGEST}}}(?i:{_CLI_NAMES})['\"]?(?:[ \t]+|=))" + _CLI_VALUE)
+    rf"(?:{_CLI_START}-{{1,2}}(?!-){_CLI_CURSOR}(?:[A-Za-z0-9]+-){{0,5}}(?i:{_CLI_NAMES})(?:[ \t]+|=)"
+    rf"|{_CLI_START}-(?:(?:src|dest)?(?:store|key)pass[ \t]+|pass(?:in|out)?[ \t]+['\"]?pass:)"
+    rf"|{_CLI_START}(?:(?i:config)(?::set|[ \t]+set)|git[ \t]+config)[ \t]+(?:-{{1,2}}(?!-)(?!get)\w[\w-]{{0,40}}[ \t]+){{0,5}}"
+    rf"['\"]?(?:[\w.:/@-]{{0,{_LONGEST}}}[.:/_-])?(?i:{_CLI_NAMES})['\"]?(?:[ \t]+|=))" + _CLI_VALUE)
 #: the password options of the tools that take it by an option naming no secret (``mysql -pX``, ``mysql
 #: -p'X'``, ``sshpass -p X``, ``redis-cli -a X``, ``docker login -p X``, ``keytool … -new X``): read only
-#: around the tool's name
+#: around the tool's name, and only the option's first appearance after it (a later ``docker run -p
+#: 8080:80`` is a port; a mark already written is never passed over for the next one)
 _CLI_TOOLS = ("mysql", "mariadb", "sshpass", "redis-cli", "docker", "keytool")
+
+
+def _first(command: str, option: str, name: str, most: int = 120) -> str:
+    """From a command's start to the first ``option`` after it in the same command, which ends at a
+    shell's separator, a backquote or the tool's ``name`` again ("… then docker run -p 8080:80")."""
+    return rf"{command}(?=[ \t])(?:(?![ \t](?:{option}|{name}[ \t]))[^\n|;&`]){{0,{most}}}?[ \t]{option}"
+
+
+_DOCKER_LOGIN = r"docker[ \t]+(?:--config[ \t=]+[^\s|;&`]+[ \t]+)?login"
 _TOOL_KEYWORD = (
-    r"(?<![\w-])(?:(?:mysql(?:dump|admin)?|mariadb(?:-dump)?)(?=[ \t])[^\n|;&]{0,120}?[ \t]-p(?=\S)"
-    r"|sshpass[ \t]+-p[ \t]*|redis-cli(?=[ \t])[^\n|;&]{0,120}?[ \t]-a[ \t]+"
-    r"|docker[ \t]+login(?=[ \t])[^\n|;&]{0,120}?[ \t]-p[ \t]+"
-    r"|keytool(?=[ \t])[^\n|;&]{0,120}?[ \t]-new[ \t]+)" + _CLI_VALUE)
+    rf"{_CLI_START}(?:{_first('(?:mysql(?:dump|admin)?|mariadb(?:-dump)?)', '-p', '(?:mysql|mariadb)')}(?=\S)"
+    rf"|sshpass[ \t]+-p[ \t]*|{_first('redis-cli', '-a', 'redis-cli')}[ \t]+"
+    rf"|{_first(_DOCKER_LOGIN, '-p', 'docker')}(?:[ \t]+|=)?"
+    rf"|{_first('keytool', '-new', 'keytool', 180)}[ \t]+)" + _CLI_VALUE)
 #: a table whose header (its first row) names a secret's column (``| Service | DB Password |``, ``| 平台 |
 #: 登录密码 |``, plural too): that column's cell in each row below it, when it looks like a value as in a
 #: row that names its secret (``_TABLE_KEYWORD``). A lone "Token" or "Secret" column lists a market's
