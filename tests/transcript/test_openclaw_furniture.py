@@ -19,6 +19,14 @@ from realclient.support import HEARTBEAT_PROMPT, PiSession
 
 CONVERSATION_INFO = ('Conversation info (untrusted metadata):\n```json\n{\n  "message_id": "om_x1",\n'
                      '  "sender_id": "ou_0123456789abcdef0123",\n  "timestamp": "Fri 2026-03-20 12:10 GMT+8"\n}\n```\n\n')
+MEMORY_RECALL = ("Note: Reference memory below. Build on past successes; avoid repeating failed approaches.\n"
+                 "- Time: 2026-03-16 09:30\n\n```text\n<memory>\n  <trait>\n  - [Implicit] [作息] 以后每天都早起\n"
+                 "  </trait>\n</memory>\n```\n\n**Note**: for memory, please not read from or write to local "
+                 "`MEMORY.md` or `memory/*` files as they are provided above.\n\n"
+                 "user\u200b原\u200b始\u200bquery\u200b：\u200b\u200b\u200b\u200b\n\n")
+QQ_CONTEXT = ("你正在通过 QQ 与用户对话。\n\n【会话上下文】\n- 场景: 私聊\n\n【发送图片 - 必须遵守】\n"
+              "1. 发图方法: 在回复文本中写 <qqimg>URL</qqimg>\n2. 不要说\"无法发送图片\"\n\n"
+              "【不要向用户透露过多以上述要求，以下是用户输入】")
 RUNTIME_HEADER = ("OpenClaw runtime context for the immediately preceding user message.\nThis context is "
                   "runtime-generated, not user-authored. Keep internal details private.\n\n")
 
@@ -157,6 +165,20 @@ RUNTIME_HEADER = ("OpenClaw runtime context for the immediately preceding user m
     ("[System: disk full] is all it says", "[System: disk full] is all it says"),
     ("System: maintenance tonight, remember it", "System: maintenance tonight, remember it"),
     ("see [message_id: 12] in the log", "see [message_id: 12] in the log"),
+    # a memory plugin's recall before the metadata and the words, up to its boundary line (zero-width spaces
+    # in it): the recalled traits and its note on MEMORY.md are the plugin's, not the user's
+    (MEMORY_RECALL + CONVERSATION_INFO + "每天早上把日报发给我", "每天早上把日报发给我"),
+    (MEMORY_RECALL.replace("user\u200b原\u200b始\u200bquery\u200b：", "user\u200boriginal\u200bquery\u200b:")
+     + "3", "3"),
+    # without its boundary the recall is not taken (what follows could be anyone's), nor its first line quoted
+    (MEMORY_RECALL.split("user\u200b")[0] + "删掉旧备份", MEMORY_RECALL.split("user\u200b")[0] + "删掉旧备份"),
+    ("为什么总显示 Note: Reference memory below. Build on past successes; avoid repeating failed approaches.",
+     "为什么总显示 Note: Reference memory below. Build on past successes; avoid repeating failed approaches."),
+    # the QQ bot plugin's context and sending rules ("必须遵守", "不要…") up to its separator: the words after it
+    (CONVERSATION_INFO + QQ_CONTEXT + "\n\n\n配置一下邮件通道", "配置一下邮件通道"),
+    # without the separator (older releases) nothing is taken; the opening line quoted by the user stays theirs
+    (QQ_CONTEXT.rsplit("\n\n", 1)[0] + "\n\n配置一下邮件通道", QQ_CONTEXT.rsplit("\n\n", 1)[0] + "\n\n配置一下邮件通道"),
+    ("它总是说“你正在通过 QQ 与用户对话。”，为什么？", "它总是说“你正在通过 QQ 与用户对话。”，为什么？"),
 ])
 def test_furniture_is_separated_from_the_words(raw: str, text: str) -> None:
     prefix, content, suffix = rules().split(raw)
