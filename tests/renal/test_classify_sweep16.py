@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support_classify import session_verdicts
+from support_classify import session_verdicts, verdicts
 
 from realclient.support import PiSession
 
@@ -44,3 +44,42 @@ def test_the_users_words_after_a_plugins_preamble_are_read(
     own = s.user(wrapper + said)
     got = session_verdicts(s, tmp_path)
     assert got[own].category == kind, got[own]
+
+
+def _after_a_failure(said: str) -> dict:
+    return verdicts(("user", "帮我把小车开到门口"), ("assistant", "导航超时，小车没有动。我把超时调到了 30 秒。"), ("user", said))
+
+
+@pytest.mark.parametrize("said", ["现在试试", "试试", "你再试试看", "试一下呢", "刚才急停了，现在试试", "好了，重新试试吧"])
+def test_a_bare_try_it_after_a_failure_adds_nothing_and_the_request_stays_open(said: str) -> None:
+    """"试试" names nothing new: the request it retries is the one kept, open, and it adds no task of its own."""
+    got = _after_a_failure(said)
+    assert got["m3"].category not in MUST_KEEP, got["m3"]
+    assert (got["m1"].category, got["m1"].status) == ("task", "current"), got["m1"]
+
+
+@pytest.mark.parametrize(("said", "category"), [("用 DeepSeek 试试", "decision"), ("试试这个命令 npm install -g foo", "task")])
+def test_trying_something_named_is_no_bare_retry(said: str, category: str) -> None:
+    got = _after_a_failure(said)
+    assert got["m3"].category == category, got["m3"]
+
+
+@pytest.mark.parametrize("said", ["试试", "试一下吧", "现在试试", "好"])
+def test_try_it_in_reply_to_the_agents_proposal_takes_it_up(said: str) -> None:
+    """"要不要试试新的导航方案？" → "试试": the user takes up what the agent proposes, a decision like "好"."""
+    got = verdicts(("user", "帮我把小车开到门口"), ("assistant", "要不要试试新的导航方案？"), ("user", said))
+    assert got["m2"].category == "decision", got["m2"]
+
+
+@pytest.mark.parametrize("said", ["记录我的每次对话，每天存一个 md 文件", "保存所有的聊天记录到 docs 目录", "推送 github",
+                                  "还原上周的配置", "对话历史也不对，我想让你恢复我说过的话", "我想要你帮我修一下脚本"])
+def test_chinese_orders_of_keeping_restoring_and_pushing_ask_for_work(said: str) -> None:
+    got = verdicts(("user", said))
+    assert got["m1"].category == "task", got["m1"]
+
+
+@pytest.mark.parametrize("said", ["记录里没有这一条", "保存失败的原因是什么？", "我想让你知道我很生气", "我想让你开心一点",
+                                  "聊天记录保存在哪里？"])
+def test_the_same_words_as_a_noun_a_question_or_a_feeling_ask_for_no_work(said: str) -> None:
+    got = verdicts(("user", said))
+    assert got["m1"].category != "task", got["m1"]
