@@ -83,3 +83,17 @@ def test_chinese_orders_of_keeping_restoring_and_pushing_ask_for_work(said: str)
 def test_the_same_words_as_a_noun_a_question_or_a_feeling_ask_for_no_work(said: str) -> None:
     got = verdicts(("user", said))
     assert got["m1"].category != "task", got["m1"]
+
+
+@pytest.mark.parametrize("said", ["我说你这几次用没用，在问你问题呢", "你装没装那个插件", "昨天的日志你看没看"])
+def test_a_verb_asked_as_v_mei_v_is_a_question_not_a_choice(said: str) -> None:
+    """"用没用" (did you use it or not) asks, like 用不用 and 有没有: it chooses nothing."""
+    got = verdicts(("user", "帮我写个备份脚本"), ("assistant", "写好了，在 scripts/backup.sh。"), ("user", said))
+    assert (got["m3"].category, got["m3"].rule) == ("question", "intent:question"), got["m3"]
+
+
+@pytest.mark.parametrize(("said", "category"), [("他一动没动，以后别让他值夜班", "preference"), ("就用 PostgreSQL 吧", "decision")])
+def test_a_verb_repeated_around_mei_in_a_set_phrase_asks_nothing(said: str, category: str) -> None:
+    """一动没动 (did not move at all) is no question: the rule or the choice beside it stands."""
+    got = verdicts(("user", said))
+    assert got["m1"].category == category and got["m1"].status == "current", got["m1"]
