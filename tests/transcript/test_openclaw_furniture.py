@@ -205,6 +205,22 @@ def test_any_words_survive_any_furniture(words: str, notices: list[tuple[str, st
 
 
 @settings(max_examples=100, deadline=None)
+@given(words=_words, traits=st.lists(_words, max_size=3), plugin=st.sampled_from(["recall", "qq"]))
+def test_any_words_survive_a_plugins_preamble(words: str, traits: list[str], plugin: str) -> None:
+    """Whatever the recalled traits say and whatever the user writes after the boundary, the words are
+    the user's, whole, and the preamble is all envelope."""
+    if plugin == "recall":
+        preamble = MEMORY_RECALL.replace("  - [Implicit] [作息] 以后每天都早起\n",
+                                         "".join(f"  - [Implicit] {trait}\n" for trait in traits))
+    else:
+        preamble = QQ_CONTEXT.replace("- 场景: 私聊", "".join(f"- {trait}\n" for trait in traits)) + "\n\n"
+    raw = CONVERSATION_INFO + preamble + words
+    prefix, content, suffix = rules().split(raw)
+    assert prefix + content + suffix == raw
+    assert content == words
+
+
+@settings(max_examples=100, deadline=None)
 @given(items=st.lists(_words, min_size=1, max_size=3))
 def test_a_runtime_message_queued_last_is_envelope_and_every_users_item_stays(items: list[str]) -> None:
     queued = [f"---\nQueued #{n} (from bob)\n{words}" for n, words in enumerate(items, 1)]
