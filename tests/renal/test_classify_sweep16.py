@@ -97,3 +97,16 @@ def test_a_verb_repeated_around_mei_in_a_set_phrase_asks_nothing(said: str, cate
     """一动没动 (did not move at all) is no question: the rule or the choice beside it stands."""
     got = verdicts(("user", said))
     assert got["m1"].category == category and got["m1"].status == "current", got["m1"]
+
+
+@pytest.mark.parametrize("said", ["你更喜欢住哪", "你喜欢什么颜色", "您最喜欢哪本书"])
+def test_the_agents_own_liking_asked_about_is_no_preference_of_the_users(said: str) -> None:
+    got = verdicts(("user", said))
+    assert got["m1"].category != "preference", got["m1"]
+
+
+@pytest.mark.parametrize(("said", "category"), [("喜欢简洁一点的回复", "preference"), ("我老婆喜欢玫瑰", "preference"),
+                                             ("我喜欢你用表格回答", "preference"), ("你不喜欢就算了，就用蓝色吧", "decision")])
+def test_a_liking_of_the_user_or_of_someone_they_name_stays(said: str, category: str) -> None:
+    got = verdicts(("user", said))
+    assert got["m1"].category == category, got["m1"]
