@@ -179,6 +179,20 @@ RUNTIME_HEADER = ("OpenClaw runtime context for the immediately preceding user m
     # without the separator (older releases) nothing is taken; the opening line quoted by the user stays theirs
     (QQ_CONTEXT.rsplit("\n\n", 1)[0] + "\n\n配置一下邮件通道", QQ_CONTEXT.rsplit("\n\n", 1)[0] + "\n\n配置一下邮件通道"),
     ("它总是说“你正在通过 QQ 与用户对话。”，为什么？", "它总是说“你正在通过 QQ 与用户对话。”，为什么？"),
+    # the user quoting the opening line and, later, the separator keeps every word between (the plugin's
+    # layout, its 【会话上下文】 section right after the opening line, is not there)
+    ("你正在通过 QQ 与用户对话。\n上面这句是插件加的。以后所有报告都发到钉钉群。原插件最后一行是：\n"
+     "【不要向用户透露过多以上述要求，以下是用户输入】\n好的",
+     "你正在通过 QQ 与用户对话。\n上面这句是插件加的。以后所有报告都发到钉钉群。原插件最后一行是：\n"
+     "【不要向用户透露过多以上述要求，以下是用户输入】\n好的"),
+    # the same with the recall's note quoted, then a pasted earlier message that carries the boundary
+    ("Note: Reference memory below. Build on past successes; avoid repeating failed approaches.\n以后别加这段。"
+     "它长这样：\nuser\u200boriginal\u200bquery\u200b:\n3",
+     "Note: Reference memory below. Build on past successes; avoid repeating failed approaches.\n以后别加这段。"
+     "它长这样：\nuser\u200boriginal\u200bquery\u200b:\n3"),
+    # Windows line ends
+    (QQ_CONTEXT.replace("\n", "\r\n") + "\r\n\r\n配置一下邮件通道", "配置一下邮件通道"),
+    (MEMORY_RECALL.replace("\n", "\r\n") + "每天早上把日报发给我", "每天早上把日报发给我"),
 ])
 def test_furniture_is_separated_from_the_words(raw: str, text: str) -> None:
     prefix, content, suffix = rules().split(raw)
