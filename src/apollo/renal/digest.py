@@ -315,6 +315,41 @@ def without_empty_sections(text: str, patterns: list[re.Pattern[str]]) -> str:
     return "".join(kept).strip()
 
 
+def without_appended_blocks(text: str, left_out: frozenset[str], file_lists: frozenset[str]) -> str:
+    """An earlier compaction's summary less the blocks OpenClaw's compaction safeguard appends to it
+    that copy the workspace's own files (tags in ``left_out``: ``<workspace-critical-rules>``, the
+    startup and safety sections of AGENTS.md, which the agent's system prompt holds on every run), and
+    with its lists of files read or changed (tags in ``file_lists``: ``<read-files>``, one path a line)
+    written as a tree (:func:`_by_folder`: the same paths, each folder once; a list whose paths hold a
+    brace or a comma, which a tree could not tell apart, stays as it was). A block is its tag's line,
+    its body and the closing tag's line; one never closed, or inside a code block, is left alone."""
+    lines = text.split("\n")
+    kept: list[str] = []
+    fence = False
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        name = line.strip()[1:-1] if line.strip().startswith("<") and line.strip().endswith(">") else ""
+        end = next((j for j in range(index + 1, len(lines)) if lines[j].strip() == f"</{name}>"), None) \
+            if not fence and name in left_out | file_lists else None
+        if end is None:
+            if line.lstrip().startswith(("```", "~~~")):
+                fence = not fence
+            kept.append(line)
+            index += 1
+            continue
+        paths = [path.strip() for path in lines[index + 1:end] if path.strip()]
+        if name in left_out:
+            while kept and not kept[-1].strip():
+                kept.pop()  # the blank lines before it go with the block
+        elif any(mark in path for path in paths for mark in "{},"):
+            kept += lines[index:end + 1]
+        else:
+            kept += [line, _by_folder(paths), lines[end]]
+        index = end + 1
+    return "\n".join(kept).strip()
+
+
 def earlier_summary(text: str) -> str:
     """An earlier compaction's summary as the digest quotes it: whole, less the gateway's metadata
     blocks it copied from the messages it kept (the stamps before them say when and who)."""
