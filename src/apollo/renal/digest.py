@@ -13,6 +13,7 @@ themselves quoted shorter.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 import unicodedata
@@ -322,16 +323,22 @@ def without_appended_blocks(text: str, left_out: frozenset[str], file_lists: fro
     with its lists of files read or changed (tags in ``file_lists``: ``<read-files>``, one path a line)
     written as a tree (:func:`_by_folder`: the same paths, each folder once; a list whose paths hold a
     brace or a comma, which a tree could not tell apart, stays as it was). A block is its tag's line,
-    its body and the closing tag's line; one never closed, or inside a code block, is left alone."""
+    its body and the closing tag's line; one never closed, or inside a code block, is left alone (each tag's
+    closing lines are found once: time linear in the summary, whatever its unclosed tags)."""
     lines = text.split("\n")
+    closing: dict[str, list[int]] = {}  # each tag's closing lines, in order (a block ends at the first after it)
+    for at, line in enumerate(lines):
+        if line.strip().startswith("</") and line.strip().endswith(">"):
+            closing.setdefault(line.strip()[2:-1], []).append(at)
     kept: list[str] = []
     fence = False
     index = 0
     while index < len(lines):
         line = lines[index]
         name = line.strip()[1:-1] if line.strip().startswith("<") and line.strip().endswith(">") else ""
-        end = next((j for j in range(index + 1, len(lines)) if lines[j].strip() == f"</{name}>"), None) \
-            if not fence and name in left_out | file_lists else None
+        ends = closing.get(name, []) if not fence and name in left_out | file_lists else []
+        after = bisect.bisect_right(ends, index)
+        end = ends[after] if after < len(ends) else None
         if end is None:
             if line.lstrip().startswith(("```", "~~~")):
                 fence = not fence
