@@ -586,22 +586,6 @@ def _worked(fates: list[Any], position: dict[str, int], asked: Any, answer: Any)
     return any(f.element.kind is Kind.TOOL_CALL for f in fates[position[asked.element.id]:position[answer.element.id]])
 
 
-@functools.cache
-def _work_names() -> tuple[re.Pattern[str], ...]:
-    from apollo.renal import concentrate
-
-    return tuple(re.compile(pattern) for pattern in concentrate.load()["digest_work_names"])
-
-
-def _names_left_out(text: str, limit: int) -> bool:
-    """``text``'s quote as an outcome within ``limit`` letters' worth (its opening and closing) leaves
-    out a name of something the work made or touched (``digest_work_names``: a URL, a path or a file,
-    an identifier such as a job's id), which a later request may need: a settled report of work
-    keeps its full outcome only then."""
-    flat, quote = _one_line(text), _outcome(text, limit)
-    return any(found.group() not in quote for pattern in _work_names() for found in pattern.finditer(flat))
-
-
 class _Lines:
     """How the digest writes one item's line: its quote, its id where needed, what answered it."""
 
@@ -635,10 +619,8 @@ class _Lines:
         if reply.element.id in self.quoted:
             return text + f" → [{reply.element.id}]"
         self.quoted.add(reply.element.id)  # an answer to several messages is quoted under the first
-        settled = self.outdated_chars is not None and said is not None and fate.element.id in self.done \
-            and fate.category != "task"
-        answered = self.outdated_chars if settled and not (_worked(self.fates, self.position, fate, reply) and _names_left_out(
-            reply.element.text, min(width, self.outdated_chars or width))) else self.reply_chars
+        answered = self.outdated_chars if said is not None and fate.element.id in self.done and fate.category != "task" \
+            and not _worked(self.fates, self.position, fate, reply) else self.reply_chars
         outcome = _outcome(reply.element.text, min(width, answered or width))
         return text + f" → {_id(reply, outcome, self.pointed[reply.element.id] > 1)}{outcome}"
 

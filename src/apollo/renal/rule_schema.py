@@ -170,7 +170,6 @@ class FilterSettings(msgspec.Struct, forbid_unknown_fields=True):
     digest_recent_request_chars: int
     digest_outdated_chars: int
     digest_pause_hours: float
-    digest_work_names: list[str]
     digest_change_arguments: list[str]
     digest_failed_summary: list[str]
     digest_empty_section: list[str]
