@@ -1,10 +1,12 @@
-"""An earlier compaction's summary as the digest carries it: the blocks OpenClaw's compaction
-safeguard appends that copy the workspace's own files are left out, its lists of files read and
-changed are written as trees (the same paths, each folder once), and everything else stays word for word."""
+"""An earlier compaction's summary as the digest carries it: the block OpenClaw's compaction
+safeguard appends to its end that copies the workspace's own files is left out, its lists of files
+read and changed are written as trees (the same paths, each folder once), and everything else stays
+as written, line ends too."""
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -18,6 +20,11 @@ from renal.filter_support import worked_session
 _RULES = concentrate.load()
 _LEFT_OUT = frozenset(_RULES["digest_earlier_left_out"])
 _LISTS = frozenset(_RULES["digest_earlier_file_lists"])
+_PATH_LINE = re.compile(_RULES["digest_earlier_file_path"])
+
+
+def _carried(text: str) -> str:
+    return digest.without_appended_blocks(text, _LEFT_OUT, _LISTS, _PATH_LINE)
 
 _SUMMARY = ("## Goal\nNightly backups of /srv/db, kept for 30 days.\n\n## Constraints/Rules\n"
             "- Never restore over the live database.\n")
@@ -28,20 +35,22 @@ _RULES_BLOCK = ("<workspace-critical-rules>\n## Session Startup\n1. Read `SOUL.m
 
 
 def _expand(tree: str) -> list[str]:
-    """The paths a tree (``_by_folder``: "a/{b, c/{d, e}}, f") names, in order."""
-    paths, depth, start = [], 0, 0
-    parts = []
-    for index, char in enumerate(tree + ","):
-        depth += {"{": 1, "}": -1}.get(char, 0)
-        if char == "," and depth == 0:
-            parts.append(tree[start:index].strip())
-            start = index + 1
-    for part in filter(None, parts):
-        if "{" not in part:
-            paths.append(part)
-            continue
-        stem, inner = part.split("{", 1)
-        paths += [stem + below for below in _expand(inner[:-1])]
+    """The paths a tree (``_by_folder``: "a/{b, c/{d, e}}, f") names, in order (an empty entry
+    too: "a/{, b}" names "a/"), read without recursion."""
+    paths, folders, entry, closed = [], [""], "", False
+    for char in tree + ",":
+        if char == "{":
+            folders.append(folders[-1] + entry)
+            entry = ""
+        elif char in ",}":
+            if not closed:
+                paths.append(folders[-1] + entry)
+            entry, closed = "", char == "}"
+            if char == "}":
+                folders.pop()
+        elif char != " " or entry:  # not the space after a comma
+            entry += char
+            closed = False
     return paths
 
 
@@ -58,7 +67,61 @@ def test_a_block_in_code_never_closed_or_with_commas_in_its_paths_stays_as_writt
     unclosed = "## Notes\n<workspace-critical-rules>\n- Don't exfiltrate private data."
     commas = "<read-files>\n/srv/a, b/notes.md\n/srv/{x}/c.md\n</read-files>"
     for text in (fenced, unclosed, commas):
-        assert digest.without_appended_blocks(text, _LEFT_OUT, _LISTS) == text
+        assert _carried(text) == text
+
+
+def test_the_rules_block_goes_only_as_the_summarys_last_block() -> None:
+    """OpenClaw's safeguard appends the workspace's rules to the end of its summary: a block with that
+    tag in the middle is the summary's own (a rule the user set) and stays."""
+    middle = "## Constraints\n<workspace-critical-rules>\n- Never push to main (the user, 10:02)\n" \
+             "</workspace-critical-rules>\n## Next steps\n- Ship the invoices."
+    assert _carried(middle) == middle
+    assert _carried(middle + "\n\n" + _RULES_BLOCK + "\n\n") == middle
+
+
+def test_a_closing_tag_counts_only_outside_code_and_before_another_block_opens() -> None:
+    """A closing tag inside a fence the block opened, a tag inside a ``` block that holds a ~~~
+    line, a block opened again before it closes, a tag indented as code: all stay as written."""
+    later_fence = "## Decisions\n<workspace-critical-rules>\n- Deploy only on Tuesdays\n```\n" \
+                  "</workspace-critical-rules>\n```"
+    tilde_in_backticks = "```\n~~~\n<workspace-critical-rules>\n- a\n</workspace-critical-rules>\n```"
+    opened_twice = "<workspace-critical-rules>\n<workspace-critical-rules>\n- a\n</workspace-critical-rules>\n" \
+                   "- the user's own rule\n</workspace-critical-rules>"
+    indented = "Notes:\n\n    <workspace-critical-rules>\n    - a\n    </workspace-critical-rules>"
+    for text in (later_fence, tilde_in_backticks, opened_twice, indented):
+        assert _carried(text) == text
+    assert _carried("```\n~~~\n```\n" + _RULES_BLOCK) == "```\n~~~\n```"  # the fence closed before it
+
+
+def test_a_list_that_is_not_one_path_a_line_stays_as_written() -> None:
+    """A heading, a blank line, prose, an overflow note, bullets, or nothing at all between the tags:
+    no list of paths a tree could write."""
+    for body in ("## Files\n/srv/a.py", "/srv/a.py\n\n/srv/b.py", "the config and the readme",
+                 "/srv/a.py\n/srv/b.py\n...and 12 more", "- /srv/a.py\n- /srv/b.py"):
+        text = f"<read-files>\n{body}\n</read-files>"
+        assert _carried(text) == text
+    assert _carried("<read-files>\n</read-files>") == "<read-files>\n</read-files>"
+    assert _carried("<read-files>\n/srv/my app/a b.md\n/srv/my app/c.md\n</read-files>") == \
+        "<read-files>\n/srv/my app/{a b.md, c.md}\n</read-files>"  # a space in a folder's name
+
+
+def test_a_folder_with_a_trailing_slash_beside_its_files_gives_no_empty_entry() -> None:
+    assert _carried("<read-files>\n/srv/app/\n/srv/app/x.py\n/srv/app/y.py\n</read-files>") == \
+        "<read-files>\n/srv/app/{x.py, y.py}\n</read-files>"
+    assert digest._by_folder(["/srv/app/"]) == "/srv/app/"
+
+
+def test_crlf_line_ends_are_kept() -> None:
+    text = "## Goal\r\nBackups\r\n\r\n<read-files>\r\n/srv/a.py\r\n/srv/b.py\r\n</read-files>\r\n\r\n" \
+           "<workspace-critical-rules>\r\n- r\r\n</workspace-critical-rules>\r\n"
+    assert _carried(text) == "## Goal\r\nBackups\r\n\r\n<read-files>\r\n/srv/{a.py, b.py}\r\n</read-files>\r"
+
+
+def test_a_deep_tree_is_written_without_recursion() -> None:
+    """1,100 paths each a folder deeper, branching at every level (a recursive writer overflowed)."""
+    paths = ["/d" * depth + "/f" for depth in range(1, 1101)]
+    tree = _carried("<read-files>\n" + "\n".join(paths) + "\n</read-files>").split("\n")[1]
+    assert sorted(_expand(tree)) == sorted(paths)
 
 
 def test_the_new_digest_carries_the_earlier_summary_without_the_workspaces_rules(tmp_path: Path) -> None:
@@ -82,33 +145,43 @@ def test_the_new_digest_carries_the_earlier_summary_without_the_workspaces_rules
 
 _SEGMENT = st.text(st.characters(whitelist_categories=("L", "N"), whitelist_characters="._-中文"), min_size=1,
                    max_size=6).filter(lambda s: s not in (".", ".."))
-_PATH = st.builds(lambda root, parts: root + "/".join(parts), st.sampled_from(["/", "~/", "", "./"]),
-                  st.lists(_SEGMENT, min_size=1, max_size=4))
-_LINE = st.sampled_from(["## Decisions", "- keep **this** rule", "plain words 中文", "", "```", "`code` span"])
+_PATH = st.builds(lambda root, parts, slash: root + "/".join(parts) + slash, st.sampled_from(["/", "~/", "", "./"]),
+                  st.lists(_SEGMENT, min_size=1, max_size=4), st.sampled_from(["", "", "", "/"]))
+# the text around the blocks: lines and whole blocks that stay as written (code closed within each)
+_AROUND = st.one_of(
+    st.sampled_from(["## Decisions", "- keep **this** rule", "plain words 中文", "", "`code` span", "a line\r",
+                     "```\n~~~\n<workspace-critical-rules>\n- in code\n</workspace-critical-rules>\n```",
+                     "~~~\n```\n</read-files>\n~~~", "    <read-files>\n    /indented/code.py\n    </read-files>",
+                     "<workspace-critical-rules>\n- a rule the user set\n</workspace-critical-rules>",
+                     "<workspace-critical-rules>", "</workspace-critical-rules>", "<read-files>\n## not a path\n</read-files>",
+                     "<modified-files>\n</modified-files>"]),
+    st.text(st.characters(blacklist_characters="\n`~<", blacklist_categories=("Cs",)), max_size=20))
 
 
 @settings(max_examples=200, deadline=None)
-@given(before=st.lists(_LINE, max_size=5), paths=st.lists(_PATH, min_size=1, max_size=8),
-       after=st.lists(_LINE, max_size=5), rules_last=st.booleans())
-def test_a_carried_list_names_the_same_files_and_the_rest_stays_line_for_line(
-        before: list[str], paths: list[str], after: list[str], rules_last: bool) -> None:
-    """Whatever the summary around them: outside a code block, the list's tree expands to the same
-    paths (no file named twice, none lost, no path cut) and the rules' block is gone; every other
-    line stays as written, in order; the same input gives the same output."""
-    if sum(line == "```" for line in before) % 2:
-        before.append("```")  # the blocks come after a closed code block, as OpenClaw appends them
-    blocks = ["<read-files>", *paths, "</read-files>"]
-    rules = ["<workspace-critical-rules>", "## Red Lines", "- ask first", "</workspace-critical-rules>"]
-    text = "\n".join([*before, *(blocks + rules if rules_last else rules + blocks), *after])
-    out = digest.without_appended_blocks(text, _LEFT_OUT, _LISTS)
-    assert out == digest.without_appended_blocks(text, _LEFT_OUT, _LISTS)
-    lines = out.split("\n")
-    start = lines.index("<read-files>")
-    assert lines[start + 2] == "</read-files>"
-    folded = [p for p in paths if not any(other.startswith(p + "/") for other in paths)]  # a folder beside its files
-    named = _expand(lines[start + 1])
-    assert len(named) == len(set(named)) and set(named) == set(folded)
-    assert "ask first" not in out
-    rest = [line for index, line in enumerate(lines) if not start <= index <= start + 2]
-    expected = "\n".join([*before, *after]).strip().split("\n")
-    assert [line for line in rest if line.strip()] == [line for line in expected if line.strip()]
+@given(before=st.lists(_AROUND, max_size=6), paths=st.lists(_PATH, min_size=1, max_size=8),
+       between=st.lists(_AROUND, max_size=4), after=st.lists(_AROUND, max_size=4),
+       blanks=st.lists(st.sampled_from(["", "\r", "  "]), max_size=2), rules_last=st.booleans())
+def test_a_carried_list_names_the_same_files_and_the_rest_stays_as_written(
+        before: list[str], paths: list[str], between: list[str], after: list[str], blanks: list[str],
+        rules_last: bool) -> None:
+    """Whatever the summary around them: the list's tree expands to exactly the same paths (no file
+    named twice, none lost, no path cut; a folder beside its files named by them) and every other
+    line stays as written; the rules' block goes when it ends the summary, else it stays too."""
+    lines = [*"\n".join(before).split("\n")] if before else []
+    middle = "\n".join(between).split("\n") if between else []
+    rules = _RULES_BLOCK.split("\n")
+    tail = [*rules, *blanks] if rules_last else [*rules, *"\n".join(after).split("\n"), "## Next steps"]
+    out = _carried("\n".join([*lines, "<read-files>", *paths, "</read-files>", *middle, *tail])).split("\n")
+    tree = out[len(lines) + 1]
+    folded = {p.rstrip("/") or p for p in paths if not any(other.startswith(p.rstrip("/") + "/") and other != p
+                                                          for other in paths)}
+    named = _expand(tree)
+    assert len(named) == len(set(named)) and {n.rstrip("/") or n for n in named} == {f.rstrip("/") or f for f in folded}
+    kept = [*lines, "<read-files>", tree, "</read-files>", *middle]
+    if rules_last:  # the rules' block ends the summary: it goes, with the blank lines around it
+        while kept and not kept[-1].strip():
+            kept.pop()
+        assert out == kept
+    else:
+        assert out == kept + tail

@@ -185,7 +185,8 @@ def carried_summaries(summaries: list[str], rules: concentrate.FilterRules) -> l
     failed = [re.compile(p, re.IGNORECASE) for p in rules["digest_failed_summary"]]
     empty = [re.compile(p, re.IGNORECASE) for p in rules["digest_empty_section"]]
     left_out, lists = frozenset(rules["digest_earlier_left_out"]), frozenset(rules["digest_earlier_file_lists"])
-    carried = (digest.without_empty_sections(digest.without_appended_blocks(text, left_out, lists), empty)
+    path = re.compile(rules["digest_earlier_file_path"])
+    carried = (digest.without_empty_sections(digest.without_appended_blocks(text, left_out, lists, path), empty)
                for text in summaries if not digest.failed_summary(text, failed))
     return [text for text in carried if text]
 

@@ -175,6 +175,7 @@ class FilterSettings(msgspec.Struct, forbid_unknown_fields=True):
     digest_empty_section: list[str]
     digest_earlier_left_out: list[str]
     digest_earlier_file_lists: list[str]
+    digest_earlier_file_path: str
     anchors: FilterAnchors
     reabsorb: FilterReabsorb
 
