@@ -228,6 +228,26 @@ def test_an_answer_that_reports_work_done_is_never_settled_and_keeps_its_job_id(
     assert "Its job id is job-3-17." in outcome and len(outcome) > _RULES["digest_outdated_chars"]
 
 
+def test_a_report_of_work_keeps_what_its_middle_says_though_it_names_nothing(tmp_path: Path) -> None:
+    """A report of work from an earlier sitting whose middle says what failed, between an ordinary
+    opening and closing and with no id or path: settling it as an outcome (its opening and closing)
+    had lost the failure; every answer after a tool call keeps ``digest_reply_chars``."""
+    session = worked_session()
+    session.user("Spreadsheet of the supplier invoices")
+    session.tool("call_1", "exec", {"command": "make-sheet ~/invoices"}, '{"status": "error", "code": 403}')
+    session.say("I ran the nightly backup for the invoices as you asked this morning, all steps in order. "
+                "The upload to the bucket failed with 403 Forbidden and 3 of 12 files are missing. "
+                "Everything else went as planned and the team has been told about it by mail.")
+    session.user("ok thanks")
+    session.say("You're welcome.")
+    session.clock += 20 * _HOUR
+    session.user("Which branch is deployed now?")
+    session.say("main, at the last green build.")
+    _tail(session)
+    summary, _ = _digest(session, tmp_path)
+    assert "failed with 403 Forbidden and 3 of 12 files are missing" in _line(summary, "Spreadsheet of the supplier")
+
+
 def test_one_message_stamped_out_of_order_makes_no_pause() -> None:
     """A queued or imported message stamped a day early, in a ten-minute sitting: no one left."""
     stamps = ["2026-04-20T10:00:00Z", "2026-04-20T10:05:00Z", "2026-04-19T09:00:00Z", "2026-04-20T10:10:00Z"]

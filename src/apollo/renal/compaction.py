@@ -176,13 +176,18 @@ def plan_compaction(fates: list[Fate], rules: concentrate.FilterRules, lang: str
 
 def carried_summaries(summaries: list[str], rules: concentrate.FilterRules) -> list[str]:
     """The earlier compactions' ``summaries`` a new digest carries: none that is the summariser's failure
-    (``digest_failed_summary``), each less its sections that say only that there is nothing
+    (``digest_failed_summary``), each less the blocks copying the workspace's files that OpenClaw appends
+    (``digest_earlier_left_out``), its file lists as trees (``digest_earlier_file_lists``:
+    :func:`digest.without_appended_blocks`), less its sections that say only that there is nothing
     (``digest_empty_section``), and none left empty by that."""
     from apollo.renal import digest
 
     failed = [re.compile(p, re.IGNORECASE) for p in rules["digest_failed_summary"]]
     empty = [re.compile(p, re.IGNORECASE) for p in rules["digest_empty_section"]]
-    carried = (digest.without_empty_sections(text, empty) for text in summaries if not digest.failed_summary(text, failed))
+    left_out, lists = frozenset(rules["digest_earlier_left_out"]), frozenset(rules["digest_earlier_file_lists"])
+    path = re.compile(rules["digest_earlier_file_path"])
+    carried = (digest.without_empty_sections(digest.without_appended_blocks(text, left_out, lists, path), empty)
+               for text in summaries if not digest.failed_summary(text, failed))
     return [text for text in carried if text]
 
 

@@ -178,7 +178,8 @@ def _outcome(text: str, limit: int) -> str:
 def _by_folder(paths: list[str]) -> str:
     """The paths as a tree, each folder written once ("~/app/{src/{a.py, b.py}, README.md}"): the
     same files, without repeating a long folder for each. A folder listed beside its own files is
-    named by them; a root ("/", "~", ".") is no folder to group under."""
+    named by them (so is one written with a trailing slash: no empty entry); a root ("/", "~", ".")
+    is no folder to group under. Written without recursion: a path may be as deep as it likes."""
     tree: dict[str, dict] = {}
     for path in paths:
         parts = path.split("/")
@@ -188,15 +189,28 @@ def _by_folder(paths: list[str]) -> str:
         for part in parts:
             node = node.setdefault(part, {})
 
-    def written(name: str, node: dict) -> str:
-        while len(node) == 1:  # a folder with one entry: one path on
-            (child, node), = node.items()
-            name = f"{name}/{child}"
-        if not node:
-            return name
-        return f"{name}/{{{', '.join(written(child, below) for child, below in node.items())}}}"
+    def entries(node: dict) -> list[tuple[str, dict]]:
+        """A folder's entries, less the empty one a trailing slash leaves beside its files."""
+        return [(name, below) for name, below in node.items() if name or below or len(node) == 1]
 
-    return ", ".join(written(name, node) for name, node in tree.items())
+    top: list[str] = []
+    stack: list[tuple[str, Any, list[str], list[str]]] = [("", iter(entries(tree)), [], top)]
+    while stack:  # each folder: its entries written in turn, then itself as "name/{entries}"
+        folder, below, written, into = stack[-1]
+        entry = next(below, None)
+        if entry is None:
+            stack.pop()
+            into.append(f"{folder}/{{{', '.join(written)}}}" if stack else ", ".join(written))
+            continue
+        name, node = entry
+        while len(only := entries(node)) == 1:  # a folder with one entry: one path on
+            (child, node), = only
+            name = f"{name}/{child}"
+        if only:
+            stack.append((name, iter(only), [], written))
+        else:
+            written.append(name)
+    return top[0]
 
 
 def _is_blob(text: str) -> bool:
@@ -313,6 +327,81 @@ def without_empty_sections(text: str, patterns: list[re.Pattern[str]]) -> str:
     kept = [part for part in parts if not (part.startswith("#") and any(
         pattern.search(part.split("\n", 1)[1].strip() if "\n" in part else "") for pattern in patterns))]
     return "".join(kept).strip()
+
+
+_FENCE_LINE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
+
+
+def _in_code(lines: list[str]) -> list[bool]:
+    """Which ``lines`` are a fenced code block's (its fences too): a fence of three or more backticks
+    or tildes opens one, closed only by a fence of the same character at least as long with nothing
+    after it (a ~~~ line inside a block a ``` line opened is code); one never closed runs to the end."""
+    code: list[bool] = []
+    opened = ""
+    for line in lines:
+        fence = _FENCE_LINE.fullmatch(line)
+        marks, rest = (fence.group(1), fence.group(2)) if fence else ("", "")
+        if opened:
+            code.append(True)
+            if marks[:1] == opened[0] and len(marks) >= len(opened) and not rest.strip():
+                opened = ""
+        else:
+            opened = marks if marks and not (marks[0] == "`" and "`" in rest) else ""
+            code.append(bool(opened))
+    return code
+
+
+def _tag(line: str) -> str:
+    """The name of the tag ``line`` opens ("<read-files>" alone on it, from its start), or ""."""
+    bare = line.rstrip()
+    return bare[1:-1] if bare.startswith("<") and bare.endswith(">") and not bare.startswith("</") else ""
+
+
+def _block_end(lines: list[str], code: list[bool], index: int, tags: frozenset[str]) -> int | None:
+    """The line closing the block whose tag opens at ``index``: its tag's closing line outside code,
+    before any other block opens (blocks do not nest); None when there is none."""
+    closing = f"</{_tag(lines[index])}>"
+    for at in range(index + 1, len(lines)):
+        if not code[at] and lines[at].rstrip() == closing:
+            return at
+        if not code[at] and _tag(lines[at]) in tags:
+            return None
+    return None
+
+
+def without_appended_blocks(text: str, left_out: frozenset[str], file_lists: frozenset[str],
+                            path: re.Pattern[str]) -> str:
+    """An earlier compaction's summary less the block OpenClaw's compaction safeguard appends to its
+    end that copies the workspace's own files (tags in ``left_out``: ``<workspace-critical-rules>``,
+    the startup and safety sections of AGENTS.md, which the agent's system prompt holds on every
+    run; such a block anywhere else is the summary's and stays), and with its lists of files read or
+    changed (tags in ``file_lists``: ``<read-files>``, one path a line) written as a tree
+    (:func:`_by_folder`: the same paths, each folder once). A block is its tag's line (at the line's
+    start), its body and the closing tag's line outside code, before another block opens; one never
+    closed, inside code, or a list with a line that is no path (``path``: a heading, a blank line,
+    prose, a brace or a comma, which a tree could not tell apart) or none, stays as written, and so
+    does every line outside the blocks (line ends too). Time linear in the summary."""
+    lines = text.split("\n")
+    code = _in_code(lines)
+    tags = left_out | file_lists
+    last = max((at for at, line in enumerate(lines) if line.strip()), default=0)  # where the summary ends
+    kept: list[str] = []
+    index = 0
+    while index < len(lines):
+        line, name = lines[index], "" if code[index] else _tag(lines[index])
+        end = _block_end(lines, code, index, tags) if name in tags else None
+        paths = [entry.removesuffix("\r") for entry in lines[index + 1:end]] if end is not None else []
+        if end is not None and name in left_out and end >= last:
+            while kept and not kept[-1].strip():
+                kept.pop()  # the blank lines before it go with the block
+            return "\n".join(kept)
+        if end is None or name not in file_lists or not paths or not all(path.fullmatch(entry) for entry in paths):
+            kept.append(line)
+            index += 1
+            continue
+        kept += [line, _by_folder(paths) + line[len(line.rstrip("\r")):], lines[end]]
+        index = end + 1
+    return "\n".join(kept)
 
 
 def earlier_summary(text: str) -> str:

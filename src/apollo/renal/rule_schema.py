@@ -173,6 +173,9 @@ class FilterSettings(msgspec.Struct, forbid_unknown_fields=True):
     digest_change_arguments: list[str]
     digest_failed_summary: list[str]
     digest_empty_section: list[str]
+    digest_earlier_left_out: list[str]
+    digest_earlier_file_lists: list[str]
+    digest_earlier_file_path: str
     anchors: FilterAnchors
     reabsorb: FilterReabsorb
 
