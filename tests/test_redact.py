@@ -299,6 +299,9 @@ def test_a_secret_given_on_the_command_line_is_redacted() -> None:
     ("keytool -keypasswd -alias mykey -keystore /home/user/projects/android/app/release-keystore.jks -storetype PKCS12"
      " -storepass Hunter2xyz! -new Winter2024!", ("Hunter2xyz!", "Winter2024!")),
     ("docker login -u bob -pHunter2xyz!", ("Hunter2xyz!",)), ("docker --config /tmp/cfg login -u bob -p=Hunter2xyz!", ("Hunter2xyz!",)),
+    # review 23: quoted, < and > are the value's own; a user named like the tool
+    ('mytool --token "123<abc>def9"', ("123<abc>def9",)), ("mysql -u root -p'1>abcdef9' db", ("1>abcdef9",)),
+    ("docker login -u docker -p S3cretPw9 reg", ("S3cretPw9",)),
     # an arrow or "into" gives the new value; 由 as 从
     ("password: Hunter2xyz! -> Winter2024!", ("Hunter2xyz!", "Winter2024!")),
     ("changed the password from Hunter2xyz! → Winter2024!", ("Hunter2xyz!", "Winter2024!")),

@@ -161,11 +161,12 @@ _CJK_FROM_TO_KEYWORD = (rf"{_CJK_FROM}(?:[“\"'`「][^\n”\"'`」]{{1,{_LONGES
 _CLI_NAMES = (r"pass(?:word|wd|phrase)?|(?:api|access|secret|private|auth|app)[_-]?key|(?:[a-z]+[_-]?)?token"
               r"|(?:client[_-]?)?secret")
 _CLI_CURSOR = r"(?!(?:[A-Za-z0-9]+[_-])*(?i:page|next|starting|continuation|sync|cursor)[_-]?token)"
-#: a command line's value: printable ASCII but quotes and a shell's separators (``|;&)*``)
+#: a command line's value: printable ASCII but quotes and a shell's separators (``|;&)*``); unquoted,
+#: never a redirection (``2>/dev/null``)
 _CLI_CHARS = r"[!#-%(+-:<-_a-{}~]"
-_CLI_VALUE = (rf"(?P<quote>['\"])?(?!-)(?!{_NUMBER})(?![A-Z][A-Z_-]*(?![a-z0-9]))(?!\d*[<>])"
+_CLI_VALUE = (rf"(?P<quote>['\"])?(?!-)(?!{_NUMBER})(?![A-Z][A-Z_-]*(?![a-z0-9]))"
               rf"(?P<value>(?(quote){_NOT_PROSE_VALUE}{_IN_QUOTES}{{6,{_LONGEST}}}+(?=['\"])"
-              rf"|{_NOT_PROSE_VALUE}(?={_CLI_CHARS}{{0,{_LONGEST}}}?[0-9!#$%+@^~]){_CLI_CHARS}{{6,{_LONGEST}}}+))")
+              rf"|(?!\d*[<>]){_NOT_PROSE_VALUE}(?={_CLI_CHARS}{{0,{_LONGEST}}}?[0-9!#$%+@^~]){_CLI_CHARS}{{6,{_LONGEST}}}+))")
 #: where a command begins: not inside a word of Latin letters (Chinese may run right up to it: 用docker login …)
 _CLI_START = r"(?<![A-Za-z0-9_-])"
 _CLI_KEYWORD = (
@@ -182,8 +183,9 @@ _CLI_TOOLS = ("mysql", "mariadb", "sshpass", "redis-cli", "docker", "keytool")
 
 def _first(command: str, option: str, name: str, most: int = 120) -> str:
     """From a command's start to the first ``option`` after it in the same command, which ends at a
-    shell's separator, a backquote or the tool's ``name`` again ("… then docker run -p 8080:80")."""
-    return rf"{command}(?=[ \t])(?:(?![ \t](?:{option}|{name}[ \t]))[^\n|;&`]){{0,{most}}}?[ \t]{option}"
+    shell's separator, a backquote or the tool's ``name`` again before a word ("… then docker run -p
+    8080:80"; not the user ``-u docker -p …``)."""
+    return rf"{command}(?=[ \t])(?:(?![ \t](?:{option}|{name}[ \t]+[a-z]))[^\n|;&`]){{0,{most}}}?[ \t]{option}"
 
 
 _DOCKER_LOGIN = r"docker[ \t]+(?:--config[ \t=]+[^\s|;&`]+[ \t]+)?login"
@@ -205,7 +207,7 @@ _VALUE_CELL = (rf"[ \t]*(?:\*\*|__)?(?P<quote>[`'\"])?{_REFERENCE}(?P<value>(?(q
                rf"[`'\"]?(?:\*\*|__)?[ \t]*")
 #: a name that gives its value at the end of a line ("Your password is:", "**API key**:", "Token:",
 #: "密码是："), the value alone on the next line, or on the first line after at most two blank or fence
-#: lines (bare, as a list item or a quote, quoted, in ‘…’ or 「…」 or bold); a value has a letter or digit (a table's
+#: lines (bare, as a list item or a quote, quoted, in ‘…’, 「…」 or 『…』, or bold); a value has a letter or digit (a table's
 #: border is none). Not a terminal's prompt ("Enter password:", "[sudo] password for …:"): what follows
 #: it is the program's output, the password is never echoed
 _GIVES_AT_END = (

@@ -72,7 +72,11 @@ def test_try_it_in_reply_to_the_agents_proposal_takes_it_up(said: str) -> None:
 
 
 @pytest.mark.parametrize("said", ["记录我的每次对话，每天存一个 md 文件", "保存所有的聊天记录到 docs 目录",
-                                  "对话历史也不对，我想让你恢复我说过的话", "我想要你帮我修一下脚本"])
+                                  "对话历史也不对，我想让你恢复我说过的话", "我想要你帮我修一下脚本",
+                                  # review 23: the verbs as orders; an error named as what to keep
+                                  "把代码推送到GitHub", "推送到远程仓库", "推送一下代码", "提取这个PDF里的表格",
+                                  "提取一下发票信息", "还原到上一个版本", "还原一下配置文件", "记录每次出错的日志",
+                                  "保存所有报错信息到文件"])
 def test_chinese_orders_of_keeping_restoring_and_pushing_ask_for_work(said: str) -> None:
     got = verdicts(("user", said))
     assert got["m1"].category == "task", got["m1"]
