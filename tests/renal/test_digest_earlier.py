@@ -97,7 +97,8 @@ def test_a_list_that_is_not_one_path_a_line_stays_as_written() -> None:
     """A heading, a blank line, prose, an overflow note, bullets, or nothing at all between the tags:
     no list of paths a tree could write."""
     for body in ("## Files\n/srv/a.py", "/srv/a.py\n\n/srv/b.py", "the config and the readme",
-                 "/srv/a.py\n/srv/b.py\n...and 12 more", "- /srv/a.py\n- /srv/b.py"):
+                 "/srv/a.py\n/srv/b.py\n...and 12 more", "- /srv/a.py\n- /srv/b.py", "1. /srv/a.py\n2. /srv/b.py",
+                 "• /srv/a.py\n• /srv/b.py"):
         text = f"<read-files>\n{body}\n</read-files>"
         assert _carried(text) == text
     assert _carried("<read-files>\n</read-files>") == "<read-files>\n</read-files>"
@@ -115,6 +116,27 @@ def test_crlf_line_ends_are_kept() -> None:
     text = "## Goal\r\nBackups\r\n\r\n<read-files>\r\n/srv/a.py\r\n/srv/b.py\r\n</read-files>\r\n\r\n" \
            "<workspace-critical-rules>\r\n- r\r\n</workspace-critical-rules>\r\n"
     assert _carried(text) == "## Goal\r\nBackups\r\n\r\n<read-files>\r\n/srv/{a.py, b.py}\r\n</read-files>\r"
+
+
+def test_a_list_with_a_secret_in_a_path_stays_as_written_and_is_redacted_whole() -> None:
+    """Split at its slashes a key would escape redaction, which marks the line whole (review 24)."""
+    text = ("<read-files>\n/srv/vault/wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ7vKx2pLmN\n"
+            "/srv/vault/wJalrXUtnFEMI/K7MDENG/cQyRgjDZaR8wLy3qMnO\n</read-files>")
+    assert _carried(text) == text
+    assert "bPxRfiCYzQ7vKx2pLmN" not in digest.redact(_carried(text))
+
+
+def test_a_very_deep_path_is_given_back_whole() -> None:
+    """A path of 50,000 folders, twice: one path, its name joined once (review 24: built a folder at a
+    time, it was copied at each)."""
+    deep = "/a" * 50000 + "/b"
+    assert _expand(digest._by_folder([deep, deep])) == [deep]
+
+
+def test_a_line_of_slashes_with_spaces_is_a_path_only_whole() -> None:
+    for line, is_path in (("a/" * 2000 + " x", True), ("x/y ", False), (" x/y", False), ("see notes/ideas", True),
+                          ("a b", False), ("ab", True), ("{a}/b", False)):
+        assert (_PATH_LINE.fullmatch(line) is not None) == is_path, line
 
 
 def test_a_deep_tree_is_written_without_recursion() -> None:

@@ -202,10 +202,12 @@ def _by_folder(paths: list[str]) -> str:
             stack.pop()
             into.append(f"{folder}/{{{', '.join(written)}}}" if stack else ", ".join(written))
             continue
-        name, node = entry
-        while len(only := entries(node)) == 1:  # a folder with one entry: one path on
+        chain = [entry[0]]
+        node = entry[1]
+        while len(only := entries(node)) == 1:  # a folder with one entry: one path on (joined once)
             (child, node), = only
-            name = f"{name}/{child}"
+            chain.append(child)
+        name = "/".join(chain)
         if only:
             stack.append((name, iter(only), [], written))
         else:
@@ -379,7 +381,7 @@ def without_appended_blocks(text: str, left_out: frozenset[str], file_lists: fro
     (:func:`_by_folder`: the same paths, each folder once). A block is its tag's line (at the line's
     start), its body and the closing tag's line outside code, before another block opens; one never
     closed, inside code, or a list with a line that is no path (``path``: a heading, a blank line,
-    prose, a brace or a comma, which a tree could not tell apart) or none, stays as written, and so
+    prose, a brace or a comma, which a tree could not tell apart; a secret) or none, stays as written, and so
     does every line outside the blocks (line ends too). Time linear in the summary."""
     lines = text.split("\n")
     code = _in_code(lines)
@@ -395,13 +397,19 @@ def without_appended_blocks(text: str, left_out: frozenset[str], file_lists: fro
             while kept and not kept[-1].strip():
                 kept.pop()  # the blank lines before it go with the block
             return "\n".join(kept)
-        if end is None or name not in file_lists or not paths or not all(path.fullmatch(entry) for entry in paths):
+        if end is None or name not in file_lists or not _tree_ready(paths, path):
             kept.append(line)
             index += 1
             continue
         kept += [line, _by_folder(paths) + line[len(line.rstrip("\r")):], lines[end]]
         index = end + 1
     return "\n".join(kept)
+
+
+def _tree_ready(paths: list[str], path: re.Pattern[str]) -> bool:
+    """Whether a list can be written as a tree: every line a path, none holding a secret (redaction
+    marks a key inside a path whole; split at its slashes, its parts would escape it)."""
+    return bool(paths) and all(path.fullmatch(entry) and redact(entry) == entry for entry in paths)
 
 
 def earlier_summary(text: str) -> str:
