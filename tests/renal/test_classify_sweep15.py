@@ -112,3 +112,22 @@ def test_a_run_asked_as_a_question_is_read_as_a_question() -> None:
 def test_a_rule_about_tests_is_no_run() -> None:
     got = verdicts(("user", "test coverage must stay above 80% from now on"), ("assistant", "Noted."))
     assert got["m1"].category == "preference"
+
+
+@pytest.mark.parametrize("probe", ["hi, reply with just the word hello", "PING: respond with only the word PONG",
+                                   "Say only the word: READY", "Say only: SERVER_UP", "respond with only PONG"])
+def test_a_probe_asking_for_one_word_back_is_a_ping(probe: str) -> None:
+    got = verdicts(("user", "book the dentist for Tuesday"), ("assistant", "Booked for Tuesday at 10:00."),
+                   ("user", probe), ("assistant", "READY"))
+    assert got["m3"].category == "noise"
+
+
+@pytest.mark.parametrize(("said", "kind"), [
+    ("reply with only yes or no from now on", "preference"),   # a rule for every answer after this
+    ("Reply only with the summary", "task"),
+    ("reply with just a thumbs up to every reminder", "task"),
+])
+def test_a_rule_or_request_for_how_to_answer_is_no_ping(said: str, kind: str) -> None:
+    got = verdicts(("user", "book the dentist for Tuesday"), ("assistant", "Booked for Tuesday at 10:00."),
+                   ("user", said))
+    assert got["m3"].category == kind
