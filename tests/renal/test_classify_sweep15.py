@@ -131,3 +131,26 @@ def test_a_rule_or_request_for_how_to_answer_is_no_ping(said: str, kind: str) ->
     got = verdicts(("user", "book the dentist for Tuesday"), ("assistant", "Booked for Tuesday at 10:00."),
                    ("user", said))
     assert got["m3"].category == kind
+
+
+@pytest.mark.parametrize("command", ["git status", "openclaw doctor", "openclaw gateway --port 18789",
+                                     "npm run build"])
+def test_a_command_line_on_its_own_is_work_to_run(command: str) -> None:
+    assert verdicts(("user", command))["m1"].category == "task"
+
+
+@pytest.mark.parametrize("said", ["Python and Rust are both taught on Mondays", "git is the one we use",
+                                  "node was slower than the old server"])
+def test_prose_that_opens_with_a_tools_name_is_no_command_line(said: str) -> None:
+    assert verdicts(("user", said))["m1"].category != "task"
+
+
+def test_what_the_user_says_the_agent_needs_to_do_is_work() -> None:
+    got = verdicts(("user", "The shop opens next week. One thing you need to renew is the certificate, so you need "
+                            "to renew the certificate before Friday."))
+    assert got["m1"].category == "task"
+
+
+@pytest.mark.parametrize("said", ["you need to be careful with the prod database", "you need to know that I'm away"])
+def test_what_the_agent_needs_to_be_or_know_is_no_work(said: str) -> None:
+    assert verdicts(("user", said))["m1"].category != "task"
