@@ -127,10 +127,6 @@ class _Candidate:
     answer: str | None = None
     #: the things a report names (files, paths, ids): reports naming different ones are on different work
     specifics: frozenset[str] = frozenset()
-    #: the category a task takes once reported done (a row's ``done``; None: it keeps its category), and
-    #: the one it had while open (back again if the work turns out not done)
-    done: str | None = None
-    opened: str = ""
 
 
 @slotted()
@@ -825,7 +821,7 @@ class Classifier:
         questions, proposals and reports."""
         effect = row.get("effect")
         if effect == "task":
-            self._candidate(self._tasks, element, role, speaker, keys, topic).done = row.get("done")
+            self._candidate(self._tasks, element, role, speaker, keys, topic)
         elif effect == "question":
             if role == "assistant":
                 self._ask_again(element)
@@ -901,8 +897,6 @@ class Classifier:
             facts.add("defers_answer")
         if found.bare in ("agreement", "rejection"):
             facts.add(found.bare)
-        if "run_now" in facts and found.states(self.rules["task"], unless=self.rules["run_now"]):
-            facts.add("more_work")  # "restart it, then add the new provider": work beside the run
         if element.tokens > (self._long_user_tokens if role == "user" else self._compress_tokens):
             facts.add("long")
         if "supersede" in facts and ("task" not in facts or (
@@ -1015,9 +1009,8 @@ class Classifier:
             task, confidence = self._tasks[-1], 0.6
         self._tasks.remove(task)
         self._closed = (element.id, task)
-        task.opened = task.verdict.category
-        self._amend(task, category=task.done or task.opened, status="done", action="compress", confidence=confidence,
-                    rule="resolve:done", reason=f"no longer active: reported done in #{element.id}")
+        self._amend(task, status="done", action="compress", confidence=confidence, rule="resolve:done",
+                    reason=f"no longer active: reported done in #{element.id}")
 
     def _specifics_in(self, text: str) -> frozenset[str]:
         """The specifics a text names (``stance_report_specifics``): ids, ports, versions, paths."""
@@ -1084,8 +1077,7 @@ class Classifier:
         if task not in self._tasks:
             self._tasks.append(task)
         self._closed = None
-        self._amend(task, category=task.opened or task.verdict.category, status="current", action="keep",
-                    rule="resolve:reopened", reason=reason)
+        self._amend(task, status="current", action="keep", rule="resolve:reopened", reason=reason)
 
     def _ask_again(self, element: Element) -> None:
         """The agent asks something new: its earlier questions the user left unanswered are dropped

@@ -75,7 +75,6 @@ class VerdictRow(msgspec.Struct, forbid_unknown_fields=True):
     effect: str | UnsetType = UNSET
     answered: str | UnsetType = UNSET
     answer_settles: bool | UnsetType = UNSET
-    done: str | UnsetType = UNSET
     kinds: list[str] | UnsetType = UNSET
     max_tokens: int | UnsetType = UNSET
     copy: bool | UnsetType = UNSET
