@@ -68,9 +68,8 @@ def test_a_rule_or_request_for_how_to_answer_is_no_ping(said: str, kind: str) ->
 
 @pytest.mark.parametrize("said", ["Reply with only JSON", "respond with only code", "reply only with emojis"])
 def test_an_answer_format_naming_no_word_is_no_ping(said: str) -> None:
-    got = verdicts(("user", "book the dentist for Tuesday"), ("assistant", "Booked for Tuesday at 10:00."),
-                   ("user", said))
-    assert got["m3"].category != "noise"
+    """A format for the answers ("only JSON") names no word to send back: it is read as a rule or a request."""
+    assert verdicts(("user", said), ("assistant", '{"ok": true}'))["m1"].category != "noise"
 
 
 @pytest.mark.parametrize("asked", [
