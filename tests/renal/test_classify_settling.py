@@ -276,7 +276,7 @@ def test_a_plain_question_the_turn_ends_on_work_after_stays_open(asked: str, rep
 
 
 @pytest.mark.parametrize(("first", "reply", "then"), [
-    ("Read agents.md", "On it.", "Now update the backup schedule"),
+    ("Rename agents.md", "On it.", "Now update the backup schedule"),
     ("Fix the login page of the shop", "On it.", "Also fix the signup page and add tests for the shop"),
     ("检查备份脚本", "好的。", "再把日志清理一下"),
     ("修复商城的登录页面", "好的。", "顺便修复商城的注册页面"),
