@@ -85,6 +85,15 @@ def test_a_look_with_work_after_it_is_a_task_its_finding_does_not_settle(asked: 
     assert (got["m1"].category, got["m1"].status) == ("task", "current")
 
 
+@pytest.mark.parametrize("asked", [  # review 25: a purpose, a time, a condition or a limit beside the look
+    "Please read CONTRIBUTING.md before any PR", "read the docs but don't change anything",
+    "read the logs so you can fix the crash", "read the spec to implement it", "read AGENTS.md before touching anything",
+])
+def test_a_look_with_a_purpose_time_or_limit_is_no_inquiry(asked: str) -> None:
+    got = verdicts(("user", asked), ("assistant", "Done, here it is."))
+    assert got["m1"].category in MUST_KEEP and got["m1"].rule != "resolve:answered", got["m1"]
+
+
 def test_an_order_to_keep_to_a_file_is_no_inquiry() -> None:
     got = verdicts(("user", "Read AGENTS.md and keep to it in every session"), _FINDING)
     assert got["m1"].category in MUST_KEEP

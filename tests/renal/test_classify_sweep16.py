@@ -85,7 +85,9 @@ def test_chinese_orders_of_keeping_restoring_and_pushing_ask_for_work(said: str)
 @pytest.mark.parametrize("said", ["记录里没有这一条", "保存失败的原因是什么？", "我想让你知道我很生气", "我想让你开心一点",
                                   "聊天记录保存在哪里？", "保存我的设置失败了", "记录我们的对话好像没用",
                                   # 推送, 提取, 还原 alone ask for nothing (a notification, an extraction code, a report)
-                                  "提取码是多少", "推送通知太多了", "推送失败了", "提取出来的数据不对"])
+                                  "提取码是多少", "推送通知太多了", "推送失败了", "提取出来的数据不对",
+                                  # review 25: reports of the verbs' outcome
+                                  "提取到的数据不对", "推送到了", "推送到远程失败了", "推送下来的消息太多了", "保存我的设置失败了吧"])
 def test_the_same_words_as_a_noun_a_question_or_a_feeling_ask_for_no_work(said: str) -> None:
     got = verdicts(("user", said))
     assert got["m1"].category != "task", got["m1"]
