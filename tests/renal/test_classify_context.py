@@ -382,6 +382,14 @@ def test_a_lone_straight_quote_before_a_question_hides_nothing(before: str) -> N
     assert found.clauses[-1].question
 
 
+@pytest.mark.parametrize("mark", list("“「『《"))
+def test_an_opening_quotation_mark_never_closed_hides_no_question(mark: str) -> None:
+    """A stray opening mark quotes nothing: the question after it is still asked."""
+    found = reading.read(f"It is {mark} wide. Which one should I buy?", "user", rules.load())
+    assert found.clauses[-1].question
+    assert len(list(reading.sentences(f"It is {mark} wide. Which one should I buy?"))) == 2
+
+
 def test_waiting_on_the_users_approval_is_a_question_left_open() -> None:
     v = verdicts(("user", "how is the radar plan going?"),
                  ("assistant", "The radar plan's architecture is done and the GitHub source works.\n"

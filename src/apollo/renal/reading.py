@@ -219,11 +219,27 @@ def _last_units(text: str, size: int) -> str:
     return text[starts[-size]:].strip() if len(starts) > size else text.strip()
 
 
+def _closed_openings(text: str) -> set[int]:
+    """Where in ``text`` an opening quotation mark is closed later on: one never closed (a stray “)
+    quotes nothing, as a lone straight quote does not."""
+    if not any(mark in text for mark in _QUOTE_OPEN):
+        return set()
+    waiting: list[int] = []
+    closed: set[int] = set()
+    for index, char in enumerate(text):
+        if char in _QUOTE_OPEN:
+            waiting.append(index)
+        elif char in _QUOTE_CLOSE and waiting:
+            closed.add(waiting.pop())
+    return closed
+
+
 def sentences(text: str) -> Iterator[str]:
     """The sentences of ``text`` (end marks inside quotations do not end one)."""
     depth = start = 0
+    closed = _closed_openings(text)
     for index, char in enumerate(text):
-        if char in _QUOTE_OPEN:
+        if index in closed:
             depth += 1
         elif char in _QUOTE_CLOSE:
             depth = max(depth - 1, 0)
@@ -457,12 +473,10 @@ def _read(text: str, role: str, rules: RenalRules, social: bool) -> Reading:
     offer = rules["proposal"] if rules["proposal"].applies_to(role) else None
     intent, whole_intent = _signals_for(rules, role)
     content: list[str] = []
-    quoted = 0  # quotations open at the end of the clause
     inside = own = False  # in a quotation at the end of the clause; one the speaker asks as their own
-    for index, (clause, straight) in enumerate(zip(clauses, _straight_quotations(clauses), strict=True)):
+    for index, (clause, quoted, straight) in enumerate(
+            zip(clauses, _bracket_quotations(clauses), _straight_quotations(clauses), strict=True)):
         matched = _match_text(clause)
-        quoted = max(quoted + sum(clause.body.count(c) for c in _QUOTE_OPEN)
-                     - sum(clause.body.count(c) for c in _QUOTE_CLOSE), 0)
         if (quoted or straight) and not inside:
             own = _introduces_own(clauses, index, rules)
         inside = bool(quoted or straight)
@@ -503,6 +517,25 @@ def _read(text: str, role: str, rules: RenalRules, social: bool) -> Reading:
         _read_as_one(text, reading, rules)
     reading.opening = opening(text[:_OPENING_CHARS]).lower()
     return reading
+
+
+def _bracket_quotations(clauses: list[Clause]) -> list[bool]:
+    """For each clause, whether a quotation in 「」『』“”《》 is open at its end (one that closes later)."""
+    bodies = "\n".join(clause.body for clause in clauses)
+    closed = _closed_openings(bodies)
+    if not closed:
+        return [False] * len(clauses)
+    open_at: list[bool] = []
+    depth = offset = 0
+    for clause in clauses:
+        for index, char in enumerate(clause.body, offset):
+            if index in closed:
+                depth += 1
+            elif char in _QUOTE_CLOSE:
+                depth = max(depth - 1, 0)
+        open_at.append(depth > 0)
+        offset += len(clause.body) + 1
+    return open_at
 
 
 def _straight_quotations(clauses: list[Clause]) -> list[bool]:
