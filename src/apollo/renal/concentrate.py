@@ -26,6 +26,7 @@ from apollo.records import slotted
 from apollo.renal.condense import Condenser, CondenseRules, load_rules
 from apollo.renal.rules import RULES_FOLDER
 from apollo.rulefile import overlay, read_toml
+from apollo.transcript.fences import closes, opening_fence
 from apollo.transcript.model import Element, Kind, Role
 from apollo.words import cjk_runs
 
@@ -350,25 +351,16 @@ def _continues(before: str, char: str) -> bool:
             or "\U0001f3fb" <= char <= "\U0001f3ff" or flag)
 
 
-#: a code fence line: up to three spaces, then three or more backticks or tildes
-_FENCE = LazyPattern(r"^ {0,3}(`{3,}|~{3,})")
-
-
 def _fences(text: str) -> tuple[str, int]:
     """The fence still open at the end of ``text`` ("" when none: what closes it otherwise), and
-    where the last whole line after which no fence is open ends (0: none). A fence closes only on
-    a line of the same character, at least as long; backticks inside a sentence open nothing."""
+    where the last whole line after which no fence is open ends (0: none)."""
     opened, end, at = "", 0, 0
     for line in text.splitlines(keepends=True):
         at += len(line)
-        found = _FENCE.match(line)
-        if found is not None:
-            run = found.group(1)
-            if not opened:
-                if not (run[0] == "`" and "`" in line[found.end():]):  # "```x```" is inline code
-                    opened = run
-            elif run[0] == opened[0] and len(run) >= len(opened) and not line[found.end():].strip():
-                opened = ""
+        if not opened:
+            opened = opening_fence(line)
+        elif closes(line, opened):
+            opened = ""
         if not opened and line.endswith("\n"):
             end = at
     return opened, end

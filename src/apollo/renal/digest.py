@@ -25,6 +25,7 @@ import orjson
 from apollo.clock import parse_timestamp
 from apollo.redact import redact
 from apollo.renal.concentrate import SENTENCE_END
+from apollo.transcript.fences import code_lines
 from apollo.transcript.model import Kind, Role
 
 #: a Markdown heading's line ("## Open TODOs")
@@ -319,38 +320,14 @@ def without_empty_sections(text: str, patterns: list[re.Pattern[str]]) -> str:
     nothing (``digest_empty_section``: "## Open TODOs" then "None."); empty when nothing else is left.
     A "#" line inside a code block is the code's (a comment), no heading."""
     parts: list[str] = []
-    fence = False
-    for line in text.splitlines(keepends=True):
-        if _HEADING_LINE.match(line) and not fence or not parts:
+    lines = text.splitlines(keepends=True)
+    for line, code in zip(lines, code_lines(lines), strict=True):
+        if _HEADING_LINE.match(line) and not code or not parts:
             parts.append("")
         parts[-1] += line
-        if line.lstrip().startswith(("```", "~~~")):
-            fence = not fence
     kept = [part for part in parts if not (part.startswith("#") and any(
         pattern.search(part.split("\n", 1)[1].strip() if "\n" in part else "") for pattern in patterns))]
     return "".join(kept).strip()
-
-
-_FENCE_LINE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
-
-
-def _in_code(lines: list[str]) -> list[bool]:
-    """Which ``lines`` are a fenced code block's (its fences too): a fence of three or more backticks
-    or tildes opens one, closed only by a fence of the same character at least as long with nothing
-    after it (a ~~~ line inside a block a ``` line opened is code); one never closed runs to the end."""
-    code: list[bool] = []
-    opened = ""
-    for line in lines:
-        fence = _FENCE_LINE.fullmatch(line)
-        marks, rest = (fence.group(1), fence.group(2)) if fence else ("", "")
-        if opened:
-            code.append(True)
-            if marks[:1] == opened[0] and len(marks) >= len(opened) and not rest.strip():
-                opened = ""
-        else:
-            opened = marks if marks and not (marks[0] == "`" and "`" in rest) else ""
-            code.append(bool(opened))
-    return code
 
 
 def _tag(line: str) -> str:
@@ -384,7 +361,7 @@ def without_appended_blocks(text: str, left_out: frozenset[str], file_lists: fro
     prose, a brace or a comma, which a tree could not tell apart; a secret) or none, stays as written, and so
     does every line outside the blocks (line ends too). Time linear in the summary."""
     lines = text.split("\n")
-    code = _in_code(lines)
+    code = code_lines(lines)
     tags = left_out | file_lists
     last = max((at for at, line in enumerate(lines) if line.strip()), default=0)  # where the summary ends
     kept: list[str] = []

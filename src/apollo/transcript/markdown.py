@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from apollo.transcript.base import Counter, TranscriptFormat, atomic_output, copy_bytes
+from apollo.transcript.fences import block_end, opening_fence
 from apollo.transcript.model import Edit, Element, Kind, ReadWarning, Role, dropped_ids
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$")
 _ITEM = re.compile(r"^([ \t]*)([-*+]|\d{1,9}[.)])([ \t]+(?:\[[ xX]\][ \t]+)?|$)")
-_FENCE = re.compile(r"^[ \t]*(```|~~~)")
 #: the line under a setext heading: "=" for level 1, "-" for level 2 (at least two dashes: one is a list item)
 _UNDERLINE = re.compile(r"^ {0,3}(=+|-{2,})[ \t]*$")
 _BREAK = re.compile(r"[ \t]*([-*_])[ \t]*(\1[ \t]*){2,}")
@@ -68,9 +68,8 @@ def parse_blocks(lines: list[str]) -> list[Block]:
         if not line.strip():
             i += 1
             continue
-        if (match := _FENCE.match(line)) is not None:
-            fence = match.group(1)
-            j = next((k for k in range(i + 1, len(bare)) if bare[k].strip().startswith(fence)), len(bare) - 1)
+        if opening_fence(line):
+            j = block_end(bare, i)
             parent = open_items[-1].start if open_items else section
             blocks.append(Block("code", i, j + 1, "\n".join(bare[i:j + 1]), parent=parent, title=title))
             i = j + 1
@@ -105,7 +104,7 @@ def parse_blocks(lines: list[str]) -> list[Block]:
             marker = match.group(0)
             j = i + 1
             while j < len(bare) and bare[j].strip() and not _ITEM.match(bare[j]) and not _HEADING.match(bare[j]) \
-                    and not _FENCE.match(bare[j]) and not _opens_comment(bare[j]) \
+                    and not opening_fence(bare[j]) and not _opens_comment(bare[j]) \
                     and len(bare[j]) - len(bare[j].lstrip()) > indent:
                 j += 1
             while open_items and open_items[-1].indent >= indent:
@@ -119,7 +118,7 @@ def parse_blocks(lines: list[str]) -> list[Block]:
             continue
         j = i + 1
         while j < len(bare) and bare[j].strip() and not _HEADING.match(bare[j]) and not _starts_list(bare[j]) \
-                and not _FENCE.match(bare[j]) and not _opens_comment(bare[j]):
+                and not opening_fence(bare[j]) and not _opens_comment(bare[j]):
             j += 1
         if j == i + 1 and _LABEL.fullmatch(line):
             blocks.append(Block("label", i, j, line, parent=heading, title=title))
