@@ -13,8 +13,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from constants import EXAMPLES
+
+# `pytest -m hypothesis --hypothesis-profile deep`: every property test with twenty times the examples,
+# to find before CI does what a lucky random draw there would (a stray “ hiding a question did).
+settings.register_profile("deep", max_examples=2000, deadline=None)
 
 
 @pytest.fixture(scope="session")
