@@ -76,7 +76,9 @@ def test_try_it_in_reply_to_the_agents_proposal_takes_it_up(said: str) -> None:
                                   # review 23: the verbs as orders; an error named as what to keep
                                   "把代码推送到GitHub", "推送到远程仓库", "推送一下代码", "提取这个PDF里的表格",
                                   "提取一下发票信息", "还原到上一个版本", "还原一下配置文件", "记录每次出错的日志",
-                                  "保存所有报错信息到文件"])
+                                  "保存所有报错信息到文件",
+                                  # what went wrong as what to note (not a failure of the note)
+                                  "记录一下我们今天哪些地方做得不对", "记录我们做得不对的地方"])
 def test_chinese_orders_of_keeping_restoring_and_pushing_ask_for_work(said: str) -> None:
     got = verdicts(("user", said))
     assert got["m1"].category == "task", got["m1"]
@@ -87,7 +89,8 @@ def test_chinese_orders_of_keeping_restoring_and_pushing_ask_for_work(said: str)
                                   # 推送, 提取, 还原 alone ask for nothing (a notification, an extraction code, a report)
                                   "提取码是多少", "推送通知太多了", "推送失败了", "提取出来的数据不对",
                                   # review 25: reports of the verbs' outcome
-                                  "提取到的数据不对", "推送到了", "推送到远程失败了", "推送下来的消息太多了", "保存我的设置失败了吧"])
+                                  "提取到的数据不对", "推送到了", "推送到远程失败了", "推送下来的消息太多了", "保存我的设置失败了吧",
+                                  "记录我的对话不对"])
 def test_the_same_words_as_a_noun_a_question_or_a_feeling_ask_for_no_work(said: str) -> None:
     got = verdicts(("user", said))
     assert got["m1"].category != "task", got["m1"]

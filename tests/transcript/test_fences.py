@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from apollo.renal import concentrate, digest
 from apollo.transcript import markdown
-from apollo.transcript.fences import block_end, code_lines, opening_fence
+from apollo.transcript.fences import FencedCode, code_lines, opening_fence
 
 _PROSE = st.text(alphabet=st.sampled_from(list("ab #-*`~ 中")), max_size=12).filter(lambda line: not opening_fence(line))
 
@@ -48,14 +48,14 @@ def test_code_lines_are_exactly_the_fenced_blocks(document: tuple[list[str], lis
 @given(documents())
 def test_a_block_ends_on_its_own_closing_fence(document: tuple[list[str], list[bool], list[tuple[int, int]]]) -> None:
     lines, _, spans = document
-    assert [(start, block_end(lines, start)) for start, _ in spans] == spans
+    assert [(start, FencedCode(lines).end(start)) for start, _ in spans] == spans
 
 
 def test_an_inline_backtick_run_and_a_prose_line_open_nothing() -> None:
     assert opening_fence("```a`b```") == ""
     assert opening_fence("use ``` to fence code") == ""
     assert opening_fence("  ~~~~ toml") == "~~~~"
-    assert code_lines(["```", "x", "``` not a close", "~~~", "y"]) == [True] * 5
+    assert code_lines(["```", "x", "``` not a close", "~~~", "y"]) == [True, False, True, True, False]
     assert code_lines(["```", "x", "`````", "y"]) == [True, True, True, False]
 
 
@@ -77,3 +77,19 @@ def test_the_cutter_ends_after_a_block_a_longer_fence_closes() -> None:
     still_open, closed = concentrate._fences("````\n```\nx\n````\ntail")
     assert (still_open, closed) == ("", len("````\n```\nx\n````\n"))
     assert concentrate._fences("```\n~~~\nx")[0] == "```"
+
+
+def test_a_fence_never_closed_hides_no_later_heading_or_item() -> None:
+    """A nested fence written wrong leaves its last ``` unclosed: the decisions after it stay prose."""
+    lines = ["# Notes\n", "```markdown\n", "```python\n", "print('x')\n", "```\n", "```\n", "\n",
+             "## Decisions\n", "- We move the database to Postgres on Friday.\n"]
+    blocks = markdown.parse_blocks(lines)
+    assert [(b.kind, b.start, b.end) for b in blocks] == [
+        ("heading", 0, 1), ("code", 1, 5), ("code", 5, 6), ("heading", 7, 8), ("item", 8, 9)]
+
+
+@given(documents(), st.lists(_PROSE, max_size=3), st.sampled_from(["```", "~~~~", "```python"]))
+def test_an_unclosed_fence_at_the_end_fences_only_itself(
+        document: tuple[list[str], list[bool], list[tuple[int, int]]], after: list[str], fence: str) -> None:
+    lines, expected, _ = document
+    assert code_lines([*lines, fence, *after]) == [*expected, True] + [False] * len(after)

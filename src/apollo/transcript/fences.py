@@ -2,8 +2,9 @@
 
 A line of three or more backticks or tildes opens a block (indented too: a fence nested in a list
 item is one); only a fence of the same character, at least as long, with nothing after it closes it,
-so a "~~~" or "```python" line inside a block is code (CommonMark's rule). One never closed runs to
-the end of the text.
+so a "~~~" or "```python" line inside a block is code (CommonMark's rule). One never closed fences
+nothing but its own line (CommonMark runs it to the end of the text, but a nested fence an agent got
+wrong would then hide every later heading and decision of a memory file as code, for a budget to drop).
 """
 
 from __future__ import annotations
@@ -29,22 +30,39 @@ def closes(line: str, fence: str) -> bool:
             and not found.group(2).strip())
 
 
-def block_end(lines: list[str], start: int) -> int:
-    """The index of the line closing the block ``lines[start]`` opens, or the last line's."""
-    fence = opening_fence(lines[start])
-    return next((at for at in range(start + 1, len(lines)) if closes(lines[at], fence)), len(lines) - 1)
+class FencedCode:
+    """Where each fenced block of ``lines`` ends, found in time linear in the lines: whether any
+    closer lies ahead is known from the longest fence of each character at or after every line."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
+        longest = {"`": [0] * (len(lines) + 1), "~": [0] * (len(lines) + 1)}
+        for at in range(len(lines) - 1, -1, -1):
+            for after in longest.values():
+                after[at] = after[at + 1]
+            found = _FENCE_LINE.fullmatch(lines[at].rstrip("\r\n"))
+            if found is not None and not found.group(2).strip():
+                after = longest[found.group(1)[0]]
+                after[at] = max(after[at], len(found.group(1)))
+        self._longest = longest
+
+    def end(self, start: int) -> int:
+        """The index of the line closing the block ``lines[start]`` opens, or ``start`` when none does."""
+        fence = opening_fence(self.lines[start])
+        if self._longest[fence[0]][start + 1] < len(fence):
+            return start
+        return next(at for at in range(start + 1, len(self.lines)) if closes(self.lines[at], fence))
 
 
 def code_lines(lines: list[str]) -> list[bool]:
     """Which ``lines`` belong to a fenced code block (its fences included)."""
-    code: list[bool] = []
-    fence = ""
-    for line in lines:
-        if fence:
-            code.append(True)
-            if closes(line, fence):
-                fence = ""
-        else:
-            fence = opening_fence(line)
-            code.append(bool(fence))
+    fenced = FencedCode(lines)
+    code = [False] * len(lines)
+    at = 0
+    while at < len(lines):
+        if opening_fence(lines[at]):
+            end = fenced.end(at)
+            code[at:end + 1] = [True] * (end + 1 - at)
+            at = end
+        at += 1
     return code

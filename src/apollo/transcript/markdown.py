@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from apollo.transcript.base import Counter, TranscriptFormat, atomic_output, copy_bytes
-from apollo.transcript.fences import block_end, opening_fence
+from apollo.transcript.fences import FencedCode, opening_fence
 from apollo.transcript.model import Edit, Element, Kind, ReadWarning, Role, dropped_ids
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$")
@@ -56,6 +56,7 @@ def _decode(raw: bytes) -> list[str]:
 
 def parse_blocks(lines: list[str]) -> list[Block]:
     bare = [line.rstrip("\r\n") for line in lines]
+    fenced = FencedCode(bare)
     blocks = _front_matter(bare)
     i = blocks[0].end if blocks else 0
     heading: int | None = None
@@ -69,7 +70,7 @@ def parse_blocks(lines: list[str]) -> list[Block]:
             i += 1
             continue
         if opening_fence(line):
-            j = block_end(bare, i)
+            j = fenced.end(i)
             parent = open_items[-1].start if open_items else section
             blocks.append(Block("code", i, j + 1, "\n".join(bare[i:j + 1]), parent=parent, title=title))
             i = j + 1
