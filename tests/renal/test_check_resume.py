@@ -179,6 +179,61 @@ def test_the_saved_state_holds_no_message_whole(example: Path) -> None:
     assert sentence.encode() not in saved and output.encode()[:200] not in saved
 
 
+def test_a_cut_outputs_shortened_text_is_counted_not_kept(example: Path, monkeypatch) -> None:
+    """The check needs a settled output's cut form only for its tokens: the state after the cut holds
+    no cut form (its head, its marker, the lines kept), the secret detectors never read one to save
+    it, and a check resumed from that state says what a whole check says."""
+    from apollo.renal import fates
+
+    paths = Paths.resolve(example / "workspace", example / "openclaw-state")
+    session = paths.sessions_dir / SESSION
+    config = config_mod.load(paths.workspace)
+    check(paths, config, session, resume=True)
+    head = "Collected 80 quarterly ledgers from the archive shelf"
+    output = "\n".join([head, *(f"ledger {n}: balanced, nothing to report" for n in range(80))])
+    parent = json.loads(session.read_text(encoding="utf-8").splitlines()[-1])["id"]
+    messages = [{"role": "user", "content": "Please collect the ledgers."},
+                {"role": "assistant", "content": [{"type": "toolCall", "id": "g1", "name": "exec",
+                                                   "arguments": {"command": "collect ledgers"}}]},
+                {"role": "toolResult", "toolCallId": "g1", "toolName": "exec", "content": [{"type": "text", "text": output}]},
+                {"role": "assistant", "content": "All 80 ledgers are balanced."},
+                {"role": "user", "content": "Good. Is the staging server up?"},
+                {"role": "assistant", "content": "Staging is up."},
+                {"role": "user", "content": "Any news on the deploy?"}]
+    with session.open("a", encoding="utf-8") as out:
+        for n, message in enumerate(messages):
+            out.write(json.dumps({"type": "message", "id": f"g{n}", "parentId": parent,
+                                  "timestamp": f"2026-11-29T04:00:{n:02d}.000Z", "message": message}) + "\n")
+            parent = f"g{n}"
+    cut: list[str] = []
+    original_cut = fates.FateStream._cut
+
+    def spy(self, fate):
+        original_cut(self, fate)
+        if fate.action == "shorten" and fate.element.id == "g2":
+            cut.append(fate.element.id)
+
+    monkeypatch.setattr(fates.FateStream, "_cut", spy)
+    read: list[str] = []
+    redact = check_resume.redact
+    monkeypatch.setattr(check_resume, "redact", lambda text: read.append(text) or redact(text))
+    assert check(paths, config, session, resume=True).classified == len(messages)
+    assert cut == ["g2"], "the appended output was not cut: the test shows nothing"
+    saved = check_resume.resume_path(paths).read_bytes()
+    assert head.encode() not in saved and b"apollo renal cut this old output" not in saved
+    assert not any(head in text or "apollo renal cut" in text for text in read)
+    # later: a message names a line of the cut output, and one more turn
+    with session.open("a", encoding="utf-8") as out:
+        for n, content in enumerate(["What did ledger 41 say?", "Thanks."], start=len(messages)):
+            out.write(json.dumps({"type": "message", "id": f"g{n}", "parentId": parent,
+                                  "timestamp": f"2026-11-29T04:00:{n:02d}.000Z",
+                                  "message": {"role": "user", "content": content}}) + "\n")
+            parent = f"g{n}"
+    resumed = check(paths, config, session, resume=True)
+    assert resumed.classified == 2
+    assert _numbers(resumed) == _numbers(check(paths, config, session))
+
+
 def test_the_rules_signals_the_classifier_lists_are_saved_by_name_and_resumed_as_this_process_loads_them(
         example: Path, monkeypatch) -> None:
     """A signal is rules, not memory: saved by its name, not with its (compiled) expressions."""
