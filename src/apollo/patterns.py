@@ -170,8 +170,8 @@ class LazyPattern:
 
 
 class _Unsplittable(Exception):
-    """A construct the splitter does not read (a back reference, a global or verbose flag): the
-    pattern is compiled whole."""
+    """A construct the splitter does not read (a numbered back reference, a global or verbose flag):
+    the pattern is compiled whole."""
 
 
 #: escapes that stand for one character
@@ -189,6 +189,8 @@ class _BranchReader:
         self.source = source
         self.at = 0
         self.groups: list[str | None] = []
+        #: the named groups closed so far: what a back reference may name
+        self.closed: set[str] = set()
         #: (start, end, literals or None, stand-in) of every alternative read
         self.found: list[tuple[int, int, tuple[str, ...] | None, str]] = []
         self._behind = 0
@@ -287,14 +289,27 @@ class _BranchReader:
                 return None, literals if consumes else None, consumes
         if source.startswith("P<", self.at):
             end = source.index(">", self.at)
-            self.groups.append(source[self.at + 2:end])
+            name = source[self.at + 2:end]
+            self.groups.append(name)
             self.at = end + 1
-            return None, self._alternatives(), True
+            literals = self._alternatives()
+            self.closed.add(name)
+            return None, literals, True
+        if source.startswith("P=", self.at):
+            # a named back reference to a group closed before it (用没用: '(?P<v>…)没(?P=v)'): it
+            # matches what the group matched, any text, maybe none; an alternative that holds the group
+            # and is set aside could not match anywhere in the text, so neither could the group, and
+            # the reference fails in the part compiled as in the whole (the stand-in keeps the name)
+            end = source.index(")", self.at)
+            if source[self.at + 2:end] not in self.closed:
+                raise _Unsplittable  # an open or unknown group: re refuses it, and so must the part
+            self.at = end + 1
+            return None, None, True
         flags, colon, _ = source[self.at:].partition(":")
         if colon and flags and all(c in "aiLmsu-" for c in flags):  # scoped flags (case is folded anyway)
             self.at += len(flags) + 1
             return None, self._alternatives(), True
-        raise _Unsplittable  # a back reference, a condition, a comment, a global or verbose flag
+        raise _Unsplittable  # a condition, a comment, a global or verbose flag
 
     def _skip_class(self) -> None:
         source, at = self.source, self.at
@@ -324,7 +339,7 @@ class _BranchReader:
             self.at += len(digits)
             return chr(int(digits, 16)), None, True
         if char.isalnum():
-            raise _Unsplittable  # a back reference, an octal or named character
+            raise _Unsplittable  # a numbered back reference, an octal or named character
         return char, None, True
 
     def _quantifier(self) -> int | None:

@@ -10,6 +10,8 @@ generating only its ``__init__`` (at the class's first instance, from code kept 
 
 from __future__ import annotations
 
+import operator
+
 from apollo.cache import DiskMemo
 
 #: typing is imported only by type checkers: the heartbeat imports this module on every run
@@ -93,11 +95,25 @@ def _build(cls: type, *, frozen: bool, eq: bool) -> type:
         namespace["__hash__"] = None
     if frozen:
         namespace.update(__setattr__=_refuse, __delattr__=_refuse, __setstate__=_set_state)
+    namespace["_fields"] = _fields_of(names)
     if "__getstate__" not in namespace:  # a class that says what it keeps is pickled by it
         namespace["__reduce_ex__"] = _reduce_to_fields
     built = type(cls)(cls.__name__, (Record,), namespace)
     built.__init__ = _first_init(built, names, defaults, frozen)  # type: ignore[misc]
     return built
+
+
+def _fields_of(names: tuple[str, ...]) -> Callable[[Any], tuple[object, ...]]:
+    """A record's field values, in order, read by one ``operator.attrgetter``: a saved check of a
+    long session pickles thousands of records by them (a generator over the slots took 1 µs each)."""
+    get = operator.attrgetter(*names)
+    if len(names) == 1:
+        def _fields(self: Any) -> tuple[object, ...]:
+            return (get(self),)
+    else:
+        def _fields(self: Any) -> tuple[object, ...]:
+            return get(self)  # type: ignore[no-any-return]
+    return _fields
 
 
 def _first_init(cls: type, names: tuple[str, ...], defaults: dict[str, Any], frozen: bool) -> Callable[..., None]:

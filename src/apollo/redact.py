@@ -49,7 +49,7 @@ _CJK_COMPOUNDS = ("学", "管理", "文件", "桶", "重置", "字段", "认证"
 _CJK_NAMED = rf"(?:{'|'.join(_CJK_NAMES)})(?!{'|'.join(_CJK_COMPOUNDS)})"
 _CJK_GIVES = r"(?:是|[设改]为|为|[设改换]成|设置成|设置为|变成)了?"
 #: an app password as Google shows it: four groups of four letters (a value of several words, all secret)
-_APP_PASSWORD = re.compile(r"[a-z]{4}(?:[ \u00a0][a-z]{4}){3}(?![A-Za-z0-9])")
+_APP_PASSWORD = r"[a-z]{4}(?:[ \u00a0][a-z]{4}){3}(?![A-Za-z0-9])"
 #: the characters of a value (printable ASCII but quotes and backquote), and the longest one a pattern
 #: reads: bounds every look at the rest of a run, so that a long line without spaces costs linear time
 #: (a longer value is taken to the end of its run by :func:`_keyword_spans`)
@@ -91,7 +91,7 @@ _NUMBER = rf"[0-9][0-9,._]*[kKmMbB]?(?!{_CHARS})"
 _CJK_KEYWORD = (
     rf"{_CJK_NAMED}[^\n。！？!?，,；;:：=`'\"“”‘’「」『』]{{0,20}}?(?:{_CJK_GIVES}|[:：=]|(?P<dash>[ \t]?[-–—][ \t]))"
     r"[ \t\u3000\u00a0:：]*(?:\*\*|__)?[ \t\u3000\u00a0]*[`'\"“‘「『]?[ \t\u3000\u00a0]*"
-    rf"(?P<value>{_APP_PASSWORD.pattern}|(?(dash){_SHAPED}|{_VALUE}))")
+    rf"(?P<value>{_APP_PASSWORD}|(?(dash){_SHAPED}|{_VALUE}))")
 #: names of a secret in English prose, where detect-secrets reads only an assignment (``password: …``):
 #: "my password is …", "the bot token is now …", "API key - …", "changed the passphrase to …", and in
 #: JSON with a name it does not spell (``"botToken": "…"``). A lone "key" or "secret" is talk ("the key
@@ -120,7 +120,7 @@ _EN_KEYWORD = (
     rf"|(?<![A-Za-z]){_CURSOR}(?P<lone>(?i:token))[`'\"]?[ \t]*(?:[:：=]|(?i:is)(?![A-Za-z])|是))"
     rf"[ \t:]*(?:\*\*|__)?[ \t]*(?P<quote>[`'\"“‘])?"
     rf"(?P<value>(?(quote)(?(dash){_SIGNED}|){_QUOTED}|(?(token)(?!{_NUMBER})|)(?(lone)(?!{_NUMBER})|)"
-    rf"(?:{_APP_PASSWORD.pattern}|[a-z]{{16}}(?![A-Za-z0-9])|{_SHAPED})))")
+    rf"(?:{_APP_PASSWORD}|[a-z]{{16}}(?![A-Za-z0-9])|{_SHAPED})))")
 #: a table's row whose cell names a secret, and says nothing after the name but a qualifier in
 #: brackets ("| Password policy |" is not one): the next cell, whole, is its value if it looks like one
 #: (``| 密码 | … |``, ``| API key | `…` |``; "| API key | 1Password vault |" is talk)
@@ -225,13 +225,16 @@ _FENCE = r"[ \t]*(?:```|~~~)[\w+-]*[ \t]*"
 #: keyword detector knows contains one of these: tests/test_redact.py holds it to that)
 _MAY_HOLD = re.compile(rf"[A-Za-z0-9+/=_\\\-]{{{_WORD_MIN},}}|{_HEADERS}|(?i:key|pass|pwd|secret|contrase|token)"
                        rf"|{'|'.join(_CJK_NAMES + _CLI_TOOLS)}")
+#: the expressions below serve only a text that may hold a secret (:func:`may_hold`): compiled when
+#: first used, not on every import (a heartbeat that saves no such text never compiles them)
+_compiled = lru_cache(maxsize=None)(re.compile)
 #: a value that reads another one (``password = get_password()``, ``request.headers['apikey']``): detect-secrets'
 #: own heuristic, but from the value on (it searched the whole clause: a password with ``=x(…)`` in it was spared)
-_INDIRECT = re.compile(r"[\w.-]+[\[(][^\v]*[\])](?![^\s;,])")
+_INDIRECT = r"[\w.-]+[\[(][^\v]*[\])](?![^\s;,])"
 _QUOTES = "`'\"“”‘’「」"
 #: a value's closing emphasis, and the punctuation after it (``**Hunter2xyz**,``)
-_CLOSING = {marker: re.compile(re.escape(marker) + r"[,;.:!?)\]]*\Z") for marker in ("**", "__")}
-_RUN = re.compile(f"{_CHARS}*")
+_CLOSING = {marker: re.escape(marker) + r"[,;.:!?)\]]*\Z" for marker in ("**", "__")}
+_RUN = f"{_CHARS}*"
 _PEM_END = r"-----END[ A-Z0-9]*-----|\n\s*\n|\Z"  # compiled (and kept by re) for the first key header
 
 
@@ -316,11 +319,11 @@ _SK_KEY = r"(?<![A-Za-z0-9_-])sk-(?![\w-]*(?i:xxxx|your|example|placeholder))(?:
 #: a mark this module wrote: the detectors read it as what it stands for, a value, but one they pass
 #: over (a template, ``<...>``, no key character in it), so that redacting twice changes nothing (its words name a secret, and
 #: a detector had taken ``**[REDACTED`` for a value)
-_MARK = re.compile(r"\[REDACTED [A-Za-z0-9 ]+\]")
+_MARK = r"\[REDACTED [A-Za-z0-9 ]+\]"
 
 
 def _masked(text: str) -> str:
-    return _MARK.sub(lambda mark: "<" + "." * (len(mark.group()) - 2) + ">", text) if "[REDACTED " in text else text
+    return _compiled(_MARK).sub(lambda mark: "<" + "." * (len(mark.group()) - 2) + ">", text) if "[REDACTED " in text else text
 
 
 def redact_value(value: Any) -> Any:
@@ -361,7 +364,7 @@ def _spans(text: str) -> Iterator[tuple[int, int, str]]:
 
 
 #: a table's cell border (an escaped one is a character of the cell)
-_BAR = re.compile(r"(?<!\\)\|")
+_BAR = r"(?<!\\)\|"
 
 
 class _Context:
@@ -399,7 +402,7 @@ class _Context:
         first_row, self.in_table = not self.in_table, True
         if not first_row and not self.columns:
             return
-        bars = [found.start() for found in _BAR.finditer(line, 0, end)]
+        bars = [found.start() for found in _compiled(_BAR).finditer(line, 0, end)]
         if line[bars[-1] + 1:end].strip():  # a row without its closing pipe
             bars.append(end)
         cells = list(zip([bar + 1 for bar in bars[:-1]], bars[1:], strict=True))
@@ -418,7 +421,7 @@ class _Context:
         if match is not None:
             start = match.start("value")
             value = _unmarked(line, start, match.group("value"))
-            if not is_templated_secret(value) and not _INDIRECT.match(line, start):
+            if not is_templated_secret(value) and not _compiled(_INDIRECT).match(line, start):
                 yield start, start + len(value), self.found["keyword_kind"]
 
 
@@ -491,15 +494,15 @@ def _keyword_spans(line: str, keywords: list[tuple[str, re.Pattern[str], int | s
         while (match := regex.search(line, at)) is not None:
             start, end = match.span(group)
             quoted = start > 0 and end < len(line) and line[start - 1] in _QUOTES and line[end] in _QUOTES
-            whole = quoted or _APP_PASSWORD.fullmatch(line[start:end]) is not None
+            whole = quoted or _compiled(_APP_PASSWORD).fullmatch(line[start:end]) is not None
             value = line[start:end] if whole else line[start:end].split(None, 1)[0] if line[start:end].strip() else ""
             if len(value) == _LONGEST:
-                value = line[start:_RUN.match(line, start).end()]  # type: ignore[union-attr]  # * always matches
+                value = line[start:_compiled(_RUN).match(line, start).end()]  # type: ignore[union-attr]  # * always matches
             value = _unmarked(line, start, value)
             # read on after the value taken: the rest of a long match may hold the next name and its value
             at = max(match.start() + 1, start + len(value)) if value else match.end() + (match.end() == match.start())
             # ``password = get_password()`` names no secret
-            if value and not is_templated_secret(value) and not _INDIRECT.match(line, start):
+            if value and not is_templated_secret(value) and not _compiled(_INDIRECT).match(line, start):
                 yield start, start + len(value), kind
 
 
@@ -510,22 +513,22 @@ def _unmarked(line: str, start: int, value: str) -> str:
     balanced and the sentence whole."""
     for marker in ("**", "__"):
         if line.endswith(marker, 0, start):
-            closing = _CLOSING[marker].search(value)
+            closing = _compiled(_CLOSING[marker]).search(value)
             if closing is not None and closing.start() > 0:
                 return value[:closing.start()]
     value = value.rstrip(",;") or value
-    trailer = _TRAILER.search(value)
+    trailer = _compiled(_TRAILER).search(value)
     if trailer is None or trailer.start() == 0:
         return value
     head = value[:trailer.start()]
-    closers = _CLOSER.findall(trailer.group())
+    closers = _compiled(_CLOSER).findall(trailer.group())
     # a closer stays when the value itself opened it (``my_pass_``, ``f(x)``): then it is the value's own
     return value if any(_OPENS.get(closer, closer) in head for closer in closers) else head
 
 
 #: what may close, after a value, something opened before it, and the punctuation after that
-_TRAILER = re.compile(r"(?:\*\*|__|~~|[*_)\]}|])+[.,;:!?]*\Z")
-_CLOSER = re.compile(r"\*\*|__|~~|[*_)\]}|]")
+_TRAILER = r"(?:\*\*|__|~~|[*_)\]}|])+[.,;:!?]*\Z"
+_CLOSER = r"\*\*|__|~~|[*_)\]}|]"
 _OPENS = {")": "(", "]": "[", "}": "{", "|": "|"}
 
 

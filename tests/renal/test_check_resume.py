@@ -179,6 +179,61 @@ def test_the_saved_state_holds_no_message_whole(example: Path) -> None:
     assert sentence.encode() not in saved and output.encode()[:200] not in saved
 
 
+def test_a_cut_outputs_shortened_text_is_counted_not_kept(example: Path, monkeypatch) -> None:
+    """The check needs a settled output's cut form only for its tokens: the state after the cut holds
+    no cut form (its head, its marker, the lines kept), the secret detectors never read one to save
+    it, and a check resumed from that state says what a whole check says."""
+    from apollo.renal import fates
+
+    paths = Paths.resolve(example / "workspace", example / "openclaw-state")
+    session = paths.sessions_dir / SESSION
+    config = config_mod.load(paths.workspace)
+    check(paths, config, session, resume=True)
+    head = "Collected 80 quarterly ledgers from the archive shelf"
+    output = "\n".join([head, *(f"ledger {n}: balanced, nothing to report" for n in range(80))])
+    parent = json.loads(session.read_text(encoding="utf-8").splitlines()[-1])["id"]
+    messages = [{"role": "user", "content": "Please collect the ledgers."},
+                {"role": "assistant", "content": [{"type": "toolCall", "id": "g1", "name": "exec",
+                                                   "arguments": {"command": "collect ledgers"}}]},
+                {"role": "toolResult", "toolCallId": "g1", "toolName": "exec", "content": [{"type": "text", "text": output}]},
+                {"role": "assistant", "content": "All 80 ledgers are balanced."},
+                {"role": "user", "content": "Good. Is the staging server up?"},
+                {"role": "assistant", "content": "Staging is up."},
+                {"role": "user", "content": "Any news on the deploy?"}]
+    with session.open("a", encoding="utf-8") as out:
+        for n, message in enumerate(messages):
+            out.write(json.dumps({"type": "message", "id": f"g{n}", "parentId": parent,
+                                  "timestamp": f"2026-11-29T04:00:{n:02d}.000Z", "message": message}) + "\n")
+            parent = f"g{n}"
+    cut: list[str] = []
+    original_cut = fates.FateStream._cut
+
+    def spy(self, fate):
+        original_cut(self, fate)
+        if fate.action == "shorten" and fate.element.id == "g2":
+            cut.append(fate.element.id)
+
+    monkeypatch.setattr(fates.FateStream, "_cut", spy)
+    read: list[str] = []
+    redact = check_resume.redact
+    monkeypatch.setattr(check_resume, "redact", lambda text: read.append(text) or redact(text))
+    assert check(paths, config, session, resume=True).classified == len(messages)
+    assert cut == ["g2"], "the appended output was not cut: the test shows nothing"
+    saved = check_resume.resume_path(paths).read_bytes()
+    assert head.encode() not in saved and b"apollo renal cut this old output" not in saved
+    assert not any(head in text or "apollo renal cut" in text for text in read)
+    # later: a message names a line of the cut output, and one more turn
+    with session.open("a", encoding="utf-8") as out:
+        for n, content in enumerate(["What did ledger 41 say?", "Thanks."], start=len(messages)):
+            out.write(json.dumps({"type": "message", "id": f"g{n}", "parentId": parent,
+                                  "timestamp": f"2026-11-29T04:00:{n:02d}.000Z",
+                                  "message": {"role": "user", "content": content}}) + "\n")
+            parent = f"g{n}"
+    resumed = check(paths, config, session, resume=True)
+    assert resumed.classified == 2
+    assert _numbers(resumed) == _numbers(check(paths, config, session))
+
+
 def test_the_rules_signals_the_classifier_lists_are_saved_by_name_and_resumed_as_this_process_loads_them(
         example: Path, monkeypatch) -> None:
     """A signal is rules, not memory: saved by its name, not with its (compiled) expressions."""
@@ -251,8 +306,9 @@ def test_the_saved_state_holds_no_secret_in_clear(example: Path) -> None:
 
 
 def test_a_watched_tool_outputs_tokens_hold_no_secret_in_clear(example: Path) -> None:
-    """A long tool output's tokens are saved as one string, a token a line: the detectors read it
-    line by line, so a key among them is saved as its mark, as each token was on its own."""
+    """A long tool output's tokens are saved as their digests: none of them in clear, a key or a
+    path, and none read by the secret detectors to be saved; a later message naming one still
+    finds its line."""
     from test_redact import real_keys
 
     keys = real_keys(13)
@@ -271,12 +327,25 @@ def test_a_watched_tool_outputs_tokens_hold_no_secret_in_clear(example: Path) ->
                                   "timestamp": f"2026-11-29T04:00:{n:02d}.000Z", "message": message}) + "\n")
             parent = f"k{n}"
     config = config_mod.load(paths.workspace)
-    check(paths, config, session, resume=True)
+    read: list[str] = []
+    redact = check_resume.redact
+    with patch.object(check_resume, "redact", lambda text: read.append(text) or redact(text)):
+        check(paths, config, session, resume=True)
     saved = check_resume.resume_path(paths).read_bytes().lower()
-    assert b"src/mod_3.py" in saved  # the output's tokens are in the state
-    for value in (keys["github"], keys["anthropic"]):
+    for value in ("src/mod_17.py", keys["github"], keys["anthropic"]):  # (src/mod_3.py: the user named it)
         assert value.lower().encode() not in saved, value
+    assert not any("src/mod_17.py" in text for text in read)
     assert check(paths, config, session, resume=True).classified == 0
+    # named after a reload, a line of the output is kept as a whole check keeps it
+    with session.open("a", encoding="utf-8") as out:
+        for n, content in enumerate(["Thanks.", "And src/mod_17.py?", "ok"], start=len(messages)):
+            out.write(json.dumps({"type": "message", "id": f"k{n}", "parentId": parent,
+                                  "timestamp": f"2026-11-29T04:00:{n:02d}.000Z",
+                                  "message": {"role": "user", "content": content}}) + "\n")
+            parent = f"k{n}"
+    resumed = check(paths, config, session, resume=True)
+    assert resumed.classified == 3
+    assert _numbers(resumed) == _numbers(check(paths, config, session))
 
 
 def test_a_string_found_clean_is_not_read_again_when_the_state_is_saved_again(example: Path, monkeypatch) -> None:
@@ -447,8 +516,9 @@ def _whole_reads() -> Iterator[list[Path]]:
         yield reads
 
 
-def test_an_outputs_tokens_are_saved_as_one_string_and_read_back_whole() -> None:
-    """A long output's tokens go in the state as one string, a token a line, and come back as the set."""
+def test_an_outputs_tokens_are_saved_as_their_digests_and_read_back_whole() -> None:
+    """A long output's tokens go in the state as one bytes object, their digests: read back, a
+    message naming one finds the lines a fresh index finds, and the digests are saved again as read."""
     import pickle
     import re
 
@@ -457,20 +527,20 @@ def test_an_outputs_tokens_are_saved_as_one_string_and_read_back_whole() -> None
     anchors = concentrate.load().anchors
     text = "\n".join(f"src/mod_{n}.py: ok build_{n % 3}" for n in range(50))
     index = concentrate.LineIndex.of(text, anchors)
-    joined = index.__getstate__()[3]
-    assert len(index.tokens) > 50 and joined == "\n".join(sorted(index.tokens))
-    # read back, the string is split only when asked for, and saved again as it was read
+    digests = index.__getstate__()[3]
+    tokens = index.asked({word.lower() for word in anchors.token.findall(text)})
+    assert len(tokens) > 50 and digests == b"".join(sorted(map(concentrate.token_digest, tokens)))
+    assert b"mod_7" not in pickle.dumps(index)
     loaded = pickle.loads(pickle.dumps(index))
-    assert loaded.__getstate__() == index.__getstate__() and loaded.__getstate__()[3] == joined
-    assert loaded.tokens == index.tokens and loaded.__getstate__()[3] == joined
+    assert loaded.__getstate__() == index.__getstate__()
+    assert loaded.asked({"src/mod_7.py", "nowhere.py"}) == {"src/mod_7.py"} and loaded.__getstate__()[3] == digests
     again = pickle.loads(pickle.dumps(index))
     assert again.mention({"src/mod_7.py"}, anchors, text) == index.mention({"src/mod_7.py"}, anchors, text) is True
     assert again.mentioned == index.mentioned and again.anchors == index.anchors
-    # a user's token pattern that can span lines: the set is saved as a set
+    # a user's token pattern that can span lines: its tokens are digests all the same
     spanning = concentrate.Anchors(re.compile(r"[a-z]+\n[a-z]+|x"), anchors.specific, 1, 2, 0.5)
     index = concentrate.LineIndex.of("ab\ncd x", spanning)
-    assert index.tokens == {"ab\ncd", "x"} and isinstance(index.__getstate__()[3], frozenset)
-    assert pickle.loads(pickle.dumps(index)).tokens == index.tokens
+    assert pickle.loads(pickle.dumps(index)).asked({"ab\ncd", "x", "y"}) == {"ab\ncd", "x"}
 
 
 def _grown_heartbeat(example: Path, text: str) -> tuple[Paths, Path]:

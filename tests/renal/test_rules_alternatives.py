@@ -107,7 +107,7 @@ def test_an_alternative_set_aside_keeps_the_numbers_and_names_of_the_groups_afte
 
 
 def test_what_the_reader_does_not_read_is_compiled_whole() -> None:
-    for pattern in (r"(a)\1|b", r"(?x) a | b", r"(?P<n>a)(?P=n)|b", r"(?(1)a|b)|c", "a|(b"):
+    for pattern in (r"(a)\1|b", r"(?x) a | b", r"(?P<n>a(?P=n))|b", r"(?P=n)(?P<n>a)|b", r"(?(1)a|b)|c", "a|(b"):
         assert patterns._read_alternatives(pattern) is None, pattern
     assert patterns._read_alternatives(r"\d+") is None  # no literal: nothing to prefilter
     # one alternative with literals: a text without them cannot match it
@@ -169,3 +169,58 @@ def test_the_rules_patterns_find_what_their_whole_expressions_find(pieces: list[
         fresh = patterns.LazyPattern(pattern.pattern, pattern.flags, pattern.needles)
         _same(fresh.search(text), whole.search(text))
         _same(fresh.match(text), whole.match(text))
+
+
+def test_a_named_back_reference_leaves_the_other_alternatives_lazy() -> None:
+    """A reference to a group closed before it (用没用) is read as any text: the alternatives around
+    it are still set aside when the text cannot hold them, and the group's name stays."""
+    pattern = r"(?<!一)(?P<verb>[\u4e00-\u9fff])没(?P=verb)|^(?:do|does) you\b|吗$"
+    read = patterns._read_alternatives(pattern)
+    assert read is not None and [literals for _, _, literals, _, _ in read[:1]] == [("没",)]
+    lazy = patterns.LazyPattern(pattern, re.IGNORECASE)
+    found = lazy.search("用没用")
+    assert lazy._partial is not None and not lazy._compiled  # the English and 吗 alternatives stand aside
+    assert found is not None and found.group("verb") == "用"
+    assert lazy.search("一动没动") is None and lazy.search("does you know") is not None
+    question = rules.load().signals["question"].regex
+    assert isinstance(question, rules.Branches)  # the patterns beside the phrases
+    fresh = patterns.LazyPattern(question.rest.pattern, question.rest.flags)  # the loaded one may be compiled by now
+    assert fresh.search("装没装") is not None and fresh._partial is not None and not fresh._compiled
+
+
+_name = st.sampled_from(["v", "w"])
+
+
+@st.composite
+def _referring(draw: st.DrawFn) -> str:
+    """A pattern with a named group and a back reference to it: in the group's own alternative, after
+    the alternative it is in, or inside a repeated group beside it."""
+    name = draw(_name)
+    before, after = draw(_patterns), draw(_patterns)
+    group = f"(?P<{name}>{draw(_alternation(_patterns))})"
+    reference = f"(?P={name}){draw(_quantifier)}"
+    shape = draw(st.sampled_from(["same", "outside", "repeated"]))
+    if shape == "same":
+        body = f"{before}{group}{after}{reference}"
+    elif shape == "outside":
+        body = f"(?:{before}{group}|{draw(_patterns)}){after}{reference}"
+    else:
+        body = f"(?:{group}|{before}{reference}){{0,3}}{after}"
+    others = draw(st.lists(st.one_of(_patterns, st.just("")), max_size=3))
+    at = draw(st.integers(0, len(others)))
+    return "|".join([*others[:at], body, *others[at:]])
+
+
+@settings(max_examples=600, deadline=None)
+@given(pattern=_referring(), texts=st.lists(st.text(alphabet=_ALPHABET, max_size=16), min_size=1, max_size=4),
+       flags=st.sampled_from([0, re.IGNORECASE, re.IGNORECASE | re.MULTILINE]))
+def test_a_pattern_with_a_named_back_reference_finds_what_the_whole_finds(pattern: str, texts: list[str],
+                                                                          flags: int) -> None:
+    assume(_valid(pattern))
+    whole = re.compile(pattern, flags)
+    lazy = patterns.LazyPattern(pattern, flags)
+    for text in texts:
+        _same(lazy.search(text), whole.search(text))
+        _same(lazy.match(text), whole.match(text))
+        _same(lazy.fullmatch(text), whole.fullmatch(text))
+        assert lazy.sub("_", text) == whole.sub("_", text)

@@ -23,7 +23,9 @@ a signal of the rules that a list of them holds is saved by its name, and the el
 still hold are saved as their position in the session and taken from the session when the state
 is read again, so neither a user's message nor a tool's output is copied whole. What remains is what the streams keep of text themselves: topic words, short quotes in
 verdict reasons, and the agent's latest replies (flattened: the classifier recognises a delivery
-copy by them, as a part of one of them, which no digest can tell). Every such string goes through
+copy by them, as a part of one of them, which no digest can tell); a watched output's tokens are
+kept as digests (:class:`apollo.renal.concentrate.LineIndex`), and a cut output's shortened text not
+at all. Every such string goes through
 :func:`apollo.redact.redact` when saved, as everything Apollo writes for itself (docs/privacy.md):
 one that holds a key is saved, and read back, with the key replaced by its mark; the state lists the
 strings found to hold none, which the next save need not read again. A later check then
@@ -55,7 +57,7 @@ if TYPE_CHECKING:
     from apollo.workspace import Paths
 
 #: bump when what is saved changes shape
-_VERSION = 9
+_VERSION = 10
 #: values saved as they are even when a rule set them: only containers and objects are matched by identity
 _ATOMS = (type(None), bool, int, float, str, bytes)
 

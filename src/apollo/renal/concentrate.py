@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import hashlib
 import re
 import unicodedata
 from collections.abc import Callable, Sequence
@@ -146,6 +147,14 @@ _LONGEST_ANCHOR = 200
 _NEWLINE = re.compile("\n")
 
 
+_DIGEST_SIZE = 8
+
+
+def token_digest(token: str) -> bytes:
+    """What a saved check keeps of an output's token: 64 bits of its BLAKE2b digest."""
+    return hashlib.blake2b(token.encode("utf-8", "surrogatepass"), digest_size=_DIGEST_SIZE).digest()
+
+
 @slotted()
 class LineIndex:
     """Which lines of one long tool output hold which anchors, and the lines later messages mention
@@ -156,13 +165,15 @@ class LineIndex:
     #: anchor -> its lines: Chinese phrases at once (they are few), tokens only once a later message
     #: asks about them (reading every token of every old output was most of a check's time)
     anchors: dict[str, list[int]]
-    #: the output's distinct tokens, lower-cased (:attr:`tokens`): None while only ``_joined`` has them
+    #: the output's distinct tokens, lower-cased: None when read back from a saved check, which keeps
+    #: only their digests (``_digests``)
     _tokens: frozenset[str] | None
     #: the output's Chinese phrases: with the tokens, what an anchor can be
     phrases: frozenset[str]
-    #: the tokens sorted and joined a token a line, as a saved check keeps them: read back, they are
-    #: split into a set only when a later message names an anchor, and saved again as they were read
-    _joined: str | None = None
+    #: the tokens as a saved check keeps them: the sorted :func:`token_digest` of each, joined. Read
+    #: back, they are made a set only when a later message names an anchor, and saved again as read
+    _digests: bytes | None = None
+    _digest_set: frozenset[bytes] | None = None
     _lower: str | None = None
     _starts: list[int] | None = None
     _lines: list[str] | None = None
@@ -182,35 +193,37 @@ class LineIndex:
         tokens = frozenset(word.lower() for word in set(anchors.token.findall(text)))
         return cls(text.count("\n") + 1, {}, phrases, tokens, frozenset(phrases))
 
-    @property
-    def tokens(self) -> frozenset[str]:
-        if self._tokens is None:
-            assert self._joined is not None
-            self._tokens = frozenset(self._joined.split("\n"))
-        return self._tokens
+    def asked(self, said: set[str]) -> set[str]:
+        """The tokens of ``said`` this output holds. Read back from a saved check, by their digests:
+        another token with the same 64-bit digest would only be searched for in the text and found
+        on no line (:meth:`_lines_of` reads the lines themselves)."""
+        if self._tokens is not None:
+            return said & self._tokens
+        if self._digest_set is None:
+            digests = self._digests or b""
+            self._digest_set = frozenset(digests[at:at + _DIGEST_SIZE] for at in range(0, len(digests), _DIGEST_SIZE))
+        return {word for word in said if token_digest(word) in self._digest_set}
 
     def __getstate__(self) -> tuple[Any, ...]:
         """What a saved check keeps: the anchors found, never the output's text (the caches). The
-        tokens (thousands in a long session) go as one string, a token a line: each string costs
-        the save a call and a look for secrets, which made most of a heartbeat's save. A tuple,
-        not a dictionary of names: each name is one more call of the save's hook."""
-        tokens: frozenset[str] | str | None = self._joined
-        if tokens is None:
+        tokens (thousands in a long session) go as their digests, one bytes object: no token of an
+        output is kept in clear, so none needs the secret detectors when it is saved (a path or an id
+        of 20 characters made the save load them), and one object costs the save's hook one call. A
+        tuple, not a dictionary of names: each name is one more call of the save's hook."""
+        digests = self._digests
+        if digests is None:
             assert self._tokens is not None
-            joined = "\n".join(sorted(self._tokens))
-            # a set, unless a user's token pattern spans lines
-            tokens = joined if self._tokens and joined.count("\n") == len(self._tokens) - 1 else self._tokens
-        return self.lines, self.mentioned, self.anchors, tokens, self.phrases
+            digests = b"".join(sorted(map(token_digest, self._tokens)))
+        return self.lines, self.mentioned, self.anchors, digests, self.phrases
 
     def __setstate__(self, state: tuple[Any, ...]) -> None:
-        self.lines, self.mentioned, self.anchors, tokens, self.phrases = state
-        self._lower = self._starts = self._lines = None
-        self._tokens, self._joined = (None, tokens) if isinstance(tokens, str) else (tokens, None)
+        self.lines, self.mentioned, self.anchors, self._digests, self.phrases = state
+        self._tokens = self._digest_set = self._lower = self._starts = self._lines = None
 
     def mention(self, said: set[str], anchors: Anchors, text: str) -> bool:
         """Note the lines of ``text`` (the output this indexes) holding an anchor of a later
         message; whether any was new."""
-        asked = said & self.tokens
+        asked = self.asked(said)
         if self.phrases:
             asked |= said & self.phrases
         if not asked:

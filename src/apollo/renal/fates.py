@@ -268,12 +268,21 @@ class FateStream:
         if self.retain and not again:
             self.fates.append(fate)
             self._by_id.setdefault(fate.element.id, fate)
+        self._forget_text(fate)
         if key is not None and fate.verdict is not None and fate.verdict.rule == "repeat:tool_call":
             self._open_calls[key] = fate
             if len(self._open_calls) > _OPEN_CALLS:
                 self._open_calls.popitem(last=False)
         if not in_tail and not again:
             self._find_repeats(fate)
+
+    def _forget_text(self, fate: Fate) -> None:
+        """A stream that keeps no fates (the check's) needs a settled fate's shortened text only to
+        count it, which is done: every later change (a mention, a repeat's output) makes it again.
+        Held on, it went into the check's saved state (the head and named lines of every cut output
+        still watched), a copy of the session's text that had to pass the secret detectors."""
+        if not self.retain:
+            fate.text = None
 
     def _unsettle(self, fate: Fate) -> None:
         self.measure.after -= fate.tokens_after
@@ -405,6 +414,7 @@ class FateStream:
                     and watch.fate.action == "shorten":
                 before = watch.fate.tokens_after
                 self._cut(watch.fate)
+                self._forget_text(watch.fate)
                 self.measure.after += watch.fate.tokens_after - before
 
     def _cut_arguments(self, fate: Fate) -> None:
