@@ -301,8 +301,10 @@ class _BranchReader:
             # and is set aside could not match anywhere in the text, so neither could the group, and
             # the reference fails in the part compiled as in the whole (the stand-in keeps the name)
             end = source.index(")", self.at)
-            if source[self.at + 2:end] not in self.closed:
-                raise _Unsplittable  # an open or unknown group: re refuses it, and so must the part
+            if self._behind or source[self.at + 2:end] not in self.closed:
+                # an open or unknown group: re refuses it, and so must the part; inside a look-behind,
+                # whose width the stand-in for a set-aside alternative would change
+                raise _Unsplittable
             self.at = end + 1
             return None, None, True
         flags, colon, _ = source[self.at:].partition(":")
