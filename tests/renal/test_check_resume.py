@@ -41,6 +41,17 @@ def _lines(example_tree: Path, source: str) -> list[bytes]:
     return path.read_bytes().splitlines(keepends=True)
 
 
+def _append(session: Path, parent: str, prefix: str, messages: list[dict], start: int = 0) -> str:
+    """Appends ``messages`` to ``session`` as entries ``<prefix><n>``, each the child of the one before
+    (the first of ``parent``), as an agent's turns grow it; the last entry's id."""
+    with session.open("a", encoding="utf-8") as out:
+        for n, message in enumerate(messages, start=start):
+            out.write(json.dumps({"type": "message", "id": f"{prefix}{n}", "parentId": parent,
+                                  "timestamp": f"2026-11-29T04:00:{n:02d}.000Z", "message": message}) + "\n")
+            parent = f"{prefix}{n}"
+    return parent
+
+
 def _numbers(result) -> dict:
     return {key: value for key, value in result.to_state().items() if key not in ("checked_at", "fingerprint")}
 
@@ -200,11 +211,7 @@ def test_a_cut_outputs_shortened_text_is_counted_not_kept(example: Path, monkeyp
                 {"role": "user", "content": "Good. Is the staging server up?"},
                 {"role": "assistant", "content": "Staging is up."},
                 {"role": "user", "content": "Any news on the deploy?"}]
-    with session.open("a", encoding="utf-8") as out:
-        for n, message in enumerate(messages):
-            out.write(json.dumps({"type": "message", "id": f"g{n}", "parentId": parent,
-                                  "timestamp": f"2026-11-29T04:00:{n:02d}.000Z", "message": message}) + "\n")
-            parent = f"g{n}"
+    parent = _append(session, parent, "g", messages)
     cut: list[str] = []
     original_cut = fates.FateStream._cut
 
@@ -223,12 +230,8 @@ def test_a_cut_outputs_shortened_text_is_counted_not_kept(example: Path, monkeyp
     assert head.encode() not in saved and b"apollo renal cut this old output" not in saved
     assert not any(head in text or "apollo renal cut" in text for text in read)
     # later: a message names a line of the cut output, and one more turn
-    with session.open("a", encoding="utf-8") as out:
-        for n, content in enumerate(["What did ledger 41 say?", "Thanks."], start=len(messages)):
-            out.write(json.dumps({"type": "message", "id": f"g{n}", "parentId": parent,
-                                  "timestamp": f"2026-11-29T04:00:{n:02d}.000Z",
-                                  "message": {"role": "user", "content": content}}) + "\n")
-            parent = f"g{n}"
+    _append(session, parent, "g", [{"role": "user", "content": content} for content in ["What did ledger 41 say?", "Thanks."]],
+            start=len(messages))
     resumed = check(paths, config, session, resume=True)
     assert resumed.classified == 2
     assert _numbers(resumed) == _numbers(check(paths, config, session))
@@ -280,12 +283,7 @@ def test_the_saved_state_holds_no_secret_in_clear(example: Path) -> None:
         ("assistant", f"好的，所有agent的API key都改成了 {keys['openai project']}。"),
     ]
     parent = last["id"]
-    with session.open("a", encoding="utf-8") as out:
-        for n, (role, text) in enumerate(says):
-            out.write(json.dumps({"type": "message", "id": f"s{n}", "parentId": parent,
-                                  "timestamp": f"2026-11-29T04:00:{n:02d}.000Z",
-                                  "message": {"role": role, "content": text}}) + "\n")
-            parent = f"s{n}"
+    parent = _append(session, parent, "s", [{"role": role, "content": text} for role, text in says])
     config = config_mod.load(paths.workspace)
     check(paths, config, session, resume=True)
     saved = check_resume.resume_path(paths).read_bytes().lower()  # topic words are kept lowercased
@@ -321,11 +319,7 @@ def test_a_watched_tool_outputs_tokens_hold_no_secret_in_clear(example: Path) ->
                                                    "arguments": {"command": "make env"}}]},
                 {"role": "toolResult", "toolCallId": "k1", "toolName": "exec", "content": [{"type": "text", "text": output}]},
                 {"role": "user", "content": "What is wrong with src/mod_3.py?"}]
-    with session.open("a", encoding="utf-8") as out:
-        for n, message in enumerate(messages):
-            out.write(json.dumps({"type": "message", "id": f"k{n}", "parentId": parent,
-                                  "timestamp": f"2026-11-29T04:00:{n:02d}.000Z", "message": message}) + "\n")
-            parent = f"k{n}"
+    parent = _append(session, parent, "k", messages)
     config = config_mod.load(paths.workspace)
     read: list[str] = []
     redact = check_resume.redact
@@ -337,12 +331,8 @@ def test_a_watched_tool_outputs_tokens_hold_no_secret_in_clear(example: Path) ->
     assert not any("src/mod_17.py" in text for text in read)
     assert check(paths, config, session, resume=True).classified == 0
     # named after a reload, a line of the output is kept as a whole check keeps it
-    with session.open("a", encoding="utf-8") as out:
-        for n, content in enumerate(["Thanks.", "And src/mod_17.py?", "ok"], start=len(messages)):
-            out.write(json.dumps({"type": "message", "id": f"k{n}", "parentId": parent,
-                                  "timestamp": f"2026-11-29T04:00:{n:02d}.000Z",
-                                  "message": {"role": "user", "content": content}}) + "\n")
-            parent = f"k{n}"
+    _append(session, parent, "k", [{"role": "user", "content": content} for content in ["Thanks.", "And src/mod_17.py?", "ok"]],
+            start=len(messages))
     resumed = check(paths, config, session, resume=True)
     assert resumed.classified == 3
     assert _numbers(resumed) == _numbers(check(paths, config, session))
