@@ -23,33 +23,44 @@ def opening_fence(line: str) -> str:
     return found.group(1)
 
 
+def _closing_run(line: str) -> str:
+    """The run of backticks or tildes ``line`` is made of, with nothing after it ("" when it is none):
+    what closes a block opened by as many of the same character or fewer."""
+    found = _FENCE_LINE.fullmatch(line.rstrip("\r\n"))
+    return found.group(1) if found is not None and not found.group(2).strip() else ""
+
+
 def closes(line: str, fence: str) -> bool:
     """``line`` closes the block ``fence`` opened."""
-    found = _FENCE_LINE.fullmatch(line.rstrip("\r\n"))
-    return (found is not None and found.group(1)[0] == fence[0] and len(found.group(1)) >= len(fence)
-            and not found.group(2).strip())
+    run = _closing_run(line)
+    return run[:1] == fence[0] and len(run) >= len(fence)
 
 
 class FencedCode:
     """Where each fenced block of ``lines`` ends, found in time linear in the lines: whether any
-    closer lies ahead is known from the longest fence of each character at or after every line."""
+    closer lies ahead is known from the longest closing run of each character at or after every
+    line, worked out when the first block opens (most texts have none)."""
 
     def __init__(self, lines: list[str]) -> None:
         self.lines = lines
-        longest = {"`": [0] * (len(lines) + 1), "~": [0] * (len(lines) + 1)}
-        for at in range(len(lines) - 1, -1, -1):
-            for after in longest.values():
-                after[at] = after[at + 1]
-            found = _FENCE_LINE.fullmatch(lines[at].rstrip("\r\n"))
-            if found is not None and not found.group(2).strip():
-                after = longest[found.group(1)[0]]
-                after[at] = max(after[at], len(found.group(1)))
-        self._longest = longest
+        self._longest: dict[str, list[int]] | None = None
+
+    def _longest_after(self) -> dict[str, list[int]]:
+        if self._longest is None:
+            longest = {"`": [0] * (len(self.lines) + 1), "~": [0] * (len(self.lines) + 1)}
+            for at in range(len(self.lines) - 1, -1, -1):
+                for after in longest.values():
+                    after[at] = after[at + 1]
+                if run := _closing_run(self.lines[at]):
+                    after = longest[run[0]]
+                    after[at] = max(after[at], len(run))
+            self._longest = longest
+        return self._longest
 
     def end(self, start: int) -> int:
         """The index of the line closing the block ``lines[start]`` opens, or ``start`` when none does."""
         fence = opening_fence(self.lines[start])
-        if self._longest[fence[0]][start + 1] < len(fence):
+        if self._longest_after()[fence[0]][start + 1] < len(fence):
             return start
         return next(at for at in range(start + 1, len(self.lines)) if closes(self.lines[at], fence))
 
