@@ -7,9 +7,15 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from support_classify import session_verdicts
 
 from realclient.support import HEARTBEAT_PROMPT, PiSession
+
+from apollo.renal import reading
+from apollo.renal.rules import load as load_renal_rules
+from apollo.transcript import fences
 
 
 def test_failed_turns_heartbeat_work_and_delivery_copies_are_noise(tmp_path: Path) -> None:
@@ -371,3 +377,27 @@ def test_a_channel_plugins_trailing_hints_are_not_the_users_standing_rule(tmp_pa
                      "that mention refers to you.]\n\n[System: Your reply will automatically @mention: Ops. Do not "
                      "write @xxx yourself.]")
     assert session_verdicts(s, tmp_path)[message].category != "preference"
+
+
+@pytest.mark.parametrize("text", [
+    # a block that holds a ```python line: the inner line is code, the block closes on the last ```
+    "Here is the config:\n```\n```python\nalways = True\n```\nFrom now on always answer in English.",
+    # three backticks that open and close on one line are inline code, not a fence
+    "Run ```make test``` first.\nFrom now on always answer in English.",
+    # a fence never closed fences only its own line
+    "```python\nFrom now on always answer in English.",
+])
+def test_the_speakers_words_around_fences_are_read_as_every_module_reads_fences(tmp_path: Path, text: str) -> None:
+    """The classifier sets code aside as the memory-file parser and the digest do (`transcript.fences`)."""
+    s = PiSession()
+    message = s.user(text)
+    assert session_verdicts(s, tmp_path)[message].category == "preference"
+
+
+@given(st.lists(st.sampled_from(["```", "```python", "~~~", "````", "  ```", "text", "", "x ```y``` z"]), max_size=12))
+def test_own_words_keep_exactly_the_lines_outside_fenced_code(lines: list[str]) -> None:
+    rules = load_renal_rules()
+    text = "\n".join(["said", *lines, "end"])
+    code = fences.code_lines(text.split("\n"))
+    expected = "\n".join(line for line, fenced in zip(text.split("\n"), code, strict=True) if not fenced).strip()
+    assert reading.own_words(text, rules) == expected

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from apollo.patterns import LazyPattern
 from apollo.records import field, slotted
 from apollo.renal.rules import RenalRules, Signal, normalize_phrase
+from apollo.transcript import fences
 from apollo.words import all_cjk, cjk_runs, stem
 
 # Clause boundaries: Chinese and Latin punctuation, ellipses, a period that ends a sentence (not
@@ -265,16 +266,10 @@ def own_words(text: str, rules: RenalRules) -> str:
     if rules.pasted_session_runs_on and any(p.match(text.lstrip()) for p in rules.pasted_blocks):
         return _after_session(text, rules)
     kept: list[str] = []
-    fence = ""
     session = False
-    for line in text.split("\n"):
-        marker = line.lstrip()[:3]
-        if fence:
-            if marker == fence:
-                fence = ""
-            continue
-        if marker in ("```", "~~~"):
-            fence = marker
+    lines = text.split("\n")
+    for line, code in zip(lines, fences.code_lines(lines), strict=True):
+        if code:
             continue
         session = (session and bool(line.strip())) or any(p.match(line) for p in rules.pasted_blocks)
         if not session and not any(p.match(line) for p in rules.pasted):
