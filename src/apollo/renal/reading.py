@@ -161,9 +161,10 @@ class Reading:
 
 
 #: what stands around a mark taken out of a clause: the spaces and emoji variation selector after it,
-#: and before it spaces, or a list mark that opens the clause ("- ✅ Cron job created")
-_BEFORE_MARK = re.compile(r"(^\s*(?:[-*+•]|\d+[.)])?)?\s*$")
-_AFTER_MARK = re.compile(r"^[\s\ufe0f]*")
+#: and before it spaces, or a list mark that opens the clause ("- ✅ Cron job created"); compiled (and
+#: kept by re) when a mark is first taken out: a heartbeat's appended question rarely has one
+_BEFORE_MARK = r"(^\s*(?:[-*+•]|\d+[.)])?)?\s*$"
+_AFTER_MARK = r"^[\s\ufe0f]*"
 
 
 def _without(signal: Signal, text: str) -> str:
@@ -172,8 +173,8 @@ def _without(signal: Signal, text: str) -> str:
     packages" → "Updated 12 packages", where a pattern anchored at the clause's start still finds it);
     within a clause the words either side are kept apart by one space."""
     while (found := signal.search(text)) is not None and found.end() > found.start():
-        before = _BEFORE_MARK.sub("", text[:found.start()])
-        after = _AFTER_MARK.sub("", text[found.end():])
+        before = re.sub(_BEFORE_MARK, "", text[:found.start()])
+        after = re.sub(_AFTER_MARK, "", text[found.end():])
         text = f"{before} {after}" if before and after else before + after
     return text
 
