@@ -45,7 +45,7 @@ ACTIONS = ("keep", "compress", "drop", "confirm")
 #: categories SPEC §1.1 keeps always while they are current
 MUST_KEEP = frozenset({"decision", "preference", "task", "question"})
 _QUOTE = 40
-_DIGITS = re.compile(r"\d")
+_DIGITS = r"\d"  # compiled (and kept by re) when first used, like the two token patterns below
 
 
 @slotted()
@@ -157,11 +157,11 @@ class _Words(dict[str, str]):
 
 #: a reply's words for telling whether it says more than an option: Latin words, and Chinese
 #: characters one by one (a reply of an option and 就行 is those; one with 又崩了 says more)
-_CHOICE_TOKEN = re.compile(r"[a-z0-9]+|[^\x00-\x7f\W]")
+_CHOICE_TOKEN = r"[a-z0-9]+|[^\x00-\x7f\W]"
 
 
 def _choice_tokens(text: str) -> frozenset[str]:
-    return frozenset(_CHOICE_TOKEN.findall(text.lower()))
+    return frozenset(re.findall(_CHOICE_TOKEN, text.lower()))
 
 
 def _echoed_yes(found: reading.Reading, rules: RenalRules, echo: frozenset[str]) -> bool:
@@ -180,12 +180,12 @@ def _echoed_yes(found: reading.Reading, rules: RenalRules, echo: frozenset[str])
         rest = " ".join(words[opening:])
     elif not first.answers:
         return False
-    return all(token in echo or unicodedata.category(token[0]).startswith("P") for token in _ECHO_TOKEN.findall(rest))
+    return all(token in echo or unicodedata.category(token[0]).startswith("P") for token in re.findall(_ECHO_TOKEN, rest))
 
 
 #: a run of word characters (a word, a number, a CJK run, as ``echo_words`` lists them) or any other
 #: mark but a space: a number ("yes, 30") or an emoji ("yes 👎") says more than an echo; punctuation does not
-_ECHO_TOKEN = re.compile(r"[\w']+|[^\w\s]")
+_ECHO_TOKEN = r"[\w']+|[^\w\s]"
 
 
 def _answering(rules: RenalRules, phrase: str) -> bool:
@@ -783,7 +783,7 @@ class Classifier:
         if role != "user" and done:  # "记好了：…PDF 的决定…" reports work done, whatever else it says
             self._close_task(element, keys, other)
         if role != "user" and other is not None and any(s.confirmation for s in found.social) and self._echoes(
-                keys, other) and not _DIGITS.search(found.content_text()):
+                keys, other) and not re.search(_DIGITS, found.content_text()):
             return self._verdict(element, "noise", "drop", 0.75, f"acknowledges and restates #{other.id}, which "
                                  "is kept", "context:echo", confirmation=True)
         facts = self._facts(element, found, role, keys, done=done, defers=defers and other is not None and other.question)

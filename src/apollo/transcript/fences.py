@@ -9,15 +9,20 @@ wrong would then hide every later heading and decision of a memory file as code,
 
 from __future__ import annotations
 
+import functools
 import re
 
-_FENCE_LINE = re.compile(r"[ \t]*(`{3,}|~{3,})(.*)")
+
+@functools.cache
+def _fence_line() -> re.Pattern[str]:
+    """Compiled when a line is first read for a fence: a heartbeat's appended message seldom is."""
+    return re.compile(r"[ \t]*(`{3,}|~{3,})(.*)")
 
 
 def opening_fence(line: str) -> str:
     """The fence ``line`` opens a code block with ("```", "~~~~", …), or "" (a backtick fence's info
     string holds no backtick: "```a`b" is prose)."""
-    found = _FENCE_LINE.fullmatch(line.rstrip("\r\n"))
+    found = _fence_line().fullmatch(line.rstrip("\r\n"))
     if found is None or (found.group(1)[0] == "`" and "`" in found.group(2)):
         return ""
     return found.group(1)
@@ -26,7 +31,7 @@ def opening_fence(line: str) -> str:
 def _closing_run(line: str) -> str:
     """The run of backticks or tildes ``line`` is made of, with nothing after it ("" when it is none):
     what closes a block opened by as many of the same character or fewer."""
-    found = _FENCE_LINE.fullmatch(line.rstrip("\r\n"))
+    found = _fence_line().fullmatch(line.rstrip("\r\n"))
     return found.group(1) if found is not None and not found.group(2).strip() else ""
 
 

@@ -24,8 +24,8 @@ BRANCH_SUMMARY_WRAPPER = ("The following is a summary of a branch that this conv
 # ---------------------------------------------------------------------------------------------
 # Rules (data/transcript_openclaw.toml): envelopes and heartbeats
 # ---------------------------------------------------------------------------------------------
-_FENCE_CLOSE = re.compile(r"^[ \t]*```[ \t]*$", re.M)
 #: compiled (and kept by re) when first used: a heartbeat's appended message rarely needs them
+_FENCE_CLOSE = r"(?m)^[ \t]*```[ \t]*$"
 _BLANK_LINE = r"(?m)^[ \t]*$"
 _MARKUP = r"<[^>]*>|&nbsp;"
 
@@ -265,7 +265,7 @@ class EnvelopeRules:
         offset = len(first) + 1
         if after.lstrip(" \t").startswith("```"):
             fence_line, _, body = after.partition("\n")
-            close = _FENCE_CLOSE.search(body)
+            close = re.search(_FENCE_CLOSE, body)
             if close is None:
                 return None
             offset += len(fence_line) + 1 + close.end()
