@@ -114,7 +114,10 @@ class Bench:
         # the shell sets PYTHONDONTWRITEBYTECODE
         inherited = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         self.env = {**inherited, "APOLLO_NOW": generate.BENCH_NOW.isoformat(),
-                    "APOLLO_CONFIG": str(OUT / "no-user-config.toml")}
+                    "APOLLO_CONFIG": str(OUT / "no-user-config.toml"),
+                    # a cache folder of the bench's own: another checkout's processes sharing the user's
+                    # would evict the layered rules and make a heartbeat build them again
+                    "APOLLO_CACHE_DIR": str(OUT / "cache")}
         self.scratch = OUT / "run"
         self.comparisons: list[Comparison] = []
         self.engine: dict[str, float] = {}
