@@ -402,11 +402,15 @@ def _entries(draw: st.DrawFn, start: int, count: int) -> list[dict]:
 
 
 def _hold_back(entries: list[dict], data: st.DataObject) -> list[dict]:
-    """The output of the last tool call, when the drawn entries end with one, may come only after
-    the check (the agent still runs the tool): taken off, to open the next append."""
-    if len(entries) > 1 and entries[-1]["role"] == "toolResult" and data.draw(st.booleans()):
-        return [entries.pop()]
-    return []
+    """The check may come right after a tool call, before its output (the agent still runs the
+    tool): the drawn entries from one output on are taken off, to open the next append."""
+    outputs = [n for n, entry in enumerate(entries) if n and entry["role"] == "toolResult"]
+    if not outputs or not data.draw(st.booleans()):
+        return []
+    at = data.draw(st.sampled_from(outputs))
+    held = entries[at:]
+    del entries[at:]
+    return held
 
 
 def _write(path: Path, messages: list[dict], *, mode: str = "a", first: int = 0, parent: str | None = None) -> str | None:
