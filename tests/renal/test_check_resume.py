@@ -3,6 +3,7 @@ left, and classifies only what was appended, with exactly the numbers a full che
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
@@ -384,8 +385,8 @@ def _entries(draw: st.DrawFn, start: int, count: int) -> list[dict]:
     entries: list[dict] = []
     for n in range(start, start + count):
         turn = draw(st.sampled_from(["user", "assistant", "tool", "heartbeat"]))
-        if turn == "tool":
-            call = f"c{n}"
+        if turn == "tool":  # a provider's call id (call_ and 24 hex digits): it reads as a key to the detectors
+            call = "call_" + hashlib.sha256(f"c{n}".encode()).hexdigest()[:24]
             entries.append({"role": "assistant", "content": [{"type": "toolCall", "id": call, "name": "exec",
                                                               "arguments": {"command": "make test"}}]})
             entries.append({"role": "toolResult", "toolCallId": call, "toolName": "exec",
@@ -398,6 +399,18 @@ def _entries(draw: st.DrawFn, start: int, count: int) -> list[dict]:
             said = draw(st.lists(st.sampled_from(_SAYS[turn]), min_size=1, max_size=3))
             entries.append({"role": turn, "content": " ".join(said)})
     return entries
+
+
+def _hold_back(entries: list[dict], data: st.DataObject) -> list[dict]:
+    """The check may come right after a tool call, before its output (the agent still runs the
+    tool): the drawn entries from one output on are taken off, to open the next append."""
+    outputs = [n for n, entry in enumerate(entries) if n and entry["role"] == "toolResult"]
+    if not outputs or not data.draw(st.booleans()):
+        return []
+    at = data.draw(st.sampled_from(outputs))
+    held = entries[at:]
+    del entries[at:]
+    return held
 
 
 def _write(path: Path, messages: list[dict], *, mode: str = "a", first: int = 0, parent: str | None = None) -> str | None:
@@ -422,7 +435,8 @@ def _write(path: Path, messages: list[dict], *, mode: str = "a", first: int = 0,
                      "partial"]), min_size=1, max_size=4))
 def test_a_random_session_resumed_after_any_change_gives_the_whole_check_byte_for_byte(
         data: st.DataObject, before: int, changes: list[str]) -> None:
-    """Random sessions, random appended messages, and the changes that are not appends (the end
+    """Random sessions, random appended messages (a tool's output sometimes only after the check),
+    and the changes that are not appends (the end
     cut off, an earlier message rewritten in place, a new branch, a compaction, a side entry, an id
     used again, a line cut off mid-write): the resumed check's state file is the whole check's, only
     an append is classified alone, and, in a session no reader warns about, an append is read alone
@@ -433,14 +447,17 @@ def test_a_random_session_resumed_after_any_change_gives_the_whole_check_byte_fo
         paths = Paths.resolve(root / "workspace", root / "state")
         config = config_mod.load(paths.workspace)
         session = root / "session.jsonl"
-        leaf = _write(session, data.draw(_entries(0, before)), mode="w")
+        entries = data.draw(_entries(0, before))
+        held = _hold_back(entries, data)
+        leaf = _write(session, entries, mode="w")
         check(paths, config, session, resume=True)
         seen = list(iter_elements(session))
         quiet = True  # a session a reader warns about (a broken line, a parent not in the file…) is read whole
         for number, change in enumerate(changes, 1):
             leaf = _change(session, change, number, leaf, before, data)
-            leaf = _write(session, data.draw(_entries(1000 * number, data.draw(st.integers(1, 4)))), first=1000 * number,
-                          parent=leaf)
+            entries = [*held, *data.draw(_entries(1000 * number, data.draw(st.integers(1, 4))))]
+            held = _hold_back(entries, data)
+            leaf = _write(session, entries, first=1000 * number, parent=leaf)
             rest = None
             if change == "partial":  # a writer caught mid-line: the check sees half an entry, the rest comes later
                 line = json.dumps({"type": "message", "id": f"p{number}", "parentId": leaf,
@@ -576,3 +593,45 @@ def test_a_held_element_built_unlike_the_saved_one_makes_the_check_a_whole_one(e
     assert asked, "the appended message made no held element be looked at"
     assert resumed.classified == resumed.elements
     assert _numbers(resumed) == _numbers(check(paths, config, session))
+
+
+def test_a_repeated_call_whose_output_comes_after_the_check_is_revised_as_in_a_whole_check(example: Path) -> None:
+    """A check ends right after a tool call made again with the same arguments (``repeat:tool_call``,
+    dropped while its output may still say the same): the output arrives only before the next
+    check. Providers' call ids (``call_`` and 24 hex digits) read as keys to the secret detectors,
+    and the state redacts its strings: the call waiting for its output must still be found, as
+    must two such calls waiting at once (an output that changed keeps the repeated call, one
+    that did not goes as a copy)."""
+    paths = Paths.resolve(example / "workspace", example / "openclaw-state")
+    session = paths.sessions_dir / SESSION
+    config = config_mod.load(paths.workspace)
+
+    def call(call_id: str, command: str) -> dict:
+        return {"role": "assistant", "content": [{"type": "toolCall", "id": call_id, "name": "exec",
+                                                  "arguments": {"command": command}}]}
+
+    def output(call_id: str, text: str) -> dict:
+        return {"role": "toolResult", "toolCallId": call_id, "toolName": "exec", "content": [{"type": "text", "text": text}]}
+
+    ids = [f"call_{n}e4b07a91c3d58f2a6b0{n}c7e19" for n in range(6)]
+    failing = "\n".join(["3 failed, 41 passed", *(f"tests/test_orders.py::test_case_{n} FAILED" for n in range(3))])
+    listing = "\n".join(f"drwxr-xr-x  orders_{n}" for n in range(12))
+    assert all(check_resume.redact(call_id) != call_id for call_id in ids), "the ids read as no key: the test shows nothing"
+    parent = json.loads(session.read_text(encoding="utf-8").splitlines()[-1])["id"]
+    parent = _append(session, parent, "r", [
+        {"role": "user", "content": "Please run the order tests and list the order folders."},
+        call(ids[0], "pytest tests/test_orders.py"), output(ids[0], failing),
+        call(ids[1], "ls orders"), output(ids[1], listing),
+        {"role": "assistant", "content": "Three order tests fail; I fixed the rounding, running them again."},
+        call(ids[2], "pytest tests/test_orders.py"), call(ids[3], "ls orders")])
+    check(paths, config, session, resume=True)
+    _append(session, parent, "r", [
+        output(ids[2], "44 passed"), output(ids[3], listing),
+        {"role": "assistant", "content": "All 44 order tests pass now."},
+        {"role": "user", "content": "Great. Now deploy the order service to staging."},
+        {"role": "assistant", "content": "Deployed the order service to staging."},
+        {"role": "user", "content": "Is the staging health check green?"},
+        {"role": "assistant", "content": "Yes, the staging health check is green."}], start=8)
+    resumed = check(paths, config, session, resume=True)
+    assert resumed.classified == 7
+    assert json.dumps(resumed.to_state()) == json.dumps(check(paths, config, session).to_state())

@@ -145,6 +145,14 @@ def _digest(*parts: str) -> bytes:
     return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).digest()
 
 
+def call_key(call_id: str) -> bytes:
+    """What a tool call is remembered by until its result comes: its id's digest. Held as the id, a
+    saved state (:mod:`apollo.renal.check_resume`) redacts it as any string, and a provider's call
+    id (``call_`` and 24 hex digits) reads as a key: saved as its mark, the result appended after the
+    save found no call, and two such calls became one."""
+    return _digest(call_id)
+
+
 class _Words(dict[str, str]):
     """What a row's reason can name: a signal's words, or nothing when the signal was not found."""
 
@@ -265,7 +273,7 @@ class Classifier:
         self._scheduled_run = False
         self._texts: OrderedDict[bytes, _Candidate] = OrderedDict()
         self._calls: OrderedDict[bytes, _Call] = OrderedDict()
-        self._pending_calls: dict[str, _Call] = {}
+        self._pending_calls: dict[bytes, _Call] = {}  # by :func:`call_key`
         self._awaiting: list[_Candidate] = []
         #: the user's questions the agent has answered in its current turn, settled when the turn ends
         self._answering: list[_Candidate] = []
@@ -476,13 +484,13 @@ class Classifier:
         if len(self._calls) > self._memory:
             self._calls.popitem(last=False)
         if element.call_id:
-            self._pending_calls[element.call_id] = call
+            self._pending_calls[call_key(element.call_id)] = call
             if len(self._pending_calls) > self._memory:
                 del self._pending_calls[next(iter(self._pending_calls))]
         return verdict
 
     def _tool_result(self, element: Element) -> Verdict:
-        call = self._pending_calls.pop(element.call_id, None) if element.call_id else None
+        call = self._pending_calls.pop(call_key(element.call_id), None) if element.call_id else None
         digest = _digest(element.text)
         if call is not None:
             call.result_digest, call.result_id = digest, element.id

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable
 
 from apollo.records import field, slotted
 from apollo.renal import concentrate
-from apollo.renal.classify import MUST_KEEP, Change, Verdict
+from apollo.renal.classify import MUST_KEEP, Change, Verdict, call_key
 from apollo.renal.condense import Condenser
 from apollo.transcript.model import Element, Kind, Role
 from apollo.words import cjk_runs
@@ -142,7 +142,7 @@ class FateStream:
         self._open_calls: OrderedDict[int, Fate] = OrderedDict()
         self._watched: OrderedDict[Fate, _Watch] = OrderedDict()  # long tool outputs later messages may name
         self._watched_tokens = 0
-        self._dropped_calls: OrderedDict[str, str] = OrderedDict()  # call id -> bucket, until its result
+        self._dropped_calls: OrderedDict[bytes, str] = OrderedDict()  # call_key(call id) -> bucket, until its result
 
     @classmethod
     def for_config(cls, config: Config | None, count: Callable[[str], int], **options: Any) -> FateStream:
@@ -350,14 +350,15 @@ class FateStream:
         it; a result the classifier dropped while its call stays is kept (cut when old)."""
         element = fate.element
         if element.kind is Kind.TOOL_CALL and element.call_id:
+            key = call_key(element.call_id)
             if fate.action != "drop":  # kept, or kept after all (a repeated call whose output changed)
-                self._dropped_calls.pop(element.call_id, None)
+                self._dropped_calls.pop(key, None)
                 return
-            self._dropped_calls[element.call_id] = fate.bucket
+            self._dropped_calls[key] = fate.bucket
             if len(self._dropped_calls) > _OPEN_CALLS:
                 self._dropped_calls.popitem(last=False)
         elif element.kind is Kind.TOOL_RESULT and element.call_id:
-            bucket = self._dropped_calls.pop(element.call_id, None)
+            bucket = self._dropped_calls.pop(call_key(element.call_id), None)
             if bucket is not None:
                 fate.action, fate.bucket, fate.text, fate.must_keep = "drop", bucket, None, False
             elif fate.action == "drop":
