@@ -11,11 +11,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from support_classify import session_verdicts
 
-from realclient.support import HEARTBEAT_PROMPT, PiSession
-
 from apollo.renal import reading
 from apollo.renal.rules import load as load_renal_rules
 from apollo.transcript import fences
+from realclient.support import HEARTBEAT_PROMPT, PiSession
 
 
 def test_failed_turns_heartbeat_work_and_delivery_copies_are_noise(tmp_path: Path) -> None:
