@@ -30,7 +30,9 @@ at all. Every such string goes through
 one that holds a key is saved, and read back, with the key replaced by its mark; the state lists the
 strings found to hold none, which the next save need not read again. A later check then
 compares the mark where a whole check compares the key (a reply copying that key is not found to
-repeat it); only sessions that hold secrets see that difference.
+repeat it); sessions that hold a secret, or a word the detectors read as one (a commit hash, a
+32-hex id), see that difference. The ids of tool calls awaiting their output are kept as digests
+(:func:`apollo.renal.classify.call_key`) so that no such mark loses a call.
 """
 
 from __future__ import annotations
