@@ -635,3 +635,25 @@ def test_a_repeated_call_whose_output_comes_after_the_check_is_revised_as_in_a_w
     resumed = check(paths, config, session, resume=True)
     assert resumed.classified == 7
     assert json.dumps(resumed.to_state()) == json.dumps(check(paths, config, session).to_state())
+
+
+def test_long_hex_topic_words_resume_as_in_a_whole_check(example: Path) -> None:
+    """Two commit hashes are topic words, and the secret detectors read 40 hex digits as keys: saved as
+    they are, the state would hold one mark for both, and a later message naming them would start a
+    topic the whole check does not see. Held as digests, they resume as they were."""
+    paths = Paths.resolve(example / "workspace", example / "openclaw-state")
+    session = paths.sessions_dir / SESSION
+    config = config_mod.load(paths.workspace)
+    first, second = "a94a8fe5ccb19ba61c4c0873d391e987982fbbd3", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4"
+    assert check_resume.redact(first) != first, "the hash reads as no key: the test shows nothing"
+    parent = json.loads(session.read_text(encoding="utf-8").splitlines()[-1])["id"]
+    parent = _append(session, parent, "h", [
+        {"role": "user", "content": f"Please fix the crash in builds {first} and {second}."},
+        {"role": "assistant", "content": "On it."}])
+    check(paths, config, session, resume=True)
+    _append(session, parent, "h", [{"role": "user", "content": f"Any news on {first} {second}?"}], start=2)
+    resumed = check(paths, config, session, resume=True)
+    assert resumed.classified == 1
+    assert json.dumps(resumed.to_state()) == json.dumps(check(paths, config, session).to_state())
+    saved = b"".join(p.read_bytes() for p in (paths.state_dir / "apollo").glob("check-resume-*"))
+    assert first.encode() not in saved and second.encode() not in saved

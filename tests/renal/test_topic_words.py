@@ -1,0 +1,34 @@
+"""Topic words: a long one (a commit hash, an id, a key) is held as its digest, which keeps every
+comparison between messages as it was (equal words stay equal, different ones different)."""
+
+from __future__ import annotations
+
+from unittest.mock import patch
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from apollo.redact import redact
+from apollo.renal import reading
+from apollo.renal.rules import load as load_renal_rules
+
+_WORDS = st.sampled_from(["deploy", "staging", "a94a8fe5ccb19ba61c4c0873d391e987982fbbd3",
+                          "e3b0c44298fc1c149afbf4c8996fb92427ae41e4", "internationalization",
+                          "internationalizations", "build", "sk-proj-4f9a2b7c1d8e3f6a0b5c"])
+
+
+@given(st.lists(_WORDS, max_size=6), st.lists(_WORDS, max_size=6))
+def test_two_messages_share_as_many_topic_words_as_with_the_words_in_clear(a: list[str], b: list[str]) -> None:
+    rules = load_renal_rules()
+    first, second = (reading.keywords(" ".join(words), rules) for words in (a, b))
+    with patch.object(reading, "_HELD_AS_DIGEST", 10**6):  # every word in clear, as before
+        clear_first, clear_second = (reading.keywords(" ".join(words), rules) for words in (a, b))
+    assert (len(first), len(second), len(first & second)) == (
+        len(clear_first), len(clear_second), len(clear_first & clear_second))
+
+
+def test_a_long_word_is_held_as_a_digest_no_detector_reads_as_a_key() -> None:
+    words = reading.keywords("rebuild a94a8fe5ccb19ba61c4c0873d391e987982fbbd3 with sk-proj-4f9a2b7c1d8e3f6a0b5c",
+                             load_renal_rules())
+    assert not any("a94a8fe5" in w or "4f9a2b7c" in w for w in words)
+    assert all(redact(w) == w for w in words)
