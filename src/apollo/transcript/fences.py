@@ -72,8 +72,10 @@ class FencedCode:
 
 def code_lines(lines: list[str]) -> list[bool]:
     """Which ``lines`` belong to a fenced code block (its fences included)."""
-    fenced = FencedCode(lines)
     code = [False] * len(lines)
+    if not any("```" in line or "~~~" in line for line in lines):  # most messages: no line read for a fence
+        return code
+    fenced = FencedCode(lines)
     at = 0
     while at < len(lines):
         if opening_fence(lines[at]):
