@@ -621,7 +621,8 @@ def _keywords(text: str, rules: RenalRules) -> frozenset[str]:
     found: set[str] = set()
     for word in _LATIN_WORD.findall(low):
         if len(word) >= minimum and word not in stop_words and word not in markers:
-            found.add(stem(word) if len(word) < _HELD_AS_DIGEST else _word_digest(stem(word)))
+            root = stem(word)
+            found.add(root if len(root) < _HELD_AS_DIGEST else _word_digest(root))
     for run in (match.group() for match in cjk_runs(low)):
         pairs = [run[i:i + 2] for i in range(len(run) - 1)]
         # characters inside a marker ("改用" in "部署改用") belong to no topic pair
@@ -632,10 +633,11 @@ def _keywords(text: str, rules: RenalRules) -> frozenset[str]:
     return frozenset(found)
 
 
-#: a topic word this long (a commit hash, an id, a key) is held as its digest: the secret detectors read
-#: 20 hex digits as a key, and the resume state, which redacts its strings when saved, would save two
-#: such words as one mark, and a later message naming them would not be on their topic
-_HELD_AS_DIGEST = 20
+#: a topic word whose stem is this long (a commit hash, an id, a key) is held as its digest: the secret
+#: detectors read 20 hex digits as a key (the stemmer may take a few off), and the resume state, which
+#: redacts its strings when saved, would save two such words as one mark, and a later message naming
+#: them would not be on their topic. Decided on the stem, so words with one stem stay one topic word.
+_HELD_AS_DIGEST = 16
 
 
 def _word_digest(word: str) -> str:
