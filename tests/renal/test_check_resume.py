@@ -20,6 +20,7 @@ from apollo import config as config_mod
 from apollo.renal import check_resume
 from apollo.renal.check import check
 from apollo.transcript import iter_elements, read
+from apollo.words import digest64
 from apollo.workspace import Paths
 from constants import DEMO_NOW
 
@@ -536,7 +537,7 @@ def test_an_outputs_tokens_are_saved_as_their_digests_and_read_back_whole() -> N
     index = concentrate.LineIndex.of(text, anchors)
     digests = index.__getstate__()[3]
     tokens = index.asked({word.lower() for word in anchors.token.findall(text)})
-    assert len(tokens) > 50 and digests == b"".join(sorted(map(concentrate.token_digest, tokens)))
+    assert len(tokens) > 50 and digests == b"".join(sorted(map(digest64, tokens)))
     assert b"mod_7" not in pickle.dumps(index)
     loaded = pickle.loads(pickle.dumps(index))
     assert loaded.__getstate__() == index.__getstate__()
@@ -657,3 +658,32 @@ def test_long_hex_topic_words_resume_as_in_a_whole_check(example: Path) -> None:
     assert json.dumps(resumed.to_state()) == json.dumps(check(paths, config, session).to_state())
     saved = b"".join(p.read_bytes() for p in (paths.state_dir / "apollo").glob("check-resume-*"))
     assert first.encode() not in saved and second.encode() not in saved
+
+
+def test_a_message_saying_a_long_hash_again_is_merged_after_a_resume_as_in_a_whole_check(example: Path) -> None:
+    """The filter's repeat history (the content words of the messages past the recent turns) is saved
+    too: a commit hash held there as it is would be saved as a mark, and a later message saying the
+    same again would not be found to, so the earlier one a whole check merges into it would stay."""
+    paths = Paths.resolve(example / "workspace", example / "openclaw-state")
+    session = paths.sessions_dir / SESSION
+    config = config_mod.load(paths.workspace)
+    said = "Deployed build a94a8fe5ccb19ba61c4c0873d391e987982fbbd3 to staging."
+    topics = ["invoices", "calendar", "printer", "backups", "newsletter", "garden", "recipes", "taxes",
+              "flights", "hotel", "dentist", "piano", "bicycle", "kitchen", "library", "museum"]
+
+    def chat(about: list[str]) -> list[dict]:  # exchanges that push the earlier messages past the recent turns
+        return [message for topic in about for message in (
+            {"role": "user", "content": f"What about the {topic} plan for {topic} season?"},
+            {"role": "assistant", "content": f"The {topic} plan covers {topic} schedules and {topic} budgets."})]
+
+    first = [{"role": "user", "content": "Deploy the latest build to staging."}, {"role": "assistant", "content": said},
+             *chat(topics[:8])]
+    parent = json.loads(session.read_text(encoding="utf-8").splitlines()[-1])["id"]
+    parent = _append(session, parent, "k", first)
+    check(paths, config, session, resume=True)
+    _append(session, parent, "k", [{"role": "user", "content": "Which build is on staging now?"},
+                                   {"role": "assistant", "content": f"{said} Smoke tests pass."}, *chat(topics[8:])],
+            start=len(first))
+    resumed = check(paths, config, session, resume=True)
+    assert resumed.classified == 18
+    assert json.dumps(resumed.to_state()) == json.dumps(check(paths, config, session).to_state())

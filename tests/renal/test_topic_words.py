@@ -8,6 +8,7 @@ from unittest.mock import patch
 from hypothesis import given
 from hypothesis import strategies as st
 
+from apollo import words
 from apollo.redact import redact
 from apollo.renal import reading
 from apollo.renal.rules import load as load_renal_rules
@@ -22,17 +23,17 @@ _WORDS = st.sampled_from(["deploy", "staging", "a94a8fe5ccb19ba61c4c0873d391e987
 def test_two_messages_share_as_many_topic_words_as_with_the_words_in_clear(a: list[str], b: list[str]) -> None:
     rules = load_renal_rules()
     reading._keywords.cache_clear()  # topic words are memoised by text: each reading below is made afresh
-    first, second = (reading.keywords(" ".join(words), rules) for words in (a, b))
+    first, second = (reading.keywords(" ".join(said), rules) for said in (a, b))
     reading._keywords.cache_clear()
-    with patch.object(reading, "_HELD_AS_DIGEST", 10**6):  # every word in clear, as before
-        clear_first, clear_second = (reading.keywords(" ".join(words), rules) for words in (a, b))
+    with patch.object(words, "HELD_AS_DIGEST", 10**6):  # every word in clear, as before
+        clear_first, clear_second = (reading.keywords(" ".join(said), rules) for said in (a, b))
     reading._keywords.cache_clear()
     assert (len(first), len(second), len(first & second)) == (
         len(clear_first), len(clear_second), len(clear_first & clear_second))
 
 
 def test_a_long_word_is_held_as_a_digest_no_detector_reads_as_a_key() -> None:
-    words = reading.keywords("rebuild a94a8fe5ccb19ba61c4c0873d391e987982fbbd3 with sk-proj-4f9a2b7c1d8e3f6a0b5c",
+    topic = reading.keywords("rebuild a94a8fe5ccb19ba61c4c0873d391e987982fbbd3 with sk-proj-4f9a2b7c1d8e3f6a0b5c",
                              load_renal_rules())
-    assert not any("a94a8fe5" in w or "4f9a2b7c" in w for w in words)
-    assert all(redact(w) == w for w in words)
+    assert not any("a94a8fe5" in w or "4f9a2b7c" in w for w in topic)
+    assert all(redact(w) == w for w in topic)

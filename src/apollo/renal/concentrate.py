@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import bisect
 import functools
-import hashlib
 import re
 import unicodedata
 from collections.abc import Callable, Sequence
@@ -29,7 +28,7 @@ from apollo.renal.rules import RULES_FOLDER
 from apollo.rulefile import overlay, read_toml
 from apollo.transcript.fences import closes, opening_fence
 from apollo.transcript.model import Element, Kind, Role
-from apollo.words import cjk_runs
+from apollo.words import DIGEST_BYTES, cjk_runs, digest64
 
 #: typing is imported only by type checkers: the heartbeat imports this module on every run
 TYPE_CHECKING = False
@@ -147,14 +146,6 @@ _LONGEST_ANCHOR = 200
 _NEWLINE = re.compile("\n")
 
 
-_DIGEST_SIZE = 8
-
-
-def token_digest(token: str) -> bytes:
-    """What a saved check keeps of an output's token: 64 bits of its BLAKE2b digest."""
-    return hashlib.blake2b(token.encode("utf-8", "surrogatepass"), digest_size=_DIGEST_SIZE).digest()
-
-
 @slotted()
 class LineIndex:
     """Which lines of one long tool output hold which anchors, and the lines later messages mention
@@ -170,7 +161,7 @@ class LineIndex:
     _tokens: frozenset[str] | None
     #: the output's Chinese phrases: with the tokens, what an anchor can be
     phrases: frozenset[str]
-    #: the tokens as a saved check keeps them: the sorted :func:`token_digest` of each, joined. Read
+    #: the tokens as a saved check keeps them: the sorted :func:`apollo.words.digest64` of each, joined. Read
     #: back, they are made a set only when a later message names an anchor, and saved again as read
     _digests: bytes | None = None
     _digest_set: frozenset[bytes] | None = None
@@ -201,8 +192,8 @@ class LineIndex:
             return said & self._tokens
         if self._digest_set is None:
             digests = self._digests or b""
-            self._digest_set = frozenset(digests[at:at + _DIGEST_SIZE] for at in range(0, len(digests), _DIGEST_SIZE))
-        return {word for word in said if token_digest(word) in self._digest_set}
+            self._digest_set = frozenset(digests[at:at + DIGEST_BYTES] for at in range(0, len(digests), DIGEST_BYTES))
+        return {word for word in said if digest64(word) in self._digest_set}
 
     def __getstate__(self) -> tuple[Any, ...]:
         """What a saved check keeps: the anchors found, never the output's text (the caches). The
@@ -213,7 +204,7 @@ class LineIndex:
         digests = self._digests
         if digests is None:
             assert self._tokens is not None
-            digests = b"".join(sorted(map(token_digest, self._tokens)))
+            digests = b"".join(sorted(map(digest64, self._tokens)))
         return self.lines, self.mentioned, self.anchors, digests, self.phrases
 
     def __setstate__(self, state: tuple[Any, ...]) -> None:

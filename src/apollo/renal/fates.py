@@ -25,7 +25,7 @@ from apollo.renal import concentrate
 from apollo.renal.classify import MUST_KEEP, Change, Verdict, call_key
 from apollo.renal.condense import Condenser
 from apollo.transcript.model import Element, Kind, Role
-from apollo.words import cjk_runs
+from apollo.words import cjk_runs, held
 
 #: typing is imported only by type checkers: the heartbeat imports this module on every run
 TYPE_CHECKING = False
@@ -431,10 +431,12 @@ class FateStream:
         element = fate.element
         if element.kind is not Kind.TEXT or fate.action == "drop":
             return
-        words = self.condenser.content_units(element.text)
+        # long words and numbers (a commit hash, an id) as :func:`apollo.words.held`: the resume state
+        # saves this history, and redacted they would not be found said again after it
+        words = frozenset(map(held, self.condenser.content_units(element.text)))
         if len(words) < self.rules["repeat_min_words"]:
             return
-        numbers = concentrate.numbers(element.text)
+        numbers = frozenset(map(held, concentrate.numbers(element.text)))
         history = self._repeats.setdefault(f"{element.role}:{element.speaker or ''}:{element.scope or ''}", [])
         keep: list[tuple[Fate, frozenset[str], frozenset[str]]] = []
         coverage = self.rules["repeat_coverage" if element.scope is None else "document_repeat_coverage"]

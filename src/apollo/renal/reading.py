@@ -9,7 +9,6 @@ question). The classifier then decides with context; this module knows no contex
 from __future__ import annotations
 
 import functools
-import hashlib
 import itertools
 import re
 from collections.abc import Iterator
@@ -18,7 +17,7 @@ from apollo.patterns import LazyPattern
 from apollo.records import field, slotted
 from apollo.renal.rules import RenalRules, Signal, normalize_phrase
 from apollo.transcript import fences
-from apollo.words import all_cjk, cjk_runs, stem
+from apollo.words import all_cjk, cjk_runs, held, stem
 
 # Clause boundaries: Chinese and Latin punctuation, ellipses, a period that ends a sentence (not
 # "main.py" or "4.5"), line breaks, and a space between two Chinese characters.
@@ -621,8 +620,7 @@ def _keywords(text: str, rules: RenalRules) -> frozenset[str]:
     found: set[str] = set()
     for word in _LATIN_WORD.findall(low):
         if len(word) >= minimum and word not in stop_words and word not in markers:
-            root = stem(word)
-            found.add(root if len(root) < _HELD_AS_DIGEST else _word_digest(root))
+            found.add(held(stem(word)))  # decided on the stem: words of one stem stay one topic word
     for run in (match.group() for match in cjk_runs(low)):
         pairs = [run[i:i + 2] for i in range(len(run) - 1)]
         # characters inside a marker ("改用" in "部署改用") belong to no topic pair
@@ -631,19 +629,6 @@ def _keywords(text: str, rules: RenalRules) -> frozenset[str]:
             if i not in marked and i + 1 not in marked and pair[0] not in stop_chars and pair[1] not in stop_chars:
                 found.add(pair)
     return frozenset(found)
-
-
-#: a topic word whose stem is this long (a commit hash, an id, a key) is held as its digest: the secret
-#: detectors read 20 hex digits as a key (the stemmer may take a few off), and the resume state, which
-#: redacts its strings when saved, would save two such words as one mark, and a later message naming
-#: them would not be on their topic. Decided on the stem, so words with one stem stay one topic word.
-_HELD_AS_DIGEST = 16
-
-
-def _word_digest(word: str) -> str:
-    """A long topic word as "#" and 16 hex digits of its BLAKE2b digest: equal words stay equal, no
-    detector reads it as a key, and a key among such words is not kept in clear."""
-    return "#" + hashlib.blake2b(word.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
 
 
 @functools.lru_cache(maxsize=8)
