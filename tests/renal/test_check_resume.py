@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from apollo import config as config_mod
 from apollo.renal import check_resume
 from apollo.renal.check import check
+from apollo.renal.filter import filter_path
 from apollo.transcript import iter_elements, read
 from apollo.words import digest64
 from apollo.workspace import Paths
@@ -687,3 +688,6 @@ def test_a_message_saying_a_long_hash_again_is_merged_after_a_resume_as_in_a_who
     resumed = check(paths, config, session, resume=True)
     assert resumed.classified == 18
     assert json.dumps(resumed.to_state()) == json.dumps(check(paths, config, session).to_state())
+    # what the states agree on: the earlier report merged into the later one that says it all again
+    merged = {fate.element.id: fate.merged_from for fate in filter_path(session, config=config, dry_run=True).fates}
+    assert "k1" in merged[f"k{len(first) + 1}"]

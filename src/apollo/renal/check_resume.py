@@ -31,8 +31,8 @@ one that holds a key is saved, and read back, with the key replaced by its mark;
 strings found to hold none, which the next save need not read again. A later check then
 compares the mark where a whole check compares the key (a reply copying that key is not found to
 repeat it); sessions that hold a secret, or a word the detectors read as one (a commit hash, a
-32-hex id), see that difference. The ids of tool calls awaiting their output, and topic words and repeat
-words of 16 characters or more, are kept as digests (:func:`apollo.renal.classify.call_key`,
+32-hex id), see that difference. The ids of tool calls awaiting their output, and topic words (their stems)
+and repeat words of 16 characters or more, are kept as digests (:func:`apollo.renal.classify.call_key`,
 :func:`apollo.words.held`) so that no such mark loses a call, merges two topics or hides a repeat.
 """
 
