@@ -48,7 +48,7 @@ def test_code_lines_are_exactly_the_fenced_blocks(document: tuple[list[str], lis
 @given(documents())
 def test_a_block_ends_on_its_own_closing_fence(document: tuple[list[str], list[bool], list[tuple[int, int]]]) -> None:
     lines, _, spans = document
-    assert [(start, FencedCode(lines).end(start)) for start, _ in spans] == spans
+    assert [(start, FencedCode(lines).end(start, opening_fence(lines[start]))) for start, _ in spans] == spans
 
 
 def test_an_inline_backtick_run_and_a_prose_line_open_nothing() -> None:

@@ -37,37 +37,43 @@ def _closing_run(line: str) -> str:
 
 def closes(line: str, fence: str) -> bool:
     """``line`` closes the block ``fence`` opened."""
-    run = _closing_run(line)
+    return _run_closes(_closing_run(line), fence)
+
+
+def _run_closes(run: str, fence: str) -> bool:
     return run[:1] == fence[0] and len(run) >= len(fence)
 
 
 class FencedCode:
-    """Where each fenced block of ``lines`` ends, found in time linear in the lines: whether any
-    closer lies ahead is known from the longest closing run of each character at or after every
-    line, worked out when the first block opens (most texts have none)."""
+    """Where each fenced block of ``lines`` ends, found in time linear in the lines: each line's
+    closing run is read once, when the first block opens (most texts have none), and from those runs
+    the longest of each character at or after every line, which says whether any closer lies ahead."""
 
     def __init__(self, lines: list[str]) -> None:
         self.lines = lines
-        self._longest: dict[str, list[int]] | None = None
+        self._runs: list[str] | None = None
+        self._longest: dict[str, list[int]] = {}
 
-    def _longest_after(self) -> dict[str, list[int]]:
-        if self._longest is None:
+    def _read(self) -> list[str]:
+        if self._runs is None:
+            self._runs = [_closing_run(line) for line in self.lines]
             longest = {"`": [0] * (len(self.lines) + 1), "~": [0] * (len(self.lines) + 1)}
             for at in range(len(self.lines) - 1, -1, -1):
                 for after in longest.values():
                     after[at] = after[at + 1]
-                if run := _closing_run(self.lines[at]):
+                if run := self._runs[at]:
                     after = longest[run[0]]
                     after[at] = max(after[at], len(run))
             self._longest = longest
-        return self._longest
+        return self._runs
 
-    def end(self, start: int) -> int:
-        """The index of the line closing the block ``lines[start]`` opens, or ``start`` when none does."""
-        fence = opening_fence(self.lines[start])
-        if self._longest_after()[fence[0]][start + 1] < len(fence):
+    def end(self, start: int, fence: str) -> int:
+        """The index of the line closing the block ``fence`` (``opening_fence(lines[start])``) opens,
+        or ``start`` when none does."""
+        runs = self._read()
+        if self._longest[fence[0]][start + 1] < len(fence):
             return start
-        return next(at for at in range(start + 1, len(self.lines)) if closes(self.lines[at], fence))
+        return next(at for at in range(start + 1, len(runs)) if _run_closes(runs[at], fence))
 
 
 def code_lines(lines: list[str]) -> list[bool]:
@@ -78,8 +84,8 @@ def code_lines(lines: list[str]) -> list[bool]:
     fenced = FencedCode(lines)
     at = 0
     while at < len(lines):
-        if opening_fence(lines[at]):
-            end = fenced.end(at)
+        if fence := opening_fence(lines[at]):
+            end = fenced.end(at, fence)
             code[at:end + 1] = [True] * (end + 1 - at)
             at = end
         at += 1

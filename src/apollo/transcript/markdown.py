@@ -69,8 +69,8 @@ def parse_blocks(lines: list[str]) -> list[Block]:
         if not line.strip():
             i += 1
             continue
-        if opening_fence(line):
-            j = fenced.end(i)
+        if fence := opening_fence(line):
+            j = fenced.end(i, fence)
             parent = open_items[-1].start if open_items else section
             blocks.append(Block("code", i, j + 1, "\n".join(bare[i:j + 1]), parent=parent, title=title))
             i = j + 1
