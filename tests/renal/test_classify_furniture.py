@@ -259,52 +259,13 @@ def test_a_report_the_runtime_delivered_from_another_run_is_no_outcome_of_this_o
     s = PiSession()
     s.user("remind me to water the plants on Friday")
     s.say("Reminder set for Friday at 18:00.")
-    delivered = s.say("Backup complete ✅ 3 old archives removed, the newest is 2.1 GB.")
+    delivered = s.say("Health check complete ✅ all four channels are OK.")
     s.entries[-1]["message"].update(provider="openclaw", model="delivery-mirror")
     asks = s.say("Your weekly review is due: which project should come first this week, the garden or the shed?")
     s.entries[-1]["message"].update(provider="openclaw", model="delivery-mirror")
     got = session_verdicts(s, tmp_path)
     assert (got[delivered].category, got[delivered].rule) == ("process", "furniture:delivered")
     assert got[asks].category == "question"
-
-
-@pytest.mark.parametrize("report", [
-    "Health check complete ✅ all four channels are OK.",
-    "**Health Check Summary**\n\nRan the health check with `--fix`. All 3 services passed:\n\n- ✓ **web** — OK\n"
-    "- ✓ **db** — OK\n- ✓ **mail** — OK\n\nNo fixes were required; all systems healthy.",
-    "巡检完成：服务器、数据库、备份一切正常。",
-    "**Health Check Complete**\n\n• **billing-api**: ✓ OK\n• **search-index**: ✓ OK\n• **photo-archive**: ✓ OK\n"
-    "• **mail-relay**: ✓ OK",
-])
-def test_a_delivered_check_that_found_nothing_wrong_is_noise_as_heartbeat_ok_is(tmp_path: Path, report: str) -> None:
-    """A scheduled job's report the runtime delivered into the chat saying everything it checked is
-    fine tells the reader what HEARTBEAT_OK tells: nothing to act on. Said in this conversation, or
-    with a problem, a caution or a question beside it, it is not that."""
-    s = PiSession()
-    s.user("set up a health check of the web, db and mail services every night")
-    s.tool("c1", "cron", {"action": "add", "schedule": "0 3 * * *"}, '{"ok": true, "id": "7c"}')
-    s.say("Scheduled: the health check runs every night at 03:00.")
-    delivered = s.say(report)
-    s.entries[-1]["message"].update(provider="openclaw", model="delivery-mirror")
-    problem = s.say(report.replace("✅", "").replace("一切正常", "一切正常，但磁盘空间不足") + "\nThe mail queue is down.")
-    s.entries[-1]["message"].update(provider="openclaw", model="delivery-mirror")
-    asks = s.say(report + "\nShall I move the check to 04:00, after the backup?")
-    s.entries[-1]["message"].update(provider="openclaw", model="delivery-mirror")
-    got = session_verdicts(s, tmp_path)
-    assert (got[delivered].category, got[delivered].action, got[delivered].rule) == (
-        "noise", "drop", "furniture:all_clear")
-    for kept in (problem, asks):
-        assert got[kept].category != "noise", (kept, got[kept])
-    for n in range(3):  # past the recent tail, the filter drops it: its words name no specific fact
-        s.user(f"next thing {n}: draft the invoice for client {n}")
-        s.say(f"Drafted invoice {n}.")
-    kept_ids = _kept_ids(s, tmp_path / "filtered")
-    assert delivered not in kept_ids
-    here = PiSession()  # the same words as the agent's answer in this conversation
-    here.user("run the health check of the web, db and mail services now")
-    here.tool("c1", "exec", {"command": "healthcheck --fix"}, "web ok\ndb ok\nmail ok")
-    said_here = here.say(report)
-    assert session_verdicts(here, tmp_path / "here")[said_here].category != "noise"
 
 
 @pytest.mark.parametrize("prompt", [
