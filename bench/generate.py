@@ -482,6 +482,36 @@ def write_long_line_session(path: Path, target_bytes: int, seed: int) -> Path:
     return path
 
 
+#: messages made of one long run, each of a shape a regular expression once read again from every
+#: character of the run (the blank lines before a channel's "[System: …]" line, the colons before
+#: 优先, a sentence of interjections): role, what comes before the run, its unit, what comes after
+RUNS = {"blank lines before a channel notice": ("user", "look at this", "\n", "end\n[System: reply in thread]"),
+        "colons before 优先": ("assistant", "我优先", ":", "用 write"),
+        "repeated interjections": ("assistant", "", "ok ", "done")}
+
+
+def write_run_session(path: Path, kind: str, chars: int, seed: int) -> Path:
+    """A 100 kB generated session, then one message of ``chars`` characters of a :data:`RUNS` shape and
+    three short exchanges after it (so that it is no longer in the recent tail, which stays whole)."""
+    write_session(path, 100_000, seed)
+    last = orjson.loads(path.read_bytes().splitlines()[-1])
+    role, before, unit, after = RUNS[kind]
+    texts = [(role, before + unit * (chars // len(unit)) + after)]
+    for n in range(3):
+        texts += [("user", f"next thing {n}: draft the invoice for client {n}"), ("assistant", f"Drafted invoice {n}.")]
+    parent = last["id"]
+    with path.open("ab") as out:
+        for index, (speaker, text) in enumerate(texts):
+            message: dict = {"role": speaker, "content": [{"type": "text", "text": text}]}
+            if speaker == "assistant":
+                message["stopReason"] = "stop"
+            entry_id = f"5e55{index:04x}"
+            out.write(orjson.dumps({"type": "message", "id": entry_id, "parentId": parent,
+                                    "timestamp": last["timestamp"], "message": message}) + b"\n")
+            parent = entry_id
+    return path
+
+
 def cached(out_dir: Path, name: str, build, *args, suffix: str = "") -> Path:
     """``out_dir/<name>-v<version><suffix>``, built by ``build(path, *args)`` only when it is missing."""
     out_dir.mkdir(parents=True, exist_ok=True)

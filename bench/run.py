@@ -48,6 +48,9 @@ HEARTBEAT_UNCHANGED = "apollo heartbeat, session unchanged"
 HEARTBEAT_LARGE = "apollo heartbeat, long session grew"
 HEARTBEAT_LARGE_BYTES = 10_000_000
 BUDGET = "renal filter --keep-ratio 0.5"
+#: the filter on a session whose one message is a long run (generate.RUNS), at two lengths
+RUNS = "renal filter, one long run"
+RUN_CHARS = (25_000, 100_000)
 #: what the interpreter alone needs to load the standard modules each heartbeat cannot do without:
 #: JSON, paths, time, hashing (the memo's fingerprint), file locks; after growth also the resume
 #: state's pickle and the classifier's re, bisect, unicodedata and PyStemmer (orjson no longer: it
@@ -65,6 +68,8 @@ GOALS: dict[str, tuple[float, str]] = {
     "check_memory_growth": (2.0, "renal check peak RSS at 50 MB / at 1 MB"),
     "renal_filter_vs_parse": (6.0, "renal filter time / orjson parse time, worst size"),
     "renal_filter_exponent": (1.1, "exponent b of filter time ~ size^b, fitted over the three sizes"),
+    "renal_filter_run_exponent": (1.2, "exponent b of filter time ~ length^b on a session whose one message is a "
+                                       "long run (generate.RUNS), the worst shape, fitted over 25k and 100k characters"),
     "budget_vs_default_filter": (4.0, "renal filter --keep-ratio 0.5 time / default filter time, a session with "
                                       "one 30 MB tool-output line without a space"),
     "autophagy_status_vs_find": (2.0, "autophagy status time / find with the same patterns, worst size"),
@@ -218,6 +223,26 @@ class Bench:
         self._pair(comparison, reference, subject, self._times(3), progress, task)
         self.comparisons.append(comparison)
 
+    def runs(self, progress: Progress) -> None:
+        """The filter on a message made of one long run of each shape, at two lengths: a regular
+        expression that reads the run again from each of its characters shows as an exponent near 2."""
+        if "runs" not in self.only:
+            return
+        task = progress.add_task("renal filter on long runs", total=len(generate.RUNS) * len(RUN_CHARS) * (self._times(3) + 1))
+        workspace = self.scratch / "renal-workspace"
+        workspace.mkdir(parents=True, exist_ok=True)
+        for number, kind in enumerate(generate.RUNS):
+            for chars in RUN_CHARS:
+                progress.update(task, description=f"renal filter, {kind}, {chars:,} characters")
+                session = generate.cached(OUT, f"run-{number}-{chars}", generate.write_run_session, kind, chars, SEED,
+                                          suffix=".jsonl")
+                comparison = Comparison(RUNS, f"{kind}, {chars // 1000}k", Series("orjson parse"), Series(RUNS),
+                                        extra={"kind": kind, "chars": chars})
+                self._pair(comparison, self._child("parse", str(session)),
+                           self._child("filter", str(session), str(workspace), str(self.scratch / f"run-{session.name}")),
+                           self._times(3), progress, task)
+                self.comparisons.append(comparison)
+
     def workspaces(self, progress: Progress) -> None:
         if "status" not in self.only:
             return
@@ -311,21 +336,28 @@ class Bench:
         exponent: float | str = worst("renal filter")
         if isinstance(exponent, float):
             exponent = round(_fitted_exponent([(c.extra["bytes"], c.subject.median) for c in filters]), 3)
+        runs: float | str = worst(RUNS)
+        if isinstance(runs, float):
+            runs = round(max(_fitted_exponent([(c.extra["chars"], c.subject.median) for c in self._of(RUNS)
+                                               if c.extra["kind"] == kind]) for kind in generate.RUNS), 3)
         growth: float | str = worst("renal check")
         if isinstance(growth, float):
             growth = round(checks[-1].subject.peak_rss_kb / checks[0].subject.peak_rss_kb, 3)
         floors = {name: worst(label) for name, (label, _) in IMPORT_FLOORS.items() if self._of(label)}
         if self._of(HEARTBEAT_LARGE):
             floors["heartbeat_long_session_vs_python_start"] = worst(HEARTBEAT_LARGE)
+        if self._of(RUNS):
+            floors["renal_filter_run_vs_parse"] = worst(RUNS)
         engine: dict[str, float | str] = {name: self.engine.get(name, "not run") for name in GOALS
                                           if name.startswith("engine_")}
-        return {**self._goal_ratios(worst, growth, exponent), **floors, **engine,
+        return {**self._goal_ratios(worst, growth, exponent, runs), **floors, **engine,
                 **({"engine_backfill_seconds": self.engine["engine_backfill_seconds"]} if self.engine else {})}
 
     def _goal_ratios(self, worst: Callable[[str], float | str], growth: float | str,
-                     exponent: float | str) -> dict[str, float | str]:
+                     exponent: float | str, runs: float | str) -> dict[str, float | str]:
         return {"renal_check_vs_parse": worst("renal check"), "check_memory_growth": growth,
                 "renal_filter_vs_parse": worst("renal filter"), "renal_filter_exponent": exponent,
+                "renal_filter_run_exponent": runs,
                 "budget_vs_default_filter": worst(BUDGET),
                 "autophagy_status_vs_find": worst("autophagy status"),
                 "heartbeat_vs_python_start": worst(HEARTBEAT_CHANGED),
@@ -377,11 +409,12 @@ def _seconds(series: Series) -> str:
 
 
 _REFERENCE_OF = {"renal check": "orjson parse", "renal filter": "orjson parse", "autophagy status": "find",
-                 BUDGET: "renal filter",
+                 BUDGET: "renal filter", RUNS: "orjson parse",
                  HEARTBEAT_CHANGED: "python -c pass", HEARTBEAT_UNCHANGED: "python -c pass", HEARTBEAT_LARGE: "python -c pass",
                  **{label: "python -c pass" for label, _ in IMPORT_FLOORS.values()}}
 _RATIO_OF = {"renal check": "renal_check_vs_parse", "renal filter": "renal_filter_vs_parse",
-             "autophagy status": "autophagy_status_vs_find", BUDGET: "budget_vs_default_filter", HEARTBEAT_CHANGED: "heartbeat_vs_python_start",
+             "autophagy status": "autophagy_status_vs_find", BUDGET: "budget_vs_default_filter",
+             RUNS: "renal_filter_run_vs_parse", HEARTBEAT_CHANGED: "heartbeat_vs_python_start",
              HEARTBEAT_UNCHANGED: "heartbeat_unchanged_vs_python_start", HEARTBEAT_LARGE: "heartbeat_long_session_vs_python_start",
              **{label: name for name, (label, _) in IMPORT_FLOORS.items()}}
 
@@ -401,15 +434,17 @@ def _rows(bench: Bench, results: dict) -> list[list[str]]:
         rows.append([f"{c.measure} ÷ {_REFERENCE_OF[c.measure]}", c.input, _seconds(c.reference),
                      _seconds(c.subject), ratio, "—" if goal is None else f"≤ {goal:g}x", verdict, memory])
     ratios, verdicts = results["ratios"], results["verdicts"]
-    for name, label, measure in (("renal_filter_exponent", "renal filter cost exponent", "renal filter"),
-                                 ("check_memory_growth", "renal check peak RSS 50 MB ÷ 1 MB", "renal check")):
+    for name, label, measure, sizes in (
+            ("renal_filter_exponent", "renal filter cost exponent", "renal filter", "1 / 10 / 50 MB"),
+            ("renal_filter_run_exponent", "renal filter cost exponent, one long run", RUNS, "25k / 100k characters"),
+            ("check_memory_growth", "renal check peak RSS 50 MB ÷ 1 MB", "renal check", "1 / 10 / 50 MB")):
         if not bench._of(measure):
             continue
         value = ratios[name]
         shown = f"{value:.2f}" if isinstance(value, float) else "—"
         verdict = {"met": "met", "missed": "MISSED"}.get(verdicts[name], verdicts[name])
         unit = "" if name.endswith("exponent") else "x"
-        rows.append([label, "1 / 10 / 50 MB", "", "", shown + unit if shown != "—" else shown,
+        rows.append([label, sizes, "", "", shown + unit if shown != "—" else shown,
                      f"≤ {GOALS[name][0]:g}{unit}", verdict, ""])
     for name, value in bench.engine.items():
         if name in GOALS:
@@ -459,17 +494,19 @@ def update_docs(markdown: str, results: dict) -> bool:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, help="runs per measurement (default: 3; 10 for the heartbeat)")
-    parser.add_argument("--only", action="append", choices=["check", "filter", "budget", "status", "heartbeat", "engine"],
+    parser.add_argument("--only", action="append", choices=["check", "filter", "budget", "runs", "status", "heartbeat", "engine"],
                         help="measure only this (repeatable)")
     parser.add_argument("--update-docs", action="store_true", help="write the table into docs/bench.md")
     args = parser.parse_args(argv)
     # piped (make bench | tee): wide enough for the table; on a terminal, its own width
     console = Console() if sys.stdout.isatty() else Console(width=130)
-    bench = Bench(args.repeat, set(args.only or ["check", "filter", "budget", "status", "heartbeat", "engine"]), console)
+    bench = Bench(args.repeat, set(args.only or ["check", "filter", "budget", "runs", "status", "heartbeat", "engine"]),
+                  console)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=console, transient=False) as progress:
         bench.sessions(progress)
         bench.budget(progress)
+        bench.runs(progress)
         bench.workspaces(progress)
         bench.heartbeat(progress)
         bench.context_engine(progress)

@@ -36,6 +36,19 @@ def test_a_generated_session_reads_cleanly_as_openclaw_with_the_mix_of_a_real_ag
     assert len(set(ids)) > len(ids) / 2  # multi-block messages share a record, entries do not repeat
 
 
+def test_a_run_session_ends_with_the_run_on_the_active_branch_before_three_exchanges(tmp_path: Path) -> None:
+    for number, kind in enumerate(generate.RUNS):
+        session = generate.write_run_session(tmp_path / f"run-{number}.jsonl", kind, 5_000, seed=3)
+        read = transcript.read(session)
+        assert read.format == "openclaw" and read.warnings == []
+        role, before, unit, after = generate.RUNS[kind]
+        texts = [element.text for element in read.elements]
+        run = next(element for element in read.elements if unit * 100 in element.text)
+        assert run.role.value == role and len(run.text) >= 5_000 - len(unit)
+        assert texts[-6:] == [f"next thing {n}: draft the invoice for client {n}" if k == 0 else f"Drafted invoice {n}."
+                              for n in range(3) for k in range(2)]
+
+
 def test_a_workspace_has_exactly_the_files_asked_for_with_small_tier_kinds_and_fixed_ages(tmp_path: Path) -> None:
     root = generate.write_workspace(tmp_path / "ws", 3_000, seed=5)
     files = [path for path in root.rglob("*") if path.is_file()]

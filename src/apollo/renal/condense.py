@@ -555,16 +555,20 @@ class Condenser:
         spans: list[tuple[int, ...]] = []
         position = 0
         opened = False
+        where: dict[int, int] | None = None  # positions, found once a phrase opens it ("ok ok ok …" is one sentence)
         while position < len(words):
             span = self._match_phrase(words, tokens, position, rules.interjections)
-            if not span or self._glued(sentence, words[position], words[position + span - 1], tokens):
+            if span and where is None:
+                where = {token: at for at, token in enumerate(sentence)}
+            if not span or self._glued(sentence, words[position], words[position + span - 1], tokens, where):
                 break
-            spans.append(tuple(words[position:position + span]) + self._trailing_separator(sentence, words[position + span - 1], tokens))
+            spans.append(tuple(words[position:position + span])
+                         + self._trailing_separator(sentence, words[position + span - 1], tokens, where))
             position += span
             opened = True
         if position < len(words) and self._vocative(tokens, words[position], names) and (
                 opened or tokens[words[position]].norm in names):
-            after = self._trailing_separator(sentence, words[position], tokens)
+            after = self._trailing_separator(sentence, words[position], tokens, where)
             if after or position + 1 == len(words):
                 spans.append((words[position], *after))
         if len(words) >= 2:
