@@ -484,16 +484,18 @@ def write_long_line_session(path: Path, target_bytes: int, seed: int) -> Path:
 
 #: messages made of one long run, each of a shape a regular expression once read again from every
 #: character of the run (the blank lines before a channel's "[System: …]" line, the colons before
-#: 优先, a sentence of interjections): role, what comes before the run, its unit, what comes after
+#: 优先, a sentence of interjections, dashes before the end of a shortened text): role, what comes
+#: before the run, its unit, what comes after
 RUNS = {"blank lines before a channel notice": ("user", "look at this", "\n", "end\n[System: reply in thread]"),
         "colons before 优先": ("assistant", "我优先", ":", "用 write"),
-        "repeated interjections": ("assistant", "", "ok ", "done")}
+        "repeated interjections": ("assistant", "", "ok ", ""),
+        "a run of dashes": ("assistant", "a", "-", "b")}
 
 
 def write_run_session(path: Path, kind: str, chars: int, seed: int) -> Path:
-    """A 100 kB generated session, then one message of ``chars`` characters of a :data:`RUNS` shape and
-    three short exchanges after it (so that it is no longer in the recent tail, which stays whole)."""
-    write_session(path, 100_000, seed)
+    """A short generated session (one episode), then one message of ``chars`` characters of a :data:`RUNS`
+    shape and three short exchanges after it (so that it is no longer in the recent tail, which stays whole)."""
+    write_session(path, 1, seed)
     last = orjson.loads(path.read_bytes().splitlines()[-1])
     role, before, unit, after = RUNS[kind]
     texts = [(role, before + unit * (chars // len(unit)) + after)]

@@ -9,6 +9,7 @@ burst of load hits both, and the median of the repeats is used.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import os
@@ -231,11 +232,12 @@ class Bench:
         task = progress.add_task("renal filter on long runs", total=len(generate.RUNS) * len(RUN_CHARS) * (self._times(3) + 1))
         workspace = self.scratch / "renal-workspace"
         workspace.mkdir(parents=True, exist_ok=True)
-        for number, kind in enumerate(generate.RUNS):
+        for kind, shape in generate.RUNS.items():
             for chars in RUN_CHARS:
                 progress.update(task, description=f"renal filter, {kind}, {chars:,} characters")
-                session = generate.cached(OUT, f"run-{number}-{chars}", generate.write_run_session, kind, chars, SEED,
-                                          suffix=".jsonl")
+                # named by the shape itself: an edited shape is a new input, never a stale cached one
+                name = f"run-{hashlib.sha256(repr(shape).encode()).hexdigest()[:12]}-{chars}"
+                session = generate.cached(OUT, name, generate.write_run_session, kind, chars, SEED, suffix=".jsonl")
                 comparison = Comparison(RUNS, f"{kind}, {chars // 1000}k", Series("orjson parse"), Series(RUNS),
                                         extra={"kind": kind, "chars": chars})
                 self._pair(comparison, self._child("parse", str(session)),

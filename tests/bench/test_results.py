@@ -42,3 +42,24 @@ def test_the_table_shows_floors_without_a_goal(tmp_path: Path) -> None:
     assert by_measure[HEARTBEAT_UNCHANGED][4:7] == ["4.36x", "≤ 4x", "MISSED"]
     for label, _ in IMPORT_FLOORS.values():
         assert by_measure[label][4:7] == ["3.50x", "—", "floor"]
+
+
+def test_the_run_exponent_is_the_worst_shapes_and_each_run_is_a_figure(tmp_path: Path) -> None:
+    from bench import generate
+    from bench.run import RUN_CHARS, RUNS
+
+    bench = Bench(repeat=1, only={"runs"}, console=Console(file=open(tmp_path / "out.txt", "w")))  # noqa: SIM115
+    short, long = RUN_CHARS
+    for number, kind in enumerate(generate.RUNS):  # 4x the length: 4x the time, but 16x for one shape
+        grows = 16 if number == 1 else 4
+        for chars, seconds in ((short, 1.0), (long, float(grows))):
+            bench.comparisons.append(Comparison(RUNS, f"{kind}, {chars // 1000}k", _series("orjson parse", 0.5),
+                                                _series(RUNS, seconds), extra={"kind": kind, "chars": chars}))
+    results = bench.results()
+    assert results["ratios"]["renal_filter_run_exponent"] == 2.0
+    assert results["verdicts"]["renal_filter_run_exponent"] == "missed"
+    assert results["verdicts"]["renal_filter_run_vs_parse"] == "figure"
+    rows = _rows(bench, results)
+    exponent = next(row for row in rows if row[0] == "renal filter cost exponent, one long run")
+    assert exponent[1] == "25k / 100k characters" and exponent[4:7] == ["2.00", "≤ 1.2", "MISSED"]
+    assert all(row[4:7][1:] == ["—", "figure"] for row in rows if row[0].startswith(RUNS))
