@@ -5,8 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from bench.measure import Run, Series
-from bench.run import GOALS, HEARTBEAT_UNCHANGED, IMPORT_FLOORS, Bench, Comparison, _rows
+from bench.run import GOALS, HEARTBEAT_UNCHANGED, IMPORT_FLOORS, RUN_CHARS, RUNS, Bench, Comparison, _rows
 from rich.console import Console
+
+from bench import generate
 
 
 def _series(label: str, *seconds: float) -> Series:
@@ -45,9 +47,6 @@ def test_the_table_shows_floors_without_a_goal(tmp_path: Path) -> None:
 
 
 def test_the_run_exponent_is_the_worst_shapes_and_each_run_is_a_figure(tmp_path: Path) -> None:
-    from bench import generate
-    from bench.run import RUN_CHARS, RUNS
-
     bench = Bench(repeat=1, only={"runs"}, console=Console(file=open(tmp_path / "out.txt", "w")))  # noqa: SIM115
     short, long = RUN_CHARS
     for number, kind in enumerate(generate.RUNS):  # 4x the length: 4x the time, but 16x for one shape
