@@ -173,6 +173,12 @@ class Bench:
     def _times(self, default: int) -> int:
         return self.repeat or default
 
+    def _renal_workspace(self) -> Path:
+        """The workspace the renal children run in (the check's and the filter's configuration)."""
+        workspace = self.scratch / "renal-workspace"
+        workspace.mkdir(parents=True, exist_ok=True)
+        return workspace
+
     # -- the measurements ------------------------------------------------------------------------
 
     def sessions(self, progress: Progress) -> None:
@@ -181,9 +187,8 @@ class Bench:
             return
         task = progress.add_task("renal on sessions", total=sum(
             (self._times(3) + 1) * len(wanted) for _ in SESSION_SIZES))
-        workspace = self.scratch / "renal-workspace"
+        workspace = self._renal_workspace()
         state = self.scratch / "renal-state"
-        workspace.mkdir(parents=True, exist_ok=True)
         state.mkdir(parents=True, exist_ok=True)
         sessions = []
         for label, size in SESSION_SIZES:
@@ -210,8 +215,7 @@ class Bench:
         if "budget" not in self.only:
             return
         task = progress.add_task("renal filter under a budget", total=self._times(3) + 1)
-        workspace = self.scratch / "renal-workspace"
-        workspace.mkdir(parents=True, exist_ok=True)
+        workspace = self._renal_workspace()
         progress.update(task, description="generating a session with a 30 MB line")
         session = generate.cached(OUT, "long-line-30000000", generate.write_long_line_session, 30_000_000, SEED,
                                   suffix=".jsonl")
@@ -230,8 +234,7 @@ class Bench:
         if "runs" not in self.only:
             return
         task = progress.add_task("renal filter on long runs", total=len(generate.RUNS) * len(RUN_CHARS) * (self._times(3) + 1))
-        workspace = self.scratch / "renal-workspace"
-        workspace.mkdir(parents=True, exist_ok=True)
+        workspace = self._renal_workspace()
         for kind, shape in generate.RUNS.items():
             for chars in RUN_CHARS:
                 progress.update(task, description=f"renal filter, {kind}, {chars:,} characters")

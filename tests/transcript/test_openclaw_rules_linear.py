@@ -16,8 +16,9 @@ from hypothesis import strategies as st
 import apollo
 from apollo.transcript.openclaw_rules import rules
 
-_SUFFIXES = tomllib.loads((Path(apollo.__file__).parent / "data/transcript_openclaw.toml").read_text(
-    encoding="utf-8"))["envelope"]["suffixes"]
+_RULES = tomllib.loads((Path(apollo.__file__).parent / "data/transcript_openclaw.toml").read_text(encoding="utf-8"))
+_SUFFIXES = _RULES["envelope"]["suffixes"]
+_DIRECTIVES = [re.compile(p, re.IGNORECASE) for p in _RULES["assistant"]["reply_directives"]]
 #: the expression as it was, each start tried
 _EVERY_START = re.compile(r"(?:\n[ \t]*)+\[System: [^\]\n]*\][ \t]*(?:(?:\n[ \t]*)+\[System: [^\]\n]*\][ \t]*){0,7}\n*$")
 _PIECES = st.sampled_from(["\n", "\n\n", " ", "\t", "a", "好", "]", "[System: x]", "[System: mention tags] ", "[System: y",
@@ -61,9 +62,6 @@ def test_reply_directives_go_as_the_expression_trying_every_start_took_them(piec
     """The gateway's tags are removed with the blanks around them, as before, and a run of blanks is
     read from its start only (the expression that tried every blank read a 40,000-space run 40,000 times)."""
     text = "".join(pieces)
-    ours = [re.compile(p, re.IGNORECASE) for p in tomllib.loads(
-        (Path(apollo.__file__).parent / "data/transcript_openclaw.toml").read_text(encoding="utf-8"))["assistant"][
-        "reply_directives"]]
-    assert len(ours) == 1
-    assert [m.span() for m in ours[0].finditer(text)] == [m.span() for m in _DIRECTIVE_EVERY_START.finditer(text)]
+    assert len(_DIRECTIVES) == 1
+    assert [m.span() for m in _DIRECTIVES[0].finditer(text)] == [m.span() for m in _DIRECTIVE_EVERY_START.finditer(text)]
     assert rules().without_directives(text) == (_DIRECTIVE_EVERY_START.sub(" ", text) if "[[" in text else text)

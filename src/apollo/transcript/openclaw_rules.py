@@ -92,7 +92,9 @@ class EnvelopeRules:
             return text[:position], content[:runtime_item], content[runtime_item:], run is not None
         for pattern in (*self.suffixes, *(self.scheduled_suffixes if run is not None else ())):
             match = pattern.search(content)
-            start = (match.start("at") if "at" in match.re.groupindex else match.start()) if match else 0
+            if match is None:
+                continue
+            start = match.start("at") if "at" in match.re.groupindex else match.start()
             if start > 0:
                 return text[:position], content[:start], content[start:], run is not None
         return text[:position], content, "", run is not None
