@@ -412,6 +412,14 @@ def test_formulas_run_together_are_noise(text: str) -> None:
     assert (v["m3"].category, v["m3"].action) == ("noise", "drop")
 
 
+@pytest.mark.parametrize("text", ["可不好说", "可不好说啊"])
+def test_a_negator_binds_to_the_word_after_it_not_to_the_formula_before(text: str) -> None:
+    # 可不 ("exactly") and 好说 ("no problem") are formulas, but "可不好说" is 可 + 不好说: "hard to say"
+    v = verdicts(("user", "这批货下周能到吗？"), ("assistant", "物流那边还没有回复。"), ("user", text))
+    assert v["m3"].category != "noise"
+    assert reading.social_parts("可不", rules.load(None)) and reading.social_parts("好说", rules.load(None))
+
+
 def test_ok_thanks_does_not_say_yes_to_a_question() -> None:
     v = verdicts(("assistant", "The import failed at batch 212. Want me to retry it?"), ("user", "ok thanks"))
     # an offer left without a yes decides nothing and asks nothing the user owes an answer to

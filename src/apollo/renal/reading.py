@@ -417,8 +417,12 @@ def _joined(norm: str, rules: RenalRules) -> tuple[Signal, ...]:
 
 def _segments(units: tuple[str, ...], rules: RenalRules, glue: str, shortest: int) -> tuple[Signal, ...]:
     """The formulas ``units`` split into, each of at least ``shortest`` units (longest first part
-    first), or () when they do not split into formulas."""
+    first), or () when they do not split into formulas. A part never ends in a word that binds to
+    the next (``binds_forward``: "可不好说" is not 可不 + 好说)."""
+    binds = rules.normalize["binds_forward"]
     for cut in range(len(units) - shortest, shortest - 1, -1):
+        if units[cut - 1] in binds:
+            continue
         first = _listed(glue.join(units[:cut]), rules)
         if first is None:
             continue

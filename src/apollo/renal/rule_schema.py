@@ -46,6 +46,7 @@ class Normalize(msgspec.Struct, forbid_unknown_fields=True):
     annotation_patterns: list[str]
     trailing_particles: str
     collapse_single_characters: bool
+    binds_forward: str = ""
 
 
 class Pasted(msgspec.Struct, forbid_unknown_fields=True):
