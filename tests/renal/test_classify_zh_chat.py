@@ -105,3 +105,14 @@ def test_what_someone_was_made_to_do_or_a_complaint_about_it_is_no_task(said: st
 
 def test_the_speakers_own_step_is_no_task() -> None:
     assert verdicts(("user", "让我想想再说"), _OK)["m1"].category != "task"
+
+
+@pytest.mark.parametrize("said", ["高翻起来以后，碰到小臂外侧有点疼咋整", "吃完饭以后，胃有点不舒服", "他走了以后，我一直没睡着"])
+def test_after_an_event_is_no_from_now_on(said: str) -> None:
+    # "X以后，…" says when something happened (after the lift, after dinner), not how things are to be from now on
+    assert verdicts(("user", said), _OK)["m1"].category != "preference"
+
+
+@pytest.mark.parametrize("said", ["以后，回复都用中文", "以后都用中文回复", "我们以后统一用 pnpm"])
+def test_from_now_on_is_still_a_standing_rule(said: str) -> None:
+    assert verdicts(("user", said), _OK)["m1"].category == "preference"
