@@ -66,3 +66,15 @@ def test_a_specific_question_at_the_end_stays_open(reply: str) -> None:
 def test_a_report_about_a_user_name_or_group_is_no_leaked_reasoning(reply: str) -> None:
     v = verdicts(("user", "把用户名改成 ops-admin"), _call("c1", "a"), _result("r1", "a"), ("assistant", reply))
     assert v["m4"].rule != "process:leaked_reasoning", v["m4"]
+
+
+@pytest.mark.parametrize("said", ["让我查看 MEMORY.md 末尾，决定如何添加这次的总结", "你先看看日志，再决定是否重启网关",
+                                  "这个我还没决定，明天再说"])
+def test_a_decision_still_to_make_is_no_decision(said: str) -> None:
+    # 决定 with what is to be decided (如何, 是否, 哪…) or not made yet (还没决定) decides nothing
+    assert verdicts(("user", said), ("assistant", "好的。"))["m1"].category != "decision"
+
+
+@pytest.mark.parametrize("said", ["我决定用 PostgreSQL 做主库", "我们决定了，下周一上线"])
+def test_a_decision_made_is_still_one(said: str) -> None:
+    assert verdicts(("user", said), ("assistant", "好的。"))["m1"].category == "decision"
