@@ -420,6 +420,11 @@ def test_a_negator_binds_to_the_word_after_it_not_to_the_formula_before(text: st
     assert reading.social_parts("可不", rules.load(None)) and reading.social_parts("好说", rules.load(None))
 
 
+def test_a_question_tag_is_no_negator_binding_the_next_formula() -> None:
+    # 没 ending "醒了没" asks (woken or not?); the formulas after it are formulas still
+    assert [s.name for s in reading.social_parts("醒了没在吗", rules.load(None))] == ["ping", "greeting"]
+
+
 def test_ok_thanks_does_not_say_yes_to_a_question() -> None:
     v = verdicts(("assistant", "The import failed at batch 212. Want me to retry it?"), ("user", "ok thanks"))
     # an offer left without a yes decides nothing and asks nothing the user owes an answer to

@@ -113,6 +113,7 @@ def test_after_an_event_is_no_from_now_on(said: str) -> None:
     assert verdicts(("user", said), _OK)["m1"].category != "preference"
 
 
-@pytest.mark.parametrize("said", ["以后，回复都用中文", "以后都用中文回复", "我们以后统一用 pnpm"])
+@pytest.mark.parametrize("said", ["以后，回复都用中文", "以后都用中文回复", "我们以后统一用 pnpm", "从此以后，叫我老王",
+                                  "我希望以后，回答简短一点", "那以后，提交信息都写英文"])
 def test_from_now_on_is_still_a_standing_rule(said: str) -> None:
     assert verdicts(("user", said), _OK)["m1"].category == "preference"

@@ -599,7 +599,7 @@ def _marker_terms(rules: RenalRules) -> frozenset[str]:
     or pair (reading each phrase with ``_LATIN_WORD`` cost every heartbeat about 0.35 ms)."""
     terms: set[str] = set()
     for signal in (rules[name] for name in _MARKER_SIGNALS):
-        terms |= signal.phrases
+        terms |= signal.phrases | signal.markers
     for signal in rules.social:
         # "谢谢"; English social words ("hello", "great") can be what a message is about
         terms.update(p for p in signal.phrases if len(p) == 2 and all_cjk(p))

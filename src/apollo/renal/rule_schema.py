@@ -39,6 +39,8 @@ class SignalSpec(msgspec.Struct, forbid_unknown_fields=True):
     #: literals one of which every match of ``patterns`` contains: a text without any of them is
     #: not searched (absent: the patterns may match anything)
     requires: list[str] = []
+    #: words the patterns stand for, no topic words of a message (as a listed phrase is not)
+    markers: list[str] = []
 
 
 # -- [classify] ---------------------------------------------------------------------------------------
@@ -46,7 +48,7 @@ class Normalize(msgspec.Struct, forbid_unknown_fields=True):
     annotation_patterns: list[str]
     trailing_particles: str
     collapse_single_characters: bool
-    binds_forward: str = ""
+    binds_forward: list[str] = []
 
 
 class Pasted(msgspec.Struct, forbid_unknown_fields=True):

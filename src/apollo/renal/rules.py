@@ -111,6 +111,8 @@ class Signal:
     roles: frozenset[str] | None
     whole: bool
     phrases: frozenset[str]
+    #: words its patterns stand for: like its phrases, never a topic word (``markers``)
+    markers: frozenset[str]
     regex: LazyPattern | Branches | None
 
     def match_whole(self, norm: str) -> bool:
@@ -231,6 +233,7 @@ def _signal_data(name: str, spec: dict[str, Any]) -> dict[str, Any]:
         "roles": frozenset(roles) if roles else None,
         "whole": whole,
         "phrases": frozenset(phrases),
+        "markers": frozenset(normalize_phrase(p) for p in spec.get("markers", []) if p.strip()),
         "regex": regex,
     }
 
@@ -283,7 +286,8 @@ def _apply_layer(specs: dict[str, dict[str, Any]], settings: dict[str, Any], dat
                 *known, *spec["requires"]]
         for key, value in spec.items():
             if key != "requires":
-                target[key] = [*target.get(key, []), *value] if key in ("zh", "en", "phrases", "patterns") else value
+                target[key] = [*target.get(key, []), *value] if key in ("zh", "en", "phrases", "patterns",
+                                                                        "markers") else value
     if "classify" in data:
         if builtin:
             settings.update(data["classify"])
