@@ -69,13 +69,15 @@ def test_a_report_about_a_user_name_or_group_is_no_leaked_reasoning(reply: str) 
 
 
 @pytest.mark.parametrize("said", ["让我查看 MEMORY.md 末尾，决定如何添加这次的总结", "你先看看日志，再决定是否重启网关",
-                                  "这个我还没决定，明天再说", "还没有决定", "我决定不了"])
+                                  "这个我还没决定，明天再说", "还没有决定", "我决定不了",
+                                  "决定如何处理了解到的问题"])
 def test_a_decision_still_to_make_is_no_decision(said: str) -> None:
     # 决定 with what is to be decided (如何, 是否, 哪…) or not made yet (还没决定) decides nothing
     assert verdicts(("user", said), ("assistant", "好的。"))["m1"].category != "decision"
 
 
 @pytest.mark.parametrize("said", ["我决定用 PostgreSQL 做主库", "我们决定了，下周一上线", "我们决定哪天上线了：周一",
-                                  "我决定哪怕加班也要周五上线", "决定如何部署了：K8s"])
+                                  "我决定哪怕加班也要周五上线", "决定如何部署了：K8s",
+                                  "我决定什么都不改", "我们决定是否上线：上"])
 def test_a_decision_made_is_still_one(said: str) -> None:
     assert verdicts(("user", said), ("assistant", "好的。"))["m1"].category == "decision"

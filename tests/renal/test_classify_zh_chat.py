@@ -107,13 +107,14 @@ def test_the_speakers_own_step_is_no_task() -> None:
     assert verdicts(("user", "让我想想再说"), _OK)["m1"].category != "task"
 
 
-@pytest.mark.parametrize("said", ["高翻起来以后，碰到小臂外侧有点疼咋整", "吃完饭以后，胃有点不舒服", "他走了以后，我一直没睡着"])
+@pytest.mark.parametrize("said", ["高翻起来以后，碰到小臂外侧有点疼咋整", "吃完饭以后，胃有点不舒服", "他走了以后，我一直没睡着",
+                                  "提交申请以后，服务就挂了", "从那以后，他再也没来过", "这样以后，内存占用降了一半"])
 def test_after_an_event_is_no_from_now_on(said: str) -> None:
     # "X以后，…" says when something happened (after the lift, after dinner), not how things are to be from now on
     assert verdicts(("user", said), _OK)["m1"].category != "preference"
 
 
 @pytest.mark.parametrize("said", ["以后，回复都用中文", "以后都用中文回复", "我们以后统一用 pnpm", "从此以后，叫我老王",
-                                  "我希望以后，回答简短一点", "那以后，提交信息都写英文"])
+                                  "我希望以后，回答简短一点", "那以后，提交信息都写英文", "打今儿以后，叫我老王"])
 def test_from_now_on_is_still_a_standing_rule(said: str) -> None:
     assert verdicts(("user", said), _OK)["m1"].category == "preference"
