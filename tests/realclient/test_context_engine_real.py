@@ -104,7 +104,10 @@ def real_turn(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
     session_id = json.loads(source.read_text(encoding="utf-8").splitlines()[0])["id"]
     legacy_state_dir(root, {session_id: source})
     model = FakeModel({})
-    rig = Rig(root, openclaw_cli, model, apollo=True)
+    # what reaches the model is judged here, not how fast: on a loaded machine (CI beside other work) the first
+    # assemble of a 190k-token session, its backfill, took longer than the default 5 s and the turn failed open;
+    # failing open has its own tests (test_context_engine.py)
+    rig = Rig(root, openclaw_cli, model, apollo=True, timeout_ms=60_000)
     openclaw_cli.import_legacy(rig.state)
     done = rig.turn(QUESTION, session_key="agent:main:s0")
     (root / "requests.json").write_text(json.dumps(model.requests))  # to read when a test fails
