@@ -19,11 +19,10 @@ def _read_down(rules) -> frozenset[str]:  # type: ignore[no-untyped-def]
     word or a pair of Chinese characters."""
     terms: set[str] = set()
     for signal in (rules[name] for name in reading._MARKER_SIGNALS):
-        terms.update(p for p in signal.phrases | signal.markers if reading._LATIN_WORD.fullmatch(p))
+        terms.update(p for p in signal.phrases | signal.markers
+                     if reading._LATIN_WORD.fullmatch(p) or (len(p) == 2 and all_cjk(p)))
     for signal in rules.social:
         terms.update(p for p in signal.phrases if len(p) == 2 and all_cjk(p))
-    for signal in (rules[name] for name in reading._MARKER_SIGNALS):
-        terms.update(p for p in signal.phrases | signal.markers if len(p) == 2 and all_cjk(p))
     return frozenset(terms)
 
 

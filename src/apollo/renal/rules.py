@@ -195,10 +195,15 @@ def _phrases_pattern(phrases: list[str]) -> str:
 _lexicon_pattern = DiskMemo("lexicon", lambda phrases: _phrases_pattern(list(phrases)), max_entries=512)
 
 
+def _normalized(spec: dict[str, Any], *keys: str) -> list[str]:
+    """The words a signal's table lists under ``keys``, as a clause is normalized before lookup."""
+    return [normalize_phrase(p) for key in keys for p in spec.get(key, []) if p.strip()]
+
+
 def _signal_data(name: str, spec: dict[str, Any]) -> dict[str, Any]:
     """A signal's fields from its layered table, as plain data: its expression as the arguments of
     its :class:`LazyPattern` (``[pattern, flags, needles]``), or of the two :class:`Branches` searches."""
-    phrases = [normalize_phrase(p) for key in ("zh", "en", "phrases") for p in spec.get(key, []) if p.strip()]
+    phrases = _normalized(spec, "zh", "en", "phrases")
     whole = bool(spec.get("whole", spec.get("social", False)))
     parts: list[str] = []
     if not whole and phrases:  # markers found anywhere: the phrases join the regex
@@ -233,7 +238,7 @@ def _signal_data(name: str, spec: dict[str, Any]) -> dict[str, Any]:
         "roles": frozenset(roles) if roles else None,
         "whole": whole,
         "phrases": frozenset(phrases),
-        "markers": frozenset(normalize_phrase(p) for p in spec.get("markers", []) if p.strip()),
+        "markers": frozenset(_normalized(spec, "markers")),
         "regex": regex,
     }
 
