@@ -106,6 +106,19 @@ def test_acknowledgements_and_empty_heartbeats_go_decisions_stay(store: Store) -
     assert "blue-green" in addition and "tabs over spaces" in addition
 
 
+def test_a_key_in_a_standing_item_is_redacted_in_the_addition_and_kept_in_the_history(store: Store) -> None:
+    # seen on a real session: an agent's report quoting a plugin's token stood, in clear, under Decisions
+    key = "sk-FGYOMRU4YYYOWQRSJMJENXZP5U"
+    c = Conversation()
+    c.user(f"From now on always use this API key for the Kimi plugin: {key}")
+    c.say("Understood.")
+    kept = [text(m) for m in c.kept(Engine(store))]
+    addition = Engine(store).addition("s")
+    assert any(key in k for k in kept)  # the history the agent works from is untouched
+    assert "Kimi plugin" in addition and "[REDACTED" in addition and key not in addition
+    assert "(recall m0)" in addition  # where the whole text is, once the history no longer holds it
+
+
 def test_a_heartbeat_with_something_to_report_keeps_its_content(store: Store) -> None:
     c = Conversation()
     c.user("Check the disk every heartbeat.")

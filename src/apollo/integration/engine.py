@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from apollo.integration.engine_store import Standing, Store, Stored
+from apollo.redact import redact
 from apollo.renal.classify import MUST_KEEP, Classifier
 from apollo.tokens import get_counter
 from apollo.transcript.model import Element, Kind, Role
@@ -307,11 +308,15 @@ def _recent_units(rows: list[Stored], cap: int | None) -> set[int]:
 
 
 def _standing(element: Element, seq: int, verdict: Any) -> Standing:
-    """The item as the system-prompt addition shows it: its text up to ``ITEM_CHARS``, the rest one
-    recall away."""
-    text = element.text.strip()
+    """The item as the system-prompt addition shows it: its text up to ``ITEM_CHARS``, secrets
+    redacted before the cut (half a key is no longer recognisable as one), the rest and the secrets
+    one recall away."""
+    whole = element.text.strip()
+    text = redact(whole)
     if len(text) > ITEM_CHARS:
         text = text[:ITEM_CHARS].rstrip() + f" … (recall {element.id})"
+    elif text != whole:
+        text += f" (recall {element.id})"
     return Standing(element.id, seq, verdict.category, verdict.status, text)
 
 
@@ -340,10 +345,11 @@ def _addition(standing: Iterable[Standing]) -> str:
             lines.extend(f"- {text}" for text in list(texts)[-ITEMS_PER_CATEGORY:])
     if not lines:
         return ""
-    return "\n".join(["## Standing context (Apollo renal)",
-                      "Decisions, preferences, open tasks and open questions of this conversation, kept while they "
-                      "stand (the newest of each kind). What Apollo filtered out of the history is returned "
-                      "verbatim by the apollo_recall tool.", *lines]) + "\n"
+    # redacted again whole: an item a store of an earlier Apollo saved in clear
+    return redact("\n".join(["## Standing context (Apollo renal)",
+                             "Decisions, preferences, open tasks and open questions of this conversation, kept while they "
+                             "stand (the newest of each kind). What Apollo filtered out of the history is returned "
+                             "verbatim by the apollo_recall tool.", *lines])) + "\n"
 
 
 def recall_from(store: Store, session_id: str, query: str = "", ident: str = "", limit: int = 5) -> list[dict[str, Any]]:
