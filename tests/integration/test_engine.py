@@ -294,6 +294,10 @@ def test_recall_returns_what_was_dropped_verbatim(store: Store, tmp_path: Path) 
     assert [f["text"] for f in found] == ["HEARTBEAT_OK", HEARTBEAT_PROMPT]
     assert [f["message"] for f in found] == [c.messages[5], c.messages[4]]
     assert engine.recall("s", ident=found[0]["id"]) == found[:1]
+    assert engine.recall("s", ident=c.keys[5]) == found[:1]  # the message's own key names it too
+    # an id names one removed message: a kept one (m0, the blue-green rule) or none gives nothing,
+    # and the query is not read beside it
+    assert engine.recall("s", ident="m0") == engine.recall("s", ident="m99", query="ok") == []
     assert engine.recall("s", query="blue-green") == []  # kept, so nothing to recall
     recalled = recall_in_state(tmp_path / "state", query="ok", limit=10)
     assert recalled["session"] == "s" and {f["text"] for f in recalled["found"]} >= {"OK"}

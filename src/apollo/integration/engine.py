@@ -356,11 +356,9 @@ def recall_from(store: Store, session_id: str, query: str = "", ident: str = "",
     """:meth:`Engine.recall` straight from the file (the MCP tool needs no running engine)."""
     words = query.lower().split()
     found = []
-    for row, body in reversed(store.removed(session_id)):
+    for row, body in reversed(store.removed(session_id, ident)):
         message = orjson.loads(body)
         text = message_text(message)
-        if ident and ident not in (f"m{row.seq}", row.key):
-            continue
         if not ident and words and not all(w in text.lower() for w in words):
             continue
         found.append({"id": f"m{row.seq}", "role": row.role, "why": "compacted" if row.evicted and row.fate == "keep"

@@ -120,11 +120,14 @@ class Store:
                                          (session, *chunk)))
         return found
 
-    def removed(self, session: str) -> list[tuple[Stored, str]]:
-        """Messages renal dropped or a compaction point evicted, oldest first, with their bodies."""
+    def removed(self, session: str, ident: str = "") -> list[tuple[Stored, str]]:
+        """Messages renal dropped or a compaction point evicted, oldest first, with their bodies;
+        only the one ``ident`` names (its key, or ``m`` and its seq) when given: a recall by id reads
+        one body, not the session's every removed one."""
+        named = " and (key = ? or 'm' || seq = ?)" if ident else ""
         rows = self.db.execute("select key, seq, unit, role, fate, reason, must_keep, tokens, evicted, body "
-                               "from messages where session = ? and (fate = 'drop' or evicted = 1) order by seq",
-                               (session,))
+                               f"from messages where session = ? and (fate = 'drop' or evicted = 1){named} order by seq",
+                               (session, ident, ident) if ident else (session,))
         return [(Stored(k, s, u, r, f, why, bool(m), t, bool(e)), body) for k, s, u, r, f, why, m, t, e, body in rows]
 
     def sessions(self) -> list[str]:
