@@ -322,6 +322,15 @@ _SK_KEY = r"(?<![A-Za-z0-9_-])sk-(?![\w-]*(?i:xxxx|your|example|placeholder))(?:
 _MARK = r"\[REDACTED [A-Za-z0-9 ]+\]"
 
 
+def cut(text: str, limit: int) -> str:
+    """The first ``limit`` characters of a redacted ``text``, short of a mark the cut would halve
+    (``[REDAC`` says less than nothing)."""
+    for mark in _compiled(_MARK).finditer(text, 0, limit + 100):  # a kind's name is shorter than 90
+        if mark.start() < limit < mark.end():
+            return text[:mark.start()]
+    return text[:limit]
+
+
 def _masked(text: str) -> str:
     return _compiled(_MARK).sub(lambda mark: "<" + "." * (len(mark.group()) - 2) + ">", text) if "[REDACTED " in text else text
 

@@ -7,6 +7,7 @@ Messages are pi/OpenClaw ``AgentMessage`` objects as OpenClaw hands them to a co
 from __future__ import annotations
 
 import json
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -117,6 +118,45 @@ def test_a_key_in_a_standing_item_is_redacted_in_the_addition_and_kept_in_the_hi
     assert any(key in k for k in kept)  # the history the agent works from is untouched
     assert "Kimi plugin" in addition and "[REDACTED" in addition and key not in addition
     assert "(recall m0)" in addition  # where the whole text is, once the history no longer holds it
+
+
+def test_a_standing_item_names_the_message_recall_returns_and_never_shows_half_a_key(store: Store) -> None:
+    # an agent's report after its thinking: the item is the message's second block, the recall id the message's
+    key = "ghp_" + "A1b2C3d4E5f6G7h8I9j0" * 2
+    c = Conversation()
+    c.user("Set up the deploy token for the release job.")
+    c.tool("call_1", "release job updated")
+    c.add({"role": "assistant", "stopReason": "stop", "content": [
+        {"type": "thinking", "thinking": "The user wants the token configured."},
+        {"type": "text", "text": "Done: configured the release job. " + "It runs on every tag. " * 16
+         + f"The token is {key} and it is stored in the job's secrets.\n\nNext run: tonight."}]})
+    for n in range(6):
+        c.user(f"Question {n}: what does step {n} of the pipeline do?")
+        c.say(f"Step {n} builds the package.")
+    engine = Engine(store)
+    c.assemble(engine)
+    line = next(x for x in engine.addition("s").splitlines() if x.startswith("- Done: configured"))
+    assert line.endswith(" … (recall m3)") and key[:12] not in line
+    assert line.count("[") == line.count("]")  # a mark is shown whole or not at all
+    engine.compact("s", 10)  # the report leaves the history: the id it names brings it back whole
+    assert key in engine.recall("s", ident="m3")[0]["text"]
+
+
+def test_a_store_an_earlier_apollo_wrote_has_its_standing_items_redacted_once(tmp_path: Path) -> None:
+    path = default_path(tmp_path / "state")
+    Store(path).close()
+    old = sqlite3.connect(path)  # as 848b742^ left it: the text as said, the key in clear, no version
+    old.execute("pragma user_version = 0")
+    old.execute("insert into standing values ('s', 'm0', 0, 'preference', 'current', ?)",
+                ("Always deploy with\nthe key sk-FGYOMRU4YYYOWQRSJMJENXZP5U",))
+    old.commit()
+    old.close()
+    store = Store(path)
+    try:
+        assert [s.text for s in store.standing("s")] == ["Always deploy with the key [REDACTED Secret Key]"]
+        assert "sk-FGYO" not in Engine(store).addition("s")
+    finally:
+        store.close()
 
 
 def test_a_heartbeat_with_something_to_report_keeps_its_content(store: Store) -> None:

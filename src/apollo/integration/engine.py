@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from apollo.integration.engine_store import Standing, Store, Stored
-from apollo.redact import redact
+from apollo.redact import cut, redact
 from apollo.renal.classify import MUST_KEEP, Classifier
 from apollo.tokens import get_counter
 from apollo.transcript.model import Element, Kind, Role
@@ -54,6 +54,9 @@ RECENT_SHARE = 0.4
 WARM_UP = 200
 #: longest text of a standing item in the system-prompt addition (the rest is one recall away)
 ITEM_CHARS = 400
+#: how much of an item is read for secrets: twice what is shown, so that a key the cut would halve is
+#: read whole, and a pasted log of megabytes costs the detectors no more than a paragraph
+READ_CHARS = 2 * ITEM_CHARS
 #: messages learnt per transaction when a whole existing session arrives at once
 LEARN_CHUNK = 500
 #: items of each kind in the system-prompt addition (older ones stay in the history, or one recall away)
@@ -308,15 +311,15 @@ def _recent_units(rows: list[Stored], cap: int | None) -> set[int]:
 
 
 def _standing(element: Element, seq: int, verdict: Any) -> Standing:
-    """The item as the system-prompt addition shows it: its text up to ``ITEM_CHARS``, secrets
-    redacted before the cut (half a key is no longer recognisable as one), the rest and the secrets
-    one recall away."""
-    whole = element.text.strip()
-    text = redact(whole)
-    if len(text) > ITEM_CHARS:
-        text = text[:ITEM_CHARS].rstrip() + f" … (recall {element.id})"
+    """The item as the system-prompt addition shows it: on one line, up to ``ITEM_CHARS``, secrets
+    redacted before the cut (half a key is no longer recognisable as one) and never a mark cut in
+    half; where it was cut or redacted, the id :meth:`Engine.recall` returns the whole message by."""
+    whole = " ".join(element.text.split())
+    text = redact(whole[:READ_CHARS])
+    if len(text) > ITEM_CHARS or len(whole) > READ_CHARS:
+        text = cut(text, ITEM_CHARS).rstrip() + f" … (recall m{seq})"
     elif text != whole:
-        text += f" (recall {element.id})"
+        text += f" (recall m{seq})"
     return Standing(element.id, seq, verdict.category, verdict.status, text)
 
 
@@ -337,7 +340,7 @@ def _addition(standing: Iterable[Standing]) -> str:
         texts: dict[str, None] = {}
         for item in current:
             if item.category == category:
-                text = " ".join(item.text.split())
+                text = item.text
                 texts.pop(text, None)  # a repeated item counts where it was said last
                 texts[text] = None
         if texts:
@@ -345,11 +348,10 @@ def _addition(standing: Iterable[Standing]) -> str:
             lines.extend(f"- {text}" for text in list(texts)[-ITEMS_PER_CATEGORY:])
     if not lines:
         return ""
-    # redacted again whole: an item a store of an earlier Apollo saved in clear
-    return redact("\n".join(["## Standing context (Apollo renal)",
-                             "Decisions, preferences, open tasks and open questions of this conversation, kept while they "
-                             "stand (the newest of each kind). What Apollo filtered out of the history is returned "
-                             "verbatim by the apollo_recall tool.", *lines])) + "\n"
+    return "\n".join(["## Standing context (Apollo renal)",
+                      "Decisions, preferences, open tasks and open questions of this conversation, kept while they "
+                      "stand (the newest of each kind). What Apollo filtered out of the history is returned "
+                      "verbatim by the apollo_recall tool.", *lines]) + "\n"
 
 
 def recall_from(store: Store, session_id: str, query: str = "", ident: str = "", limit: int = 5) -> list[dict[str, Any]]:

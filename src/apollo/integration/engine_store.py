@@ -50,6 +50,11 @@ create table if not exists standing (
 """
 
 
+#: what the file's items are (SQLite's ``user_version``): 1, a standing item is the one redacted line the
+#: system-prompt addition shows; before it (0), the text as said, secrets in clear
+VERSION = 1
+
+
 def default_path(state_dir: Path) -> Path:
     """Where the engine keeps its state for an OpenClaw state dir."""
     return state_dir / "apollo" / "engine.sqlite"
@@ -97,6 +102,19 @@ class Store:
         self.db.execute("pragma journal_mode=wal")
         self.db.execute("pragma synchronous=normal")
         self.db.executescript(SCHEMA)
+        if self.db.execute("pragma user_version").fetchone()[0] < VERSION:
+            self._redact_standing()
+
+    def _redact_standing(self) -> None:
+        """A file an earlier Apollo wrote holds its standing items as said: made one redacted line, once."""
+        from apollo.redact import redact
+
+        with self.db:
+            self.db.execute("begin immediate")
+            rows = self.db.execute("select session, element, text from standing").fetchall()
+            self.db.executemany("update standing set text = ? where session = ? and element = ?",
+                                [(redact(" ".join(text.split())), session, element) for session, element, text in rows])
+            self.db.execute(f"pragma user_version = {VERSION}")
 
     def close(self) -> None:
         self.db.close()
