@@ -6,19 +6,23 @@ Messages are pi/OpenClaw ``AgentMessage`` objects as OpenClaw hands them to a co
 
 from __future__ import annotations
 
+import base64
 import json
+import random
 import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from apollo.integration.engine import Engine, recall_in_state
+from apollo.integration.engine import ITEM_CHARS, Engine, _standing, recall_in_state
 from apollo.integration.engine_store import Store, default_path
+from apollo.redact import redact
 from realclient.support import HEARTBEAT_PROMPT
 
 APOLLO = str(Path(sys.executable).parent / "apollo")
@@ -140,6 +144,23 @@ def test_a_standing_item_names_the_message_recall_returns_and_never_shows_half_a
     assert line.count("[") == line.count("]")  # a mark is shown whole or not at all
     engine.compact("s", 10)  # the report leaves the history: the id it names brings it back whole
     assert key in engine.recall("s", ident="m3")[0]["text"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(alphabet="ab 试，", max_size=1200), st.integers(0, 2**32), st.integers(30, 450),
+       st.text(alphabet="cd 试", max_size=400))
+def test_a_standing_item_never_shows_a_piece_of_a_key_wherever_the_cuts_fall(before: str, seed: int, size: int,
+                                                                            after: str) -> None:
+    # a key of 40 to 600 characters anywhere around the 400-character cut and the 800 characters read; one that
+    # redaction of the key alone recognises (a random one of 40 characters is not always random enough)
+    key = base64.b64encode(random.Random(seed).randbytes(size)).decode()
+    assume(key not in redact(f"token {key}"))
+    item = _standing(SimpleNamespace(id="m7:1", text=f"{before} token {key} {after}"), 7,
+                     SimpleNamespace(category="decision", status="current")).text
+    assert not any(key[i:i + 16] in item for i in range(len(key) - 15))
+    shown, _, pointer = item.partition(" (recall ")
+    assert "\n" not in item and len(shown.removesuffix(" …")) <= ITEM_CHARS
+    assert pointer in ("", "m7)")  # the message's id, which recall takes
 
 
 def test_a_store_an_earlier_apollo_wrote_has_its_standing_items_redacted_once(tmp_path: Path) -> None:

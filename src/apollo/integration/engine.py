@@ -340,9 +340,8 @@ def _addition(standing: Iterable[Standing]) -> str:
         texts: dict[str, None] = {}
         for item in current:
             if item.category == category:
-                text = item.text
-                texts.pop(text, None)  # a repeated item counts where it was said last
-                texts[text] = None
+                texts.pop(item.text, None)  # a repeated item counts where it was said last
+                texts[item.text] = None
         if texts:
             lines.append(f"### {heading}")
             lines.extend(f"- {text}" for text in list(texts)[-ITEMS_PER_CATEGORY:])
