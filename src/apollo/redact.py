@@ -318,8 +318,8 @@ def redact(text: str) -> str:
 _SK_KEY = r"(?<![A-Za-z0-9_-])sk-(?![\w-]*(?i:xxxx|your|example|placeholder))(?:[a-z0-9]+-)*[A-Za-z0-9_]{20,}(?![A-Za-z0-9_])"
 #: a mark this module wrote: the detectors read it as what it stands for, a value, but one they pass
 #: over (a template, ``<...>``, no key character in it), so that redacting twice changes nothing (its words name a secret, and
-#: a detector had taken ``**[REDACTED`` for a value)
-_MARK = r"\[REDACTED [A-Za-z0-9 ]+\]"
+#: a detector had taken ``**[REDACTED`` for a value); a kind's name may hold parentheses ("Public IP (ipv4)")
+_MARK = r"\[REDACTED [A-Za-z0-9 ()]+\]"
 
 
 def cut(text: str, limit: int) -> str:

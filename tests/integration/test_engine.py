@@ -147,15 +147,18 @@ def test_a_standing_item_names_the_message_recall_returns_and_never_shows_half_a
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.text(alphabet="ab 试，", max_size=1200), st.integers(0, 2**32), st.integers(30, 450),
-       st.text(alphabet="cd 试", max_size=400))
-def test_a_standing_item_never_shows_a_piece_of_a_key_wherever_the_cuts_fall(before: str, seed: int, size: int,
-                                                                            after: str) -> None:
-    # a key of 40 to 600 characters anywhere around the 400-character cut and the 800 characters read; one that
-    # redaction of the key alone recognises (a random one of 40 characters is not always random enough)
-    key = base64.b64encode(random.Random(seed).randbytes(size)).decode()
-    assume(key not in redact(f"token {key}"))
-    item = _standing(SimpleNamespace(id="m7:1", text=f"{before} token {key} {after}"), 7,
+@given(st.booleans(), st.text(alphabet="ab 试，\n", max_size=1200), st.integers(0, 2**32), st.integers(30, 450),
+       st.text(alphabet="cd 试\n", max_size=400))
+def test_a_standing_item_never_shows_a_piece_of_a_key_wherever_the_cuts_fall(shrinks: bool, before: str, seed: int,
+                                                                            size: int, after: str) -> None:
+    # a key of 40 to 600 characters anywhere around the 400-character cut and the 800 characters read, maybe after
+    # a long key whose short mark brings later characters into view; keys that redaction of the key alone
+    # recognises (a random one of 40 characters is not always random enough)
+    rng = random.Random(seed)
+    lead = base64.b64encode(rng.randbytes(330)).decode() + " " if shrinks else ""
+    key = base64.b64encode(rng.randbytes(size)).decode()
+    assume(key not in redact(f"token {key}") and lead.strip() not in redact(lead))
+    item = _standing(SimpleNamespace(id="m7:1", text=f"{lead}{before} token {key} {after}"), 7,
                      SimpleNamespace(category="decision", status="current")).text
     assert not any(key[i:i + 16] in item for i in range(len(key) - 15))
     shown, _, pointer = item.partition(" (recall ")
@@ -163,21 +166,51 @@ def test_a_standing_item_never_shows_a_piece_of_a_key_wherever_the_cuts_fall(bef
     assert pointer in ("", "m7)")  # the message's id, which recall takes
 
 
-def test_a_store_an_earlier_apollo_wrote_has_its_standing_items_redacted_once(tmp_path: Path) -> None:
+def test_a_store_an_earlier_apollo_wrote_has_its_standing_items_made_again_from_their_messages(tmp_path: Path) -> None:
     path = default_path(tmp_path / "state")
-    Store(path).close()
+    key = "sk-FGYOMRU4YYYOWQRSJMJENXZP5U"
+    c = Conversation()
+    c.user(f"From now on always deploy with\nthe key {key}")
+    c.say("Understood.")
+    store = Store(path)
+    c.assemble(Engine(store))
+    fresh = Engine(store).addition("s")
+    store.close()
     old = sqlite3.connect(path)  # as 848b742^ left it: the text as said, the key in clear, no version
+    old.execute("update standing set text = ?", (f"From now on always deploy with\nthe key {key}",))
     old.execute("pragma user_version = 0")
-    old.execute("insert into standing values ('s', 'm0', 0, 'preference', 'current', ?)",
-                ("Always deploy with\nthe key sk-FGYOMRU4YYYOWQRSJMJENXZP5U",))
     old.commit()
     old.close()
     store = Store(path)
     try:
-        assert [s.text for s in store.standing("s")] == ["Always deploy with the key [REDACTED Secret Key]"]
-        assert "sk-FGYO" not in Engine(store).addition("s")
+        assert key not in Engine(store).addition("s") and Engine(store).addition("s") == fresh
+        assert "(recall m0)" in fresh
     finally:
         store.close()
+    assert key.encode() not in path.read_bytes().split(b"From now on always deploy with")[0]  # the item's row
+
+
+def test_what_lies_before_and_after_an_items_cuts_never_shows_a_key(store: Store) -> None:
+    # a long key first: its mark is short, so what the 800 characters read cut through comes into view
+    first = base64.b64encode(random.Random(5).randbytes(330)).decode()  # 440 characters
+    second = "ghp_" + "Zx8CvBn2" * 4 + "Kp5M"
+    opening = f"Done: rotated the keys. Old one {first} "
+    said = opening + "y" * (780 - len(opening) - 1) + f" {second} is the new one."  # it starts at 780
+    assert redact(said).count("[REDACTED") == 2
+    table = "Done: the accounts are set.\n| Service | DB Password |\n|---|---|\n| prod | Xk9#mP2vLq7 |"
+    c = Conversation()
+    c.user("Rotate the keys and set up the accounts.")
+    c.tool("call_1", "done")
+    c.say(said)
+    c.user("And the accounts?")
+    c.tool("call_2", "done")
+    c.say(table)
+    engine = Engine(store)
+    c.assemble(engine)
+    addition = engine.addition("s")
+    assert "Done: rotated the keys" in addition and "Done: the accounts are set." in addition
+    assert not any(second[i:i + 8] in addition for i in range(len(second) - 7))
+    assert "Xk9#mP2vLq7" not in addition  # a table's secret column, read with its lines
 
 
 def test_a_heartbeat_with_something_to_report_keeps_its_content(store: Store) -> None:

@@ -57,6 +57,8 @@ ITEM_CHARS = 400
 #: how much of an item is read for secrets: twice what is shown, so that a key the cut would halve is
 #: read whole, and a pasted log of megabytes costs the detectors no more than a paragraph
 READ_CHARS = 2 * ITEM_CHARS
+#: the characters a key is written in (printable ASCII but the space)
+_KEY_CHARS = "".join(map(chr, range(0x21, 0x7F)))
 #: messages learnt per transaction when a whole existing session arrives at once
 LEARN_CHUNK = 500
 #: items of each kind in the system-prompt addition (older ones stay in the history, or one recall away)
@@ -102,7 +104,27 @@ class Engine:
             state.by_key = {m.key: m for m in state.order}
             state.standing = {s.element: s for s in self.store.standing(session_id)}
             self.sessions[session_id] = state
+            stale = [item for item in state.standing.values() if not item.text]
+            if stale:
+                self._remake(session_id, state, stale)
         return state
+
+    def _remake(self, session_id: str, state: Session, stale: list[Standing]) -> None:
+        """Standing items whose text the store no longer holds (an earlier Apollo's, emptied when the
+        file was opened: ``engine_store.VERSION``), made again from their stored messages."""
+        found = self._stored_elements(session_id, [item.seq for item in stale])
+        made = []
+        for item in stale:
+            element = found.get(item.element)
+            text = _standing(element, item.seq, item).text if element is not None and element.text.strip() else ""
+            state.standing[item.element] = Standing(item.element, item.seq, item.category, item.status, text)
+            made.append((item.element, text))
+        self.store.set_texts(session_id, made)
+
+    def _stored_elements(self, session_id: str, seqs: list[int]) -> dict[str, Element]:
+        """The elements of stored messages, by id, read again from their bodies."""
+        bodies = self.store.bodies(session_id, sorted(set(seqs)))
+        return {e.id: e for seq, body in sorted(bodies.items()) for e in _elements([(seq, orjson.loads(body))], self.count)}
 
     def _classifier(self, session_id: str, state: Session) -> Classifier:
         """The session's classifier, warmed up on its latest stored messages after a restart."""
@@ -184,9 +206,7 @@ class Engine:
         if not kept[seq]:
             return None
         if element is None:
-            body = self.store.bodies(session_id, [seq]).get(seq)
-            found = [e for e in _elements([(seq, orjson.loads(body))], self.count)] if body else []
-            element = next((e for e in found if e.id == ident), None)
+            element = self._stored_elements(session_id, [seq]).get(ident)
         if element is None or not element.text.strip():
             return None
         return _standing(element, seq, verdict)
@@ -314,11 +334,17 @@ def _standing(element: Element, seq: int, verdict: Any) -> Standing:
     """The item as the system-prompt addition shows it: on one line, up to ``ITEM_CHARS``, secrets
     redacted before the cut (half a key is no longer recognisable as one) and never a mark cut in
     half; where it was cut or redacted, the id :meth:`Engine.recall` returns the whole message by."""
-    whole = " ".join(element.text.split())
-    text = redact(whole[:READ_CHARS])
-    if len(text) > ITEM_CHARS or len(whole) > READ_CHARS:
-        text = cut(text, ITEM_CHARS).rstrip() + f" … (recall m{seq})"
-    elif text != whole:
+    said = element.text.strip()
+    head = said[:READ_CHARS]
+    # a run of key characters the read would halve stays out whole: what an earlier key's shorter mark
+    # brings into view must not be the unrecognisable start of another
+    if len(said) > READ_CHARS and said[READ_CHARS] in _KEY_CHARS:
+        head = head.rstrip(_KEY_CHARS)
+    # redacted with its lines: some detectors read a table's column or the line after a secret's name
+    text = " ".join(redact(head).split())
+    if len(text) > ITEM_CHARS or len(said) > READ_CHARS:
+        text = (cut(text, ITEM_CHARS).rstrip() + f" … (recall m{seq})").lstrip()
+    elif text != " ".join(head.split()):
         text += f" (recall m{seq})"
     return Standing(element.id, seq, verdict.category, verdict.status, text)
 
@@ -339,7 +365,7 @@ def _addition(standing: Iterable[Standing]) -> str:
     for category, heading in HEADINGS:
         texts: dict[str, None] = {}
         for item in current:
-            if item.category == category:
+            if item.category == category and item.text:
                 texts.pop(item.text, None)  # a repeated item counts where it was said last
                 texts[item.text] = None
         if texts:

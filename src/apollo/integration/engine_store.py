@@ -50,8 +50,8 @@ create table if not exists standing (
 """
 
 
-#: what the file's items are (SQLite's ``user_version``): 1, a standing item is the one redacted line the
-#: system-prompt addition shows; before it (0), the text as said, secrets in clear
+#: what the file's items are (SQLite's ``user_version``): 1, a standing item's text is the one redacted line
+#: the system-prompt addition shows; before it (0), the text as said, secrets in clear
 VERSION = 1
 
 
@@ -103,18 +103,24 @@ class Store:
         self.db.execute("pragma synchronous=normal")
         self.db.executescript(SCHEMA)
         if self.db.execute("pragma user_version").fetchone()[0] < VERSION:
-            self._redact_standing()
+            self._forget_standing_texts()
 
-    def _redact_standing(self) -> None:
-        """A file an earlier Apollo wrote holds its standing items as said: made one redacted line, once."""
-        from apollo.redact import redact
-
+    def _forget_standing_texts(self) -> None:
+        """A file an earlier Apollo wrote holds its standing items' texts as said (secrets in clear, cut
+        where a key could be halved, pointers recall does not take): emptied in one short transaction,
+        for the engine to make again from the stored messages (``Engine._remake``)."""
         with self.db:
             self.db.execute("begin immediate")
-            rows = self.db.execute("select session, element, text from standing").fetchall()
+            if self.db.execute("pragma user_version").fetchone()[0] < VERSION:
+                self.db.execute("update standing set text = ''")
+                self.db.execute(f"pragma user_version = {VERSION}")
+
+    def set_texts(self, session: str, texts: list[tuple[str, str]]) -> None:
+        """Standing items' texts made again, as (element, text)."""
+        with self.db:
+            self.db.execute("begin immediate")
             self.db.executemany("update standing set text = ? where session = ? and element = ?",
-                                [(redact(" ".join(text.split())), session, element) for session, element, text in rows])
-            self.db.execute(f"pragma user_version = {VERSION}")
+                                [(text, session, element) for element, text in texts])
 
     def close(self) -> None:
         self.db.close()
