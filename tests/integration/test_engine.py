@@ -166,7 +166,9 @@ def test_a_standing_item_never_shows_a_piece_of_a_key_wherever_the_cuts_fall(shr
     assert pointer in ("", "m7)")  # the message's id, which recall takes
 
 
-def test_a_store_an_earlier_apollo_wrote_has_its_standing_items_made_again_from_their_messages(tmp_path: Path) -> None:
+@pytest.mark.parametrize("version", [0, 1])  # 0: before 848b742, the text as said; 1: acee20b, lines joined first
+def test_a_store_an_earlier_apollo_wrote_has_its_standing_items_made_again_from_their_messages(tmp_path: Path,
+                                                                                               version: int) -> None:
     path = default_path(tmp_path / "state")
     key = "sk-FGYOMRU4YYYOWQRSJMJENXZP5U"
     c = Conversation()
@@ -176,9 +178,9 @@ def test_a_store_an_earlier_apollo_wrote_has_its_standing_items_made_again_from_
     c.assemble(Engine(store))
     fresh = Engine(store).addition("s")
     store.close()
-    old = sqlite3.connect(path)  # as 848b742^ left it: the text as said, the key in clear, no version
+    old = sqlite3.connect(path)  # as an earlier Apollo left it: the key in clear
     old.execute("update standing set text = ?", (f"From now on always deploy with\nthe key {key}",))
-    old.execute("pragma user_version = 0")
+    old.execute(f"pragma user_version = {version}")
     old.commit()
     old.close()
     store = Store(path)
@@ -211,6 +213,21 @@ def test_what_lies_before_and_after_an_items_cuts_never_shows_a_key(store: Store
     assert "Done: rotated the keys" in addition and "Done: the accounts are set." in addition
     assert not any(second[i:i + 8] in addition for i in range(len(second) - 7))
     assert "Xk9#mP2vLq7" not in addition  # a table's secret column, read with its lines
+
+
+def test_a_passphrase_the_read_cuts_through_is_not_shown_after_a_long_keys_short_mark(store: Store) -> None:
+    first = base64.b64encode(random.Random(5).randbytes(330)).decode()  # 440 characters, one short mark
+    opening = f"Done: rotated the keys. Old one {first} "
+    said = opening + "y" * (770 - len(opening)) + ' password: "correct horse battery staple" is the new one.'
+    assert "correct horse" not in redact(said)
+    c = Conversation()
+    c.user("Rotate the keys.")
+    c.tool("call_1", "done")
+    c.say(said)
+    engine = Engine(store)
+    c.assemble(engine)
+    addition = engine.addition("s")
+    assert "Done: rotated the keys" in addition and "correct horse" not in addition
 
 
 def test_a_heartbeat_with_something_to_report_keeps_its_content(store: Store) -> None:

@@ -57,6 +57,9 @@ ITEM_CHARS = 400
 #: how much of an item is read for secrets: twice what is shown, so that a key the cut would halve is
 #: read whole, and a pasted log of megabytes costs the detectors no more than a paragraph
 READ_CHARS = 2 * ITEM_CHARS
+#: the end of what was read that an item never shows: a secret the read cut through may be there, too
+#: short to be recognised, and marks of longer secrets before it can bring it within ``ITEM_CHARS``
+READ_MARGIN = 200
 #: the characters a key is written in (printable ASCII but the space)
 _KEY_CHARS = "".join(map(chr, range(0x21, 0x7F)))
 #: messages learnt per transaction when a whole existing session arrives at once
@@ -103,10 +106,10 @@ class Engine:
             state.order = self.store.messages(session_id)
             state.by_key = {m.key: m for m in state.order}
             state.standing = {s.element: s for s in self.store.standing(session_id)}
-            self.sessions[session_id] = state
             stale = [item for item in state.standing.values() if not item.text]
-            if stale:
+            if stale:  # before the state is kept: if this fails, the next request tries again
                 self._remake(session_id, state, stale)
+            self.sessions[session_id] = state
         return state
 
     def _remake(self, session_id: str, state: Session, stale: list[Standing]) -> None:
@@ -116,10 +119,12 @@ class Engine:
         made = []
         for item in stale:
             element = found.get(item.element)
-            text = _standing(element, item.seq, item).text if element is not None and element.text.strip() else ""
-            state.standing[item.element] = Standing(item.element, item.seq, item.category, item.status, text)
-            made.append((item.element, text))
-        self.store.set_texts(session_id, made)
+            if element is not None and element.text.strip():  # else it stays out of the addition
+                text = _standing(element, item.seq, item).text
+                state.standing[item.element] = Standing(item.element, item.seq, item.category, item.status, text)
+                made.append((item.element, text))
+        if made:
+            self.store.set_texts(session_id, made)
 
     def _stored_elements(self, session_id: str, seqs: list[int]) -> dict[str, Element]:
         """The elements of stored messages, by id, read again from their bodies."""
@@ -342,6 +347,8 @@ def _standing(element: Element, seq: int, verdict: Any) -> Standing:
         head = head.rstrip(_KEY_CHARS)
     # redacted with its lines: some detectors read a table's column or the line after a secret's name
     text = " ".join(redact(head).split())
+    if len(said) > READ_CHARS:  # and what the read cut through (a quoted passphrase) is never shown, however
+        text = cut(text, max(len(text) - READ_MARGIN, 0))  # short the marks before it made the text
     if len(text) > ITEM_CHARS or len(said) > READ_CHARS:
         text = (cut(text, ITEM_CHARS).rstrip() + f" … (recall m{seq})").lstrip()
     elif text != " ".join(head.split()):

@@ -50,9 +50,10 @@ create table if not exists standing (
 """
 
 
-#: what the file's items are (SQLite's ``user_version``): 1, a standing item's text is the one redacted line
-#: the system-prompt addition shows; before it (0), the text as said, secrets in clear
-VERSION = 1
+#: what the file's standing texts are (SQLite's ``user_version``), made again from the messages whenever the
+#: way they are made changes: 2, as ``engine._standing`` makes them now; 1, redacted on one line (lines joined
+#: first, the read's end shown); 0, as said, secrets in clear
+VERSION = 2
 
 
 def default_path(state_dir: Path) -> Path:
