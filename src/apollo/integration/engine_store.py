@@ -107,9 +107,9 @@ class Store:
             self._forget_standing_texts()
 
     def _forget_standing_texts(self) -> None:
-        """A file an earlier Apollo wrote holds its standing items' texts as said (secrets in clear, cut
-        where a key could be halved, pointers recall does not take): emptied in one short transaction,
-        for the engine to make again from the stored messages (``Engine._remake``)."""
+        """A file an earlier Apollo wrote holds standing texts made an earlier way (as said, secrets in
+        clear; or redacted after their lines were joined, pointers recall does not take): emptied in one
+        short transaction, for the engine to make again from the stored messages (``Engine._remake``)."""
         with self.db:
             self.db.execute("begin immediate")
             if self.db.execute("pragma user_version").fetchone()[0] < VERSION:
