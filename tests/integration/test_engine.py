@@ -146,6 +146,30 @@ def test_a_standing_item_names_the_message_recall_returns_and_never_shows_half_a
     assert key in engine.recall("s", ident="m3")[0]["text"]
 
 
+def _after_a_long_key(tail: str, at: int) -> str:
+    """An agent's report whose ``tail`` starts at character ``at``, after a 440-character key: its mark is short,
+    so what the 800 characters read cut through comes into view."""
+    first = base64.b64encode(random.Random(5).randbytes(330)).decode()
+    opening = f"Done: rotated the keys. Old one {first} "
+    return opening + "y" * (at - len(opening) - 1) + f" {tail}"
+
+
+def _addition_after(store: Store, *exchanges: tuple[str, str]) -> str:
+    """The addition once the agent has answered each request with a tool call and then its report."""
+    c = Conversation()
+    for n, (request, report) in enumerate(exchanges, 1):
+        c.user(request)
+        c.tool(f"call_{n}", "done")
+        c.say(report)
+    engine = Engine(store)
+    c.assemble(engine)
+    return engine.addition("s")
+
+
+def _shows_a_piece(secret: str, text: str, size: int) -> bool:
+    return any(secret[i:i + size] in text for i in range(len(secret) - size + 1))
+
+
 @settings(max_examples=150, deadline=None)
 @given(st.booleans(), st.text(alphabet="ab 试，\n", max_size=1200), st.integers(0, 2**32), st.integers(30, 450),
        st.text(alphabet="cd 试\n", max_size=400))
@@ -160,7 +184,7 @@ def test_a_standing_item_never_shows_a_piece_of_a_key_wherever_the_cuts_fall(shr
     assume(key not in redact(f"token {key}") and lead.strip() not in redact(lead))
     item = _standing(SimpleNamespace(id="m7:1", text=f"{lead}{before} token {key} {after}"), 7,
                      SimpleNamespace(category="decision", status="current")).text
-    assert not any(key[i:i + 16] in item for i in range(len(key) - 15))
+    assert not _shows_a_piece(key, item, 16)
     shown, _, pointer = item.partition(" (recall ")
     assert "\n" not in item and len(shown.removesuffix(" …")) <= ITEM_CHARS
     assert pointer in ("", "m7)")  # the message's id, which recall takes
@@ -193,40 +217,20 @@ def test_a_store_an_earlier_apollo_wrote_has_its_standing_items_made_again_from_
 
 
 def test_what_lies_before_and_after_an_items_cuts_never_shows_a_key(store: Store) -> None:
-    # a long key first: its mark is short, so what the 800 characters read cut through comes into view
-    first = base64.b64encode(random.Random(5).randbytes(330)).decode()  # 440 characters
     second = "ghp_" + "Zx8CvBn2" * 4 + "Kp5M"
-    opening = f"Done: rotated the keys. Old one {first} "
-    said = opening + "y" * (780 - len(opening) - 1) + f" {second} is the new one."  # it starts at 780
+    said = _after_a_long_key(f"{second} is the new one.", 780)
     assert redact(said).count("[REDACTED") == 2
     table = "Done: the accounts are set.\n| Service | DB Password |\n|---|---|\n| prod | Xk9#mP2vLq7 |"
-    c = Conversation()
-    c.user("Rotate the keys and set up the accounts.")
-    c.tool("call_1", "done")
-    c.say(said)
-    c.user("And the accounts?")
-    c.tool("call_2", "done")
-    c.say(table)
-    engine = Engine(store)
-    c.assemble(engine)
-    addition = engine.addition("s")
+    addition = _addition_after(store, ("Rotate the keys and set up the accounts.", said), ("And the accounts?", table))
     assert "Done: rotated the keys" in addition and "Done: the accounts are set." in addition
-    assert not any(second[i:i + 8] in addition for i in range(len(second) - 7))
+    assert not _shows_a_piece(second, addition, 8)
     assert "Xk9#mP2vLq7" not in addition  # a table's secret column, read with its lines
 
 
 def test_a_passphrase_the_read_cuts_through_is_not_shown_after_a_long_keys_short_mark(store: Store) -> None:
-    first = base64.b64encode(random.Random(5).randbytes(330)).decode()  # 440 characters, one short mark
-    opening = f"Done: rotated the keys. Old one {first} "
-    said = opening + "y" * (770 - len(opening)) + ' password: "correct horse battery staple" is the new one.'
+    said = _after_a_long_key('password: "correct horse battery staple" is the new one.', 771)
     assert "correct horse" not in redact(said)
-    c = Conversation()
-    c.user("Rotate the keys.")
-    c.tool("call_1", "done")
-    c.say(said)
-    engine = Engine(store)
-    c.assemble(engine)
-    addition = engine.addition("s")
+    addition = _addition_after(store, ("Rotate the keys.", said))
     assert "Done: rotated the keys" in addition and "correct horse" not in addition
 
 

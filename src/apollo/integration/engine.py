@@ -341,15 +341,16 @@ def _standing(element: Element, seq: int, verdict: Any) -> Standing:
     half; where it was cut or redacted, the id :meth:`Engine.recall` returns the whole message by."""
     said = element.text.strip()
     head = said[:READ_CHARS]
+    partly = len(said) > READ_CHARS
     # a run of key characters the read would halve stays out whole: what an earlier key's shorter mark
     # brings into view must not be the unrecognisable start of another
-    if len(said) > READ_CHARS and said[READ_CHARS] in _KEY_CHARS:
+    if partly and said[READ_CHARS] in _KEY_CHARS:
         head = head.rstrip(_KEY_CHARS)
     # redacted with its lines: some detectors read a table's column or the line after a secret's name
     text = " ".join(redact(head).split())
-    if len(said) > READ_CHARS:  # and what the read cut through (a quoted passphrase) is never shown, however
-        text = cut(text, max(len(text) - READ_MARGIN, 0))  # short the marks before it made the text
-    if len(text) > ITEM_CHARS or len(said) > READ_CHARS:
+    if partly:  # and what the read cut through (a quoted passphrase) is never shown, however short the
+        text = cut(text, max(len(text) - READ_MARGIN, 0))  # marks before it made the text
+    if partly or len(text) > ITEM_CHARS:
         text = (cut(text, ITEM_CHARS).rstrip() + f" … (recall m{seq})").lstrip()
     elif text != " ".join(head.split()):
         text += f" (recall m{seq})"
