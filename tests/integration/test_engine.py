@@ -74,7 +74,11 @@ class Conversation:
         return engine.assemble(session, self.keys, dict(enumerate(self.messages)), budget)
 
     def kept(self, engine: Engine, **options: Any) -> list[dict[str, Any]]:
-        return [self.messages[i] for i in self.assemble(engine, **options)["keep"]]
+        return self.given(self.assemble(engine, **options))
+
+    def given(self, result: dict[str, Any]) -> list[dict[str, Any]]:
+        """What the plugin hands the model: the kept messages, an old output a compaction point cut as cut."""
+        return [result["cut"].get(str(i), self.messages[i]) for i in result["keep"]]
 
 
 def text(message: dict[str, Any]) -> str:
@@ -335,12 +339,14 @@ def test_one_request_then_a_long_run_is_held_to_the_budget_newest_work_first(sto
 def test_one_huge_output_goes_alone_not_the_small_work_before_it(store: Store) -> None:
     """Evicting oldest first until under the mark took every small unit before one huge output, and
     the user's request with them (a real session: 21 units and the request, where the one 70,000-token
-    output was enough); what fits again now stays."""
+    output was enough); what fits again now stays. The output holds an image, so it cannot be cut
+    (the next tests): it goes whole."""
     c = Conversation()
     c.user("Look through the listing exports and tell me which flats are still available.")
     for n in range(10):
         c.tool(f"call_{n}", f"listing {n}: 2 bedrooms, available")
     c.tool("call_big", "\n".join(f"row {n}: flat {n}, sold" for n in range(3000)))
+    c.messages[-1]["content"].append({"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"})
     for n in range(3):
         c.tool(f"call_after_{n}", f"summary {n}: 3 flats available")
     c.say("Three flats are still available: listings 2, 5 and 7.")
@@ -350,6 +356,84 @@ def test_one_huge_output_goes_alone_not_the_small_work_before_it(store: Store) -
     assert "call_big" not in calls and {f"call_{n}" for n in range(10)} <= calls
     assert c.messages[0] in kept and result["tokens"] <= 8_000
     assert calls == {m["toolCallId"] for m in kept if m["role"] == "toolResult"}
+
+
+def _log_then_talk(turns: int) -> Conversation:
+    """A long build log, the agent naming one line of it, then ``turns`` more exchanges."""
+    c = Conversation()
+    c.user("Run the nightly build and tell me what failed.")
+    c.tool("call_log", "\n".join(f"step {n}: compiled module_{n}.c in {n % 7}.2 s" if n != 173 else
+                                 "step 173: FAILED linking libquasar_io.so (undefined symbol qz_flush)"
+                                 for n in range(400)))
+    c.say("The build failed at libquasar_io.so: the symbol qz_flush is undefined.")
+    for n in range(turns):
+        c.user(f"Question {n}: which step runs after step {n}?")
+        c.say(f"Step {n + 1}.")
+    return c
+
+
+def test_an_old_tool_output_is_cut_at_a_compaction_point_before_anything_goes_whole(store: Store) -> None:
+    """The filter's biggest saving, in the loop: a compaction point cuts an old output to its first line
+    and the lines later words name, and evicts nothing when that is enough; the cut is stored, so the
+    next turns get the same bytes, after a restart too; recall gives the output back whole."""
+    c = _log_then_talk(6)
+    full = c.assemble(Engine(store), budget=None)
+    assert full["cut"] == {} and full["evicted"] == 0
+    budget = int(full["tokens"] / 0.95)  # over the compaction mark, and the cut alone brings it under
+    engine = Engine(store)
+    result = c.assemble(engine, budget=budget)
+    assert result["evicted"] == 0 and result["cutNow"] == 1 and result["tokens"] < budget * 0.6
+    given = c.given(result)
+    assert len(given) == len(c.messages)  # nothing went whole
+    index = c.messages.index(next(m for m in c.messages if m["role"] == "toolResult"))
+    cut = result["cut"][str(index)]
+    original = c.messages[index]
+    assert {k: v for k, v in cut.items() if k != "content"} == {k: v for k, v in original.items() if k != "content"}
+    shown = text(cut)
+    assert shown.startswith("step 0: compiled module_0.c") and "step 173: FAILED linking libquasar_io.so" in shown
+    assert "step 172:" not in shown and f"(apollo_recall id m{index} returns it whole)" in shown
+    assert engine.recall("s", ident=f"m{index}")[0]["message"] == original
+    assert engine.recall("s", ident=f"m{index}")[0]["why"].startswith("cut")
+    c.user("Thanks, and which step failed?")
+    again = c.assemble(engine, budget=budget)
+    assert again["cutNow"] == 0 and c.given(again)[:len(given)] == given  # the prefix, byte for byte
+    restarted = Engine(store)
+    assert c.given(c.assemble(restarted, budget=budget)) == c.given(again)
+
+
+def test_nothing_is_cut_while_the_context_is_within_its_budget_nor_in_the_recent_turns(store: Store) -> None:
+    c = _log_then_talk(6)
+    assert c.assemble(Engine(store), budget=1_000_000)["cut"] == {}
+    recent = _log_then_talk(1)  # the log is within the latest user turns: the agent may still work from it
+    recent.assemble(Engine(store), session="r", budget=None)
+    assert Engine(store).compact("r", None)["cut"] == 0  # /compact keeps the recent turns whole
+
+
+def test_compact_cuts_old_outputs_too(store: Store) -> None:
+    c = _log_then_talk(6)
+    c.assemble(Engine(store), budget=None)
+    result = Engine(store).compact("s", None)
+    assert result["compacted"] and result["cut"] == 1 and result["tokensAfter"] < result["tokensBefore"] / 2
+
+
+def test_a_store_an_apollo_before_cuts_wrote_gets_the_column(tmp_path: Path) -> None:
+    from apollo.integration.engine_store import SCHEMA
+
+    path = default_path(tmp_path / "state")
+    path.parent.mkdir(parents=True)
+    old = sqlite3.connect(path)
+    old.executescript(SCHEMA.replace("    cut text,                    -- what the model gets instead, once a "
+                                     "compaction point cut it (JSON)\n", ""))
+    assert "cut" not in {row[1] for row in old.execute("pragma table_info(messages)")}
+    old.close()
+    store = Store(path)
+    try:
+        c = _log_then_talk(6)
+        tokens = c.assemble(Engine(store), budget=None)["tokens"]
+        assert c.assemble(Engine(store), budget=int(tokens / 0.95))["cutNow"] == 1
+        assert [r.cut for r in Store(path).messages("s")].count(True) == 1
+    finally:
+        store.close()
 
 
 def test_the_recent_share_counts_the_request_and_keeps_the_newest_work_whatever_follows(store: Store) -> None:
@@ -474,7 +558,8 @@ _MESSAGE = st.one_of(
                                                  HEARTBEAT_PROMPT])),
     st.tuples(st.just("assistant"), st.sampled_from(["OK", "Noted.", "HEARTBEAT_OK", "The build is green.",
                                                       "Disk 97% full on /var."])),
-    st.tuples(st.just("tool"), st.sampled_from(["ok", "3 tests failed", ""])))
+    st.tuples(st.just("tool"), st.sampled_from(["ok", "3 tests failed", "", "\n".join(
+        f"job {n}: {'failed on /var/log/app.log' if n == 7 else 'passed'}" for n in range(120))])))
 
 _TALK = st.one_of(
     st.tuples(st.just("user"), st.sampled_from(["Which port does staging use?", "yes", "no, keep it", "ok",
@@ -518,10 +603,10 @@ def test_any_conversation_keeps_its_invariants(tmp_path_factory: pytest.TempPath
         head = Conversation()
         head.messages = c.messages[:cut]
         before = head.kept(engine, budget=budget) if head.messages else []
-        evictions = len([r for r in store.messages("s") if r.evicted])
+        points = len([r for r in store.messages("s") if r.evicted or r.cut])
         result = c.assemble(engine, budget=budget)
-        kept = [c.messages[i] for i in result["keep"]]
-        if len([r for r in store.messages("s") if r.evicted]) == evictions:  # no new compaction point
+        kept = c.given(result)
+        if len([r for r in store.messages("s") if r.evicted or r.cut]) == points:  # no new compaction point
             assert kept[:len(before)] == before
         calls = {b["id"] for m in kept if m["role"] == "assistant" for b in m["content"] if b["type"] == "toolCall"}
         assert calls == {m["toolCallId"] for m in kept if m["role"] == "toolResult"}

@@ -24,6 +24,8 @@ from typing import Any
 
 import pytest
 
+from apollo.integration.engine import message_text, recall_from
+from apollo.integration.engine_store import Store, default_path
 from realclient.engine_support import FakeModel, Rig, text_of, tool_pairs, wait_gone
 from realclient.support import legacy_state_dir
 
@@ -112,7 +114,7 @@ def real_turn(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
     done = rig.turn(QUESTION, session_key="agent:main:s0")
     (root / "requests.json").write_text(json.dumps(model.requests))  # to read when a test fails
     yield {"name": name, "source": source, "done": done, "requests": [r for r in model.requests if "messages" in r],
-           "leftovers": wait_gone(rig.state)}
+           "leftovers": wait_gone(rig.state), "state": rig.state}
     model.close()
 
 
@@ -132,3 +134,24 @@ def test_tool_calls_keep_their_results_and_the_engine_is_never_bypassed(real_tur
     calls, results = tool_pairs(request)
     assert calls == results
     assert real_turn["leftovers"] == []
+
+
+def test_an_output_a_compaction_point_cut_reaches_the_model_cut_and_comes_back_whole(real_turn: dict[str, Any]) -> None:
+    """The sessions larger than the model's window meet a compaction point on their first turn: it cuts
+    their old tool outputs (``engine_cut``) before it evicts anything; the model gets each cut output's
+    first line and the way back, and recall gives the output back byte for byte."""
+    store = Store(default_path(real_turn["state"]))
+    try:
+        [session] = store.sessions()
+        rows = [r for r in store.messages(session) if r.cut and not r.evicted]
+        recalled = {r.seq: recall_from(store, session, ident=f"m{r.seq}") for r in rows}
+    finally:
+        store.close()
+    tools = [text_of(m) for m in real_turn["requests"][-1]["messages"] if m["role"] == "tool"]
+    for seq, [found] in recalled.items():
+        [shown] = [t for t in tools if f"(apollo_recall id m{seq} returns it whole)" in t]
+        whole = message_text(found["message"])
+        assert found["text"] == whole and len(shown) < len(whole)
+        first = whole.split("\n", 1)[0]  # the head the filter keeps: the first line, unless blank
+        assert shown.startswith(first[:200] if first.strip() else "[…")
+

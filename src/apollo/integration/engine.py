@@ -13,12 +13,13 @@ safe:
   Only text messages the classifier drops with confidence (acknowledgements, chatter) go, and a
   heartbeat turn goes whole when its replies report nothing; a poll whose reply has real content
   keeps it.
-- **A compaction point** (over the token budget, or ``/compact``) evicts the oldest units outside
-  the recent turns, never a must-keep unit while anything else can go; evictions are stored, so
-  the prefix is stable again from the next turn. Every standing decision, preference, open task
+- **A compaction point** (over the token budget, or ``/compact``) cuts the old tool outputs
+  outside the recent turns as the filter cuts them (:mod:`engine_cut`), then evicts the oldest
+  units outside them, never a must-keep unit while anything else can go; cuts and evictions are
+  stored, so the prefix is stable again from the next turn. Every standing decision, preference, open task
   and open question stays in the system-prompt addition, evicted or not.
 
-Everything dropped or evicted stays in the engine's SQLite file (:mod:`engine_store`) and comes
+Everything dropped, evicted or cut stays whole in the engine's SQLite file (:mod:`engine_store`) and comes
 back verbatim through :meth:`Engine.recall`.
 """
 
@@ -32,9 +33,12 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from apollo.integration import engine_cut
 from apollo.integration.engine_store import Standing, Store, Stored
 from apollo.redact import cut, redact
+from apollo.renal import concentrate
 from apollo.renal.classify import MUST_KEEP, Classifier
+from apollo.renal.fates import language_of
 from apollo.tokens import get_counter
 from apollo.transcript.model import Element, Kind, Role
 from apollo.transcript.openclaw import iter_session_elements
@@ -80,6 +84,8 @@ class Session:
     order: list[Stored] = field(default_factory=list)
     standing: dict[str, Standing] = field(default_factory=dict)
     classifier: Classifier | None = None
+    #: what the model gets instead of each message a compaction point cut, by seq
+    cuts: dict[int, dict[str, Any]] = field(default_factory=dict)
     #: the system-prompt addition, made again only when a standing item changes
     addition: str | None = None
 
@@ -106,6 +112,7 @@ class Engine:
             state.order = self.store.messages(session_id)
             state.by_key = {m.key: m for m in state.order}
             state.standing = {s.element: s for s in self.store.standing(session_id)}
+            state.cuts = {seq: orjson.loads(form) for seq, form in self.store.cuts(session_id).items()}
             stale = [item for item in state.standing.values() if not item.text]
             if stale:  # before the state is kept: if this fails, the next request tries again
                 self._remake(session_id, state, stale)
@@ -233,10 +240,11 @@ class Engine:
                 self.learn(session_id, [(keys[i], bodies[i]) for i in unseen[start:start + LEARN_CHUNK]])
             found = [state.by_key.get(key) for key in keys]
         rows = [row for row in found if row is not None]
-        evicted = self._compaction_point(session_id, rows, budget, force=False)
+        cut_now, evicted = self._compaction_point(session_id, rows, budget, force=False)
         keep = [i for i, row in enumerate(rows) if row.fate == "keep" and not row.evicted]
-        return {"keep": keep, "tokens": sum(rows[i].tokens for i in keep), "addition": self.addition(session_id),
-                "dropped": sum(row.fate == "drop" for row in rows), "evicted": evicted}
+        return {"keep": keep, "cut": {str(i): state.cuts[rows[i].seq] for i in keep if rows[i].cut},
+                "tokens": sum(rows[i].tokens for i in keep), "addition": self.addition(session_id),
+                "dropped": sum(row.fate == "drop" for row in rows), "evicted": evicted, "cutNow": cut_now}
 
     def commit(self, session_id: str, advancement_key: str, messages: list[tuple[str, dict[str, Any]]]) -> str:
         """Store a finished turn once: ``committed``, or ``duplicate`` for a key already stored."""
@@ -250,24 +258,28 @@ class Engine:
         state = self.session(session_id)
         rows = list(state.order)
         before = sum(r.tokens for r in rows if r.fate == "keep" and not r.evicted)
-        evicted = self._compaction_point(session_id, rows, budget, force=True)
+        cut_now, evicted = self._compaction_point(session_id, rows, budget, force=True)
         after = sum(r.tokens for r in rows if r.fate == "keep" and not r.evicted)
-        return {"compacted": evicted > 0, "tokensBefore": before, "tokensAfter": after, "evicted": evicted,
-                "summary": self.addition(session_id)}
+        return {"compacted": evicted > 0 or cut_now > 0, "tokensBefore": before, "tokensAfter": after,
+                "evicted": evicted, "cut": cut_now, "summary": self.addition(session_id)}
 
-    def _compaction_point(self, session_id: str, rows: list[Stored], budget: int | None, *, force: bool) -> int:
-        """Evict whole units outside the recent turns, oldest first and must-keep last; returns how
-        many messages were evicted (stored, so it happens once). Over the budget: until the kept
+    def _compaction_point(self, session_id: str, rows: list[Stored], budget: int | None, *,
+                          force: bool) -> tuple[int, int]:
+        """Cut the old tool outputs outside the recent turns (:mod:`engine_cut`), then evict whole
+        units outside them, oldest first and must-keep last; returns how many messages were cut and
+        how many evicted (stored, so it happens once). Over the budget: until the kept
         tokens are down to ``EVICT_DOWN_TO`` of it, the recent turns capped at ``RECENT_SHARE`` of
         it (:func:`_recent_units`), and what fits again once the others went stays. Forced
         (``/compact``): every unit outside the recent turns that is not must-keep, and must-keep
         ones only while still over that mark."""
         total = sum(r.tokens for r in rows if r.fate == "keep" and not r.evicted)
         if not force and (not budget or total <= budget * EVICT_ABOVE):
-            return 0
+            return 0, 0
         target = int(budget * EVICT_DOWN_TO) if budget else None
         # a point the budget forces caps the recent turns; /compact keeps them whole, as it always has
         protected = _recent_units(rows, int(budget * RECENT_SHARE) if budget and not force else None)
+        cut_now, saved = self._cut_old_outputs(session_id, rows, protected)
+        total -= saved
         units: dict[int, list[Stored]] = {}
         for row in rows:
             if row.unit not in protected and row.fate == "keep" and not row.evicted:
@@ -292,7 +304,46 @@ class Engine:
             self.store.save(session_id, [], [], evict=[r.seq for r in chosen])
             for row in chosen:
                 row.evicted = True
-        return len(chosen)
+        return cut_now, len(chosen)
+
+    def _cut_old_outputs(self, session_id: str, rows: list[Stored], protected: set[int]) -> tuple[int, int]:
+        """Each kept tool result outside ``protected`` long enough to cut, cut as the filter cuts an
+        old output (its first line and the lines the user's and the agent's later words name), and
+        stored; returns how many were cut and the tokens that saved."""
+        rules = self.filter_rules
+        old = [r for r in rows if r.role == "toolResult" and r.fate == "keep" and not r.evicted and not r.cut
+               and r.unit not in protected and r.tokens > MESSAGE_OVERHEAD + rules["tool_keep_tokens"]]
+        outputs = [(seq, body) for seq, raw in sorted(self.store.bodies(session_id, [r.seq for r in old]).items())
+                   if engine_cut.text_of(body := orjson.loads(raw)) is not None]
+        if not outputs:  # an output with an image is no candidate: what comes after it is not read for it
+            return 0, 0
+        later = [r.seq for r in rows if r.seq > outputs[0][0] and r.role in ("user", "assistant")]
+        bodies = [(seq, orjson.loads(raw)) for seq, raw in sorted(self.store.bodies(session_id, later).items())]
+        talk = [e for e in _elements(bodies, self.count) if e.kind is Kind.TEXT and e.role in (Role.USER, Role.ASSISTANT)]
+        found = engine_cut.cuts(outputs, [(_seq_of(e), e.text) for e in talk], rules, language_of(talk), self.count,
+                                lambda seq: f"(apollo_recall id m{seq} returns it whole)")
+        state, made, saved = self.session(session_id), [], 0
+        for row in old:
+            if row.seq not in found:
+                continue
+            body, text_tokens = found[row.seq]
+            tokens = MESSAGE_OVERHEAD + text_tokens
+            if tokens >= row.tokens:
+                continue
+            made.append((row, body, tokens))
+        if made:
+            self.store.save(session_id, [], [], cut=[(row.seq, orjson.dumps(body).decode(), tokens)
+                                                     for row, body, tokens in made])
+            for row, body, tokens in made:
+                saved += row.tokens - tokens
+                row.cut, row.tokens = True, tokens
+                state.cuts[row.seq] = body
+        return len(made), saved
+
+    @functools.cached_property
+    def filter_rules(self) -> concentrate.FilterRules:
+        """The file filter's rules (and the user's rule files): how an old output is cut."""
+        return concentrate.load_for(self.config)
 
     def addition(self, session_id: str) -> str:
         """The standing decisions, preferences, open tasks and open questions: the same bytes as
@@ -396,11 +447,18 @@ def recall_from(store: Store, session_id: str, query: str = "", ident: str = "",
         text = message_text(message)
         if not ident and words and not all(w in text.lower() for w in words):
             continue
-        found.append({"id": f"m{row.seq}", "role": row.role, "why": "compacted" if row.evicted and row.fate == "keep"
-                      else f"dropped: {row.reason}", "text": text, "message": message})
+        found.append({"id": f"m{row.seq}", "role": row.role, "why": _why(row), "text": text, "message": message})
         if len(found) >= limit:
             break
     return found
+
+
+def _why(row: Stored) -> str:
+    if row.fate == "drop":
+        return f"dropped: {row.reason}"
+    if row.evicted:
+        return "compacted"
+    return "cut: the model has its first line and the lines later messages mention"
 
 
 def recall_in_state(state_dir: Path, session: str | None = None, query: str = "", ident: str = "",

@@ -30,6 +30,7 @@ create table if not exists messages (
     tokens integer not null,
     evicted integer not null default 0,   -- 1 once a compaction point took it out of context
     body text not null,          -- the message as the agent stored it (JSON), for recall
+    cut text,                    -- what the model gets instead, once a compaction point cut it (JSON)
     primary key (session, key)
 );
 create index if not exists messages_seq on messages (session, seq);
@@ -74,6 +75,8 @@ class Stored:
     must_keep: bool
     tokens: int
     evicted: bool
+    #: the model gets a cut form of it (an old tool output, since a compaction point)
+    cut: bool = False
 
 
 @dataclass(slots=True)
@@ -103,8 +106,18 @@ class Store:
         self.db.execute("pragma journal_mode=wal")
         self.db.execute("pragma synchronous=normal")
         self.db.executescript(SCHEMA)
+        self._add_cut_column()
         if self.db.execute("pragma user_version").fetchone()[0] < VERSION:
             self._forget_standing_texts()
+
+    def _add_cut_column(self) -> None:
+        """A file an Apollo before cut outputs wrote has no ``cut`` column: added (no message is cut yet)."""
+        columns = {row[1] for row in self.db.execute("pragma table_info(messages)")}
+        if "cut" not in columns:
+            with self.db:
+                self.db.execute("begin immediate")
+                if "cut" not in {row[1] for row in self.db.execute("pragma table_info(messages)")}:
+                    self.db.execute("alter table messages add column cut text")
 
     def _forget_standing_texts(self) -> None:
         """A file an earlier Apollo wrote holds standing texts made an earlier way (as said, secrets in
@@ -127,9 +140,13 @@ class Store:
         self.db.close()
 
     def messages(self, session: str) -> list[Stored]:
-        rows = self.db.execute("select key, seq, unit, role, fate, reason, must_keep, tokens, evicted from messages "
-                               "where session = ? order by seq", (session,))
-        return [Stored(k, s, u, r, f, why, bool(m), t, bool(e)) for k, s, u, r, f, why, m, t, e in rows]
+        rows = self.db.execute("select key, seq, unit, role, fate, reason, must_keep, tokens, evicted, cut is not null "
+                               "from messages where session = ? order by seq", (session,))
+        return [Stored(k, s, u, r, f, why, bool(m), t, bool(e), bool(c)) for k, s, u, r, f, why, m, t, e, c in rows]
+
+    def cuts(self, session: str) -> dict[int, str]:
+        """The cut form of each message a compaction point cut, by seq."""
+        return dict(self.db.execute("select seq, cut from messages where session = ? and cut is not null", (session,)))
 
     def standing(self, session: str) -> list[Standing]:
         rows = self.db.execute("select element, seq, category, status, text from standing where session = ? "
@@ -146,14 +163,15 @@ class Store:
         return found
 
     def removed(self, session: str, ident: str = "") -> list[tuple[Stored, str]]:
-        """Messages renal dropped or a compaction point evicted, oldest first, with their bodies;
+        """Messages renal dropped, or a compaction point evicted or cut, oldest first, with their bodies;
         only the one ``ident`` names (its key, or ``m`` and its seq) when given: a recall by id reads
         one body, not the session's every removed one."""
         named = " and (key = ? or 'm' || seq = ?)" if ident else ""
-        rows = self.db.execute("select key, seq, unit, role, fate, reason, must_keep, tokens, evicted, body "
-                               f"from messages where session = ? and (fate = 'drop' or evicted = 1){named} order by seq",
-                               (session, ident, ident) if ident else (session,))
-        return [(Stored(k, s, u, r, f, why, bool(m), t, bool(e)), body) for k, s, u, r, f, why, m, t, e, body in rows]
+        rows = self.db.execute("select key, seq, unit, role, fate, reason, must_keep, tokens, evicted, cut is not null, "
+                               "body from messages where session = ? and (fate = 'drop' or evicted = 1 or cut is not null)"
+                               f"{named} order by seq", (session, ident, ident) if ident else (session,))
+        return [(Stored(k, s, u, r, f, why, bool(m), t, bool(e), bool(c)), body)
+                for k, s, u, r, f, why, m, t, e, c, body in rows]
 
     def sessions(self) -> list[str]:
         """Sessions, the most recently extended first."""
@@ -181,8 +199,9 @@ class Store:
         return row is not None
 
     def save(self, session: str, new: list[tuple[Stored, str]], standing: list[Standing],
-             evict: Sequence[int] = (), turn: str | None = None) -> None:
-        """New messages, standing items (inserted or revised), evictions and the turn key: all or nothing."""
+             evict: Sequence[int] = (), turn: str | None = None, cut: Sequence[tuple[int, str, int]] = ()) -> None:
+        """New messages, standing items (inserted or revised), evictions, cuts (seq, cut form, its
+        tokens) and the turn key: all or nothing."""
         with self.db:
             self.db.execute("begin immediate")
             self.db.executemany(
@@ -196,6 +215,8 @@ class Store:
                 [(session, s.element, s.seq, s.category, s.status, s.text) for s in standing])
             self.db.executemany("update messages set evicted = 1 where session = ? and seq = ?",
                                 [(session, seq) for seq in evict])
+            self.db.executemany("update messages set cut = ?, tokens = ? where session = ? and seq = ?",
+                                [(form, tokens, session, seq) for seq, form, tokens in cut])
             if turn is not None:
                 self.db.execute("insert or ignore into turns (session, advancement_key) values (?, ?)",
                                 (session, turn))

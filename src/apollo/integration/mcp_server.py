@@ -139,7 +139,7 @@ def _add_renal_tools(server: Any, paths: Paths, config: Config, lang: str, read_
     @server.tool(annotations=read_only)
     def renal_recall(query: str = "", id: str = "", session: str | None = None, limit: int = 5) -> dict[str, Any]:
         """Messages of this conversation that Apollo's context engine filtered out of the model's context
-        (dropped as noise, or evicted at a compaction point), returned verbatim: by `id` (like m12) or by
+        (dropped as noise, evicted or cut at a compaction point), returned verbatim: by `id` (like m12) or by
         the words of `query` (all must occur). The session is the latest one unless named."""
         from apollo.integration.engine import recall_in_state
 

@@ -158,7 +158,8 @@ export default {
       name: "apollo_recall",
       label: "Apollo recall",
       description: "Return, verbatim, messages of this conversation that Apollo filtered out of your context " +
-        "(acknowledgements, empty heartbeats, older turns after a compaction). Give `id` (like m12) or `query` words.",
+        "(acknowledgements, empty heartbeats, older turns after a compaction, old tool output it cut). " +
+        "Give `id` (like m12) or `query` words.",
       parameters: { type: "object", additionalProperties: false,
                     properties: { query: { type: "string", description: "words that must all occur" },
                                   id: { type: "string", description: "a message id such as m12" } } },
@@ -211,7 +212,8 @@ export default {
         try {
           const result = await apollo.withMessages("assemble", p.sessionId, messages,
                                                    { budget: p.tokenBudget ?? null }, timeoutMs);
-          const kept = result.keep.map((i) => messages[i]);
+          // an old tool output a compaction point cut: the same message, its text cut (result.cut)
+          const kept = result.keep.map((i) => result.cut?.[i] ?? messages[i]);
           const addition = [result.addition, memory].filter(Boolean).join("\n");
           return { messages: kept, estimatedTokens: result.tokens,
                    ...(addition ? { systemPromptAddition: addition } : {}) };
@@ -230,7 +232,7 @@ export default {
           // context within the budget anyway; any other reason fails the turn.
           return { ok: true, compacted: r.compacted, reason: r.compacted ? undefined : NOTHING_TO_COMPACT,
                    result: { summary: r.summary, tokensBefore: r.tokensBefore, tokensAfter: r.tokensAfter,
-                             details: { evicted: r.evicted, engine: ID } } };
+                             details: { evicted: r.evicted, cut: r.cut, engine: ID } } };
         } catch (err) {
           warn("compact", err);
           const { delegateCompactionToRuntime } = await import("openclaw/plugin-sdk/core");
