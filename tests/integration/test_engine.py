@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from apollo.integration.engine import ITEM_CHARS, Engine, _standing, recall_in_state
+from apollo.integration.engine_serve import handle
 from apollo.integration.engine_store import Store, default_path
 from apollo.redact import redact
 from realclient.support import HEARTBEAT_PROMPT
@@ -78,7 +79,8 @@ class Conversation:
 
     def given(self, result: dict[str, Any]) -> list[dict[str, Any]]:
         """What the plugin hands the model: the kept messages, an old output a compaction point cut as cut."""
-        return [result["cut"].get(str(i), self.messages[i]) for i in result["keep"]]
+        return [{**self.messages[i], "content": result["cut"][str(i)]} if str(i) in result["cut"] else self.messages[i]
+                for i in result["keep"]]
 
 
 def text(message: dict[str, Any]) -> str:
@@ -386,7 +388,7 @@ def test_an_old_tool_output_is_cut_at_a_compaction_point_before_anything_goes_wh
     given = c.given(result)
     assert len(given) == len(c.messages)  # nothing went whole
     index = c.messages.index(next(m for m in c.messages if m["role"] == "toolResult"))
-    cut = result["cut"][str(index)]
+    [cut] = [m for m in given if m["role"] == "toolResult"]
     original = c.messages[index]
     assert {k: v for k, v in cut.items() if k != "content"} == {k: v for k, v in original.items() if k != "content"}
     shown = text(cut)
@@ -416,15 +418,70 @@ def test_compact_cuts_old_outputs_too(store: Store) -> None:
     assert result["compacted"] and result["cut"] == 1 and result["tokensAfter"] < result["tokensBefore"] / 2
 
 
+def test_a_cut_another_engine_made_first_is_the_one_the_model_gets(tmp_path: Path) -> None:
+    """Two engines on one file (two OpenClaw processes on one state dir): the second, whose state predates
+    the first one's cut, gets the stored cut, not one of its own (the first one's model has those bytes)."""
+    path = default_path(tmp_path / "state")
+    first, second = Store(path), Store(path)
+    try:
+        c = _log_then_talk(6)
+        tokens = c.assemble(Engine(first), budget=None)["tokens"]
+        one, other = Engine(first), Engine(second)
+        one.session("s"), other.session("s")
+        mine = c.given(c.assemble(one, budget=int(tokens / 0.95)))
+        c.user("Did module_250.c compile?")  # seen by the second only: its own cut would keep that line
+        theirs = c.given(c.assemble(other, budget=int(tokens / 0.95)))
+        assert [m for m in theirs if m["role"] == "toolResult"] == [m for m in mine if m["role"] == "toolResult"]
+        assert c.given(c.assemble(Engine(first), budget=int(tokens / 0.95))) == theirs
+    finally:
+        first.close()
+        second.close()
+
+
+def test_a_plugin_that_does_not_hand_cuts_on_gets_none_and_whole_counts(store: Store) -> None:
+    """A gateway still running the plugin of an earlier Apollo spawns this engine after an upgrade: it
+    ignores ``result.cut``, so nothing is cut for it, and outputs another plugin's cut count whole."""
+    c = _log_then_talk(6)
+    tokens = c.assemble(Engine(store), budget=None)["tokens"]
+    earlier = Engine(store)
+    request = {"op": "assemble", "session": "s", "keys": c.keys, "bodies": {}, "budget": int(tokens / 0.95)}
+    answer = handle(earlier, request)
+    assert answer["cut"] == {} and answer["cutNow"] == 0 and answer["evicted"] > 0
+    fresh = Conversation()
+    fresh.messages = [dict(m, timestamp=m["timestamp"] + 10**7) for m in c.messages]  # another session's keys
+    full = fresh.assemble(Engine(store), session="t", budget=None)["tokens"]
+    assert fresh.assemble(Engine(store), session="t", budget=int(full / 0.95))["cutNow"] == 1
+    answer = handle(Engine(store), {**request, "session": "t", "keys": fresh.keys, "budget": None})
+    assert answer["cut"] == {} and answer["tokens"] == full
+    assert handle(Engine(store), {**request, "session": "t", "keys": fresh.keys, "budget": None, "cut": True})["cut"]
+
+
+def test_a_broken_filter_rule_file_leaves_the_outputs_whole_and_the_budget_held(tmp_path: Path) -> None:
+    from apollo import config as config_mod
+
+    workspace = tmp_path / "ws"
+    (workspace / ".apollo").mkdir(parents=True)
+    (workspace / ".apollo" / "config.toml").write_text('[renal]\nrule_files = ["mine.toml"]\n', encoding="utf-8")
+    (workspace / ".apollo" / "mine.toml").write_text('[filter.anchors]\ntoken = "([unclosed"\n', encoding="utf-8")
+    store = Store(default_path(tmp_path / "state"))
+    try:
+        engine = Engine(store, config_mod.load(workspace))
+        c = _log_then_talk(6)
+        tokens = c.assemble(engine, budget=None)["tokens"]
+        result = c.assemble(engine, budget=int(tokens / 0.95))
+        assert result["cutNow"] == 0 and result["evicted"] > 0 and result["tokens"] <= tokens / 0.95 * 0.6
+    finally:
+        store.close()
+
+
 def test_a_store_an_apollo_before_cuts_wrote_gets_the_column(tmp_path: Path) -> None:
     from apollo.integration.engine_store import SCHEMA
 
     path = default_path(tmp_path / "state")
     path.parent.mkdir(parents=True)
     old = sqlite3.connect(path)
-    old.executescript(SCHEMA.replace("    cut text,                    -- what the model gets instead, once a "
-                                     "compaction point cut it (JSON)\n", ""))
-    assert "cut" not in {row[1] for row in old.execute("pragma table_info(messages)")}
+    old.executescript("\n".join(line for line in SCHEMA.splitlines() if not line.startswith("    cut")))
+    assert not {"cut", "cut_tokens"} & {row[1] for row in old.execute("pragma table_info(messages)")}
     old.close()
     store = Store(path)
     try:

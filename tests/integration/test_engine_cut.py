@@ -12,16 +12,10 @@ from apollo.tokens import get_counter
 
 RULES = concentrate.load()
 COUNT = get_counter("estimate")[1]
-POINTER = "(apollo_recall id m{} returns it whole)"
 
 _WORD = st.sampled_from(["ok", "error", "/var/log/app.log", "qz_flush", "port 8443", "用户", "订单失败", "step",
                          "a" * 400, "", "…", "0x7ffd", "build-2026-12-05"])
 _LINE = st.lists(_WORD, max_size=8).map(" ".join)
-
-
-def _result(text: str) -> dict:
-    return {"role": "toolResult", "toolCallId": "call_1", "toolName": "exec", "isError": False,
-            "timestamp": 1_775_543_340_000, "content": [{"type": "text", "text": text}]}
 
 
 @settings(max_examples=300, deadline=None)
@@ -30,26 +24,31 @@ def _result(text: str) -> dict:
 def test_a_cut_output_is_its_own_lines_the_marker_and_the_way_back(lines: list[str], later: list[str],
                                                                   lang: str) -> None:
     text = "\n".join(lines)
-    body = _result(text)
-    found = cuts([(3, body)], [(4 + n, said) for n, said in enumerate(later)], RULES, lang, COUNT, POINTER.format)
+    found = cuts([(3, text)], [(4 + n, said) for n, said in enumerate(later)], RULES, lang, COUNT)
     if 3 not in found:
         return
-    cut, tokens = found[3]
-    assert {k: v for k, v in cut.items() if k != "content"} == {k: v for k, v in body.items() if k != "content"}
-    [block] = cut["content"]
+    content, tokens = found[3]
+    [block] = content
     shown = block["text"]
-    assert tokens == COUNT(shown) < COUNT(text)
-    markers = [line for line in shown.split("\n") if line.endswith(POINTER.format(3))]
+    assert block["type"] == "text" and tokens == COUNT(shown) < COUNT(text)
+    pointer = RULES.settings[f"tool_recall_{lang}"].format(id="m3")
+    markers = [line for line in shown.split("\n") if line.endswith(pointer)]
     assert len(markers) == 1
     for line in shown.split("\n"):
         if line not in markers:  # every other line is a piece of a line of the output, never made up
             assert any(line.strip("…") in original for original in lines)
 
 
+def test_an_output_keeps_the_lines_named_after_it_not_before_it() -> None:
+    text = "\n".join(["header"] + [f"row {n}: fine" for n in range(200)] + ["row 200: qz_flush undefined"])
+    before, after = [(1, "is qz_flush defined?"), (9, "nothing to add")], [(1, "hello"), (6, "qz_flush?")]
+    assert "qz_flush" not in cuts([(5, text)], before, RULES, "en", COUNT)[5][0][0]["text"]
+    assert "row 200: qz_flush undefined" in cuts([(5, text)], after, RULES, "en", COUNT)[5][0][0]["text"]
+
+
 def test_only_a_result_made_of_text_can_be_cut() -> None:
-    assert text_of(_result("a\nb")) == "a\nb"
+    assert text_of({"content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}) == "a\nb"
     assert text_of({"content": "plain"}) == "plain"
     image = {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}
     assert text_of({"content": [{"type": "text", "text": "a"}, image]}) is None
     assert text_of({"content": []}) is None and text_of({}) is None
-    assert cuts([(0, {"content": [image]})], [], RULES, "en", COUNT, POINTER.format) == {}

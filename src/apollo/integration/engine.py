@@ -8,7 +8,7 @@ safe:
 - **A message's fate is decided once**, the first time it is seen, by renal's classifier (its
   public :class:`~apollo.renal.classify.Classifier`, fed in order) and stored; later turns reuse
   it, so the context before the newest turn is byte-identical from one turn to the next (the
-  provider's prompt cache keeps working) until a compaction point evicts something.
+  provider's prompt cache keeps working) until a compaction point cuts or evicts something.
 - **Messages go in units**: a tool call with its results, a whole heartbeat turn, a text message.
   Only text messages the classifier drops with confidence (acknowledgements, chatter) go, and a
   heartbeat turn goes whole when its replies report nothing; a poll whose reply has real content
@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from apollo.errors import ApolloError
 from apollo.integration import engine_cut
 from apollo.integration.engine_store import Standing, Store, Stored
 from apollo.redact import cut, redact
@@ -102,6 +103,9 @@ class Engine:
         self.config = config
         self.count = get_counter(config.get("general.counter") if config is not None else "estimate")[1]
         self.sessions: dict[str, Session] = {}
+        #: whether the plugin hands the model the cut content of old outputs (an earlier plugin, still
+        #: loaded in a running gateway after an upgrade, does not: then nothing is cut, nor counted cut)
+        self.cut_outputs = True
 
     # -- state ---------------------------------------------------------------------------------
 
@@ -112,7 +116,11 @@ class Engine:
             state.order = self.store.messages(session_id)
             state.by_key = {m.key: m for m in state.order}
             state.standing = {s.element: s for s in self.store.standing(session_id)}
-            state.cuts = {seq: orjson.loads(form) for seq, form in self.store.cuts(session_id).items()}
+            if self.cut_outputs:
+                state.cuts = {seq: orjson.loads(form) for seq, (form, _) in self.store.cuts(session_id).items()}
+            else:
+                for row in state.order:
+                    row.cut, row.tokens = False, row.full_tokens
             stale = [item for item in state.standing.values() if not item.text]
             if stale:  # before the state is kept: if this fails, the next request tries again
                 self._remake(session_id, state, stale)
@@ -185,7 +193,8 @@ class Engine:
         for (seq, body), (key, _), fate in zip(pairs, fresh, _fates(pairs, by_seq, earlier_calls), strict=True):
             unit, action, reason, must = fate
             tokens = MESSAGE_OVERHEAD + sum(e.tokens for e, _ in by_seq[seq])
-            stored.append((Stored(key, seq, unit, str(body.get("role", "")), action, reason, must, tokens, False),
+            stored.append((Stored(key, seq, unit, str(body.get("role", "")), action, reason, must, tokens, False, False,
+                                  tokens),
                            orjson.dumps(body).decode()))
             if action == "keep":
                 for element, verdict in by_seq[seq]:
@@ -310,35 +319,37 @@ class Engine:
         """Each kept tool result outside ``protected`` long enough to cut, cut as the filter cuts an
         old output (its first line and the lines the user's and the agent's later words name), and
         stored; returns how many were cut and the tokens that saved."""
-        rules = self.filter_rules
+        if not self.cut_outputs:
+            return 0, 0
+        try:
+            rules = self.filter_rules
+        except ApolloError:  # a broken [filter] section in a user's rule file: no cut, the budget still holds
+            return 0, 0
         old = [r for r in rows if r.role == "toolResult" and r.fate == "keep" and not r.evicted and not r.cut
                and r.unit not in protected and r.tokens > MESSAGE_OVERHEAD + rules["tool_keep_tokens"]]
-        outputs = [(seq, body) for seq, raw in sorted(self.store.bodies(session_id, [r.seq for r in old]).items())
-                   if engine_cut.text_of(body := orjson.loads(raw)) is not None]
+        outputs = [(seq, text) for seq, raw in sorted(self.store.bodies(session_id, [r.seq for r in old]).items())
+                   if (text := engine_cut.text_of(orjson.loads(raw))) is not None]
         if not outputs:  # an output with an image is no candidate: what comes after it is not read for it
             return 0, 0
         later = [r.seq for r in rows if r.seq > outputs[0][0] and r.role in ("user", "assistant")]
         bodies = [(seq, orjson.loads(raw)) for seq, raw in sorted(self.store.bodies(session_id, later).items())]
         talk = [e for e in _elements(bodies, self.count) if e.kind is Kind.TEXT and e.role in (Role.USER, Role.ASSISTANT)]
-        found = engine_cut.cuts(outputs, [(_seq_of(e), e.text) for e in talk], rules, language_of(talk), self.count,
-                                lambda seq: f"(apollo_recall id m{seq} returns it whole)")
-        state, made, saved = self.session(session_id), [], 0
+        found = engine_cut.cuts(outputs, [(_seq_of(e), e.text) for e in talk], rules, language_of(talk), self.count)
+        made = [(row.seq, orjson.dumps(found[row.seq][0]).decode(), MESSAGE_OVERHEAD + found[row.seq][1])
+                for row in old if row.seq in found and MESSAGE_OVERHEAD + found[row.seq][1] < row.tokens]
+        if not made:
+            return 0, 0
+        self.store.save(session_id, [], [], cut=made)
+        # as stored: another engine on this file may have cut one first, and its model has those bytes
+        stored = self.store.cuts(session_id, [seq for seq, _, _ in made])
+        state, saved = self.session(session_id), 0
         for row in old:
-            if row.seq not in found:
-                continue
-            body, text_tokens = found[row.seq]
-            tokens = MESSAGE_OVERHEAD + text_tokens
-            if tokens >= row.tokens:
-                continue
-            made.append((row, body, tokens))
-        if made:
-            self.store.save(session_id, [], [], cut=[(row.seq, orjson.dumps(body).decode(), tokens)
-                                                     for row, body, tokens in made])
-            for row, body, tokens in made:
+            if row.seq in stored:
+                form, tokens = stored[row.seq]
                 saved += row.tokens - tokens
                 row.cut, row.tokens = True, tokens
-                state.cuts[row.seq] = body
-        return len(made), saved
+                state.cuts[row.seq] = orjson.loads(form)
+        return len(stored), saved
 
     @functools.cached_property
     def filter_rules(self) -> concentrate.FilterRules:

@@ -2,6 +2,8 @@
 
 One request a line, ``{"id", "op", ...}``; one answer a line, ``{"id", "ok": true, "result"}`` or
 ``{"id", "ok": false, "error"}``. Ops: ``assemble``, ``commit``, ``compact``, ``recall``, ``ping``.
+A plugin that hands the model the cut content of old outputs (``result.cut``) says ``"cut": true`` in
+every request; for one that does not (an earlier plugin a running gateway still holds), nothing is cut.
 The process ends when its stdin closes: when OpenClaw exits, so does it.
 """
 
@@ -30,6 +32,7 @@ def handle(engine: Engine, request: dict[str, Any]) -> Any:
         return {"pid": os.getpid()}
     if not session:
         raise ValueError("the request names no session")
+    engine.cut_outputs = bool(request.get("cut"))  # a plugin that hands cut outputs on says so in every request
     if op == "assemble":
         return engine.assemble(session, list(request["keys"]), _bodies(request), request.get("budget"))
     if op == "commit":

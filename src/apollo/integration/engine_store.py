@@ -14,6 +14,7 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from apollo.atomic import private_dir
 
@@ -30,7 +31,8 @@ create table if not exists messages (
     tokens integer not null,
     evicted integer not null default 0,   -- 1 once a compaction point took it out of context
     body text not null,          -- the message as the agent stored it (JSON), for recall
-    cut text,                    -- what the model gets instead, once a compaction point cut it (JSON)
+    cut text,                    -- the content the model gets instead, once a compaction point cut it (JSON)
+    cut_tokens integer,          -- its tokens (``tokens`` stays the whole message's: an earlier Apollo sends it whole)
     primary key (session, key)
 );
 create index if not exists messages_seq on messages (session, seq);
@@ -57,6 +59,16 @@ create table if not exists standing (
 VERSION = 2
 
 
+#: the columns a :class:`Stored` is read from (:func:`_stored`)
+_STORED = "key, seq, unit, role, fate, reason, must_keep, tokens, evicted, cut is not null, cut_tokens"
+
+
+def _stored(row: Sequence[Any]) -> Stored:
+    key, seq, unit, role, fate, reason, must_keep, tokens, evicted, cut, cut_tokens = row
+    return Stored(key, seq, unit, role, fate, reason, bool(must_keep), cut_tokens if cut else tokens, bool(evicted),
+                  bool(cut), tokens)
+
+
 def default_path(state_dir: Path) -> Path:
     """Where the engine keeps its state for an OpenClaw state dir."""
     return state_dir / "apollo" / "engine.sqlite"
@@ -73,10 +85,13 @@ class Stored:
     fate: str
     reason: str
     must_keep: bool
+    #: what the message costs in context: its cut's when it is cut
     tokens: int
     evicted: bool
     #: the model gets a cut form of it (an old tool output, since a compaction point)
     cut: bool = False
+    #: what the whole message costs (``tokens`` too while it is not cut)
+    full_tokens: int = 0
 
 
 @dataclass(slots=True)
@@ -106,18 +121,22 @@ class Store:
         self.db.execute("pragma journal_mode=wal")
         self.db.execute("pragma synchronous=normal")
         self.db.executescript(SCHEMA)
-        self._add_cut_column()
+        self._add_cut_columns()
         if self.db.execute("pragma user_version").fetchone()[0] < VERSION:
             self._forget_standing_texts()
 
-    def _add_cut_column(self) -> None:
-        """A file an Apollo before cut outputs wrote has no ``cut`` column: added (no message is cut yet)."""
-        columns = {row[1] for row in self.db.execute("pragma table_info(messages)")}
-        if "cut" not in columns:
-            with self.db:
-                self.db.execute("begin immediate")
-                if "cut" not in {row[1] for row in self.db.execute("pragma table_info(messages)")}:
-                    self.db.execute("alter table messages add column cut text")
+    def _add_cut_columns(self) -> None:
+        """A file an Apollo before cut outputs wrote has no ``cut`` columns: added (no message is cut yet)."""
+        if {"cut", "cut_tokens"} <= self._columns():
+            return
+        with self.db:
+            self.db.execute("begin immediate")
+            for name, kind in (("cut", "text"), ("cut_tokens", "integer")):
+                if name not in self._columns():  # another process may have added them meanwhile
+                    self.db.execute(f"alter table messages add column {name} {kind}")
+
+    def _columns(self) -> set[str]:
+        return {row[1] for row in self.db.execute("pragma table_info(messages)")}
 
     def _forget_standing_texts(self) -> None:
         """A file an earlier Apollo wrote holds standing texts made an earlier way (as said, secrets in
@@ -140,13 +159,16 @@ class Store:
         self.db.close()
 
     def messages(self, session: str) -> list[Stored]:
-        rows = self.db.execute("select key, seq, unit, role, fate, reason, must_keep, tokens, evicted, cut is not null "
-                               "from messages where session = ? order by seq", (session,))
-        return [Stored(k, s, u, r, f, why, bool(m), t, bool(e), bool(c)) for k, s, u, r, f, why, m, t, e, c in rows]
+        rows = self.db.execute(f"select {_STORED} from messages where session = ? order by seq", (session,))
+        return [_stored(row) for row in rows]
 
-    def cuts(self, session: str) -> dict[int, str]:
-        """The cut form of each message a compaction point cut, by seq."""
-        return dict(self.db.execute("select seq, cut from messages where session = ? and cut is not null", (session,)))
+    def cuts(self, session: str, seqs: Sequence[int] | None = None) -> dict[int, tuple[str, int]]:
+        """The cut content of each message a compaction point cut (all, or those of ``seqs``) and its
+        tokens, by seq."""
+        rows = self.db.execute("select seq, cut, cut_tokens from messages where session = ? and cut is not null",
+                               (session,))
+        wanted = None if seqs is None else set(seqs)
+        return {seq: (cut, tokens) for seq, cut, tokens in rows if wanted is None or seq in wanted}
 
     def standing(self, session: str) -> list[Standing]:
         rows = self.db.execute("select element, seq, category, status, text from standing where session = ? "
@@ -167,11 +189,10 @@ class Store:
         only the one ``ident`` names (its key, or ``m`` and its seq) when given: a recall by id reads
         one body, not the session's every removed one."""
         named = " and (key = ? or 'm' || seq = ?)" if ident else ""
-        rows = self.db.execute("select key, seq, unit, role, fate, reason, must_keep, tokens, evicted, cut is not null, "
-                               "body from messages where session = ? and (fate = 'drop' or evicted = 1 or cut is not null)"
-                               f"{named} order by seq", (session, ident, ident) if ident else (session,))
-        return [(Stored(k, s, u, r, f, why, bool(m), t, bool(e), bool(c)), body)
-                for k, s, u, r, f, why, m, t, e, c, body in rows]
+        rows = self.db.execute(f"select {_STORED}, body from messages where session = ? and (fate = 'drop' or "
+                               f"evicted = 1 or cut is not null){named} order by seq",
+                               (session, ident, ident) if ident else (session,))
+        return [(_stored(row[:-1]), row[-1]) for row in rows]
 
     def sessions(self) -> list[str]:
         """Sessions, the most recently extended first."""
@@ -200,7 +221,7 @@ class Store:
 
     def save(self, session: str, new: list[tuple[Stored, str]], standing: list[Standing],
              evict: Sequence[int] = (), turn: str | None = None, cut: Sequence[tuple[int, str, int]] = ()) -> None:
-        """New messages, standing items (inserted or revised), evictions, cuts (seq, cut form, its
+        """New messages, standing items (inserted or revised), evictions, cuts (seq, cut content, its
         tokens) and the turn key: all or nothing."""
         with self.db:
             self.db.execute("begin immediate")
@@ -215,7 +236,8 @@ class Store:
                 [(session, s.element, s.seq, s.category, s.status, s.text) for s in standing])
             self.db.executemany("update messages set evicted = 1 where session = ? and seq = ?",
                                 [(session, seq) for seq in evict])
-            self.db.executemany("update messages set cut = ?, tokens = ? where session = ? and seq = ?",
+            # a message another engine on this file cut first keeps that cut (its model has had those bytes)
+            self.db.executemany("update messages set cut = ?, cut_tokens = ? where session = ? and seq = ? and cut is null",
                                 [(form, tokens, session, seq) for seq, form, tokens in cut])
             if turn is not None:
                 self.db.execute("insert or ignore into turns (session, advancement_key) values (?, ?)",

@@ -291,6 +291,17 @@ def join_trimmed(head: str, marker: str, mentioned: str) -> str:
     return "\n".join(part for part in (head, marker, mentioned) if part)
 
 
+def cut_old_output(text: str, said_later: set[str], rules: FilterRules, lang: str, tokens: int, pointer: str = "") -> str:
+    """An old output as the filter cuts it, all at once: its first line, the lines an anchor of
+    ``said_later`` (what the user and the agent said after it) names, the marker (``tokens``: the
+    whole output's) and ``pointer`` after it (where the whole output is)."""
+    index = LineIndex.of(text, rules.anchors)
+    index.mention(said_later, rules.anchors, text)
+    head, mentioned = trim_output(text, index, rules)
+    marker = output_marker(rules, lang, index.lines, tokens)
+    return join_trimmed(head, f"{marker} {pointer}" if pointer else marker, mentioned)
+
+
 #: where a sentence or a line ends, what a cut text may end at (a Latin mark only before a space: "3.5")
 SENTENCE_END = LazyPattern(r"[。！？!?]+\s*|[.;:]\s+|\n")
 #: what continues the character before it: a zero-width joiner and the emoji/text variation selectors

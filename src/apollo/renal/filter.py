@@ -334,11 +334,7 @@ def _trimmed_tool_groups(groups: list[list[Fate]], rules: concentrate.FilterRule
             element = fate.element
             text: str | None = None
             if element.kind is Kind.TOOL_RESULT and fate.action == "keep" and element.tokens > rules["tool_keep_tokens"]:
-                index = concentrate.LineIndex.of(element.text, anchors)
-                index.mention(later, anchors, element.text)
-                head, mentioned = concentrate.trim_output(element.text, index, rules)
-                marker = concentrate.output_marker(rules, lang, index.lines, element.tokens)
-                text = concentrate.join_trimmed(head, marker, mentioned)
+                text = concentrate.cut_old_output(element.text, later, rules, lang, element.tokens)
             elif element.kind is Kind.TOOL_CALL and fate.action == "keep":
                 text = concentrate.cut_arguments(element.text, rules)
             if text is None:

@@ -149,6 +149,8 @@ class FilterSettings(msgspec.Struct, forbid_unknown_fields=True):
     tool_line_chars: int
     tool_marker_en: str
     tool_marker_zh: str
+    tool_recall_en: str
+    tool_recall_zh: str
     tool_argument_chars: int
     tool_argument_head_chars: int
     tool_argument_marker: str

@@ -2,7 +2,7 @@
 //
 // This file only carries messages: it starts one `apollo engine serve` (JSON lines on stdio),
 // sends it each session's message keys (and the bodies it has not seen), and returns the
-// messages it keeps. Fail open: if Apollo is missing, crashes or takes longer than `timeoutMs`,
+// messages it keeps (an old tool output a compaction point cut, with its cut content). Fail open: if Apollo is missing, crashes or takes longer than `timeoutMs`,
 // the turn goes on with the messages unchanged, one warning is logged, and the process is
 // started again on the next turn. No build step, no dependencies beyond Node itself.
 import { spawn } from "node:child_process";
@@ -84,7 +84,8 @@ class Apollo {
         reject(new Error(`apollo engine did not answer ${op} within ${timeoutMs} ms`));
       }, timeoutMs);
       this.pending.set(id, { resolve, reject, timer });
-      this.child.stdin.write(JSON.stringify({ id, op, ...payload }) + "\n");
+      // cut: this plugin hands the model the cut content of old outputs (result.cut) in their place
+      this.child.stdin.write(JSON.stringify({ id, op, cut: true, ...payload }) + "\n");
     });
     const result = this.queue.then(run, run);
     this.queue = result.catch(() => {});
@@ -212,8 +213,8 @@ export default {
         try {
           const result = await apollo.withMessages("assemble", p.sessionId, messages,
                                                    { budget: p.tokenBudget ?? null }, timeoutMs);
-          // an old tool output a compaction point cut: the same message, its text cut (result.cut)
-          const kept = result.keep.map((i) => result.cut?.[i] ?? messages[i]);
+          // an old tool output a compaction point cut: the same message with the cut content (result.cut)
+          const kept = result.keep.map((i) => (result.cut?.[i] ? { ...messages[i], content: result.cut[i] } : messages[i]));
           const addition = [result.addition, memory].filter(Boolean).join("\n");
           return { messages: kept, estimatedTokens: result.tokens,
                    ...(addition ? { systemPromptAddition: addition } : {}) };
