@@ -26,6 +26,7 @@ import pytest
 
 from apollo.integration.engine import message_text, recall_from
 from apollo.integration.engine_store import Store, default_path
+from apollo.renal import concentrate
 from realclient.engine_support import FakeModel, Rig, text_of, tool_pairs, wait_gone
 from realclient.support import legacy_state_dir
 
@@ -114,7 +115,7 @@ def real_turn(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
     done = rig.turn(QUESTION, session_key="agent:main:s0")
     (root / "requests.json").write_text(json.dumps(model.requests))  # to read when a test fails
     yield {"name": name, "source": source, "done": done, "requests": [r for r in model.requests if "messages" in r],
-           "leftovers": wait_gone(rig.state), "state": rig.state}
+           "leftovers": wait_gone(rig.state), "state": rig.state, "session": session_id}
     model.close()
 
 
@@ -142,14 +143,15 @@ def test_an_output_a_compaction_point_cut_reaches_the_model_cut_and_comes_back_w
     first line and the way back, and recall gives the output back byte for byte."""
     store = Store(default_path(real_turn["state"]))
     try:
-        [session] = store.sessions()
+        session = real_turn["session"]  # (OpenClaw may run internal sessions through the engine too)
         rows = [r for r in store.messages(session) if r.cut and not r.evicted]
         recalled = {r.seq: recall_from(store, session, ident=f"m{r.seq}") for r in rows}
     finally:
         store.close()
     tools = [text_of(m) for m in real_turn["requests"][-1]["messages"] if m["role"] == "tool"]
+    pointers = [concentrate.load().settings[f"tool_recall_{lang}"] for lang in ("en", "zh")]
     for seq, [found] in recalled.items():
-        [shown] = [t for t in tools if f"(apollo_recall id m{seq} returns it whole)" in t]
+        [shown] = [t for t in tools if any(p.format(id=f"m{seq}") in t for p in pointers)]
         whole = message_text(found["message"])
         assert found["text"] == whole and len(shown) < len(whole)
         first = whole.split("\n", 1)[0]  # the head the filter keeps: the first line, unless blank
