@@ -454,15 +454,20 @@ def test_a_plugin_that_does_not_hand_cuts_on_gets_none_and_whole_counts(store: S
     answer = handle(Engine(store), {**request, "session": "t", "keys": fresh.keys, "budget": None})
     assert answer["cut"] == {} and answer["tokens"] == full
     assert handle(Engine(store), {**request, "session": "t", "keys": fresh.keys, "budget": None, "cut": True})["cut"]
+    one = Engine(store)  # a process whose client changes: each request is answered as that client reads it
+    assert handle(one, {**request, "session": "t", "keys": fresh.keys, "budget": None})["tokens"] == full
+    assert handle(one, {**request, "session": "t", "keys": fresh.keys, "budget": None, "cut": True})["tokens"] < full
 
 
-def test_a_broken_filter_rule_file_leaves_the_outputs_whole_and_the_budget_held(tmp_path: Path) -> None:
+@pytest.mark.parametrize("broken", ['[filter.anchors]\ntoken = "([unclosed"\n',
+                                    '[filter]\ntool_recall_en = "(recall {idx})"\n', '[filter]\ntool_marker_zh = "{"\n'])
+def test_a_broken_filter_rule_file_leaves_the_outputs_whole_and_the_budget_held(tmp_path: Path, broken: str) -> None:
     from apollo import config as config_mod
 
     workspace = tmp_path / "ws"
     (workspace / ".apollo").mkdir(parents=True)
     (workspace / ".apollo" / "config.toml").write_text('[renal]\nrule_files = ["mine.toml"]\n', encoding="utf-8")
-    (workspace / ".apollo" / "mine.toml").write_text('[filter.anchors]\ntoken = "([unclosed"\n', encoding="utf-8")
+    (workspace / ".apollo" / "mine.toml").write_text(broken, encoding="utf-8")
     store = Store(default_path(tmp_path / "state"))
     try:
         engine = Engine(store, config_mod.load(workspace))

@@ -349,7 +349,7 @@ class Engine:
                 saved += row.tokens - tokens
                 row.cut, row.tokens = True, tokens
                 state.cuts[row.seq] = orjson.loads(form)
-        return len(stored), saved
+        return sum(stored.get(seq, ("",))[0] == form for seq, form, _ in made), saved
 
     @functools.cached_property
     def filter_rules(self) -> concentrate.FilterRules:
@@ -365,8 +365,9 @@ class Engine:
         return state.addition
 
     def recall(self, session_id: str, query: str = "", ident: str = "", limit: int = 5) -> list[dict[str, Any]]:
-        """What renal dropped or a compaction evicted in this session, verbatim: by id (``m12``,
-        or a message key) or by the words of ``query`` (all of them, any case), newest first."""
+        """What renal dropped or a compaction point evicted or cut in this session, verbatim (a cut
+        output whole): by id (``m12``, or a message key) or by the words of ``query`` (all of them,
+        any case), newest first."""
         return recall_from(self.store, session_id, query, ident, limit)
 
 
@@ -596,7 +597,6 @@ def _reports(element: Element, verdict: Any) -> bool:
 
 @functools.cache
 def _fact_test() -> tuple[Any, Any]:
-    from apollo.renal import concentrate
     from apollo.renal.condense import Condenser
 
     rules = concentrate.load()
@@ -604,7 +604,5 @@ def _fact_test() -> tuple[Any, Any]:
 
 
 def _carries_fact(text: str) -> bool:
-    from apollo.renal import concentrate
-
     rules, condenser = _fact_test()
     return bool(text.strip()) and concentrate.carries_fact(text, rules, condenser, frozenset()) is not None

@@ -2,11 +2,12 @@
 
 The file filter's biggest saving is old tool output: its first line and the lines later messages
 mention stay, the rest is one marker (:func:`apollo.renal.concentrate.cut_old_output`). The engine
-cannot cut an output when it first sees it in a turn (the agent works from it) nor a turn later
-(the cut would change the prompt's prefix every turn, and the provider's cache with it). A
-compaction point rewrites the prefix anyway: there the old outputs are cut first, before anything
-is evicted whole (issue 16's order: old tool output, then noise and process, must-keep last), and
-the cut content is stored, so the prefix is stable again from the next turn.
+does not cut an output while the agent may still work from it (within the recent turns) nor as
+soon as it leaves them (the cut would change the prompt's prefix every turn, and the provider's
+cache with it). A compaction point rewrites the prefix anyway: there the outputs outside the units
+it protects are cut first, before anything is evicted whole (issue 16's order: old tool output,
+then noise and process, must-keep last), and the cut content is stored, so the prefix is stable
+again from the next turn.
 """
 
 from __future__ import annotations

@@ -32,7 +32,10 @@ def handle(engine: Engine, request: dict[str, Any]) -> Any:
         return {"pid": os.getpid()}
     if not session:
         raise ValueError("the request names no session")
-    engine.cut_outputs = bool(request.get("cut"))  # a plugin that hands cut outputs on says so in every request
+    cut = bool(request.get("cut"))  # a plugin that hands cut outputs on says so in every request
+    if cut != engine.cut_outputs:  # another client: the sessions are read again for it (cuts counted or not)
+        engine.cut_outputs = cut
+        engine.sessions.clear()
     if op == "assemble":
         return engine.assemble(session, list(request["keys"]), _bodies(request), request.get("budget"))
     if op == "commit":

@@ -89,9 +89,9 @@ class Stored:
     tokens: int
     evicted: bool
     #: the model gets a cut form of it (an old tool output, since a compaction point)
-    cut: bool = False
+    cut: bool
     #: what the whole message costs (``tokens`` too while it is not cut)
-    full_tokens: int = 0
+    full_tokens: int
 
 
 @dataclass(slots=True)

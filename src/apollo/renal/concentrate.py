@@ -82,8 +82,25 @@ def load(user_files: tuple[str, ...] = (), stamps: tuple[tuple[str, int, int], .
                                int(anchors["min_chars"]), int(anchors["cjk_gram"]), float(anchors["max_share"]))
     except re.error as exc:
         raise ConfigError(f"filter.reabsorb / filter.anchors: invalid pattern ({exc})", where="rule files") from None
+    _check_templates(settings)
     condense = load_rules([Path(f) for f in user_files]) if user_files else load_rules()
     return FilterRules(settings, patterns, int(reabsorb["min_words"]), condense, anchor_rules)
+
+
+#: the markers a rule file may reword, with the fields each is given: a stray field is named when the
+#: rules are read, not found by the first cut (in the context engine, every turn over its budget)
+_TEMPLATES = {"tool_marker_en": ("lines", "tokens"), "tool_marker_zh": ("lines", "tokens"), "tool_recall_en": ("id",),
+              "tool_recall_zh": ("id",), "tool_argument_marker": ("chars",), "budget_opening_marker_en": ("chars",),
+              "budget_opening_marker_zh": ("chars",)}
+
+
+def _check_templates(settings: dict[str, Any]) -> None:
+    for key, fields in _TEMPLATES.items():
+        try:
+            settings[key].format(**dict.fromkeys(fields, "1"))
+        except (KeyError, IndexError, ValueError) as exc:
+            raise ConfigError(f"filter.{key}: {settings[key]!r} is not a template of {', '.join(fields)} "
+                              f"({type(exc).__name__}: {exc})", where="rule files") from None
 
 
 def load_for(config: Config | None) -> FilterRules:
