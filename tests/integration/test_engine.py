@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from apollo.integration.engine import ITEM_CHARS, Engine, _standing, recall_in_state
+from apollo.integration.engine import CUT_ABOVE, ITEM_CHARS, Engine, _standing, recall_in_state
 from apollo.integration.engine_serve import handle
 from apollo.integration.engine_store import Store, default_path
 from apollo.redact import redact
@@ -401,6 +401,23 @@ def test_an_old_tool_output_is_cut_at_a_compaction_point_before_anything_goes_wh
     assert again["cutNow"] == 0 and c.given(again)[:len(given)] == given  # the prefix, byte for byte
     restarted = Engine(store)
     assert c.given(c.assemble(restarted, budget=budget)) == c.given(again)
+
+
+def test_within_the_budget_old_outputs_are_cut_once_they_hold_a_quarter_of_it(store: Store) -> None:
+    """A compaction point of cuts only: one change of the prefix, then the smaller context every turn."""
+    c = _log_then_talk(6)
+    full = c.assemble(Engine(store), budget=None)
+    output = next(i for i, m in enumerate(c.messages) if m["role"] == "toolResult")
+    log = Engine(store).store.messages("s")[output].tokens
+    assert log < full["tokens"] < log / CUT_ABOVE * 0.9  # within the budget below, the log above a quarter of it
+    engine = Engine(store)
+    kept = c.assemble(engine, budget=int(log / CUT_ABOVE) + 1)
+    assert kept["cut"] == {} and kept["evicted"] == 0  # under a quarter: whole
+    result = c.assemble(engine, budget=int(log / CUT_ABOVE) - 1)
+    assert result["cutNow"] == 1 and result["evicted"] == 0 and result["tokens"] < full["tokens"] / 4
+    c.user("And the step after 173?")
+    again = c.assemble(engine, budget=int(log / CUT_ABOVE) - 1)
+    assert again["cutNow"] == 0 and c.given(again)[:len(c.given(result))] == c.given(result)
 
 
 def test_nothing_is_cut_while_the_context_is_within_its_budget_nor_in_the_recent_turns(store: Store) -> None:

@@ -16,7 +16,8 @@ safe:
 - **A compaction point** (over the token budget, or ``/compact``) cuts the old tool outputs
   outside the recent turns as the filter cuts them (:mod:`engine_cut`), then evicts the oldest
   units outside them, never a must-keep unit while anything else can go; cuts and evictions are
-  stored, so the prefix is stable again from the next turn. Every standing decision, preference, open task
+  stored, so the prefix is stable again from the next turn. Within the budget, a point of cuts
+  only comes once those old outputs hold ``CUT_ABOVE`` of it. Every standing decision, preference, open task
   and open question stays in the system-prompt addition, evicted or not.
 
 Everything dropped, evicted or cut stays whole in the engine's SQLite file (:mod:`engine_store`) and comes
@@ -50,6 +51,9 @@ if TYPE_CHECKING:
 #: a compaction point starts above this share of the token budget and evicts down to the next one
 EVICT_ABOVE = 0.9
 EVICT_DOWN_TO = 0.6
+#: within the budget, a compaction point of cuts only once the old outputs it could cut hold more than
+#: this share of it: one change of the prompt's prefix, then a smaller context every turn after
+CUT_ABOVE = 0.25
 #: the latest user turns are never evicted (the conversation in progress)…
 RECENT_TURNS = 4
 #: …while they hold no more than this share of the budget: beyond it (one request, then an agent's
@@ -86,7 +90,9 @@ class Session:
     standing: dict[str, Standing] = field(default_factory=dict)
     classifier: Classifier | None = None
     #: what the model gets instead of each message a compaction point cut, by seq
-    cuts: dict[int, dict[str, Any]] = field(default_factory=dict)
+    cuts: dict[int, Any] = field(default_factory=dict)
+    #: outputs a cut was tried on and left whole (an image in it; no shorter cut): not tried again
+    whole: set[int] = field(default_factory=set)
     #: the system-prompt addition, made again only when a standing item changes
     addition: str | None = None
 
@@ -283,7 +289,7 @@ class Engine:
         ones only while still over that mark."""
         total = sum(r.tokens for r in rows if r.fate == "keep" and not r.evicted)
         if not force and (not budget or total <= budget * EVICT_ABOVE):
-            return 0, 0
+            return self._cut_point(session_id, rows, budget), 0
         target = int(budget * EVICT_DOWN_TO) if budget else None
         # a point the budget forces caps the recent turns; /compact keeps them whole, as it always has
         protected = _recent_units(rows, int(budget * RECENT_SHARE) if budget and not force else None)
@@ -315,18 +321,37 @@ class Engine:
                 row.evicted = True
         return cut_now, len(chosen)
 
-    def _cut_old_outputs(self, session_id: str, rows: list[Stored], protected: set[int]) -> tuple[int, int]:
-        """Each kept tool result outside ``protected`` long enough to cut, cut as the filter cuts an
-        old output (its first line and the lines the user's and the agent's later words name), and
-        stored; returns how many were cut and the tokens that saved."""
+    def _cut_point(self, session_id: str, rows: list[Stored], budget: int | None) -> int:
+        """Within the budget: the old outputs cut once they hold more than ``CUT_ABOVE`` of it (the
+        filter's saving, in the loop, for one change of the prefix); how many were cut."""
+        if not budget:
+            return 0
+        protected = _recent_units(rows, None)
+        if sum(r.tokens for r in self._cut_candidates(session_id, rows, protected)) <= budget * CUT_ABOVE:
+            return 0
+        return self._cut_old_outputs(session_id, rows, protected)[0]
+
+    def _cut_candidates(self, session_id: str, rows: list[Stored], protected: set[int]) -> list[Stored]:
+        """Kept tool results outside ``protected`` long enough to cut, not cut yet nor left whole."""
         if not self.cut_outputs:
-            return 0, 0
+            return []
         try:
             rules = self.filter_rules
         except ApolloError:  # a broken [filter] section in a user's rule file: no cut, the budget still holds
+            return []
+        whole = self.session(session_id).whole
+        return [r for r in rows if r.role == "toolResult" and r.fate == "keep" and not r.evicted and not r.cut
+                and r.seq not in whole and r.unit not in protected and r.tokens > MESSAGE_OVERHEAD + rules["tool_keep_tokens"]]
+
+    def _cut_old_outputs(self, session_id: str, rows: list[Stored], protected: set[int]) -> tuple[int, int]:
+        """Each of :meth:`_cut_candidates` cut as the filter cuts an old output (its first line and
+        the lines the user's and the agent's later words name), and stored; returns how many were
+        cut and the tokens that saved."""
+        old = self._cut_candidates(session_id, rows, protected)
+        if not old:
             return 0, 0
-        old = [r for r in rows if r.role == "toolResult" and r.fate == "keep" and not r.evicted and not r.cut
-               and r.unit not in protected and r.tokens > MESSAGE_OVERHEAD + rules["tool_keep_tokens"]]
+        rules, state = self.filter_rules, self.session(session_id)
+        state.whole.update(r.seq for r in old)  # those cut leave the candidates anyway
         outputs = [(seq, text) for seq, raw in sorted(self.store.bodies(session_id, [r.seq for r in old]).items())
                    if (text := engine_cut.text_of(orjson.loads(raw))) is not None]
         if not outputs:  # an output with an image is no candidate: what comes after it is not read for it
@@ -342,7 +367,7 @@ class Engine:
         self.store.save(session_id, [], [], cut=made)
         # as stored: another engine on this file may have cut one first, and its model has those bytes
         stored = self.store.cuts(session_id, [seq for seq, _, _ in made])
-        state, saved = self.session(session_id), 0
+        saved = 0
         for row in old:
             if row.seq in stored:
                 form, tokens = stored[row.seq]
