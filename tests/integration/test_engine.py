@@ -420,6 +420,23 @@ def test_within_the_budget_old_outputs_are_cut_once_they_hold_a_quarter_of_it(st
     assert again["cutNow"] == 0 and c.given(again)[:len(c.given(result))] == c.given(result)
 
 
+def test_a_cut_that_cannot_be_stored_waits_for_a_later_turn(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    c = _log_then_talk(6)
+    c.assemble(Engine(store), budget=None)
+    log = store.messages("s")[2].tokens
+    engine, save = Engine(store), store.save
+
+    def busy(*args: Any, **kwargs: Any) -> None:
+        if kwargs.get("cut"):
+            raise sqlite3.OperationalError("database is locked")
+        save(*args, **kwargs)
+
+    monkeypatch.setattr(store, "save", busy)
+    assert c.assemble(engine, budget=int(log / CUT_ABOVE) - 1)["cutNow"] == 0
+    monkeypatch.setattr(store, "save", save)
+    assert c.assemble(engine, budget=int(log / CUT_ABOVE) - 1)["cutNow"] == 1  # not taken for one left whole
+
+
 def test_nothing_is_cut_while_the_context_is_within_its_budget_nor_in_the_recent_turns(store: Store) -> None:
     c = _log_then_talk(6)
     assert c.assemble(Engine(store), budget=1_000_000)["cut"] == {}
@@ -447,7 +464,9 @@ def test_a_cut_another_engine_made_first_is_the_one_the_model_gets(tmp_path: Pat
         one.session("s"), other.session("s")
         mine = c.given(c.assemble(one, budget=int(tokens / 0.95)))
         c.user("Did module_250.c compile?")  # seen by the second only: its own cut would keep that line
-        theirs = c.given(c.assemble(other, budget=int(tokens / 0.95)))
+        answer = c.assemble(other, budget=int(tokens / 0.95))
+        theirs = c.given(answer)
+        assert answer["cutNow"] == 1  # what its model gets changed at this turn, whoever cut it
         assert [m for m in theirs if m["role"] == "toolResult"] == [m for m in mine if m["role"] == "toolResult"]
         assert c.given(c.assemble(Engine(first), budget=int(tokens / 0.95))) == theirs
     finally:

@@ -17,7 +17,7 @@ safe:
   outside the recent turns as the filter cuts them (:mod:`engine_cut`), then evicts the oldest
   units outside them, never a must-keep unit while anything else can go; cuts and evictions are
   stored, so the prefix is stable again from the next turn. Within the budget, a point of cuts
-  only comes once those old outputs hold ``CUT_ABOVE`` of it. Every standing decision, preference, open task
+  only comes once those old outputs hold more than ``CUT_ABOVE`` of it. Every standing decision, preference, open task
   and open question stays in the system-prompt addition, evicted or not.
 
 Everything dropped, evicted or cut stays whole in the engine's SQLite file (:mod:`engine_store`) and comes
@@ -27,6 +27,7 @@ back verbatim through :meth:`Engine.recall`.
 from __future__ import annotations
 
 import functools
+import sqlite3
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -329,7 +330,10 @@ class Engine:
         protected = _recent_units(rows, None)
         if sum(r.tokens for r in self._cut_candidates(session_id, rows, protected)) <= budget * CUT_ABOVE:
             return 0
-        return self._cut_old_outputs(session_id, rows, protected)[0]
+        try:
+            return self._cut_old_outputs(session_id, rows, protected)[0]
+        except sqlite3.OperationalError:  # the file busy (another engine writing): this cut can wait a turn
+            return 0
 
     def _cut_candidates(self, session_id: str, rows: list[Stored], protected: set[int]) -> list[Stored]:
         """Kept tool results outside ``protected`` long enough to cut, not cut yet nor left whole."""
@@ -351,10 +355,10 @@ class Engine:
         if not old:
             return 0, 0
         rules, state = self.filter_rules, self.session(session_id)
-        state.whole.update(r.seq for r in old)  # those cut leave the candidates anyway
         outputs = [(seq, text) for seq, raw in sorted(self.store.bodies(session_id, [r.seq for r in old]).items())
                    if (text := engine_cut.text_of(orjson.loads(raw))) is not None]
         if not outputs:  # an output with an image is no candidate: what comes after it is not read for it
+            state.whole.update(r.seq for r in old)
             return 0, 0
         later = [r.seq for r in rows if r.seq > outputs[0][0] and r.role in ("user", "assistant")]
         bodies = [(seq, orjson.loads(raw)) for seq, raw in sorted(self.store.bodies(session_id, later).items())]
@@ -362,11 +366,11 @@ class Engine:
         found = engine_cut.cuts(outputs, [(_seq_of(e), e.text) for e in talk], rules, language_of(talk), self.count)
         made = [(row.seq, orjson.dumps(found[row.seq][0]).decode(), MESSAGE_OVERHEAD + found[row.seq][1])
                 for row in old if row.seq in found and MESSAGE_OVERHEAD + found[row.seq][1] < row.tokens]
-        if not made:
-            return 0, 0
-        self.store.save(session_id, [], [], cut=made)
-        # as stored: another engine on this file may have cut one first, and its model has those bytes
-        stored = self.store.cuts(session_id, [seq for seq, _, _ in made])
+        stored: dict[int, tuple[str, int]] = {}
+        if made:
+            self.store.save(session_id, [], [], cut=made)
+            # as stored: another engine on this file may have cut one first, and its model has those bytes
+            stored = self.store.cuts(session_id, [seq for seq, _, _ in made])
         saved = 0
         for row in old:
             if row.seq in stored:
@@ -374,7 +378,9 @@ class Engine:
                 saved += row.tokens - tokens
                 row.cut, row.tokens = True, tokens
                 state.cuts[row.seq] = orjson.loads(form)
-        return sum(stored.get(seq, ("",))[0] == form for seq, form, _ in made), saved
+        # once stored: an output left whole (an image in it, no shorter cut) is not tried again
+        state.whole.update(row.seq for row in old if row.seq not in stored)
+        return sum(row.seq in stored for row in old), saved  # each one changes what the model gets
 
     @functools.cached_property
     def filter_rules(self) -> concentrate.FilterRules:
