@@ -17,8 +17,8 @@ safe:
   outside the recent turns as the filter cuts them (:mod:`engine_cut`), then evicts the oldest
   units outside them, never a must-keep unit while anything else can go; cuts and evictions are
   stored, so the prefix is stable again from the next turn. Within the budget, a point of cuts
-  only comes once those old outputs hold more than ``CUT_ABOVE`` of it. Every standing decision, preference, open task
-  and open question stays in the system-prompt addition, evicted or not.
+  only comes once those old outputs hold more than ``CUT_ABOVE`` of it. Every standing decision,
+  preference, open task and open question stays in the system-prompt addition, evicted or not.
 
 Everything dropped, evicted or cut stays whole in the engine's SQLite file (:mod:`engine_store`) and comes
 back verbatim through :meth:`Engine.recall`.
@@ -294,7 +294,7 @@ class Engine:
         target = int(budget * EVICT_DOWN_TO) if budget else None
         # a point the budget forces caps the recent turns; /compact keeps them whole, as it always has
         protected = _recent_units(rows, int(budget * RECENT_SHARE) if budget and not force else None)
-        cut_now, saved = self._cut_old_outputs(session_id, rows, protected)
+        cut_now, saved = self._cut_old_outputs(session_id, rows, self._cut_candidates(session_id, rows, protected))
         total -= saved
         units: dict[int, list[Stored]] = {}
         for row in rows:
@@ -327,11 +327,11 @@ class Engine:
         filter's saving, in the loop, for one change of the prefix); how many were cut."""
         if not budget:
             return 0
-        protected = _recent_units(rows, None)
-        if sum(r.tokens for r in self._cut_candidates(session_id, rows, protected)) <= budget * CUT_ABOVE:
+        old = self._cut_candidates(session_id, rows, _recent_units(rows, None))
+        if sum(r.tokens for r in old) <= budget * CUT_ABOVE:
             return 0
         try:
-            return self._cut_old_outputs(session_id, rows, protected)[0]
+            return self._cut_old_outputs(session_id, rows, old)[0]
         except sqlite3.OperationalError:  # the file busy (another engine writing): this cut can wait a turn
             return 0
 
@@ -347,11 +347,10 @@ class Engine:
         return [r for r in rows if r.role == "toolResult" and r.fate == "keep" and not r.evicted and not r.cut
                 and r.seq not in whole and r.unit not in protected and r.tokens > MESSAGE_OVERHEAD + rules["tool_keep_tokens"]]
 
-    def _cut_old_outputs(self, session_id: str, rows: list[Stored], protected: set[int]) -> tuple[int, int]:
-        """Each of :meth:`_cut_candidates` cut as the filter cuts an old output (its first line and
-        the lines the user's and the agent's later words name), and stored; returns how many were
-        cut and the tokens that saved."""
-        old = self._cut_candidates(session_id, rows, protected)
+    def _cut_old_outputs(self, session_id: str, rows: list[Stored], old: list[Stored]) -> tuple[int, int]:
+        """Each of ``old`` (:meth:`_cut_candidates`) cut as the filter cuts an old output (its first
+        line and the lines the user's and the agent's later words name), and stored; returns how
+        many were cut and the tokens that saved."""
         if not old:
             return 0, 0
         rules, state = self.filter_rules, self.session(session_id)
