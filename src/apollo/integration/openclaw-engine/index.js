@@ -4,7 +4,8 @@
 // sends it each session's message keys (and the bodies it has not seen), and returns the
 // messages it keeps (an old tool output a compaction point cut, with its cut content). Fail
 // open: if Apollo is missing, crashes or takes longer than `timeoutMs`, the turn goes on with the
-// messages unchanged, one warning is logged, and the process is started again on the next turn. No build step, no dependencies beyond Node itself.
+// messages unchanged, one warning is logged, and the process is started again on the next turn.
+// No build step, no dependencies beyond Node itself.
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync, statSync } from "node:fs";
