@@ -3,7 +3,9 @@
 A real ``apollo engine serve`` process gets, over its stdin, what the plugin sends: first a
 5,000-message session (every body: the backfill), then ``assemble`` with the keys alone, as on
 every later turn, timed from the client's side (encoding, the pipe and decoding included); then
-turns committed on top, and the process's peak memory read from ``/proc``. These goals are
+turns committed on top, and the process's peak memory read from ``/proc``. Every request says
+``cut`` as the plugin's do. Last, compaction points: the same session under budgets it exceeds
+(old tool output cut, then units evicted), each in a fresh session, timed once. These goals are
 absolute (the issue states them so): the engine has no reference to be a ratio of.
 """
 
@@ -21,6 +23,9 @@ MESSAGES = 5000
 #: timed assemble calls, and committed turns of four messages
 ASSEMBLES = 200
 TURNS = 50
+#: the budgets of the timed compaction points, as shares of the session's kept tokens: the first
+#: only cuts old tool output (the cut point), the second cuts and then evicts whole units
+COMPACTIONS = (1.3, 0.5)
 
 USER = ["Please look at {f} and fix the failing test.", "We decided to keep {f} as the single entry point.",
         "I prefer small commits for changes in {f}.", "OK", "thanks!", "Can you check the build for {f}?",
@@ -64,7 +69,7 @@ class Client:
     def ask(self, op: str, **payload: Any) -> Any:
         self.next += 1
         assert self.process.stdin is not None and self.process.stdout is not None
-        self.process.stdin.write(json.dumps({"id": self.next, "op": op, **payload}).encode() + b"\n")
+        self.process.stdin.write(json.dumps({"id": self.next, "op": op, "cut": True, **payload}).encode() + b"\n")
         self.process.stdin.flush()
         answer = json.loads(self.process.stdout.readline())
         if not answer.get("ok"):
@@ -86,6 +91,29 @@ class Client:
 def _percentile(values: list[float], share: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
+
+
+def _compaction_points(client: Client, base: list[dict[str, Any]], keys: list[str]) -> dict[str, float]:
+    """Each budget of ``COMPACTIONS`` met by a fresh copy of the session: the assemble that crosses
+    it (the one turn in many that rewrites the prefix), then the next one (back to steady)."""
+    bodies = {str(i): m for i, m in enumerate(base)}
+    figures: dict[str, float] = {}
+    for n, share in enumerate(COMPACTIONS):
+        name = f"compaction-{n}"
+        tokens = client.ask("assemble", session=name, keys=keys, bodies=bodies, budget=1_000_000)["tokens"]
+        budget = int(tokens * share)
+        started = time.perf_counter()
+        result = client.ask("assemble", session=name, keys=keys, bodies={}, budget=budget)
+        crossing = time.perf_counter() - started
+        if not result["cutNow"]:
+            raise RuntimeError(f"a budget of {budget} tokens over {tokens} kept cut nothing: no compaction point timed")
+        started = time.perf_counter()
+        client.ask("assemble", session=name, keys=keys, bodies={}, budget=budget)
+        figures[f"engine_compaction_{n}_ms"] = round(crossing * 1000, 1)
+        figures[f"engine_compaction_{n}_next_ms"] = round((time.perf_counter() - started) * 1000, 2)
+        figures[f"engine_compaction_{n}_cut"] = result["cutNow"]
+        figures[f"engine_compaction_{n}_evicted"] = result["evicted"]
+    return figures
 
 
 def measure(apollo: str, scratch: Path, env: dict[str, str], seed: int) -> dict[str, float]:
@@ -114,10 +142,11 @@ def measure(apollo: str, scratch: Path, env: dict[str, str], seed: int) -> dict[
             client.ask("commit", session="bench", turn=f"t{turn}", keys=keys[first:first + 4],
                        bodies={str(i): m for i, m in enumerate(extra[turn * 4:turn * 4 + 4])})
         committing = time.perf_counter() - started
-        rss = client.peak_rss_mb()
+        rss = client.peak_rss_mb()  # before the compaction points: they hold copies of the session
+        compactions = _compaction_points(client, base, keys[:MESSAGES])
     finally:
         client.close()
-    return {"engine_assemble_p50_ms": round(_percentile(timings, 0.5) * 1000, 2),
+    return {**compactions, "engine_assemble_p50_ms": round(_percentile(timings, 0.5) * 1000, 2),
             "engine_assemble_p99_ms": round(_percentile(timings, 0.99) * 1000, 2),
             "engine_commit_per_message_ms": round(committing / (TURNS * 4) * 1000, 3),
             "engine_peak_rss_mb": round(rss, 1),

@@ -20,10 +20,18 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from apollo.integration.engine import CUT_ABOVE, ITEM_CHARS, Engine, _standing, recall_in_state
+from apollo.integration.engine import (
+    CUT_ABOVE,
+    ITEM_CHARS,
+    MESSAGE_OVERHEAD,
+    Engine,
+    _standing,
+    recall_in_state,
+)
 from apollo.integration.engine_serve import handle
 from apollo.integration.engine_store import Store, default_path
 from apollo.redact import redact
+from apollo.renal import concentrate
 from realclient.support import HEARTBEAT_PROMPT
 
 APOLLO = str(Path(sys.executable).parent / "apollo")
@@ -52,6 +60,14 @@ class Conversation:
         self.add({"role": "assistant", "content": [{"type": "toolCall", "id": call, "name": "exec",
                                                     "arguments": {"command": "make check"}}], "stopReason": "toolUse"})
         self.add({"role": "toolResult", "toolCallId": call, "toolName": "exec",
+                  "content": [{"type": "text", "text": output}], "isError": False})
+
+    def call(self, call: str, name: str, arguments: dict[str, Any], output: str) -> None:
+        """A tool call with these arguments, after a line the agent says, and its output."""
+        self.add({"role": "assistant", "content": [{"type": "text", "text": f"Calling {name}."},
+                                                   {"type": "toolCall", "id": call, "name": name, "arguments": arguments}],
+                  "stopReason": "toolUse"})
+        self.add({"role": "toolResult", "toolCallId": call, "toolName": name,
                   "content": [{"type": "text", "text": output}], "isError": False})
 
     @classmethod
@@ -450,6 +466,119 @@ def test_compact_cuts_old_outputs_too(store: Store) -> None:
     c.assemble(Engine(store), budget=None)
     result = Engine(store).compact("s", None)
     assert result["compacted"] and result["cut"] == 1 and result["tokensAfter"] < result["tokensBefore"] / 2
+
+
+def _writes_then_talk(turns: int) -> Conversation:
+    """A plan written whole, then edited (a long passage replaced by another), then ``turns`` exchanges."""
+    c = Conversation()
+    c.user("Write the migration plan to docs/plan.md, then replace its rollback section.")
+    plan = "\n".join(f"{n}. Move table t_{n} to the new cluster and check its row count." for n in range(60))
+    c.call("call_write", "write", {"path": "docs/plan.md", "content": plan}, "Successfully wrote 4,170 bytes")
+    rollback = "\n".join(f"Rollback {n}: restore t_{n} from the nightly snapshot." for n in range(20))
+    c.call("call_edit", "edit", {"path": "docs/plan.md", "oldText": rollback, "newText": rollback.replace("nightly", "hourly")},
+           "Successfully replaced text in docs/plan.md.")
+    c.say("The plan is written and its rollback now uses the hourly snapshots.")
+    for n in range(turns):
+        c.user(f"Question {n}: how many tables move in step {n}?")
+        c.say("One.")
+    return c
+
+
+def test_an_old_tool_calls_long_arguments_keep_their_head_at_a_compaction_point(store: Store) -> None:
+    """As the filter cuts an old call: a long argument keeps its head, an edit's replaced text goes, its new
+    text stays whole, with the way back after each marker; the call's id, name and short arguments and the
+    agent's words beside it as they were; recall gives the message back whole; the next turns, and a
+    restarted engine, get the same bytes."""
+    c = _writes_then_talk(6)
+    full = c.assemble(Engine(store), budget=None)
+    engine = Engine(store)
+    result = c.assemble(engine, budget=int(full["tokens"] / 0.95))
+    assert result["evicted"] == 0 and result["cutNow"] == 2 and result["tokens"] < full["tokens"] * 0.6
+    write, edit = (c.messages.index(m) for m in c.messages if m["role"] == "assistant" and len(m["content"]) == 2)
+    given = {i: m for i, m in zip(result["keep"], c.given(result), strict=True)}
+    for index in (write, edit):
+        original, cut = c.messages[index], given[index]
+        assert {k: v for k, v in cut.items() if k != "content"} == {k: v for k, v in original.items() if k != "content"}
+        assert cut["content"][0] == original["content"][0]
+        assert {k: v for k, v in cut["content"][1].items() if k != "arguments"} == \
+            {k: v for k, v in original["content"][1].items() if k != "arguments"}
+        assert engine.recall("s", ident=f"m{index}")[0]["message"] == original
+        assert "argument" in engine.recall("s", ident=f"m{index}")[0]["why"]
+    pointer = "(apollo_recall id m{} returns it whole)"
+    written = given[write]["content"][1]["arguments"]
+    assert written["path"] == "docs/plan.md" and written["content"].startswith("0. Move table t_0 to the new cluster")
+    assert written["content"].endswith(pointer.format(write)) and "t_59" not in written["content"]
+    edited, before = given[edit]["content"][1]["arguments"], c.messages[edit]["content"][1]["arguments"]
+    assert edited["newText"] == before["newText"] and edited["path"] == "docs/plan.md"
+    assert "Rollback" not in edited["oldText"] and edited["oldText"].endswith(pointer.format(edit))
+    c.user("Is the plan final?")
+    again = c.assemble(engine, budget=int(full["tokens"] / 0.95))
+    assert again["cutNow"] == 0 and c.given(again)[:len(given)] == list(given.values())  # the prefix, byte for byte
+    assert c.given(c.assemble(Engine(store), budget=int(full["tokens"] / 0.95))) == c.given(again)
+
+
+def test_a_call_within_the_recent_turns_or_with_short_arguments_stays_whole(store: Store) -> None:
+    recent = _writes_then_talk(1)  # the agent may still work from what it just wrote
+    recent.assemble(Engine(store), session="r", budget=None)
+    assert Engine(store).compact("r", None)["cut"] == 0
+    c = Conversation()
+    c.user("Add the three paragraphs to the notes.")
+    paragraph = "The cluster moves table by table, each checked by its row count before the next one starts. " * 3
+    for n in range(3):  # long messages (candidates), whose arguments hold no string over the limit
+        c.call(f"call_{n}", "append", {"path": "notes.md", "first": paragraph, "second": paragraph}, "appended")
+    for n in range(6):
+        c.user(f"Anything else {n}?")
+        c.say("No.")
+    c.assemble(Engine(store), budget=None)
+    engine = Engine(store)
+    calls = [r.seq for r in store.messages("s") if r.role == "assistant" and r.seq < 6]
+    long_enough = MESSAGE_OVERHEAD + concentrate.load()["tool_keep_tokens"]  # to be tried: they are
+    assert len(calls) == 3 and all(r.tokens > long_enough for r in store.messages("s") if r.seq in calls)
+    assert engine.compact("s", None)["cut"] == 0 and set(calls) <= engine.session("s").whole
+
+
+def test_within_the_budget_old_calls_are_cut_with_the_old_outputs(store: Store) -> None:
+    """A compaction point of cuts only (the old outputs over a quarter of the budget) cuts the old calls' long
+    arguments too."""
+    c = Conversation()
+    c.user("Write the migration plan to docs/plan.md.")
+    plan = "\n".join(f"{n}. Move table t_{n} to the new cluster and check its row count." for n in range(60))
+    c.call("call_write", "write", {"path": "docs/plan.md", "content": plan}, "Successfully wrote 4,170 bytes")
+    rest = _log_then_talk(6)
+    for message in rest.messages:
+        c.add(message)
+    full = c.assemble(Engine(store), budget=None)
+    log = next(r for r in store.messages("s") if r.role == "toolResult" and r.tokens > 1000).tokens
+    budget = int(log / CUT_ABOVE) - 1
+    assert full["tokens"] < budget * 0.9  # within the budget: no eviction
+    engine = Engine(store)
+    result = c.assemble(engine, budget=budget)
+    assert result["cutNow"] == 2 and result["evicted"] == 0
+    assert {c.messages[int(i)]["role"] for i in result["cut"]} == {"assistant", "toolResult"}
+
+
+def test_the_calls_of_the_run_the_model_is_in_are_never_changed(store: Store) -> None:
+    """A long run (one request, many writes) over its share of the budget: its older units may go whole, but a
+    call of it is never cut (a provider may check the run's messages as it signed them); its outputs may be."""
+    c = Conversation()
+    c.user("Write the forty chapter files.")
+    for n in range(40):
+        chapter = "\n".join(f"Chapter {n}, line {k}: the cluster moves table t_{k}." for k in range(40))
+        c.call(f"call_{n}", "write", {"path": f"book/ch{n}.md", "content": chapter}, f"Successfully wrote ch{n}.md")
+    full = c.assemble(Engine(store), budget=None)
+    engine = Engine(store)
+    result = c.assemble(engine, budget=int(full["tokens"] / 2))
+    assert result["evicted"] > 0 and result["tokens"] <= full["tokens"] / 2
+    assert not [i for i in result["cut"] if c.messages[int(i)]["role"] == "assistant"]
+    other = Conversation()  # the same calls before a later request: they are cut
+    for message in c.messages:
+        other.add(dict(message))
+    for n in range(5):
+        other.user(f"Is chapter {n} final?")
+        other.say("Yes.")
+    full = other.assemble(Engine(store), session="t", budget=None)
+    cut = other.assemble(Engine(store), session="t", budget=int(full["tokens"] / 2))["cut"]
+    assert [i for i in cut if other.messages[int(i)]["role"] == "assistant"]
 
 
 def test_a_cut_another_engine_made_first_is_the_one_the_model_gets(tmp_path: Path) -> None:

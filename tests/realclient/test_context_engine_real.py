@@ -71,6 +71,10 @@ def _covered(need: Counter[str], have: Counter[str]) -> float:
     return 1.0 if total == 0 else sum(min(n, have[w]) for w, n in need.items()) / total
 
 
+def _compact(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
 def _entries(source: Path) -> dict[str, dict[str, Any]]:
     entries = {}
     for line in source.read_text(encoding="utf-8").splitlines():
@@ -139,8 +143,9 @@ def test_tool_calls_keep_their_results_and_the_engine_is_never_bypassed(real_tur
 
 def test_an_output_a_compaction_point_cut_reaches_the_model_cut_and_comes_back_whole(real_turn: dict[str, Any]) -> None:
     """The sessions larger than the model's window meet a compaction point on their first turn: it cuts
-    their old tool outputs (``engine_cut``) before it evicts anything; the model gets each cut output's
-    first line and the way back, and recall gives the output back byte for byte."""
+    their old tool outputs and old calls' long arguments (``engine_cut``) before it evicts anything; the
+    model gets each cut output's first line and each cut argument's head, with the way back, and recall
+    gives the message back byte for byte."""
     store = Store(default_path(real_turn["state"]))
     try:
         session = real_turn["session"]  # (OpenClaw may run internal sessions through the engine too)
@@ -148,12 +153,27 @@ def test_an_output_a_compaction_point_cut_reaches_the_model_cut_and_comes_back_w
         recalled = {r.seq: recall_from(store, session, ident=f"m{r.seq}") for r in rows}
     finally:
         store.close()
-    tools = [text_of(m) for m in real_turn["requests"][-1]["messages"] if m["role"] == "tool"]
+    messages = real_turn["requests"][-1]["messages"]
+    tools = [text_of(m) for m in messages if m["role"] == "tool"]
     pointers = [concentrate.load().settings[f"tool_recall_{lang}"] for lang in ("en", "zh")]
     for seq, [found] in recalled.items():
-        [shown] = [t for t in tools if any(p.format(id=f"m{seq}") in t for p in pointers)]
         whole = message_text(found["message"])
-        assert found["text"] == whole and len(shown) < len(whole)
+        pointer = [p.format(id=f"m{seq}") for p in pointers]
+        if found["role"] == "assistant":
+            # the message that carries the way back (the model's API may rename call ids): the agent's words and
+            # its calls' names as they were, the arguments shorter
+            [shown] = [m for m in messages if m["role"] == "assistant" and any(
+                p in c["function"]["arguments"] for c in m.get("tool_calls") or [] for p in pointer)]
+            made = [b for b in found["message"]["content"] if b.get("type") == "toolCall"]
+            said = "".join(b["text"] for b in found["message"]["content"] if b.get("type") == "text")
+            assert "".join(text_of(shown).split()) == "".join(said.split())  # (its API joins text blocks with a line break)
+            assert [c["function"]["name"] for c in shown["tool_calls"]] == [b["name"] for b in made]
+            assert sum(len(json.loads(c["function"]["arguments"])) for c in shown["tool_calls"]) == \
+                sum(len(b["arguments"]) for b in made)  # every argument there, by name
+            assert sum(len(_compact(json.loads(c["function"]["arguments"]))) for c in shown["tool_calls"]) < \
+                sum(len(_compact(b["arguments"])) for b in made)
+            continue
+        [shown_output] = [t for t in tools if any(p in t for p in pointer)]
+        assert len(shown_output) < len(whole)
         first = whole.split("\n", 1)[0]  # the head the filter keeps: the first line, unless blank
-        assert shown.startswith(first[:200] if first.strip() else "[…")
-
+        assert shown_output.startswith(first[:200] if first.strip() else "[…")

@@ -294,7 +294,10 @@ class Engine:
         target = int(budget * EVICT_DOWN_TO) if budget else None
         # a point the budget forces caps the recent turns; /compact keeps them whole, as it always has
         protected = _recent_units(rows, int(budget * RECENT_SHARE) if budget and not force else None)
-        cut_now, saved = self._cut_old_outputs(session_id, rows, self._cut_candidates(session_id, rows, protected))
+        try:
+            cut_now, saved = self._cut_old_work(session_id, rows, self._cut_candidates(session_id, rows, protected))
+        except sqlite3.OperationalError:  # the file busy (another engine writing): evicting still holds the budget
+            cut_now, saved = 0, 0
         total -= saved
         units: dict[int, list[Stored]] = {}
         for row in rows:
@@ -328,15 +331,16 @@ class Engine:
         if not budget:
             return 0
         old = self._cut_candidates(session_id, rows, _recent_units(rows, None))
-        if sum(r.tokens for r in old) <= budget * CUT_ABOVE:
+        if sum(r.tokens for r in old if r.role == "toolResult") <= budget * CUT_ABOVE:  # the calls come along
             return 0
         try:
-            return self._cut_old_outputs(session_id, rows, old)[0]
+            return self._cut_old_work(session_id, rows, old)[0]
         except sqlite3.OperationalError:  # the file busy (another engine writing): this cut can wait a turn
             return 0
 
     def _cut_candidates(self, session_id: str, rows: list[Stored], protected: set[int]) -> list[Stored]:
-        """Kept tool results outside ``protected`` long enough to cut, not cut yet nor left whole."""
+        """Kept tool results and agent messages (whose tool calls may hold long arguments) outside
+        ``protected``, long enough to cut, not cut yet nor left whole."""
         if not self.cut_outputs:
             return []
         try:
@@ -344,25 +348,39 @@ class Engine:
         except ApolloError:  # a broken [filter] section in a user's rule file: no cut, the budget still holds
             return []
         whole = self.session(session_id).whole
-        return [r for r in rows if r.role == "toolResult" and r.fate == "keep" and not r.evicted and not r.cut
-                and r.seq not in whole and r.unit not in protected and r.tokens > MESSAGE_OVERHEAD + rules["tool_keep_tokens"]]
+        # the agent's messages since the user's latest are the run the model is in: a provider may check them as
+        # it signed them (thinking, call signatures); they are evicted whole if they must go, never changed
+        asked = max((r.seq for r in rows if r.role == "user"), default=-1)
+        return [r for r in rows if (r.role == "toolResult" or r.role == "assistant" and r.seq < asked) and r.fate == "keep"
+                and not r.evicted and not r.cut and r.seq not in whole and r.unit not in protected
+                and r.tokens > MESSAGE_OVERHEAD + rules["tool_keep_tokens"]]
 
-    def _cut_old_outputs(self, session_id: str, rows: list[Stored], old: list[Stored]) -> tuple[int, int]:
-        """Each of ``old`` (:meth:`_cut_candidates`) cut as the filter cuts an old output (its first
-        line and the lines the user's and the agent's later words name), and stored; returns how
-        many were cut and the tokens that saved."""
+    def _cut_old_work(self, session_id: str, rows: list[Stored], old: list[Stored]) -> tuple[int, int]:
+        """Each of ``old`` (:meth:`_cut_candidates`) cut as the filter cuts it, and stored: an output to
+        its first line and the lines the user's and the agent's later words name, a tool call's long
+        arguments to their heads; returns how many were cut and the tokens that saved."""
         if not old:
             return 0, 0
         rules, state = self.filter_rules, self.session(session_id)
-        outputs = [(seq, text) for seq, raw in sorted(self.store.bodies(session_id, [r.seq for r in old]).items())
-                   if (text := engine_cut.text_of(orjson.loads(raw))) is not None]
-        if not outputs:  # an output with an image is no candidate: what comes after it is not read for it
-            state.whole.update(r.seq for r in old)
-            return 0, 0
-        later = [r.seq for r in rows if r.seq > outputs[0][0] and r.role in ("user", "assistant")]
-        bodies = [(seq, orjson.loads(raw)) for seq, raw in sorted(self.store.bodies(session_id, later).items())]
-        talk = [e for e in _elements(bodies, self.count) if e.kind is Kind.TEXT and e.role in (Role.USER, Role.ASSISTANT)]
-        found = engine_cut.cuts(outputs, [(_seq_of(e), e.text) for e in talk], rules, language_of(talk), self.count)
+        bodies = {seq: orjson.loads(raw) for seq, raw in sorted(self.store.bodies(session_id, [r.seq for r in old]).items())}
+        outputs = [(seq, text) for seq, body in bodies.items()
+                   if body.get("role") == "toolResult" and (text := engine_cut.text_of(body)) is not None]
+        # the agent's messages holding a long argument (asked in any language: only the pointer differs)
+        calls = [seq for seq, body in bodies.items()
+                 if body.get("role") == "assistant" and engine_cut.cut_calls(body, rules, "en", seq) is not None]
+        found: dict[int, tuple[list[dict[str, Any]], int]] = {}
+        if outputs or calls:  # else (an output with an image, a reply with no long argument) nothing after is read
+            first = min([seq for seq, _ in outputs] + calls)
+            later = [r.seq for r in rows if r.seq > first and r.role in ("user", "assistant")]
+            said = [(seq, orjson.loads(raw)) for seq, raw in sorted(self.store.bodies(session_id, later).items())]
+            talk = [e for e in _elements(said, self.count) if e.kind is Kind.TEXT and e.role in (Role.USER, Role.ASSISTANT)]
+            lang = language_of(talk)
+            found = engine_cut.cuts(outputs, [(_seq_of(e), e.text) for e in talk], rules, lang, self.count)
+            for seq in calls:
+                content = engine_cut.cut_calls(bodies[seq], rules, lang, seq)
+                if content is not None:
+                    shown = _elements([(seq, {**bodies[seq], "content": content})], self.count)
+                    found[seq] = (content, sum(e.tokens for e in shown))
         made = [(row.seq, orjson.dumps(found[row.seq][0]).decode(), MESSAGE_OVERHEAD + found[row.seq][1])
                 for row in old if row.seq in found and MESSAGE_OVERHEAD + found[row.seq][1] < row.tokens]
         stored: dict[int, tuple[str, int]] = {}
@@ -377,7 +395,7 @@ class Engine:
                 saved += row.tokens - tokens
                 row.cut, row.tokens = True, tokens
                 state.cuts[row.seq] = orjson.loads(form)
-        # once stored: an output left whole (an image in it, no shorter cut) is not tried again
+        # once stored: a message left whole (an image in it, nothing long to cut) is not tried again
         state.whole.update(row.seq for row in old if row.seq not in stored)
         return sum(row.seq in stored for row in old), saved  # each one changes what the model gets
 
@@ -500,6 +518,8 @@ def _why(row: Stored) -> str:
         return f"dropped: {row.reason}"
     if row.evicted:
         return "compacted"
+    if row.role == "assistant":
+        return "cut: the model has its calls with each long argument's head (an edit's replaced text: none)"
     return "cut: the model has its first line and the lines later messages mention"
 
 

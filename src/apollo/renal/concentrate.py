@@ -398,10 +398,10 @@ def _fences(text: str) -> tuple[str, int]:
     return opened, end
 
 
-def cut_arguments(text: str, rules: FilterRules) -> str | None:
+def cut_arguments(text: str, rules: FilterRules, pointer: str = "") -> str | None:
     """An old tool call's arguments (a JSON object) with every long string cut to its head (an edit's
-    replaced text to nothing, its new text left whole), or None when nothing is cut (or the
-    arguments are no JSON object)."""
+    replaced text to nothing, its new text left whole) and ``pointer`` after each marker (where the
+    whole call is), or None when nothing is cut (or the arguments are no JSON object)."""
     settings = rules.settings
     limit, keep, marker = (settings["tool_argument_chars"], settings["tool_argument_head_chars"],
                            settings["tool_argument_marker"])
@@ -420,8 +420,9 @@ def cut_arguments(text: str, rules: FilterRules) -> str | None:
         nonlocal changed
         if isinstance(value, str) and len(value) > limit and name not in kept:
             changed = True
-            head = "" if name in replaced else value[:keep] + "\n"
-            return head + marker.format(chars=f"{len(value) - len(head):,}")
+            head = "" if name in replaced else value[:keep]
+            said = marker.format(chars=f"{len(value) - len(head):,}")
+            return (head + "\n" if head else "") + (f"{said} {pointer}" if pointer else said)
         if isinstance(value, dict):
             return {k: shorten(v, k) for k, v in value.items()}
         if isinstance(value, list):

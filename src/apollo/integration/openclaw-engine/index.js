@@ -214,7 +214,7 @@ export default {
         try {
           const result = await apollo.withMessages("assemble", p.sessionId, messages,
                                                    { budget: p.tokenBudget ?? null }, timeoutMs);
-          // an old tool output a compaction point cut: the same message with the cut content (result.cut)
+          // an old tool output or call a compaction point cut: the same message with the cut content (result.cut)
           const kept = result.keep.map((i) => (result.cut?.[i] ? { ...messages[i], content: result.cut[i] } : messages[i]));
           const addition = [result.addition, memory].filter(Boolean).join("\n");
           return { messages: kept, estimatedTokens: result.tokens,
