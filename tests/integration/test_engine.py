@@ -72,13 +72,16 @@ class Conversation:
 
     @classmethod
     def of(cls, script: list[tuple[str, str]]) -> Conversation:
-        """A conversation from (role, text) pairs; role "tool" is a call with that output."""
+        """A conversation from (role, text) pairs; role "tool" is a call with that output, "write" a call
+        writing that text."""
         made = cls()
         for n, (role, said) in enumerate(script):
             if role == "user":
                 made.user(said)
             elif role == "assistant":
                 made.say(said)
+            elif role == "write":
+                made.call(f"call_{n}", "write", {"path": f"notes/{n}.md", "content": said}, "Successfully wrote the file")
             else:
                 made.tool(f"call_{n}", said)
         return made
@@ -786,7 +789,8 @@ _MESSAGE = st.one_of(
     st.tuples(st.just("assistant"), st.sampled_from(["OK", "Noted.", "HEARTBEAT_OK", "The build is green.",
                                                       "Disk 97% full on /var."])),
     st.tuples(st.just("tool"), st.sampled_from(["ok", "3 tests failed", "", "\n".join(
-        f"job {n}: {'failed on /var/log/app.log' if n == 7 else 'passed'}" for n in range(120))])))
+        f"job {n}: {'failed on /var/log/app.log' if n == 7 else 'passed'}" for n in range(120))])),
+    st.tuples(st.just("write"), st.sampled_from(["short", "\n".join(f"{n}. Move table t_{n}." for n in range(80))])))
 
 _TALK = st.one_of(
     st.tuples(st.just("user"), st.sampled_from(["Which port does staging use?", "yes", "no, keep it", "ok",
@@ -820,7 +824,7 @@ def test_learning_at_once_or_turn_by_turn_gives_the_same_standing_context(
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(script=st.lists(_MESSAGE, min_size=1, max_size=40), cut=st.integers(0, 40),
-       budget=st.sampled_from([None, 60, 200, 100_000]))
+       budget=st.sampled_from([None, 60, 200, 600, 100_000]))
 def test_any_conversation_keeps_its_invariants(tmp_path_factory: pytest.TempPathFactory,
                                                 script: list[tuple[str, str]], cut: int, budget: int | None) -> None:
     c = Conversation.of(script)
@@ -837,6 +841,17 @@ def test_any_conversation_keeps_its_invariants(tmp_path_factory: pytest.TempPath
             assert kept[:len(before)] == before
         calls = {b["id"] for m in kept if m["role"] == "assistant" for b in m["content"] if b["type"] == "toolCall"}
         assert calls == {m["toolCallId"] for m in kept if m["role"] == "toolResult"}
+        asked = max((i for i, m in enumerate(c.messages) if m["role"] == "user"), default=-1)
+        for index, content in result["cut"].items():  # a cut: the same message, shorter, and whole on recall
+            original = c.messages[int(index)]
+            assert engine.recall("s", ident=f"m{index}")[0]["message"] == original
+            if original["role"] == "assistant":
+                assert int(index) < asked and len(content) == len(original["content"])
+                for made, was in zip(content, original["content"], strict=True):
+                    assert {k: v for k, v in made.items() if k != "arguments"} == \
+                        {k: v for k, v in was.items() if k != "arguments"} and made.keys() == was.keys()
+            else:
+                assert original["role"] == "toolResult"
     finally:
         store.close()
 
