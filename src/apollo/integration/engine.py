@@ -348,8 +348,8 @@ class Engine:
         except ApolloError:  # a broken [filter] section in a user's rule file: no cut, the budget still holds
             return []
         whole = self.session(session_id).whole
-        # the agent's messages since the user's latest are the run the model is in: a provider may check them as
-        # it signed them (thinking, call signatures); they are evicted whole if they must go, never changed
+        # the agent's messages since the user's latest are the run the model is in (or has just finished): a
+        # provider may check them as it signed them (thinking, call signatures); evicted whole if they must go
         asked = max((r.seq for r in rows if r.role == "user"), default=-1)
         return [r for r in rows if (r.role == "toolResult" or r.role == "assistant" and r.seq < asked) and r.fate == "keep"
                 and not r.evicted and not r.cut and r.seq not in whole and r.unit not in protected
