@@ -471,12 +471,17 @@ def test_compact_cuts_old_outputs_too(store: Store) -> None:
     assert result["compacted"] and result["cut"] == 1 and result["tokensAfter"] < result["tokensBefore"] / 2
 
 
+def _write_plan(c: Conversation) -> None:
+    """The agent writing a 60-step plan to docs/plan.md in one call (one long argument)."""
+    plan = "\n".join(f"{n}. Move table t_{n} to the new cluster and check its row count." for n in range(60))
+    c.call("call_write", "write", {"path": "docs/plan.md", "content": plan}, "Successfully wrote 4,170 bytes")
+
+
 def _writes_then_talk(turns: int) -> Conversation:
     """A plan written whole, then edited (a long passage replaced by another), then ``turns`` exchanges."""
     c = Conversation()
     c.user("Write the migration plan to docs/plan.md, then replace its rollback section.")
-    plan = "\n".join(f"{n}. Move table t_{n} to the new cluster and check its row count." for n in range(60))
-    c.call("call_write", "write", {"path": "docs/plan.md", "content": plan}, "Successfully wrote 4,170 bytes")
+    _write_plan(c)
     rollback = "\n".join(f"Rollback {n}: restore t_{n} from the nightly snapshot." for n in range(20))
     c.call("call_edit", "edit", {"path": "docs/plan.md", "oldText": rollback, "newText": rollback.replace("nightly", "hourly")},
            "Successfully replaced text in docs/plan.md.")
@@ -545,8 +550,7 @@ def test_within_the_budget_old_calls_are_cut_with_the_old_outputs(store: Store) 
     arguments too."""
     c = Conversation()
     c.user("Write the migration plan to docs/plan.md.")
-    plan = "\n".join(f"{n}. Move table t_{n} to the new cluster and check its row count." for n in range(60))
-    c.call("call_write", "write", {"path": "docs/plan.md", "content": plan}, "Successfully wrote 4,170 bytes")
+    _write_plan(c)
     rest = _log_then_talk(6)
     for message in rest.messages:
         c.add(message)

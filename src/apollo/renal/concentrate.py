@@ -316,7 +316,12 @@ def cut_old_output(text: str, said_later: set[str], rules: FilterRules, lang: st
     index.mention(said_later, rules.anchors, text)
     head, mentioned = trim_output(text, index, rules)
     marker = output_marker(rules, lang, index.lines, tokens)
-    return join_trimmed(head, f"{marker} {pointer}" if pointer else marker, mentioned)
+    return join_trimmed(head, _pointed(marker, pointer), mentioned)
+
+
+def _pointed(marker: str, pointer: str) -> str:
+    """A cut's marker with the way back to the whole (the engine's recall pointer) after it, if any."""
+    return f"{marker} {pointer}" if pointer else marker
 
 
 #: where a sentence or a line ends, what a cut text may end at (a Latin mark only before a space: "3.5")
@@ -422,7 +427,7 @@ def cut_arguments(text: str, rules: FilterRules, pointer: str = "") -> str | Non
             changed = True
             head = "" if name in replaced else value[:keep]
             said = marker.format(chars=f"{len(value) - len(head):,}")
-            return (head + "\n" if head else "") + (f"{said} {pointer}" if pointer else said)
+            return (head + "\n" if head else "") + _pointed(said, pointer)
         if isinstance(value, dict):
             return {k: shorten(v, k) for k, v in value.items()}
         if isinstance(value, list):
