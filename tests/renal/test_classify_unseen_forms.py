@@ -81,3 +81,62 @@ def test_a_decision_still_to_make_is_no_decision(said: str) -> None:
                                   "我决定什么都不改", "我们决定是否上线：上"])
 def test_a_decision_made_is_still_one(said: str) -> None:
     assert verdicts(("user", said), ("assistant", "好的。"))["m1"].category == "decision"
+
+
+# -- orders with no marker, met in the sessions of owners the rules were never tuned on (issue 16) ---------
+
+@pytest.mark.parametrize("said", [
+    # Chinese has no imperative form: the clause opens with the verb, or with 请 / 你 / 先 / 去 and then the verb
+    "修改部署脚本里的端口", "你装个这个插件", "去检查服务器的磁盘", "请再次进行数据同步", "自己装个这个 mcp",
+    "将当前配置提交到仓库", "把默认浏览器设置为 Chrome",
+    # something to make, with its measure word; a softened order, "X 一下"
+    "写一篇周报", "准备一个演讲稿，讲讲这个季度的进展", "根据这份笔记输出一份技术文档", "描述一下你的工作流程",
+    # English: after a word that only opens the turn; a need stated as help wanted
+    "ok check out the task board", "alright now do a quick review of the logs", "Sam, introduce yourself to the team",
+    "Look in the notes folder for context", "I need suggestions for the next sprint", "I also need to renew my passport",
+])
+def test_an_order_with_no_marker_is_a_task(said: str) -> None:
+    v = verdicts(("assistant", "Hi, what can I do?"), ("user", said))
+    assert v["m2"].category == "task", v["m2"]
+
+
+@pytest.mark.parametrize("said", [
+    "查到了，问题在配置里", "写得不错", "找不到那个文件", "他将在明天到达", "这个要做一个月", "我写一篇日记就睡",
+    "请问现在几点", "do you know the time", "ok I see", "just kidding",
+])
+def test_a_report_a_state_a_question_or_the_speakers_own_plan_is_no_order(said: str) -> None:
+    v = verdicts(("assistant", "Hi, what can I do?"), ("user", said))
+    assert v["m2"].category != "task", v["m2"]
+
+
+@pytest.mark.parametrize("said", ["别叫我老板，叫我名字", "不要讲技术细节", "不要用表情符号", "你别再称呼我为主人"])
+def test_a_dont_about_how_the_agent_talks_is_a_standing_preference(said: str) -> None:
+    v = verdicts(("assistant", "好的，老板。"), ("user", said))
+    assert v["m2"].category == "preference", v["m2"]
+
+
+@pytest.mark.parametrize("said", ["别说了", "不要了", "别担心"])
+def test_an_end_to_the_talk_or_a_comfort_is_no_preference(said: str) -> None:
+    v = verdicts(("assistant", "要不要我再解释一遍？"), ("user", said))
+    assert v["m2"].category != "preference", v["m2"]
+
+
+@pytest.mark.parametrize("said", ["你看完了以后告诉我你的感受", "写好了再发给我", "改好了就提交"])
+def test_what_to_do_once_a_step_is_done_is_no_report_and_no_rule_from_now_on(said: str) -> None:
+    # V完了以后 / V好了再 says when: the step is still to do, and 以后 after it is "after", not "from now on"
+    v = verdicts(("assistant", "这是草稿，请过目。"), ("user", said))
+    assert v["m2"].category not in ("decision", "preference"), v["m2"]
+    assert "reports" not in v["m2"].reason, v["m2"]
+
+
+@pytest.mark.parametrize("said", ["你现在用的什么模型", "你使用的是哪个模型", "你叫什么", "你的名字是啥", "都是我叫你做的"])
+def test_a_question_about_a_choice_or_a_name_chooses_and_names_nothing(said: str) -> None:
+    # a question word stands where the choice or the name would be; "我叫你…" tells someone to do something
+    v = verdicts(("assistant", "你好，有什么需要？"), ("user", said))
+    assert v["m2"].category not in ("decision", "preference"), v["m2"]
+
+
+@pytest.mark.parametrize("said", ["用 PostgreSQL", "我们用飞书通知", "你叫小林", "我叫阿杰"])
+def test_a_choice_or_a_name_given_still_is_one(said: str) -> None:
+    v = verdicts(("assistant", "你好，有什么需要？"), ("user", said))
+    assert v["m2"].category in ("decision", "preference"), v["m2"]
