@@ -219,6 +219,16 @@ _VALUE_LINE = (rf"[ \t]*(?:(?:[-*+>]|\d+[.)])[ \t]+)?(?:\*\*|__)?(?:(?P<quote>[`
                rf"{_REFERENCE}(?P<value>(?(quote){_QUOTED}|{_SHAPED}))[`'\"”’」』]?(?:\*\*|__)?[ \t]*")
 #: a code fence's line, which stands between a name and its value as a blank line does
 _FENCE = r"[ \t]*(?:```|~~~)[\w+-]*[ \t]*"
+#: an e-mail address: the login a password is pasted beside
+_EMAIL = r"[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}"
+#: a login pasted as a pair, alone on its line: an e-mail address and, after or before it, one value that
+#: looks like a password as in prose (``_SHAPED``, not a number) or an app password ("ops@example.com
+#: q8Vz-hP3t", "abcd efgh ijkl mnop ops@example.com"); a line that says more than the pair is prose
+_LOGIN_VALUE = rf"(?P<value>{_APP_PASSWORD}|(?!{_NUMBER}){_SHAPED})"
+_LOGIN_AFTER = rf"[ \t]*{_EMAIL}[ \t]*[:|/,]?[ \t]+{_LOGIN_VALUE}[ \t]*\r?"
+_LOGIN_BEFORE = rf"[ \t]*{_LOGIN_VALUE}[ \t]*[:|/,]?[ \t]+{_EMAIL}[ \t]*\r?"
+#: a line such a pair may be: an address and at most four words before it or one after it
+_LOGIN_LINE = rf"(?m:^[ \t]*(?:[^\s@]+[ \t]+){{0,4}}{_EMAIL}[ \t]*[:|/,]?(?:[ \t]+\S+)?[ \t]*\r?$)"
 #: what every secret detect-secrets finds has somewhere in its line, known without loading it (a
 #: tenth of a second, once per process; the heartbeat redacts what it saves): a word of its key
 #: characters, a URL, a key header, or a secret-sounding name (the last part of every name its
@@ -274,16 +284,18 @@ def _detectors() -> dict[str, Any]:
         "tool_keywords": [(keyword.KeywordDetector.secret_type, re.compile(_TOOL_KEYWORD), "value")],
         "keyword_kind": keyword.KeywordDetector.secret_type, "header_cell": re.compile(_HEADER_CELL), "value_cell": re.compile(_VALUE_CELL),
         "gives_at_end": re.compile(_GIVES_AT_END), "value_line": re.compile(_VALUE_LINE), "prompt": re.compile(_PROMPT),
-        "fence": re.compile(_FENCE),
+        "fence": re.compile(_FENCE), "logins": (re.compile(_LOGIN_AFTER), re.compile(_LOGIN_BEFORE)),
         "word": re.compile(f"[{re.escape(charset)}]{{{_WORD_MIN},}}"),
         "hint": re.compile(f"[{re.escape(charset)}]{{{_WORD_MIN},}}|{_HEADERS}"),
     }
 
 
 def may_hold(text: str) -> bool:
-    """Whether ``text`` has what every secret has somewhere in its line (see ``_MAY_HOLD``): text
+    """Whether ``text`` has what every secret has somewhere in its line (see ``_MAY_HOLD``), or a line
+    that may be a login pasted as a pair (``_LOGIN_LINE``, looked for only where an ``@`` is): text
     without it is what :func:`redact` returns unchanged, without loading the detectors."""
-    return bool(text) and _MAY_HOLD.search(text) is not None
+    return bool(text) and (_MAY_HOLD.search(text) is not None
+                           or "@" in text and _compiled(_LOGIN_LINE).search(text) is not None)
 
 
 def redact(text: str) -> str:
@@ -365,11 +377,26 @@ def _spans(text: str) -> Iterator[tuple[int, int, str]]:
             names = _names(line, low, found["keyword_words"])
             for start, end in _windows(names, len(line)):
                 yield from _shifted(_keyword_spans(line[start:end], found["keywords"]), offset + start)
+            if "@" in line and len(line) <= _LOGIN_LONGEST:
+                yield from _shifted(_login_spans(line, found["logins"], found["keyword_kind"]), offset)
             tools = _names(line, low, _CLI_TOOLS) if "-p" in line or "-a" in line or "-new" in line else []
             for start, end in _windows(tools, len(line)):
                 yield from _shifted(_keyword_spans(line[start:end], found["tool_keywords"]), offset + start)
         yield from _shifted(context.spans(line, bool(names)), offset)
         offset += len(line) + 1
+
+
+#: the longest line read as a login pair (an address, a password, a few words)
+_LOGIN_LONGEST = 400
+
+
+def _login_spans(line: str, logins: tuple[re.Pattern[str], ...], kind: str) -> Iterator[tuple[int, int, str]]:
+    """The password of a login pasted as a pair on its own line (``_LOGIN_AFTER``, ``_LOGIN_BEFORE``)."""
+    for regex in logins:
+        match = regex.fullmatch(line)
+        if match is not None:
+            yield match.start("value"), match.end("value"), kind
+            return
 
 
 #: a table's cell border (an escaped one is a character of the cell)

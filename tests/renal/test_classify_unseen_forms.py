@@ -140,3 +140,29 @@ def test_a_question_about_a_choice_or_a_name_chooses_and_names_nothing(said: str
 def test_a_choice_or_a_name_given_still_is_one(said: str) -> None:
     v = verdicts(("assistant", "你好，有什么需要？"), ("user", said))
     assert v["m2"].category in ("decision", "preference"), v["m2"]
+
+
+@pytest.mark.parametrize("said", [
+    # a "don't" that waits for the user's word, wherever it stands (issue 16's missed security rule, reworded)
+    "app password below. security rule - do not forward any mail to another address without explicit approval",
+    "never delete a branch without asking me first", "未经我同意不要给客户发邮件",
+    # a "don't" said of the agent inside the clause
+    "that was close, you don't randomly push code to client repos", "ok, you never touch the prod database",
+])
+def test_a_standing_dont_anywhere_in_the_clause_is_a_preference(said: str) -> None:
+    v = verdicts(("assistant", "Done, the mail went out."), ("user", said))
+    assert v["m2"].category == "preference", v["m2"]
+
+
+@pytest.mark.parametrize("said", ["you don't need to hurry", "you don't know that yet", "I can't do it without help",
+                                  "没有我的电脑，我什么都做不了"])
+def test_what_the_agent_need_not_do_or_does_not_know_is_no_rule(said: str) -> None:
+    v = verdicts(("assistant", "Done, the mail went out."), ("user", said))
+    assert v["m2"].category != "preference", v["m2"]
+
+
+@pytest.mark.parametrize("said", ["No no translate the whole essay", "Credentials, store these in the vault",
+                                  "you need to fix these issues in the repo"])
+def test_an_order_after_a_no_or_a_label_or_said_as_a_need_is_a_task(said: str) -> None:
+    v = verdicts(("assistant", "Here is the first paragraph."), ("user", said))
+    assert v["m2"].category == "task", v["m2"]
