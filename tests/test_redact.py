@@ -435,6 +435,10 @@ def test_a_cut_is_a_prefix_that_never_halves_a_mark(parts: list[str], limit: int
     ("ops@example.com q8VzhaP3tRh", "q8VzhaP3tRh"), ("abcd efgh ijkl mnop ops@example.com", "abcd efgh ijkl mnop"),
     ("alice@corp.example: Hunter2!x", "Hunter2!x"), ("notes\nalice@corp.example | Hunter2!x\nthanks", "Hunter2!x"),
     ("Wint3r-2024! bob@mail.example.org", "Wint3r-2024!"),
+    # after a channel's stamp (with an @handle in it) or a forwarded chat's stamp and speaker
+    ("[Telegram Ops Team (@opsteam) id:81488 +5m 2026-02-09 21:18 GMT+1] abcd efgh ijkl mnop ops@example.com",
+     "abcd efgh ijkl mnop"),
+    ("[1:13 PM, 4/1/2026] Richard Roe: admin@example.com Adm1n-2026", "Adm1n-2026"),
 ])
 def test_a_login_pasted_as_a_pair_loses_its_password(text: str, secret: str) -> None:
     out = redact(text)
@@ -443,8 +447,10 @@ def test_a_login_pasted_as_a_pair_loses_its_password(text: str, secret: str) -> 
 
 @pytest.mark.parametrize("talk", ["email bob@example.com tomorrow", "bob@example.com v2.3.1", "bob@example.com 12345",
                                   "Send the invoice to bob@example.com", "write to ops@example.com 2026-05-01",
-                                  "cc ops@example.com, bob@example.com", "ops@example.com wrote: the deploy failed at 3pm"])
+                                  "cc ops@example.com, bob@example.com", "ops@example.com wrote: the deploy failed at 3pm",
+                                  "[Mon 10:00] Bob: email bob@example.com tomorrow"])
 def test_an_address_in_talk_with_a_word_a_version_a_number_or_a_date_stays(talk: str) -> None:
+    # (a number beside an address stays, as a number does everywhere here: a count, a code, a phone)
     assert redact(talk) == talk
 
 
@@ -460,3 +466,10 @@ def test_any_password_beside_an_address_alone_on_its_line_is_redacted(address: s
     out = redact(f"the login:\n{line}\nok")
     assert password not in out.split("\n")[1] or password in address, out
     assert address in out
+
+
+def test_a_chinese_name_of_a_password_then_a_space_gives_a_value_that_looks_like_one() -> None:
+    # a real session: "我github远程账号：…@163.com 密码 …" (the name, a space, the password)
+    assert "Love1606x" not in redact("github 账号：someone@example.com 密码 Love1606x")
+    for talk in ("密码 管理器很好用", "令牌 桶算法", "密码 错误 3 次"):
+        assert redact(talk) == talk, talk

@@ -42,7 +42,8 @@ _RANK = {"Secret Keyword": 1, "Base64 High Entropy String": 2, "Hex High Entropy
 #: clause and no quotation (租户令牌只有 `docx:document:readonly` names a scope), then 是/为/:/=, "set to" or
 #: "changed to" (设成, 改成, 换成, 变成, 设为, 改为, 了 after any of them); then a value of six or more printable
 #: characters, or the four groups of four letters an app password is shown as ("密钥 management" is talk).
-#: After a dash (``API 密钥 - …``) the value must look like one (``_SHAPED``: "API 密钥 - required" is talk).
+#: After a dash (``API 密钥 - …``), or a space alone (``密码 Love1606``), the value must look like one (``_SHAPED``:
+#: "API 密钥 - required" and "密码 管理" are talk).
 _CJK_NAMES = ("密码", "密钥", "秘钥", "口令", "令牌", "授权码")
 _CJK_COMPOUNDS = ("学", "管理", "文件", "桶", "重置", "字段", "认证", "模式", "存放", "位置", "算法", "链接", "策略",
                   "强度", "规则", "长度", "类型", "格式", "生成", "加密", "哈希", "机制", "协议", "数", "用量", "消耗")
@@ -89,7 +90,7 @@ _NUMBER = rf"[0-9][0-9,._]*[kKmMbB]?(?!{_CHARS})"
 #: (the three keyword patterns are compiled with the detectors, when a text needs them: the heartbeat
 #: imports this module, and compiling them costs more than the rest of its imports)
 _CJK_KEYWORD = (
-    rf"{_CJK_NAMED}[^\n。！？!?，,；;:：=`'\"“”‘’「」『』]{{0,20}}?(?:{_CJK_GIVES}|[:：=]|(?P<dash>[ \t]?[-–—][ \t]))"
+    rf"{_CJK_NAMED}[^\n。！？!?，,；;:：=`'\"“”‘’「」『』]{{0,20}}?(?:{_CJK_GIVES}|[:：=]|(?P<dash>[ \t]?[-–—][ \t]|[ \t\u3000]+(?=[!-~])))"
     r"[ \t\u3000\u00a0:：]*(?:\*\*|__)?[ \t\u3000\u00a0]*[`'\"“‘「『]?[ \t\u3000\u00a0]*"
     rf"(?P<value>{_APP_PASSWORD}|(?(dash){_SHAPED}|{_VALUE}))")
 #: names of a secret in English prose, where detect-secrets reads only an assignment (``password: …``):
@@ -225,10 +226,13 @@ _EMAIL = r"[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,
 #: looks like a password as in prose (``_SHAPED``, not a number) or an app password ("ops@example.com
 #: q8Vz-hP3t", "abcd efgh ijkl mnop ops@example.com"); a line that says more than the pair is prose
 _LOGIN_VALUE = rf"(?P<value>{_APP_PASSWORD}|(?!{_NUMBER}){_SHAPED})"
-_LOGIN_AFTER = rf"[ \t]*{_EMAIL}[ \t]*[:|/,]?[ \t]+{_LOGIN_VALUE}[ \t]*\r?"
-_LOGIN_BEFORE = rf"[ \t]*{_LOGIN_VALUE}[ \t]*[:|/,]?[ \t]+{_EMAIL}[ \t]*\r?"
-#: a line such a pair may be: an address and at most four words before it or one after it
-_LOGIN_LINE = rf"(?m:^[ \t]*(?:[^\s@]+[ \t]+){{0,4}}{_EMAIL}[ \t]*[:|/,]?(?:[ \t]+\S+)?[ \t]*\r?$)"
+#: (after what a channel or a forwarded chat puts before a message: its stamp in brackets, "[Telegram … 21:18
+#: GMT+1]", "[1:13 PM, 4/1/2026]", then perhaps who said it, "Richard:")
+_LOGIN_PREFIX = r"[ \t]*(?:\[[^\]\n]{1,160}\][ \t]*)?(?:[^\s:@\[\]][^\n:@\[\]]{0,40}:[ \t]+)?"
+_LOGIN_AFTER = rf"{_LOGIN_PREFIX}{_EMAIL}[ \t]*[:|/,]?[ \t]+{_LOGIN_VALUE}[ \t]*\r?"
+_LOGIN_BEFORE = rf"{_LOGIN_PREFIX}{_LOGIN_VALUE}[ \t]*[:|/,]?[ \t]+{_EMAIL}[ \t]*\r?"
+#: a line such a pair may be: after that prefix, an address and at most four words before it or one after it
+_LOGIN_LINE = (rf"(?m:^{_LOGIN_PREFIX}(?:[^\s@]+[ \t]+){{0,4}}{_EMAIL}[ \t]*[:|/,]?(?:[ \t]+\S+)?[ \t]*\r?$)")
 #: what every secret detect-secrets finds has somewhere in its line, known without loading it (a
 #: tenth of a second, once per process; the heartbeat redacts what it saves): a word of its key
 #: characters, a URL, a key header, or a secret-sounding name (the last part of every name its
