@@ -439,6 +439,7 @@ def test_a_cut_is_a_prefix_that_never_halves_a_mark(parts: list[str], limit: int
     ("[Telegram Ops Team (@opsteam) id:81488 +5m 2026-02-09 21:18 GMT+1] abcd efgh ijkl mnop ops@example.com",
      "abcd efgh ijkl mnop"),
     ("[1:13 PM, 4/1/2026] Richard Roe: admin@example.com Adm1n-2026", "Adm1n-2026"),
+    ("admin@example.com 20250917", "20250917"),
 ])
 def test_a_login_pasted_as_a_pair_loses_its_password(text: str, secret: str) -> None:
     out = redact(text)
@@ -450,7 +451,7 @@ def test_a_login_pasted_as_a_pair_loses_its_password(text: str, secret: str) -> 
                                   "cc ops@example.com, bob@example.com", "ops@example.com wrote: the deploy failed at 3pm",
                                   "[Mon 10:00] Bob: email bob@example.com tomorrow"])
 def test_an_address_in_talk_with_a_word_a_version_a_number_or_a_date_stays(talk: str) -> None:
-    # (a number beside an address stays, as a number does everywhere here: a count, a code, a phone)
+    # (a number of up to five digits beside an address stays: a count, a code)
     assert redact(talk) == talk
 
 

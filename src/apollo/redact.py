@@ -223,9 +223,11 @@ _FENCE = r"[ \t]*(?:```|~~~)[\w+-]*[ \t]*"
 #: an e-mail address: the login a password is pasted beside
 _EMAIL = r"[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}"
 #: a login pasted as a pair, alone on its line: an e-mail address and, after or before it, one value that
-#: looks like a password as in prose (``_SHAPED``, not a number) or an app password ("ops@example.com
-#: q8Vz-hP3t", "abcd efgh ijkl mnop ops@example.com"); a line that says more than the pair is prose
-_LOGIN_VALUE = rf"(?P<value>{_APP_PASSWORD}|(?!{_NUMBER}){_SHAPED})"
+#: looks like a password as in prose (``_SHAPED``), an app password ("ops@example.com q8Vz-hP3t", "abcd efgh ijkl
+#: mnop ops@example.com") or six digits or more, the shortest password most services take ("admin@example.com
+#: 12345678" was a forwarded login; a shorter number beside an address is a count or a code); a line that says
+#: more than the pair is prose
+_LOGIN_VALUE = rf"(?P<value>{_APP_PASSWORD}|[0-9]{{6,64}}(?![!-~])|(?!{_NUMBER}){_SHAPED})"
 #: (after what a channel or a forwarded chat puts before a message: its stamp in brackets, "[Telegram … 21:18
 #: GMT+1]", "[1:13 PM, 4/1/2026]", then perhaps who said it, "Richard:")
 _LOGIN_PREFIX = r"[ \t]*(?:\[[^\]\n]{1,160}\][ \t]*)?(?:[^\s:@\[\]][^\n:@\[\]]{0,40}:[ \t]+)?"
