@@ -474,3 +474,12 @@ def test_a_chinese_name_of_a_password_then_a_space_gives_a_value_that_looks_like
     assert "Love1606x" not in redact("github 账号：someone@example.com 密码 Love1606x")
     for talk in ("密码 管理器很好用", "令牌 桶算法", "密码 错误 3 次"):
         assert redact(talk) == talk, talk
+
+
+def test_a_login_and_password_named_together_then_given_at_the_end_of_the_line_lose_the_password() -> None:
+    for text, secret in (("store username and password in the keychain 90130881 7903312Ft@", "7903312Ft@"),
+                         ("账号和密码：alice Love1606x", "Love1606x")):
+        out = redact(text)
+        assert secret not in out and redact(out) == out, out
+    for talk in ("store the username and password in the keychain", "username and password are both required now"):
+        assert redact(talk) == talk, talk

@@ -147,6 +147,12 @@ _FROM_TO_KEYWORD = (rf"{_FROM}(?:[`'\"“][^\n`'\"”]{{1,{_LONGEST}}}+[`'\"”]
 #: "password: X -> Y", "API key：X → Y": the new value after the arrow (the old one is the name's value)
 _ARROW_KEYWORD = (rf"{_EN_NAMED}[^\n.!?,;:=`'\"“”‘’]{{0,40}}?[:：=][ \t]*[`'\"“]?[^\s`'\"”]{{1,{_LONGEST}}}+[`'\"”]?"
                   rf"[ \t]*(?:->|→|=>)[ \t]*{_CHANGE_VALUE}")
+#: a login and its password named together, then given together at the end of the line: "store username and
+#: password in the keychain 90130881 7903312Ft@", "账号和密码：alice Love1606x" (a real session of an owner the
+#: rules never saw gave them so): the last of the two values, when it looks like one
+_PAIR_KEYWORD = (r"(?i:user[ _-]?name|usename|login|account|账号|用户名)[ \t]*(?i:and|&|/|和|与|、)[ \t]*"
+                 rf"(?i:pass(?:word|wd)?|密码)(?![A-Za-z])[^\n]{{0,60}}?[ \t:：]+[^\s]{{1,64}}[ \t]+(?P<value>{_SHAPED})"
+                 r"[ \t]*\r?$")
 _CJK_FROM = rf"{_CJK_NAMED}[^\n。！？，,；;]{{0,10}}?[从由][ \t]*"
 _CJK_TO = r"(?:[设改换变]成|[设改]为|修改为|修改成|更改为|更新为|到)了?"
 _CJK_FROM_KEYWORD = rf"{_CJK_FROM}[“\"'`「]?(?P<value>{_SHAPED})(?=[”\"'`」]?[ \t]*{_CJK_TO})"
@@ -280,7 +286,7 @@ def _detectors() -> dict[str, Any]:
                                       (re.compile(_TABLE_KEYWORD), "value"), (re.compile(_CLI_KEYWORD), "value"),
                                       *((re.compile(pattern), "value") for pattern in (
                                           _FROM_KEYWORD, _FROM_TO_KEYWORD, _ARROW_KEYWORD, _CJK_FROM_KEYWORD,
-                                          _CJK_FROM_TO_KEYWORD)))]
+                                          _CJK_FROM_TO_KEYWORD, _PAIR_KEYWORD)))]
     entropy = [Base64HighEntropyString(), HexHighEntropyString()]
     charset = "".join(sorted(set(entropy[0].charset)))
     return {
