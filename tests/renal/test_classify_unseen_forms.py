@@ -166,3 +166,15 @@ def test_what_the_agent_need_not_do_or_does_not_know_is_no_rule(said: str) -> No
 def test_an_order_after_a_no_or_a_label_or_said_as_a_need_is_a_task(said: str) -> None:
     v = verdicts(("assistant", "Here is the first paragraph."), ("user", said))
     assert v["m2"].category == "task", v["m2"]
+
+
+@pytest.mark.parametrize("said", ["hola", "Haii", "oke", "terima kasih", "gracias!", "listo!", "merci beaucoup", "xin chào"])
+def test_a_greeting_thanks_or_ok_in_another_language_users_write_in_is_noise(said: str) -> None:
+    v = verdicts(("assistant", "Done, the report is in the folder."), ("user", said))
+    assert v["m2"].category == "noise", v["m2"]
+
+
+@pytest.mark.parametrize("said", ["Hola, ¿puedes revisar el servidor?", "oke, tapi cek dulu log-nya ya"])
+def test_one_with_more_said_after_it_is_not(said: str) -> None:
+    v = verdicts(("assistant", "Done, the report is in the folder."), ("user", said))
+    assert v["m2"].category != "noise", v["m2"]
