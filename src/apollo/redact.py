@@ -228,19 +228,27 @@ _VALUE_LINE = (rf"[ \t]*(?:(?:[-*+>]|\d+[.)])[ \t]+)?(?:\*\*|__)?(?:(?P<quote>[`
 _FENCE = r"[ \t]*(?:```|~~~)[\w+-]*[ \t]*"
 #: an e-mail address: the login a password is pasted beside
 _EMAIL = r"[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}"
-#: a login pasted as a pair, alone on its line: an e-mail address and, after or before it, one value that
-#: looks like a password as in prose (``_SHAPED``), an app password ("ops@example.com q8Vz-hP3t", "abcd efgh ijkl
-#: mnop ops@example.com") or six digits or more, the shortest password most services take ("admin@example.com
-#: 12345678" was a forwarded login; a shorter number beside an address is a count or a code); a line that says
-#: more than the pair is prose
-_LOGIN_VALUE = rf"(?P<value>{_APP_PASSWORD}|[0-9]{{6,64}}(?![!-~])|(?!{_NUMBER}){_SHAPED})"
-#: (after what a channel or a forwarded chat puts before a message: its stamp in brackets, "[Telegram … 21:18
-#: GMT+1]", "[1:13 PM, 4/1/2026]", then perhaps who said it, "Richard:")
-_LOGIN_PREFIX = r"[ \t]*(?:\[[^\]\n]{1,160}\][ \t]*)?(?:[^\s:@\[\]][^\n:@\[\]]{0,40}:[ \t]+)?"
-_LOGIN_AFTER = rf"{_LOGIN_PREFIX}{_EMAIL}[ \t]*[:|/,]?[ \t]+{_LOGIN_VALUE}[ \t]*\r?"
-_LOGIN_BEFORE = rf"{_LOGIN_PREFIX}{_LOGIN_VALUE}[ \t]*[:|/,]?[ \t]+{_EMAIL}[ \t]*\r?"
-#: a line such a pair may be: after that prefix, an address and at most four words before it or one after it
-_LOGIN_LINE = (rf"(?m:^{_LOGIN_PREFIX}(?:[^\s@]+[ \t]+){{0,4}}{_EMAIL}[ \t]*[:|/,]?(?:[ \t]+\S+)?[ \t]*\r?$)")
+#: a login pasted as a pair, alone on its line: an e-mail address and, after or before it, one value that looks like
+#: a password: as in prose (``_SHAPED``) with a small letter and a capital and a digit, or a small letter and a
+#: sign, as services ask of a password ("ops@example.com q8Vz-hP3t"), or an app password ("abcd efgh ijkl mnop
+#: ops@example.com"). A phone number, a date, a time, an address and port, a commit hash, a ticket's key, a handle
+#: or a version beside an address is none, nor is a number (a numeric password beside an address stays: too many
+#: ids are one); a line that says more than the pair is prose
+_PASSWORD_LIKE = r"(?![@#])(?=[!-~]{0,63}[a-z])(?:(?=[!-~]{0,63}[A-Z])(?=[!-~]{0,63}[0-9])|(?=[!-~]{0,63}[!#$%&*+?@^~]))"
+_LOGIN_VALUE = rf"(?:\*\*|__|[`'\"])?(?P<value>{_APP_PASSWORD}|{_PASSWORD_LIKE}{_SHAPED})(?:\*\*|__|[`'\"])?"
+#: the address as a chat may show it: bold, in backquotes, in angle brackets
+_LOGIN_ADDRESS = rf"(?:\*\*|__|`|<)?{_EMAIL}(?:\*\*|__|`|>)?"
+#: between the two: spaces (an ideographic one too), or a colon, bar, slash, comma, dash or arrow with or without
+#: them ("ops@example.com:Hunter2!x", "…：Hunter2!x", "… - Hunter2!x", "… => Hunter2!x")
+_LOGIN_BETWEEN = r"(?:[ \t\u3000]*(?:[:：|/,，]|[-–—]|=>|->)[ \t\u3000]*|[ \t\u3000]+)"
+#: before the pair, what a channel or a forwarded chat puts before a message (its stamp in brackets, "[Telegram …
+#: 21:18 GMT+1]", "[1:13 PM, 4/1/2026]", then perhaps who said it, "Richard:"), a list item's or a quote's mark
+#: ("- ", "> ", "1. ") and a label ("login: ", "邮箱 "); after it, a full stop
+_LOGIN_PREFIX = (r"[ \t]*(?:\[[^\]\n]{1,160}\][ \t]*)?(?:[^\s:@\[\]][^\n:@\[\]]{0,40}:[ \t]+)?"
+                 r"(?:(?:[-*+>]|\d{1,3}[.)])[ \t]+)?(?:[^\s@:：]{1,20}[:：]?[ \t\u3000]+)?")
+_LOGIN_END = r"[ \t\u3000]*[。！]?[ \t]*\r?"
+_LOGIN_AFTER = rf"{_LOGIN_PREFIX}{_LOGIN_ADDRESS}{_LOGIN_BETWEEN}{_LOGIN_VALUE}{_LOGIN_END}"
+_LOGIN_BEFORE = rf"{_LOGIN_PREFIX}{_LOGIN_VALUE}{_LOGIN_BETWEEN}{_LOGIN_ADDRESS}{_LOGIN_END}"
 #: what every secret detect-secrets finds has somewhere in its line, known without loading it (a
 #: tenth of a second, once per process; the heartbeat redacts what it saves): a word of its key
 #: characters, a URL, a key header, or a secret-sounding name (the last part of every name its
@@ -296,7 +304,7 @@ def _detectors() -> dict[str, Any]:
         "tool_keywords": [(keyword.KeywordDetector.secret_type, re.compile(_TOOL_KEYWORD), "value")],
         "keyword_kind": keyword.KeywordDetector.secret_type, "header_cell": re.compile(_HEADER_CELL), "value_cell": re.compile(_VALUE_CELL),
         "gives_at_end": re.compile(_GIVES_AT_END), "value_line": re.compile(_VALUE_LINE), "prompt": re.compile(_PROMPT),
-        "fence": re.compile(_FENCE), "logins": (re.compile(_LOGIN_AFTER), re.compile(_LOGIN_BEFORE)),
+        "fence": re.compile(_FENCE),
         "word": re.compile(f"[{re.escape(charset)}]{{{_WORD_MIN},}}"),
         "hint": re.compile(f"[{re.escape(charset)}]{{{_WORD_MIN},}}|{_HEADERS}"),
     }
@@ -304,10 +312,10 @@ def _detectors() -> dict[str, Any]:
 
 def may_hold(text: str) -> bool:
     """Whether ``text`` has what every secret has somewhere in its line (see ``_MAY_HOLD``), or a line
-    that may be a login pasted as a pair (``_LOGIN_LINE``, looked for only where an ``@`` is): text
+    that is a login pasted as a pair (:func:`_login_spans`, looked for only where an ``@`` is): text
     without it is what :func:`redact` returns unchanged, without loading the detectors."""
     return bool(text) and (_MAY_HOLD.search(text) is not None
-                           or "@" in text and _compiled(_LOGIN_LINE).search(text) is not None)
+                           or "@" in text and any(_login_spans(line) for line in text.split("\n")))
 
 
 def redact(text: str) -> str:
@@ -389,8 +397,7 @@ def _spans(text: str) -> Iterator[tuple[int, int, str]]:
             names = _names(line, low, found["keyword_words"])
             for start, end in _windows(names, len(line)):
                 yield from _shifted(_keyword_spans(line[start:end], found["keywords"]), offset + start)
-            if "@" in line and len(line) <= _LOGIN_LONGEST:
-                yield from _shifted(_login_spans(line, found["logins"], found["keyword_kind"]), offset)
+            yield from _shifted(iter(_login_spans(line)), offset)
             tools = _names(line, low, _CLI_TOOLS) if "-p" in line or "-a" in line or "-new" in line else []
             for start, end in _windows(tools, len(line)):
                 yield from _shifted(_keyword_spans(line[start:end], found["tool_keywords"]), offset + start)
@@ -402,13 +409,16 @@ def _spans(text: str) -> Iterator[tuple[int, int, str]]:
 _LOGIN_LONGEST = 400
 
 
-def _login_spans(line: str, logins: tuple[re.Pattern[str], ...], kind: str) -> Iterator[tuple[int, int, str]]:
-    """The password of a login pasted as a pair on its own line (``_LOGIN_AFTER``, ``_LOGIN_BEFORE``)."""
-    for regex in logins:
-        match = regex.fullmatch(line)
+def _login_spans(line: str) -> list[tuple[int, int, str]]:
+    """The password of a login pasted as a pair on ``line`` alone (``_LOGIN_AFTER``, ``_LOGIN_BEFORE``); the
+    same look serves :func:`may_hold`, so that the quick check never passes over a pair the detectors see."""
+    if "@" not in line or len(line) > _LOGIN_LONGEST:
+        return []
+    for pattern in (_LOGIN_AFTER, _LOGIN_BEFORE):
+        match = _compiled(pattern).fullmatch(line)
         if match is not None:
-            yield match.start("value"), match.end("value"), kind
-            return
+            return [(match.start("value"), match.end("value"), "Secret Keyword")]
+    return []
 
 
 #: a table's cell border (an escaped one is a character of the cell)
