@@ -460,7 +460,10 @@ def test_a_login_pasted_as_a_pair_loses_its_password(text: str, secret: str) -> 
                                   "[Mon 10:00] Bob: email bob@example.com tomorrow", "jane@example.com +1-555-0100",
                                   "bob@example.com 2026/05/01", "10:42:17 bob@example.com", "bob@example.com 10.0.0.1:8080",
                                   "a1b2c3d bob@example.com", "PROJ-1234 bob@example.com", "bob@example.com @alice123",
-                                  "bob@example.com 1.2.3-rc1", "bob@example.com 3pm-5pm", "bob@example.com 20250917"])
+                                  "bob@example.com 1.2.3-rc1", "bob@example.com 3pm-5pm", "bob@example.com 20250917",
+                                  # lines of real sessions: two addresses, a mail header, a repository's remote
+                                  "sent to: 958500892@example.com, l1chee@example.org",
+                                  "From: =?UTF-8?B?6LW15Lib?= <zhao0111@example.com>", "  git@github.com:Owner0626/VoxBridge.git"])
 def test_an_address_in_talk_with_a_word_a_version_a_number_or_a_date_stays(talk: str) -> None:
     # (nor a phone number, a date, a time, an address and port, a commit hash, a ticket's key, a handle, a version or
     # a number: a password has a small letter and a capital and a digit, or a small letter and a sign)

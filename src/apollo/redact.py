@@ -234,7 +234,10 @@ _EMAIL = r"[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,
 #: ops@example.com"). A phone number, a date, a time, an address and port, a commit hash, a ticket's key, a handle
 #: or a version beside an address is none, nor is a number (a numeric password beside an address stays: too many
 #: ids are one); a line that says more than the pair is prose
-_PASSWORD_LIKE = r"(?![@#])(?=[!-~]{0,63}[a-z])(?:(?=[!-~]{0,63}[A-Z])(?=[!-~]{0,63}[0-9])|(?=[!-~]{0,63}[!#$%&*+?@^~]))"
+#: (nor another address, "a@x.com, b@y.com"; a mail header's encoded name, "=?UTF-8?B?…?="; a repository's path,
+#: "git@github.com:owner/repo.git")
+_PASSWORD_LIKE = (r"(?![@#])(?!=\?)(?![!-~]{0,63}@[A-Za-z0-9-]+\.[A-Za-z])(?![!-~]{0,63}/[!-~]{0,63}\.git(?![!-~]))"
+                  r"(?=[!-~]{0,63}[a-z])(?:(?=[!-~]{0,63}[A-Z])(?=[!-~]{0,63}[0-9])|(?=[!-~]{0,63}[!#$%&*+?@^~]))")
 _LOGIN_VALUE = rf"(?:\*\*|__|[`'\"])?(?P<value>{_APP_PASSWORD}|{_PASSWORD_LIKE}{_SHAPED})(?:\*\*|__|[`'\"])?"
 #: the address as a chat may show it: bold, in backquotes, in angle brackets
 _LOGIN_ADDRESS = rf"(?:\*\*|__|`|<)?{_EMAIL}(?:\*\*|__|`|>)?"
