@@ -220,12 +220,16 @@ def test_a_prompt_answered_then_sent_again_keeps_both_copies_and_each_answer(tmp
     "structured summary.",
     "Since there is no conversation provided, I will output an empty summary in the specified format:\n\n## Goal\n"
     "(None)",
+    # OpenClaw's safeguard when the summariser could not run (a session of an owner the rules never saw had it)
+    "Summary unavailable due to context limits. Older messages were truncated.\n\n<read-files>\n/home/u/notes.md\n"
+    "</read-files>",
 ])
 def test_an_earlier_summary_that_is_the_summarisers_failure_is_not_carried(tmp_path: Path, failure: str) -> None:
     """An earlier compaction whose model answered "please provide the conversation" summarised nothing:
     the digest does not carry it as the earlier summary (a real session's digest opened with it)."""
     summary = _after_compaction(failure, tmp_path)
     assert "conversation text" not in summary and "no conversation provided" not in summary
+    assert "Summary unavailable" not in summary and "Earlier summary" not in summary
     kept = _after_compaction("The user asked for the nightly scan; service-3 failed with E003.", tmp_path / "kept")
     assert "service-3 failed with E003" in kept
 
