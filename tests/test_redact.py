@@ -448,6 +448,9 @@ def test_a_cut_is_a_prefix_that_never_halves_a_mark(parts: list[str], limit: int
     ("**ops@example.com** Hunter2!x", "Hunter2!x"), ("`ops@example.com` `Hunter2!x`", "Hunter2!x"), ("<ops@example.com> Hunter2!x", "Hunter2!x"),
     ("ops@example.com — Hunter2!x", "Hunter2!x"), ("ops@example.com => Hunter2!x", "Hunter2!x"), ("login: ops@example.com Hunter2!x", "Hunter2!x"),
     ("邮箱 ops@example.com Hunter2!x", "Hunter2!x"),
+    # review 46: a no-break space between, an ideographic space before, a Chinese semicolon after
+    ("ops@example.com\u00a0Hunter2!x", "Hunter2!x"), ("\u3000ops@example.com Hunter2!x", "Hunter2!x"),
+    ("ops@example.com Hunter2!x；", "Hunter2!x"),
 ])
 def test_a_login_pasted_as_a_pair_loses_its_password(text: str, secret: str) -> None:
     out = redact(text)
@@ -463,7 +466,12 @@ def test_a_login_pasted_as_a_pair_loses_its_password(text: str, secret: str) -> 
                                   "bob@example.com 1.2.3-rc1", "bob@example.com 3pm-5pm", "bob@example.com 20250917",
                                   # lines of real sessions: two addresses, a mail header, a repository's remote
                                   "sent to: 958500892@example.com, l1chee@example.org",
-                                  "From: =?UTF-8?B?6LW15Lib?= <zhao0111@example.com>", "  git@github.com:Owner0626/VoxBridge.git"])
+                                  "From: =?UTF-8?B?6LW15Lib?= <zhao0111@example.com>", "  git@github.com:Owner0626/VoxBridge.git",
+                                  # review 46: a display name before an address in angle brackets (git's author lines,
+                                  # mail headers), a remote or a path beside an address
+                                  "Author: Owner0626 <owner0626@example.com>", "Signed-off-by: JaneDoe42 <jane@example.com>",
+                                  "    12\tOwner0626 <owner0626@users.noreply.github.com>", "git@github.com:Owner0626/VoxBridge",
+                                  "deploy@web1.example.com:Sites/App2", "bob@example.com github.com/Bob42"])
 def test_an_address_in_talk_with_a_word_a_version_a_number_or_a_date_stays(talk: str) -> None:
     # (nor a phone number, a date, a time, an address and port, a commit hash, a ticket's key, a handle, a version or
     # a number: a password has a small letter and a capital and a digit, or a small letter and a sign)
@@ -485,17 +493,29 @@ def test_any_password_beside_an_address_alone_on_its_line_is_redacted(address: s
     assert address in out
 
 
-def test_a_chinese_name_of_a_password_then_a_space_gives_a_value_that_looks_like_one() -> None:
+def test_a_chinese_name_of_a_password_then_a_space_or_nothing_gives_a_value_that_looks_like_a_password() -> None:
     # a real session: "我github远程账号：…@163.com 密码 …" (the name, a space, the password)
-    assert "Love1606x" not in redact("github 账号：someone@example.com 密码 Love1606x")
-    for talk in ("密码 管理器很好用", "令牌 桶算法", "密码 错误 3 次"):
+    for text in ("github 账号：someone@example.com 密码 Love1606x", "密码Love1606x"):
+        assert "Love1606x" not in redact(text), text
+    # (review 46: counts, model names, dates and key types after a space are no password)
+    for talk in ("密码 管理器很好用", "令牌 桶算法", "密码 错误 3 次", "输入令牌 12345678，输出令牌 234567", "令牌 gpt-4o-mini 用的",
+                 "密码 2026/05/01 过期", "密钥 RSA4096 就够了", "生成一个密钥 ed25519 就行", "密码 规则 参考 ISO27001"):
         assert redact(talk) == talk, talk
 
 
 def test_a_login_and_password_named_together_then_given_at_the_end_of_the_line_lose_the_password() -> None:
     for text, secret in (("store username and password in the keychain 90130881 7903312Ft@", "7903312Ft@"),
-                         ("账号和密码：alice Love1606x", "Love1606x")):
+                         ("账号和密码：alice Love1606x", "Love1606x"), ("账号密码：alice Love1606x", "Love1606x"),
+                         ("用户名密码：admin Adm1n@2026", "Adm1n@2026"), ("user/pass admin Hunter2!x", "Hunter2!x"),
+                         ("user and pass: admin Hunter2!x", "Hunter2!x")):
         out = redact(text)
         assert secret not in out and redact(out) == out, out
-    for talk in ("store the username and password in the keychain", "username and password are both required now"):
+    # (review 46: read on the whole line, a word before more text is no value; a hash, a time, a ticket is none)
+    for talk in ("store the username and password in the keychain", "username and password are both required now",
+                 "The login and password screens were fixed by commit a1b2c3d4", "Username and password changed at 10:42:17",
+                 "username and password validation added, see PR-12345"):
         assert redact(talk) == talk, talk
+
+
+def test_a_mark_keeps_the_bold_around_a_login_pairs_password() -> None:
+    assert redact("ops@example.com **Hunter2!x**") == "ops@example.com **[REDACTED Secret Keyword]**"

@@ -42,8 +42,9 @@ _RANK = {"Secret Keyword": 1, "Base64 High Entropy String": 2, "Hex High Entropy
 #: clause and no quotation (租户令牌只有 `docx:document:readonly` names a scope), then 是/为/:/=, "set to" or
 #: "changed to" (设成, 改成, 换成, 变成, 设为, 改为, 了 after any of them); then a value of six or more printable
 #: characters, or the four groups of four letters an app password is shown as ("密钥 management" is talk).
-#: After a dash (``API 密钥 - …``), or a space alone (``密码 Love1606``), the value must look like one (``_SHAPED``:
-#: "API 密钥 - required" and "密码 管理" are talk).
+#: After a dash (``API 密钥 - …``) the value must look like one (``_SHAPED``: "API 密钥 - required" is talk); after
+#: a space or nothing (``密码 Love1606x``, ``密码Love1606x``) like a password (``_PASSWORD_LIKE``: "输入令牌 12345678",
+#: "令牌 gpt-4o-mini", "密钥 RSA4096" are counts and names).
 _CJK_NAMES = ("密码", "密钥", "秘钥", "口令", "令牌", "授权码")
 _CJK_COMPOUNDS = ("学", "管理", "文件", "桶", "重置", "字段", "认证", "模式", "存放", "位置", "算法", "链接", "策略",
                   "强度", "规则", "长度", "类型", "格式", "生成", "加密", "哈希", "机制", "协议", "数", "用量", "消耗")
@@ -72,6 +73,11 @@ _VALUE = (rf"{_NOT_VALUE}(?!{_CHARS}{{0,{_LONGEST}}}?[-_](?:{_TERM}))"
           rf"{_CHARS}{{6,{_LONGEST}}}+(?![ \t\u3000]*(?:{_TERM}))")
 #: a value that looks like one without quotes: a digit or one of ``!#$%&+@^~`` in it (bold's ``**`` is no sign)
 _SHAPED = rf"{_NOT_PROSE_VALUE}(?={_CHARS}{{0,{_LONGEST}}}?[0-9!#$%&+@^~]){_VALUE}"
+#: a value that looks like a password as services ask for one, where nothing but its shape says it is one: a small
+#: letter and a capital and a digit, or a small letter and a sign; not another address ("a@x.com, b@y.com"), a mail
+#: header's encoded name ("=?UTF-8?B?…?="), nor a path ("owner/repo", "github.com/Bob42")
+_PASSWORD_LIKE = (r"(?![@#])(?!=\?)(?![^\s:|,]{0,63}@[A-Za-z0-9-]+\.[A-Za-z])(?![!-~]{0,63}/)"
+                  r"(?=[!-~]{0,63}[a-z])(?:(?=[!-~]{0,63}[A-Z])(?=[!-~]{0,63}[0-9])|(?=[!-~]{0,63}[!#$%&*+?@^~]))")
 #: a quoted value: a host or file name is not one (``sent only to `api.example.com` ``), nor a plain
 #: word ("the token is `expired`", `undefined`, "NOT SET yet"): it needs a digit or sign, a capital
 #: after a small letter, or twelve characters (a passphrase, spaces and all: "my passphrase is
@@ -90,9 +96,10 @@ _NUMBER = rf"[0-9][0-9,._]*[kKmMbB]?(?!{_CHARS})"
 #: (the three keyword patterns are compiled with the detectors, when a text needs them: the heartbeat
 #: imports this module, and compiling them costs more than the rest of its imports)
 _CJK_KEYWORD = (
-    rf"{_CJK_NAMED}[^\n。！？!?，,；;:：=`'\"“”‘’「」『』]{{0,20}}?(?:{_CJK_GIVES}|[:：=]|(?P<dash>[ \t]?[-–—][ \t]|[ \t\u3000]+(?=[!-~])))"
+    rf"{_CJK_NAMED}[^\n。！？!?，,；;:：=`'\"“”‘’「」『』]{{0,20}}?(?:{_CJK_GIVES}|[:：=]|(?P<dash>[ \t]?[-–—][ \t])"
+    r"|(?P<space>[ \t\u3000]*)(?=[A-Za-z0-9]))"
     r"[ \t\u3000\u00a0:：]*(?:\*\*|__)?[ \t\u3000\u00a0]*[`'\"“‘「『]?[ \t\u3000\u00a0]*"
-    rf"(?P<value>{_APP_PASSWORD}|(?(dash){_SHAPED}|{_VALUE}))")
+    rf"(?P<value>{_APP_PASSWORD}|(?(dash){_SHAPED}|(?(space){_PASSWORD_LIKE}{_SHAPED}|{_VALUE})))")
 #: names of a secret in English prose, where detect-secrets reads only an assignment (``password: …``):
 #: "my password is …", "the bot token is now …", "API key - …", "changed the passphrase to …", and in
 #: JSON with a name it does not spell (``"botToken": "…"``). A lone "key" or "secret" is talk ("the key
@@ -148,11 +155,12 @@ _FROM_TO_KEYWORD = (rf"{_FROM}(?:[`'\"“][^\n`'\"”]{{1,{_LONGEST}}}+[`'\"”]
 _ARROW_KEYWORD = (rf"{_EN_NAMED}[^\n.!?,;:=`'\"“”‘’]{{0,40}}?[:：=][ \t]*[`'\"“]?[^\s`'\"”]{{1,{_LONGEST}}}+[`'\"”]?"
                   rf"[ \t]*(?:->|→|=>)[ \t]*{_CHANGE_VALUE}")
 #: a login and its password named together, then given together at the end of the line: "store username and
-#: password in the keychain 90130881 7903312Ft@", "账号和密码：alice Love1606x" (a real session of an owner the
-#: rules never saw gave them so): the last of the two values, when it looks like one
-_PAIR_KEYWORD = (r"(?i:user[ _-]?name|usename|login|account|账号|用户名)[ \t]*(?i:and|&|/|和|与|、)[ \t]*"
-                 rf"(?i:pass(?:word|wd)?|密码)(?![A-Za-z])[^\n]{{0,60}}?[ \t:：]+[^\s]{{1,64}}[ \t]+(?P<value>{_SHAPED})"
-                 r"[ \t]*\r?$")
+#: password in the keychain 90130881 7903312Ft@", "账号和密码：alice Love1606x", "账号密码：alice Love1606x", "user/pass
+#: admin Hunter2!x" (a real session of an owner the rules never saw gave them so): the last of the two values, when
+#: it looks like a password (read on the whole line, at most ``_LOGIN_LONGEST`` characters)
+_PAIR_KEYWORD = (r"(?i:user(?:[ _-]?name)?|usename|login|account|账号|账户|用户名)[ \t]*(?i:and|&|/|和|与|、)?[ \t]*"
+                 r"(?i:pass(?:word|wd)?|密码)(?![A-Za-z])[^\n]{0,60}?[ \t:：]+[^\s]{1,64}[ \t\u3000]+"
+                 rf"(?P<value>{_PASSWORD_LIKE}{_SHAPED})[ \t\u3000]*[。！]?[ \t]*\r?$")
 _CJK_FROM = rf"{_CJK_NAMED}[^\n。！？，,；;]{{0,10}}?[从由][ \t]*"
 _CJK_TO = r"(?:[设改换变]成|[设改]为|修改为|修改成|更改为|更新为|到)了?"
 _CJK_FROM_KEYWORD = rf"{_CJK_FROM}[“\"'`「]?(?P<value>{_SHAPED})(?=[”\"'`」]?[ \t]*{_CJK_TO})"
@@ -234,24 +242,23 @@ _EMAIL = r"[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,
 #: ops@example.com"). A phone number, a date, a time, an address and port, a commit hash, a ticket's key, a handle
 #: or a version beside an address is none, nor is a number (a numeric password beside an address stays: too many
 #: ids are one); a line that says more than the pair is prose
-#: (nor another address, "a@x.com, b@y.com"; a mail header's encoded name, "=?UTF-8?B?…?="; a repository's path,
-#: "git@github.com:owner/repo.git")
-_PASSWORD_LIKE = (r"(?![@#])(?!=\?)(?![!-~]{0,63}@[A-Za-z0-9-]+\.[A-Za-z])(?![!-~]{0,63}/[!-~]{0,63}\.git(?![!-~]))"
-                  r"(?=[!-~]{0,63}[a-z])(?:(?=[!-~]{0,63}[A-Z])(?=[!-~]{0,63}[0-9])|(?=[!-~]{0,63}[!#$%&*+?@^~]))")
 _LOGIN_VALUE = rf"(?:\*\*|__|[`'\"])?(?P<value>{_APP_PASSWORD}|{_PASSWORD_LIKE}{_SHAPED})(?:\*\*|__|[`'\"])?"
+#: a name before an address in angle brackets is its display name ("Owner0626 <owner0626@…>": git's author lines,
+#: mail headers); so is a value after a label of those ("Author:", "Signed-off-by:", "From:")
 #: the address as a chat may show it: bold, in backquotes, in angle brackets
 _LOGIN_ADDRESS = rf"(?:\*\*|__|`|<)?{_EMAIL}(?:\*\*|__|`|>)?"
 #: between the two: spaces (an ideographic one too), or a colon, bar, slash, comma, dash or arrow with or without
 #: them ("ops@example.com:Hunter2!x", "…：Hunter2!x", "… - Hunter2!x", "… => Hunter2!x")
-_LOGIN_BETWEEN = r"(?:[ \t\u3000]*(?:[:：|/,，]|[-–—]|=>|->)[ \t\u3000]*|[ \t\u3000]+)"
+_LOGIN_BETWEEN = r"(?:[ \t\u3000\u00a0]*(?:[:：|/,，]|[-–—]|=>|->)[ \t\u3000\u00a0]*|[ \t\u3000\u00a0]+)"
 #: before the pair, what a channel or a forwarded chat puts before a message (its stamp in brackets, "[Telegram …
 #: 21:18 GMT+1]", "[1:13 PM, 4/1/2026]", then perhaps who said it, "Richard:"), a list item's or a quote's mark
 #: ("- ", "> ", "1. ") and a label ("login: ", "邮箱 "); after it, a full stop
-_LOGIN_PREFIX = (r"[ \t]*(?:\[[^\]\n]{1,160}\][ \t]*)?(?:[^\s:@\[\]][^\n:@\[\]]{0,40}:[ \t]+)?"
+_LOGIN_PREFIX = (r"[ \t\u3000]*(?!(?i:author|committer|signed-off-by|co-authored-by|from|to|cc|bcc|reply-to|sender)[:：])"
+                 r"(?:\[[^\]\n]{1,160}\][ \t]*)?(?:[^\s:@\[\]][^\n:@\[\]]{0,40}:[ \t]+)?"
                  r"(?:(?:[-*+>]|\d{1,3}[.)])[ \t]+)?(?:[^\s@:：]{1,20}[:：]?[ \t\u3000]+)?")
-_LOGIN_END = r"[ \t\u3000]*[。！]?[ \t]*\r?"
+_LOGIN_END = r"[ \t\u3000\u00a0]*[。！；;]?[ \t]*\r?"
 _LOGIN_AFTER = rf"{_LOGIN_PREFIX}{_LOGIN_ADDRESS}{_LOGIN_BETWEEN}{_LOGIN_VALUE}{_LOGIN_END}"
-_LOGIN_BEFORE = rf"{_LOGIN_PREFIX}{_LOGIN_VALUE}{_LOGIN_BETWEEN}{_LOGIN_ADDRESS}{_LOGIN_END}"
+_LOGIN_BEFORE = rf"{_LOGIN_PREFIX}{_LOGIN_VALUE}{_LOGIN_BETWEEN}(?!<){_LOGIN_ADDRESS}{_LOGIN_END}"
 #: what every secret detect-secrets finds has somewhere in its line, known without loading it (a
 #: tenth of a second, once per process; the heartbeat redacts what it saves): a word of its key
 #: characters, a URL, a key header, or a secret-sounding name (the last part of every name its
@@ -297,7 +304,7 @@ def _detectors() -> dict[str, Any]:
                                       (re.compile(_TABLE_KEYWORD), "value"), (re.compile(_CLI_KEYWORD), "value"),
                                       *((re.compile(pattern), "value") for pattern in (
                                           _FROM_KEYWORD, _FROM_TO_KEYWORD, _ARROW_KEYWORD, _CJK_FROM_KEYWORD,
-                                          _CJK_FROM_TO_KEYWORD, _PAIR_KEYWORD)))]
+                                          _CJK_FROM_TO_KEYWORD)))]
     entropy = [Base64HighEntropyString(), HexHighEntropyString()]
     charset = "".join(sorted(set(entropy[0].charset)))
     return {
@@ -400,7 +407,7 @@ def _spans(text: str) -> Iterator[tuple[int, int, str]]:
             names = _names(line, low, found["keyword_words"])
             for start, end in _windows(names, len(line)):
                 yield from _shifted(_keyword_spans(line[start:end], found["keywords"]), offset + start)
-            yield from _shifted(iter(_login_spans(line)), offset)
+            yield from _shifted(iter(_login_spans(line) + (_pair_spans(line) if names else [])), offset)
             tools = _names(line, low, _CLI_TOOLS) if "-p" in line or "-a" in line or "-new" in line else []
             for start, end in _windows(tools, len(line)):
                 yield from _shifted(_keyword_spans(line[start:end], found["tool_keywords"]), offset + start)
@@ -420,8 +427,21 @@ def _login_spans(line: str) -> list[tuple[int, int, str]]:
     for pattern in (_LOGIN_AFTER, _LOGIN_BEFORE):
         match = _compiled(pattern).fullmatch(line)
         if match is not None:
-            return [(match.start("value"), match.end("value"), "Secret Keyword")]
+            start = match.start("value")
+            return [(start, start + len(_unmarked(line, start, match.group("value"))), "Secret Keyword")]
     return []
+
+
+def _pair_spans(line: str) -> list[tuple[int, int, str]]:
+    """The password of a login and a password named together and given at the end of ``line`` (``_PAIR_KEYWORD``),
+    read on the whole line: the keyword windows end mid-line, where ``$`` would take a word for the line's end."""
+    if len(line) > _LOGIN_LONGEST:
+        return []
+    match = _compiled(_PAIR_KEYWORD).search(line)
+    if match is None:
+        return []
+    start = match.start("value")
+    return [(start, start + len(_unmarked(line, start, match.group("value"))), "Secret Keyword")]
 
 
 #: a table's cell border (an escaped one is a character of the cell)

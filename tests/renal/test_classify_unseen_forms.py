@@ -91,8 +91,8 @@ def test_a_decision_made_is_still_one(said: str) -> None:
     "将当前配置提交到仓库", "把默认浏览器设置为 Chrome",
     # something to make, with its measure word; a softened order, "X 一下"
     "写一篇周报", "准备一个演讲稿，讲讲这个季度的进展", "根据这份笔记输出一份技术文档", "描述一下你的工作流程",
-    # English: after a word that only opens the turn; a need stated as help wanted
-    "ok check out the task board", "alright now do a quick review of the logs", "Sam, introduce yourself to the team",
+    # English: after a vocative; a need stated as help wanted
+    "Sam, introduce yourself to the team",
     "Look in the notes folder for context", "I need suggestions for the next sprint", "I need to renew my passport",
 ])
 def test_an_order_with_no_marker_is_a_task(said: str) -> None:
@@ -161,8 +161,8 @@ def test_what_the_agent_need_not_do_or_does_not_know_is_no_rule(said: str) -> No
     assert v["m2"].category != "preference", v["m2"]
 
 
-@pytest.mark.parametrize("said", ["No no translate the whole essay", "you need to fix these issues in the repo"])
-def test_an_order_after_a_no_or_a_label_or_said_as_a_need_is_a_task(said: str) -> None:
+@pytest.mark.parametrize("said", ["you need to fix these issues in the repo", "Do some research and figure out the deadline"])
+def test_an_order_said_as_a_need_or_as_research_to_do_is_a_task(said: str) -> None:
     v = verdicts(("assistant", "Here is the first paragraph."), ("user", said))
     assert v["m2"].category == "task", v["m2"]
 
@@ -182,6 +182,10 @@ def test_one_with_more_said_after_it_is_not(said: str) -> None:
 @pytest.mark.parametrize("said", [
     # review 45: an opening word before a noun, a verb that opens a noun, what followed an act, a memory, a question
     "ok test passed", "first run failed", "no change needed", "sorry call dropped", "store closes at 9",
+    # review 46: a report after "ok", a good night, a correction, what happened without approval, a one-off stop
+    "ok fix didn't work", "ok download complete", "alright, build's broken", "晚安，做个好梦", "出个门，马上回来",
+    "找个工作好难", "你写错了", "你装错版本了", "他未经允许就进来了", "未经授权的访问已被拦截", "别装傻", "别用这个了",
+    "you don't make any sense", "you don't call me anymore", "i really need some sleep",
     "更新日志写得很清楚", "检查结果出来了", "登录页面打不开", "配置正确", "删除按钮在右上角", "回复速度太慢了", "修改后还是不行",
     "记得你昨天说过", "写一篇文章要多久",
     # the speaker's own plan or someone else's act; the future 将; a need of one's own
@@ -196,6 +200,7 @@ def test_what_only_looks_like_an_order_or_a_rule_is_neither(said: str) -> None:
 
 
 @pytest.mark.parametrize(("said", "category"), [("装这个插件", "task"), ("打开", "task"), ("现在关闭所有 tab", "task"),
+                                                ("设置成中文", "task"), ("不要写注释", "preference"),
                                                 ("记得关浏览器", "task"), ("you'll need to install Python first", "task"),
                                                 ("写好以后发给我", "task")])
 def test_an_order_the_bounds_keep(said: str, category: str) -> None:
