@@ -519,3 +519,14 @@ def test_a_login_and_password_named_together_then_given_at_the_end_of_the_line_l
 
 def test_a_mark_keeps_the_bold_around_a_login_pairs_password() -> None:
     assert redact("ops@example.com **Hunter2!x**") == "ops@example.com **[REDACTED Secret Keyword]**"
+
+
+def test_a_login_and_password_named_together_then_given_on_the_next_two_lines_lose_the_password() -> None:
+    # a real session of an owner the rules never saw: the pair named, the login, the password, one a line
+    for text, secret in (("store usename and password in mac password safe\n90130881\n7903312Ft@", "7903312Ft@"),
+                         ("账号密码如下\nalice\nLove1606x\n谢谢", "Love1606x")):
+        out = redact(text)
+        assert secret not in out and out.split("\n")[1] == text.split("\n")[1] and redact(out) == out, out
+    for talk in ("username and password are required\nplease fill them in\nthen click Save",
+                 "store username and password in the keychain\n90130881\n12345678"):
+        assert redact(talk) == talk, talk

@@ -158,8 +158,9 @@ _ARROW_KEYWORD = (rf"{_EN_NAMED}[^\n.!?,;:=`'\"“”‘’]{{0,40}}?[:：=][ \t
 #: password in the keychain 90130881 7903312Ft@", "账号和密码：alice Love1606x", "账号密码：alice Love1606x", "user/pass
 #: admin Hunter2!x" (a real session of an owner the rules never saw gave them so): the last of the two values, when
 #: it looks like a password (read on the whole line, at most ``_LOGIN_LONGEST`` characters)
-_PAIR_KEYWORD = (r"(?i:user(?:[ _-]?name)?|usename|login|account|账号|账户|用户名)[ \t]*(?i:and|&|/|和|与|、)?[ \t]*"
-                 r"(?i:pass(?:word|wd)?|密码)(?![A-Za-z])[^\n]{0,60}?[ \t:：]+[^\s]{1,64}[ \t\u3000]+"
+_PAIR_NAMED = (r"(?i:user(?:[ _-]?name)?|usename|login|account|账号|账户|用户名)[ \t]*(?i:and|&|/|和|与|、)?[ \t]*"
+               r"(?i:pass(?:word|wd)?|密码)(?![A-Za-z])")
+_PAIR_KEYWORD = (rf"{_PAIR_NAMED}[^\n]{{0,60}}?[ \t:：]+[^\s]{{1,64}}[ \t\u3000]+"
                  rf"(?P<value>{_PASSWORD_LIKE}{_SHAPED})[ \t\u3000]*[。！]?[ \t]*\r?$")
 _CJK_FROM = rf"{_CJK_NAMED}[^\n。！？，,；;]{{0,10}}?[从由][ \t]*"
 _CJK_TO = r"(?:[设改换变]成|[设改]为|修改为|修改成|更改为|更新为|到)了?"
@@ -451,21 +452,27 @@ _BAR = r"(?<!\\)\|"
 class _Context:
     """What a line says of the lines after it: a table's header names the column that holds a secret
     (``_HEADER_CELL``), or the line ends giving one (``_GIVES_AT_END``) and the value stands alone on the
-    next line, or the first after at most two blank or fence lines."""
+    next line, or the first after at most two blank or fence lines; or it names a login and its password
+    together (``_PAIR_NAMED``) and gives neither, and the two come alone on the next two lines ("store username
+    and password in the keychain" then "90130881" then "7903312Ft@": a real session)."""
 
     def __init__(self, found: dict[str, Any]) -> None:
         self.found = found
         self.columns: tuple[int, ...] = ()
         self.in_table = False
         self.giving = 0  # lines left in which the value may still come
+        self.pair = 0  # the login's and the password's lines still to come (2, 1), after a line naming both
 
     def spans(self, line: str, named: bool) -> Iterator[tuple[int, int, str]]:
         end = len(line) - 1 if line.endswith("\r") else len(line)  # a Windows line end is no character of it
         yield from self._column(line, end)
-        if not self.giving and not named:  # nothing pending and nothing named: no pattern to read
+        if not self.giving and not self.pair and not named:  # nothing pending and nothing named: no pattern to read
             return
         if not line[:end].strip() or self.found["fence"].fullmatch(line, 0, end):
             self.giving = max(0, self.giving - 1)
+            return
+        if self.pair:
+            yield from self._pair_line(line, end)
             return
         if self.giving:
             self.giving = 0
@@ -475,6 +482,20 @@ class _Context:
                 return
         if named and not self.found["prompt"].match(line):
             self.giving = 3 if self.found["gives_at_end"].search(line, max(0, end - _BEFORE - _AFTER), end) else 0
+            if not self.giving and len(line) <= _LOGIN_LONGEST and _compiled(_PAIR_NAMED).search(line) \
+                    and not _pair_spans(line):
+                self.pair = 2
+
+    def _pair_line(self, line: str, end: int) -> Iterator[tuple[int, int, str]]:
+        """The login's line, then the password's: the password when the line is one value shaped like it."""
+        self.pair -= 1
+        if self.pair:
+            if " " in line[:end].strip():  # a sentence, not a login: the pair was named, not given
+                self.pair = 0
+            return
+        match = self.found["value_line"].fullmatch(line, 0, end)
+        if match is not None and _compiled(_PASSWORD_LIKE).match(line, match.start("value")):
+            yield from self._value(match, line)
 
     def _column(self, line: str, end: int) -> Iterator[tuple[int, int, str]]:
         if not line.lstrip().startswith("|"):
