@@ -155,7 +155,7 @@ _FROM_TO_KEYWORD = (rf"{_FROM}(?:[`'\"“][^\n`'\"”]{{1,{_LONGEST}}}+[`'\"”]
 _ARROW_KEYWORD = (rf"{_EN_NAMED}[^\n.!?,;:=`'\"“”‘’]{{0,40}}?[:：=][ \t]*[`'\"“]?[^\s`'\"”]{{1,{_LONGEST}}}+[`'\"”]?"
                   rf"[ \t]*(?:->|→|=>)[ \t]*{_CHANGE_VALUE}")
 #: a login and its password named together, then given together at the end of the line: "store username and
-#: password in the keychain 90130881 7903312Ft@", "账号和密码：alice Love1606x", "账号密码：alice Love1606x", "user/pass
+#: password in the keychain 40251177 Q8wz7731k@", "账号和密码：alice Love1606x", "账号密码：alice Love1606x", "user/pass
 #: admin Hunter2!x" (a real session of an owner the rules never saw gave them so): the last of the two values, when
 #: it looks like a password (read on the whole line, at most ``_LOGIN_LONGEST`` characters)
 _PAIR_NAMED = (r"(?i:user(?:[ _-]?name)?|usename|login|account|账号|账户|用户名)[ \t]*(?i:and|&|/|和|与|、)?[ \t]*"
@@ -454,7 +454,7 @@ class _Context:
     (``_HEADER_CELL``), or the line ends giving one (``_GIVES_AT_END``) and the value stands alone on the
     next line, or the first after at most two blank or fence lines; or it names a login and its password
     together (``_PAIR_NAMED``) and gives neither, and the two come alone on the next two lines ("store username
-    and password in the keychain" then "90130881" then "7903312Ft@": a real session)."""
+    and password in the keychain" then "40251177" then "Q8wz7731k@": a real session)."""
 
     def __init__(self, found: dict[str, Any]) -> None:
         self.found = found
