@@ -244,8 +244,6 @@ _EMAIL = r"[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,
 #: or a version beside an address is none, nor is a number (a numeric password beside an address stays: too many
 #: ids are one); a line that says more than the pair is prose
 _LOGIN_VALUE = rf"(?:\*\*|__|[`'\"])?(?P<value>{_APP_PASSWORD}|{_PASSWORD_LIKE}{_SHAPED})(?:\*\*|__|[`'\"])?"
-#: a name before an address in angle brackets is its display name ("Owner0626 <owner0626@…>": git's author lines,
-#: mail headers); so is a value after a label of those ("Author:", "Signed-off-by:", "From:")
 #: the address as a chat may show it: bold, in backquotes, in angle brackets
 _LOGIN_ADDRESS = rf"(?:\*\*|__|`|<)?{_EMAIL}(?:\*\*|__|`|>)?"
 #: between the two: spaces (an ideographic one too), or a colon, bar, slash, comma, dash or arrow with or without
@@ -259,6 +257,8 @@ _LOGIN_PREFIX = (r"[ \t\u3000]*(?!(?i:author|committer|signed-off-by|co-authored
                  r"(?:(?:[-*+>]|\d{1,3}[.)])[ \t]+)?(?:[^\s@:：]{1,20}[:：]?[ \t\u3000]+)?")
 _LOGIN_END = r"[ \t\u3000\u00a0]*[。！；;]?[ \t]*\r?"
 _LOGIN_AFTER = rf"{_LOGIN_PREFIX}{_LOGIN_ADDRESS}{_LOGIN_BETWEEN}{_LOGIN_VALUE}{_LOGIN_END}"
+#: (a name before an address in angle brackets is its display name, "Owner0626 <owner0626@…>": git's author lines,
+#: mail headers; so is a value after a label of those, "Author:", "Signed-off-by:", "From:", which the prefix refuses)
 _LOGIN_BEFORE = rf"{_LOGIN_PREFIX}{_LOGIN_VALUE}{_LOGIN_BETWEEN}(?!<){_LOGIN_ADDRESS}{_LOGIN_END}"
 #: what every secret detect-secrets finds has somewhere in its line, known without loading it (a
 #: tenth of a second, once per process; the heartbeat redacts what it saves): a word of its key
@@ -398,6 +398,7 @@ def _spans(text: str) -> Iterator[tuple[int, int, str]]:
     offset = 0
     for line in text.split("\n"):
         names: list[tuple[int, int]] = []
+        pairs: list[tuple[int, int, str]] = []
         if line:
             low = line.lower()
             hints = [m.span() for m in found["hint"].finditer(line)]
@@ -408,11 +409,12 @@ def _spans(text: str) -> Iterator[tuple[int, int, str]]:
             names = _names(line, low, found["keyword_words"])
             for start, end in _windows(names, len(line)):
                 yield from _shifted(_keyword_spans(line[start:end], found["keywords"]), offset + start)
-            yield from _shifted(iter(_login_spans(line) + (_pair_spans(line) if names else [])), offset)
+            pairs = _pair_spans(line) if names else []
+            yield from _shifted(iter(_login_spans(line) + pairs), offset)
             tools = _names(line, low, _CLI_TOOLS) if "-p" in line or "-a" in line or "-new" in line else []
             for start, end in _windows(tools, len(line)):
                 yield from _shifted(_keyword_spans(line[start:end], found["tool_keywords"]), offset + start)
-        yield from _shifted(context.spans(line, bool(names)), offset)
+        yield from _shifted(context.spans(line, bool(names), bool(pairs)), offset)
         offset += len(line) + 1
 
 
@@ -428,8 +430,7 @@ def _login_spans(line: str) -> list[tuple[int, int, str]]:
     for pattern in (_LOGIN_AFTER, _LOGIN_BEFORE):
         match = _compiled(pattern).fullmatch(line)
         if match is not None:
-            start = match.start("value")
-            return [(start, start + len(_unmarked(line, start, match.group("value"))), "Secret Keyword")]
+            return [_value_span(line, match)]
     return []
 
 
@@ -439,10 +440,13 @@ def _pair_spans(line: str) -> list[tuple[int, int, str]]:
     if len(line) > _LOGIN_LONGEST:
         return []
     match = _compiled(_PAIR_KEYWORD).search(line)
-    if match is None:
-        return []
+    return [] if match is None else [_value_span(line, match)]
+
+
+def _value_span(line: str, match: re.Match[str]) -> tuple[int, int, str]:
+    """The span of ``match``'s value in ``line``, less what closes around it (:func:`_unmarked`)."""
     start = match.start("value")
-    return [(start, start + len(_unmarked(line, start, match.group("value"))), "Secret Keyword")]
+    return start, start + len(_unmarked(line, start, match.group("value"))), "Secret Keyword"
 
 
 #: a table's cell border (an escaped one is a character of the cell)
@@ -463,7 +467,9 @@ class _Context:
         self.giving = 0  # lines left in which the value may still come
         self.pair = 0  # the login's and the password's lines still to come (2, 1), after a line naming both
 
-    def spans(self, line: str, named: bool) -> Iterator[tuple[int, int, str]]:
+    def spans(self, line: str, named: bool, paired: bool = False) -> Iterator[tuple[int, int, str]]:
+        """What ``line`` holds that earlier lines said would come; ``named``: it names a secret itself,
+        ``paired``: it gives a named login's password itself (:func:`_pair_spans`)."""
         end = len(line) - 1 if line.endswith("\r") else len(line)  # a Windows line end is no character of it
         yield from self._column(line, end)
         if not self.giving and not self.pair and not named:  # nothing pending and nothing named: no pattern to read
@@ -482,8 +488,7 @@ class _Context:
                 return
         if named and not self.found["prompt"].match(line):
             self.giving = 3 if self.found["gives_at_end"].search(line, max(0, end - _BEFORE - _AFTER), end) else 0
-            if not self.giving and len(line) <= _LOGIN_LONGEST and _compiled(_PAIR_NAMED).search(line) \
-                    and not _pair_spans(line):
+            if not self.giving and not paired and len(line) <= _LOGIN_LONGEST and _compiled(_PAIR_NAMED).search(line):
                 self.pair = 2
 
     def _pair_line(self, line: str, end: int) -> Iterator[tuple[int, int, str]]:
