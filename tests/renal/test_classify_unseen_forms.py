@@ -206,3 +206,46 @@ def test_what_only_looks_like_an_order_or_a_rule_is_neither(said: str) -> None:
 def test_an_order_the_bounds_keep(said: str, category: str) -> None:
     v = verdicts(("assistant", "Hi, what can I do?"), ("user", said))
     assert v["m2"].category == category, v["m2"]
+
+
+@pytest.mark.parametrize("said", [
+    "Génère une image pour l'offre de printemps", "genere une affiche en espagnol", "Cherche 10 prospects à Lille",
+    "ajoute-les en base", "Enlève le nom de domaine", "Très bien, fais maintenant la version courte",
+    "montre-moi le rapport", "Lance la prospection à Lyon", "peux-tu me l'envoyer stp", "Pourriez-vous vérifier la facture ?",
+    "Revisa si tengo tareas pendientes", "Crea un ejemplo de una clase Persona", "Redacta un saludo breve para Ana",
+    "dame los comandos para nuestro caso", "explícame la herencia en Java", "pregúntale a Ana cómo está",
+    "puedes enviarme un mensaje de prueba por telegram", "Ajústalo según convenga",
+])
+def test_a_french_or_spanish_order_opening_its_clause_is_a_task(said: str) -> None:
+    v = verdicts(("assistant", "Hi, what can I do?"), ("user", said))
+    assert v["m2"].category == "task", v["m2"]
+
+
+@pytest.mark.parametrize("said", [
+    # Spanish drops the subject: what something does, when an error or a "but not" follows
+    "Genera muchos errores cuando lo ejecuto", "Crea el archivo pero no lo guarda", "Muestra un error y se cierra",
+    # a noun that is also a verb's form, with no pronoun or article to make it an order
+    "Programme de la semaine", "Pregunta: ¿cuánto cuesta?", "Muestra gratis incluida",
+    # Indonesian and Italian "di", Spanish "dale" (go ahead), an English name, a CV, a model
+    "di rumah saja", "dale", "Lance said he will call back", "Resume attached", "Llama 3 is faster on my laptop",
+])
+def test_a_report_a_noun_or_another_languages_word_is_no_french_or_spanish_order(said: str) -> None:
+    v = verdicts(("assistant", "Hi, what can I do?"), ("user", said))
+    assert v["m2"].category != "task", v["m2"]
+
+
+@pytest.mark.parametrize("said", [
+    "ne communique plus avec ce client", "n'envoie jamais de message sans mon accord",
+    "avec moi tu parles uniquement en français", "No utilices la palabra criterio", "no vuelvas a preguntar lo mismo",
+    "no deberías volver a preguntar", "Recuérdalo para futuras sesiones", "de ahora en adelante responde en español",
+    "désormais, envoie le résumé à 8 h",
+])
+def test_a_french_or_spanish_standing_rule_is_a_preference(said: str) -> None:
+    v = verdicts(("assistant", "Hi, what can I do?"), ("user", said))
+    assert v["m2"].category == "preference", v["m2"]
+
+
+@pytest.mark.parametrize("said", ["ne sais pas", "no me digas", "no tienes razón", "je ne sais plus"])
+def test_a_subject_left_out_a_surprise_or_a_remark_is_no_standing_rule(said: str) -> None:
+    v = verdicts(("assistant", "Hi, what can I do?"), ("user", said))
+    assert v["m2"].category != "preference", v["m2"]
