@@ -214,7 +214,9 @@ def test_an_order_the_bounds_keep(said: str, category: str) -> None:
     "montre-moi le rapport", "Lance la prospection à Lyon", "peux-tu me l'envoyer stp", "Pourriez-vous vérifier la facture ?",
     "Revisa si tengo tareas pendientes", "Crea un ejemplo de una clase Persona", "Redacta un saludo breve para Ana",
     "dame los comandos para nuestro caso", "explícame la herencia en Java", "pregúntale a Ana cómo está",
-    "puedes enviarme un mensaje de prueba por telegram", "Ajústalo según convenga",
+    "puedes enviarme un mensaje de prueba por telegram", "Ajústalo según convenga", "Arregla el bug del login",
+    "Lee este archivo", "Resúmeme el documento", "Vuelve a intentarlo", "Dis-moi ce que tu vois", "Explique-moi le code",
+    "Merci de vérifier la facture", "Veuillez envoyer le rapport", "Quiero que revises el código", "Guarda el archivo",
 ])
 def test_a_french_or_spanish_order_opening_its_clause_is_a_task(said: str) -> None:
     v = verdicts(("assistant", "Hi, what can I do?"), ("user", said))
@@ -228,6 +230,14 @@ def test_a_french_or_spanish_order_opening_its_clause_is_a_task(said: str) -> No
     "Programme de la semaine", "Pregunta: ¿cuánto cuesta?", "Muestra gratis incluida",
     # Indonesian and Italian "di", Spanish "dale" (go ahead), an English name, a CV, a model
     "di rumah saja", "dale", "Lance said he will call back", "Resume attached", "Llama 3 is faster on my laptop",
+    # how or how often it happens, a "but", an outcome: a report (Spanish, Italian, Portuguese)
+    "Sube muy lento", "Calcula mal el total", "Envía dos veces el correo", "Abre la app y se cierra sola",
+    "Guarda los cambios pero luego desaparecen", "Continua a non funzionare", "Abre mas não carrega",
+    "Utilise 90% du CPU", "Installe mais ne démarre pas",
+    # an interjection, a noun, a "could have", a surprise, the Spanish "todo" (all)
+    "Regarde, ça ne marche pas", "Guarda, non funziona", "Relance envoyée hier, pas de réponse",
+    "Execute permission denied on the script", "Podrías tener razón", "Podrías haberme avisado",
+    "Tu pourrais avoir raison", "No me digas que se borró todo", "todo bien", "Gracias por todo",
 ])
 def test_a_report_a_noun_or_another_languages_word_is_no_french_or_spanish_order(said: str) -> None:
     v = verdicts(("assistant", "Hi, what can I do?"), ("user", said))
@@ -238,14 +248,20 @@ def test_a_report_a_noun_or_another_languages_word_is_no_french_or_spanish_order
     "ne communique plus avec ce client", "n'envoie jamais de message sans mon accord",
     "avec moi tu parles uniquement en français", "No utilices la palabra criterio", "no vuelvas a preguntar lo mismo",
     "no deberías volver a preguntar", "Recuérdalo para futuras sesiones", "de ahora en adelante responde en español",
-    "désormais, envoie le résumé à 8 h",
+    "désormais, envoie le résumé à 8 h", "Nunca borres archivos sin preguntar",
 ])
 def test_a_french_or_spanish_standing_rule_is_a_preference(said: str) -> None:
     v = verdicts(("assistant", "Hi, what can I do?"), ("user", said))
     assert v["m2"].category == "preference", v["m2"]
 
 
-@pytest.mark.parametrize("said", ["ne sais pas", "no me digas", "no tienes razón", "je ne sais plus"])
+@pytest.mark.parametrize("said", [
+    "ne sais pas", "no me digas", "no tienes razón", "je ne sais plus", "No me hagas reír",
+    # what something does, a reassurance, a reproach, when something happened to the speaker
+    "Ne charge pas", "Ne répond plus depuis hier", "Ne panique pas", "No debes preocuparte", "No deberías haberlo borrado",
+    "Tu ne devrais pas t'inquiéter", "Se cae cada vez que subo un archivo", "La próxima vez te invito yo",
+    "A partir de hoy estoy de vacaciones",
+])
 def test_a_subject_left_out_a_surprise_or_a_remark_is_no_standing_rule(said: str) -> None:
     v = verdicts(("assistant", "Hi, what can I do?"), ("user", said))
     assert v["m2"].category != "preference", v["m2"]
