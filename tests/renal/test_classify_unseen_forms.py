@@ -216,7 +216,8 @@ def test_an_order_the_bounds_keep(said: str, category: str) -> None:
     "dame los comandos para nuestro caso", "explícame la herencia en Java", "pregúntale a Ana cómo está",
     "puedes enviarme un mensaje de prueba por telegram", "Ajústalo según convenga", "Arregla el bug del login",
     "Lee este archivo", "Resúmeme el documento", "Vuelve a intentarlo", "Dis-moi ce que tu vois", "Explique-moi le code",
-    "Merci de vérifier la facture", "Veuillez envoyer le rapport", "Quiero que revises el código", "Guarda el archivo",
+    "Veuillez envoyer le rapport", "Quiero que revises el código", "Guarda el archivo", "Checa mi correo",
+    "Pásame el archivo", "Relis ce texte", "Déploie en prod", "Renomme le fichier", "Tu peux me faire un résumé stp",
 ])
 def test_a_french_or_spanish_order_opening_its_clause_is_a_task(said: str) -> None:
     v = verdicts(("assistant", "Hi, what can I do?"), ("user", said))
@@ -238,6 +239,14 @@ def test_a_french_or_spanish_order_opening_its_clause_is_a_task(said: str) -> No
     "Regarde, ça ne marche pas", "Guarda, non funziona", "Relance envoyée hier, pas de réponse",
     "Execute permission denied on the script", "Podrías tener razón", "Podrías haberme avisado",
     "Tu pourrais avoir raison", "No me digas que se borró todo", "todo bien", "Gracias por todo",
+    "Gracias a todo el equipo", "The todo app crashes on save",
+    # thanks, a letter's formula, a wish, a belief asked for, a pause, a permission, a surprise, a dropped "ne"
+    "Merci de m'avoir aidé", "Merci de partager, c'est très intéressant", "Veuillez agréer mes salutations distinguées",
+    "Quiero que sepas que te lo agradezco", "Je veux que tu saches que c'est fini", "Quiero que las cosas funcionen",
+    "¿Puedes creer que lo borró?", "Tu peux compter sur moi", "Dame un segundo", "Donne-moi une seconde",
+    "Fais comme tu veux", "Haz lo que quieras", "Fais-toi plaisir", "Dime que es broma", "Cherche pas à comprendre",
+    # English sentences about a name or a word; a French noun after "du"
+    "Mets won again last night", "Donne Smith called me", "Crea means create", "Programme du jour : réunion à 10 h",
 ])
 def test_a_report_a_noun_or_another_languages_word_is_no_french_or_spanish_order(said: str) -> None:
     v = verdicts(("assistant", "Hi, what can I do?"), ("user", said))
@@ -260,7 +269,8 @@ def test_a_french_or_spanish_standing_rule_is_a_preference(said: str) -> None:
     # what something does, a reassurance, a reproach, when something happened to the speaker
     "Ne charge pas", "Ne répond plus depuis hier", "Ne panique pas", "No debes preocuparte", "No deberías haberlo borrado",
     "Tu ne devrais pas t'inquiéter", "Se cae cada vez que subo un archivo", "La próxima vez te invito yo",
-    "A partir de hoy estoy de vacaciones",
+    "A partir de hoy estoy de vacaciones", "No te molestes, ya lo hice yo", "No me esperes para cenar", "Ne dis pas ça",
+    "Ne me parle pas comme ça", "Ne fais pas le malin", "Mi jefe siempre responde en inglés", "Elle parle uniquement en français",
 ])
 def test_a_subject_left_out_a_surprise_or_a_remark_is_no_standing_rule(said: str) -> None:
     v = verdicts(("assistant", "Hi, what can I do?"), ("user", said))
