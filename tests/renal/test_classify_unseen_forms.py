@@ -276,3 +276,34 @@ def test_a_french_or_spanish_standing_rule_is_a_preference(said: str) -> None:
 def test_a_subject_left_out_a_surprise_or_a_remark_is_no_standing_rule(said: str) -> None:
     v = verdicts(("assistant", "Hi, what can I do?"), ("user", said))
     assert v["m2"].category != "preference", v["m2"]
+
+
+@pytest.mark.parametrize(("said", "category"), [
+    ("Tolong kirim laporannya dong", "task"), ("carikan hotel murah di Bali", "task"), ("ingetin aku besok pagi", "task"),
+    ("buatkan ringkasan artikel ini", "task"), ("hãy viết lại đoạn này", "task"), ("giúp mình kiểm tra server", "task"),
+    ("jangan di-summon lagi", "preference"), ("jangan kirim email tanpa izin saya", "preference"),
+    ("không được nói gì với chị ấy nha", "preference"), ("mulai sekarang balas pakai bahasa Indonesia", "preference"),
+    ("từ giờ trở đi trả lời bằng tiếng Việt", "preference"),
+])
+def test_an_indonesian_or_vietnamese_order_or_standing_rule_is_recognised(said: str, category: str) -> None:
+    v = verdicts(("assistant", "Hi, what can I do?"), ("user", said))
+    assert v["m2"].category == category, v["m2"]
+
+
+@pytest.mark.parametrize("said", [
+    # don't worry, don't forget (a reminder), it can't be done, a report of what was done, "please" alone
+    "jangan khawatir", "jangan lupa makan", "đừng lo", "không được rồi", "Ok sudah bisa, thankyou",
+    "Siap, sudah saya simpan", "tạo xong rồi", "tolong dong",
+    # a cry for help, "what if", "come on", the Eid greeting, a verb as a noun or a subject, an idiom, "not yet"
+    "tolong, ada ular!", "tolong aku lagi sedih", "coba kalau dia datang tadi", "Ayo semangat!",
+    "mohon maaf lahir dan batin", "Buat semua orang, selamat tahun baru", "Baca itu bikin aku sedih", "jangan salah, dia pintar",
+    "jangan bercanda, serius?", "jangan kirim emailnya dulu", "aku beli sayur, buah, dan seterusnya",
+    # thanks for help given, a report, a let's, a noun, an idiom, "not well", from now until tonight
+    "cảm ơn bạn đã giúp mình", "Hôm qua anh ấy giúp tôi sửa xe", "Hãy cùng nhau cố gắng nhé", "Dịch bệnh đang lan rộng",
+    "Kiểm tra hôm nay khó quá", "đừng khách sáo", "Không được khỏe lắm", "từ giờ đến tối mình bận",
+    # English sentences that open with one of these words
+    "Mohon is my friend", "Ayo Technology is a song",
+])
+def test_comfort_a_reminder_a_report_or_please_alone_is_no_indonesian_or_vietnamese_order(said: str) -> None:
+    v = verdicts(("assistant", "Hi, what can I do?"), ("user", said))
+    assert v["m2"].category not in ("task", "preference"), v["m2"]
