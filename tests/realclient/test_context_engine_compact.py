@@ -54,7 +54,10 @@ def compacted(tmp_path_factory: pytest.TempPathFactory, openclaw_cli) -> dict[st
     model = FakeModel({"What did we decide": "Blue-green, as decided."})
     session = _session()
     legacy_state_dir(root, {session.session_id: session.write(root / "src" / "s.jsonl")})
-    rig = Rig(root, openclaw_cli, model, apollo=True)
+    # the first turn starts the Apollo process: on a CI machine busy with the other real-client modules that and its
+    # first assemble once took over the 5 s a request may take, and the turn failed open (as it should: the fail-open
+    # path has its own tests); this module is about /compact, so its requests get the bootstrap's time
+    rig = Rig(root, openclaw_cli, model, apollo=True, timeout_ms=30000)
     openclaw_cli.import_legacy(rig.state)
     gateway = Gateway(rig)
     try:
