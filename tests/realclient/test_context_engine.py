@@ -1,9 +1,9 @@
 """Apollo's context engine inside the real OpenClaw 2026.9.6, turns against a model faked on 127.0.0.1.
 
 The same conversation runs twice at once, with OpenClaw's built-in engine and with Apollo's, and
-the requests the model received are compared. Then, at once on three more state dirs: the Apollo
-process killed in the middle of a turn, a missing Apollo binary, and a session imported from a
-transcript shaped like a real one. A turn takes 25-60 s here, so turns run in parallel and the
+the requests the model received are compared. Then, at once on four more state dirs: the Apollo
+process killed in the middle of a turn, a missing Apollo binary, a session imported from a
+transcript shaped like a real one, and an Apollo process slower to start than a request may take. A turn takes 25-60 s here, so turns run in parallel and the
 whole module stays within a few minutes (one xdist group: its turns must not race the other
 real-client tests for the two cores).
 """
@@ -22,7 +22,7 @@ import pytest
 
 from apollo.integration.engine import recall_from
 from apollo.integration.engine_store import Store, default_path
-from realclient.engine_support import FakeModel, Rig, apollo_processes, text_of, tool_pairs, wait_gone
+from realclient.engine_support import APOLLO, FakeModel, Rig, apollo_processes, text_of, tool_pairs, wait_gone
 from realclient.support import HEARTBEAT_PROMPT, legacy_state_dir, realistic_session
 
 pytestmark = [pytest.mark.realclient, pytest.mark.slow, pytest.mark.xdist_group("openclaw-engine")]
@@ -34,6 +34,8 @@ REPLIES = {"please ack": "OK", "HEARTBEAT": "HEARTBEAT_OK", "What did we decide"
 INTERNAL = "<<<BEGIN_OPENCLAW_INTERNAL"
 #: what OpenClaw logs when it bypasses a context engine for a turn
 DEGRADED = 'Context engine "apollo-renal" degraded'
+#: an Apollo that takes this long to start, under a request time (timeoutMs) shorter than that
+SLOW_START_S, SLOW_TIMEOUT_MS = 4, 2000
 
 
 def _chat(requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -170,11 +172,19 @@ def test_recall_returns_a_dropped_message_byte_for_byte(conversation: dict[str, 
 
 @pytest.fixture(scope="module")
 def hard_cases(conversation: dict[str, Any], openclaw_cli) -> dict[str, Any]:
-    """In parallel: Apollo killed mid-turn, Apollo missing, a session imported from a transcript."""
+    """In parallel: Apollo killed mid-turn, Apollo missing, a session imported from a transcript, and
+    Apollo starting slowly."""
     root: Path = conversation["root"]
     killed: Rig = conversation["rig"]
-    missing_model, imported_model = FakeModel(REPLIES), FakeModel(REPLIES)
+    missing_model, imported_model, slow_model = FakeModel(REPLIES), FakeModel(REPLIES), FakeModel(REPLIES)
     missing = Rig(root / "missing", openclaw_cli, missing_model, apollo=True, command=[str(root / "no-such-apollo")])
+    # a process that takes SLOW_START_S to start, then is Apollo (exec: the same pid), under a request
+    # time shorter than that: the request that starts it has the start-up allowance on top
+    slow_start = root / "slow-apollo"
+    slow_start.write_text(f'#!/bin/sh\nsleep {SLOW_START_S}\nexec "{APOLLO}" "$@"\n')
+    slow_start.chmod(0o755)
+    slow = Rig(root / "slow", openclaw_cli, slow_model, apollo=True, command=[str(slow_start), "engine", "serve"],
+               timeout_ms=SLOW_TIMEOUT_MS)
     session = realistic_session()
     imported_root = root / "imported"
     legacy_state_dir(imported_root, {session.session_id: session.write(imported_root / "src" / "s.jsonl")})
@@ -184,7 +194,8 @@ def hard_cases(conversation: dict[str, Any], openclaw_cli) -> dict[str, Any]:
     before = len(_chat(killed.model.requests))
     victim = killed.start_turn("Which database do we use? please ack")
     others = [missing.start_turn("hello there"),
-              imported.start_turn("What did we decide about deploys?", session_key="agent:main:s0")]
+              imported.start_turn("What did we decide about deploys?", session_key="agent:main:s0"),
+              slow.start_turn("We deploy with blue-green from now on. please ack")]
     deadline, shot = time.monotonic() + 240, None
     while shot is None and time.monotonic() < deadline and victim.poll() is None:
         pids = apollo_processes(killed.state)
@@ -195,9 +206,10 @@ def hard_cases(conversation: dict[str, Any], openclaw_cli) -> dict[str, Any]:
     results = [(p, *p.communicate(timeout=300)) for p in [victim, *others]]
     yield {"shot": shot, "results": results, "killed": killed, "before": before,
            "missing": missing, "imported": imported, "imported_requests": _chat(imported_model.requests),
-           "missing_requests": _chat(missing_model.requests)}
+           "missing_requests": _chat(missing_model.requests), "slow": slow}
     missing_model.close()
     imported_model.close()
+    slow_model.close()
 
 
 def test_turn_survives_the_apollo_process_being_killed(hard_cases: dict[str, Any]) -> None:
@@ -235,3 +247,18 @@ def test_imported_session_is_filtered_from_its_first_turn(hard_cases: dict[str, 
     assert wait_gone(hard_cases["imported"].state) == []
 
 
+
+
+def test_a_slow_start_does_not_fail_the_first_turn_open(hard_cases: dict[str, Any]) -> None:
+    """The request that starts the process has ``startupTimeoutMs`` (10 s) on top of its own time:
+    a machine busy enough to start Python slowly still gets its first turn filtered."""
+    process, out, err = hard_cases["results"][3]
+    assert process.returncode == 0, err[-3000:]
+    assert "[apollo-renal]" not in out + err and DEGRADED not in out + err
+    slow: Rig = hard_cases["slow"]
+    store = Store(default_path(slow.state))
+    try:
+        assert len(store.sessions()) == 1  # the turn went through Apollo: assembled and committed
+    finally:
+        store.close()
+    assert wait_gone(slow.state) == []

@@ -54,9 +54,10 @@ def compacted(tmp_path_factory: pytest.TempPathFactory, openclaw_cli) -> dict[st
     model = FakeModel({"What did we decide": "Blue-green, as decided."})
     session = _session()
     legacy_state_dir(root, {session.session_id: session.write(root / "src" / "s.jsonl")})
-    # the first turn starts the Apollo process: on a CI machine busy with the other real-client modules that and its
-    # first assemble once took over the 5 s a request may take, and the turn failed open (as it should: the fail-open
-    # path has its own tests); this module is about /compact, so its requests get the bootstrap's time
+    # on a CI machine busy with the other real-client modules, the first turn (the Apollo process's start, then its
+    # first assemble) once took over the 5 s a request then had, and failed open; the plugin now adds its start-up
+    # time to that request (test_context_engine.py), and this module, about /compact, not about timing, gives its
+    # requests the bootstrap's time as well
     rig = Rig(root, openclaw_cli, model, apollo=True, timeout_ms=30000)
     openclaw_cli.import_legacy(rig.state)
     gateway = Gateway(rig)

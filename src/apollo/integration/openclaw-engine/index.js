@@ -3,7 +3,8 @@
 // This file only carries messages: it starts one `apollo engine serve` (JSON lines on stdio),
 // sends it each session's message keys (and the bodies it has not seen), and returns the
 // messages it keeps (an old tool output a compaction point cut, with its cut content). Fail
-// open: if Apollo is missing, crashes or takes longer than `timeoutMs`, the turn goes on with the
+// open: if Apollo is missing, crashes or takes longer than `timeoutMs` (and, for the request that
+// starts the process, `startupTimeoutMs` more), the turn goes on with the
 // messages unchanged, one warning is logged, and the process is started again on the next turn.
 // No build step, no dependencies beyond Node itself.
 import { spawn } from "node:child_process";
@@ -16,6 +17,7 @@ const VERSION = "0.1.0";
 const NOTHING_TO_COMPACT = "nothing to compact: Apollo keeps the context within the budget as it assembles it";
 const TIMEOUT_MS = 5000;           // one assemble/commit/compact/recall request
 const BOOTSTRAP_TIMEOUT_MS = 30000; // classifying a whole existing transcript the first time
+const STARTUP_TIMEOUT_MS = 10000;  // more time for the request that starts the process (Python and its imports)
 const PER_NEW_MESSAGE_MS = 2;      // more time for a request that brings messages Apollo has not classified yet
 
 // The key of a message: the same message (next turn, after a restart, read back from the transcript)
@@ -28,9 +30,10 @@ function keyOf(m) {
 const roughTokens = (messages) => Math.ceil(JSON.stringify(messages).length / 4);
 
 class Apollo {
-  constructor(command, logger) {
+  constructor(command, logger, startupMs = STARTUP_TIMEOUT_MS) {
     this.command = command;
     this.logger = logger;
+    this.startupMs = startupMs;
     this.child = null;
     this.pending = new Map();
     this.nextId = 1;
@@ -77,13 +80,18 @@ class Apollo {
   request(op, payload, timeoutMs) {
     if (this.down) return Promise.reject(new Error("apollo engine is down until the next turn"));
     const run = () => new Promise((resolve, reject) => {
-      if (!this.child) this.start();
+      // a process started for this request answers only once Python has started and imported
+      // Apollo: on a busy machine that alone can take longer than a request's own time
+      const starting = !this.child;
+      if (starting) this.start();
+      const allowed = timeoutMs + (starting ? this.startupMs : 0);
       const id = this.nextId++;
       const timer = setTimeout(() => {
         this.pending.delete(id);
         this.stop(); // slow means stuck: a fresh process next turn
-        reject(new Error(`apollo engine did not answer ${op} within ${timeoutMs} ms`));
-      }, timeoutMs);
+        reject(new Error(`apollo engine did not answer ${op} within ${allowed} ms` +
+                         (starting ? ` (${this.startupMs} ms of them for starting the process)` : "")));
+      }, allowed);
       this.pending.set(id, { resolve, reject, timer });
       // cut: this plugin hands the model the cut content of old outputs (result.cut) in their place
       this.child.stdin.write(JSON.stringify({ id, op, cut: true, ...payload }) + "\n");
@@ -147,7 +155,7 @@ export default {
     const timeoutMs = config.timeoutMs ?? TIMEOUT_MS;
     const bootstrapTimeoutMs = config.bootstrapTimeoutMs ?? BOOTSTRAP_TIMEOUT_MS;
     const logger = api.logger ?? console;
-    const apollo = new Apollo(command, logger);
+    const apollo = new Apollo(command, logger, config.startupTimeoutMs ?? STARTUP_TIMEOUT_MS);
     process.once("exit", () => apollo.stop());
     // one warning per failing turn: the other calls of that turn pass through quietly
     const warn = (what, err) => {
