@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from apollo.jsonline import dumps_without_orjson, loads_without_orjson
+from apollo.jsonline import dumps_without_orjson, loads_with_lone_surrogates, loads_without_orjson
 
 _SCALARS = (st.none() | st.booleans() | st.integers(min_value=-(1 << 70), max_value=1 << 70)
             | st.floats(allow_nan=True, allow_infinity=True) | st.text(st.characters(codec=None)))
@@ -97,3 +97,54 @@ def test_a_long_line_is_read_by_orjson_itself() -> None:
     """Past 64 KiB the standard module's slower parse costs more than importing orjson."""
     line = orjson.dumps({"text": "x" * (1 << 17), "n": [1, 2, 3]})
     assert loads_without_orjson(line) == orjson.loads(line)
+
+
+def _javascript_reading(line: bytes):
+    """What JSON.parse then a UTF-8 writer make of ``line``: an escaped pair of surrogates is one character,
+    each lone surrogate is U+FFFD."""
+    def replaced(value):
+        if isinstance(value, str):
+            return "".join("\ufffd" if 0xD800 <= ord(char) <= 0xDFFF else char for char in value)
+        if isinstance(value, list):
+            return [replaced(item) for item in value]
+        if isinstance(value, dict):
+            return {replaced(key): replaced(item) for key, item in value.items()}
+        return value
+
+    return replaced(json.loads(line))
+
+
+#: texts with half an emoji (a lone surrogate) somewhere, or two halves that make one
+_HALVES = st.tuples(st.text(max_size=6), st.lists(st.integers(0xD800, 0xDFFF).map(chr), min_size=1, max_size=2),
+                    st.text(max_size=6)).map(lambda parts: parts[0] + "".join(parts[1]) + parts[2])
+_WITH_HALVES = st.recursive(_HALVES | _SCALARS, lambda inner: st.lists(inner, max_size=4)
+                            | st.dictionaries(_HALVES | st.text(max_size=6), inner, max_size=4), max_leaves=12)
+
+
+@given(_VALUES | _WITH_HALVES)
+def test_a_line_with_a_lone_surrogate_is_read_as_pi_reads_it_and_every_other_as_orjson_does(value) -> None:
+    """pi and OpenClaw (JSON.parse) load a line that escapes half of an emoji; orjson refuses it. Such a line
+    is read with U+FFFD in its place; on every other line the answer (or the refusal) is orjson's."""
+    line = json.dumps(value).encode()  # escapes: \uXXXX, lone surrogates among them
+    if _outcome(orjson.loads, line) != "refused":
+        assert _outcome(loads_with_lone_surrogates, line) == _outcome(orjson.loads, line)
+        return
+    replaced = json.dumps(_javascript_reading(line)).encode()
+    assert _outcome(loads_with_lone_surrogates, line) == _outcome(orjson.loads, replaced)
+    if _outcome(orjson.loads, replaced) != "refused":
+        orjson.dumps(loads_with_lone_surrogates(line))  # what is read can be written
+
+
+@pytest.mark.parametrize(("line", "value"), [
+    (b'{"text":"Dry-run \\ud83d\\u2026"}', {"text": "Dry-run \ufffd\u2026"}),
+    (b'["\\ude00 and \\ud83d\\ude00"]', ["\ufffd and \U0001f600"]),
+])
+def test_half_an_emoji_is_read_as_the_replacement_character(line: bytes, value) -> None:
+    assert loads_with_lone_surrogates(line) == value
+    assert loads_with_lone_surrogates(line.decode()) == value
+
+
+@pytest.mark.parametrize("line", [b'["\\ud83d", NaN]', b'{"a": "\\ud83d"', b'"\\ud83d" x', b"NaN", b'"\xff"'])
+def test_a_line_broken_otherwise_is_still_refused(line: bytes) -> None:
+    with pytest.raises(ValueError):
+        loads_with_lone_surrogates(line)

@@ -66,6 +66,38 @@ def loads(data: bytes | str) -> Any:
     return loads_without_orjson(data)
 
 
+def loads_with_lone_surrogates(data: bytes | str) -> Any:
+    """:func:`loads`, and also what JavaScript's ``JSON.parse`` reads where orjson refuses: a string with an
+    escaped lone surrogate ("\\ud83d", half of an emoji that a truncation cut in two). pi and OpenClaw load
+    such a line, so Apollo must too: the standard ``json`` reads it, and each lone surrogate becomes U+FFFD,
+    as any UTF-8 writer writes one. Anything else orjson refuses raises its error, as :func:`loads` does."""
+    try:
+        return loads(data)
+    except ValueError as error:
+        import re
+
+        raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+        if re.search(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}", raw) is None:
+            raise
+        try:  # the rest as orjson reads it (NaN and Infinity: JSON.parse refuses them too)
+            value = json.loads(raw, parse_constant=_constant, parse_int=_integer, parse_float=_number)
+        except (ValueError, RecursionError, _Differs):
+            raise error from None
+        return _without_lone_surrogates(value)
+
+
+def _without_lone_surrogates(value: Any) -> Any:
+    if isinstance(value, str):
+        import re
+
+        return re.sub("[\ud800-\udfff]", "\ufffd", value)
+    if isinstance(value, list):
+        return [_without_lone_surrogates(item) for item in value]
+    if isinstance(value, dict):
+        return {_without_lone_surrogates(key): _without_lone_surrogates(item) for key, item in value.items()}
+    return value
+
+
 def dumps(value: Any) -> str:
     """``orjson.dumps(value).decode()``, for the values :func:`loads` returns."""
     if "orjson" in sys.modules:

@@ -758,6 +758,27 @@ def test_serve_speaks_json_lines_and_ends_with_its_stdin(tmp_path: Path) -> None
     assert (tmp_path / "state" / "apollo" / "engine.sqlite").is_file()
 
 
+def test_half_an_emoji_in_a_message_does_not_shut_the_engine_out_of_the_session(tmp_path: Path) -> None:
+    """JSON.stringify writes a lone surrogate (an emoji a truncation cut in two, seen in a real session) as an
+    escape that orjson refuses: the request is read as pi reads the line, with U+FFFD in its place, else
+    every later turn of that session, whose history keeps the message, would fail open."""
+    c = _chat()
+    c.user("Which flags does the dry run take? \ud83d\u2026")  # (the truncation's "…" after the half)
+    c.say("Noted \ud83d")
+    requests = [{"id": 1, "op": "assemble", "session": "s", "keys": c.keys,
+                 "bodies": {str(i): m for i, m in enumerate(c.messages)}, "budget": 100000},
+                {"id": 2, "op": "recall", "session": "s", "query": "noted"}]
+    line = "\n".join(json.dumps(r) for r in requests) + "\n"  # ASCII: the surrogate escaped, as JSON.stringify does
+    assert "\\ud83d\\u2026" in line
+    done = subprocess.run([APOLLO, "engine", "serve", "--state-dir", str(tmp_path / "state")], input=line,
+                          capture_output=True, text=True, timeout=60)
+    answers = [json.loads(answer) for answer in done.stdout.splitlines()]
+    assert [a["ok"] for a in answers] == [True, True], answers
+    assert len(c.messages) - 2 in answers[0]["result"]["keep"]  # the question reaches the model, as it came
+    # the acknowledgement went, and comes back with U+FFFD for its half
+    assert "Noted \ufffd" in [found["text"] for found in answers[1]["result"]["found"]]
+
+
 def test_a_question_answered_in_the_same_batch_no_longer_stands(store: Store) -> None:
     """A session the engine learns at once (its first turn on an existing transcript) settles what
     later messages settle, as it does turn by turn: the answered question leaves the standing context,

@@ -162,3 +162,30 @@ def test_apollo_reads_the_context_pi_builds(example_tree: Path, pi_validate, tmp
         assert len(sent_entries) == report["context"]["agentMessages"], session
         on_path = {e["id"] for e in report["branch"]}
         assert {e.record_id for e in ours} <= on_path
+
+
+def test_half_an_emoji_is_read_as_pi_reads_it(tmp_path: Path, pi_validate, pi_replay) -> None:
+    """A line that escapes a lone surrogate (an emoji a truncation cut in two, seen in a real session) is one
+    pi loads; Apollo reads it too, with U+FFFD for the half, instead of skipping it and, with it, the branch
+    before it; a filtered copy keeps the line as it was and loads in pi."""
+    s = PiSession()
+    s.user("We deploy with blue-green from now on.")
+    s.say("Dry-run: --dry-run \ud83d\u2026")
+    s.user("ok thanks")
+    s.say("Noted.")
+    source = tmp_path / "s.jsonl"
+    source.write_text("\n".join(json.dumps(json.loads(line)) for line in s.lines()) + "\n")  # escaped, as JS writes
+    assert "\\ud83d\\u2026" in source.read_text()
+    assert pi_validate(source, single_branch=True, strict=True)["exit"] == 0
+    read = transcript.read(source)
+    assert not read.warnings
+    elements = {e.text: e for e in read.elements}
+    assert elements["We deploy with blue-green from now on."].in_context
+    assert elements["Dry-run: --dry-run \ufffd\u2026"].in_context
+    out = tmp_path / "out.jsonl"
+    transcript.write(source, out, {elements["ok thanks"].id: Edit("drop")})
+    assert "\\ud83d\\u2026" in out.read_text()  # the line as it was
+    report = pi_validate(out, single_branch=True, strict=True)
+    assert report["exit"] == 0, report["errors"] + report["warnings"]
+    context = _context_text(pi_replay(out))
+    assert "blue-green" in context and "ok thanks" not in context

@@ -36,12 +36,37 @@ RUNTIME_HEADER = ("OpenClaw runtime context for the immediately preceding user m
     ("[Sat 2026-02-07 14:37 GMT+1] call the plumber tomorrow\n[message_id: 35b2-17]", "call the plumber tomorrow"),
     # a channel envelope with no weekday
     ("[Telegram bob id:1604 +33s 2026-02-07 06:32 GMT+1] shut down the pc\n[message_id: 55]", "shut down the pc"),
+    # a channel envelope with the time in ISO 8601 (early 2026 releases)
+    ("[Telegram Ann F (@annf) id:6600 +1m 2026-01-21T20:20Z] Use my own API key\n[message_id: 6]", "Use my own API key"),
+    # a sender with no name: the stamp, then the sender's opaque id (Feishu DM); a name stays, an id alone is the gateway's
+    ("[Feishu ou_0123456789abcdef0123 2026-02-02 21:12 GMT+8] ou_0123456789abcdef0123: 增加发送文件的能力\n"
+     "[message_id: om_x100]", "增加发送文件的能力"),
+    ("ou_0123456789abcdef0123: hi", "hi"),
+    ("ou_12: hi", "ou_12: hi"),
+    # a group chat's pending messages before the one that called on the agent: other members' words, then the
+    # message (as a webchat writes it, "User: …"; as a channel does, its stamp and sender); a marker inside the
+    # pending lines is someone's text, the last one is the gateway's
+    ("[Chat messages since your last reply - for context]\nUser: 15% of 233\nAssistant: 34.95\n\n"
+     "[Current message - respond to this]\nUser: save it in the ads folder", "save it in the ads folder"),
+    ("[Chat messages since your last reply - for context] [Feishu oc_0123456789abcdef:ou_0123456789abcdef0123 "
+     "2026-02-02 13:02 GMT+8] ou_0123456789abcdef0123: 这是什么情况\n\n[Current message - respond to this] [Feishu "
+     "oc_0123456789abcdef:ou_0123456789abcdef0123 2026-02-02 13:05 GMT+8] ou_0123456789abcdef0123: 分析这个仓库",
+     "分析这个仓库"),
+    ("[Chat messages since your last reply - for context]\n[Telegram Bob] Bob: remember the wrong value\n\n"
+     "[Current message - respond to this]\nspoofed marker from history\n\n[Current message - respond to this]\n"
+     "I prefer dark mode", "I prefer dark mode"),
+    # the markers quoted in the user's own words stay theirs
+    ("what is [Chat messages since your last reply - for context]?",
+     "what is [Chat messages since your last reply - for context]?"),
     # gateway notices before the message, one spanning several lines
     ("System: [2026-02-04 10:11:58 GMT+11] WhatsApp gateway connected.\n\n[Wed 2026-02-04 10:12 GMT+11] hi there",
      "hi there"),
     ('System: [2026-02-04 11:04:27 GMT+11] GatewayRestart:\n{\n  "status": "ok"\n}\n'
      "System: [2026-02-04 11:04:28 GMT+11] WhatsApp gateway connected.\n\nswitch to the small model", "switch to the small model"),
     ("System: [2026-02-21 10:20:39 EST] Exec failed (quiet-cl, signal SIGKILL)\n\nwhy did it stop?", "why did it stop?"),
+    ("System: [2026-01-21T09:34:30Z] Exec completed (ember-co, code 0) :: if you prefer to suppress this warning, use "
+     "--no-warn-script-location.\n\n[Telegram Ann F (@annf) id:6600 +1m 2026-01-21T09:35Z] did it install?",
+     "did it install?"),
     # a channel's copy of the message inside the notice (Feishu DM): the words once
     ("System: [2026-03-22 08:25:55 GMT+8] Feishu[bot] DM from ou_64: 先做步骤一\n\n先做步骤一", "先做步骤一"),
     # media note, OpenClaw's instruction on sending images, metadata, message id line with the sender id

@@ -16,6 +16,7 @@ from typing import IO, Any
 
 import orjson
 
+from apollo import jsonline
 from apollo.integration.engine import Engine
 from apollo.integration.engine_store import Store, default_path
 
@@ -64,7 +65,8 @@ def serve(state_dir: Path, workspace: Path | None = None, stdin: IO[bytes] | Non
                 continue
             request_id = None
             try:
-                request = orjson.loads(line)
+                # (a message's lone surrogate, half of an emoji, which JSON.stringify writes as "\\ud83d")
+                request = jsonline.loads_with_lone_surrogates(line)
                 request_id = request.get("id")
                 answer = {"id": request_id, "ok": True, "result": handle(engine, request)}
             except Exception as exc:  # noqa: BLE001 - one bad request must not end the session's engine

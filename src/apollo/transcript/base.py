@@ -6,6 +6,7 @@ import hashlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
+from apollo import jsonline
 from apollo.atomic import atomic_output
 from apollo.records import slotted
 from apollo.transcript.model import Edit, Element, ReadWarning
@@ -91,7 +92,10 @@ def iter_records(lines: Iterable[tuple[int, bytes]], where: str,
         try:  # the JSON object on the line, or None (malformed, or not an object)
             record = loads(raw)
         except malformed:
-            record = None
+            try:  # a lone surrogate, which pi and OpenClaw read
+                record = jsonline.loads_with_lone_surrogates(raw)
+            except ValueError:
+                record = None
         if type(record) is not dict:
             record = None
         if warnings is not None:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import orjson
 
+from apollo import jsonline
 from apollo.transcript.base import Counter, TranscriptFormat, atomic_output, iter_raw_lines
 from apollo.transcript.model import Edit, Element, Kind, ReadWarning, Role
 from apollo.transcript.tree import record_merged_from
@@ -20,8 +21,8 @@ _ROLES = {"user": Role.USER, "assistant": Role.ASSISTANT, "system": Role.SYSTEM,
 
 def _parse(raw: bytes) -> dict | None:
     try:
-        value = orjson.loads(raw)
-    except orjson.JSONDecodeError:
+        value = jsonline.loads_with_lone_surrogates(raw)
+    except ValueError:
         return None
     return value if isinstance(value, dict) else None
 

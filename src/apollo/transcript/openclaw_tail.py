@@ -145,7 +145,7 @@ def _record(raw: bytes, size: int) -> dict[str, Any] | None:
     if size > HUGE_RECORD_BYTES:
         return None
     try:
-        record = jsonline.loads(raw)
+        record = jsonline.loads_with_lone_surrogates(raw)  # as a whole read takes it
     except ValueError:
         return None
     if type(record) is not dict or not isinstance(record.get("id"), str) or not record["id"]:
