@@ -144,7 +144,18 @@ def test_half_an_emoji_is_read_as_the_replacement_character(line: bytes, value) 
     assert loads_with_lone_surrogates(line.decode()) == value
 
 
-@pytest.mark.parametrize("line", [b'["\\ud83d", NaN]', b'{"a": "\\ud83d"', b'"\\ud83d" x', b"NaN", b'"\xff"'])
+@pytest.mark.parametrize("line", [b'["\\ud83d", NaN]', b'{"a": "\\ud83d"', b'"\\ud83d" x', b"NaN", b'"\xff"',
+                                  b'\xef\xbb\xbf["\\ud83d"]', b'["\\ud83d", "\xed\xa0\xbd"]'])
 def test_a_line_broken_otherwise_is_still_refused(line: bytes) -> None:
+    """Whatever orjson refuses besides the half (NaN, a cut line, a byte order mark, bytes that are not UTF-8)."""
     with pytest.raises(ValueError):
         loads_with_lone_surrogates(line)
+
+
+def test_half_an_emoji_deep_inside_is_read_as_deep_as_orjson_reads():
+    line = b"[" * 500 + b'"\\ud83d"' + b"]" * 500
+    value = loads_with_lone_surrogates(line)
+    for _ in range(500):
+        (value,) = value
+    assert value == "\ufffd"
+    assert loads_with_lone_surrogates(b'"\\\\ud83d"') == "\\ud83d"  # an escaped backslash, then letters

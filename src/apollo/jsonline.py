@@ -69,33 +69,28 @@ def loads(data: bytes | str) -> Any:
 def loads_with_lone_surrogates(data: bytes | str) -> Any:
     """:func:`loads`, and also what JavaScript's ``JSON.parse`` reads where orjson refuses: a string with an
     escaped lone surrogate ("\\ud83d", half of an emoji that a truncation cut in two). pi and OpenClaw load
-    such a line, so Apollo must too: the standard ``json`` reads it, and each lone surrogate becomes U+FFFD,
-    as any UTF-8 writer writes one. Anything else orjson refuses raises its error, as :func:`loads` does."""
+    such a line, so Apollo must too: each lone surrogate's escape becomes U+FFFD's (what a UTF-8 writer makes
+    of one) and orjson reads the line, so that anything else it refuses it still refuses, with its error."""
     try:
         return loads(data)
     except ValueError as error:
         import re
 
         raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
-        if re.search(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}", raw) is None:
+        # every escape in turn (an escaped backslash is one, so "\\\\ud83d" is no surrogate): a pair stays
+        pattern = rb"\\(?:u[dD][89abAB][0-9a-fA-F]{2}(?:\\u[dD][c-fC-F][0-9a-fA-F]{2})?|u[dD][c-fC-F][0-9a-fA-F]{2}|.)"
+        fixed = re.sub(pattern, _without_lone_surrogate, raw, flags=re.DOTALL)
+        if fixed == raw:
             raise
-        try:  # the rest as orjson reads it (NaN and Infinity: JSON.parse refuses them too)
-            value = json.loads(raw, parse_constant=_constant, parse_int=_integer, parse_float=_number)
-        except (ValueError, RecursionError, _Differs):
+        try:
+            return loads(fixed)
+        except ValueError:
             raise error from None
-        return _without_lone_surrogates(value)
 
 
-def _without_lone_surrogates(value: Any) -> Any:
-    if isinstance(value, str):
-        import re
-
-        return re.sub("[\ud800-\udfff]", "\ufffd", value)
-    if isinstance(value, list):
-        return [_without_lone_surrogates(item) for item in value]
-    if isinstance(value, dict):
-        return {_without_lone_surrogates(key): _without_lone_surrogates(item) for key, item in value.items()}
-    return value
+def _without_lone_surrogate(escape: Any) -> bytes:
+    text: bytes = escape.group(0)
+    return b"\\ufffd" if len(text) == 6 and text[2:3] in b"dD" else text
 
 
 def dumps(value: Any) -> str:

@@ -307,3 +307,42 @@ def test_an_indonesian_or_vietnamese_order_or_standing_rule_is_recognised(said: 
 def test_comfort_a_reminder_a_report_or_please_alone_is_no_indonesian_or_vietnamese_order(said: str) -> None:
     v = verdicts(("assistant", "Hi, what can I do?"), ("user", said))
     assert v["m2"].category not in ("task", "preference"), v["m2"]
+
+
+@pytest.mark.parametrize(("said", "category"), [
+    # Vietnamese: a verb of the agent's work opening its clause, "giúp anh" after it, the imperative "đi" at its end,
+    # "em hãy…" (who is asked, then do), from now on, next time
+    ("Tóm tắt giúp anh bài này https://example.org/post", "task"), ("Chạy lại cron báo cáo đi em", "task"),
+    ("Lưu bài này vào thư mục raw", "task"), ("Em thử dùng công cụ khác đi", "task"), ("Dịch lại đi nào", "task"),
+    ("Cho anh lịch họp tuần này", "task"), ("em hãy xoá bản cũ và thay bằng bản mới nhé", "task"),
+    ("Xem lại giúp anh file cấu hình", "task"), ("Thử lại đi em", "task"),
+    ("Từ giờ em hãy trả lời ngắn gọn thôi", "preference"), ("lần sau nhớ hỏi anh trước khi gửi email", "preference"),
+    # Ukrainian and Russian: the imperative of a verb of the agent's work opening its clause; never; from now on
+    ("Створи репозиторій та додай туди README", "task"), ("продовжуй та звітуй мені", "task"),
+    ("Сделай бэкап базы", "task"), ("проверь логи сервера", "task"),
+    ("ніколи не видаляй файли з папки docs", "preference"), ("отныне отвечай только по-русски", "preference"),
+    # English: said to the agent by its name in a group chat; proceeding with a proposal chooses it; a look to take
+    ("@helper_bot introduce yourself to the new members", "task"), ("Proceed with option 2", "decision"),
+    ("take a look at the failing build", "task"),
+])
+def test_an_order_or_a_standing_rule_in_vietnamese_ukrainian_russian_or_to_a_named_agent_is_recognised(
+        said: str, category: str) -> None:
+    v = verdicts(("assistant", "Hi, what can I do?"), ("user", said))
+    assert v["m2"].category == category, v["m2"]
+
+
+@pytest.mark.parametrize("said", [
+    # Vietnamese: a report, a question, a judgement, a noun these verbs begin, a way to ask or to greet, "đi" as go
+    "Chạy xong rồi mà em", "Chạy local và chạy trên server khác gì nhau", "Chạy được không", "tạo xong rồi",
+    "Dịch bệnh đang lan rộng", "Dịch vụ này tốt lắm", "Kiểm tra hôm nay khó quá", "Đọc sách là sở thích của anh",
+    "Lưu ý: máy chủ sẽ khởi động lại", "Cho anh hỏi cái này", "Gửi anh, em là Lan", "Thêm nữa, anh thấy bài này hay",
+    "Em viết bài này hôm qua rồi", "Anh đi ngủ đây", "Mình đi", "Anh vừa đi", "Thôi đi", "Ngày mai anh đi Hà Nội",
+    "Kỷ niệm đẹp đã mất đi", "từ giờ đến tối mình bận",
+    # Ukrainian and Russian: a question, what someone did, a greeting
+    "Ти щось зробив?", "Створи чи ні, мені все одно?", "Привіт", "что ты сделал?",
+    # English: a yes accepting a proposal stays an agreement, a name alone is no order
+    "yes add them to the list", "@helper_bot", "Proceeding with care is wise",
+])
+def test_a_report_a_question_a_noun_or_a_yes_is_no_order_in_those_languages(said: str) -> None:
+    v = verdicts(("assistant", "Hi, what can I do?"), ("user", said))
+    assert v["m2"].category not in ("task", "preference", "decision"), v["m2"]

@@ -38,11 +38,11 @@ RUNTIME_HEADER = ("OpenClaw runtime context for the immediately preceding user m
     ("[Telegram bob id:1604 +33s 2026-02-07 06:32 GMT+1] shut down the pc\n[message_id: 55]", "shut down the pc"),
     # a channel envelope with the time in ISO 8601 (early 2026 releases)
     ("[Telegram Ann F (@annf) id:6600 +1m 2026-01-21T20:20Z] Use my own API key\n[message_id: 6]", "Use my own API key"),
-    # a sender with no name: the stamp, then the sender's opaque id (Feishu DM); a name stays, an id alone is the gateway's
+    # a sender with no name: the stamp, then the sender's opaque id (Feishu DM); a name stays, and so does an id with no stamp
     ("[Feishu ou_0123456789abcdef0123 2026-02-02 21:12 GMT+8] ou_0123456789abcdef0123: 增加发送文件的能力\n"
      "[message_id: om_x100]", "增加发送文件的能力"),
-    ("ou_0123456789abcdef0123: hi", "hi"),
-    ("ou_12: hi", "ou_12: hi"),
+    ("ou_0123456789abcdef0123: hi", "ou_0123456789abcdef0123: hi"),  # no stamp before it: someone's words
+    ("req_9f8e7d6c5b4a39281: timeout when calling the api, why?", "req_9f8e7d6c5b4a39281: timeout when calling the api, why?"),
     # a group chat's pending messages before the one that called on the agent: other members' words, then the
     # message (as a webchat writes it, "User: …"; as a channel does, its stamp and sender); a marker inside the
     # pending lines is someone's text, the last one is the gateway's
@@ -131,6 +131,9 @@ RUNTIME_HEADER = ("OpenClaw runtime context for the immediately preceding user m
     (RUNTIME_HEADER + "System (untrusted): [2026-04-29 22:00:42 PDT] Here is a structured review.", ""),
     (RUNTIME_HEADER.replace("for the immediately preceding user message.", "(internal):") + CONVERSATION_INFO
      + "Note: the run was aborted.", "Note: the run was aborted."),
+    # the runtime's note after a run the user stopped: "ask for clarification" is none of the user's words
+    ("Note: The previous agent run was aborted by the user. Resume carefully or ask for clarification.\n\n"
+     + CONVERSATION_INFO + "resume the install then", "resume the install then"),
     # the marker of a message sent again to a fallback model, after the bootstrap instructions and before the stamp
     ("[Bootstrap pending]\nPlease read BOOTSTRAP.md from the workspace first.\n\n[Retry after the previous model "
      "attempt failed or timed out]\n\n[Fri 2026-04-24 10:48 PDT] Wake up, my friend!", "Wake up, my friend!"),
