@@ -340,8 +340,19 @@ def test_an_order_or_a_standing_rule_in_vietnamese_ukrainian_russian_or_to_a_nam
     "Kỷ niệm đẹp đã mất đi", "từ giờ đến tối mình bận",
     # Ukrainian and Russian: a question, what someone did, a greeting
     "Ти щось зробив?", "Створи чи ні, мені все одно?", "Привіт", "что ты сделал?",
-    # English: a yes accepting a proposal stays an agreement, a name alone is no order
-    "yes add them to the list", "@helper_bot", "Proceeding with care is wise",
+    # Vietnamese: it failed again, the speaker as "em", a move or a deposit, a time or one's own news, a scolding
+    "Chạy lại code cũ vẫn lỗi", "Tạo lại token vẫn 401", "Chạy lệnh này báo permission denied",
+    "Em sửa lại vẫn lỗi anh ạ", "Em dùng cái này 2 năm nay", "Chuyển vào Sài Gòn sống", "Gửi tiền vào ngân hàng",
+    "Đọc sách giúp mình thư giãn", "Từ nay mình bận lắm", "Từ giờ tôi không uống rượu nữa", "Lần sau đừng có mà trễ",
+    # Ukrainian and Russian: idioms, a permission, a condition, what one has become, a saying quoted
+    "Дай подумать", "Дай-ка подумать", "Дай пять", "Посмотри какая красота", "Расскажи кому-нибудь, не поверят",
+    "Можешь идти", "Можешь расслабиться", "Скачай я это раньше, всё было бы проще", "Отныне я вегетарианец",
+    "Папа всегда говорил: никогда не делай долгов",
+    # Indonesian: a question without its mark, a remark
+    "Simpan itu di mana ya", "Cek itu gimana caranya", "Salin itu bisa ga", "Kirim ulang juga gak masuk",
+    # English: a yes accepting a proposal stays an agreement, a name alone is no order, idioms, labels, caution
+    "yes add them to the list", "@helper_bot", "Proceeding with care is wise", "Proceed with caution lol",
+    "Keep it up!", "Get well soon", "Count me in", "Update - the deploy went fine", "Check: done",
 ])
 def test_a_report_a_question_a_noun_or_a_yes_is_no_order_in_those_languages(said: str) -> None:
     v = verdicts(("assistant", "Hi, what can I do?"), ("user", said))
