@@ -256,6 +256,39 @@ def test_a_user_rule_file_with_an_unknown_signal_or_a_bad_pattern_is_refused(tmp
         Classifier(_config(tmp_path, '[renal]\nrule_files = ["bad3.toml"]\n'))
 
 
+def test_a_user_rule_file_uses_the_built_in_fragments_and_its_own(tmp_path: Path) -> None:
+    """A part of a pattern written once ([fragment]) and used as (?&name): the built-in "can you" and a new one,
+    which may use the fragments before it."""
+    (tmp_path / "frag.toml").write_text(
+        "[fragment]\nteam = '(?:ops|sre) team'\nask_team = '(?&can_you) ask the (?&team)'\n\n"
+        "[signal.task]\npatterns = ['^(?&team) must (?:fix|check)', '(?&ask_team)']\nrequires = ['team']\n",
+        encoding="utf-8")
+    config = _config(tmp_path, '[renal]\nrule_files = ["frag.toml"]\n')
+    v = verdicts(("assistant", "The nightly backup failed."), ("user", "SRE team must fix the cron"),
+                 ("user", "can you ask the ops team"), ("user", "how can you ask the ops team"), config=config)
+    assert v["m2"].category == "task" and v["m3"].category == "task"
+    assert v["m4"].category != "task"  # the built-in fragment's own bounds came with it
+
+
+def test_a_fragment_no_file_defines_is_refused_with_its_name(tmp_path: Path) -> None:
+    (tmp_path / "nofrag.toml").write_text("[signal.task]\npatterns = ['(?&no_such_part) now']\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="no_such_part") as caught:
+        Classifier(_config(tmp_path, '[renal]\nrule_files = ["nofrag.toml"]\n'))
+    assert "nofrag.toml" in caught.value.where and "can_you" in (caught.value.hint or "")
+    (tmp_path / "badfrag.toml").write_text("[fragment]\nx = 3\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"\[fragment\] must be a table of strings"):
+        Classifier(_config(tmp_path, '[renal]\nrule_files = ["badfrag.toml"]\n'))
+
+
+def test_no_built_in_pattern_is_left_with_a_fragment_unexpanded() -> None:
+    text = (rules.RULES_FOLDER / "intent.toml").read_text(encoding="utf-8")
+    assert "(?&can_you)" in text  # the built-in files use them
+    for signal in rules.load().signals.values():
+        regex = signal.regex
+        parts = [] if regex is None else [regex] if hasattr(regex, "pattern") else [regex.first, regex.rest]
+        assert all("(?&" not in part.pattern for part in parts), signal.name
+
+
 def test_a_user_setting_changes_what_counts_as_uncertain(tmp_path: Path) -> None:
     (tmp_path / "strict.toml").write_text("[classify]\nconfirm_below = 0.95\n", encoding="utf-8")
     config = _config(tmp_path, '[renal]\nrule_files = ["strict.toml"]\n')

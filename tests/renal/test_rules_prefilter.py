@@ -154,11 +154,14 @@ def _declared_patterns() -> list[tuple[str, str, int]]:
     from apollo.rulefile import read_toml
 
     found = []
+    fragments: dict[str, str] = {}  # each pattern as the engine reads it: its fragments put in (?&name)'s place
     for name in rules.BUILTIN_FILES:
         data, _ = read_toml(rules.RULES_FOLDER / name)
+        rules._add_fragments(fragments, data.get("fragment", {}), name)
         for signal, spec in data.get("signal", {}).items():
             if spec.get("requires"):
-                found.extend((signal, p, rules.load()[signal].regex.flags) for p in spec.get("patterns", []))
+                found.extend((signal, rules._expanded(p, fragments, name), rules.load()[signal].regex.flags)
+                             for p in spec.get("patterns", []))
     return found
 
 

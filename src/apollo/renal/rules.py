@@ -276,11 +276,41 @@ def _check_signal(name: str, spec: Any, where: str, known: set[str], text: str |
         )
 
 
+#: a named part of a pattern written once (``[fragment]``) and used in several: ``(?&name)``, which Python's
+#: regular expressions do not read, so a name left unexpanded fails to compile instead of matching
+_FRAGMENT_USE = r"\(\?&(\w+)\)"
+
+
+def _expanded(pattern: str, fragments: dict[str, str], where: str) -> str:
+    """``pattern`` with each ``(?&name)`` replaced by ``(?:`` the fragment ``)``."""
+    def fragment(use: re.Match[str]) -> str:
+        name = use.group(1)
+        if name not in fragments:
+            raise ConfigError(f"a pattern uses the fragment {name!r}, which no [fragment] table defines", where=where,
+                              hint=f"fragments defined: {', '.join(sorted(fragments)) or 'none'}")
+        return f"(?:{fragments[name]})"
+
+    return re.sub(_FRAGMENT_USE, fragment, pattern)
+
+
+def _add_fragments(fragments: dict[str, str], table: Any, where: str) -> None:
+    """A file's ``[fragment]`` table: names of regular expressions, each of which may use those before it."""
+    if not isinstance(table, dict) or not all(isinstance(v, str) for v in table.values()):
+        raise ConfigError("[fragment] must be a table of strings (name = 'regular expression')", where=where)
+    for name, value in table.items():
+        fragments[name] = _expanded(value, fragments, where)
+
+
 def _apply_layer(specs: dict[str, dict[str, Any]], settings: dict[str, Any], data: dict[str, Any], where: str,
-                 *, builtin: bool, text: str | None = None) -> None:
-    """Add one file's signals (lists extend, scalars override) and settings; other tables are
+                 *, builtin: bool, text: str | None = None, fragments: dict[str, str] | None = None) -> None:
+    """Add one file's fragments, signals (lists extend, scalars override) and settings; other tables are
     other engines' (condense.toml shares ``renal.rule_files``) and left to them."""
+    fragments = {} if fragments is None else fragments
+    _add_fragments(fragments, data.get("fragment", {}), where)
     for name, spec in data.get("signal", {}).items():
+        if isinstance(spec, dict) and isinstance(spec.get("patterns"), list):
+            spec = {**spec, "patterns": [_expanded(p, fragments, where) if isinstance(p, str) else p
+                                         for p in spec["patterns"]]}
         if not builtin:
             _check_signal(name, spec, where, set(specs), text)
         target = specs.setdefault(name, {})
@@ -337,12 +367,13 @@ def _layered(user_files: tuple[str, ...]) -> dict[str, Any]:
     (:func:`_signal_data`) and the settings, as plain data."""
     specs: dict[str, dict[str, Any]] = {}
     settings: dict[str, Any] = {}
+    fragments: dict[str, str] = {}  # a user file may use the built-in files' fragments
     for name in BUILTIN_FILES:
         _apply_layer(specs, settings, toml_loads((RULES_FOLDER / name).read_text(encoding="utf-8")),
-                     f"apollo/renal/rules/{name}", builtin=True)
+                     f"apollo/renal/rules/{name}", builtin=True, fragments=fragments)
     for file in user_files:
         data, text = read_toml(Path(file))
-        _apply_layer(specs, settings, data, file, builtin=False, text=text)
+        _apply_layer(specs, settings, data, file, builtin=False, text=text, fragments=fragments)
     _check_rows(settings)
     missing = ENGINE_SIGNALS - specs.keys()
     if missing:
