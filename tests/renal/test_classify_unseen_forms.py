@@ -321,6 +321,8 @@ def test_comfort_a_reminder_a_report_or_please_alone_is_no_indonesian_or_vietnam
     ("Створи репозиторій та додай туди README", "task"), ("продовжуй та звітуй мені", "task"),
     ("Сделай бэкап базы", "task"), ("проверь логи сервера", "task"),
     ("ніколи не видаляй файли з папки docs", "preference"), ("отныне отвечай только по-русски", "preference"),
+    ("Не удаляй ничего без спроса", "preference"), ("Не відповідай англійською", "preference"),
+    ("больше не пушь в main", "preference"),
     # English: said to the agent by its name in a group chat; proceeding with a proposal chooses it; a look to take
     ("@helper_bot introduce yourself to the new members", "task"), ("Proceed with option 2", "decision"),
     ("take a look at the failing build", "task"),
@@ -347,7 +349,7 @@ def test_an_order_or_a_standing_rule_in_vietnamese_ukrainian_russian_or_to_a_nam
     # Ukrainian and Russian: idioms, a permission, a condition, what one has become, a saying quoted
     "Дай подумать", "Дай-ка подумать", "Дай пять", "Посмотри какая красота", "Расскажи кому-нибудь, не поверят",
     "Можешь идти", "Можешь расслабиться", "Скачай я это раньше, всё было бы проще", "Отныне я вегетарианец",
-    "Папа всегда говорил: никогда не делай долгов",
+    "Папа всегда говорил: никогда не делай долгов", "Не трогай", "Не удаляй этот файл", "Я не удаляю файлы без спроса",
     # Indonesian: a question without its mark, a remark
     "Simpan itu di mana ya", "Cek itu gimana caranya", "Salin itu bisa ga", "Kirim ulang juga gak masuk",
     # English: a yes accepting a proposal stays an agreement, a name alone is no order, idioms, labels, caution
