@@ -302,10 +302,9 @@ def _add_fragments(fragments: dict[str, str], table: Any, where: str) -> None:
 
 
 def _apply_layer(specs: dict[str, dict[str, Any]], settings: dict[str, Any], data: dict[str, Any], where: str,
-                 *, builtin: bool, text: str | None = None, fragments: dict[str, str] | None = None) -> None:
-    """Add one file's fragments, signals (lists extend, scalars override) and settings; other tables are
-    other engines' (condense.toml shares ``renal.rule_files``) and left to them."""
-    fragments = {} if fragments is None else fragments
+                 fragments: dict[str, str], *, builtin: bool, text: str | None = None) -> None:
+    """Add one file's fragments (to those of the files before it), signals (lists extend, scalars override) and
+    settings; other tables are other engines' (condense.toml shares ``renal.rule_files``) and left to them."""
     _add_fragments(fragments, data.get("fragment", {}), where)
     for name, spec in data.get("signal", {}).items():
         if isinstance(spec, dict) and isinstance(spec.get("patterns"), list):
@@ -370,10 +369,10 @@ def _layered(user_files: tuple[str, ...]) -> dict[str, Any]:
     fragments: dict[str, str] = {}  # a user file may use the built-in files' fragments
     for name in BUILTIN_FILES:
         _apply_layer(specs, settings, toml_loads((RULES_FOLDER / name).read_text(encoding="utf-8")),
-                     f"apollo/renal/rules/{name}", builtin=True, fragments=fragments)
+                     f"apollo/renal/rules/{name}", fragments, builtin=True)
     for file in user_files:
         data, text = read_toml(Path(file))
-        _apply_layer(specs, settings, data, file, builtin=False, text=text, fragments=fragments)
+        _apply_layer(specs, settings, data, file, fragments, builtin=False, text=text)
     _check_rows(settings)
     missing = ENGINE_SIGNALS - specs.keys()
     if missing:
