@@ -69,23 +69,30 @@ def loads(data: bytes | str) -> Any:
 def loads_with_lone_surrogates(data: bytes | str) -> Any:
     """:func:`loads`, and also what JavaScript's ``JSON.parse`` reads where orjson refuses: a string with an
     escaped lone surrogate ("\\ud83d", half of an emoji that a truncation cut in two). pi and OpenClaw load
-    such a line, so Apollo must too: each lone surrogate's escape becomes U+FFFD's (what a UTF-8 writer makes
-    of one) and orjson reads the line, so that anything else it refuses it still refuses, with its error."""
+    such a line, so Apollo must too."""
     try:
         return loads(data)
     except ValueError as error:
-        import re
+        return loads_refused(data, error)
 
-        raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
-        # every escape in turn (an escaped backslash is one, so "\\\\ud83d" is no surrogate): a pair stays
-        pattern = rb"\\(?:u[dD][89abAB][0-9a-fA-F]{2}(?:\\u[dD][c-fC-F][0-9a-fA-F]{2})?|u[dD][c-fC-F][0-9a-fA-F]{2}|.)"
-        fixed = re.sub(pattern, _without_lone_surrogate, raw, flags=re.DOTALL)
-        if fixed == raw:
-            raise
-        try:
-            return loads(fixed)
-        except ValueError:
-            raise error from None
+
+def loads_refused(data: bytes | str, error: ValueError) -> Any:
+    """What :func:`loads_with_lone_surrogates` reads of ``data``, which :func:`loads` (or orjson) refused with
+    ``error``, without parsing it a second time as it was: each lone surrogate's escape becomes U+FFFD's (what a
+    UTF-8 writer makes of one) and orjson reads the line, so that anything else it refuses it still refuses,
+    with ``error``."""
+    import re
+
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    # every escape in turn (an escaped backslash is one, so "\\\\ud83d" is no surrogate): a pair stays
+    pattern = rb"\\(?:u[dD][89abAB][0-9a-fA-F]{2}(?:\\u[dD][c-fC-F][0-9a-fA-F]{2})?|u[dD][c-fC-F][0-9a-fA-F]{2}|.)"
+    fixed = re.sub(pattern, _without_lone_surrogate, raw, flags=re.DOTALL)
+    if fixed == raw:
+        raise error
+    try:
+        return loads(fixed)
+    except ValueError:
+        raise error from None
 
 
 def _without_lone_surrogate(escape: Any) -> bytes:

@@ -89,40 +89,36 @@ def iter_records(lines: Iterable[tuple[int, bytes]], where: str,
     for number, raw in lines:
         if not raw or raw.isspace():  # what ``strip()`` would empty, without copying the line
             continue
+        error = None
         try:  # the JSON object on the line, or None (malformed, or not an object)
             record = loads(raw)
-        except malformed:
+        except malformed as refused:
             try:  # a lone surrogate, which pi and OpenClaw read
-                record = jsonline.loads_with_lone_surrogates(raw)
+                record = jsonline.loads_refused(raw, refused)
             except ValueError:
-                record = None
+                record, error = None, refused
         if type(record) is not dict:
+            if warnings is not None:
+                warnings.append(ReadWarning(where, number, _line_problem(raw, error, record)))
             record = None
-        if warnings is not None:
-            if record is None:
-                warnings.append(ReadWarning(where, number, _line_problem(raw)))
-            if len(raw) > HUGE_RECORD_BYTES:
-                warnings.append(ReadWarning(where, number, (
-                    f"very large record ({len(raw) / 1048576:.1f} MiB): read in full, but every load of this "
-                    "session pays for it; OpenClaw's SQLite store compresses events only up to 4 MiB")))
+        if warnings is not None and len(raw) > HUGE_RECORD_BYTES:
+            warnings.append(ReadWarning(where, number, (
+                f"very large record ({len(raw) / 1048576:.1f} MiB): read in full, but every load of this "
+                "session pays for it; OpenClaw's SQLite store compresses events only up to 4 MiB")))
         yield number, raw, record
 
 
-def _line_problem(raw: bytes) -> str:
-    """Why a line holds no JSON object."""
-    import orjson
-
+def _line_problem(raw: bytes, error: ValueError | None, value: object) -> str:
+    """Why a line holds no JSON object: orjson's ``error``, or the ``value`` it read instead."""
     try:
-        text = raw.decode("utf-8")
+        raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         return f"invalid UTF-8 at byte {exc.start}; line skipped (kept unchanged on write)"
     if not raw.endswith(b"\n"):
         return "truncated last line (no newline, incomplete JSON): the writer was probably cut off; kept unchanged"
-    try:
-        orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        return f"malformed JSON ({str(exc).split(':')[0]}); line skipped (kept unchanged on write)"
-    return f"a JSON {type(orjson.loads(text)).__name__}, not an object; line skipped (kept unchanged on write)"
+    if error is not None:
+        return f"malformed JSON ({str(error).split(':')[0]}); line skipped (kept unchanged on write)"
+    return f"a JSON {type(value).__name__}, not an object; line skipped (kept unchanged on write)"
 
 
 def copy_bytes(source: Path, dest: Path) -> None:
