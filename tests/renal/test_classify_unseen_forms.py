@@ -137,6 +137,29 @@ def test_a_question_about_a_choice_or_a_name_chooses_and_names_nothing(said: str
     assert v["m2"].category not in ("decision", "preference"), v["m2"]
 
 
+@pytest.mark.parametrize("said", [
+    # 用 as "with" (how one piece of work is written), "used for", a past use; a question by its tail or word
+    "请用三句话介绍人工智能", "用一句话总结一下", "Vl是用来理解图片的", "今天dreaming用了多久", "你能用飞书不", "如何使用这个技能",
+])
+def test_use_as_with_or_in_a_question_chooses_nothing(said: str) -> None:
+    v = verdicts(("assistant", "你好，有什么需要？"), ("user", said))
+    assert v["m2"].category != "decision", v["m2"]
+
+
+@pytest.mark.parametrize("said", ["流量消耗应该差不多吧", "可能是网络的问题吧", "不会又挂了吧", "你好像没有这种经历吧"])
+def test_a_guess_ending_in_ba_is_no_order(said: str) -> None:
+    v = verdicts(("assistant", "你好，有什么需要？"), ("user", said))
+    assert v["m2"].category != "task", v["m2"]
+
+
+@pytest.mark.parametrize(("said", "category"), [("改吧", "task"), ("导进 report.db 吧", "task"), ("方案2", "decision"),
+                                                ("我选择方案A", "decision"), ("选第二个吧", "decision"),
+                                                ("你为我设计一个完整方案", "task"), ("用3个线程跑", "decision")])
+def test_an_order_in_ba_a_pick_among_plans_or_work_for_me_still_is_one(said: str, category: str) -> None:
+    v = verdicts(("assistant", "有两个方案：方案A 用 Redis，方案B 用 SQLite。你选哪个？"), ("user", said))
+    assert v["m2"].category == category, v["m2"]
+
+
 @pytest.mark.parametrize("said", ["用 PostgreSQL", "我们用飞书通知", "你叫小林", "我叫阿杰"])
 def test_a_choice_or_a_name_given_still_is_one(said: str) -> None:
     v = verdicts(("assistant", "你好，有什么需要？"), ("user", said))
@@ -322,7 +345,8 @@ def test_comfort_a_reminder_a_report_or_please_alone_is_no_indonesian_or_vietnam
     ("Сделай бэкап базы", "task"), ("проверь логи сервера", "task"),
     ("ніколи не видаляй файли з папки docs", "preference"), ("отныне отвечай только по-русски", "preference"),
     ("Не удаляй ничего без спроса", "preference"), ("Не відповідай англійською", "preference"),
-    ("больше не пушь в main", "preference"),
+    ("больше не пушь в main", "preference"), ("никогда не отвечай на английском", "preference"),
+    ("не используй sudo без спроса", "preference"), ("ніколи не відповідай англійською", "preference"),
     # English: said to the agent by its name in a group chat; proceeding with a proposal chooses it; a look to take
     ("@helper_bot introduce yourself to the new members", "task"), ("Proceed with option 2", "decision"),
     ("take a look at the failing build", "task"),
@@ -350,6 +374,7 @@ def test_an_order_or_a_standing_rule_in_vietnamese_ukrainian_russian_or_to_a_nam
     "Дай подумать", "Дай-ка подумать", "Дай пять", "Посмотри какая красота", "Расскажи кому-нибудь, не поверят",
     "Можешь идти", "Можешь расслабиться", "Скачай я это раньше, всё было бы проще", "Отныне я вегетарианец",
     "Папа всегда говорил: никогда не делай долгов", "Не трогай", "Не удаляй этот файл", "Я не удаляю файлы без спроса",
+    "ты никогда не отвечаешь вовремя",
     # Indonesian: a question without its mark, a remark
     "Simpan itu di mana ya", "Cek itu gimana caranya", "Salin itu bisa ga", "Kirim ulang juga gak masuk",
     # English: a yes accepting a proposal stays an agreement, a name alone is no order, idioms, labels, caution
