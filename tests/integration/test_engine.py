@@ -892,3 +892,21 @@ def test_the_engines_store_is_private_to_its_user(tmp_path: Path) -> None:
     for made in store.path.parent.iterdir():
         assert stat.S_IMODE(os.stat(made).st_mode) == 0o600, made.name
     store.close()
+
+
+def test_a_custom_message_is_read_as_the_file_reader_reads_its_entry(store: Store) -> None:
+    # OpenClaw hands the engine its custom messages as they are (role "custom"): the runtime's copy of the agent's
+    # yield message is not the user's order, and a poll in runtime context is a poll
+    c = Conversation()
+    c.user("Make me a deck on the Q3 results, ten slides")
+    c.call("call_1", "sessions_yield", {"message": "Rebuild the deck with the blue theme"}, '{"status":"yielded"}')
+    c.add({"role": "custom", "customType": "openclaw.sessions_yield", "display": False,
+           "content": "Rebuild the deck with the blue theme\n\n[Context: The previous turn ended intentionally via "
+                      "sessions_yield while waiting for a follow-up event.]"})
+    c.add({"role": "custom", "customType": "openclaw.runtime-context", "display": False, "content": HEARTBEAT_PROMPT})
+    c.say("HEARTBEAT_OK")
+    c.user("ok")
+    result = c.assemble(Engine(store))
+    assert "Rebuild the deck" not in Engine(store).addition("s")
+    kept = [m for m in c.given(result) if m["role"] == "custom"]
+    assert kept == []  # the runtime's copy and the empty poll are noise, as in a file

@@ -87,6 +87,14 @@ def test_pings_are_noise(tmp_path: Path, ping: str) -> None:
     "[openclaw] HTTP 429: rate_limit_error: This request would exceed your rate limit of 50,000 input tokens per "
     "minute. Please reduce the prompt length or the maximum tokens requested, or try again later.",
     "HTTP/1.1 502 Bad Gateway\nServer: nginx",
+    # quotations with marks where they begin and end: a chat's reply context, a quoted message, an attached file
+    "[Replying to Support Bot id:2024]\nAlways set a stop loss. Never trade with funds you cannot afford to lose.\n"
+    "[/Replying]",
+    "[Quoting Ann id:7]\n\"From now on we deploy on Fridays\"\n[/Quoting]",
+    'Current message:\n[Replying to: "From now on always answer in English"]',
+    "[Quoted message begins]\n从现在开始，所有报告都用英文。\n[Quoted message ends]",
+    '<file name="guide.pdf" mime="application/pdf">\nNever trade with funds you cannot afford to lose.\n'
+    "Always use a stop loss.\n</file>",
 ])
 def test_nothing_pasted_is_read_as_the_speakers_decision(tmp_path: Path, pasted: str) -> None:
     s = PiSession()
@@ -400,3 +408,55 @@ def test_own_words_keep_exactly_the_lines_outside_fenced_code(lines: list[str]) 
     code = fences.code_lines(text.split("\n"))
     expected = "\n".join(line for line, fenced in zip(text.split("\n"), code, strict=True) if not fenced).strip()
     assert reading.own_words(text, rules) == expected
+
+
+def test_the_words_after_a_quotation_are_the_speakers_and_an_unclosed_mark_sets_nothing_aside(tmp_path: Path) -> None:
+    s = PiSession()
+    s.say("Shall I keep the reports in Chinese, or switch them to English?")
+    after = s.user("[Quoted message begins]\nShall I keep the reports in Chinese?\n[Quoted message ends]\n"
+                   "From now on always write the reports in English.")
+    unclosed = s.user("[Replying to Ann id:7]\nFrom now on never push to main on Fridays.")
+    got = session_verdicts(s, tmp_path)
+    assert got[after].category == "preference"
+    assert got[unclosed].category == "preference"  # no closing mark: no quotation, the words are read
+
+
+def test_a_vision_models_description_is_not_the_users_words_but_the_caption_is(tmp_path: Path) -> None:
+    # OpenClaw's media understanding writes an image's description into the user's message
+    description = "Description:\nA poster that says: from now on always stay positive and never give up.\n"
+    s = PiSession()
+    s.say("Send me the screenshot.")
+    bare = s.user("[Image]\nUser text:\n[qqbot 6687D4D2 Fri 2026-05-29 21:53 GMT+8]\n" + description)
+    captioned = s.user("[Image]\nUser text:\nFrom now on use this blue for every chart\n" + description)
+    got = session_verdicts(s, tmp_path)
+    assert got[bare].category not in ("decision", "preference", "task", "question"), got[bare]
+    assert got[captioned].category == "preference"
+
+
+def test_a_heartbeat_poll_with_a_prompt_the_user_set_is_a_poll(tmp_path: Path) -> None:
+    # releases of early 2026 put the workspace hint after whichever prompt is configured
+    prompt = ("If working, briefly report progress with time spent. If idle, read HEARTBEAT.md for instruction.\n"
+              "When reading HEARTBEAT.md, use workspace file /home/u/.openclaw/workspace/HEARTBEAT.md (exact case). "
+              "Do not read docs/heartbeat.md.\nCurrent time: Tuesday, March 17th, 2026 — 7:00 AM (Asia/Shanghai)")
+    s = PiSession()
+    poll = s.user(prompt)
+    reply = s.say("HEARTBEAT_OK")
+    got = session_verdicts(s, tmp_path)
+    assert got[poll].category == got[reply].category == "noise"
+
+
+_plain = st.text(st.characters(categories=("Ll", "Lo", "Zs")), min_size=1, max_size=30).map(str.strip).filter(bool)
+_MARKS = [("[Replying to Ann id:7]", "[/Replying]"), ("[Quoting Bob]", "[/Quoting]"),
+          ("[Quoted message begins]", "[Quoted message ends]"), ('<file name="a.txt" mime="text/plain">', "</file>")]
+
+
+@given(before=_plain, after=_plain, quoted=st.lists(_plain, min_size=1, max_size=4), marks=st.sampled_from(_MARKS),
+       closed=st.booleans())
+def test_a_marked_quotation_is_set_aside_whole_and_only_when_it_closes(before: str, after: str, quoted: list[str],
+                                                                      marks: tuple[str, str], closed: bool) -> None:
+    rules = load_renal_rules()
+    body = "\n".join(f"Q{n}{line}" for n, line in enumerate(quoted))  # "Q0…": no line of the speaker's holds it
+    text = "\n".join([before, marks[0], body, *([marks[1]] if closed else []), after])
+    said = reading.own_words(text, rules)
+    assert said.startswith(before) and said.endswith(after)
+    assert ("Q0" in said) is not closed and (marks[0] in said) is not closed

@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from apollo import transcript
+from apollo.renal.classify import classify
 from apollo.transcript import Edit, Kind
 from apollo.transcript.openclaw_rules import rules
 from realclient.support import HEARTBEAT_PROMPT, PiSession
@@ -27,6 +28,11 @@ MEMORY_RECALL = ("Note: Reference memory below. Build on past successes; avoid r
 QQ_CONTEXT = ("你正在通过 QQ 与用户对话。\n\n【会话上下文】\n- 场景: 私聊\n\n【发送图片 - 必须遵守】\n"
               "1. 发图方法: 在回复文本中写 <qqimg>URL</qqimg>\n2. 不要说\"无法发送图片\"\n\n"
               "【不要向用户透露过多以上述要求，以下是用户输入】")
+INTERNAL_BEGIN = "<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>\n"
+AUDIT = ("System: [2026-03-02 00:25:33 GMT+8] ⚠️ Post-Compaction Audit: The following required startup files were "
+         "not read after context reset:\n  - WORKFLOW_AUTO.md\n  - memory\\/\\d{4}-\\d{2}-\\d{2}\\.md\n\nPlease read "
+         "them now using the Read tool before continuing. This ensures your operating protocols are restored after "
+         "memory compaction.\n")
 RUNTIME_HEADER = ("OpenClaw runtime context for the immediately preceding user message.\nThis context is "
                   "runtime-generated, not user-authored. Keep internal details private.\n\n")
 
@@ -218,6 +224,17 @@ RUNTIME_HEADER = ("OpenClaw runtime context for the immediately preceding user m
      "它长这样：\nuser\u200boriginal\u200bquery\u200b:\n3",
      "Note: Reference memory below. Build on past successes; avoid repeating failed approaches.\n以后别加这段。"
      "它长这样：\nuser\u200boriginal\u200bquery\u200b:\n3"),
+    # the block newer releases delimit runtime context with: the user's words after its end; to the end without one;
+    # its marker inside the user's words is theirs (OpenClaw escapes it in anything it embeds)
+    (INTERNAL_BEGIN + "OpenClaw runtime context (internal):\nstatus: completed\n<<<END_OPENCLAW_INTERNAL_CONTEXT>>>\n\n"
+     "请把报告发给我", "请把报告发给我"),
+    (INTERNAL_BEGIN + "[Internal task completion event]\ntask: 你去查查有没有重样的功能", ""),
+    ("why do I see <<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>> here", "why do I see <<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>> here"),
+    # the prompt sent again after a turn with no visible answer; the warning after a compaction, blank line and all
+    ("The previous assistant turn recorded reasoning but did not produce a user-visible answer. Continue from that "
+     "partial turn and produce the visible answer now. Do not restate the reasoning or restart from scratch.", ""),
+    (AUDIT + "System: [2026-03-02 00:26:45 GMT+8] Feishu[main] DM from ou_a447c005ab197bcfcc56aa0cc97877c9: 情况如何\n\n"
+     + CONVERSATION_INFO + "情况如何", "情况如何"),
     # Windows line ends
     (QQ_CONTEXT.replace("\n", "\r\n") + "\r\n\r\n配置一下邮件通道", "配置一下邮件通道"),
     (MEMORY_RECALL.replace("\n", "\r\n") + "每天早上把日报发给我", "每天早上把日报发给我"),
@@ -366,3 +383,26 @@ def test_a_runs_announcement_is_all_envelope_and_the_users_words_around_one_stay
     assert rules().notice_in(raw)
     quoted = f"{words}\n{announcement}"  # the user quoting one below their own words keeps it all
     assert rules().split(quoted) == ("", quoted, "")
+
+
+YIELD_CONTEXT = "[Context: The previous turn ended intentionally via sessions_yield while waiting for a follow-up event.]"
+
+
+def test_what_the_runtime_writes_when_the_agent_yields_is_envelope_never_the_users_words(tmp_path: Path) -> None:
+    # seen on real sessions: the runtime's copy of the agent's yield message ("等Spirit把菜单整理回来") was read as
+    # the user's order, a task under the standing items
+    s = PiSession()
+    s.user("Make me a deck on the Q3 results, ten slides")
+    s.tool("c1", "sessions_yield", {"message": "等Spirit把菜单整理回来"}, '{"status":"yielded"}')
+    interrupt = s.entry("custom_message", customType="openclaw.sessions_yield_interrupt",
+                        content="[sessions_yield interrupt]", display=False, details={"source": "sessions_yield"})
+    context = f"等Spirit把菜单整理回来\n\n{YIELD_CONTEXT}"
+    yielded = s.entry("custom_message", customType="openclaw.sessions_yield", content=context, display=False,
+                      details={"source": "sessions_yield", "message": "等Spirit把菜单整理回来"})
+    other = s.entry("custom_message", customType="note", content="Deploy with blue-green from now on", display=True)
+    got = _elements(s, tmp_path)
+    assert (got[interrupt].text, got[interrupt].envelope) == ("", "[sessions_yield interrupt]")
+    assert (got[yielded].text, got[yielded].envelope) == ("", context)
+    assert got[other].text == "Deploy with blue-green from now on"  # another type's words are read as before
+    verdicts = {v.id: v for v in classify(list(got.values()))}
+    assert verdicts[yielded].category == verdicts[interrupt].category == "noise"

@@ -560,7 +560,9 @@ class Classifier:
             return self._verdict(element, "preference", "keep", 0.9, "system prompt: standing instructions",
                                  "role:system")
         # intents only in the speaker's own words; what they pasted makes the message more than a formula
-        said = reading.own_words(text, rules)
+        # (and what a vision model wrote of their image, which the transcript's reader marks)
+        described = element.extra.get("described_from")
+        said = reading.own_words(text if described is None else element.text[:described].strip(), rules)
         if role == "user" and said != text:  # what a run printed, pasted by the user: evidence, like a tool result
             self._worked = True
         if not said:

@@ -259,11 +259,14 @@ def opening(text: str, count: int = _OPENING_SENTENCES) -> str:
 
 
 def own_words(text: str, rules: RenalRules) -> str:
-    """The part of a message its speaker wrote: fenced blocks, terminal sessions (a prompt line and
+    """The part of a message its speaker wrote: quotations with marks where they begin and end (a
+    chat's reply context, an attached file), fenced blocks, terminal sessions (a prompt line and
     what follows it up to a blank line) and the lines ``[classify.pasted]`` finds (logs, stack
     traces, quotations, indented code) set aside."""
     if "\n" not in text and not any(p.match(text) for p in (*rules.pasted, *rules.pasted_blocks)):
         return text
+    for quotation in rules.quotations:
+        text = quotation.sub("", text)
     if rules.pasted_session_runs_on and any(p.match(text.lstrip()) for p in rules.pasted_blocks):
         return _after_session(text, rules)
     kept: list[str] = []

@@ -53,6 +53,7 @@ class Normalize(msgspec.Struct, forbid_unknown_fields=True):
 
 class Pasted(msgspec.Struct, forbid_unknown_fields=True):
     line_patterns: list[str]
+    quotation_patterns: list[str] = []
     block_patterns: list[str] = []
     opening_session_runs_on: bool = False
 

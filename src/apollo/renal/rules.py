@@ -147,6 +147,8 @@ class RenalRules:
     pasted: tuple[LazyPattern, ...] = ()
     #: lines that open a pasted terminal session, which runs to the next blank line
     pasted_blocks: tuple[LazyPattern, ...] = ()
+    #: quotations with marks where they begin and end, set aside whole (``[classify.pasted]``)
+    quotations: tuple[LazyPattern, ...] = ()
     #: a message that opens with a terminal prompt is that terminal pasted, across blank lines
     pasted_session_runs_on: bool = False
 
@@ -422,7 +424,8 @@ def _build(user_files: tuple[str, ...], keep: tuple[str, ...], drop: tuple[str, 
     # rule file is checked now, so that a bad pattern fails where it is loaded
     pasted = tuple(LazyPattern(p) for p in settings["pasted"]["line_patterns"])
     pasted_blocks = tuple(LazyPattern(p) for p in settings["pasted"].get("block_patterns", ()))
-    for pattern in (*pasted, *pasted_blocks) if user_files else ():
+    quotations = tuple(LazyPattern(p, re.MULTILINE) for p in settings["pasted"].get("quotation_patterns", ()))
+    for pattern in (*pasted, *pasted_blocks, *quotations) if user_files else ():
         pattern.compiled()
     social = tuple(s for s in signals.values() if s.social)
     phrases: dict[str, Signal] = {}
@@ -443,6 +446,7 @@ def _build(user_files: tuple[str, ...], keep: tuple[str, ...], drop: tuple[str, 
         sources=(*(f"apollo/renal/rules/{n}" for n in BUILTIN_FILES), *user_files),
         pasted=pasted,
         pasted_blocks=pasted_blocks,
+        quotations=quotations,
         pasted_session_runs_on=settings["pasted"].get("opening_session_runs_on", False),
     )
 

@@ -164,24 +164,44 @@ def entry_elements(record: dict[str, Any], base: str, rule: EnvelopeRules, count
         return [_element(base, Role.SYSTEM, Kind.COMPACTION, summary, count, wrapper, extra=extra,
                          timestamp=timestamp, parent=parent)]
     if entry_type == "custom_message":
-        envelope, text = rule.split_envelope(content_text(record.get("content")))
-        extra = {"entry_type": entry_type, "customType": record.get("customType")}
-        if not text.strip() and rule.notice_in(envelope):
-            extra["notice_only"] = True
-        kind = Kind.HEARTBEAT_POLL if rule.is_poll(text) else Kind.TEXT  # newer releases poll in runtime context
-        if kind is Kind.HEARTBEAT_POLL:
-            heartbeat_turn.add(base)
-        else:
-            heartbeat_turn.discard(base)
-        return [_element(base, Role.USER, kind, text, count, envelope, timestamp=timestamp, parent=parent,
-                         extra=extra)]
+        return [_custom_element(record, base, rule, count, heartbeat_turn, timestamp, parent)]
     return [_element(base, Role.SYSTEM, Kind.METADATA, _describe(record), count,
                      extra={"entry_type": str(entry_type)}, timestamp=timestamp, parent=parent)]
+
+
+def _custom_element(custom: dict[str, Any], base: str, rule: EnvelopeRules, count: Counter, heartbeat_turn: set[str],
+                    timestamp: str | None, parent: str | None) -> Element:
+    """A custom message (an entry in a file, a message of role "custom" where the context engine reads
+    them): the model reads it as a user message, but it is the runtime's or an extension's, in the
+    user's envelope, or written by the runtime whole (then all of it is envelope)."""
+    custom_type = custom.get("customType")
+    whole = content_text(custom.get("content"))
+    envelope, text = (whole, "") if custom_type in rule.injected_custom_types else rule.split_envelope(whole)
+    extra = {"entry_type": "custom_message", "customType": custom_type}
+    if not text.strip() and rule.notice_in(envelope):
+        extra["notice_only"] = True
+    _mark_description(text, rule, extra)
+    kind = Kind.HEARTBEAT_POLL if rule.is_poll(text) else Kind.TEXT  # newer releases poll in runtime context
+    if kind is Kind.HEARTBEAT_POLL:
+        heartbeat_turn.add(base)
+    else:
+        heartbeat_turn.discard(base)
+    return _element(base, Role.USER, kind, text, count, envelope, timestamp=timestamp, parent=parent, extra=extra)
+
+
+def _mark_description(text: str, rule: EnvelopeRules, extra: dict[str, Any]) -> None:
+    """Where the description of an image or a video that OpenClaw's media understanding wrote into a
+    user's ``text`` starts (``described_from``): a vision model's words, in which the classifier reads
+    no intent of the user's."""
+    if "Description:" in text and (found := rule.media_description(text)) is not None:
+        extra["described_from"] = found[1]
 
 
 def _message_elements(message: dict[str, Any], base: str, rule: EnvelopeRules, count: Counter, heartbeat_turn: set[str],
                       timestamp: str | None, parent: str | None) -> list[Element]:
     role = message.get("role")
+    if role == "custom":
+        return [_custom_element(message, base, rule, count, heartbeat_turn, timestamp, parent)]
     content = message.get("content")
     turn_is_heartbeat = base in heartbeat_turn
     if role == "toolResult":
@@ -220,6 +240,7 @@ def _message_elements(message: dict[str, Any], base: str, rule: EnvelopeRules, c
                     extra["notice_only"] = True
                 if scheduled:
                     extra["scheduled"] = True
+                _mark_description(text, rule, extra)
                 if block_index == 0 and rule.is_poll(text):
                     kind = Kind.HEARTBEAT_POLL
                     heartbeat_turn.add(base)

@@ -49,6 +49,7 @@ class EnvelopeRules:
     notice_lines: tuple[LazyPattern, ...] = ()
     suffixes: tuple[LazyPattern, ...] = ()
     injected: tuple[LazyPattern, ...] = ()
+    injected_custom_types: frozenset[str] = frozenset()
     failed_stop_reasons: frozenset[str] = frozenset()
     failed_max_chars: int = 0
     failed_placeholders: frozenset[str] = frozenset()
@@ -341,6 +342,7 @@ def rules() -> EnvelopeRules:
                  int(heartbeat["ack_max_chars"]), tuple(heartbeat["silent_tokens"]),
                  notice_lines=compile_all(envelope["notice_lines"]), suffixes=compile_all(envelope["suffixes"], 0),
                  injected=compile_all(envelope["injected"]),
+                 injected_custom_types=frozenset(envelope.get("injected_custom_types", [])),
                  failed_stop_reasons=frozenset(assistant["failed_stop_reasons"]),
                  failed_max_chars=int(assistant["failed_max_chars"]),
                  failed_placeholders=frozenset(assistant.get("failed_placeholders", [])),
