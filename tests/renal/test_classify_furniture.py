@@ -67,7 +67,7 @@ def test_a_delivery_copy_of_something_never_said_is_kept(tmp_path: Path) -> None
 
 
 @pytest.mark.parametrize("ping", ["在吗", "你在吗？", "还在吗", "正常了吗", "test", "Wake up, my friend!", "you there?",
-                                  "zai", "？"])
+                                  "zai", "？", "你好，请回复一句“在线”", "回复1", "请回复收到"])
 def test_pings_are_noise(tmp_path: Path, ping: str) -> None:
     s = PiSession()
     s.user("check the disk usage")
@@ -421,6 +421,11 @@ def test_the_words_after_a_quotation_are_the_speakers_and_an_unclosed_mark_sets_
     assert got[unclosed].category == "preference"  # no closing mark: no quotation, the words are read
 
 
+def test_an_opening_mark_never_closed_sets_nothing_aside_before_a_quotation_that_closes() -> None:
+    text = 'before\n<file name="a">\nFrom now on deploy on Fridays\n<file name="b">\ninner\n</file>\nafter'
+    assert reading.own_words(text, load_renal_rules()) == 'before\n<file name="a">\nFrom now on deploy on Fridays\nafter'
+
+
 def test_a_vision_models_description_is_not_the_users_words_but_the_caption_is(tmp_path: Path) -> None:
     # OpenClaw's media understanding writes an image's description into the user's message
     description = "Description:\nA poster that says: from now on always stay positive and never give up.\n"
@@ -428,9 +433,18 @@ def test_a_vision_models_description_is_not_the_users_words_but_the_caption_is(t
     s.say("Send me the screenshot.")
     bare = s.user("[Image]\nUser text:\n[qqbot 6687D4D2 Fri 2026-05-29 21:53 GMT+8]\n" + description)
     captioned = s.user("[Image]\nUser text:\nFrom now on use this blue for every chart\n" + description)
+    spoken = s.user("[Image]\n" + description + "\n[Audio]\nTranscript:\nFrom now on always answer me in French.")
     got = session_verdicts(s, tmp_path)
     assert got[bare].category not in ("decision", "preference", "task", "question"), got[bare]
-    assert got[captioned].category == "preference"
+    assert got[captioned].category == got[spoken].category == "preference"
+
+
+@pytest.mark.parametrize("said", ["回复用中文", "回复一下这封邮件", "回复在线文档的链接"])
+def test_how_to_reply_or_what_to_reply_to_is_no_ping(tmp_path: Path, said: str) -> None:
+    s = PiSession()
+    s.say("The disk is 40% full.")
+    message = s.user(said)
+    assert session_verdicts(s, tmp_path)[message].category != "noise"
 
 
 def test_a_heartbeat_poll_with_a_prompt_the_user_set_is_a_poll(tmp_path: Path) -> None:

@@ -153,6 +153,9 @@ def test_a_guess_ending_in_ba_is_no_order(said: str) -> None:
 
 
 @pytest.mark.parametrize(("said", "category"), [("改吧", "task"), ("导进 report.db 吧", "task"), ("方案2", "decision"),
+                                                ("可能的话今天上线吧", "task"), ("尽可能快点发布吧", "task"),
+                                                ("没问题的话直接合并吧", "task"), ("你估计一下工作量吧", "task"),
+                                                ("用十字路口的照片做封面", "decision"),
                                                 ("我选择方案A", "decision"), ("选第二个吧", "decision"),
                                                 ("你为我设计一个完整方案", "task"), ("用3个线程跑", "decision")])
 def test_an_order_in_ba_a_pick_among_plans_or_work_for_me_still_is_one(said: str, category: str) -> None:
@@ -346,6 +349,7 @@ def test_comfort_a_reminder_a_report_or_please_alone_is_no_indonesian_or_vietnam
     ("ніколи не видаляй файли з папки docs", "preference"), ("отныне отвечай только по-русски", "preference"),
     ("Не удаляй ничего без спроса", "preference"), ("Не відповідай англійською", "preference"),
     ("больше не пушь в main", "preference"), ("никогда не отвечай на английском", "preference"),
+    ("никогда не пуши в main", "preference"),
     ("не используй sudo без спроса", "preference"), ("ніколи не відповідай англійською", "preference"),
     # English: said to the agent by its name in a group chat; proceeding with a proposal chooses it; a look to take
     ("@helper_bot introduce yourself to the new members", "task"), ("Proceed with option 2", "decision"),
@@ -384,3 +388,28 @@ def test_an_order_or_a_standing_rule_in_vietnamese_ukrainian_russian_or_to_a_nam
 def test_a_report_a_question_a_noun_or_a_yes_is_no_order_in_those_languages(said: str) -> None:
     v = verdicts(("assistant", "Hi, what can I do?"), ("user", said))
     assert v["m2"].category not in ("task", "preference", "decision"), v["m2"]
+
+
+@pytest.mark.parametrize(("said", "reply"), [
+    ("回复不要一直带😄 😂这个表情包", "ok，不用表情包，记住了。纯粹说话就行。"),
+    ("任务、agents、技能状态变化都要同步的", "记住了！**任务、Agents、技能状态变化都要同步**。"),
+    ("also greet the new members when they join", "Got it, I'll remember that."),
+])
+def test_what_the_agent_says_it_will_remember_is_kept_as_a_standing_preference(said: str, reply: str) -> None:
+    # no marker of the user's ("from now on", 以后) told it; the agent's "记住了" does
+    v = verdicts(("assistant", "Hi, what can I do?"), ("user", said), ("assistant", reply))
+    assert (v["m2"].category, v["m2"].status, v["m2"].rule) == ("preference", "current", "resolve:adopted"), v["m2"]
+    assert v["m3"].category == "process", v["m3"]
+
+
+@pytest.mark.parametrize(("said", "reply"), [
+    ("帮我查一下天气", "好的，北京今天晴，25度。"),  # no word of remembering
+    ("ok", "记住了。"),  # nothing to keep
+    ("回复不要一直带表情包", "记住了，要不要我把这条也写进 SOUL.md？"),  # asks back: the question stays open
+    ("我记住了你的生日", "嗯嗯"),  # the user's own words of remembering
+    ("/菜单", "确实还在漏……我记下了，会反馈给修这个的。菜单来了：漂流瓶、备忘录"),  # a command invoked
+    ("Onboard this channel: it is for our book club", "Done. Created `notes/club.md`. I'll remember this context."),
+])
+def test_a_reply_that_remembers_nothing_or_asks_back_adopts_nothing(said: str, reply: str) -> None:
+    v = verdicts(("assistant", "Hi, what can I do?"), ("user", said), ("assistant", reply))
+    assert v["m2"].rule != "resolve:adopted", v["m2"]

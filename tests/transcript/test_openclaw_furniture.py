@@ -235,6 +235,15 @@ RUNTIME_HEADER = ("OpenClaw runtime context for the immediately preceding user m
      "partial turn and produce the visible answer now. Do not restate the reasoning or restart from scratch.", ""),
     (AUDIT + "System: [2026-03-02 00:26:45 GMT+8] Feishu[main] DM from ou_a447c005ab197bcfcc56aa0cc97877c9: 情况如何\n\n"
      + CONVERSATION_INFO + "情况如何", "情况如何"),
+    # the warning pasted by the user after their stamp, or words of theirs after its last line, stay theirs
+    ("[Sun 2026-03-01 10:00 UTC] System: [x] ⚠️ Post-Compaction Audit: blah\n\nPlease read them now using the Read "
+     "tool before continuing. Why does this show?", "System: [x] ⚠️ Post-Compaction Audit: blah\n\nPlease read them "
+     "now using the Read tool before continuing. Why does this show?"),
+    (AUDIT.replace("compaction.\n", "compaction. never run it again"),
+     "Please read them now using the Read tool before continuing. This ensures your operating protocols are restored "
+     "after memory compaction. never run it again"),
+    # the warning after another notice (the notice reader takes its first lines)
+    ("System: [2026-03-02 00:20:00 GMT+8] WhatsApp gateway connected.\n" + AUDIT + "情况如何", "情况如何"),
     # Windows line ends
     (QQ_CONTEXT.replace("\n", "\r\n") + "\r\n\r\n配置一下邮件通道", "配置一下邮件通道"),
     (MEMORY_RECALL.replace("\n", "\r\n") + "每天早上把日报发给我", "每天早上把日报发给我"),
@@ -406,3 +415,33 @@ def test_what_the_runtime_writes_when_the_agent_yields_is_envelope_never_the_use
     assert got[other].text == "Deploy with blue-green from now on"  # another type's words are read as before
     verdicts = {v.id: v for v in classify(list(got.values()))}
     assert verdicts[yielded].category == verdicts[interrupt].category == "noise"
+
+
+def test_a_custom_message_of_any_type_is_read_without_a_crash(tmp_path: Path) -> None:
+    # a customType that is not a string (a list, an object) is no type the runtime writes whole
+    s = PiSession()
+    s.user("hello")
+    odd = s.entry("custom_message", customType=["openclaw.sessions_yield"], content="Deploy on Fridays", display=False)
+    other = s.entry("custom_message", customType={"a": 1}, content="Deploy on Mondays", display=False)
+    got = _elements(s, tmp_path)
+    assert got[odd].text == "Deploy on Fridays" and got[other].text == "Deploy on Mondays"
+
+
+@pytest.mark.parametrize(("text", "described"), [
+    ("[Image]\nUser text:\nlook\nDescription:\nA dog.", ["A dog."]),
+    # each image's description, not the audio's transcript after them, which is what the user said
+    ("[Image 1/2]\nDescription:\nA dog.\n\n[Image 2/2]\nDescription:\nA cat.\n\n[Audio]\nTranscript:\nFrom now on "
+     "answer in French.", ["A dog.", "A cat."]),
+    # nor the next queued message
+    ("[Image]\nDescription:\nA cat.\n\n---\nQueued #2\nFrom now on never push to main.", ["A cat.\n"]),
+    ("no image here\nDescription:\nmine", []),
+])
+def test_a_description_ends_where_the_next_section_or_message_starts(text: str, described: list[str]) -> None:
+    assert [text[a:b] for a, b in rules().described_spans(text)] == described
+
+
+def test_the_heartbeat_hint_among_a_users_words_is_no_poll() -> None:
+    hint = ("When reading HEARTBEAT.md, use workspace file /home/u/.openclaw/workspace/HEARTBEAT.md (exact case). "
+            "Do not read docs/heartbeat.md.")
+    assert rules().is_poll(f"Check the inbox and report.\n{hint}\nCurrent time: Tuesday, March 17th, 2026 — 7:00 AM")
+    assert not rules().is_poll(f"Why does my agent keep getting this line?\n{hint}\nFrom now on, never run them at night.")

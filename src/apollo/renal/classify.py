@@ -201,6 +201,15 @@ def _answering(rules: RenalRules, phrase: str) -> bool:
     return signal is not None and signal.answers
 
 
+def _outside(text: str, spans: list[list[int]]) -> str:
+    """``text`` without the [start, end) ``spans`` (ordered, apart), a line break where each was."""
+    pieces, position = [], 0
+    for start, end in spans:
+        pieces.append(text[position:start])
+        position = end
+    return "\n".join([*pieces, text[position:]])
+
+
 def _quote(text: str) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= _QUOTE else flat[: _QUOTE - 1] + "…"
@@ -283,6 +292,8 @@ class Classifier:
         self._turn_keys: frozenset[str] = frozenset()
         #: each speaker's latest substantive turn (position): what came after it, a reply of theirs answers
         self._spoke: dict[str, int] = {}
+        #: the record of the user's latest text, which the agent's reply may take as an instruction to keep
+        self._latest_user: _Candidate | None = None
 
     # -- the stream ----------------------------------------------------------------------------
 
@@ -295,6 +306,9 @@ class Classifier:
             self._settle_answers()
         verdict = self._guard(self._decide(element))
         verdict = self._override(element, verdict)
+        if element.role is Role.USER and element.kind is Kind.TEXT:  # what the agent's next reply may adopt
+            self._latest_user = next(iter(self._fresh), None) or self._candidate(
+                None, element, "user", element.speaker or "user")
         for candidate in self._fresh:
             candidate.verdict = verdict
         if verdict.rule == "user:drop":
@@ -561,8 +575,8 @@ class Classifier:
                                  "role:system")
         # intents only in the speaker's own words; what they pasted makes the message more than a formula
         # (and what a vision model wrote of their image, which the transcript's reader marks)
-        described = element.extra.get("described_from")
-        said = reading.own_words(text if described is None else element.text[:described].strip(), rules)
+        described = element.extra.get("described")
+        said = reading.own_words(text if not described else _outside(element.text, described).strip(), rules)
         if role == "user" and said != text:  # what a run printed, pasted by the user: evidence, like a tool result
             self._worked = True
         if not said:
@@ -845,6 +859,8 @@ class Classifier:
             self._close_task(element, keys, other)
         elif effect == "report":
             self._report = self._candidate(None, element, role, speaker, keys, topic)
+        elif effect == "adopt":
+            self._adopt(element, other)
         if row.get("keeps_open") and self._closed is not None and self._closed[0] == element.id:
             self._reopen(self._closed[1], f"#{element.id} hands the rest of it to the user: still open")
         if row.get("restates"):
@@ -1021,6 +1037,25 @@ class Classifier:
         self._closed = (element.id, task)
         self._amend(task, status="done", action="compress", confidence=confidence, rule="resolve:done",
                     reason=f"no longer active: reported done in #{element.id}")
+
+    def _adopt(self, element: Element, other: _Turn | None) -> None:
+        """The agent took the user's message it replies to as an instruction to keep ("记住了"): a
+        request or a remark of the user's, not yet a standing item, becomes a preference (an open or a
+        finished task leaves the tasks); one already kept as a decision, a preference or a question, or
+        dropped, stays as it is, and so does a slash command (what the agent notes then is something else)."""
+        if other is None or other.role != "user" or not other.substantive or "command" in other.signals:
+            return
+        candidate = self._latest_user
+        if candidate is None or candidate.pos != other.pos or candidate.verdict.category not in ("task", "process"):
+            return
+        if candidate in self._tasks:
+            self._tasks.remove(candidate)
+        candidate.keys = candidate.keys or other.keys
+        self._amend(candidate, category="preference", status="current", action="keep", confidence=0.7,
+                    rule="resolve:adopted", reason=f"an instruction to keep: the agent took it so in #{element.id}")
+        self._preferences.append(candidate)
+        if len(self._preferences) > self._max_candidates:
+            del self._preferences[0]
 
     def _specifics_in(self, text: str) -> frozenset[str]:
         """The specifics a text names (``stance_report_specifics``): ids, ports, versions, paths."""

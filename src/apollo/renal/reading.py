@@ -40,7 +40,7 @@ _CACHED_CHARS = 400
 _INTENT_SIGNALS = ("request", "preference", "profile", "preference_hint", "decision", "choice", "supersede", "proposal",
                    "task", "inquiry", "retry", "appointment", "completion", "check_mark", "grading", "appraisal", "blocked", "refusal", "reasoning", "commitment", "pick", "about_agent", "about_user", "assigns", "continuation", "undone", "still_undone",
                    "progress_check", "activity_question", "further_action", "standing", "addressee",
-                   "unknown", "negativity", "apology")
+                   "unknown", "negativity", "apology", "remembers", "command")
 # Quotation marks that open and close: a question mark inside a quotation is not the speaker asking.
 _QUOTE_OPEN = "「『“《"
 _QUOTE_CLOSE = "」』”》"
@@ -265,20 +265,40 @@ def own_words(text: str, rules: RenalRules) -> str:
     traces, quotations, indented code) set aside."""
     if "\n" not in text and not any(p.match(text) for p in (*rules.pasted, *rules.pasted_blocks)):
         return text
-    for quotation in rules.quotations:
-        text = quotation.sub("", text)
     if rules.pasted_session_runs_on and any(p.match(text.lstrip()) for p in rules.pasted_blocks):
         return _after_session(text, rules)
     kept: list[str] = []
     session = False
     lines = text.split("\n")
-    for line, code in zip(lines, fences.code_lines(lines), strict=True):
-        if code:
+    quoted = _quoted_lines(lines, rules)
+    for line, code, inside in zip(lines, fences.code_lines(lines), quoted, strict=True):
+        if code or inside:
             continue
         session = (session and bool(line.strip())) or any(p.match(line) for p in rules.pasted_blocks)
         if not session and not any(p.match(line) for p in rules.pasted):
             kept.append(line)
     return "\n".join(kept).strip()
+
+
+def _quoted_lines(lines: list[str], rules: RenalRules) -> list[bool]:
+    """For each line, whether it lies in a quotation ``quotation_marks`` mark, its marks included: each
+    closing line goes with the latest opening line before it not yet closed; an opening never closed
+    sets nothing aside. One pass per pair of marks (a count of openings and closings, not a search
+    from each opening: a paste of many openings and no closing costs no more than its length)."""
+    depth = [0] * (len(lines) + 1)
+    for opens, closes in rules.quotations:
+        unclosed: list[int] = []
+        for index, line in enumerate(lines):
+            if unclosed and closes.match(line):
+                depth[unclosed.pop()] += 1
+                depth[index + 1] -= 1
+            elif opens.match(line):
+                unclosed.append(index)
+    inside, running = [], 0
+    for change in depth[:-1]:
+        running += change
+        inside.append(running > 0)
+    return inside
 
 
 @functools.cache
@@ -476,6 +496,7 @@ def _read(text: str, role: str, rules: RenalRules, social: bool) -> Reading:
     offer = rules["proposal"] if rules["proposal"].applies_to(role) else None
     intent, whole_intent = _signals_for(rules, role)
     content: list[str] = []
+    formulas: list[str] = []  # the clauses that are formulas, which only signals read ``in_formulas`` see
     inside = own = False  # in a quotation at the end of the clause; one the speaker asks as their own
     for index, (clause, quoted, straight) in enumerate(
             zip(clauses, _bracket_quotations(clauses), _straight_quotations(clauses), strict=True)):
@@ -503,6 +524,7 @@ def _read(text: str, role: str, rules: RenalRules, social: bool) -> Reading:
             if parts and (not clause.question or all(s.allow_question for s in parts)):
                 clause.social = parts[0]
                 reading.social.extend(parts)
+                formulas.append(matched)
                 continue
         content.append(matched)
         if clause.question:
@@ -510,10 +532,12 @@ def _read(text: str, role: str, rules: RenalRules, social: bool) -> Reading:
             reading.yes_no = reading.yes_no or (plain and (not reading.question or (
                 offer is not None and offer.search(matched) is not None)))
             reading.question = True
-    if content:  # one search per signal over the content clauses, one clause a line (^ and $ per clause)
-        joined = "\n".join(content)
+    if content or formulas:  # one search per signal over the content clauses, one clause a line (^ and $ per clause)
+        joined, said_in_formulas = "\n".join(content), "\n".join(formulas)
         for signal in intent:
-            hit = signal.search(joined)
+            hit = signal.search(joined) if content else None
+            if hit is None and formulas and signal.in_formulas:
+                hit = signal.search(said_in_formulas)
             if hit is not None:
                 reading.found[signal.name] = hit.group(0)
     if social and len(clauses) > 1 and not reading.social_only:

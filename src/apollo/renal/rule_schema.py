@@ -22,6 +22,7 @@ class SignalSpec(msgspec.Struct, forbid_unknown_fields=True):
     anywhere: bool = False
     attached: bool = False
     confirmation: bool = False
+    in_formulas: bool = False
     allow_question: bool = False
     agrees: bool = False
     opens: bool = False
@@ -53,7 +54,7 @@ class Normalize(msgspec.Struct, forbid_unknown_fields=True):
 
 class Pasted(msgspec.Struct, forbid_unknown_fields=True):
     line_patterns: list[str]
-    quotation_patterns: list[str] = []
+    quotation_marks: list[tuple[str, str]] = []
     block_patterns: list[str] = []
     opening_session_runs_on: bool = False
 

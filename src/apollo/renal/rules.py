@@ -103,6 +103,8 @@ class Signal:
     anywhere: bool
     attached: bool
     confirmation: bool
+    #: also read in a clause that is a formula ("ok，…，记住了"), which intents otherwise skip
+    in_formulas: bool
     allow_question: bool
     after: frozenset[str]
     not_after: frozenset[str]
@@ -147,8 +149,8 @@ class RenalRules:
     pasted: tuple[LazyPattern, ...] = ()
     #: lines that open a pasted terminal session, which runs to the next blank line
     pasted_blocks: tuple[LazyPattern, ...] = ()
-    #: quotations with marks where they begin and end, set aside whole (``[classify.pasted]``)
-    quotations: tuple[LazyPattern, ...] = ()
+    #: the lines that open and close a quotation, set aside whole (``[classify.pasted] quotation_marks``)
+    quotations: tuple[tuple[LazyPattern, LazyPattern], ...] = ()
     #: a message that opens with a terminal prompt is that terminal pasted, across blank lines
     pasted_session_runs_on: bool = False
 
@@ -232,6 +234,7 @@ def _signal_data(name: str, spec: dict[str, Any]) -> dict[str, Any]:
         "anywhere": bool(spec.get("anywhere", False)),
         "attached": bool(spec.get("attached", False)),
         "confirmation": bool(spec.get("confirmation", False)),
+        "in_formulas": bool(spec.get("in_formulas", False)),
         "allow_question": bool(spec.get("allow_question", False)),
         "after": frozenset(spec.get("after", [])),
         "not_after": frozenset(spec.get("not_after", [])),
@@ -342,7 +345,7 @@ def _compile_user_patterns(patterns: tuple[str, ...], key: str, where: str) -> t
     return tuple(compiled)
 
 
-_EFFECTS = {"stance", "fact", "task", "question", "close_task", "proposal", "report"}
+_EFFECTS = {"stance", "fact", "task", "question", "close_task", "proposal", "report", "adopt"}
 _CATEGORIES = {"decision", "preference", "task", "question", "process", "noise"}
 
 
@@ -424,8 +427,9 @@ def _build(user_files: tuple[str, ...], keep: tuple[str, ...], drop: tuple[str, 
     # rule file is checked now, so that a bad pattern fails where it is loaded
     pasted = tuple(LazyPattern(p) for p in settings["pasted"]["line_patterns"])
     pasted_blocks = tuple(LazyPattern(p) for p in settings["pasted"].get("block_patterns", ()))
-    quotations = tuple(LazyPattern(p, re.MULTILINE) for p in settings["pasted"].get("quotation_patterns", ()))
-    for pattern in (*pasted, *pasted_blocks, *quotations) if user_files else ():
+    quotations = tuple((LazyPattern(opens), LazyPattern(closes))
+                       for opens, closes in settings["pasted"].get("quotation_marks", ()))
+    for pattern in (*pasted, *pasted_blocks, *(p for pair in quotations for p in pair)) if user_files else ():
         pattern.compiled()
     social = tuple(s for s in signals.values() if s.social)
     phrases: dict[str, Signal] = {}

@@ -176,7 +176,8 @@ def _custom_element(custom: dict[str, Any], base: str, rule: EnvelopeRules, coun
     user's envelope, or written by the runtime whole (then all of it is envelope)."""
     custom_type = custom.get("customType")
     whole = content_text(custom.get("content"))
-    envelope, text = (whole, "") if custom_type in rule.injected_custom_types else rule.split_envelope(whole)
+    injected = isinstance(custom_type, str) and custom_type in rule.injected_custom_types
+    envelope, text = (whole, "") if injected else rule.split_envelope(whole)
     extra = {"entry_type": "custom_message", "customType": custom_type}
     if not text.strip() and rule.notice_in(envelope):
         extra["notice_only"] = True
@@ -190,11 +191,11 @@ def _custom_element(custom: dict[str, Any], base: str, rule: EnvelopeRules, coun
 
 
 def _mark_description(text: str, rule: EnvelopeRules, extra: dict[str, Any]) -> None:
-    """Where the description of an image or a video that OpenClaw's media understanding wrote into a
-    user's ``text`` starts (``described_from``): a vision model's words, in which the classifier reads
-    no intent of the user's."""
-    if "Description:" in text and (found := rule.media_description(text)) is not None:
-        extra["described_from"] = found[1]
+    """Where the descriptions of images or videos that OpenClaw's media understanding wrote into a
+    user's ``text`` lie (``described``, [start, end] pairs): a vision model's words, in which the
+    classifier reads no intent of the user's."""
+    if "Description:" in text and (spans := rule.described_spans(text)):
+        extra["described"] = [list(span) for span in spans]
 
 
 def _message_elements(message: dict[str, Any], base: str, rule: EnvelopeRules, count: Counter, heartbeat_turn: set[str],

@@ -58,6 +58,7 @@ class EnvelopeRules:
     scheduled_suffixes: tuple[LazyPattern, ...] = ()
     queued_items: tuple[LazyPattern, ...] = ()
     media_descriptions: tuple[LazyPattern, ...] = ()
+    media_description_ends: tuple[LazyPattern, ...] = ()
     stamp_ids: tuple[LazyPattern, ...] = ()
     stamp_lines: tuple[LazyPattern, ...] = ()
     reply_directives: tuple[LazyPattern, ...] = ()
@@ -229,6 +230,23 @@ class EnvelopeRules:
                 return (match.start("caption") if caption is not None else match.end()), match.end()
         return None
 
+    def described_spans(self, text: str) -> list[tuple[int, int]]:
+        """(start, end) of each description of an image or a video that media understanding wrote into a
+        user's ``text`` (from its "Description:" line to the next section, the next queued item or the end):
+        a vision model's words, not the user's; what lies between them (a caption, an audio's transcript,
+        another queued message) is."""
+        spans: list[tuple[int, int]] = []
+        position = 0
+        while position < len(text):
+            match = next((m for p in self.media_descriptions if (m := p.search(text, position))), None)
+            if match is None:
+                break
+            end = min((m.start() for p in self.media_description_ends if (m := p.search(text, match.end()))),
+                      default=len(text))
+            spans.append((match.end(), end))
+            position = max(end, match.end() + 1)
+        return spans
+
     def without_stamp_at(self, text: str, start: int) -> str:
         """``text`` less the gateway's stamps (``prefixes``) that open the line at ``start``: the
         channel's envelope that media understanding copies in front of a caption. Only there: a
@@ -350,6 +368,7 @@ def rules() -> EnvelopeRules:
                  scheduled_suffixes=compile_all(envelope.get("scheduled_suffixes", []), 0),
                  queued_items=compile_all(envelope["queued_items"]),
                  media_descriptions=compile_all(envelope.get("media_descriptions", [])),
+                 media_description_ends=compile_all(envelope.get("media_description_ends", []), 0),
                  stamp_ids=compile_all(envelope.get("stamp_ids", [])),
                  stamp_lines=compile_all(envelope.get("stamp_lines", [])),
                  reply_directives=compile_all(assistant.get("reply_directives", []), re.IGNORECASE),
