@@ -5,6 +5,8 @@ indefinite that asks nothing, and leaked reasoning that is a report about a user
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from support_classify import element, verdicts
 
 from apollo.transcript.model import Kind
@@ -413,3 +415,21 @@ def test_what_the_agent_says_it_will_remember_is_kept_as_a_standing_preference(s
 def test_a_reply_that_remembers_nothing_or_asks_back_adopts_nothing(said: str, reply: str) -> None:
     v = verdicts(("assistant", "Hi, what can I do?"), ("user", said), ("assistant", reply))
     assert v["m2"].rule != "resolve:adopted", v["m2"]
+
+
+_ORDERS = ["send it to the team", "now deploy it to prod", "fix the login page", "现在把它发给团队", "把报告发到群里"]
+_FORMULAS = ["thanks, ", "thanks. ", "thank you, ", "谢谢，", "ok, ", "好的，", "great, "]
+
+
+@given(formula=st.sampled_from(_FORMULAS), order=st.sampled_from(_ORDERS))
+def test_a_formula_before_an_order_never_makes_the_order_a_formula(formula: str, order: str) -> None:
+    # read as one, "thanks …" had been a thanks alone: dropped, with the order in it
+    report = ("assistant", "Done: the weekly report is in reports/week12.md.")
+    assert verdicts(report, ("user", order))["m2"].category == "task"
+    assert verdicts(report, ("user", formula + order))["m2"].category == "task"
+
+
+@pytest.mark.parametrize("said", ["thanks, that works", "thanks, great job", "谢谢，辛苦了", "好的，谢谢", "Oh, no."])
+def test_formulas_read_together_are_still_one(said: str) -> None:
+    v = verdicts(("assistant", "Done: the weekly report is in reports/week12.md."), ("user", said))
+    assert v["m2"].category == "noise", v["m2"]

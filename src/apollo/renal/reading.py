@@ -592,7 +592,10 @@ def _introduces_own(clauses: list[Clause], index: int, rules: RenalRules) -> boo
 
 
 def _read_as_one(text: str, reading: Reading, rules: RenalRules) -> None:
-    """A short message whose clauses only make sense together: "Oh, no." is "oh no", not "oh" + "no"."""
+    """A short message whose clauses only make sense together: "Oh, no." is "oh no", not "oh" + "no";
+    not one a clause of which says an order or a rule (``read_as_one_unless``: "thanks, send it")."""
+    if any(name in reading.found for name in rules.normalize.get("read_as_one_unless", ())):
+        return
     norm = normalize_clause(text, rules)
     if len(norm) > 32:
         return

@@ -50,6 +50,7 @@ class Normalize(msgspec.Struct, forbid_unknown_fields=True):
     trailing_particles: str
     collapse_single_characters: bool
     binds_forward: list[str] = []
+    read_as_one_unless: list[str] = []
 
 
 class Pasted(msgspec.Struct, forbid_unknown_fields=True):
