@@ -433,3 +433,10 @@ def test_a_formula_before_an_order_never_makes_the_order_a_formula(formula: str,
 def test_formulas_read_together_are_still_one(said: str) -> None:
     v = verdicts(("assistant", "Done: the weekly report is in reports/week12.md."), ("user", said))
     assert v["m2"].category == "noise", v["m2"]
+
+
+@pytest.mark.parametrize(("said", "rule"), [("我记住了", False), ("记住了吗", False), ("你记住了没", False),
+                                            ("记住，别删我的文件", True), ("记住我的生日是3月5日", True)])
+def test_remember_is_a_rule_said_to_the_agent_not_the_speakers_own_or_a_question(said: str, rule: bool) -> None:
+    v = verdicts(("assistant", "电话是64045361。"), ("user", said))
+    assert (v["m2"].category == "preference") is rule, v["m2"]
