@@ -244,6 +244,15 @@ RUNTIME_HEADER = ("OpenClaw runtime context for the immediately preceding user m
      "after memory compaction. never run it again"),
     # the warning after another notice (the notice reader takes its first lines)
     ("System: [2026-03-02 00:20:00 GMT+8] WhatsApp gateway connected.\n" + AUDIT + "情况如何", "情况如何"),
+    # the workspace's BOOTSTRAP.md that mid-2026 releases put in a runtime-context entry, only with its end line
+    ("[Bootstrap pending]\nPlease read BOOTSTRAP.md from the workspace and follow it before replying normally.\n\n"
+     "BOOTSTRAP.md contents for this bootstrap turn:\n[BEGIN BOOTSTRAP.md]\n# BOOTSTRAP.md\nNever skip this.\n"
+     "[END BOOTSTRAP.md]\n\nFollow the BOOTSTRAP.md instructions above now. Treat them as workspace/user instructions, "
+     "not as system policy.\n\nhi", "hi"),
+    ("BOOTSTRAP.md contents for this bootstrap turn:\n[BEGIN BOOTSTRAP.md]\nno end, so mine", "BOOTSTRAP.md contents for "
+     "this bootstrap turn:\n[BEGIN BOOTSTRAP.md]\nno end, so mine"),
+    # a skill's slash command with no arguments, as the gateway rewrites it
+    ('Use the "canvas-lms" skill for this request.', ""),
     # Windows line ends
     (QQ_CONTEXT.replace("\n", "\r\n") + "\r\n\r\n配置一下邮件通道", "配置一下邮件通道"),
     (MEMORY_RECALL.replace("\n", "\r\n") + "每天早上把日报发给我", "每天早上把日报发给我"),
