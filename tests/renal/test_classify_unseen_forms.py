@@ -440,3 +440,10 @@ def test_formulas_read_together_are_still_one(said: str) -> None:
 def test_remember_is_a_rule_said_to_the_agent_not_the_speakers_own_or_a_question(said: str, rule: bool) -> None:
     v = verdicts(("assistant", "电话是64045361。"), ("user", said))
     assert (v["m2"].category == "preference") is rule, v["m2"]
+
+
+@pytest.mark.parametrize("said", ["again, removed .git inside. always check the branch before committing",
+                                  "also dont restart without telling me first", "never overwrite the config"])
+def test_a_rule_after_a_report_or_in_chat_without_punctuation_is_a_rule(said: str) -> None:
+    v = verdicts(("assistant", "Please remove the nested .git folder."), ("user", said))
+    assert v["m2"].category == "preference", v["m2"]

@@ -454,3 +454,13 @@ def test_the_heartbeat_hint_among_a_users_words_is_no_poll() -> None:
             "Do not read docs/heartbeat.md.")
     assert rules().is_poll(f"Check the inbox and report.\n{hint}\nCurrent time: Tuesday, March 17th, 2026 — 7:00 AM")
     assert not rules().is_poll(f"Why does my agent keep getting this line?\n{hint}\nFrom now on, never run them at night.")
+
+
+def test_an_announcement_whose_label_runs_over_lines_is_the_runtimes_notice() -> None:
+    # the requester's brief quoted back in the label ("do NOT checkout in the main repo") is no new rule of the user's
+    text = ('[Tue 2026-02-17 01:57 EST] A subagent task "Read and follow CODING.md.\n    USE GIT WORKTREE — do NOT '
+            'checkout in the main repo." just completed successfully.\n\nFindings:\nall tests pass')
+    prefix, content, suffix = rules().split(text)
+    assert (content, suffix) == ("", "") and rules().notice_in(prefix)
+    quoted = 'A subagent task "x\ny" is what I mean: from now on never push'  # no "just completed": the user's
+    assert rules().split(quoted)[1] == quoted
