@@ -530,3 +530,17 @@ def test_a_login_and_password_named_together_then_given_on_the_next_two_lines_lo
     for talk in ("username and password are required\nplease fill them in\nthen click Save",
                  "store username and password in the keychain\n40251177\n12345678"):
         assert redact(talk) == talk, talk
+
+
+@pytest.mark.parametrize("key", ["ewTiF25DCF834b9FGf6c764L5wbDI4z6", "Xq7Lm2Pz9Rt4Vw8Ny3Kb6Hd1Gf5Js0Ac"])
+def test_a_key_of_letters_and_digits_pasted_bare_is_redacted(key: str) -> None:
+    # detect-secrets' base64 limit passes most 32-character keys over (4.3 bits for the first)
+    assert redact(f"何才: {key}").startswith("何才: [REDACTED ") and key not in redact(f"何才: {key}")
+    assert key not in redact(f"the app secret for the bot\n{key}\nthanks")
+
+
+@pytest.mark.parametrize("word", ["getUserByIdForTheAuthenticationModule2024", "MyCompanyName2024ProjectAlphaV2Release",
+                                  "550e8400-e29b-41d4-a716-446655440000", "file_v3_00vq_a62ec208-7ada-43d8-94af-253f53e0818g",
+                                  "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"])
+def test_identifiers_made_of_words_ids_and_sequences_are_no_random_token(word: str) -> None:
+    assert "Random Token" not in redact(f"see {word} here")

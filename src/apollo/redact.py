@@ -34,7 +34,16 @@ _WORD_MIN = 20
 #: what marks a line as worth the named detectors besides a long word: a URL (credentials in it), a key header
 _HEADERS = "://|PRIVATE KEY|PuTTY"
 #: which finding names a mark when several overlap: named formats (rank 0) first
-_RANK = {"Secret Keyword": 1, "Base64 High Entropy String": 2, "Hex High Entropy String": 2}
+_RANK = {"Secret Keyword": 1, "Base64 High Entropy String": 2, "Hex High Entropy String": 2, "Random Token": 2}
+#: a word of letters and digits alone this long, mixing capitals, small letters and digits (at least
+#: ``_TOKEN_EACH`` of each) above ``_TOKEN_ENTROPY`` bits a character, is a key pasted bare: detect-secrets'
+#: base64 limit (4.5 bits) passes most 32-character keys over (a Feishu app secret a user pasted alone, "何才:
+#: ewTi…", 4.3 bits, stood in clear in a digest); not an identifier made of words (a run of ``_TOKEN_WORD`` letters
+#: of one case: "getUserByIdForTheAuthenticationModule2024"), nor hashes (one case), UUIDs, ids with separators
+_TOKEN_MIN = 24
+_TOKEN_EACH = 2
+_TOKEN_ENTROPY = 4.0
+_TOKEN_WORD = 6
 #: names of a secret in Chinese, which detect-secrets' keyword detector (English and Spanish names)
 #: does not know: "应用密码是：`…`", "API 密钥: …", "**密码**：…", "数据库密码（生产）：…", "这个密码在 TOOLS.md
 #: 里记录了：…". Only their assignment form is read: the name, not the start of another thing's name
@@ -653,6 +662,20 @@ def _entropy_spans(text: str, word: re.Pattern[str], plugins: list[Any]) -> Iter
                     continue
                 if plugin.calculate_shannon_entropy(candidate) > plugin.entropy_limit:
                     yield start, start + len(candidate), plugin.secret_type
+        for token in _compiled(rf"(?<![A-Za-z0-9])[A-Za-z0-9]{{{_TOKEN_MIN},}}(?![A-Za-z0-9])").finditer(
+                text, match.start(), match.end()):
+            if _random_token(token.group(), plugins[0]):
+                yield token.start(), token.end(), "Random Token"
+
+
+def _random_token(candidate: str, base64: Any) -> bool:
+    """A key pasted bare (``_TOKEN_MIN``): capitals, small letters and digits mixed, random enough."""
+    from detect_secrets.filters.heuristic import is_sequential_string
+
+    return (sum(c.isupper() for c in candidate) >= _TOKEN_EACH and sum(c.islower() for c in candidate) >= _TOKEN_EACH
+            and sum(c.isdigit() for c in candidate) >= _TOKEN_EACH and not is_sequential_string(candidate)
+            and _compiled(rf"[a-z]{{{_TOKEN_WORD}}}|[A-Z]{{{_TOKEN_WORD}}}").search(candidate) is None
+            and base64.calculate_shannon_entropy(candidate) > _TOKEN_ENTROPY)
 
 
 def _parts(match: re.Match[str], charset: str) -> Iterator[tuple[int, str]]:

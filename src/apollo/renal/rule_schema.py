@@ -9,6 +9,8 @@ it is imported only when a user's rule file is read.
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import msgspec
 from msgspec import UNSET, UnsetType
 
@@ -55,7 +57,8 @@ class Normalize(msgspec.Struct, forbid_unknown_fields=True):
 
 class Pasted(msgspec.Struct, forbid_unknown_fields=True):
     line_patterns: list[str]
-    quotation_marks: list[tuple[str, str]] = []
+    #: pairs of [opening line, closing line] patterns
+    quotation_marks: list[Annotated[list[str], msgspec.Meta(min_length=2, max_length=2)]] = []
     block_patterns: list[str] = []
     opening_session_runs_on: bool = False
 
