@@ -7,8 +7,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from apollo.renal.compaction import CompactionPlan
 from apollo.renal.digest import earlier_summary
+from apollo.renal.fates import Fate
 from apollo.renal.filter import filter_path
+from apollo.transcript.model import Element, Kind, Role
 from realclient.support import PiSession
 from renal.filter_support import worked_session
 
@@ -99,3 +102,21 @@ def test_a_user_message_queued_after_an_announcement_stays_the_users() -> None:
             'A background task "disk check" just completed successfully.\n\nFindings:\nAll fine.\n\n---\n'
             'Queued #2\nPlease delete the old backups in /srv/bak now.')
     assert "Please delete the old backups" in rules().split(text)[1]
+
+
+
+def _fate(record: str, role: Role, kind: Kind, action: str) -> Fate:
+    element = Element(id=record, role=role, kind=kind, text=record, tokens=5, record_id=record)
+    return Fate(element, "process" if action == "keep" else "noise", action)
+
+
+def test_a_copy_keeps_from_the_first_entry_of_the_tail_it_keeps() -> None:
+    # a real session of heartbeats: the tail started with a heartbeat's tool call, dropped with its result, and the
+    # entry named as the first kept stood nowhere in the copy (the compaction was refused, the copy left behind)
+    fates = [_fate("u1", Role.USER, Kind.TEXT, "keep"), _fate("call", Role.ASSISTANT, Kind.TOOL_CALL, "drop"),
+             _fate("result", Role.TOOL, Kind.TOOL_RESULT, "drop"), _fate("ok", Role.ASSISTANT, Kind.HEARTBEAT_REPLY, "drop"),
+             _fate("ask", Role.USER, Kind.TEXT, "keep"), _fate("answer", Role.ASSISTANT, Kind.TEXT, "keep")]
+    plan = CompactionPlan(fates, 1, "summary", 10, 10, rewrites=True)
+    assert plan.first_kept_entry_id == "ask" and "ask" not in plan.edits()
+    # appended to the session as it is (nothing dropped from it), the tail keeps its first entry
+    assert CompactionPlan(fates, 1, "summary", 10, 10).first_kept_entry_id == "call"

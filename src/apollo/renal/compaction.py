@@ -49,8 +49,14 @@ class CompactionPlan:
 
     @property
     def first_kept_entry_id(self) -> str:
-        """The oldest entry kept as a message, else the tail's first."""
-        kept = next((f for f in self.fates[:self.start] if f.element.record_id in self.messages), self.fates[self.start])
+        """The oldest entry kept as a message, else the tail's first; in a rewritten copy, the tail's first that
+        the copy keeps (a heartbeat's tool call first in the tail went with its dropped result, and the entry
+        named stood nowhere in the copy)."""
+        kept = next((f for f in self.fates[:self.start] if f.element.record_id in self.messages), None)
+        if kept is None:
+            tail = self.fates[self.start:]
+            kept = next((f for f in tail if f.action != "drop" and f.element.role is not Role.TOOL),
+                        tail[0]) if self.rewrites else tail[0]
         return str(kept.element.record_id)
 
     def edits(self) -> dict[str, Edit]:
