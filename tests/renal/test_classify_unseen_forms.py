@@ -447,3 +447,10 @@ def test_remember_is_a_rule_said_to_the_agent_not_the_speakers_own_or_a_question
 def test_a_rule_after_a_report_or_in_chat_without_punctuation_is_a_rule(said: str) -> None:
     v = verdicts(("assistant", "Please remove the nested .git folder."), ("user", said))
     assert v["m2"].category == "preference", v["m2"]
+
+
+@pytest.mark.parametrize(("said", "rule"), [("STOP EVERYTHING NOW", False), ("stop anything you are running", False),
+                                            ("stop using emojis in your replies", True), ("stop sending me reports", True)])
+def test_a_halt_is_no_habit_to_drop(said: str, rule: bool) -> None:
+    v = verdicts(("assistant", "Running the migration on all servers."), ("user", said))
+    assert (v["m2"].category == "preference") is rule, v["m2"]
