@@ -374,10 +374,14 @@ class Classifier:
                                topic)
         self._fresh.append(candidate)
         if store is not None:
-            store.append(candidate)
-            if len(store) > self._max_candidates:
-                del store[0]
+            self._hold(store, candidate)
         return candidate
+
+    def _hold(self, store: list[_Candidate], candidate: _Candidate) -> None:
+        """``candidate`` added to ``store``, which holds the newest ``max_candidates`` only."""
+        store.append(candidate)
+        if len(store) > self._max_candidates:
+            del store[0]
 
     def _forget(self, candidates: list[_Candidate]) -> None:
         for store in (self._open_questions, self._decisions, self._preferences, self._tasks, self._awaiting,
@@ -943,9 +947,7 @@ class Classifier:
         named = reading.keywords(markers["supersede"], self.rules) if "supersede" in markers else frozenset()
         if replaces:
             self._supersede(candidate, store, strong="supersede" in markers, named=named)
-        store.append(candidate)
-        if len(store) > self._max_candidates:
-            del store[0]
+        self._hold(store, candidate)
         return self._verdict(element, category, "keep", confidence, reason, rule or f"intent:{category}")
 
     @staticmethod
@@ -1053,9 +1055,7 @@ class Classifier:
         candidate.keys = candidate.keys or other.keys
         self._amend(candidate, category="preference", status="current", action="keep", confidence=0.7,
                     rule="resolve:adopted", reason=f"an instruction to keep: the agent took it so in #{element.id}")
-        self._preferences.append(candidate)
-        if len(self._preferences) > self._max_candidates:
-            del self._preferences[0]
+        self._hold(self._preferences, candidate)
 
     def _specifics_in(self, text: str) -> frozenset[str]:
         """The specifics a text names (``stance_report_specifics``): ids, ports, versions, paths."""
@@ -1082,9 +1082,7 @@ class Classifier:
                     and not (earlier.specifics and specifics - earlier.specifics)):
                 self._report_replaced(earlier, element, "resolve:restated",
                                       f"reported on again in #{element.id}, which carries the current state")
-        self._outcomes.append(newer)
-        if len(self._outcomes) > self._max_candidates:
-            del self._outcomes[0]
+        self._hold(self._outcomes, newer)
 
     def _failed(self, element: Element, speaker: str) -> None:
         """The user answers the agent's report by saying it did not work ("还是不对", "that's wrong"):

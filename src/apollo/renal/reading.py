@@ -466,10 +466,10 @@ def _match_text(clause: Clause) -> str:
 
 
 @functools.lru_cache(maxsize=32)
-def _signals_for(rules: RenalRules, role: str) -> tuple[tuple[Signal, ...], tuple[Signal, ...]]:
-    """(intent signals that apply to ``role``, whole-clause intent signals)."""
-    return (tuple(rules[n] for n in _INTENT_SIGNALS if rules[n].applies_to(role)),
-            tuple(rules[n] for n in _WHOLE_INTENT_SIGNALS))
+def _signals_for(rules: RenalRules, role: str) -> tuple[tuple[Signal, ...], tuple[Signal, ...], tuple[Signal, ...]]:
+    """(intent signals that apply to ``role``, those of them also read in formulas, whole-clause intent signals)."""
+    intent = tuple(rules[n] for n in _INTENT_SIGNALS if rules[n].applies_to(role))
+    return intent, tuple(s for s in intent if s.in_formulas), tuple(rules[n] for n in _WHOLE_INTENT_SIGNALS)
 
 
 def read(text: str, role: str, rules: RenalRules, *, social: bool = True) -> Reading:
@@ -494,7 +494,7 @@ def _read(text: str, role: str, rules: RenalRules, social: bool) -> Reading:
     question_signal, wh_signal = rules["question"], rules["wh_question"]
     indirect = rules["indirect_question"] if rules["indirect_question"].applies_to(role) else None
     offer = rules["proposal"] if rules["proposal"].applies_to(role) else None
-    intent, whole_intent = _signals_for(rules, role)
+    intent, in_formulas, whole_intent = _signals_for(rules, role)
     content: list[str] = []
     formulas: list[str] = []  # the clauses that are formulas, which only signals read ``in_formulas`` see
     inside = own = False  # in a quotation at the end of the clause; one the speaker asks as their own
@@ -532,14 +532,15 @@ def _read(text: str, role: str, rules: RenalRules, social: bool) -> Reading:
             reading.yes_no = reading.yes_no or (plain and (not reading.question or (
                 offer is not None and offer.search(matched) is not None)))
             reading.question = True
-    if content or formulas:  # one search per signal over the content clauses, one clause a line (^ and $ per clause)
-        joined, said_in_formulas = "\n".join(content), "\n".join(formulas)
-        for signal in intent:
-            hit = signal.search(joined) if content else None
-            if hit is None and formulas and signal.in_formulas:
-                hit = signal.search(said_in_formulas)
-            if hit is not None:
-                reading.found[signal.name] = hit.group(0)
+    # one search per signal over the content clauses, one clause a line (^ and $ per clause); the formulas only by
+    # the signals read in them, where the content did not hold them
+    for signals, clauses_read in ((intent, content), (in_formulas, formulas)):
+        if clauses_read:
+            joined = "\n".join(clauses_read)
+            for signal in signals:
+                hit = None if signal.name in reading.found else signal.search(joined)
+                if hit is not None:
+                    reading.found[signal.name] = hit.group(0)
     if social and len(clauses) > 1 and not reading.social_only:
         _read_as_one(text, reading, rules)
     reading.opening = opening(text[:_OPENING_CHARS]).lower()

@@ -223,26 +223,29 @@ class EnvelopeRules:
         a user's ``text``: the description is a vision model's words that OpenClaw's media
         understanding put there, not the user's; the caption is the pattern's ``caption`` group
         (absent: the description's start), else None."""
-        for pattern in self.media_descriptions:
-            match = pattern.search(text)
-            if match:
-                caption = match.groupdict().get("caption")
-                return (match.start("caption") if caption is not None else match.end()), match.end()
-        return None
+        match = self._description_at(text, 0)
+        if match is None:
+            return None
+        caption = match.groupdict().get("caption")
+        return (match.start("caption") if caption is not None else match.end()), match.end()
+
+    def _description_at(self, text: str, position: int) -> re.Match[str] | None:
+        """The first description's opening (``media_descriptions``) in ``text`` from ``position``."""
+        return next((m for p in self.media_descriptions if (m := p.search(text, position))), None)
 
     def described_spans(self, text: str) -> list[tuple[int, int]]:
         """(start, end) of each description of an image or a video that media understanding wrote into a
-        user's ``text`` (from its "Description:" line to the next section, the next queued item or the end):
-        a vision model's words, not the user's; what lies between them (a caption, an audio's transcript,
-        another queued message) is."""
+        user's ``text`` (from its "Description:" line to the next section, the next queued item, ``queued_items``,
+        or the end): a vision model's words, not the user's; what lies between them (a caption, an audio's
+        transcript, another queued message) is."""
         spans: list[tuple[int, int]] = []
         position = 0
         while position < len(text):
-            match = next((m for p in self.media_descriptions if (m := p.search(text, position))), None)
+            match = self._description_at(text, position)
             if match is None:
                 break
-            end = min((m.start() for p in self.media_description_ends if (m := p.search(text, match.end()))),
-                      default=len(text))
+            end = min((m.start() for p in (*self.media_description_ends, *self.queued_items)
+                       if (m := p.search(text, match.end()))), default=len(text))
             spans.append((match.end(), end))
             position = max(end, match.end() + 1)
         return spans
