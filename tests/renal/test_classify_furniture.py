@@ -137,6 +137,31 @@ def test_a_scheduled_jobs_prompt_and_a_bare_notice_are_process_not_requests(tmp_
     assert (got[notice].category, got[notice].rule) == ("process", "furniture:notice")
 
 
+def test_a_notice_that_runs_over_paragraphs_before_a_heartbeat_poll_stays_with_the_work_it_caused(
+        tmp_path: Path) -> None:
+    """The gateway puts its queued events before a heartbeat's poll: a hook's assessment of an e-mail
+    runs over paragraphs ("action required", a deadline), and the agent's turn acts on it. The poll
+    had taken the notice and that work down with it; a poll under a one-line "ok" still goes whole."""
+    s = PiSession()
+    s.user("Watch my inbox and tell me on Discord when something needs me.")
+    s.say("Will do.")
+    brought = s.user("System: [2026-03-02 09:14:03 EST] Hook Gmail (home): A renewal notice for the car insurance.\n\n"
+                     "- **Action:** renew online at the insurer's site\n- **Deadline:** March 20, 2026\n\n"
+                     "This requires the owner's attention.\n\n" + HEARTBEAT_PROMPT)
+    call, result = s.tool("c1", "message", {"action": "send", "channel": "discord", "text": "Renew the car insurance "
+                                            "by March 20"}, '{"ok": true}')
+    told = s.say("Sent you a Discord message: renew the car insurance by March 20.")
+    routine = s.user("System: [2026-03-02 09:44:03 EST] Hook Gmail (home): ok\n\n" + HEARTBEAT_PROMPT)
+    ack = s.say("HEARTBEAT_OK")
+    got = session_verdicts(s, tmp_path)
+    assert (got[brought].category, got[brought].rule) == ("process", "furniture:notice")
+    for work in (call, result, told):
+        assert got[work].category != "noise", (work, got[work])
+    assert got[routine].category == got[ack].category == "noise"
+    kept = _kept_ids(s, tmp_path / "f")
+    assert {brought, call, result, told} <= kept and routine not in kept
+
+
 def test_the_filter_never_rescues_a_delivery_copy_that_carries_a_fact(tmp_path: Path) -> None:
     """Rescue keeps a fact that would otherwise be lost; a copy's facts live on in the original."""
     s = PiSession()

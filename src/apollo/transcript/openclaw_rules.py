@@ -304,6 +304,13 @@ class EnvelopeRules:
         stripped = text.lstrip()
         return any(pattern.search(stripped) for pattern in self.poll_patterns)
 
+    def poll_after_words(self, text: str) -> bool:
+        """The poll's own words come after others: the rest of a gateway notice that ran over
+        paragraphs, as a hook's assessment of an e-mail or a cron job's message does."""
+        stripped = text.strip()
+        starts = [found.start() for pattern in self.poll_patterns if (found := pattern.search(stripped))]
+        return bool(starts) and min(starts) > 0
+
     def is_ack(self, text: str) -> bool:
         """OpenClaw's stripHeartbeatToken in heartbeat mode: token at an edge, little else."""
         if not any(token in text or " " in token for token in self.ack_tokens):
