@@ -454,3 +454,51 @@ def test_a_rule_after_a_report_or_in_chat_without_punctuation_is_a_rule(said: st
 def test_a_halt_is_no_habit_to_drop(said: str, rule: bool) -> None:
     v = verdicts(("assistant", "Running the migration on all servers."), ("user", said))
     assert (v["m2"].category == "preference") is rule, v["m2"]
+
+
+@pytest.mark.parametrize(("said", "category"), [
+    # Portuguese: the imperative said to "você" opening its clause, the one said to "tu" with what it acts on, asked
+    # with "pode", wanted with "quero que você"; always, never, a "don't" in the form of a command, "você deve",
+    # whenever something happens; a name given, the agent's or the user's, a profession; a decision
+    ("Envie o relatório para o Marcos", "task"), ("me mostre os últimos pedidos", "task"),
+    ("manda uma mensagem pro grupo", "task"), ("roda o script de novo", "task"), ("pode reiniciar o servidor?", "task"),
+    ("eu quero que você revise o contrato", "task"), ("Sempre responda em português", "preference"),
+    ("nunca apague arquivos da pasta docs", "preference"), ("não publique nada sem minha aprovação", "preference"),
+    ("vc deve me corrigir quando eu errar", "preference"), ("se eu disser bom dia vc deve mandar a agenda", "preference"),
+    ("a partir de agora use o modelo menor", "preference"), ("Meu nome é Joana", "preference"),
+    ("você vai se chamar Luna", "preference"), ("sou engenheira de dados", "preference"), ("vamos usar o Postgres", "decision"),
+    # Spanish: always in the language of the answers, a name given, a decision
+    ("siempre responde en inglés", "preference"), ("mi nombre es Carla", "preference"), ("vamos a usar Supabase", "decision"),
+    # Indonesian: any verb in -kan opening its clause, a bare verb of the agent's work with what it acts on, "bantu",
+    # what the speaker wants to see; always, the language of the answers; a name given, the agent's role; a decision
+    ("tampilkan laporan penjualan bulan ini", "task"), ("berikan saya daftar pelanggan baru", "task"),
+    ("cek folder download saya", "task"), ("rekap pengeluaran minggu ini", "task"), ("bantu saya susun jadwal", "task"),
+    ("saya mau lihat stok gudang", "task"), ("coba lagi", "task"), ("selalu balas pakai bahasa Inggris", "preference"),
+    ("nama saya Dewi", "preference"), ("kamu adalah seorang asisten keuangan", "preference"),
+    ("kita pakai Vercel saja", "decision"),
+])
+def test_a_portuguese_spanish_or_indonesian_order_rule_name_or_decision_is_recognised(said: str, category: str) -> None:
+    v = verdicts(("assistant", "Hi, what can I do?"), ("user", said))
+    assert v["m2"].category == category, v["m2"]
+
+
+@pytest.mark.parametrize("said", [
+    # Portuguese reports with the subject left out, a slang, a permission, a guess, a state, a surprise, a complaint
+    # that starts with whenever, a name asked
+    "Abre mas não carrega", "Fecha sozinho toda hora", "Roda bem no meu pc", "Fala sério", "Pode ser",
+    "Você deve estar cansado", "Sou inteligente demais", "Não me diga!", "Não funciona", "Sempre que eu abro o app ele trava",
+    "Qual é o meu nome?", "Como vc se chama?",
+    # Indonesian: eat, not, will, the passive and the active, imagine, forgive, forget it, please go ahead, a remark,
+    # a report, "we'll see", love, a link word, a "what if", a name asked
+    "Makan siang dulu", "Bukan begitu maksudnya", "Akan saya cek nanti", "Ditampilkan di layar tapi salah",
+    "Menampilkan data yang salah", "Bayangkan kalau kita punya uang banyak", "Maafkan saya", "Lupakan saja", "Silakan",
+    "Saya mau tidur dulu", "Cek sudah saya lakukan", "Lihat saja nanti", "Kasih sayang itu penting",
+    "Berdasarkan data bulan lalu", "Coba kalau kita pakai yang lain", "Nama kamu siapa?", "Kirim ulang juga gak masuk",
+    # Spanish: it caught my attention, a state, let's see; English: a report that opens with a verb those share
+    "Me llamo la atención ese video", "Soy feliz", "Vamos a ver", "Check passed",
+    # a negated question is no standing rule
+    "dont you have access to the weather api?",
+])
+def test_a_report_a_question_or_a_turn_of_speech_is_no_order_or_rule_in_those_languages(said: str) -> None:
+    v = verdicts(("assistant", "Hi, what can I do?"), ("user", said))
+    assert v["m2"].category not in ("task", "preference", "decision"), v["m2"]

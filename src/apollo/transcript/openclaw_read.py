@@ -180,6 +180,7 @@ def _custom_element(custom: dict[str, Any], base: str, rule: EnvelopeRules, coun
     envelope, text = (whole, "") if injected else rule.split_envelope(whole)
     extra = {"entry_type": "custom_message", "customType": custom_type}
     _mark_notice(text, envelope, rule, extra)
+    _mark_description(text, rule, extra)
     kind = Kind.HEARTBEAT_POLL if _polls(text, rule, extra) else Kind.TEXT  # newer releases poll in runtime context
     if kind is Kind.HEARTBEAT_POLL:
         heartbeat_turn.add(base)
