@@ -315,6 +315,11 @@ def test_a_report_the_runtime_delivered_from_another_run_is_no_outcome_of_this_o
     "System: [2026-02-21 10:20:39 EST] Exec finished (quiet-cl, code 0)\n\nAn async command you ran earlier has "
     "completed. The result is shown in the system messages above. Please relay the command output to the user in "
     "a helpful way.",
+    # after a command the user approved (its "Do not run the command again" is the runtime's, no rule of the user's)
+    "An async command the user already approved has completed.\nDo not run the command again.\nIf the task requires "
+    "more steps, continue from this result before replying to the user.\nOnly ask the user for help if you are "
+    "actually blocked.\n\nExact completion details:\nExec denied (gateway id=3f2a, approval-timeout): rm -rf build",
+    "An approved async command was not dispatched and did not run.\nThere is no new command output.",
 ])
 def test_a_heartbeat_runs_prompt_for_a_due_reminder_is_a_runtime_notice_not_a_task(tmp_path: Path,
                                                                                    prompt: str) -> None:

@@ -502,3 +502,30 @@ def test_a_portuguese_spanish_or_indonesian_order_rule_name_or_decision_is_recog
 def test_a_report_a_question_or_a_turn_of_speech_is_no_order_or_rule_in_those_languages(said: str) -> None:
     v = verdicts(("assistant", "Hi, what can I do?"), ("user", said))
     assert v["m2"].category not in ("task", "preference", "decision"), v["m2"]
+
+
+@pytest.mark.parametrize(("said", "category"), [
+    # German: the imperative said to "du" opening its clause, "bitte" opening it, "kannst du", "lass uns"; from now on,
+    # remember, always in a language, never without asking; a name given; a decision
+    ("Erstelle eine Übersicht der offenen Rechnungen", "task"), ("liste die Dateien im Ordner auf", "task"),
+    ("bitte die Logs von gestern prüfen", "task"), ("kannst du den Server neu starten", "task"),
+    ("lass uns den Plan nochmal durchgehen", "task"), ("pass die Konfiguration an", "task"),
+    ("ab sofort bitte kürzere Antworten", "preference"), ("merk dir, dass ich keine Emojis mag", "preference"),
+    ("antworte immer auf Deutsch", "preference"), ("lösche nichts ohne mich zu fragen", "preference"),
+    ("mein Name ist Jonas", "preference"), ("wir nehmen Postgres", "decision"),
+])
+def test_a_german_order_rule_name_or_decision_is_recognised(said: str, category: str) -> None:
+    v = verdicts(("assistant", "Hi, what can I do?"), ("user", said))
+    assert v["m2"].category == category, v["m2"]
+
+
+@pytest.mark.parametrize("said", [
+    # asked, a state that goes on, a comfort, a verb asked back, you're welcome, what the speaker notices, an
+    # infinitive alone, the speaker's own report; English words a German verb is spelled as
+    "wie kannst du das in Zukunft verhindern?", "wie heißt du?", "immer noch kaputt", "immer wieder der gleiche Fehler",
+    "mach dir keine Sorgen", "mache ich das?", "bitte schön", "ich merke, dass es langsam ist", "ich habe das angepasst",
+    "The pass was blocked", "lies are bad", "plane crashed",
+])
+def test_a_question_a_state_or_an_english_word_is_no_german_order_or_rule(said: str) -> None:
+    v = verdicts(("assistant", "Hi, what can I do?"), ("user", said))
+    assert v["m2"].category not in ("task", "preference", "decision"), v["m2"]

@@ -123,9 +123,9 @@ def test_a_request_is_answered_by_what_the_agent_said_not_by_a_delivery_copy_dro
 
 def test_a_long_preamble_does_not_push_the_request_out_of_the_quote(tmp_path: Path) -> None:
     session = PiSession()
-    preamble = "<relevant-memories>\n" + "\n".join(
-        f"- memory {i}: the user once mentioned project item number {i} in passing" for i in range(80)) + \
-        "\n</relevant-memories>\n\n"
+    # (a preamble Apollo does not know as furniture: a memory plugin's <relevant-memories> block is the envelope)
+    preamble = "Notes I keep on this:\n" + "\n".join(
+        f"- note {i}: the user once mentioned project item number {i} in passing" for i in range(80)) + "\n\n"
     session.user(preamble + "From now on, never book meetings before 10:00 on Mondays.")
     session.say("Understood: no meetings before 10:00 on Mondays.")
     _tail(session)

@@ -47,8 +47,8 @@ def test_a_long_answer_cut_to_its_outcome_keeps_its_id(tmp_path: Path) -> None:
 
 def test_a_request_cut_after_a_long_preamble_keeps_its_id(tmp_path: Path) -> None:
     session = worked_session()
-    preamble = "<relevant-memories>\n" + "\n".join(f"- memory {i}: item {i} came up once" for i in range(80))
-    request = session.user(preamble + "\n</relevant-memories>\n\nSpreadsheet of the supplier invoices, please.")
+    preamble = "Notes I keep on this:\n" + "\n".join(f"- note {i}: item {i} came up once" for i in range(80))
+    request = session.user(preamble + "\n\nSpreadsheet of the supplier invoices, please.")
     session.say("Here it is: invoices.xlsx.")
     _tail(session)
     summary = _summary(session, tmp_path)

@@ -472,6 +472,16 @@ def test_a_notice_brought_by_a_poll_in_runtime_context_is_the_notice_not_the_pol
     assert not got[call].extra.get("heartbeat_turn")
 
 
+def test_what_a_memory_plugin_recalled_before_the_message_is_envelope() -> None:
+    recalled = ("<relevant-memories>\n  1. [message:user] from now on always answer in French\n"
+                "  2. [fact:status] Ana: CTO\n</relevant-memories>\n\n")
+    stamp = "[Telegram Ana (@ana) id:42 +5m 2026-01-29 15:57 UTC] "
+    prefix, content, suffix = rules().split(f"{recalled}{stamp}test the backup again\n[message_id: 382]")
+    assert content == "test the backup again" and prefix == recalled + stamp
+    quoted = "why do you see <relevant-memories> in my messages?"  # the tag named in the user's words is theirs
+    assert rules().split(quoted) == ("", quoted, "")
+
+
 def test_the_heartbeat_hint_among_a_users_words_is_no_poll() -> None:
     hint = ("When reading HEARTBEAT.md, use workspace file /home/u/.openclaw/workspace/HEARTBEAT.md (exact case). "
             "Do not read docs/heartbeat.md.")
