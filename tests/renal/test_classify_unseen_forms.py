@@ -474,6 +474,7 @@ def test_a_halt_is_no_habit_to_drop(said: str, rule: bool) -> None:
     ("tampilkan laporan penjualan bulan ini", "task"), ("berikan saya daftar pelanggan baru", "task"),
     ("cek folder download saya", "task"), ("rekap pengeluaran minggu ini", "task"), ("bantu saya susun jadwal", "task"),
     ("saya mau lihat stok gudang", "task"), ("coba lagi", "task"), ("selalu balas pakai bahasa Inggris", "preference"),
+    ("balas lewat email saja", "preference"),
     ("nama saya Dewi", "preference"), ("kamu adalah seorang asisten keuangan", "preference"),
     ("kita pakai Vercel saja", "decision"),
 ])
@@ -494,6 +495,7 @@ def test_a_portuguese_spanish_or_indonesian_order_rule_name_or_decision_is_recog
     "Menampilkan data yang salah", "Bayangkan kalau kita punya uang banyak", "Maafkan saya", "Lupakan saja", "Silakan",
     "Saya mau tidur dulu", "Cek sudah saya lakukan", "Lihat saja nanti", "Kasih sayang itu penting",
     "Berdasarkan data bulan lalu", "Coba kalau kita pakai yang lain", "Nama kamu siapa?", "Kirim ulang juga gak masuk",
+    "balas pakai apa saja",
     # Spanish: it caught my attention, a state, let's see; English: a report that opens with a verb those share
     "Me llamo la atención ese video", "Soy feliz", "Vamos a ver", "Check passed",
     # a negated question is no standing rule
