@@ -531,3 +531,13 @@ def test_a_german_order_rule_name_or_decision_is_recognised(said: str, category:
 def test_a_question_a_state_or_an_english_word_is_no_german_order_or_rule(said: str) -> None:
     v = verdicts(("assistant", "Hi, what can I do?"), ("user", said))
     assert v["m2"].category not in ("task", "preference", "decision"), v["m2"]
+
+
+@pytest.mark.parametrize(("said", "rule"), [
+    ("when you're asked for my schedule, search across all the calendars", True),
+    ("add it to the family calendar unless specified", True), ("whenever you are asked about prices, quote in euros", True),
+    ("when you're asked, what do you say?", False), ("I was asked to leave early", False),
+])
+def test_how_to_act_whenever_asked_or_until_told_otherwise_is_a_standing_rule(said: str, rule: bool) -> None:
+    v = verdicts(("assistant", "Calendar access is set up."), ("user", said))
+    assert (v["m2"].category == "preference") is rule, v["m2"]

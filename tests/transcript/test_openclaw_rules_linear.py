@@ -26,7 +26,7 @@ _PIECES = st.sampled_from(["\n", "\n\n", " ", "\t", "a", "好", "]", "[System: x
 
 
 def _at_group() -> re.Pattern[str]:
-    found = [re.compile(p) for p in _SUFFIXES if "(?P<at>" in p]
+    found = [re.compile(p) for p in _SUFFIXES if "(?P<at>" in p and "[System: " in p]
     assert len(found) == 1  # the "[System: …]" lines
     return found[0]
 
