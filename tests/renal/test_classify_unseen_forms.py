@@ -541,3 +541,33 @@ def test_a_question_a_state_or_an_english_word_is_no_german_order_or_rule(said: 
 def test_how_to_act_whenever_asked_or_until_told_otherwise_is_a_standing_rule(said: str, rule: bool) -> None:
     v = verdicts(("assistant", "Calendar access is set up."), ("user", said))
     assert (v["m2"].category == "preference") is rule, v["m2"]
+
+
+@pytest.mark.parametrize(("said", "category"), [
+    # Korean: a request ending its clause, a wish for the agent's work; from now on, never, a "don't", must not;
+    # a name given; a decision
+    ("회의록을 정리해 주세요", "task"), ("결과 나오면 나에게 문자 보내줘", "task"), ("팀을 먼저 구성해 주었으면 해", "task"),
+    ("앞으로는 존댓말로 대답해 줘", "preference"), ("절대 외부로 공유하면 안 돼", "preference"),
+    ("이모티콘 쓰지 마세요", "preference"), ("나의 이름은 민수야", "preference"), ("추천대로 해봅시다", "decision"),
+    # Japanese: a request; always, remember, a "don't", the language or tone of the answers; a name given
+    ("議事録をまとめてください", "task"), ("天気を調べて", "task"), ("常に敬語で話すように覚えておいてね", "preference"),
+    ("絵文字を使わないでください", "preference"), ("英語で答えて", "preference"), ("標準語がいいな", "preference"),
+    ("私の名前は佐藤です", "preference"),
+    # Russian: never again with any imperative, remember, a name given
+    ("больше никогда не удаляй мои заметки", "preference"), ("запомни: я работаю по ночам", "preference"),
+    ("меня зовут Ольга", "preference"),
+])
+def test_a_korean_japanese_or_russian_request_rule_name_or_decision_is_recognised(said: str, category: str) -> None:
+    v = verdicts(("assistant", "Hi, what can I do?"), ("user", said))
+    assert v["m2"].category == category, v["m2"]
+
+
+@pytest.mark.parametrize("said", [
+    # don't worry, thanks, because (you) helped, a name asked, hello; a greeting formula, please wait, nice weather, a
+    # name asked, thanks for working; I will never forget, did you remember?, what is your name?
+    "걱정하지 마", "고마워", "도와줘서 고마워", "네 이름은 뭐야?", "안녕하세요", "よろしくお願いします", "待っていてください",
+    "天気がいいな", "名前は何？", "一所懸命にやってくれてありがとう", "я никогда не забуду это", "запомнил?", "как тебя зовут?",
+])
+def test_a_formula_a_question_or_the_speakers_own_step_is_no_request_or_rule_in_those_languages(said: str) -> None:
+    v = verdicts(("assistant", "Hi, what can I do?"), ("user", said))
+    assert v["m2"].category not in ("task", "preference", "decision"), v["m2"]
