@@ -571,3 +571,15 @@ def test_a_korean_japanese_or_russian_request_rule_name_or_decision_is_recognise
 def test_a_formula_a_question_or_the_speakers_own_step_is_no_request_or_rule_in_those_languages(said: str) -> None:
     v = verdicts(("assistant", "Hi, what can I do?"), ("user", said))
     assert v["m2"].category not in ("task", "preference", "decision"), v["m2"]
+
+
+@pytest.mark.parametrize(("said", "order"), [
+    # German: the infinitive alone ending the clause (not with a subject, a modal verb or "zu"); Portuguese: "veja se…",
+    # "me fala…" (not "veja bem")
+    ("phase 2 starten", True), ("in memory speichern", True), ("wir müssen das noch testen", False),
+    ("das ist schwer zu testen", False), ("veja se consegue clonar o repositório", True), ("me fala o que aconteceu", True),
+    ("veja bem, não é isso", False),
+])
+def test_a_german_infinitive_or_a_portuguese_see_whether_is_an_order(said: str, order: bool) -> None:
+    v = verdicts(("assistant", "Hi, what can I do?"), ("user", said))
+    assert (v["m2"].category == "task") is order, v["m2"]
