@@ -583,3 +583,12 @@ def test_a_formula_a_question_or_the_speakers_own_step_is_no_request_or_rule_in_
 def test_a_german_infinitive_or_a_portuguese_see_whether_is_an_order(said: str, order: bool) -> None:
     v = verdicts(("assistant", "Hi, what can I do?"), ("user", said))
     assert (v["m2"].category == "task") is order, v["m2"]
+
+
+@pytest.mark.parametrize(("said", "ping"), [
+    ("Работаем?", True), ("ты тут?", True), ("bist du noch da?", True), ("tá aí?", True), ("있어?", True), ("いる？", True),
+    ("работаем над проектом завтра", False), ("파일 있어?", False), ("今日は家にいる", False),
+])
+def test_a_ping_in_another_language_is_noise_and_the_same_words_in_a_sentence_are_not(said: str, ping: bool) -> None:
+    v = verdicts(("assistant", "Done: the report is in your inbox."), ("user", said))
+    assert (v["m2"].category == "noise") is ping, v["m2"]
