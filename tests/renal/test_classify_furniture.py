@@ -320,6 +320,9 @@ def test_a_report_the_runtime_delivered_from_another_run_is_no_outcome_of_this_o
     "more steps, continue from this result before replying to the user.\nOnly ask the user for help if you are "
     "actually blocked.\n\nExact completion details:\nExec denied (gateway id=3f2a, approval-timeout): rm -rf build",
     "An approved async command was not dispatched and did not run.\nThere is no new command output.",
+    # (as stamped: the first line on the stamp's line)
+    "[Sun 2026-04-05 17:42 GMT+2] An async command the user already approved has completed.\nDo not run the command "
+    "again.\n\nExact completion details:\nExec denied (gateway id=3cbb, approval-timeout): :",
 ])
 def test_a_heartbeat_runs_prompt_for_a_due_reminder_is_a_runtime_notice_not_a_task(tmp_path: Path,
                                                                                    prompt: str) -> None:

@@ -511,7 +511,7 @@ def test_a_discord_copy_marked_untrusted_after_the_words_is_envelope() -> None:
     ("[QQBot] to=qqbot:c2c:B519C2 | voice synthesis enabled\n\n添加清理任务", "添加清理任务"),
     ("[QQBot] to=qqbot:group:77A1\n再发一次", "再发一次"),
     # an older wording of how to send an image back, and the gateway's connection notice written without its time
-    ("[media attached: /m/a.ogg (audio/ogg)]\nTo send an image back, add a line like: MEDIA:https://example.com/i.jpg "
+    ("[media attached: /m/a.ogg (audio/ogg)]\nTo send an image back, add a line like: MEDIA:https://example.com/image.jpg "
      "(no spaces). Keep caption in the text body.\n[Telegram Ann (@ann) id:7 2026-01-07T07:06Z] check the mail",
      "check the mail"),
     ("System: WhatsApp gateway connected.\n\n[Telegram Ann (@ann) id:7 2026-01-07T07:06Z] check the mail", "check the mail"),
@@ -531,6 +531,26 @@ def test_a_channel_plugins_wrappers_before_the_words_are_envelope(raw: str, word
 ])
 def test_a_message_the_runtime_wrote_whole_is_all_envelope(raw: str) -> None:
     assert rules().split(raw) == (raw, "", "")
+
+
+@pytest.mark.parametrize("raw", [
+    # a user who quotes one of these formats keeps their words (review 56): the routing line only as the plugin writes
+    # it, the image instruction and the notices only whole, with their next line or a blank line after them
+    "[QQBot] to=qqbot:c2c:ABC appears in every message. Remove it from the transcript writer please.",
+    "[QQBot] to=qqbot:c2c:ABC keeps showing in my messages.\nPlease strip it in the plugin before saving.\n\nthanks",
+    "To send an image back, add a line like: MEDIA:/path — does that work on Telegram? Please test it.",
+    "System: WhatsApp gateway disconnected (status 408) shows every few minutes.\nPlease find out why and fix it.",
+    "[Inter-session message] sourceSession=x isUser=false — why do these appear? Please explain and stop them.",
+    "An async command the user already approved has completed. <- I keep getting this; please investigate why.",
+])
+def test_a_user_who_quotes_a_runtime_format_keeps_their_words(raw: str) -> None:
+    assert rules().split(raw)[1] == raw
+
+
+def test_an_empty_pending_entry_gives_the_empty_current_message_no_runtime_words() -> None:
+    raw = (f"[Chat messages since your last reply - for context] {FEISHU}Bob: [Current message - respond to this] "
+           f"{FEISHU}Bob:\n[message_id: om_1]")
+    assert rules().split(raw)[1] == "Bob:"
 
 
 def test_the_heartbeat_hint_among_a_users_words_is_no_poll() -> None:
