@@ -532,7 +532,9 @@ def test_a_login_and_password_named_together_then_given_on_the_next_two_lines_lo
         assert redact(talk) == talk, talk
 
 
-@pytest.mark.parametrize("key", ["ewTiF25DCF834b9FGf6c764L5wbDI4z6", "Xq7Lm2Pz9Rt4Vw8Ny3Kb6Hd1Gf5Js0Ac"])
+@pytest.mark.parametrize("key", ["ewTiF25DCF834b9FGf6c764L5wbDI4z6", "Xq7Lm2Pz9Rt4Vw8Ny3Kb6Hd1Gf5Js0Ac",
+                                 # capitals and digits, as base32 keys are written (an invented one)
+                                 "QW7PZ3KD9TX2MV4BN8RC5HJ6LF1GS0AE"])
 def test_a_key_of_letters_and_digits_pasted_bare_is_redacted(key: str) -> None:
     # detect-secrets' base64 limit passes most 32-character keys over (4.3 bits for the first)
     assert redact(f"何才: {key}").startswith("何才: [REDACTED ") and key not in redact(f"何才: {key}")
@@ -541,6 +543,9 @@ def test_a_key_of_letters_and_digits_pasted_bare_is_redacted(key: str) -> None:
 
 @pytest.mark.parametrize("word", ["getUserByIdForTheAuthenticationModule2024", "MyCompanyName2024ProjectAlphaV2Release",
                                   "550e8400-e29b-41d4-a716-446655440000", "file_v3_00vq_a62ec208-7ada-43d8-94af-253f53e0818g",
-                                  "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"])
+                                  "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789",
+                                  # a hex id in capitals (a QQ openid), words in capitals with a date
+                                  "B519C2D6DC421BCDAB80A5E6F93F3D6E", "WEEKLYWARROOMPACKET20260318",
+                                  "OPENCLAWCLAWCODE2026INTEGRATION"])
 def test_identifiers_made_of_words_ids_and_sequences_are_no_random_token(word: str) -> None:
     assert "Random Token" not in redact(f"see {word} here")

@@ -39,9 +39,12 @@ _RANK = {"Secret Keyword": 1, "Base64 High Entropy String": 2, "Hex High Entropy
 #: ``_TOKEN_EACH`` of each) above ``_TOKEN_ENTROPY`` bits a character, is a key pasted bare: detect-secrets'
 #: base64 limit (4.5 bits) passes most 32-character keys over (a Feishu app secret a user pasted alone, "何才:
 #: ewTi…", 4.3 bits, stood in clear in a digest); not an identifier made of words (a run of ``_TOKEN_WORD`` letters
-#: of one case: "getUserByIdForTheAuthenticationModule2024"), nor hashes (one case), UUIDs, ids with separators
+#: of one case: "getUserByIdForTheAuthenticationModule2024"), nor hashes (one case), UUIDs, ids with separators.
+#: Capitals and digits alone, as base32 keys are written ("bk_SNHG…", an API key a user pasted, stood in clear in a
+#: digest), with at least ``_TOKEN_BASE32_DIGITS`` digits: a hex id of capitals stays (its entropy is under the limit)
 _TOKEN_MIN = 24
 _TOKEN_EACH = 2
+_TOKEN_BASE32_DIGITS = 4
 _TOKEN_ENTROPY = 4.0
 _TOKEN_WORD = 6
 #: names of a secret in Chinese, which detect-secrets' keyword detector (English and Spanish names)
@@ -669,11 +672,15 @@ def _entropy_spans(text: str, word: re.Pattern[str], plugins: list[Any]) -> Iter
 
 
 def _random_token(candidate: str, base64: Any) -> bool:
-    """A key pasted bare (``_TOKEN_MIN``): capitals, small letters and digits mixed, random enough."""
+    """A key pasted bare (``_TOKEN_MIN``): capitals, small letters and digits mixed, or capitals and digits, random
+    enough."""
     from detect_secrets.filters.heuristic import is_sequential_string
 
-    return (sum(c.isupper() for c in candidate) >= _TOKEN_EACH and sum(c.islower() for c in candidate) >= _TOKEN_EACH
-            and sum(c.isdigit() for c in candidate) >= _TOKEN_EACH and not is_sequential_string(candidate)
+    upper, lower = sum(c.isupper() for c in candidate), sum(c.islower() for c in candidate)
+    digits = sum(c.isdigit() for c in candidate)
+    mixed = upper >= _TOKEN_EACH and lower >= _TOKEN_EACH and digits >= _TOKEN_EACH
+    base32 = not lower and upper >= _TOKEN_EACH and digits >= _TOKEN_BASE32_DIGITS
+    return ((mixed or base32) and not is_sequential_string(candidate)
             and _compiled(rf"[a-z]{{{_TOKEN_WORD}}}|[A-Z]{{{_TOKEN_WORD}}}").search(candidate) is None
             and base64.calculate_shannon_entropy(candidate) > _TOKEN_ENTROPY)
 
