@@ -176,3 +176,18 @@ def test_what_a_pattern_matches_holds_one_of_the_literals_its_signal_requires(da
     assert signal.regex is not None
     fresh = patterns.LazyPattern(signal.regex.pattern, signal.regex.flags, signal.regex.needles)
     assert not fresh.cannot_match(text), (signal_name, pattern, text)
+
+
+def test_every_literal_a_signal_declares_folds_so_the_signal_keeps_its_prefilter() -> None:
+    # one literal that lower-casing cannot fold character by character ("heiße": ß) had left a whole signal without
+    # its prefilter, compiled for every text (a heartbeat's appended question compiled 236 more characters)
+    import tomllib
+
+    from apollo.patterns import fold_needles
+    from apollo.renal.rules import BUILTIN_FILES, RULES_FOLDER
+
+    for name in BUILTIN_FILES:
+        data = tomllib.loads((RULES_FOLDER / name).read_text(encoding="utf-8"))
+        for signal, spec in data.get("signal", {}).items():
+            literals = tuple(lit for key in ("requires", "zh", "en", "phrases") for lit in spec.get(key) or ())
+            assert fold_needles(literals) is not None, (name, signal)
