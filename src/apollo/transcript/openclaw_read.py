@@ -179,9 +179,9 @@ def _custom_element(custom: dict[str, Any], base: str, rule: EnvelopeRules, coun
     injected = isinstance(custom_type, str) and custom_type in rule.injected_custom_types
     envelope, text = (whole, "") if injected else rule.split_envelope(whole)
     extra = {"entry_type": "custom_message", "customType": custom_type}
-    _mark_notice(text, envelope, rule, extra)
+    polls = _notice_or_poll(text, envelope, rule, extra)
     _mark_description(text, rule, extra)
-    kind = Kind.HEARTBEAT_POLL if _polls(text, rule, extra) else Kind.TEXT  # newer releases poll in runtime context
+    kind = Kind.HEARTBEAT_POLL if polls else Kind.TEXT  # newer releases poll in runtime context
     if kind is Kind.HEARTBEAT_POLL:
         heartbeat_turn.add(base)
     else:
@@ -189,18 +189,16 @@ def _custom_element(custom: dict[str, Any], base: str, rule: EnvelopeRules, coun
     return _element(base, Role.USER, kind, text, count, envelope, timestamp=timestamp, parent=parent, extra=extra)
 
 
-def _mark_notice(text: str, envelope: str, rule: EnvelopeRules, extra: dict[str, Any]) -> None:
-    """A message that is a gateway notice and nothing of the user's (``notice_only``): the text is
-    empty, or it is the notice's later paragraphs before a heartbeat's poll (a hook's assessment of an
-    e-mail, "action required … deadline May 12", that the poll brought)."""
-    if (not text.strip() or rule.poll_after_words(text)) and rule.notice_in(envelope):
+def _notice_or_poll(text: str, envelope: str, rule: EnvelopeRules, extra: dict[str, Any]) -> bool:
+    """Whether the message is a heartbeat poll, to drop with its turn; a message that is a gateway notice
+    and nothing of the user's is marked ``notice_only``: its text is empty, or it is the notice's later
+    paragraphs before a poll (a hook's assessment of an e-mail, "action required … deadline May 12", that
+    the poll brought), which stays as the runtime's report, its turn the agent's work on it."""
+    poll = rule.poll_start(text)
+    if (not text.strip() or (poll is not None and poll > 0)) and rule.notice_in(envelope):
         extra["notice_only"] = True
-
-
-def _polls(text: str, rule: EnvelopeRules, extra: dict[str, Any]) -> bool:
-    """A heartbeat poll, to drop with its turn: not one that brought a notice, which stays as the
-    runtime's report, and whose turn is the agent's work on it."""
-    return not extra.get("notice_only") and rule.is_poll(text)
+        return False
+    return poll is not None
 
 
 def _mark_description(text: str, rule: EnvelopeRules, extra: dict[str, Any]) -> None:
@@ -250,11 +248,11 @@ def _message_elements(message: dict[str, Any], base: str, rule: EnvelopeRules, c
             if role == "user":
                 prefix, text, suffix, scheduled = rule.unwrap(text)
                 envelope = prefix + suffix
-                _mark_notice(text, envelope, rule, extra)
+                polls = _notice_or_poll(text, envelope, rule, extra)
                 if scheduled:
                     extra["scheduled"] = True
                 _mark_description(text, rule, extra)
-                if block_index == 0 and _polls(text, rule, extra):
+                if block_index == 0 and polls:
                     kind = Kind.HEARTBEAT_POLL
                     heartbeat_turn.add(base)
                 elif block_index == 0:

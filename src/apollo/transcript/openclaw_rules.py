@@ -301,15 +301,15 @@ class EnvelopeRules:
         return offset + len(tail) - len(tail.lstrip(" \t\n"))
 
     def is_poll(self, text: str) -> bool:
-        stripped = text.lstrip()
-        return any(pattern.search(stripped) for pattern in self.poll_patterns)
+        return self.poll_start(text) is not None
 
-    def poll_after_words(self, text: str) -> bool:
-        """The poll's own words come after others: the rest of a gateway notice that ran over
-        paragraphs, as a hook's assessment of an e-mail or a cron job's message does."""
-        stripped = text.strip()
-        starts = [found.start() for pattern in self.poll_patterns if (found := pattern.search(stripped))]
-        return bool(starts) and min(starts) > 0
+    def poll_start(self, text: str) -> int | None:
+        """Where a heartbeat poll's own words start in ``text`` (leading blanks aside), or None when it
+        holds none: after 0, they come after others (the rest of a gateway notice that ran over
+        paragraphs, as a hook's assessment of an e-mail or a cron job's message does)."""
+        stripped = text.lstrip()
+        return min((found.start() for pattern in self.poll_patterns if (found := pattern.search(stripped))),
+                   default=None)
 
     def is_ack(self, text: str) -> bool:
         """OpenClaw's stripHeartbeatToken in heartbeat mode: token at an edge, little else."""
