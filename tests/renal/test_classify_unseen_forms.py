@@ -9,7 +9,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 from support_classify import element, verdicts
 
+from apollo.renal.classify import Verdict
 from apollo.transcript.model import Kind
+
+
+def _reply(said: str) -> Verdict:
+    """The verdict on ``said`` as the user's reply to the agent's opening offer of help."""
+    return verdicts(("assistant", "Hi, what can I do?"), ("user", said))["m2"]
 
 
 def _call(element_id: str, call_id: str) -> object:
@@ -98,8 +104,8 @@ def test_a_decision_made_is_still_one(said: str) -> None:
     "Look in the notes folder for context", "I need suggestions for the next sprint", "I need to renew my passport",
 ])
 def test_an_order_with_no_marker_is_a_task(said: str) -> None:
-    v = verdicts(("assistant", "Hi, what can I do?"), ("user", said))
-    assert v["m2"].category == "task", v["m2"]
+    verdict = _reply(said)
+    assert verdict.category == "task", verdict
 
 
 @pytest.mark.parametrize("said", [
@@ -108,8 +114,8 @@ def test_an_order_with_no_marker_is_a_task(said: str) -> None:
     "马上回来",
 ])
 def test_a_report_a_state_a_question_or_the_speakers_own_plan_is_no_order(said: str) -> None:
-    v = verdicts(("assistant", "Hi, what can I do?"), ("user", said))
-    assert v["m2"].category != "task", v["m2"]
+    verdict = _reply(said)
+    assert verdict.category != "task", verdict
 
 
 @pytest.mark.parametrize("said", ["别叫我老板，叫我名字", "不要讲技术细节", "不要用表情符号", "你别再称呼我为主人"])
@@ -224,8 +230,8 @@ def test_one_with_more_said_after_it_is_not(said: str) -> None:
     "You don't say!", "you don't make sense", "你别说，还挺好用", "别开玩笑", "我还没有确认", "这个操作没有确认弹窗",
 ])
 def test_what_only_looks_like_an_order_or_a_rule_is_neither(said: str) -> None:
-    v = verdicts(("assistant", "Hi, what can I do?"), ("user", said))
-    assert v["m2"].category not in ("task", "preference"), v["m2"]
+    verdict = _reply(said)
+    assert verdict.category not in ("task", "preference"), verdict
 
 
 @pytest.mark.parametrize(("said", "category"), [("装这个插件", "task"), ("打开", "task"), ("现在关闭所有 tab", "task"),
@@ -233,8 +239,8 @@ def test_what_only_looks_like_an_order_or_a_rule_is_neither(said: str) -> None:
                                                 ("记得关浏览器", "task"), ("you'll need to install Python first", "task"),
                                                 ("写好以后发给我", "task")])
 def test_an_order_the_bounds_keep(said: str, category: str) -> None:
-    v = verdicts(("assistant", "Hi, what can I do?"), ("user", said))
-    assert v["m2"].category == category, v["m2"]
+    verdict = _reply(said)
+    assert verdict.category == category, verdict
 
 
 @pytest.mark.parametrize("said", [
@@ -249,8 +255,8 @@ def test_an_order_the_bounds_keep(said: str, category: str) -> None:
     "Pásame el archivo", "Relis ce texte", "Déploie en prod", "Renomme le fichier", "Tu peux me faire un résumé stp",
 ])
 def test_a_french_or_spanish_order_opening_its_clause_is_a_task(said: str) -> None:
-    v = verdicts(("assistant", "Hi, what can I do?"), ("user", said))
-    assert v["m2"].category == "task", v["m2"]
+    verdict = _reply(said)
+    assert verdict.category == "task", verdict
 
 
 @pytest.mark.parametrize("said", [
@@ -278,8 +284,8 @@ def test_a_french_or_spanish_order_opening_its_clause_is_a_task(said: str) -> No
     "Mets won again last night", "Donne Smith called me", "Crea means create", "Programme du jour : réunion à 10 h",
 ])
 def test_a_report_a_noun_or_another_languages_word_is_no_french_or_spanish_order(said: str) -> None:
-    v = verdicts(("assistant", "Hi, what can I do?"), ("user", said))
-    assert v["m2"].category != "task", v["m2"]
+    verdict = _reply(said)
+    assert verdict.category != "task", verdict
 
 
 @pytest.mark.parametrize("said", [
@@ -289,8 +295,8 @@ def test_a_report_a_noun_or_another_languages_word_is_no_french_or_spanish_order
     "désormais, envoie le résumé à 8 h", "Nunca borres archivos sin preguntar",
 ])
 def test_a_french_or_spanish_standing_rule_is_a_preference(said: str) -> None:
-    v = verdicts(("assistant", "Hi, what can I do?"), ("user", said))
-    assert v["m2"].category == "preference", v["m2"]
+    verdict = _reply(said)
+    assert verdict.category == "preference", verdict
 
 
 @pytest.mark.parametrize("said", [
@@ -302,8 +308,8 @@ def test_a_french_or_spanish_standing_rule_is_a_preference(said: str) -> None:
     "Ne me parle pas comme ça", "Ne fais pas le malin", "Mi jefe siempre responde en inglés", "Elle parle uniquement en français",
 ])
 def test_a_subject_left_out_a_surprise_or_a_remark_is_no_standing_rule(said: str) -> None:
-    v = verdicts(("assistant", "Hi, what can I do?"), ("user", said))
-    assert v["m2"].category != "preference", v["m2"]
+    verdict = _reply(said)
+    assert verdict.category != "preference", verdict
 
 
 @pytest.mark.parametrize(("said", "category"), [
@@ -314,8 +320,8 @@ def test_a_subject_left_out_a_surprise_or_a_remark_is_no_standing_rule(said: str
     ("từ giờ trở đi trả lời bằng tiếng Việt", "preference"),
 ])
 def test_an_indonesian_or_vietnamese_order_or_standing_rule_is_recognised(said: str, category: str) -> None:
-    v = verdicts(("assistant", "Hi, what can I do?"), ("user", said))
-    assert v["m2"].category == category, v["m2"]
+    verdict = _reply(said)
+    assert verdict.category == category, verdict
 
 
 @pytest.mark.parametrize("said", [
@@ -333,8 +339,8 @@ def test_an_indonesian_or_vietnamese_order_or_standing_rule_is_recognised(said: 
     "Mohon is my friend", "Ayo Technology is a song",
 ])
 def test_comfort_a_reminder_a_report_or_please_alone_is_no_indonesian_or_vietnamese_order(said: str) -> None:
-    v = verdicts(("assistant", "Hi, what can I do?"), ("user", said))
-    assert v["m2"].category not in ("task", "preference"), v["m2"]
+    verdict = _reply(said)
+    assert verdict.category not in ("task", "preference"), verdict
 
 
 @pytest.mark.parametrize(("said", "category"), [
@@ -359,8 +365,8 @@ def test_comfort_a_reminder_a_report_or_please_alone_is_no_indonesian_or_vietnam
 ])
 def test_an_order_or_a_standing_rule_in_vietnamese_ukrainian_russian_or_to_a_named_agent_is_recognised(
         said: str, category: str) -> None:
-    v = verdicts(("assistant", "Hi, what can I do?"), ("user", said))
-    assert v["m2"].category == category, v["m2"]
+    verdict = _reply(said)
+    assert verdict.category == category, verdict
 
 
 @pytest.mark.parametrize("said", [
@@ -388,8 +394,8 @@ def test_an_order_or_a_standing_rule_in_vietnamese_ukrainian_russian_or_to_a_nam
     "Keep it up!", "Get well soon", "Count me in", "Update - the deploy went fine", "Check: done",
 ])
 def test_a_report_a_question_a_noun_or_a_yes_is_no_order_in_those_languages(said: str) -> None:
-    v = verdicts(("assistant", "Hi, what can I do?"), ("user", said))
-    assert v["m2"].category not in ("task", "preference", "decision"), v["m2"]
+    verdict = _reply(said)
+    assert verdict.category not in ("task", "preference", "decision"), verdict
 
 
 @pytest.mark.parametrize(("said", "reply"), [
@@ -479,8 +485,8 @@ def test_a_halt_is_no_habit_to_drop(said: str, rule: bool) -> None:
     ("kita pakai Vercel saja", "decision"),
 ])
 def test_a_portuguese_spanish_or_indonesian_order_rule_name_or_decision_is_recognised(said: str, category: str) -> None:
-    v = verdicts(("assistant", "Hi, what can I do?"), ("user", said))
-    assert v["m2"].category == category, v["m2"]
+    verdict = _reply(said)
+    assert verdict.category == category, verdict
 
 
 @pytest.mark.parametrize("said", [
@@ -502,8 +508,8 @@ def test_a_portuguese_spanish_or_indonesian_order_rule_name_or_decision_is_recog
     "dont you have access to the weather api?",
 ])
 def test_a_report_a_question_or_a_turn_of_speech_is_no_order_or_rule_in_those_languages(said: str) -> None:
-    v = verdicts(("assistant", "Hi, what can I do?"), ("user", said))
-    assert v["m2"].category not in ("task", "preference", "decision"), v["m2"]
+    verdict = _reply(said)
+    assert verdict.category not in ("task", "preference", "decision"), verdict
 
 
 @pytest.mark.parametrize(("said", "category"), [
@@ -517,8 +523,8 @@ def test_a_report_a_question_or_a_turn_of_speech_is_no_order_or_rule_in_those_la
     ("mein Name ist Jonas", "preference"), ("wir nehmen Postgres", "decision"),
 ])
 def test_a_german_order_rule_name_or_decision_is_recognised(said: str, category: str) -> None:
-    v = verdicts(("assistant", "Hi, what can I do?"), ("user", said))
-    assert v["m2"].category == category, v["m2"]
+    verdict = _reply(said)
+    assert verdict.category == category, verdict
 
 
 @pytest.mark.parametrize("said", [
@@ -529,8 +535,8 @@ def test_a_german_order_rule_name_or_decision_is_recognised(said: str, category:
     "The pass was blocked", "lies are bad", "plane crashed",
 ])
 def test_a_question_a_state_or_an_english_word_is_no_german_order_or_rule(said: str) -> None:
-    v = verdicts(("assistant", "Hi, what can I do?"), ("user", said))
-    assert v["m2"].category not in ("task", "preference", "decision"), v["m2"]
+    verdict = _reply(said)
+    assert verdict.category not in ("task", "preference", "decision"), verdict
 
 
 @pytest.mark.parametrize(("said", "rule"), [
@@ -558,8 +564,8 @@ def test_how_to_act_whenever_asked_or_until_told_otherwise_is_a_standing_rule(sa
     ("меня зовут Ольга", "preference"),
 ])
 def test_a_korean_japanese_or_russian_request_rule_name_or_decision_is_recognised(said: str, category: str) -> None:
-    v = verdicts(("assistant", "Hi, what can I do?"), ("user", said))
-    assert v["m2"].category == category, v["m2"]
+    verdict = _reply(said)
+    assert verdict.category == category, verdict
 
 
 @pytest.mark.parametrize("said", [
@@ -569,8 +575,8 @@ def test_a_korean_japanese_or_russian_request_rule_name_or_decision_is_recognise
     "天気がいいな", "名前は何？", "一所懸命にやってくれてありがとう", "я никогда не забуду это", "запомнил?", "как тебя зовут?",
 ])
 def test_a_formula_a_question_or_the_speakers_own_step_is_no_request_or_rule_in_those_languages(said: str) -> None:
-    v = verdicts(("assistant", "Hi, what can I do?"), ("user", said))
-    assert v["m2"].category not in ("task", "preference", "decision"), v["m2"]
+    verdict = _reply(said)
+    assert verdict.category not in ("task", "preference", "decision"), verdict
 
 
 @pytest.mark.parametrize(("said", "order"), [
@@ -581,8 +587,8 @@ def test_a_formula_a_question_or_the_speakers_own_step_is_no_request_or_rule_in_
     ("veja bem, não é isso", False),
 ])
 def test_a_german_infinitive_or_a_portuguese_see_whether_is_an_order(said: str, order: bool) -> None:
-    v = verdicts(("assistant", "Hi, what can I do?"), ("user", said))
-    assert (v["m2"].category == "task") is order, v["m2"]
+    verdict = _reply(said)
+    assert (verdict.category == "task") is order, verdict
 
 
 @pytest.mark.parametrize(("said", "ping"), [
