@@ -360,6 +360,7 @@ def _fields_of(block: str, keep: tuple[str, ...], shown: str) -> str:
 def rules() -> EnvelopeRules:
     data = toml_loads((Path(__file__).parents[1] / "data" / "transcript_openclaw.toml").read_text("utf-8"))
     envelope, heartbeat, assistant = data["envelope"], data["heartbeat"], data["assistant"]
+    announcements = envelope["announcements"]  # the runtime's own messages, each a notice too
 
     def compile_all(patterns: list[str], flags: int = re.M) -> tuple[LazyPattern, ...]:
         # each compiled when a text could match it: most messages carry none of these envelopes
@@ -368,8 +369,8 @@ def rules() -> EnvelopeRules:
     return EnvelopeRules(compile_all(envelope["prefixes"]), compile_all(envelope["block_headers"]),
                  compile_all(heartbeat["poll_patterns"]), tuple(heartbeat["ack_tokens"]),
                  int(heartbeat["ack_max_chars"]), tuple(heartbeat["silent_tokens"]),
-                 notice_lines=compile_all(envelope["notice_lines"]), suffixes=compile_all(envelope["suffixes"], 0),
-                 injected=compile_all(envelope["injected"]),
+                 notice_lines=compile_all([*envelope["notice_lines"], *announcements]),
+                 suffixes=compile_all(envelope["suffixes"], 0), injected=compile_all([*envelope["injected"], *announcements]),
                  injected_custom_types=frozenset(envelope.get("injected_custom_types", [])),
                  failed_stop_reasons=frozenset(assistant["failed_stop_reasons"]),
                  failed_max_chars=int(assistant["failed_max_chars"]),
