@@ -100,8 +100,14 @@ RUNTIME_HEADER = ("OpenClaw runtime context for the immediately preceding user m
     ("[cron:1a2b-3c New scan] Use the API to list new tokens", "Use the API to list new tokens"),
     ("[Bootstrap pending]\nPlease read BOOTSTRAP.md from the workspace first", ""),
     # the bootstrap instructions before a message: the user's words after them are the user's
-    ("[Bootstrap pending]\nPlease read BOOTSTRAP.md from the workspace first.\nDo not pretend it is done.\n\n"
-     + CONVERSATION_INFO + "Why did the cron job fail?", "Why did the cron job fail?"),
+    ("[Bootstrap pending]\nPlease read BOOTSTRAP.md from the workspace and follow it before replying normally.\n"
+     "Do not pretend bootstrap is complete when it is not.\n\n" + CONVERSATION_INFO + "Why did the cron job fail?",
+     "Why did the cron job fail?"),
+    # the marker quoted by the user, with their words after it on its line or under it, stays theirs
+    ("[Bootstrap pending] shows before every reply, why?\nIt started after the update",
+     "[Bootstrap pending] shows before every reply, why?\nIt started after the update"),
+    ("[Bootstrap pending]\nwhat does this mean? I see it in every message\n\nand the bot ignores me",
+     "[Bootstrap pending]\nwhat does this mean? I see it in every message\n\nand the bot ignores me"),
     # a subagent's announcement, alone or queued while the agent was busy
     ('A background task "disk check" just completed successfully.\n\nFindings:\nAll fine.\n\nSummarize this.', ""),
     ('[Sat 2026-02-07 14:22 GMT+1] [Queued announce messages while agent was busy]\n\n---\nQueued #1\n'
