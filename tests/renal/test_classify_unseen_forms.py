@@ -96,7 +96,7 @@ def test_a_decision_made_is_still_one(said: str) -> None:
 @pytest.mark.parametrize("said", [
     # Chinese has no imperative form: the clause opens with the verb, or with 请 / 你 / 先 / 去 and then the verb
     "修改部署脚本里的端口", "你装个这个插件", "去检查服务器的磁盘", "请再次进行数据同步", "自己装个这个 mcp",
-    "将当前配置提交到仓库", "把默认浏览器设置为 Chrome", "你直接处理", "赶紧重启网关", "你马上去检查服务器",
+    "将当前配置提交到仓库", "把默认浏览器设置为 Chrome", "你把旧的仓库删掉", "帮我把证书放到服务器上", "你直接处理", "赶紧重启网关", "你马上去检查服务器",
     # something to make, with its measure word; a softened order, "X 一下"
     "写一篇周报", "准备一个演讲稿，讲讲这个季度的进展", "根据这份笔记输出一份技术文档", "描述一下你的工作流程",
     # English: after a vocative; a need stated as help wanted
@@ -112,6 +112,8 @@ def test_an_order_with_no_marker_is_a_task(said: str) -> None:
     "查到了，问题在配置里", "写得不错", "找不到那个文件", "他将在明天到达", "这个要做一个月", "我写一篇日记就睡",
     "请问现在几点", "do you know the time", "ok I see", "just kidding", "他直接处理了", "你处理得很好", "处理结果不对",
     "马上回来",
+    # what the user did themselves, said with 把 (帮我把…, 你把… ask: above)
+    "我终于成功把你配置到飞书上了", "我已经把证书放到服务器上了", "我刚把旧的仓库删掉了",
 ])
 def test_a_report_a_state_a_question_or_the_speakers_own_plan_is_no_order(said: str) -> None:
     verdict = _reply(said)
