@@ -355,7 +355,8 @@ def test_comfort_a_reminder_a_report_or_please_alone_is_no_indonesian_or_vietnam
     ("Từ giờ em hãy trả lời ngắn gọn thôi", "preference"), ("lần sau nhớ hỏi anh trước khi gửi email", "preference"),
     # Ukrainian and Russian: the imperative of a verb of the agent's work opening its clause; never; from now on
     ("Створи репозиторій та додай туди README", "task"), ("продовжуй та звітуй мені", "task"),
-    ("Сделай бэкап базы", "task"), ("проверь логи сервера", "task"),
+    ("Сделай бэкап базы", "task"), ("проверь логи сервера", "task"), ("Переключись на другую модель", "task"),
+    ("лучше вот изучи документацию", "task"), ("сам придумай название", "task"), ("перемкнись на іншу модель", "task"),
     ("ніколи не видаляй файли з папки docs", "preference"), ("отныне отвечай только по-русски", "preference"),
     ("Не удаляй ничего без спроса", "preference"), ("Не відповідай англійською", "preference"),
     ("больше не пушь в main", "preference"), ("никогда не отвечай на английском", "preference"),
@@ -388,7 +389,7 @@ def test_an_order_or_a_standing_rule_in_vietnamese_ukrainian_russian_or_to_a_nam
     "Дай подумать", "Дай-ка подумать", "Дай пять", "Посмотри какая красота", "Расскажи кому-нибудь, не поверят",
     "Можешь идти", "Можешь расслабиться", "Скачай я это раньше, всё было бы проще", "Отныне я вегетарианец",
     "Папа всегда говорил: никогда не делай долгов", "Не трогай", "Не удаляй этот файл", "Я не удаляю файлы без спроса",
-    "ты никогда не отвечаешь вовремя",
+    "ты никогда не отвечаешь вовремя", "сам не знаю", "лучше не надо", "вот это да", "сама виновата",
     # Indonesian: a question without its mark, a remark
     "Simpan itu di mana ya", "Cek itu gimana caranya", "Salin itu bisa ga", "Kirim ulang juga gak masuk",
     # English: a yes accepting a proposal stays an agreement, a name alone is no order, idioms, labels, caution
