@@ -89,6 +89,15 @@ def test_the_speakers_own_thanks_stays_noise(said: str) -> None:
     assert v["m2"].category == "noise"
 
 
+@pytest.mark.parametrize("said", ["Well done", "great job, thanks!", "Nice work", "this is perfect", "yes this looks great",
+                                  "干得漂亮", "做得不错"])
+def test_praise_of_the_work_just_reported_is_noise_and_an_order_beside_it_is_not(said: str) -> None:
+    v = verdicts(("user", "set up the nightly backup"), ("assistant", "Done. The backup runs at 02:00."), ("user", said),
+                 ("user", f"{said}, now add the weekly one too"))
+    assert v["m3"].category == "noise", v["m3"]
+    assert v["m4"].category == "task", v["m4"]
+
+
 @pytest.mark.parametrize("said", ["不客气", "别客气", "不用谢", "You're welcome."])
 def test_a_reply_to_thanks_is_noise_only_after_thanks(said: str) -> None:
     """"别客气" with no thanks before it tells the listener how to behave ("don't stand on ceremony")."""
