@@ -436,6 +436,27 @@ def test_a_message_kept_for_its_envelope_keeps_the_stamp_and_leaves_the_metadata
                               for block in e["message"]["content"] if block.get("type") == "text"]  # source untouched
 
 
+_RECALLED = ("<relevant-memories>\n  1. [message:user] the staging server is stg-02\n"
+             "  2. [fact:preference] Ana likes short answers\n</relevant-memories>\n\n")
+
+
+@pytest.mark.realclient
+def test_a_kept_message_leaves_out_the_memories_a_plugin_recalled_for_it(tmp_path: Path, pi_replay) -> None:
+    # recalled anew before every message: an older message's copy is stale, the newest carries the current one
+    session = PiSession()
+    session.user("hi")
+    session.say("Hi! What can I do for you?")
+    rule = "From now on, always send me the daily summary at 08:00 by email."
+    session.user(_RECALLED + _FEISHU + rule)
+    session.say("Understood: the daily summary goes out by email every day at 08:00.")
+    result = _compact_copy(session, tmp_path)
+    replay = pi_replay(result.output_path)
+    seen = "\n".join(context_blocks(replay))
+    assert _STAMP + "\n\n" + rule in seen
+    assert "relevant-memories" not in seen and "stg-02" not in seen
+    assert _counts_what_pi_shows(result, replay)
+
+
 @pytest.mark.realclient
 def test_the_agents_must_keep_answer_to_a_question_stays_with_it_and_its_reasoning(tmp_path: Path, pi_validate,
                                                                                      pi_replay) -> None:

@@ -86,3 +86,17 @@ def test_a_lean_envelope_keeps_the_users_words_and_who_sent_them(sender: str, wo
 def test_a_block_with_nothing_worth_keeping_goes_whole() -> None:
     block = 'Conversation info (untrusted metadata):\n```json\n{"message_id": "42", "is_group_chat": true}\n```\n\n'
     assert rules().lean(block + "[Mon 2026-03-02 06:22 UTC] ") == "[Mon 2026-03-02 06:22 UTC] "
+
+
+def test_what_is_put_before_every_message_goes_and_the_stamp_stays() -> None:
+    stamp = "[Telegram Ana (@ana) id:42 +5m 2026-01-29 15:57 UTC] "
+    recalled = "<relevant-memories>\n  1. [message:user] always answer in French\n</relevant-memories>\n\n"
+    note = ("Note: Reference memory below. Build on past successes; avoid repeating failed approaches.\n- Time: "
+            "2026-03-21 12:31\n\n```text\n<memory>\n  <trait>\n  - [Implicit] likes tables\n  </trait>\n</memory>\n"
+            "```\n\nuser\u200boriginal\u200bquery\u200b:\u200b\n")
+    image = "To send an image back, prefer the message tool (media/path/filePath). Keep caption in the text body.\n"
+    for envelope in (recalled + stamp, note + stamp, "[media attached: /tmp/a.png (image/png)]\n" + image + stamp):
+        prefix, words, _ = rules().split(envelope + "check the backup")
+        assert words == "check the backup"
+        assert rules().lean(prefix).endswith(stamp)
+        assert "memor" not in rules().lean(prefix) and "send an image back" not in rules().lean(prefix)

@@ -61,6 +61,7 @@ class EnvelopeRules:
     media_description_ends: tuple[LazyPattern, ...] = ()
     stamp_ids: tuple[LazyPattern, ...] = ()
     stamp_lines: tuple[LazyPattern, ...] = ()
+    per_turn: tuple[LazyPattern, ...] = ()
     reply_directives: tuple[LazyPattern, ...] = ()
     lean_keys: tuple[str, ...] = ()
     lean_time_keys: tuple[str, ...] = ()
@@ -182,7 +183,11 @@ class EnvelopeRules:
         in a group chat the name says who said it); without the channel's opaque ids in its stamp lines
         (``stamp_ids`` in the lines ``stamp_lines`` match: a sender's open id, a message id; the time,
         the channel and the name stay), never in a notice's body (a command's output may name an id the
-        agent needs). Only an envelope: in a summary's text such an id may be one the agent needs."""
+        agent needs); without what the runtime or a plugin puts before every message (``per_turn``: recalled
+        memories, instructions), which the newest message carries anew. Only an envelope: in a summary's
+        text such an id may be one the agent needs."""
+        for pattern in self.per_turn:
+            envelope = pattern.sub("", envelope)
         shown = self.without_metadata(envelope)
         stamped = self.stamp_time is not None and self.stamp_time.search(shown)
         keep = self.lean_keys if stamped else (*self.lean_keys, *self.lean_time_keys)
@@ -366,7 +371,8 @@ def rules() -> EnvelopeRules:
         # each compiled when a text could match it: most messages carry none of these envelopes
         return tuple(LazyPattern(p, flags) for p in patterns)
 
-    return EnvelopeRules(compile_all(envelope["prefixes"]), compile_all(envelope["block_headers"]),
+    per_turn = compile_all(envelope["per_turn"])  # envelope, tried first; left out of a kept message's envelope
+    return EnvelopeRules((*per_turn, *compile_all(envelope["prefixes"])), compile_all(envelope["block_headers"]),
                  compile_all(heartbeat["poll_patterns"]), tuple(heartbeat["ack_tokens"]),
                  int(heartbeat["ack_max_chars"]), tuple(heartbeat["silent_tokens"]),
                  notice_lines=compile_all([*envelope["notice_lines"], *announcements]),
@@ -381,7 +387,7 @@ def rules() -> EnvelopeRules:
                  media_descriptions=compile_all(envelope.get("media_descriptions", [])),
                  media_description_ends=compile_all(envelope.get("media_description_ends", []), 0),
                  stamp_ids=compile_all(envelope.get("stamp_ids", [])),
-                 stamp_lines=compile_all(envelope.get("stamp_lines", [])),
+                 stamp_lines=compile_all(envelope.get("stamp_lines", [])), per_turn=per_turn,
                  reply_directives=compile_all(assistant.get("reply_directives", []), re.IGNORECASE),
                  lean_keys=tuple(envelope.get("lean_keys", [])), lean_time_keys=tuple(envelope.get("lean_time_keys", [])),
                  stamp_time=LazyPattern(envelope["stamp_time"]) if "stamp_time" in envelope else None)
