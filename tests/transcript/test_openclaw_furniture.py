@@ -574,3 +574,47 @@ def test_an_announcement_whose_label_runs_over_lines_is_the_runtimes_notice() ->
     assert (content, suffix) == ("", "") and rules().notice_in(prefix)
     quoted = 'A subagent task "x\ny" is what I mean: from now on never push'  # no "just completed": the user's
     assert rules().split(quoted)[1] == quoted
+
+
+_PERMISSION_NOTICE = ("[System: The bot encountered a Feishu API permission error. Please inform the user about this "
+                      "issue and provide the permission grant URL for the admin to authorize.]")
+
+
+def test_the_later_items_of_a_queued_batch_are_read_without_their_wrappers(tmp_path: Path) -> None:
+    # each queued item comes with its own stamp and metadata blocks; a channel plugin's notice may be an item whole
+    s = PiSession()
+    s.say("Hi! What can I do for you?")
+    batch = s.user("[Queued messages while agent was busy]\n\n---\nQueued #1\n" + CONVERSATION_INFO + _PERMISSION_NOTICE
+                   + "\n\n---\nQueued #2 (from bob)\n" + CONVERSATION_INFO + "你好在么")
+    asked = s.user("[Queued messages while agent was busy]\n\n---\nQueued #1\nsee this\n\n---\nQueued #2\n"
+                   "[media attached: /tmp/in/a.jpg (image/jpeg)]\nTo send an image back, prefer the message tool "
+                   "(media/path/filePath). Keep caption in the text body.\n" + CONVERSATION_INFO + "is it fixed now")
+    got = _elements(s, tmp_path)
+    for element, words in ((got[batch], ["你好在么"]), (got[asked], ["see this", "is it fixed now"])):
+        spans = element.extra["furniture"]
+        said, position = [], 0
+        for start, end in spans:
+            said.append(element.text[position:start])
+            position = end
+        said.append(element.text[position:])
+        assert [part.strip() for part in said if part.strip()] == words
+    verdicts = {v.id: v for v in classify(list(got.values()))}
+    assert verdicts[batch].category not in ("task", "preference", "decision"), verdicts[batch]
+    assert verdicts[asked].category != "preference", verdicts[asked]
+
+
+@settings(max_examples=100, deadline=None)
+@given(items=st.lists(st.tuples(_words, st.booleans(), st.one_of(st.none(), _stamp)), min_size=2, max_size=4))
+def test_outside_the_furniture_of_a_queued_batch_are_every_items_words_and_nothing_else(
+        items: list[tuple[str, bool, str | None]]) -> None:
+    """Whatever each item's wrappers (a notice, metadata blocks, none), the text left outside the marked
+    spans is each item's words, in order."""
+    queued = [f"---\nQueued #{n}\n" + (f"System: [{stamp}] WhatsApp gateway connected.\n\n" if stamp else "")
+              + (CONVERSATION_INFO if meta else "") + words for n, (words, meta, stamp) in enumerate(items, 1)]
+    _, content, _ = rules().split("[Queued messages while agent was busy]\n\n" + "\n\n".join(queued))
+    said, position = [], 0
+    for start, end in rules().queued_furniture(content):
+        said.append(content[position:start])
+        position = end
+    said.append(content[position:])
+    assert [part.strip() for part in said if part.strip()] == [words for words, _, _ in items]

@@ -578,9 +578,10 @@ class Classifier:
             return self._verdict(element, "preference", "keep", 0.9, "system prompt: standing instructions",
                                  "role:system")
         # intents only in the speaker's own words; what they pasted makes the message more than a formula
-        # (and what a vision model wrote of their image, which the transcript's reader marks)
-        described = element.extra.get("described")
-        said = reading.own_words(text if not described else _outside(element.text, described).strip(), rules)
+        # (and what a vision model wrote of their image, or the runtime around a queued item, which the
+        # transcript's reader marks)
+        unsaid = sorted([*element.extra.get("described", ()), *element.extra.get("furniture", ())])
+        said = reading.own_words(text if not unsaid else _outside(element.text, unsaid).strip(), rules)
         if role == "user" and said != text:  # what a run printed, pasted by the user: evidence, like a tool result
             self._worked = True
         if not said:

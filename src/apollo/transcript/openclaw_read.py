@@ -252,6 +252,8 @@ def _message_elements(message: dict[str, Any], base: str, rule: EnvelopeRules, c
                 if scheduled:
                     extra["scheduled"] = True
                 _mark_description(text, rule, extra)
+                if "Queued #" in text and (furniture := rule.queued_furniture(text)):
+                    extra["furniture"] = [list(span) for span in furniture]
                 if block_index == 0 and polls:
                     kind = Kind.HEARTBEAT_POLL
                     heartbeat_turn.add(base)

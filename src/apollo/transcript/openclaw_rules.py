@@ -255,6 +255,40 @@ class EnvelopeRules:
             position = max(end, match.end() + 1)
         return spans
 
+    def queued_furniture(self, text: str) -> list[tuple[int, int]]:
+        """(start, end) of what the runtime wrapped around the later items of a batch of queued messages
+        (``queued_items``: the "---" and "Queued #2" lines, each item's stamps, notices, metadata blocks and
+        trailing ids) and of an item that is the runtime's whole (a channel plugin's "[System: …]" notice,
+        the first item too): the message's own envelope is only the first item's prefix, and the rest would
+        be read as the user's words."""
+        starts: set[int] = set()
+        for pattern in self.queued_items:
+            match = pattern.search(text)
+            while match is not None:
+                starts.add(match.start())
+                match = pattern.search(text, match.end())
+        if not starts:
+            return []
+        bounds = [0, *sorted(starts), len(text)]
+        spans: list[tuple[int, int]] = []
+        for index, (start, end) in enumerate(zip(bounds, bounds[1:], strict=False)):
+            body = start
+            if index:  # the item's marker, to the end of its "Queued #2 (from …)" line
+                line_end = text.find("\n", text.index("Queued #", start))
+                body = end if line_end < 0 or line_end >= end else line_end + 1
+            prefix, _, suffix, _ = self.unwrap(text[body:end])
+            if index or prefix:
+                spans.append((start, body + len(prefix)))
+            if suffix:
+                spans.append((end - len(suffix), end))
+        merged: list[tuple[int, int]] = []
+        for start, end in spans:
+            if merged and start <= merged[-1][1]:
+                merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+            elif end > start:
+                merged.append((start, end))
+        return merged
+
     def without_stamp_at(self, text: str, start: int) -> str:
         """``text`` less the gateway's stamps (``prefixes``) that open the line at ``start``: the
         channel's envelope that media understanding copies in front of a caption. Only there: a
