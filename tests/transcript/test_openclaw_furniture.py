@@ -259,6 +259,12 @@ RUNTIME_HEADER = ("OpenClaw runtime context for the immediately preceding user m
      "this bootstrap turn:\n[BEGIN BOOTSTRAP.md]\nno end, so mine"),
     # a skill's slash command with no arguments, as the gateway rewrites it
     ('Use the "canvas-lms" skill for this request.', ""),
+    # what the message replies to, after its words (newer releases): the runtime's quote, not the user's words
+    ('yes need\nReply target of current user message (untrusted, for context):\n```json\n{\n  "sender_label": "N",\n'
+     '  "body": "Fix: set CUDA_VISIBLE_DEVICES and restart. Want me to do it?"\n}\n```\n[message_id: 71]', "yes need"),
+    # a header the user typed, or a block with their words after it, stays theirs
+    ('yes\nReply target of current user message (untrusted, for context):\n```json\n{"body": "x"}\n```\nand restart it',
+     'yes\nReply target of current user message (untrusted, for context):\n```json\n{"body": "x"}\n```\nand restart it'),
     # Windows line ends
     (QQ_CONTEXT.replace("\n", "\r\n") + "\r\n\r\n配置一下邮件通道", "配置一下邮件通道"),
     (MEMORY_RECALL.replace("\n", "\r\n") + "每天早上把日报发给我", "每天早上把日报发给我"),

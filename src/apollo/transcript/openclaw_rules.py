@@ -82,6 +82,33 @@ class EnvelopeRules:
     def unwrap(self, text: str) -> tuple[str, str, str, bool]:
         """:meth:`split`, and whether the prefix ends with a scheduled job's stamp (the content is
         then the job's prompt)."""
+        prefix, content, suffix, scheduled = self._unwrap(text)
+        tail = self._trailing_blocks(content)
+        if tail is not None:
+            content, suffix = content[:tail], content[tail:] + suffix
+        return prefix, content, suffix, scheduled
+
+    def _trailing_blocks(self, content: str) -> int | None:
+        """Where the metadata blocks that end the words start (with the blank run before them): newer
+        releases put what the message replies to after it ("Reply target of current user message
+        (untrusted, for context):" and the quoted message as fenced JSON), the runtime's, not the user's
+        words. Only blocks whose JSON parses, to the end: a header the user typed, or a block with words
+        after it, stays theirs."""
+        if "(untrusted" not in content:
+            return None
+        for line_break in re.finditer("\n", content):
+            position = line_break.end()
+            line = content[position:].partition("\n")[0]
+            if not any(header.match(line) for header in self.block_headers):
+                continue
+            end = position
+            while end < len(content) and (block := self._json_block_end(content[end:])) is not None:
+                end += block
+            if end > position and not content[end:].strip():
+                return len(content[:position].rstrip())
+        return None
+
+    def _unwrap(self, text: str) -> tuple[str, str, str, bool]:
         position = self._prefix_end(text)
         if any(self._injected_at(pattern, text, position) for pattern in self.injected) \
                 and not any(item.search(text, position) for item in self.queued_items):
