@@ -108,6 +108,18 @@ def test_an_order_with_no_marker_is_a_task(said: str) -> None:
     assert verdict.category == "task", verdict
 
 
+@pytest.mark.parametrize(("said", "category"), [
+    # Traditional characters read as the Simplified the rules are written in; Japanese kanji left as they are
+    ("繼續處理", "task"), ("執行p2", "task"), ("以後都用繁體中文回覆", "preference"), ("不要刪除任何檔案", "preference"),
+    ("謝謝", "noise"), ("在嗎？", "noise"), ("書いてください", "task"),
+    # go on with the work; execute; a nudge to answer
+    ("继续处理", "task"), ("继续下一步", "task"), ("Execute phase 2", "task"), ("继续努力", "process"), ("回复我", "noise"),
+])
+def test_traditional_characters_going_on_and_executing(said: str, category: str) -> None:
+    verdict = _reply(said)
+    assert verdict.category == category, verdict
+
+
 @pytest.mark.parametrize("said", [
     "查到了，问题在配置里", "写得不错", "找不到那个文件", "他将在明天到达", "这个要做一个月", "我写一篇日记就睡",
     "请问现在几点", "do you know the time", "ok I see", "just kidding", "他直接处理了", "你处理得很好", "处理结果不对",

@@ -13,6 +13,7 @@ import itertools
 import re
 from collections.abc import Iterator
 
+from apollo.hanzi import simplified
 from apollo.patterns import LazyPattern
 from apollo.records import field, slotted
 from apollo.renal.rules import RenalRules, Signal, normalize_phrase
@@ -352,7 +353,7 @@ def _annotation_patterns(rules: RenalRules) -> tuple[LazyPattern, ...]:
 
 
 def normalize_clause(body: str, rules: RenalRules) -> str:
-    text = _strip_annotations(body.lower(), rules)
+    text = _strip_annotations(simplified(body.lower()), rules)
     text = (_PUNCT_ASCII if text.isascii() else _wide(_PUNCT_PATTERN)).sub(" ", text)
     return normalize_phrase(text).strip("-' ")
 
@@ -462,7 +463,7 @@ def _segments(units: tuple[str, ...], rules: RenalRules, glue: str, shortest: in
 def _match_text(clause: Clause) -> str:
     """What intent patterns see: the clause lower-cased, with its question mark if it had one."""
     mark = "?" if any(m in clause.end for m in _QUESTION_MARKS) or clause.body.endswith(_QUESTION_MARKS) else ""
-    return clause.body.lower().replace("\u2019", "'").rstrip(".。!！,，;；:：~～ ") + mark
+    return simplified(clause.body.lower()).replace("\u2019", "'").rstrip(".。!！,，;；:：~～ ") + mark
 
 
 @functools.lru_cache(maxsize=32)
