@@ -259,6 +259,18 @@ RUNTIME_HEADER = ("OpenClaw runtime context for the immediately preceding user m
      "this bootstrap turn:\n[BEGIN BOOTSTRAP.md]\nno end, so mine"),
     # a skill's slash command with no arguments, as the gateway rewrites it
     ('Use the "canvas-lms" skill for this request.', ""),
+    # the runtime's prompts of newer releases: the memory flush, going on after a tool result or a gateway restart
+    ("Write any lasting notes to memory/2026-05-21.md; reply with the exact silent token NO_REPLY if nothing to store."
+     "\n\nTreat MEMORY.md as read-only during this flush; never overwrite, replace, or edit it.", ""),
+    ("Continue from the current transcript after the latest tool result. Do not repeat the original user request, and "
+     "do not rerun completed tools unless the transcript shows they are still needed.", ""),
+    ("[Queued user message that arrived while the previous turn was still active]\n[Wed 2026-05-13 16:02 GMT+8] "
+     "[System] Your previous turn was interrupted by a gateway restart while OpenClaw was waiting on tool/model work. "
+     "Continue from the existing transcript and finish the interrupted response.\n\n" + CONVERSATION_INFO + "where were we",
+     "where were we"),
+    ("why do I see [System] Your previous turn was interrupted by a gateway restart?",
+     "why do I see [System] Your previous turn was interrupted by a gateway restart?"),
+    ("Write any lasting notes to the wiki, please", "Write any lasting notes to the wiki, please"),
     # what the message replies to, after its words (newer releases): the runtime's quote, not the user's words
     ('yes need\nReply target of current user message (untrusted, for context):\n```json\n{\n  "sender_label": "N",\n'
      '  "body": "Fix: set CUDA_VISIBLE_DEVICES and restart. Want me to do it?"\n}\n```\n[message_id: 71]', "yes need"),
