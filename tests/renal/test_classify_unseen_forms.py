@@ -112,10 +112,15 @@ def test_an_order_with_no_marker_is_a_task(said: str) -> None:
     # Traditional characters read as the Simplified the rules are written in; Japanese kanji left as they are
     ("繼續處理", "task"), ("執行p2", "task"), ("以後都用繁體中文回覆", "preference"), ("不要刪除任何檔案", "preference"),
     ("謝謝", "noise"), ("在嗎？", "noise"), ("書いてください", "task"),
+    # a question mark in a link's query asks nothing; a link sent alone is something to open and work on
+    ("请执行热榜调研任务：访问 https://github.com/trending?since=daily 获取今日热榜", "task"),
+    ("全局安装这个skill：https://link.zhihu.com/?target=https%3A//github.com/x/skills", "task"),
+    ("https://youtube.com/@someone?si=Cd7", "task"), ("https://github.com/x/y", "task"),
+    ("is it done? it should be", "question"), ("the docs say so https://a.b/c", "process"),
     # go on with the work; execute; a nudge to answer
     ("继续处理", "task"), ("继续下一步", "task"), ("Execute phase 2", "task"), ("继续努力", "process"), ("回复我", "noise"),
 ])
-def test_traditional_characters_going_on_and_executing(said: str, category: str) -> None:
+def test_traditional_characters_links_going_on_and_executing(said: str, category: str) -> None:
     verdict = _reply(said)
     assert verdict.category == category, verdict
 

@@ -21,8 +21,9 @@ from apollo.transcript import fences
 from apollo.words import all_cjk, cjk_runs, held, stem
 
 # Clause boundaries: Chinese and Latin punctuation, ellipses, a period that ends a sentence (not
-# "main.py" or "4.5"), line breaks, and a space between two Chinese characters.
-_LATIN_BOUNDARIES = r"\.{2,}|[,!?;~]+|\.(?=\s|$|[\"')\]])"
+# "main.py" or "4.5"), a question mark that is no URL's query ("wiki/abc?from=copy"), line breaks, and a
+# space between two Chinese characters.
+_LATIN_BOUNDARIES = r"\.{2,}|[,!;~]+|\?+(?![A-Za-z0-9_=&%/.-])|\.(?=\s|$|[\"')\]])"
 _SPLIT_PATTERN = rf"([，。！？；、…～\n]+|{_LATIN_BOUNDARIES}|(?<=[\u3400-\u9fff])\s+(?=[\u3400-\u9fff]))"
 # ... the same boundaries in a text of ASCII characters only (the Chinese ones cannot occur, and
 # compiling their wide character ranges costs a heartbeat's English message 1.5 ms)
