@@ -259,6 +259,11 @@ RUNTIME_HEADER = ("OpenClaw runtime context for the immediately preceding user m
      "this bootstrap turn:\n[BEGIN BOOTSTRAP.md]\nno end, so mine"),
     # a skill's slash command with no arguments, as the gateway rewrites it
     ('Use the "canvas-lms" skill for this request.', ""),
+    # a voice message whose caption is only the stamp and the placeholder: the transcript is the words
+    ("[Audio]\nUser text:\n[WhatsApp +573100000000 +1m Wed 2026-03-25 16:05 GMT-5] <media:audio>\nTranscript:\n"
+     "mejora la transcripción del audio", "mejora la transcripción del audio"),
+    # a stamp whose clock ran wild
+    ("[Zalo user:b17f2bc7c6842fda7695 +20476088d 58087-09-29 06:23 UTC] tạo file mới", "tạo file mới"),
     # the runtime's prompts of newer releases: the memory flush, going on after a tool result or a gateway restart
     ("Write any lasting notes to memory/2026-05-21.md; reply with the exact silent token NO_REPLY if nothing to store."
      "\n\nTreat MEMORY.md as read-only during this flush; never overwrite, replace, or edit it.", ""),
