@@ -117,6 +117,13 @@ def test_an_order_with_no_marker_is_a_task(said: str) -> None:
     ("全局安装这个skill：https://link.zhihu.com/?target=https%3A//github.com/x/skills", "task"),
     ("https://youtube.com/@someone?si=Cd7", "task"), ("https://github.com/x/y", "task"),
     ("is it done? it should be", "question"), ("the docs say so https://a.b/c", "process"),
+    # a question without its mark, the whole message, asked by its question word where it stands
+    ("你是谁", "question"), ("怎么配置飞书", "question"), ("哪个模型更好", "question"), ("who made this website", "question"),
+    ("what model are you using", "question"), ("qué hora es", "question"), ("bạn là ai", "question"),
+    ("ada berapa cronjob disini", "question"), ("pourquoi ça plante", "question"),
+    ("没什么", "process"), ("怎么这么慢", "process"), ("哪个都行", "process"), ("what I mean is this", "process"),
+    ("que bueno", "process"), ("apa aja boleh", "process"), ("去lang文件夹看看你是谁", "task"),
+    ("你来完善skill.md，告诉其他agent怎么写skill", "task"),
     # go on with the work; execute; a nudge to answer
     ("继续处理", "task"), ("继续下一步", "task"), ("Execute phase 2", "task"), ("继续努力", "process"), ("回复我", "noise"),
 ])

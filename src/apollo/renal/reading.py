@@ -495,6 +495,8 @@ def _read(text: str, role: str, rules: RenalRules, social: bool) -> Reading:
         reading.incomplete = any(mark in clauses[-1].end for mark in _INCOMPLETE_MARKS)
     question_signal, wh_signal = rules["question"], rules["wh_question"]
     indirect = rules["indirect_question"] if rules["indirect_question"].applies_to(role) else None
+    # a question without its mark only as the whole message: in a longer one its words name what to explain
+    unmarked = rules["unmarked_question"] if len(clauses) == 1 and rules["unmarked_question"].applies_to(role) else None
     offer = rules["proposal"] if rules["proposal"].applies_to(role) else None
     intent, in_formulas, whole_intent = _signals_for(rules, role)
     content: list[str] = []
@@ -506,7 +508,8 @@ def _read(text: str, role: str, rules: RenalRules, social: bool) -> Reading:
         if (quoted or straight) and not inside:
             own = _introduces_own(clauses, index, rules)
         inside = bool(quoted or straight)
-        asks = (not inside or own) and question_signal.search(matched) is not None and (
+        asks = (not inside or own) and (question_signal.search(matched) is not None or (
+            unmarked is not None and unmarked.search(matched) is not None)) and (
             indirect is None or indirect.search(matched) is None)  # "让我检查是否…": what it will find out
         if social or len(clause.body) <= 24:
             clause.norm = normalize_clause(clause.body, rules)

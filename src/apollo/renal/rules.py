@@ -33,7 +33,7 @@ BUILTIN_FILES = ("social.toml", "intent.toml", "agent.toml", "classify.toml")
 ENGINE_SIGNALS = frozenset({
     "acknowledgement", "receipt", "backchannel", "assent", "filler", "appreciation", "laughter", "thanks", "thanks_reply",
     "reassurance", "no_problem", "greeting", "ping", "closing", "wish", "compliance", "checking", "vocative", "request",
-    "question", "wh_question", "tag_question", "indirect_question", "preference", "profile", "preference_hint", "decision", "choice", "supersede",
+    "question", "unmarked_question", "wh_question", "tag_question", "indirect_question", "preference", "profile", "preference_hint", "decision", "choice", "supersede",
     "proposal", "task", "completion", "check_mark", "grading", "appraisal", "continuation", "undone", "still_undone", "own_quotation", "unknown", "negativity", "rejection", "agreement", "apology",
     "fragment", "open_offer", "heartbeat_poll", "heartbeat_ok", "no_reply", "todo_open", "todo_done",
 })
