@@ -124,10 +124,9 @@ def test_an_order_with_no_marker_is_a_task(said: str) -> None:
     ("没什么", "process"), ("怎么这么慢", "process"), ("哪个都行", "process"), ("what I mean is this", "process"),
     ("que bueno", "process"), ("apa aja boleh", "process"), ("去lang文件夹看看你是谁", "task"),
     ("你来完善skill.md，告诉其他agent怎么写skill", "task"),
-    # an order after "just", "ok", "let's", "pls", "porfavor"; not an idiom or a test
-    ("just build it on the vps", "task"), ("ok just deploy it", "task"), ("let's make the permissions global", "task"),
-    ("pls check the logs", "task"), ("porfavor crealo en la raiz", "task"), ("just kidding", "process"),
-    ("let's see", "process"), ("just testing", "noise"),
+    # an order after "just", "pls", "porfavor"; not an idiom or a test
+    ("just build it on the vps", "task"), ("pls check the logs", "task"), ("porfavor crealo en la raiz", "task"),
+    ("just kidding", "process"), ("just testing", "noise"),
     # go on with the work; execute; a nudge to answer
     ("继续处理", "task"), ("继续下一步", "task"), ("Execute phase 2", "task"), ("继续努力", "process"), ("回复我", "noise"),
 ])
