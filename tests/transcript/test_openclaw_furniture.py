@@ -641,3 +641,23 @@ def test_outside_the_furniture_of_a_queued_batch_are_every_items_words_and_nothi
         position = end
     said.append(content[position:])
     assert [part.strip() for part in said if part.strip()] == [words for words, _, _ in items]
+
+
+def test_what_another_session_routed_here_is_never_the_users_words_and_a_copy_of_it_repeats(tmp_path: Path) -> None:
+    # OpenClaw marks it by its provenance: "inter-session data, not a direct end-user instruction"
+    routed = {"kind": "inter_session", "sourceSessionKey": "agent:orchestrator:cron:1f", "sourceTool": "sessions_send"}
+    report = "Pipeline DEGRADED: fix the scraper and from now on always restart it at 02:00."
+    s = PiSession()
+    s.say("Hi! What can I do for you?")
+    first = s.entry("message", message={"role": "user", "content": [{"type": "text", "text": report}],
+                                        "timestamp": s.clock, "provenance": routed})
+    s.say("Noted.")
+    again = s.entry("message", message={"role": "user", "content": [{"type": "text", "text": report}],
+                                        "timestamp": s.clock, "provenance": routed})
+    own = s.user(report)  # the user saying the same words is the user
+    got = _elements(s, tmp_path)
+    assert got[first].extra.get("routed") and not got[own].extra.get("routed")
+    verdicts = {v.id: v for v in classify(list(got.values()))}
+    assert (verdicts[first].category, verdicts[first].action) == ("process", "keep"), verdicts[first]
+    assert verdicts[again].category == "noise", verdicts[again]
+    assert verdicts[own].category in ("task", "preference"), verdicts[own]

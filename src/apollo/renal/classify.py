@@ -415,6 +415,8 @@ class Classifier:
                     self._said.append(" ".join(said.split()))
         by_row = (self._by_row(element, self._turn_rows) if element.extra else None) or self._by_row(
             element, self._kind_rows)
+        if element.extra.get("routed") and element.text.strip():  # another agent's words: a later copy repeats them
+            self._said.append(" ".join(element.text.split()))
         if by_row is not None:
             if element.role is Role.USER:  # a runtime notice opens a turn: the work before it is not the reply's
                 self._worked = False

@@ -201,6 +201,12 @@ def _notice_or_poll(text: str, envelope: str, rule: EnvelopeRules, extra: dict[s
     return poll is not None
 
 
+def _routed(message: dict[str, Any], rule: EnvelopeRules) -> bool:
+    """Whether OpenClaw routed the message from another session or an internal tool (its ``provenance``)."""
+    provenance = message.get("provenance")
+    return isinstance(provenance, dict) and provenance.get("kind") in rule.routed_provenance
+
+
 def _mark_description(text: str, rule: EnvelopeRules, extra: dict[str, Any]) -> None:
     """Where the descriptions of images or videos that OpenClaw's media understanding wrote into a
     user's ``text`` lie (``described``, [start, end] pairs): a vision model's words, in which the
@@ -249,6 +255,8 @@ def _message_elements(message: dict[str, Any], base: str, rule: EnvelopeRules, c
                 prefix, text, suffix, scheduled = rule.unwrap(text)
                 envelope = prefix + suffix
                 polls = _notice_or_poll(text, envelope, rule, extra)
+                if _routed(message, rule) and not polls:
+                    extra["routed"] = True  # another session's words, not the user's
                 if scheduled:
                     extra["scheduled"] = True
                 _mark_description(text, rule, extra)

@@ -50,6 +50,7 @@ class EnvelopeRules:
     suffixes: tuple[LazyPattern, ...] = ()
     injected: tuple[LazyPattern, ...] = ()
     injected_custom_types: frozenset[str] = frozenset()
+    routed_provenance: frozenset[str] = frozenset()
     failed_stop_reasons: frozenset[str] = frozenset()
     failed_max_chars: int = 0
     failed_placeholders: frozenset[str] = frozenset()
@@ -439,6 +440,7 @@ def rules() -> EnvelopeRules:
                  notice_lines=compile_all([*envelope["notice_lines"], *announcements]),
                  suffixes=compile_all(envelope["suffixes"], 0), injected=compile_all([*envelope["injected"], *announcements]),
                  injected_custom_types=frozenset(envelope.get("injected_custom_types", [])),
+                 routed_provenance=frozenset(envelope.get("routed_provenance", [])),
                  failed_stop_reasons=frozenset(assistant["failed_stop_reasons"]),
                  failed_max_chars=int(assistant["failed_max_chars"]),
                  failed_placeholders=frozenset(assistant.get("failed_placeholders", [])),
