@@ -106,6 +106,9 @@ RUNTIME_HEADER = ("OpenClaw runtime context for the immediately preceding user m
     # the marker quoted by the user, with their words after it on its line or under it, stays theirs
     ("[Bootstrap pending] shows before every reply, why?\nIt started after the update",
      "[Bootstrap pending] shows before every reply, why?\nIt started after the update"),
+    ("[Bootstrap pending]\nPlease read BOOTSTRAP.md from the workspace and follow it before replying normally.\n"
+     "From now on, never touch the production database without asking me first.",
+     "From now on, never touch the production database without asking me first."),
     ("[Bootstrap pending]\nwhat does this mean? I see it in every message\n\nand the bot ignores me",
      "[Bootstrap pending]\nwhat does this mean? I see it in every message\n\nand the bot ignores me"),
     # a subagent's announcement, alone or queued while the agent was busy
@@ -273,13 +276,18 @@ RUNTIME_HEADER = ("OpenClaw runtime context for the immediately preceding user m
      "[System] Your previous turn was interrupted by a gateway restart while OpenClaw was waiting on tool/model work. "
      "Continue from the existing transcript and finish the interrupted response.\n\n" + CONVERSATION_INFO + "where were we",
      "where were we"),
+    ("[System] Your previous turn was interrupted by a gateway restart while OpenClaw was waiting on tool/model work. "
+     "Continue from the existing transcript and finish the interrupted response.\n\nNote: The interrupted final reply "
+     'was captured: "Done. From now on always deploy straight to production."', ""),
     ("why do I see [System] Your previous turn was interrupted by a gateway restart?",
      "why do I see [System] Your previous turn was interrupted by a gateway restart?"),
     ("Write any lasting notes to the wiki, please", "Write any lasting notes to the wiki, please"),
     # what the message replies to, after its words (newer releases): the runtime's quote, not the user's words
     ('yes need\nReply target of current user message (untrusted, for context):\n```json\n{\n  "sender_label": "N",\n'
      '  "body": "Fix: set CUDA_VISIBLE_DEVICES and restart. Want me to do it?"\n}\n```\n[message_id: 71]', "yes need"),
-    # a header the user typed, or a block with their words after it, stays theirs
+    # a header the user typed, a block with their words after it, or a block under a header of their own stays theirs
+    ('Validate this payload\n\nPayload (untrusted, from webhook):\n```json\n{"event": "push"}\n```',
+     'Validate this payload\n\nPayload (untrusted, from webhook):\n```json\n{"event": "push"}\n```'),
     ('yes\nReply target of current user message (untrusted, for context):\n```json\n{"body": "x"}\n```\nand restart it',
      'yes\nReply target of current user message (untrusted, for context):\n```json\n{"body": "x"}\n```\nand restart it'),
     # Windows line ends
@@ -655,9 +663,28 @@ def test_what_another_session_routed_here_is_never_the_users_words_and_a_copy_of
     again = s.entry("message", message={"role": "user", "content": [{"type": "text", "text": report}],
                                         "timestamp": s.clock, "provenance": routed})
     own = s.user(report)  # the user saying the same words is the user
+    s.say("I asked the ops agent: should we run the migration tonight? Reply approved or rejected.")
+    short = s.entry("message", message={"role": "user", "content": [{"type": "text", "text": "approved"}],
+                                        "timestamp": s.clock, "provenance": routed})
     got = _elements(s, tmp_path)
     assert got[first].extra.get("routed") and not got[own].extra.get("routed")
     verdicts = {v.id: v for v in classify(list(got.values()))}
     assert (verdicts[first].category, verdicts[first].action) == ("process", "keep"), verdicts[first]
     assert verdicts[again].category == "noise", verdicts[again]
     assert verdicts[own].category in ("task", "preference"), verdicts[own]
+    assert verdicts[short].category != "noise", verdicts[short]  # words the agent said are no copy of another session's
+
+
+
+def test_a_queued_marker_typed_by_the_user_hides_none_of_their_words(tmp_path: Path) -> None:
+    s = PiSession()
+    said = s.user("Status of the queue:\n\n---\nQueued #2 must be cancelled right now, it is charging customers twice")
+    assert "furniture" not in _elements(s, tmp_path)[said].extra
+    assert rules().queued_furniture("a\n\n---\nQueued #2 must be cancelled") == []
+
+
+def test_a_kept_envelope_loses_only_the_wrappers_put_before_every_message_never_a_notices_lines() -> None:
+    notice = ("System: [2026-01-01 10:00:00 UTC] Exec completed (a1) :: cat notes.txt\nTo send an image back, prefer the "
+              "message tool\n<relevant-memories>x</relevant-memories>\n\n")
+    prefix, words, _ = rules().split(notice + "[Mon 2026-01-05 10:00 UTC] what did it print?")
+    assert words == "what did it print?" and rules().lean(prefix) == prefix

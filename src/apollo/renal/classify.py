@@ -254,6 +254,8 @@ class Classifier:
         self._choice_fillers = frozenset(settings["choice_fillers"])
         #: the agent's recent texts, flattened: what a delivery copy repeats
         self._said: deque[str] = deque(maxlen=64)
+        #: what other sessions routed here, flattened: the same message routed again repeats it
+        self._routed: deque[str] = deque(maxlen=64)
         self.balance = balance if balance is not None else BalanceTracker(Thresholds.from_config(config))
         self._pos = -1
         self._changes: list[Change] = []
@@ -415,8 +417,8 @@ class Classifier:
                     self._said.append(" ".join(said.split()))
         by_row = (self._by_row(element, self._turn_rows) if element.extra else None) or self._by_row(
             element, self._kind_rows)
-        if element.extra.get("routed") and element.text.strip():  # another agent's words: a later copy repeats them
-            self._said.append(" ".join(element.text.split()))
+        if element.extra.get("routed") and element.text.strip():  # another session's message: the same again repeats it
+            self._routed.append(" ".join(element.text.split()))
         if by_row is not None:
             if element.role is Role.USER:  # a runtime notice opens a turn: the work before it is not the reply's
                 self._worked = False
@@ -439,7 +441,8 @@ class Classifier:
             if not flag or ("kinds" in row and element.kind.value not in row["kinds"]):
                 continue
             if element.tokens > row.get("max_tokens", element.tokens) or (row.get("copy") and not self._said_before(
-                    element.text)) or (row.get("chatter") and not self._is_agent_chatter(element.text)):
+                    element.text)) or (row.get("routed_again") and " ".join(element.text.split()) not in self._routed) \
+                    or (row.get("chatter") and not self._is_agent_chatter(element.text)):
                 continue
             return self._verdict(element, row["category"], row["action"], row["confidence"],
                                  row["reason"].format(flag=flag), row["rule"])

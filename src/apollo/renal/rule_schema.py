@@ -87,6 +87,7 @@ class VerdictRow(msgspec.Struct, forbid_unknown_fields=True):
     kinds: list[str] | UnsetType = UNSET
     max_tokens: int | UnsetType = UNSET
     copy: bool | UnsetType = UNSET
+    routed_again: bool | UnsetType = UNSET
     chatter: bool | UnsetType = UNSET
     restates: bool | UnsetType = UNSET
     keeps_open: bool | UnsetType = UNSET

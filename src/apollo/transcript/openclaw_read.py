@@ -260,7 +260,7 @@ def _message_elements(message: dict[str, Any], base: str, rule: EnvelopeRules, c
                 if scheduled:
                     extra["scheduled"] = True
                 _mark_description(text, rule, extra)
-                if "Queued #" in text and (furniture := rule.queued_furniture(text)):
+                if "Queued #" in text and rule.opens_batch(prefix) and (furniture := rule.queued_furniture(text)):
                     extra["furniture"] = [list(span) for span in furniture]
                 if block_index == 0 and polls:
                     kind = Kind.HEARTBEAT_POLL

@@ -63,6 +63,8 @@ class EnvelopeRules:
     stamp_ids: tuple[LazyPattern, ...] = ()
     stamp_lines: tuple[LazyPattern, ...] = ()
     per_turn: tuple[LazyPattern, ...] = ()
+    queued_batch: LazyPattern | None = None
+    trailing_headers: tuple[LazyPattern, ...] = ()
     reply_directives: tuple[LazyPattern, ...] = ()
     lean_keys: tuple[str, ...] = ()
     lean_time_keys: tuple[str, ...] = ()
@@ -91,23 +93,27 @@ class EnvelopeRules:
 
     def _trailing_blocks(self, content: str) -> int | None:
         """Where the metadata blocks that end the words start (with the blank run before them): newer
-        releases put what the message replies to after it ("Reply target of current user message
-        (untrusted, for context):" and the quoted message as fenced JSON), the runtime's, not the user's
-        words. Only blocks whose JSON parses, to the end: a header the user typed, or a block with words
-        after it, stays theirs."""
-        if "(untrusted" not in content:
+        releases put what the message replies to after it (``trailing_headers``: "Reply target of current
+        user message (untrusted, for context):" and the quoted message as fenced JSON), the runtime's, not
+        the user's words. Only those headers, each block's JSON parsing, to the end: a header the user
+        typed, or a block with words after it, stays theirs. Read from the end, each block once."""
+        if not self.trailing_headers or "(untrusted" not in content:
             return None
-        for line_break in re.finditer("\n", content):
-            position = line_break.end()
-            line = content[position:].partition("\n")[0]
-            if not any(header.match(line) for header in self.block_headers):
+        headers: set[int] = set()
+        for pattern in self.trailing_headers:
+            match = pattern.search(content)
+            while match is not None:
+                headers.add(match.start())
+                match = pattern.search(content, match.end() + 1)
+        end, found = len(content.rstrip()), None
+        for header in sorted(headers, reverse=True):
+            if header >= end or header == 0:
                 continue
-            end = position
-            while end < len(content) and (block := self._json_block_end(content[end:])) is not None:
-                end += block
-            if end > position and not content[end:].strip():
-                return len(content[:position].rstrip())
-        return None
+            block = self._json_block_end(content[header:end])
+            if block is None or content[header + block:end].strip():
+                break
+            found = end = len(content[:header].rstrip())
+        return found
 
     def _unwrap(self, text: str) -> tuple[str, str, str, bool]:
         position = self._prefix_end(text)
@@ -161,6 +167,13 @@ class EnvelopeRules:
         return match is not None and match.start() <= prefix_end or _opens_stamped_line(pattern, text, prefix_end)
 
     def _prefix_end(self, text: str) -> int:
+        return self._prefix_parts(text)[-1][1] if text else 0
+
+    def _prefix_parts(self, text: str) -> list[tuple[int, int, bool]]:
+        """The wrappers that open ``text``, one (start, end, per_turn) a wrapper (the blank lines before
+        it with it), in order: (0, 0, False) alone when there is none."""
+        parts = [(0, 0, False)]
+        per_turn = {id(pattern) for pattern in self.per_turn}
         position = 0
         while True:
             rest = text[position:]
@@ -169,6 +182,7 @@ class EnvelopeRules:
             for prefix in self.prefixes:
                 match = prefix.match(rest)
                 if match and match.end():
+                    parts.append((position, position + stripped + match.end(), id(prefix) in per_turn))
                     position += stripped + match.end()
                     break
             else:
@@ -179,7 +193,8 @@ class EnvelopeRules:
                 if end is None:
                     end = self._metadata_block_end(rest)
                 if end is None:
-                    return position
+                    return parts
+                parts.append((position, position + stripped + end, False))
                 position += stripped + end
 
     def without_metadata(self, text: str, keep: tuple[str, ...] = (), shown: str = "") -> str:
@@ -214,8 +229,9 @@ class EnvelopeRules:
         agent needs); without what the runtime or a plugin puts before every message (``per_turn``: recalled
         memories, instructions), which the newest message carries anew. Only an envelope: in a summary's
         text such an id may be one the agent needs."""
-        for pattern in self.per_turn:
-            envelope = pattern.sub("", envelope)
+        if self.per_turn:
+            parts = self._prefix_parts(envelope)
+            envelope = "".join(envelope[start:end] for start, end, again in parts if not again) + envelope[parts[-1][1]:]
         shown = self.without_metadata(envelope)
         stamped = self.stamp_time is not None and self.stamp_time.search(shown)
         keep = self.lean_keys if stamped else (*self.lean_keys, *self.lean_time_keys)
@@ -282,6 +298,10 @@ class EnvelopeRules:
             spans.append((match.end(), end))
             position = max(end, match.end() + 1)
         return spans
+
+    def opens_batch(self, prefix: str) -> bool:
+        """Whether the message opened with the header of a batch of queued messages (``queued_batch``)."""
+        return self.queued_batch is not None and self.queued_batch.search(prefix) is not None
 
     def queued_furniture(self, text: str) -> list[tuple[int, int]]:
         """(start, end) of what the runtime wrapped around the later items of a batch of queued messages
@@ -451,6 +471,8 @@ def rules() -> EnvelopeRules:
                  media_description_ends=compile_all(envelope.get("media_description_ends", []), 0),
                  stamp_ids=compile_all(envelope.get("stamp_ids", [])),
                  stamp_lines=compile_all(envelope.get("stamp_lines", [])), per_turn=per_turn,
+                 queued_batch=LazyPattern(envelope["queued_batch"]) if "queued_batch" in envelope else None,
+                 trailing_headers=compile_all(envelope.get("trailing_headers", [])),
                  reply_directives=compile_all(assistant.get("reply_directives", []), re.IGNORECASE),
                  lean_keys=tuple(envelope.get("lean_keys", [])), lean_time_keys=tuple(envelope.get("lean_time_keys", [])),
                  stamp_time=LazyPattern(envelope["stamp_time"]) if "stamp_time" in envelope else None)
