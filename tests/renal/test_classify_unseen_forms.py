@@ -127,6 +127,10 @@ def test_an_order_with_no_marker_is_a_task(said: str) -> None:
     # an order after "just", "pls", "porfavor"; not an idiom or a test
     ("just build it on the vps", "task"), ("pls check the logs", "task"), ("porfavor crealo en la raiz", "task"),
     ("just kidding", "process"), ("just testing", "noise"),
+    # Spanish after a yes or a "ready" ("si mándalo", "listo, envía el mensaje"), not a condition ("si funciona, avísame"
+    # asks for nothing yet, "si revisas el log verás el error" explains)
+    ("si mandalo", "task"), ("listo envía el mensaje", "task"), ("si ajusta el horario", "task"),
+    ("si funciona avisame", "process"), ("si revisas el log veras el error", "process"),
     # go on with the work; execute; a nudge to answer
     ("继续处理", "task"), ("继续下一步", "task"), ("Execute phase 2", "task"), ("继续努力", "process"), ("回复我", "noise"),
 ])
