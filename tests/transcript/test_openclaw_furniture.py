@@ -593,8 +593,10 @@ def test_an_empty_pending_entry_gives_the_empty_current_message_no_runtime_words
 def test_the_heartbeat_hint_among_a_users_words_is_no_poll() -> None:
     hint = ("When reading HEARTBEAT.md, use workspace file /home/u/.openclaw/workspace/HEARTBEAT.md (exact case). "
             "Do not read docs/heartbeat.md.")
-    assert rules().is_poll(f"Check the inbox and report.\n{hint}\nCurrent time: Tuesday, March 17th, 2026 — 7:00 AM")
-    assert not rules().is_poll(f"Why does my agent keep getting this line?\n{hint}\nFrom now on, never run them at night.")
+    polled = f"Check the inbox and report.\n{hint}\nCurrent time: Tuesday, March 17th, 2026 — 7:00 AM"
+    asked = f"Why does my agent keep getting this line?\n{hint}\nFrom now on, never run them at night."
+    assert rules().poll_start(polled) is not None
+    assert rules().poll_start(asked) is None
 
 
 def test_an_announcement_whose_label_runs_over_lines_is_the_runtimes_notice() -> None:

@@ -210,8 +210,13 @@ def _outside(text: str, spans: list[list[int]]) -> str:
     return "\n".join([*pieces, text[position:]])
 
 
+def _flat(text: str) -> str:
+    """``text`` on one line, its runs of blanks one space: how a copy is compared with what it repeats."""
+    return " ".join(text.split())
+
+
 def _quote(text: str) -> str:
-    flat = " ".join(text.split())
+    flat = _flat(text)
     return flat if len(flat) <= _QUOTE else flat[: _QUOTE - 1] + "…"
 
 
@@ -414,11 +419,11 @@ class Classifier:
         if element.role is Role.ASSISTANT and element.kind is Kind.TEXT and not element.extra.get("mirror"):
             for said in (element.text, element.extra.get("error", "")):
                 if said.strip():
-                    self._said.append(" ".join(said.split()))
+                    self._said.append(_flat(said))
         by_row = (self._by_row(element, self._turn_rows) if element.extra else None) or self._by_row(
             element, self._kind_rows)
         if element.extra.get("routed") and element.text.strip():  # another session's message: the same again repeats it
-            self._routed.append(" ".join(element.text.split()))
+            self._routed.append(_flat(element.text))
         if by_row is not None:
             if element.role is Role.USER:  # a runtime notice opens a turn: the work before it is not the reply's
                 self._worked = False
@@ -441,15 +446,15 @@ class Classifier:
             if not flag or ("kinds" in row and element.kind.value not in row["kinds"]):
                 continue
             if element.tokens > row.get("max_tokens", element.tokens) or (row.get("copy") and not self._said_before(
-                    element.text)) or (row.get("routed_again") and " ".join(element.text.split()) not in self._routed) \
-                    or (row.get("chatter") and not self._is_agent_chatter(element.text)):
+                    element.text)) or (row.get("routed_again") and _flat(element.text) not in self._routed) or (
+                    row.get("chatter") and not self._is_agent_chatter(element.text)):
                 continue
             return self._verdict(element, row["category"], row["action"], row["confidence"],
                                  row["reason"].format(flag=flag), row["rule"])
         return None
 
     def _said_before(self, text: str) -> bool:
-        flat = " ".join(text.split())
+        flat = _flat(text)
         return bool(flat) and any(flat in earlier for earlier in self._said)
 
     def _is_agent_chatter(self, text: str) -> bool:

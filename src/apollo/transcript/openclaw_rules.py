@@ -99,14 +99,8 @@ class EnvelopeRules:
         typed, or a block with words after it, stays theirs. Read from the end, each block once."""
         if not self.trailing_headers or "(untrusted" not in content:
             return None
-        headers: set[int] = set()
-        for pattern in self.trailing_headers:
-            match = pattern.search(content)
-            while match is not None:
-                headers.add(match.start())
-                match = pattern.search(content, match.end() + 1)
         end, found = len(content.rstrip()), None
-        for header in sorted(headers, reverse=True):
+        for header in reversed(_starts(self.trailing_headers, content)):
             if header >= end or header == 0:
                 continue
             block = self._json_block_end(content[header:end])
@@ -173,7 +167,6 @@ class EnvelopeRules:
         """The wrappers that open ``text``, one (start, end, per_turn) a wrapper (the blank lines before
         it with it), in order: (0, 0, False) alone when there is none."""
         parts = [(0, 0, False)]
-        per_turn = {id(pattern) for pattern in self.per_turn}
         position = 0
         while True:
             rest = text[position:]
@@ -182,7 +175,7 @@ class EnvelopeRules:
             for prefix in self.prefixes:
                 match = prefix.match(rest)
                 if match and match.end():
-                    parts.append((position, position + stripped + match.end(), id(prefix) in per_turn))
+                    parts.append((position, position + stripped + match.end(), prefix in self.per_turn))
                     position += stripped + match.end()
                     break
             else:
@@ -309,15 +302,10 @@ class EnvelopeRules:
         trailing ids) and of an item that is the runtime's whole (a channel plugin's "[System: …]" notice,
         the first item too): the message's own envelope is only the first item's prefix, and the rest would
         be read as the user's words."""
-        starts: set[int] = set()
-        for pattern in self.queued_items:
-            match = pattern.search(text)
-            while match is not None:
-                starts.add(match.start())
-                match = pattern.search(text, match.end())
+        starts = _starts(self.queued_items, text)
         if not starts:
             return []
-        bounds = [0, *sorted(starts), len(text)]
+        bounds = [0, *starts, len(text)]
         spans: list[tuple[int, int]] = []
         for index, (start, end) in enumerate(zip(bounds, bounds[1:], strict=False)):
             body = start
@@ -387,9 +375,6 @@ class EnvelopeRules:
         tail = text[offset:]
         return offset + len(tail) - len(tail.lstrip(" \t\n"))
 
-    def is_poll(self, text: str) -> bool:
-        return self.poll_start(text) is not None
-
     def poll_start(self, text: str) -> int | None:
         """Where a heartbeat poll's own words start in ``text`` (leading blanks aside), or None when it
         holds none: after 0, they come after others (the rest of a gateway notice that ran over
@@ -441,6 +426,17 @@ def _fields_of(block: str, keep: tuple[str, ...], shown: str) -> str:
     if not fields:
         return ""
     return f"{header}\n```json\n{json.dumps(fields, ensure_ascii=False)}\n```\n\n"
+
+
+def _starts(patterns: tuple[LazyPattern, ...], text: str) -> list[int]:
+    """Where each match of any of ``patterns`` starts in ``text``, in order, each place once."""
+    starts: set[int] = set()
+    for pattern in patterns:
+        match = pattern.search(text)
+        while match is not None:
+            starts.add(match.start())
+            match = pattern.search(text, max(match.end(), match.start() + 1))
+    return sorted(starts)
 
 
 @functools.cache
