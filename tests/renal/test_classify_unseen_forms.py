@@ -383,6 +383,8 @@ def test_comfort_a_reminder_a_report_or_please_alone_is_no_indonesian_or_vietnam
     ("Lưu bài này vào thư mục raw", "task"), ("Em thử dùng công cụ khác đi", "task"), ("Dịch lại đi nào", "task"),
     ("Cho anh lịch họp tuần này", "task"), ("em hãy xoá bản cũ và thay bằng bản mới nhé", "task"),
     ("Xem lại giúp anh file cấu hình", "task"), ("Thử lại đi em", "task"),
+    # (what the speaker needs or wants the agent to do: "I need you to…")
+    ("tôi cần bạn kiểm tra lại file cấu hình", "task"), ("mình muốn em viết lại đoạn này", "task"),
     ("Từ giờ em hãy trả lời ngắn gọn thôi", "preference"), ("lần sau nhớ hỏi anh trước khi gửi email", "preference"),
     # Ukrainian and Russian: the imperative of a verb of the agent's work opening its clause; never; from now on
     ("Створи репозиторій та додай туди README", "task"), ("продовжуй та звітуй мені", "task"),
@@ -410,6 +412,8 @@ def test_an_order_or_a_standing_rule_in_vietnamese_ukrainian_russian_or_to_a_nam
     "Lưu ý: máy chủ sẽ khởi động lại", "Cho anh hỏi cái này", "Gửi anh, em là Lan", "Thêm nữa, anh thấy bài này hay",
     "Em viết bài này hôm qua rồi", "Anh đi ngủ đây", "Mình đi", "Anh vừa đi", "Thôi đi", "Ngày mai anh đi Hà Nội",
     "Kỷ niệm đẹp đã mất đi", "từ giờ đến tối mình bận",
+    # Vietnamese: wanting the agent to know or to be, asked back what is needed
+    "tôi muốn bạn biết rằng tôi rất vui", "anh muốn em vui", "tôi cần bạn làm gì?",
     # Ukrainian and Russian: a question, what someone did, a greeting
     "Ти щось зробив?", "Створи чи ні, мені все одно?", "Привіт", "что ты сделал?",
     # Vietnamese: it failed again, the speaker as "em", a move or a deposit, a time or one's own news, a scolding
@@ -508,12 +512,14 @@ def test_a_halt_is_no_habit_to_drop(said: str, rule: bool) -> None:
     ("a partir de agora use o modelo menor", "preference"), ("Meu nome é Joana", "preference"),
     ("você vai se chamar Luna", "preference"), ("sou engenheira de dados", "preference"), ("vamos usar o Postgres", "decision"),
     # Spanish: always in the language of the answers, a name given, a decision
+    ("¿me ayudas a configurar el correo?", "task"), ("me ayudarías con la factura", "task"),
     ("siempre responde en inglés", "preference"), ("mi nombre es Carla", "preference"), ("vamos a usar Supabase", "decision"),
     # Indonesian: any verb in -kan opening its clause, a bare verb of the agent's work with what it acts on, "bantu",
     # what the speaker wants to see; always, the language of the answers; a name given, the agent's role; a decision
     ("tampilkan laporan penjualan bulan ini", "task"), ("berikan saya daftar pelanggan baru", "task"),
     ("cek folder download saya", "task"), ("rekap pengeluaran minggu ini", "task"), ("bantu saya susun jadwal", "task"),
-    ("saya mau lihat stok gudang", "task"), ("coba lagi", "task"), ("selalu balas pakai bahasa Inggris", "preference"),
+    ("saya mau lihat stok gudang", "task"), ("aku butuh kamu cek server", "task"), ("saya perlu kamu kirim invoice", "task"),
+    ("coba lagi", "task"), ("selalu balas pakai bahasa Inggris", "preference"),
     ("balas lewat email saja", "preference"),
     ("nama saya Dewi", "preference"), ("kamu adalah seorang asisten keuangan", "preference"),
     ("kita pakai Vercel saja", "decision"),
@@ -537,7 +543,7 @@ def test_a_portuguese_spanish_or_indonesian_order_rule_name_or_decision_is_recog
     "Berdasarkan data bulan lalu", "Coba kalau kita pakai yang lain", "Nama kamu siapa?", "Kirim ulang juga gak masuk",
     "balas pakai apa saja",
     # Spanish: it caught my attention, a state, let's see; English: a report that opens with a verb those share
-    "Me llamo la atención ese video", "Soy feliz", "Vamos a ver", "Check passed",
+    "Me llamo la atención ese video", "Soy feliz", "Vamos a ver", "Check passed", "me ayudaste mucho ayer",
     # a negated question is no standing rule
     "dont you have access to the weather api?",
 ])
