@@ -18,6 +18,11 @@ from apollo.transcript import Edit, Kind
 from apollo.transcript.openclaw_rules import rules
 from realclient.support import HEARTBEAT_PROMPT, PiSession
 
+TRUNCATION_WARNING = ("[Bootstrap truncation warning]\nSome workspace bootstrap files were truncated before injection.\n"
+                      "Treat Project Context as partial and read the relevant files directly if details seem missing.\n"
+                      "- AGENTS.md: 24919 raw -> 18110 injected (~27% removed; max/file).\n"
+                      "- If unintentional, raise agents.defaults.bootstrapMaxChars and/or "
+                      "agents.defaults.bootstrapTotalMaxChars.")
 CONVERSATION_INFO = ('Conversation info (untrusted metadata):\n```json\n{\n  "message_id": "om_x1",\n'
                      '  "sender_id": "ou_0123456789abcdef0123",\n  "timestamp": "Fri 2026-03-20 12:10 GMT+8"\n}\n```\n\n')
 MEMORY_RECALL = ("Note: Reference memory below. Build on past successes; avoid repeating failed approaches.\n"
@@ -186,7 +191,19 @@ RUNTIME_HEADER = ("OpenClaw runtime context for the immediately preceding user m
      "Summarise the inbox"),
     ("[cron:77 晨间] 执行晨间任务：获取大盘数据\n\nReturn your summary as plain text; it will be delivered automatically.",
      "执行晨间任务：获取大盘数据"),
+    # a job's prompt that releases sent without the run's stamp: the runtime's time line ends it, in either form, and
+    # the truncation warning the runtime put after it
+    ("检查并同步所有会话记录，生成每日摘要\nCurrent time: Sunday, March 29th, 2026 — 21:42 (Asia/Shanghai) / "
+     "2026-03-29 13:42 UTC\n\n" + TRUNCATION_WARNING, "检查并同步所有会话记录，生成每日摘要"),
+    ("Sync the notes\nCurrent time: Friday, May 29th, 2026 - 8:00 AM (America/Los_Angeles)\nReference UTC: "
+     "2026-05-29 15:00 UTC", "Sync the notes"),
+    # the warning after the user's own words
+    ("[Sat 2026-04-11 05:51 GMT+8] hello\n\n" + TRUNCATION_WARNING, "hello"),
     # what only looks like furniture stays content: those words in a user's own message
+    ("it said\nCurrent time: Sunday, March 29th, 2026 — 21:42 (Asia/Shanghai) / 2026-03-29 13:42 UTC\nis that right?",
+     "it said\nCurrent time: Sunday, March 29th, 2026 — 21:42 (Asia/Shanghai) / 2026-03-29 13:42 UTC\nis that right?"),
+    ("why do I get this?\n" + TRUNCATION_WARNING + "\nshould I raise the limit?",
+     "why do I get this?\n" + TRUNCATION_WARNING + "\nshould I raise the limit?"),
     ("please answer: Return your summary as plain text; it will be delivered automatically. ok?",
      "please answer: Return your summary as plain text; it will be delivered automatically. ok?"),
     ("Please change the cron prompt, it ends with:\nReturn your summary as plain text; it will be delivered "
@@ -416,7 +433,13 @@ def test_runtime_context_entries_polls_notices_and_scheduled_runs(tmp_path: Path
     metadata = s.entry("custom_message", customType="openclaw.runtime-context",
                        content=RUNTIME_HEADER + CONVERSATION_INFO, display=False)
     cron = s.user("[cron:1a2b-3c Morning scan] Use the API to list the ten newest tokens")
+    time_line = "\nCurrent time: Sunday, March 29th, 2026 — 21:42 (Asia/Shanghai) / 2026-03-29 13:42 UTC"
+    unstamped = s.user("Archive the old logs" + time_line)
+    timed_poll = s.user(HEARTBEAT_PROMPT + time_line)
     got = _elements(s, tmp_path)
+    assert got[unstamped].text == "Archive the old logs" and got[unstamped].extra.get("scheduled")
+    assert got[unstamped].envelope == time_line
+    assert got[timed_poll].kind is Kind.HEARTBEAT_POLL and not got[timed_poll].extra.get("scheduled")
     assert got[headed_poll].kind is Kind.HEARTBEAT_POLL and got[headed_poll].text == HEARTBEAT_PROMPT
     assert got[metadata].text == "" and got[metadata].envelope == RUNTIME_HEADER + CONVERSATION_INFO
     assert got[poll].kind is Kind.HEARTBEAT_POLL and got[call].extra.get("heartbeat_turn")

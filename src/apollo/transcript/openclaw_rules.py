@@ -57,6 +57,7 @@ class EnvelopeRules:
     mirror_models: frozenset[str] = frozenset()
     scheduled: tuple[LazyPattern, ...] = ()
     scheduled_suffixes: tuple[LazyPattern, ...] = ()
+    unstamped_runs: tuple[LazyPattern, ...] = ()
     queued_items: tuple[LazyPattern, ...] = ()
     media_descriptions: tuple[LazyPattern, ...] = ()
     media_description_ends: tuple[LazyPattern, ...] = ()
@@ -121,6 +122,11 @@ class EnvelopeRules:
         runtime_item = self._runtime_item_start(content)
         if runtime_item is not None:
             return text[:position], content[:runtime_item], content[runtime_item:], run is not None
+        if run is None:  # a job's prompt the runtime's time line ends, with no stamp (a heartbeat's is a poll)
+            for pattern in self.unstamped_runs:
+                match = pattern.search(content)
+                if match is not None and match.start() > 0 and self.poll_start(content[:match.start()]) is None:
+                    return text[:position], content[:match.start()], content[match.start():], True
         for pattern in (*self.suffixes, *(self.scheduled_suffixes if run is not None else ())):
             match = pattern.search(content)
             if match is None:
@@ -462,6 +468,7 @@ def rules() -> EnvelopeRules:
                  failed_placeholders=frozenset(assistant.get("failed_placeholders", [])),
                  mirror_models=frozenset(assistant["mirror_models"]), scheduled=compile_all(envelope["scheduled"]),
                  scheduled_suffixes=compile_all(envelope.get("scheduled_suffixes", []), 0),
+                 unstamped_runs=compile_all(envelope.get("unstamped_runs", []), 0),
                  queued_items=compile_all(envelope["queued_items"]),
                  media_descriptions=compile_all(envelope.get("media_descriptions", [])),
                  media_description_ends=compile_all(envelope.get("media_description_ends", []), 0),
