@@ -638,3 +638,31 @@ def test_a_german_infinitive_or_a_portuguese_see_whether_is_an_order(said: str, 
 def test_a_ping_in_another_language_is_noise_and_the_same_words_in_a_sentence_are_not(said: str, ping: bool) -> None:
     v = verdicts(("assistant", "Done: the report is in your inbox."), ("user", said))
     assert (v["m2"].category == "noise") is ping, v["m2"]
+
+
+@pytest.mark.parametrize(("said", "category"), [
+    # Arabic (written and Egyptian chat) and Persian: "please", "can you", "I want you to", an imperative with "for me"
+    # joined to it or in the written form, Persian's imperative and its "do" ending the clause
+    ("من فضلك راجع العقد", "task"), ("ممكن تراجع الكود", "task"), ("هل يمكنك مراجعة الملف؟", "task"),
+    ("عاوزك تجهز ملخص للاجتماع", "task"), ("ابعتلي التقرير على تلجرام", "task"), ("أرسل الفاتورة إلى العميل", "task"),
+    ("لطفاً گزارش را بفرست", "task"), ("لاگ‌ها را چک کن", "task"), ("میتونی فایل را ترجمه کنی", "task"),
+    # from now on, always with an order, a "don't" with a "without", remember that; a name given
+    ("من الآن رد بالعربي", "preference"), ("دايما رد عليا باختصار", "preference"),
+    ("لا تحذف أي ملف بدون موافقتي", "preference"), ("خلي في بالك اني نباتي", "preference"),
+    ("از این به بعد کوتاه جواب بده", "preference"), ("اسمي سارة", "preference"),
+    # the Arabic question mark asks as "?" does
+    ("الملف ده اتحفظ فين؟", "question"), ("گزارش کجاست؟", "question"),
+])
+def test_an_arabic_or_persian_order_rule_name_or_question_is_recognised(said: str, category: str) -> None:
+    verdict = _reply(said)
+    assert verdict.category == category, verdict
+
+
+@pytest.mark.parametrize("said", [
+    # it may be the network, from now until tomorrow, you always say, my name asked; a greeting is none of them
+    "ممكن تكون المشكلة في الشبكة", "من دلوقتي لحد بكره مش فاضي", "دايما بتقول نفس الكلام", "ايه اسمي؟", "السلام عليكم",
+    "سلام",
+])
+def test_an_arabic_or_persian_remark_or_greeting_is_no_order_or_rule(said: str) -> None:
+    verdict = _reply(said)
+    assert verdict.category not in ("task", "preference", "decision"), verdict

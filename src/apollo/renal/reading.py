@@ -35,6 +35,9 @@ _PUNCT_PATTERN = r"[^\w\s'\-\U0001F000-\U0001FAFF\u2600-\u27BF]"
 _PUNCT_ASCII = re.compile(r"[^\w\s'\-]")
 _EMOJI_PATTERN = r"[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F]+"
 _QUESTION_MARKS = ("?", "？")
+# Arabic-script punctuation (Arabic, Persian, Urdu) read as the marks the rules are written with: "؟" asks as "?"
+# does, "،" and "؛" end a clause as "," and ";" do (one character for one)
+_ARABIC_MARKS = str.maketrans("؟،؛", "?,;")
 _INCOMPLETE_MARKS = (",", "，", "-", "—", "、", "…")
 _LATIN_WORD = re.compile(r"[a-z][a-z0-9_+#-]*[a-z0-9+#]|[a-z]")
 #: messages up to this long are cached (bounded: 4096 of them)
@@ -489,6 +492,8 @@ def _read_cached(text: str, role: str, rules: RenalRules, social: bool) -> Readi
 
 
 def _read(text: str, role: str, rules: RenalRules, social: bool) -> Reading:
+    if not text.isascii():
+        text = text.translate(_ARABIC_MARKS)
     clauses = split_clauses(text)
     reading = Reading(clauses)
     if clauses:
