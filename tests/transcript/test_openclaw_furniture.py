@@ -18,6 +18,11 @@ from apollo.transcript import Edit, Kind
 from apollo.transcript.openclaw_rules import rules
 from realclient.support import HEARTBEAT_PROMPT, PiSession
 
+DINGTALK_ROUTING = ("## 钉钉渠道技能路由\n\n你正在通过钉钉与用户对话。遇到以下需求时，**不要**在正文里解释“怎么发/怎么设”，而是"
+                    "**调用对应 skill** 来完成：\n\n1. 发送图片和文件给用户：调用 skill `dingtalk-send-media`\n\n补充约束：\n"
+                    "- 严禁输出远程地址标签\n- 不要伪造 MCP 成功结果\n\n---\n\n")
+SENDER_INFO = ('Sender (untrusted metadata):\n```json\n{\n  "label": "陈元鹏 (ou_6c99)",\n  "id": "ou_6c99",\n'
+               '  "name": "陈元鹏"\n}\n```\n\n')
 TRUNCATION_WARNING = ("[Bootstrap truncation warning]\nSome workspace bootstrap files were truncated before injection.\n"
                       "Treat Project Context as partial and read the relevant files directly if details seem missing.\n"
                       "- AGENTS.md: 24919 raw -> 18110 injected (~27% removed; max/file).\n"
@@ -199,6 +204,20 @@ RUNTIME_HEADER = ("OpenClaw runtime context for the immediately preceding user m
      "2026-05-29 15:00 UTC", "Sync the notes"),
     # the warning after the user's own words
     ("[Sat 2026-04-11 05:51 GMT+8] hello\n\n" + TRUNCATION_WARNING, "hello"),
+    # a DingTalk plugin's skill routing up to its separator, then its stamp: the words after them
+    (DINGTALK_ROUTING + "[钉钉消息 | senderStaffId: m1]\n以后图都归档到 charts 目录\n[message_id: 2a_b]",
+     "以后图都归档到 charts 目录"),
+    (CONVERSATION_INFO + "\n" + DINGTALK_ROUTING + "[钉钉消息 | senderStaffId: m1]\n你好", "你好"),
+    # the sender line a group chat puts before the message's id
+    ("[Discord Guild #general channel id:14 2026-02-10 16:04 GMT+5] Ali (ali.h): list the members\n[from: Ali (1455)]\n"
+     "[message_id: 147]", "Ali (ali.h): list the members"),
+    # a group chat's label of who spoke, when the metadata names that sender: the words after it
+    (SENDER_INFO + "[message_id: om_1]\n陈元鹏: 今天合肥天气", "今天合肥天气"),
+    (SENDER_INFO + "[message_id: om_1]\n陈元鹏 (ou_6c99): @bot 查一下日程", "@bot 查一下日程"),
+    # another name, or the label with nothing after it on its line, stays
+    (SENDER_INFO + "[message_id: om_1]\n李四: 你好", "李四: 你好"),
+    ("为什么每条消息前面都有“## 钉钉渠道技能路由”？", "为什么每条消息前面都有“## 钉钉渠道技能路由”？"),
+    ("see this\n[from: Bob (12)]\nwhat is it?", "see this\n[from: Bob (12)]\nwhat is it?"),
     # what only looks like furniture stays content: those words in a user's own message
     ("it said\nCurrent time: Sunday, March 29th, 2026 — 21:42 (Asia/Shanghai) / 2026-03-29 13:42 UTC\nis that right?",
      "it said\nCurrent time: Sunday, March 29th, 2026 — 21:42 (Asia/Shanghai) / 2026-03-29 13:42 UTC\nis that right?"),

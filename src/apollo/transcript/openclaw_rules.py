@@ -192,6 +192,9 @@ class EnvelopeRules:
                 if end is None:
                     end = self._metadata_block_end(rest)
                 if end is None:
+                    label = _sender_label(text[:position], rest)
+                    if label:
+                        parts.append((position, position + stripped + label, False))
                     return parts
                 parts.append((position, position + stripped + end, False))
                 position += stripped + end
@@ -432,6 +435,17 @@ def _fields_of(block: str, keep: tuple[str, ...], shown: str) -> str:
     if not fields:
         return ""
     return f"{header}\n```json\n{json.dumps(fields, ensure_ascii=False)}\n```\n\n"
+
+
+def _sender_label(envelope: str, rest: str) -> int:
+    """How long the sender's label that opens ``rest`` is ("陈元鹏: ", "Mia (ou_6c…): "), when the metadata blocks of
+    ``envelope`` name that sender ("name", "label" or "sender" of the JSON, as the gateway writes it): a group chat's
+    channel writes who spoke before the words, which the envelope already says; 0 when there is none."""
+    colon = rest.find(": ", 0, 120)
+    if colon <= 0 or "\n" in rest[:colon] or '"' not in envelope or not rest[colon + 2:].partition("\n")[0].strip():
+        return 0  # (a label with no words after it on its line is left as it was: nothing of the sender's follows)
+    names = {json.dumps(rest[:colon], ensure_ascii=False), json.dumps(rest[:colon])}
+    return colon + 2 if any(f'"{key}": {name}' in envelope for key in ("name", "label", "sender") for name in names) else 0
 
 
 def _starts(patterns: tuple[LazyPattern, ...], text: str) -> list[int]:
