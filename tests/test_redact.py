@@ -307,6 +307,9 @@ def test_a_secret_given_on_the_command_line_is_redacted() -> None:
     ("changed the password from Hunter2xyz! → Winter2024!", ("Hunter2xyz!", "Winter2024!")),
     ("changed the password from Hunter2xyz! into Winter2024!", ("Hunter2xyz!", "Winter2024!")),
     ("密码由Hunter2xyz!改为Winter2024!", ("Hunter2xyz!", "Winter2024!")),
+    # review 59: a one-time code given in a message is a secret while it lasts
+    ("短信验证码：144278，5分钟内有效", ("144278",)), ("登录验证码是 583920", ("583920",)),
+    ("your verification code: 482913", ("482913",)), ("OTP code is 771204", ("771204",)), ("2FA code: 339120", ("339120",)),
 ])
 def test_forms_a_review_found(text: str, secrets: tuple[str, ...]) -> None:
     out = redact(text)
@@ -350,7 +353,8 @@ def test_talk_a_review_found_stays() -> None:
                  "aws s3api list-objects --starting-token abcDEF123456", "I switched the password manager from 1Password to Bitwarden",
                  "Enter password: \n+----+-------+", "[sudo] password for ubuntu:\nroot@ip-172-31-0-5:~#",
                  "const apiKey =\n  getKey(user1);", "Password:\n+--------+", "API key:\n`process.env.KEY1`",
-                 "| S | Password |\n|--|--|\n| a | process.env.KEY1 |"):
+                 "| S | Password |\n|--|--|\n| a | process.env.KEY1 |", "验证码发到手机了", "验证码是多少？",
+                 "the verification code is required", "the one-time code was sent"):
         assert redact(talk) == talk, talk
 
 
