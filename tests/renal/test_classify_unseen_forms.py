@@ -666,3 +666,19 @@ def test_an_arabic_or_persian_order_rule_name_or_question_is_recognised(said: st
 def test_an_arabic_or_persian_remark_or_greeting_is_no_order_or_rule(said: str) -> None:
     verdict = _reply(said)
     assert verdict.category not in ("task", "preference", "decision"), verdict
+
+
+@pytest.mark.parametrize(("said", "rule"), [
+    # a rule for every time without "以后": every time with what the agent must do then, anything or everything must,
+    # before doing something always, when doing something don't, not every time, from now on whenever I…
+    ("每次回复前都要先检查日志", True), ("每次开发完都自己测试，不要再问我", True), ("所有文件都必须放在 docs 目录下", True),
+    ("任何时候都不要删除用户数据", True), ("你做事情之前一定要跟我说一下", True), ("发送文件的时候不要发送任何其他文字", True),
+    ("不要每次都存图片", True), ("数据不需要每次都从网上抓取", True), ("以后我每次让你记账，你都让财务助手来做", True),
+    ("每次都更新一下词库", True),
+    # what happens every time, a complaint, all of someone, a childhood, one time in the future
+    ("每次都这样，太烦了", False), ("每次打开都很慢", False), ("所有人都走了", False), ("你每次都卡一下", False),
+    ("小时候一定要听话", False), ("到时候不要忘了提醒我", False),
+])
+def test_a_chinese_rule_for_every_time_is_a_preference_and_what_happens_every_time_is_not(said: str, rule: bool) -> None:
+    verdict = _reply(said)
+    assert (verdict.category == "preference") is rule, verdict
