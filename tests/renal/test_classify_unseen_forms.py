@@ -682,3 +682,17 @@ def test_an_arabic_or_persian_remark_or_greeting_is_no_order_or_rule(said: str) 
 def test_a_chinese_rule_for_every_time_is_a_preference_and_what_happens_every_time_is_not(said: str, rule: bool) -> None:
     verdict = _reply(said)
     assert (verdict.category == "preference") is rule, verdict
+
+
+@pytest.mark.parametrize(("said", "category"), [
+    # Chinese orders with the verbs of reviewing, clearing, running, viewing, testing, saying, analysing; again; work on
+    # what 对 names; an option chosen by its letter
+    ("再次审核", "task"), ("再跑一篇数据", "task"), ("审核这篇文章", "task"), ("测试这个接口", "task"),
+    ("说一下你的计划", "task"), ("查看一下", "task"), ("请对短视频社区进行市场需求分析", "task"),
+    ("C方案", "decision"), ("选B", "decision"),
+    # the same words naming a thing or reporting a state
+    ("测试环境坏了", "process"), ("审核通过了", "process"), ("查看次数太多", "process"), ("检查结果没问题", "process"),
+])
+def test_a_chinese_order_with_a_verb_of_review_test_or_run_is_a_task(said: str, category: str) -> None:
+    verdict = _reply(said)
+    assert verdict.category == category, verdict
