@@ -696,3 +696,16 @@ def test_a_chinese_rule_for_every_time_is_a_preference_and_what_happens_every_ti
 def test_a_chinese_order_with_a_verb_of_review_test_or_run_is_a_task(said: str, category: str) -> None:
     verdict = _reply(said)
     assert verdict.category == category, verdict
+
+
+@pytest.mark.parametrize(("said", "asks"), [
+    # a question without its mark, the whole message: asked of the agent in Chinese, what a thing is for, Portuguese,
+    # French with the verb before its pronoun, Vietnamese with a final "chưa" (yet?)
+    ("你有哪些skill", True), ("现在你是什么模型", True), ("这是干啥的", True), ("qual o dolar hoje", True),
+    ("As tu mes courriel récents", True), ("bạn đã làm xong chưa", True),
+    # whatever you use is fine, "not yet" said of oneself
+    ("你用什么都行", False), ("tôi chưa", False),
+])
+def test_a_question_without_its_mark_in_those_languages_asks(said: str, asks: bool) -> None:
+    verdict = _reply(said)
+    assert (verdict.category == "question") is asks, verdict
