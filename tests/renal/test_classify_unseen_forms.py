@@ -709,3 +709,15 @@ def test_a_chinese_order_with_a_verb_of_review_test_or_run_is_a_task(said: str, 
 def test_a_question_without_its_mark_in_those_languages_asks(said: str, asks: bool) -> None:
     verdict = _reply(said)
     assert (verdict.category == "question") is asks, verdict
+
+
+@pytest.mark.parametrize(("said", "rule"), [
+    # the language of the answers, the whole message, is how every answer is to be written
+    ("English please", True), ("In English please", True), ("chines response", True), ("用英文", True),
+    ("gunakan bahasa Indonesia", True), ("use english", True),
+    # a remark about a language, a dish, one piece of work in a language, the Tagalog "no"
+    ("english is hard", False), ("chinese food", False), ("用英文写一封邮件", False), ("Hindi", False),
+])
+def test_the_language_of_the_answers_alone_is_a_standing_preference(said: str, rule: bool) -> None:
+    verdict = _reply(said)
+    assert (verdict.category == "preference") is rule, verdict
