@@ -121,6 +121,24 @@ def test_a_request_is_answered_by_what_the_agent_said_not_by_a_delivery_copy_dro
     assert request not in line and answer not in line
 
 
+def test_a_report_delivered_from_a_scheduled_job_does_not_replace_the_agents_own_answer(tmp_path: Path) -> None:
+    session = worked_session()
+    session.user("How come the nightly importer skipped yesterday's files?")
+    session.say("The importer's lock file was left behind after Tuesday's crash; I removed it and re-ran the import.")
+    session.say("Task Consumer Report — 08:14\nStatus: Completed successfully\nResult: No tasks found in queue")
+    session.entries[-1]["message"].update(provider="openclaw", model="delivery-mirror")
+    session.user("Which job posts the weekly digest?")
+    session.say("Weekly Digest Report — 09:00\nStatus: posted to #general")
+    session.entries[-1]["message"].update(provider="openclaw", model="delivery-mirror")
+    _tail(session)
+    summary, _ = _digest(session, tmp_path)
+    line = next(line for line in summary.splitlines() if "nightly importer skipped" in line)
+    assert "lock file was left behind" in line and "Task Consumer Report" not in line
+    # a question only the delivered report answered keeps it as its answer
+    line = next(line for line in summary.splitlines() if "weekly digest?" in line)
+    assert "posted to #general" in line
+
+
 def test_a_long_preamble_does_not_push_the_request_out_of_the_quote(tmp_path: Path) -> None:
     session = PiSession()
     # (a preamble Apollo does not know as furniture: a memory plugin's <relevant-memories> block is the envelope)

@@ -233,7 +233,9 @@ def replies(fates: list[Any]) -> dict[str, Any]:
     (a request's outcome, a question's answer), by element id. A heartbeat poll is the user's side
     speaking: what follows it answers the poll, not a message before it. A text of the agent's the
     filter dropped as noise (a delivery copy, a failed turn's fragment) answers nothing: the model
-    no longer sees it (a user's dropped ping still ends the agent's turn)."""
+    no longer sees it (a user's dropped ping still ends the agent's turn). A report the runtime delivered
+    from another run (a scheduled job's, ``mirror``) never replaces the agent's own answer: it answers only
+    what the agent did not (a job the user asked for reporting back)."""
     found: dict[str, Any] = {}
     asking: list[Any] = []
     run: list[Any] = []
@@ -249,8 +251,11 @@ def replies(fates: list[Any]) -> dict[str, Any]:
             run.append(fate)
         else:
             asking, run = run, [fate]
+        delivered = bool(element.extra.get("mirror"))
         for asked in asking:
-            found[asked.element.id] = fate  # the latest text of the answering side wins
+            previous = found.get(asked.element.id)
+            if not delivered or previous is None or previous.element.extra.get("mirror"):
+                found[asked.element.id] = fate  # the latest text of the answering side wins
     return found
 
 
