@@ -721,3 +721,15 @@ def test_a_question_without_its_mark_in_those_languages_asks(said: str, asks: bo
 def test_the_language_of_the_answers_alone_is_a_standing_preference(said: str, rule: bool) -> None:
     verdict = _reply(said)
     assert (verdict.category == "preference") is rule, verdict
+
+
+@pytest.mark.parametrize(("said", "category"), [
+    # a group chat's mention of the agent before or after a greeting or thanks: still the greeting, the thanks
+    ("@helper_bot hi", "noise"), ("@rrvccn_bot 你好", "noise"), ("hi <@1470660971793088542>", "noise"),
+    ("<@1470660971793088542> thanks", "noise"),
+    # an order said to it by its name stays an order
+    ("@helper_bot introduce yourself", "task"),
+])
+def test_a_mention_of_the_agent_does_not_hide_a_greeting(said: str, category: str) -> None:
+    verdict = _reply(said)
+    assert verdict.category == category, verdict

@@ -210,12 +210,16 @@ RUNTIME_HEADER = ("OpenClaw runtime context for the immediately preceding user m
     (CONVERSATION_INFO + "\n" + DINGTALK_ROUTING + "[钉钉消息 | senderStaffId: m1]\n你好", "你好"),
     # the sender line a group chat puts before the message's id
     ("[Discord Guild #general channel id:14 2026-02-10 16:04 GMT+5] Ali (ali.h): list the members\n[from: Ali (1455)]\n"
-     "[message_id: 147]", "Ali (ali.h): list the members"),
+     "[message_id: 147]", "list the members"),
     # a group chat's label of who spoke, when the metadata names that sender: the words after it
     (SENDER_INFO + "[message_id: om_1]\n陈元鹏: 今天合肥天气", "今天合肥天气"),
     (SENDER_INFO + "[message_id: om_1]\n陈元鹏 (ou_6c99): @bot 查一下日程", "@bot 查一下日程"),
-    # another name, or the label with nothing after it on its line, stays
+    # a label that carries the sender's id, after the channel's stamp
+    ("[Telegram chat id:-52370 2026-02-23 15:24 GMT+8] LY (7304053733): @rrvccn_bot 你好\n[message_id: 8]",
+     "@rrvccn_bot 你好"),
+    # another name, or the label with nothing after it on its line, stays; so does a bracket of words
     (SENDER_INFO + "[message_id: om_1]\n李四: 你好", "李四: 你好"),
+    ("[Telegram chat 2026-02-23 15:24 GMT+8] Note (important): back up first", "Note (important): back up first"),
     ("为什么每条消息前面都有“## 钉钉渠道技能路由”？", "为什么每条消息前面都有“## 钉钉渠道技能路由”？"),
     ("see this\n[from: Bob (12)]\nwhat is it?", "see this\n[from: Bob (12)]\nwhat is it?"),
     # what only looks like furniture stays content: those words in a user's own message

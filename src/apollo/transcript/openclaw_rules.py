@@ -437,13 +437,21 @@ def _fields_of(block: str, keep: tuple[str, ...], shown: str) -> str:
     return f"{header}\n```json\n{json.dumps(fields, ensure_ascii=False)}\n```\n\n"
 
 
+#: a sender's label as a channel writes it after its stamp: a name and, in brackets, the sender's id (digits, an open id,
+#: a handle with a digit, dot or underscore: not "Note (important)")
+_ID_LABEL = re.compile(r"[^\n:()\[\]]{1,60} \((?=[^)]*[\d._])[\w.-]{2,64}\)")
+
+
 def _sender_label(envelope: str, rest: str) -> int:
-    """How long the sender's label that opens ``rest`` is ("陈元鹏: ", "Mia (ou_6c…): "), when the metadata blocks of
-    ``envelope`` name that sender ("name", "label" or "sender" of the JSON, as the gateway writes it): a group chat's
-    channel writes who spoke before the words, which the envelope already says; 0 when there is none."""
+    """How long the sender's label that opens ``rest`` is ("陈元鹏: ", "LY (7304053733): "), when the metadata blocks of
+    ``envelope`` name that sender ("name", "label" or "sender" of the JSON, as the gateway writes it) or the label
+    carries the sender's id: a group chat's channel writes who spoke before the words, which the envelope keeps;
+    0 when there is none."""
     colon = rest.find(": ", 0, 120)
-    if colon <= 0 or "\n" in rest[:colon] or '"' not in envelope or not rest[colon + 2:].partition("\n")[0].strip():
+    if colon <= 0 or "\n" in rest[:colon] or not envelope.strip() or not rest[colon + 2:].partition("\n")[0].strip():
         return 0  # (a label with no words after it on its line is left as it was: nothing of the sender's follows)
+    if _ID_LABEL.fullmatch(rest[:colon]):
+        return colon + 2  # the channel wrote the sender with their id ("LY (7304053733)", "Ali (ali.haider.bt02)")
     names = {json.dumps(rest[:colon], ensure_ascii=False), json.dumps(rest[:colon])}
     return colon + 2 if any(f'"{key}": {name}' in envelope for key in ("name", "label", "sender") for name in names) else 0
 
