@@ -310,6 +310,11 @@ def test_a_secret_given_on_the_command_line_is_redacted() -> None:
     # review 59: a one-time code given in a message is a secret while it lasts
     ("短信验证码：144278，5分钟内有效", ("144278",)), ("登录验证码是 583920", ("583920",)),
     ("your verification code: 482913", ("482913",)), ("OTP code is 771204", ("771204",)), ("2FA code: 339120", ("339120",)),
+    # review 60: four digits, a space for a colon, a brand before it, the code before its name
+    ("验证码：5521", ("5521",)), ("【淘宝】验证码 384920，5分钟内有效", ("384920",)), ("你的动态码是 8812", ("8812",)),
+    ("当前默认验证码是：`1234`", ("1234",)), ("Your OTP is 482913", ("482913",)), ("OTP: 482913", ("482913",)),
+    ("Verification code 4821", ("4821",)), ("G-482913 is your Google verification code.", ("482913",)),
+    ("verification code: 482-913", ("482-913",)),
 ])
 def test_forms_a_review_found(text: str, secrets: tuple[str, ...]) -> None:
     out = redact(text)
@@ -354,7 +359,9 @@ def test_talk_a_review_found_stays() -> None:
                  "Enter password: \n+----+-------+", "[sudo] password for ubuntu:\nroot@ip-172-31-0-5:~#",
                  "const apiKey =\n  getKey(user1);", "Password:\n+--------+", "API key:\n`process.env.KEY1`",
                  "| S | Password |\n|--|--|\n| a | process.env.KEY1 |", "验证码发到手机了", "验证码是多少？",
-                 "the verification code is required", "the one-time code was sent"):
+                 "the verification code is required", "the one-time code was sent", "校验码：sha256",
+                 "下载后核对校验码：e3b0c44298fc", "验证码是 captcha 图片", "验证码是 sms_code 字段",
+                 "verification code: sms_verify_v2", "OTP sent to 13800138000", "verification done, security 2024 patch"):
         assert redact(talk) == talk, talk
 
 

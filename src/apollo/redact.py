@@ -57,7 +57,7 @@ _TOKEN_WORD = 6
 #: After a dash (``API 密钥 - …``) the value must look like one (``_SHAPED``: "API 密钥 - required" is talk); after
 #: a space or nothing (``密码 Love1606x``, ``密码Love1606x``) like a password (``_PASSWORD_LIKE``: "输入令牌 12345678",
 #: "令牌 gpt-4o-mini", "密钥 RSA4096" are counts and names).
-_CJK_NAMES = ("密码", "密钥", "秘钥", "口令", "令牌", "授权码", "验证码", "动态码", "校验码")
+_CJK_NAMES = ("密码", "密钥", "秘钥", "口令", "令牌", "授权码")
 _CJK_COMPOUNDS = ("学", "管理", "文件", "桶", "重置", "字段", "认证", "模式", "存放", "位置", "算法", "链接", "策略",
                   "强度", "规则", "长度", "类型", "格式", "生成", "加密", "哈希", "机制", "协议", "数", "用量", "消耗")
 _CJK_NAMED = rf"(?:{'|'.join(_CJK_NAMES)})(?!{'|'.join(_CJK_COMPOUNDS)})"
@@ -125,7 +125,7 @@ _CJK_KEYWORD = (
 #: "ElevenLabs API key: …" and "**Capsolver API Key**: …" in clear, another
 #: ``| `models.providers.dashscope.apiKey` | `sk-…` |``.
 _EN_NAMES = (r"pass(?:word|wd|phrase|code)|(?:api|access|secret|private|license|app)[ _-]?key|client[ _-]?secret"
-             r"|app[ _-]?password|(?:verification|one[ -]time|2fa|otp)[ _-]?code|one[ -]time[ _-]?password")
+             r"|app[ _-]?password|one[ -]time[ _-]?password")
 _EN_TOKENS = r"(?:api|access|auth|bot|bearer|refresh|session|personal access)[ _-]?token"
 _EN_NAMED = rf"(?i:(?<![A-Za-z])(?:{_EN_NAMES}|(?P<token>{_EN_TOKENS}))(?![A-Za-z]))[`'\"]?"
 _EN_GIVES = (r"(?:(?<![A-Za-z])(?i:(?:(?:is|was|are|has[ \t]+been)[ \t]+)?(?:now[ \t]+)?(?:re)?(?:set|changed|updated|rotated)"
@@ -141,6 +141,20 @@ _EN_KEYWORD = (
     rf"[ \t:]*(?:\*\*|__)?[ \t]*(?P<quote>[`'\"“‘])?"
     rf"(?P<value>(?(quote)(?(dash){_SIGNED}|){_QUOTED}|(?(token)(?!{_NUMBER})|)(?(lone)(?!{_NUMBER})|)"
     rf"(?:{_APP_PASSWORD}|[a-z]{{16}}(?![A-Za-z0-9])|{_SHAPED})))")
+#: a one-time code a message gives ("验证码：144278", "【淘宝】验证码 384920，…", "你的动态码是 8812", "Your OTP is 482913",
+#: "2FA code: 339120", "Verification code 4821", "G-482913 is your Google verification code"): four to eight digits (or
+#: three and three with a dash) after its name, or before "is your … code"; only digits, so talk about codes stays
+#: ("验证码是 captcha 图片", "the verification code expired"); not 校验码, a checksum
+_CODE_NAMES = ("验证码", "动态码", "动态密码", "短信码", "verification", "confirmation", "one-time", "one time", "2fa", "otp",
+               "login code", "security code", "sms code")
+_CODE_VALUE = r"(?P<value>\d{3}-\d{3}|(?:[A-Z]-)?\d{4,8})(?![\d-])"
+_CODE_KEYWORD = (
+    r"(?:(?:验证码|动态码|动态密码|短信码)[^\n。！？!?，,；;\d]{0,6}?(?:是|为|[:：=])?"
+    r"|(?i:(?<![A-Za-z])(?:(?:verification|confirmation|one[ -]time|2fa|otp)(?:[ _-]?(?:code|pin|passcode))?"
+    r"|(?:login|security|sms)[ _-]?(?:code|pin|passcode))"
+    r"(?![A-Za-z]))[^\n.!?,;\d]{0,12}?(?i:is|:|=)?)"
+    rf"[ \t\u3000:：]*[`'\"]?{_CODE_VALUE}")
+_CODE_BEFORE = rf"(?<![\w-]){_CODE_VALUE} (?i:is your [\w ]{{0,40}}?(?:verification|security|login|confirmation) code)"
 #: a table's row whose cell names a secret, and says nothing after the name but a qualifier in
 #: brackets ("| Password policy |" is not one): the next cell, whole, is its value if it looks like one
 #: (``| 密码 | … |``, ``| API key | `…` |``; "| API key | 1Password vault |" is talk)
@@ -276,8 +290,8 @@ _LOGIN_BEFORE = rf"{_LOGIN_PREFIX}{_LOGIN_VALUE}{_LOGIN_BETWEEN}(?!<){_LOGIN_ADD
 #: tenth of a second, once per process; the heartbeat redacts what it saves): a word of its key
 #: characters, a URL, a key header, or a secret-sounding name (the last part of every name its
 #: keyword detector knows contains one of these: tests/test_redact.py holds it to that)
-_MAY_HOLD = re.compile(rf"[A-Za-z0-9+/=_\\\-]{{{_WORD_MIN},}}|{_HEADERS}|(?i:key|pass|pwd|secret|contrase|token|verification|one[ -]time|otp|2fa)"
-                       rf"|{'|'.join(_CJK_NAMES + _CLI_TOOLS)}")
+_MAY_HOLD = re.compile(rf"[A-Za-z0-9+/=_\\\-]{{{_WORD_MIN},}}|{_HEADERS}|(?i:key|pass|pwd|secret|contrase|token|verification|confirmation|one[ -]time|otp|2fa"
+                       rf"|login code|security code|sms code)|{'|'.join(_CJK_NAMES + _CLI_TOOLS)}|验证码|动态码|动态密码|短信码")
 #: the expressions below serve only a text that may hold a secret (:func:`may_hold`): compiled when
 #: first used, not on every import (a heartbeat that saves no such text never compiles them)
 _compiled = lru_cache(maxsize=None)(re.compile)
@@ -314,6 +328,7 @@ def _detectors() -> dict[str, Any]:
         (keyword.KeywordDetector.secret_type, regex, group) for regex, group in keyword.CONFIG_DENYLIST_REGEX_TO_GROUP.items()]
     keywords += [(keyword.KeywordDetector.secret_type, regex, group)
                  for regex, group in ((re.compile(_CJK_KEYWORD), "value"), (re.compile(_EN_KEYWORD), "value"),
+                                      (re.compile(_CODE_KEYWORD), "value"), (re.compile(_CODE_BEFORE), "value"),
                                       (re.compile(_TABLE_KEYWORD), "value"), (re.compile(_CLI_KEYWORD), "value"),
                                       *((re.compile(pattern), "value") for pattern in (
                                           _FROM_KEYWORD, _FROM_TO_KEYWORD, _ARROW_KEYWORD, _CJK_FROM_KEYWORD,
@@ -323,8 +338,8 @@ def _detectors() -> dict[str, Any]:
     return {
         "patterns": patterns, "keywords": keywords, "entropy": entropy,
         # the last literal of each secret-sounding name ("api_?key" -> "key"): lines without one skip the keyword regexes
-        "keyword_words": tuple({entry.split("_?")[-1] for entry in keyword.DENYLIST} | set(_CJK_NAMES)
-                               | {"token", "verification", "one-time", "one time", "otp", "2fa"}),
+        "keyword_words": tuple({entry.split("_?")[-1] for entry in keyword.DENYLIST} | set(_CJK_NAMES) | set(_CODE_NAMES)
+                               | {"token"}),
         "tool_keywords": [(keyword.KeywordDetector.secret_type, re.compile(_TOOL_KEYWORD), "value")],
         "keyword_kind": keyword.KeywordDetector.secret_type, "header_cell": re.compile(_HEADER_CELL), "value_cell": re.compile(_VALUE_CELL),
         "gives_at_end": re.compile(_GIVES_AT_END), "value_line": re.compile(_VALUE_LINE), "prompt": re.compile(_PROMPT),

@@ -413,7 +413,7 @@ def test_an_order_or_a_standing_rule_in_vietnamese_ukrainian_russian_or_to_a_nam
     "Em viết bài này hôm qua rồi", "Anh đi ngủ đây", "Mình đi", "Anh vừa đi", "Thôi đi", "Ngày mai anh đi Hà Nội",
     "Kỷ niệm đẹp đã mất đi", "từ giờ đến tối mình bận",
     # Vietnamese: wanting the agent to know or to be, asked back what is needed
-    "tôi muốn bạn biết rằng tôi rất vui", "anh muốn em vui", "tôi cần bạn làm gì?",
+    "tôi muốn bạn biết rằng tôi rất vui", "anh muốn em vui", "tôi cần bạn làm gì?", "tôi cần anh ấy gọi lại",
     # Ukrainian and Russian: a question, what someone did, a greeting
     "Ти щось зробив?", "Створи чи ні, мені все одно?", "Привіт", "что ты сделал?",
     # Vietnamese: it failed again, the speaker as "em", a move or a deposit, a time or one's own news, a scolding
@@ -643,7 +643,7 @@ def test_a_ping_in_another_language_is_noise_and_the_same_words_in_a_sentence_ar
 @pytest.mark.parametrize(("said", "category"), [
     # Arabic (written and Egyptian chat) and Persian: "please", "can you", "I want you to", an imperative with "for me"
     # joined to it or in the written form, Persian's imperative and its "do" ending the clause
-    ("من فضلك راجع العقد", "task"), ("ممكن تراجع الكود", "task"), ("هل يمكنك مراجعة الملف؟", "task"),
+    ("من فضلك راجع العقد", "task"), ("تقدر تراجع الكود", "task"), ("هل يمكنك مراجعة الملف؟", "task"),
     ("عاوزك تجهز ملخص للاجتماع", "task"), ("ابعتلي التقرير على تلجرام", "task"), ("أرسل الفاتورة إلى العميل", "task"),
     ("لطفاً گزارش را بفرست", "task"), ("لاگ‌ها را چک کن", "task"), ("میتونی فایل را ترجمه کنی", "task"),
     # from now on, always with an order, a "don't" with a "without", remember that; a name given
@@ -662,6 +662,8 @@ def test_an_arabic_or_persian_order_rule_name_or_question_is_recognised(said: st
     # it may be the network, from now until tomorrow, you always say, my name asked; a greeting is none of them
     "ممكن تكون المشكلة في الشبكة", "من دلوقتي لحد بكره مش فاضي", "دايما بتقول نفس الكلام", "ايه اسمي؟", "السلام عليكم",
     "سلام",
+    # review 60: it may rain, an error occurred, then we will go, along the road, forget it, you may go
+    "ممكن تمطر بكرة", "حدث خطأ في البرنامج", "بعد كده هنروح السينما", "على طول الطريق كان زحمة", "ولش کن", "میتونی بری",
 ])
 def test_an_arabic_or_persian_remark_or_greeting_is_no_order_or_rule(said: str) -> None:
     verdict = _reply(said)
@@ -678,6 +680,9 @@ def test_an_arabic_or_persian_remark_or_greeting_is_no_order_or_rule(said: str) 
     # what happens every time, a complaint, all of someone, a childhood, one time in the future
     ("每次都这样，太烦了", False), ("每次打开都很慢", False), ("所有人都走了", False), ("你每次都卡一下", False),
     ("小时候一定要听话", False), ("到时候不要忘了提醒我", False),
+    # review 60: asked, 目前 and 提前, the speaker's own habit, usually
+    ("每次更新都需要重新登录吗", False), ("所有人都必须到场吗", False), ("目前必须先搞定登录", False), ("提前一定要说", False),
+    ("我上班的时候不能看手机", False), ("平时不要太累", False),
 ])
 def test_a_chinese_rule_for_every_time_is_a_preference_and_what_happens_every_time_is_not(said: str, rule: bool) -> None:
     verdict = _reply(said)
@@ -690,8 +695,9 @@ def test_a_chinese_rule_for_every_time_is_a_preference_and_what_happens_every_ti
     ("再次审核", "task"), ("再跑一篇数据", "task"), ("审核这篇文章", "task"), ("测试这个接口", "task"),
     ("说一下你的计划", "task"), ("查看一下", "task"), ("请对短视频社区进行市场需求分析", "task"),
     ("C方案", "decision"), ("选B", "decision"),
-    # the same words naming a thing or reporting a state
+    # the same words naming a thing or reporting a state; off-topic, no use again, a graduate student
     ("测试环境坏了", "process"), ("审核通过了", "process"), ("查看次数太多", "process"), ("检查结果没问题", "process"),
+    ("你跑题了", "process"), ("再分析也没有意义", "process"), ("你研究生毕业没", "process"),
 ])
 def test_a_chinese_order_with_a_verb_of_review_test_or_run_is_a_task(said: str, category: str) -> None:
     verdict = _reply(said)
@@ -703,8 +709,10 @@ def test_a_chinese_order_with_a_verb_of_review_test_or_run_is_a_task(said: str, 
     # French with the verb before its pronoun, Vietnamese with a final "chưa" (yet?)
     ("你有哪些skill", True), ("现在你是什么模型", True), ("这是干啥的", True), ("qual o dolar hoje", True),
     ("As tu mes courriel récents", True), ("bạn đã làm xong chưa", True),
-    # whatever you use is fine, "not yet" said of oneself
-    ("你用什么都行", False), ("tôi chưa", False),
+    # whatever you use is fine, "not yet" said of oneself or of it; review 60: "you know nothing", "do nothing", when you
+    # can let me know, whatever you want, the faster the better
+    ("你用什么都行", False), ("tôi chưa", False), ("nó chưa", False), ("你什么都不懂", False), ("你什么也别做", False),
+    ("quando puder me avisa", False), ("o que você quiser", False), ("quanto mais rápido melhor", False),
 ])
 def test_a_question_without_its_mark_in_those_languages_asks(said: str, asks: bool) -> None:
     verdict = _reply(said)
@@ -717,6 +725,8 @@ def test_a_question_without_its_mark_in_those_languages_asks(said: str, asks: bo
     ("gunakan bahasa Indonesia", True), ("use english", True),
     # a remark about a language, a dish, one piece of work in a language, the Tagalog "no"
     ("english is hard", False), ("chinese food", False), ("用英文写一封邮件", False), ("Hindi", False),
+    # a language's name alone: as often a dish or a car (review 60)
+    ("Thai", False), ("German", False),
 ])
 def test_the_language_of_the_answers_alone_is_a_standing_preference(said: str, rule: bool) -> None:
     verdict = _reply(said)

@@ -220,6 +220,16 @@ RUNTIME_HEADER = ("OpenClaw runtime context for the immediately preceding user m
     # another name, or the label with nothing after it on its line, stays; so does a bracket of words
     (SENDER_INFO + "[message_id: om_1]\n李四: 你好", "李四: 你好"),
     ("[Telegram chat 2026-02-23 15:24 GMT+8] Note (important): back up first", "Note (important): back up first"),
+    # review 60: a version, a date, a word in brackets is no id; the user's own lines after a pasted warning; a person's
+    # message with a job's prompt and its time line pasted; a signature
+    ("[Telegram chat 2026-02-23 15:24 GMT+8] Python (3.12): make it compatible", "Python (3.12): make it compatible"),
+    ("[Telegram chat 2026-02-23 15:24 GMT+8] Deadline (2026-04-10): finish it", "Deadline (2026-04-10): finish it"),
+    ("我看到这个提示：\n" + TRUNCATION_WARNING + "\n- 以后每次都先压缩 MEMORY.md",
+     "我看到这个提示：\n" + TRUNCATION_WARNING + "\n- 以后每次都先压缩 MEMORY.md"),
+    ("[Telegram chat 2026-02-23 15:24 GMT+8] From now on reply in English. The job says:\nSync notes\nCurrent time: Sunday, "
+     "March 29th, 2026 — 21:42 (Asia/Shanghai) / 2026-03-29 13:42 UTC", "From now on reply in English. The job says:\nSync "
+     "notes\nCurrent time: Sunday, March 29th, 2026 — 21:42 (Asia/Shanghai) / 2026-03-29 13:42 UTC"),
+    ("thanks all\n[from: John Smith (CEO)]", "thanks all\n[from: John Smith (CEO)]"),
     ("为什么每条消息前面都有“## 钉钉渠道技能路由”？", "为什么每条消息前面都有“## 钉钉渠道技能路由”？"),
     ("see this\n[from: Bob (12)]\nwhat is it?", "see this\n[from: Bob (12)]\nwhat is it?"),
     # what only looks like furniture stays content: those words in a user's own message

@@ -122,7 +122,8 @@ class EnvelopeRules:
         runtime_item = self._runtime_item_start(content)
         if runtime_item is not None:
             return text[:position], content[:runtime_item], content[runtime_item:], run is not None
-        if run is None:  # a job's prompt the runtime's time line ends, with no stamp (a heartbeat's is a poll)
+        if run is None and position == 0:  # a job's prompt the runtime's time line ends, with no stamp nor sender (a
+            # heartbeat's is a poll; a person's message, stamped or in a batch, keeps a time line they pasted)
             for pattern in self.unstamped_runs:
                 match = pattern.search(content)
                 if match is not None and match.start() > 0 and self.poll_start(content[:match.start()]) is None:
@@ -437,9 +438,10 @@ def _fields_of(block: str, keep: tuple[str, ...], shown: str) -> str:
     return f"{header}\n```json\n{json.dumps(fields, ensure_ascii=False)}\n```\n\n"
 
 
-#: a sender's label as a channel writes it after its stamp: a name and, in brackets, the sender's id (digits, an open id,
-#: a handle with a digit, dot or underscore: not "Note (important)")
-_ID_LABEL = re.compile(r"[^\n:()\[\]]{1,60} \((?=[^)]*[\d._])[\w.-]{2,64}\)")
+#: a sender's label as a channel writes it after its stamp: a name and, in brackets, the sender's id: five digits or
+#: more, an open id, or a handle of small letters with dots or underscores or digits after them (not "Note
+#: (important)", "Python (3.12)", "Deadline (2026-04-10)", "Plan (v2)")
+_ID_LABEL = re.compile(r"[^\n:()\[\]]{1,60} \((?:\d{5,}|ou_[0-9a-f]{8,}|[a-z][a-z0-9]*(?:[._][a-z0-9]+)+|[a-z]+\d{3,})\)")
 
 
 def _sender_label(envelope: str, rest: str) -> int:
