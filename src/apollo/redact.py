@@ -290,8 +290,8 @@ _LOGIN_BEFORE = rf"{_LOGIN_PREFIX}{_LOGIN_VALUE}{_LOGIN_BETWEEN}(?!<){_LOGIN_ADD
 #: tenth of a second, once per process; the heartbeat redacts what it saves): a word of its key
 #: characters, a URL, a key header, or a secret-sounding name (the last part of every name its
 #: keyword detector knows contains one of these: tests/test_redact.py holds it to that)
-_MAY_HOLD = re.compile(rf"[A-Za-z0-9+/=_\\\-]{{{_WORD_MIN},}}|{_HEADERS}|(?i:key|pass|pwd|secret|contrase|token|verification|confirmation|one[ -]time|otp|2fa"
-                       rf"|login code|security code|sms code)|{'|'.join(_CJK_NAMES + _CLI_TOOLS)}|验证码|动态码|动态密码|短信码")
+_MAY_HOLD = re.compile(rf"[A-Za-z0-9+/=_\\\-]{{{_WORD_MIN},}}|{_HEADERS}|(?i:key|pass|pwd|secret|contrase|token"
+                       rf"|{'|'.join(map(re.escape, _CODE_NAMES))})|{'|'.join(_CJK_NAMES + _CLI_TOOLS)}")
 #: the expressions below serve only a text that may hold a secret (:func:`may_hold`): compiled when
 #: first used, not on every import (a heartbeat that saves no such text never compiles them)
 _compiled = lru_cache(maxsize=None)(re.compile)
