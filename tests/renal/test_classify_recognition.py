@@ -71,6 +71,15 @@ def test_a_command_line_sent_on_its_own_asks_for_it_to_be_run(command: str) -> N
     assert v["m2"].category == "task"
 
 
+@pytest.mark.parametrize("said", [
+    "The term started, Python class and Web Design class.", "docker is down", "node is not on the path",
+    "git was slow for me this morning",
+])
+def test_a_sentence_that_names_a_command_line_tool_is_no_command(said: str) -> None:
+    v = verdicts(("assistant", "The gateway restarted."), ("user", said))
+    assert v["m2"].category != "task", v["m2"]
+
+
 def test_the_users_own_work_still_to_do_is_a_task() -> None:
     v = verdicts(("assistant", "Shall I draft the slides and the quiz?"),
                  ("user", "No, neither is needed yet. I have to finish the grant report first, just keep going."))
@@ -757,6 +766,35 @@ def test_a_negated_completion_reports_nothing_done_and_the_task_stays_open(repor
                  ("assistant", report))
     assert (v["m1"].category, v["m1"].status) == ("task", "current"), v["m1"]
     assert v["m4"].rule != "intent:outcome", v["m4"]
+
+
+@pytest.mark.parametrize("report", [
+    "The gateway refused the pairing. Run the command by hand to verify it works.",
+    "The cron job needs the gateway. If it works after a restart, tell me.",
+    "Waiting on the gateway; once it's deployed you'll get the link.",
+    "The token is pending. Let me know when it is done on your side.",
+    "网关拒绝了配对，如果安装成功就告诉我",
+])
+def test_a_completion_under_a_condition_reports_nothing_done(report: str) -> None:
+    v = verdicts(("user", "Set up the daily reminder at 7am."), _call("c1", "a"), _result("r1", "a"),
+                 ("assistant", report))
+    assert (v["m1"].category, v["m1"].status) == ("task", "current"), v["m1"]
+    assert v["m4"].rule != "intent:outcome", v["m4"]
+
+
+@pytest.mark.parametrize("report", [
+    "I've added the reminder for 7am.", "We’ve just set up the reminder.", "Done. If it breaks again, tell me.",
+])
+def test_a_report_of_work_done_closes_the_task_beside_a_condition_or_a_contraction(report: str) -> None:
+    v = verdicts(("user", "Set up the daily reminder at 7am."), _call("c1", "a"), _result("r1", "a"),
+                 ("assistant", report))
+    assert v["m1"].status != "current", v["m1"]
+    assert v["m4"].rule == "intent:outcome", v["m4"]
+
+
+def test_the_user_asking_to_hear_when_it_is_done_reports_nothing_done() -> None:
+    v = verdicts(("assistant", "Please run the migration on your side."), ("user", "Let me know when it is done"))
+    assert v["m2"].rule != "intent:completion", v["m2"]
 
 
 def test_the_user_saying_a_date_is_not_fixed_closes_no_task() -> None:
