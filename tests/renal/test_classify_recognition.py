@@ -151,10 +151,20 @@ def test_a_blocker_the_agent_works_around_in_the_same_turn_is_narration() -> Non
 @pytest.mark.parametrize("reply", [
     "好的！请你在后台给我开通文档的编辑权限，步骤如下：1. 打开开放平台 2. 进入应用 3. 添加权限。",
     "I need you to run the installer as administrator, then paste what it prints.",
+    "The wiki blocks me. You can help by:\n\n1. Open the wiki in Chrome\n2. Click the extension icon\n3. Tell me when done",
+    "The wiki wants a login. Sign in on the page, then let me know once you have logged in.",
 ])
 def test_work_the_agent_hands_to_the_user_is_a_task(reply: str) -> None:
     v = verdicts(("user", "Back up the notes to the team wiki."), ("assistant", reply))
     assert v["m2"].category == "task" and v["m2"].rule == "intent:assigns"
+
+
+@pytest.mark.parametrize("reply", [
+    "Got it, nothing sent. Let me know when you're ready.", "Let me know if you need anything else.",
+])
+def test_waiting_for_the_user_hands_over_no_work(reply: str) -> None:
+    v = verdicts(("user", "Hold the wiki backup for now."), ("assistant", reply))
+    assert v["m2"].category != "task", v["m2"]
 
 
 @pytest.mark.parametrize("rule", [
