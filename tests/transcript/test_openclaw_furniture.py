@@ -340,6 +340,20 @@ RUNTIME_HEADER = ("OpenClaw runtime context for the immediately preceding user m
      'Validate this payload\n\nPayload (untrusted, from webhook):\n```json\n{"event": "push"}\n```'),
     ('yes\nReply target of current user message (untrusted, for context):\n```json\n{"body": "x"}\n```\nand restart it',
      'yes\nReply target of current user message (untrusted, for context):\n```json\n{"body": "x"}\n```\nand restart it'),
+    # the earlier messages newer releases select for the current one, and the message it replies to on Telegram
+    # (mid-2026 with "untrusted, …", 2026.9 with the provenance marker): the runtime's quotes, not the user's words
+    (CONVERSATION_INFO + "Conversation context (untrusted, chronological, selected for current message):\n#17 Mon "
+     "2026-07-06 17:32 GMT+9 Ana: never send the weekly report on Fridays\n#19 Mon 2026-07-06 17:40 GMT+9 Ana: hi\n\n"
+     "what changed since Monday?", "what changed since Monday?"),
+    (CONVERSATION_INFO + "Conversation context (untrusted, chronological, selected for current message):\n#20 Thu "
+     '2026-07-09 06:30 GMT+9 [reply target] helper_bot: Morning, no new articles today.\n\nCurrent message:\n[Replying '
+     'to: "Morning, no \\"new\\" articles today."]\n#21 Ana (7890000001): then summarise ten older ones',
+     "then summarise ten older ones"),
+    ('Current message:\n[Replying to: "Want the report?"]\n#22: yes, send it', "yes, send it"),
+    ("Conversation context (chronological, selected for current message): \u27e6openclaw:ctx\u27e7\n#5 Ana: "
+     "always answer in English\n\nwhat next", "what next"),
+    # the words "Current message:" of the user's own, with no id after the quote, stay theirs
+    ("Current message: the deploy failed again", "Current message: the deploy failed again"),
     # Windows line ends
     (QQ_CONTEXT.replace("\n", "\r\n") + "\r\n\r\n配置一下邮件通道", "配置一下邮件通道"),
     (MEMORY_RECALL.replace("\n", "\r\n") + "每天早上把日报发给我", "每天早上把日报发给我"),
