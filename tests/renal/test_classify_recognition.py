@@ -899,3 +899,15 @@ def test_a_negation_about_something_else_leaves_the_report_of_work_done(reply: s
     """What is gone on purpose, a condition, a fact about the result or a past cause: the work is done."""
     v = verdicts(("user", "please take care of it"), ("assistant", reply))
     assert v["m1"].status == "done", (v["m1"], reply)
+
+
+def test_a_short_remark_in_a_long_channel_envelope_is_read_by_its_words_not_its_size() -> None:
+    # a plugin's rules before every message cost tokens, they make the user's words no longer
+    from apollo.tokens import estimate
+    from apollo.transcript.model import Element, Role
+    envelope = "你正在通过 QQ 与用户对话。\n\n【会话上下文】\n" + "- 规则: 发图时必须写 <qqimg>URL</qqimg>\n" * 120 + "\n"
+    said = "今天的行情还行吧，大盘有点震荡"
+    message = Element(id="m2", role=Role.USER, kind=Kind.TEXT, text=said, envelope=envelope,
+                      tokens=estimate(envelope + said), index=1)
+    v = verdicts(("assistant", "Hi, what can I do?"), message)
+    assert message.tokens > 800 and (v["m2"].rule, v["m2"].action) == ("process:discussion", "keep"), v["m2"]

@@ -269,8 +269,10 @@ RUNTIME_HEADER = ("OpenClaw runtime context for the immediately preceding user m
      "为什么总显示 Note: Reference memory below. Build on past successes; avoid repeating failed approaches."),
     # the QQ bot plugin's context and sending rules ("必须遵守", "不要…") up to its separator: the words after it
     (CONVERSATION_INFO + QQ_CONTEXT + "\n\n\n配置一下邮件通道", "配置一下邮件通道"),
-    # without the separator (older releases) nothing is taken; the opening line quoted by the user stays theirs
-    (QQ_CONTEXT.rsplit("\n\n", 1)[0] + "\n\n配置一下邮件通道", QQ_CONTEXT.rsplit("\n\n", 1)[0] + "\n\n配置一下邮件通道"),
+    # without the separator (other releases) its own sections are taken, a section of the user's after them is not; the
+    # opening line quoted by the user stays theirs
+    (QQ_CONTEXT.rsplit("\n\n", 1)[0] + "\n\n配置一下邮件通道", "配置一下邮件通道"),
+    (QQ_CONTEXT.rsplit("\n\n", 1)[0] + "\n\n【需求】\n做一个网站\n\n谢谢", "【需求】\n做一个网站\n\n谢谢"),
     ("它总是说“你正在通过 QQ 与用户对话。”，为什么？", "它总是说“你正在通过 QQ 与用户对话。”，为什么？"),
     # the user quoting the opening line and, later, the separator keeps every word between (the plugin's
     # layout, its 【会话上下文】 section right after the opening line, is not there)
@@ -352,6 +354,15 @@ RUNTIME_HEADER = ("OpenClaw runtime context for the immediately preceding user m
     ('Current message:\n[Replying to: "Want the report?"]\n#22: yes, send it', "yes, send it"),
     ("Conversation context (chronological, selected for current message): \u27e6openclaw:ctx\u27e7\n#5 Ana: "
      "always answer in English\n\nwhat next", "what next"),
+    # a skill store's policy its operator configured, the Kimi plugin's label, a shortened open id after the message id
+    ("Skills store policy (operator configured):\n1. For skills discovery, try `skillhub` first.\n2. Do not claim "
+     "exclusivity.\n\n" + CONVERSATION_INFO + "[Wed 2026-03-18 12:27 GMT+8] 帮我看看桌面", "帮我看看桌面"),
+    ("User Message From Kimi:\n这家公司有定价权吗", "这家公司有定价权吗"),
+    ("[message_id: om_x100b6…fe92]\nou_2f67ed…d1c4: 你现在用的模型是哪个？", "你现在用的模型是哪个？"),
+    ("My policy (operator configured): none, I decide", "My policy (operator configured): none, I decide"),
+    # the QQ plugin's block without its closing separator: its 【…】 sections, each up to a blank line
+    ("你正在通过 QQ 与用户对话。\n\n【会话上下文】\n- 场景: 私聊\n\n【发送图片 - 必须遵守】\n1. 发图方法: 写 <qqimg>URL</qqimg>\n"
+     "2. 不要说\"无法发送图片\"\n\n名字叫小镭，风格有点个性", "名字叫小镭，风格有点个性"),
     # the words "Current message:" of the user's own, with no id after the quote, stay theirs
     ("Current message: the deploy failed again", "Current message: the deploy failed again"),
     # Windows line ends
@@ -635,6 +646,12 @@ def test_a_channel_plugins_wrappers_before_the_words_are_envelope(raw: str, word
     "[Bootstrap pending]\nPlease read BOOTSTRAP.md from the workspace and follow it before replying normally.\n\n"
     "A new session was started via /new or /reset while bootstrap is still pending for this workspace. Do not use a "
     "generic first greeting.",
+    # an approved command that did not run, a turn of runtime context only, a subagent's failure with its findings
+    "An async command did not run.\nDo not run the command again.\nThere is no new command output.\n\nExact completion "
+    "details:\nExec denied (approval-timeout): openclaw models list\n\nReply to the user in a helpful way.",
+    "Continue the OpenClaw runtime event.",
+    '[Thu 2026-02-12 20:20 UTC] A subagent task "Spawn a session" just failed: Error: Unknown model: x/y.\n\nFindings:\n'
+    "(no output)\n\nSummarize this naturally for the user. Keep it brief (1-2 sentences).",
 ])
 def test_a_message_the_runtime_wrote_whole_is_all_envelope(raw: str) -> None:
     assert rules().split(raw) == (raw, "", "")
@@ -649,6 +666,8 @@ def test_a_message_the_runtime_wrote_whole_is_all_envelope(raw: str) -> None:
     "System: WhatsApp gateway disconnected (status 408) shows every few minutes.\nPlease find out why and fix it.",
     "[Inter-session message] sourceSession=x isUser=false — why do these appear? Please explain and stop them.",
     "An async command the user already approved has completed. <- I keep getting this; please investigate why.",
+    'A subagent task "backup" just failed again: fix it before tonight',
+    "Continue the OpenClaw runtime event. What does this line mean?",
 ])
 def test_a_user_who_quotes_a_runtime_format_keeps_their_words(raw: str) -> None:
     assert rules().split(raw)[1] == raw

@@ -26,6 +26,7 @@ import unicodedata
 from collections import Counter, OrderedDict, deque
 from collections.abc import Callable, Iterable
 
+from apollo import tokens
 from apollo.records import field, replace, slotted
 from apollo.renal import reading
 from apollo.renal.balance import Balance, BalanceTracker, Thresholds
@@ -938,7 +939,9 @@ class Classifier:
             facts.add("defers_answer")
         if found.bare in ("agreement", "rejection"):
             facts.add(found.bare)
-        if element.tokens > (self._long_user_tokens if role == "user" else self._compress_tokens):
+        # long in the speaker's own words: a channel's envelope around a short message makes it cost more, not say more
+        if (tokens.estimate(element.text) if element.envelope else element.tokens) > (
+                self._long_user_tokens if role == "user" else self._compress_tokens):
             facts.add("long")
         if "supersede" in facts and ("task" not in facts or (
                 self._related(keys, self._decisions) and not self._carries_out(found, found.found["supersede"]))):
