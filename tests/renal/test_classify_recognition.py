@@ -911,3 +911,19 @@ def test_a_short_remark_in_a_long_channel_envelope_is_read_by_its_words_not_its_
                       tokens=estimate(envelope + said), index=1)
     v = verdicts(("assistant", "Hi, what can I do?"), message)
     assert message.tokens > 800 and (v["m2"].rule, v["m2"].action) == ("process:discussion", "keep"), v["m2"]
+
+
+@pytest.mark.parametrize("said", [
+    "已经安装好了", "我已经重启了", "刚发送了", "重启了", "好了，发送了", "正在部署", "还没备份", "上传失败", "网关已重启",
+])
+def test_zh_a_verb_of_work_reported_done_under_way_or_failed_is_no_order(said: str) -> None:
+    v = verdicts(("assistant", "请你在终端里重启一下网关，然后告诉我。"), ("user", said))
+    assert v["m2"].category != "task", v["m2"]
+
+
+@pytest.mark.parametrize("said", [
+    "部署到测试环境", "重启网关", "帮我把日志备份到NAS", "如果在执行过程中出现问题，及时告诉我", "上传完整的代码到仓库",
+])
+def test_zh_a_verb_of_work_said_as_an_order_is_a_task(said: str) -> None:
+    v = verdicts(("assistant", "好的，还有什么需要？"), ("user", said))
+    assert v["m2"].category == "task", v["m2"]
