@@ -927,3 +927,36 @@ def test_zh_a_verb_of_work_reported_done_under_way_or_failed_is_no_order(said: s
 def test_zh_a_verb_of_work_said_as_an_order_is_a_task(said: str) -> None:
     v = verdicts(("assistant", "好的，还有什么需要？"), ("user", said))
     assert v["m2"].category == "task", v["m2"]
+
+
+@pytest.mark.parametrize(("said", "category"), [
+    # who the user is, how to call them, their company and time zone
+    ("在工作环境中叫我王工就行，我是一名高级结构工程师", "preference"), ("叫我阿峰", "preference"), ("请称呼我为老板", "preference"),
+    ("我们是一家做展会设计的公司", "preference"), ("我在东八区，杭州", "preference"),
+    # standing prohibitions and standing orders, in Chinese, English and Vietnamese
+    ("一定不要把私钥上传到github", "preference"), ("配置文件里的内容不允许泄露", "preference"),
+    ("I have a new standing order for you: keep a handoff file for every project.", "preference"),
+    ("Từ hôm nay mỗi ngày hãy xem lịch của tôi và báo cáo lúc 7h", "preference"),
+    ("tôi sống ở Huế, ghi nhớ nhé", "preference"),
+    # orders with the verbs of work, the tool named, or "let's"
+    ("close all the open sessions.", "task"), ("spawn a helper in the docs repo", "task"),
+    ("use the skill-creator to create a new skill named weather", "task"), ("Use browser skill to execute TASK.md", "task"),
+    ("lets spawn 2 sessions for the repo", "task"), ("post the update to the team channel", "task"),
+])
+def test_who_the_user_is_a_standing_rule_and_an_order_in_unseen_forms(said: str, category: str) -> None:
+    v = verdicts(("assistant", "好的，还有什么需要？"), ("user", said))
+    assert v["m2"].category == category, v["m2"]
+
+
+@pytest.mark.parametrize("said", [
+    "我在查看这些技能，这里的blocked是什么意思", "叫我起床的闹钟坏了吗", "Close enough!", "hi, post-compaction",
+    "POST http://localhost:3000/api/upload 500", "let's start talking about it", "I use it to track my runs",
+])
+def test_what_one_is_doing_a_systems_limit_or_a_remark_is_no_fact_rule_or_order(said: str) -> None:
+    v = verdicts(("assistant", "好的，还有什么需要？"), ("user", said))
+    assert v["m2"].category not in ("preference", "task"), v["m2"]
+
+
+def test_what_a_system_does_not_allow_is_no_rule_of_the_users() -> None:
+    v = verdicts(("assistant", "好的，还有什么需要？"), ("user", "系统不允许泄露这些数据吗，还是权限不允许上传"))
+    assert v["m2"].category != "preference", v["m2"]
