@@ -923,6 +923,7 @@ def test_zh_a_verb_of_work_reported_done_under_way_or_failed_is_no_order(said: s
 
 @pytest.mark.parametrize("said", [
     "部署到测试环境", "重启网关", "帮我把日志备份到NAS", "如果在执行过程中出现问题，及时告诉我", "上传完整的代码到仓库",
+    "分析原因并解决",
 ])
 def test_zh_a_verb_of_work_said_as_an_order_is_a_task(said: str) -> None:
     v = verdicts(("assistant", "好的，还有什么需要？"), ("user", said))
@@ -960,3 +961,40 @@ def test_what_one_is_doing_a_systems_limit_or_a_remark_is_no_fact_rule_or_order(
 def test_what_a_system_does_not_allow_is_no_rule_of_the_users() -> None:
     v = verdicts(("assistant", "好的，还有什么需要？"), ("user", "系统不允许泄露这些数据吗，还是权限不允许上传"))
     assert v["m2"].category != "preference", v["m2"]
+
+
+@pytest.mark.parametrize(("said", "category"), [
+    # a Chinese question without its mark whose question word comes near the end
+    ("可用的模型有哪些", "question"), ("权限怎么配置", "question"), ("现在用的什么模型", "question"), ("这个怎么弄", "question"),
+    # where things of a kind always go is a standing rule
+    ("截图和报告都放D盘里面", "preference"), ("把这些文件都放到桌面上", "task"),
+    # deferring, what is used, nothing at all: no question, order or choice
+    ("那待会再说吧", "process"), ("你用的模型是", "process"), ("用什么都行", "process"), ("没什么问题", "process"),
+])
+def test_zh_a_question_word_near_the_end_where_things_go_and_a_deferral(said: str, category: str) -> None:
+    v = verdicts(("assistant", "好的，还有什么需要？"), ("user", said))
+    assert v["m2"].category == category, v["m2"]
+
+
+@pytest.mark.parametrize(("said", "category"), [
+    # review 63: someone else's 叫我 is no name
+    ("老板叫我加班", "process"),
+    # an order with 好 or 完 and no 了, or a word back asked for, is still an order
+    ("把数据库备份好", "task"), ("安装完告诉我", "task"), ("部署好了告诉我一声", "task"),
+    # a noun after the verb, an idiom, a bank's standing order, a question, a server's limit, what one does from today
+    ("POST request returns 500", "process"), ("Load balancer is down again", "process"),
+    ("Save button doesnt work on mobile", "process"), ("let's move on", "process"),
+    ("Set up a standing order for 500 pounds to my landlord", "task"), ("一定不要关机吗？", "question"),
+    ("服务器不允许上传大文件", "task"), ("Từ hôm nay tôi bị ốm", "process"),
+])
+def test_review_63_a_profile_a_complement_a_noun_or_a_question_keeps_its_own_reading(said: str, category: str) -> None:
+    v = verdicts(("assistant", "好的，还有什么需要？"), ("user", said))
+    assert v["m2"].category == category, v["m2"]
+
+
+@pytest.mark.parametrize("report", [
+    "I ran the full test suite to verify it works: all 42 tests pass.", "我已经确保所有服务都部署成功了。",
+])
+def test_a_check_already_made_reports_the_work_done(report: str) -> None:
+    v = verdicts(("user", "Deploy the site."), _call("c1", "a"), _result("r1", "a"), ("assistant", report))
+    assert v["m4"].rule == "intent:outcome", v["m4"]

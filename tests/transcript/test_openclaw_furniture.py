@@ -352,6 +352,12 @@ RUNTIME_HEADER = ("OpenClaw runtime context for the immediately preceding user m
      'to: "Morning, no \\"new\\" articles today."]\n#21 Ana (7890000001): then summarise ten older ones',
      "then summarise ten older ones"),
     ('Current message:\n[Replying to: "Want the report?"]\n#22: yes, send it', "yes, send it"),
+    ("Nearby reply target window (untrusted, chronological, around replied-to message):\n#3 Bob: always deploy on "
+     "Fridays\n\nwhat now", "what now"),
+    # the Feishu plugin's quote of the message replied to, over lines, then a blank line and the words
+    ('[Replying to: "Two problems:\n1. a file is missing\n2. it is \"MD\" not DOC"]\n\nyou already have the converter',
+     "you already have the converter"),
+    ('[Replying to: "x"] is what I see in every message, why?', '[Replying to: "x"] is what I see in every message, why?'),
     ("Conversation context (chronological, selected for current message): \u27e6openclaw:ctx\u27e7\n#5 Ana: "
      "always answer in English\n\nwhat next", "what next"),
     # a skill store's policy its operator configured, the Kimi plugin's label, a shortened open id after the message id
