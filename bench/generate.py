@@ -484,12 +484,15 @@ def write_long_line_session(path: Path, target_bytes: int, seed: int) -> Path:
 
 #: messages made of one long run, each of a shape a regular expression once read again from every
 #: character of the run (the blank lines before a channel's "[System: …]" line, the colons before
-#: 优先, a sentence of interjections, dashes before the end of a shortened text): role, what comes
-#: before the run, its unit, what comes after
+#: 优先, a sentence of interjections, dashes before the end of a shortened text, the words that may open a
+#: Chinese order, which once read two ways each, 你自己 as 你 and 自己: role, what comes before the run, its unit,
+#: what comes after
 RUNS = {"blank lines before a channel notice": ("user", "look at this", "\n", "end\n[System: reply in thread]"),
         "colons before 优先": ("assistant", "我优先", ":", "用 write"),
         "repeated interjections": ("assistant", "", "ok ", ""),
-        "a run of dashes": ("assistant", "a", "-", "b")}
+        "a run of dashes": ("assistant", "a", "-", "b"),
+        "words before a Chinese order": ("user", "", "你自己", "吗"),
+        "a run of 请": ("user", "", "请", "")}
 
 
 def write_run_session(path: Path, kind: str, chars: int, seed: int) -> Path:

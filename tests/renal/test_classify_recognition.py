@@ -985,7 +985,11 @@ def test_zh_a_question_word_near_the_end_where_things_go_and_a_deferral(said: st
     ("POST request returns 500", "process"), ("Load balancer is down again", "process"),
     ("Save button doesnt work on mobile", "process"), ("let's move on", "process"),
     ("Set up a standing order for 500 pounds to my landlord", "task"), ("一定不要关机吗？", "question"),
-    ("服务器不允许上传大文件", "task"), ("Từ hôm nay tôi bị ốm", "process"),
+    ("服务器不允许上传大文件", "process"), ("Từ hôm nay tôi bị ốm", "process"),
+    # what cannot be done is no order; asking whether it can be is a request
+    ("系统无法上传大文件", "process"), ("服务器不支持下载", "process"), ("能不能帮我上传一下", "task"),
+    # a version's dots end no sentence, and why a tool is chosen makes it a choice, not a piece of work
+    ("Use Python 3.11", "decision"), ("Use Python 3.11 to avoid the bug", "decision"), ("use gpt-4.1", "decision"),
 ])
 def test_review_63_a_profile_a_complement_a_noun_or_a_question_keeps_its_own_reading(said: str, category: str) -> None:
     v = verdicts(("assistant", "好的，还有什么需要？"), ("user", said))
@@ -998,3 +1002,12 @@ def test_review_63_a_profile_a_complement_a_noun_or_a_question_keeps_its_own_rea
 def test_a_check_already_made_reports_the_work_done(report: str) -> None:
     v = verdicts(("user", "Deploy the site."), _call("c1", "a"), _result("r1", "a"), ("assistant", report))
     assert v["m4"].rule == "intent:outcome", v["m4"]
+
+
+@pytest.mark.parametrize("said", [
+    # the words before a Chinese order, each read one way only (那就 is 那 then 就, 你自己 is 你 then 自己)
+    "然后先重启网关", "现在你自己去检查一下", "麻烦你对这三个方案进行比较", "接着继续部署", "就修改 feishu-wiki-write",
+])
+def test_zh_the_words_before_an_order_still_open_it(said: str) -> None:
+    v = verdicts(("assistant", "好的，还有什么需要？"), ("user", said))
+    assert v["m2"].category == "task", v["m2"]
