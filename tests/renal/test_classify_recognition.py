@@ -915,6 +915,7 @@ def test_a_short_remark_in_a_long_channel_envelope_is_read_by_its_words_not_its_
 
 @pytest.mark.parametrize("said", [
     "已经安装好了", "我已经重启了", "刚发送了", "重启了", "好了，发送了", "正在部署", "还没备份", "上传失败", "网关已重启",
+    "问题解决了", "解决方案如下", "解决不了",
 ])
 def test_zh_a_verb_of_work_reported_done_under_way_or_failed_is_no_order(said: str) -> None:
     v = verdicts(("assistant", "请你在终端里重启一下网关，然后告诉我。"), ("user", said))
@@ -923,7 +924,7 @@ def test_zh_a_verb_of_work_reported_done_under_way_or_failed_is_no_order(said: s
 
 @pytest.mark.parametrize("said", [
     "部署到测试环境", "重启网关", "帮我把日志备份到NAS", "如果在执行过程中出现问题，及时告诉我", "上传完整的代码到仓库",
-    "分析原因并解决",
+    "分析原因并解决", "解决这个问题", "请解决一下", "发生错误了，你解决下",
 ])
 def test_zh_a_verb_of_work_said_as_an_order_is_a_task(said: str) -> None:
     v = verdicts(("assistant", "好的，还有什么需要？"), ("user", said))
@@ -1011,3 +1012,16 @@ def test_a_check_already_made_reports_the_work_done(report: str) -> None:
 def test_zh_the_words_before_an_order_still_open_it(said: str) -> None:
     v = verdicts(("assistant", "好的，还有什么需要？"), ("user", said))
     assert v["m2"].category == "task", v["m2"]
+
+
+@pytest.mark.parametrize(("said", "category"), [
+    # Korean: from now on or always with the plain imperative of a verb of the work
+    ("앞으로 항상 한국어로 대답해", "preference"), ("앞으로는 보고해", "preference"), ("항상 피곤해", "process"),
+    # German: what "you" shall always or never do, an imperative with always; not "still", "again and again", nor asked
+    ("Du sollst immer auf Deutsch antworten", "preference"), ("Frag mich immer bevor du etwas löschst", "preference"),
+    ("Sie müssen nie wieder fragen", "preference"), ("Du sollst immer noch warten", "process"),
+    ("frag mich immer wieder dasselbe", "process"), ("Musst du immer so antworten?", "question"),
+])
+def test_korean_and_german_standing_rules_in_their_plain_forms(said: str, category: str) -> None:
+    v = verdicts(("assistant", "Hi, what can I do?"), ("user", said))
+    assert v["m2"].category == category, v["m2"]
