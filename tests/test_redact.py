@@ -560,3 +560,22 @@ def test_a_key_of_letters_and_digits_pasted_bare_is_redacted(key: str) -> None:
                                   "OPENCLAWCLAWCODE2026INTEGRATION"])
 def test_identifiers_made_of_words_ids_and_sequences_are_no_random_token(word: str) -> None:
     assert "Random Token" not in redact(f"see {word} here")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["*", "**", "_", ")", "]", "}", "|", "~~", ".", ",", ";", ":", "!", "?", "a"]),
+                max_size=60))
+def test_what_closes_after_a_value_stays_outside_the_mark_however_long_the_run(pieces: list[str]) -> None:
+    """The commas and semicolons that end a value, and before them the closers and the punctuation after those
+    (its longest suffix that is nothing else), stay after the mark (a run of 40 stars once took minutes, each
+    ``**`` read both as one mark and as two stars)."""
+    tail = "".join(pieces)
+    out = redact("the password: Hunter2xyz" + tail)
+    stripped = tail.rstrip(",;")
+    start = next((p for p in range(len(stripped)) if re.fullmatch(r"(?:~~|[*_)\]}|])+[.,;:!?]*", stripped[p:])),
+                 len(stripped))
+    # (unless the value opened one of them itself: "x*y*" keeps its own star)
+    opened = any({")": "(", "]": "[", "}": "{"}.get(mark, mark) in stripped[:start]
+                 for mark in re.findall(r"\*\*|__|~~|[*_)\]}|]", stripped[start:]))
+    kept = ("" if opened else stripped[start:]) + tail[len(stripped):]
+    assert "Hunter2xyz" not in out and out.endswith("]" + kept), out
