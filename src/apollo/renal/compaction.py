@@ -39,6 +39,8 @@ class CompactionPlan:
     messages: frozenset[str] = frozenset()
     #: of those, the records that keep their thinking too (:func:`digest.reasoned`)
     reasoned: frozenset[str] = frozenset()
+    #: of those, the tool calls whose long arguments are cut as an old call's (element id: arguments; :func:`cut_calls`)
+    cut: dict[str, str] = field(default_factory=dict)
     #: a rewritten copy: the digested entries left out, the tail's noise dropped (else: one entry appended)
     rewrites: bool = False
 
@@ -62,8 +64,8 @@ class CompactionPlan:
     def edits(self) -> dict[str, Edit]:
         """What the copy leaves out: the conversation the digest stands for (its messages, tool
         calls and results), except the entries kept as messages, which lose only their envelopes'
-        metadata blocks (:func:`kept_text`) and, but for a must-keep item the agent said, their
-        thinking; and in the tail what the default filter drops as noise (failed turns, heartbeats, pings)."""
+        metadata blocks (:func:`kept_text`), the long arguments of their tool calls (:func:`cut_calls`) and, but
+        for a must-keep item the agent said, their thinking; and in the tail what the default filter drops as noise (failed turns, heartbeats, pings)."""
         edits: dict[str, Edit] = {}
         for fate in self.digested:
             element = fate.element
@@ -71,6 +73,8 @@ class CompactionPlan:
                 continue  # model and thinking-level changes, notices: the session's state, not its talk
             if element.record_id not in self.messages or not self.shows(element):
                 edits[element.id] = Edit("drop", note="compacted")
+            elif element.id in self.cut:
+                edits[element.id] = Edit("replace", text=self.cut[element.id], note="long arguments cut")
             elif _leaner(element):
                 edits[element.id] = Edit("replace", text=element.text, note="envelope metadata left out", lean=True)
         first = self.first_kept_entry_id
@@ -154,7 +158,9 @@ def plan_compaction(fates: list[Fate], rules: concentrate.FilterRules, lang: str
             plan.rewrites = True
             plan.messages = kept_as_messages(fates, start, rules)
             plan.reasoned = digest.reasoned(before, plan.messages)
-            plan.tail_tokens += sum(count(kept_text(f.element)) if _leaner(f.element) else f.element.tokens
+            plan.cut = cut_calls(before, plan.messages, rules)
+            plan.tail_tokens += sum(count(plan.cut[f.element.id]) if f.element.id in plan.cut
+                                    else count(kept_text(f.element)) if _leaner(f.element) else f.element.tokens
                                     for f in before if f.element.record_id in plan.messages and plan.shows(f.element))
             plan.tail_tokens -= plan.tail_dropped
         plan.summary = digest.build(before, lang, rules["digest_item_chars"], earlier=earlier, level=level,
@@ -244,6 +250,24 @@ def kept_text(element: Element) -> str:
 
     envelope = rules().lean(element.envelope) if element.role is Role.USER else element.envelope
     return envelope + element.text
+
+
+def cut_calls(fates: list[Fate], records: frozenset[str], rules: concentrate.FilterRules) -> dict[str, str]:
+    """The tool calls of ``records`` (kept as messages before the tail) with their long arguments cut as the default
+    filter cuts an old call's (:func:`concentrate.cut_arguments`: a file's written content keeps its head, the file
+    holds the rest): a call stays for the change it made, not for the bytes it wrote. An edit stays whole (what it
+    replaced and with what is the change), and so does an entry that says a must-keep item."""
+    whole = {f.element.record_id for f in fates if f.must_keep}  # an entry that says a must-keep item stays whole
+    edit = frozenset(rules["tool_kept_arguments"])
+    cut: dict[str, str] = {}
+    for fate in fates:
+        element = fate.element
+        if element.kind is Kind.TOOL_CALL and element.record_id in records and element.record_id not in whole \
+                and not _changes(element.text, edit):
+            text = concentrate.cut_arguments(element.text, rules)
+            if text is not None:
+                cut[element.id] = text
+    return cut
 
 
 def _leaner(element: Element) -> bool:
