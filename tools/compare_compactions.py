@@ -153,7 +153,7 @@ def compare(lines: list[str]) -> list[dict]:
                             pause_hours=rules["digest_pause_hours"])
         # what stands in for the history: the digest and the messages kept after it, as the model sees them
         cut = cut_calls(history, kept, rules)
-        messages = "\n".join(cut.get(f.element.id) or kept_text(f.element) for f in history if f.element.record_id in kept
+        messages = "\n".join(kept_text(f.element, cut) for f in history if f.element.record_id in kept
                               and (f.element.kind.value != "thinking" or f.element.record_id in reasoned))
         items = [f.element.text for f in digest.must_keep_items(before)]
         theirs_words, ours_words = _tokens(compaction["summary"]), _tokens(ours + "\n" + messages)

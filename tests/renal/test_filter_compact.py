@@ -207,6 +207,11 @@ def _counts_what_pi_shows(result: filter_mod.FilterResult, replay: dict) -> bool
     return abs(sum(count(text) for text in context_blocks(replay)) - after) <= 5 + 0.02 * after
 
 
+def _entry_ids(result: filter_mod.FilterResult) -> set[str]:
+    """The ids of the entries the copy holds."""
+    return {e.get("id") for e in (json.loads(line) for line in result.output_path.read_text(encoding="utf-8").splitlines())}
+
+
 def _compact_copy(session: PiSession, tmp_path: Path) -> filter_mod.FilterResult:
     """The session after two more turns (the recent tail), compacted into a copy without a budget."""
     for text in ("Next: the weekly report.", "And then the invoices."):
@@ -350,8 +355,7 @@ def test_a_change_the_agent_made_without_a_word_stays_as_a_call_with_its_result(
     session.user("hello?")
     session.assistant(stop="error")  # the turn ends with no word from the agent
     result = _compact_copy(session, tmp_path)
-    kept = {e.get("id") for e in (json.loads(line) for line in
-                                  result.output_path.read_text(encoding="utf-8").splitlines())}
+    kept = _entry_ids(result)
     assert {call, result_id} <= kept
     assert pi_validate(result.output_path, strict=True, single_branch=True)["exit"] == 0
     seen = "\n".join(context_blocks(pi_replay(result.output_path)))
@@ -372,8 +376,7 @@ def test_a_file_written_without_a_word_stays_as_its_call_with_its_content_cut_to
     session.user("hello?")
     session.assistant(stop="error")  # the turn ends with no word from the agent
     result = _compact_copy(session, tmp_path)
-    kept = {e.get("id") for e in (json.loads(line) for line in
-                                  result.output_path.read_text(encoding="utf-8").splitlines())}
+    kept = _entry_ids(result)
     assert {call, result_id} <= kept
     assert pi_validate(result.output_path, strict=True, single_branch=True)["exit"] == 0
     seen = "\n".join(context_blocks(pi_replay(result.output_path))).replace("\\n", "\n")
@@ -416,8 +419,7 @@ def test_an_answer_given_before_the_agent_goes_on_working_stays_with_that_work(t
     session = worked_session()
     answer, entry, done = _answer_then_work(session)
     result = _compact_copy(session, tmp_path)
-    kept = {e.get("id") for e in (json.loads(line) for line in
-                                  result.output_path.read_text(encoding="utf-8").splitlines())}
+    kept = _entry_ids(result)
     assert {entry, done} <= kept  # the answer's entry, and the result of the call it made (never one without the other)
     assert pi_validate(result.output_path, strict=True, single_branch=True)["exit"] == 0
     seen = "\n".join(context_blocks(pi_replay(result.output_path)))

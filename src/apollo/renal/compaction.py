@@ -9,7 +9,7 @@ entry or as a rewritten copy. Kept apart from the rewrite so that each module ha
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -159,8 +159,8 @@ def plan_compaction(fates: list[Fate], rules: concentrate.FilterRules, lang: str
             plan.messages = kept_as_messages(fates, start, rules)
             plan.reasoned = digest.reasoned(before, plan.messages)
             plan.cut = cut_calls(before, plan.messages, rules)
-            plan.tail_tokens += sum(count(plan.cut[f.element.id]) if f.element.id in plan.cut
-                                    else count(kept_text(f.element)) if _leaner(f.element) else f.element.tokens
+            plan.tail_tokens += sum(count(kept_text(f.element, plan.cut)) if f.element.id in plan.cut or _leaner(f.element)
+                                    else f.element.tokens
                                     for f in before if f.element.record_id in plan.messages and plan.shows(f.element))
             plan.tail_tokens -= plan.tail_dropped
         plan.summary = digest.build(before, lang, rules["digest_item_chars"], earlier=earlier, level=level,
@@ -241,13 +241,15 @@ def _refuse_growth(plan: CompactionPlan, where: str) -> None:
                               "are long, --budget / --keep-ratio starts the kept tail later")
 
 
-def kept_text(element: Element) -> str:
-    """What a message kept before the tail shows: its words, and of a user's envelope the stamps and
-    notices (when, where, who) with the metadata blocks cut to who, where and when (their ids for
-    tools left out) and without the channel's opaque ids in the stamp (``EnvelopeRules.lean``,
+def kept_text(element: Element, cut: Mapping[str, str] | None = None) -> str:
+    """What a message kept before the tail shows: its words (a tool call's arguments as ``cut`` by :func:`cut_calls`),
+    and of a user's envelope the stamps and notices (when, where, who) with the metadata blocks cut to who, where and
+    when (their ids for tools left out) and without the channel's opaque ids in the stamp (``EnvelopeRules.lean``,
     ``Edit.lean``)."""
     from apollo.transcript.openclaw_rules import rules
 
+    if cut and element.id in cut:
+        return cut[element.id]
     envelope = rules().lean(element.envelope) if element.role is Role.USER else element.envelope
     return envelope + element.text
 
@@ -262,10 +264,9 @@ def cut_calls(fates: list[Fate], records: frozenset[str], rules: concentrate.Fil
     cut: dict[str, str] = {}
     for fate in fates:
         element = fate.element
-        if element.kind is Kind.TOOL_CALL and element.record_id in records and element.record_id not in whole \
-                and not _changes(element.text, edit):
-            text = concentrate.cut_arguments(element.text, rules)
-            if text is not None:
+        if element.kind is Kind.TOOL_CALL and element.record_id in records and element.record_id not in whole:
+            text = concentrate.cut_arguments(element.text, rules)  # None for short arguments: no parse for the edit test
+            if text is not None and not _changes(element.text, edit):
                 cut[element.id] = text
     return cut
 
