@@ -398,6 +398,8 @@ def test_comfort_a_reminder_a_report_or_please_alone_is_no_indonesian_or_vietnam
     # English: said to the agent by its name in a group chat; proceeding with a proposal chooses it; a look to take
     ("@helper_bot introduce yourself to the new members", "task"), ("Proceed with option 2", "decision"),
     ("take a look at the failing build", "task"),
+    # after a yes or an ok with no comma, as with one
+    ("yes add them to the list", "task"), ("ok add it", "task"), ("yeah start building it now", "task"),
 ])
 def test_an_order_or_a_standing_rule_in_vietnamese_ukrainian_russian_or_to_a_named_agent_is_recognised(
         said: str, category: str) -> None:
@@ -427,8 +429,8 @@ def test_an_order_or_a_standing_rule_in_vietnamese_ukrainian_russian_or_to_a_nam
     "ты никогда не отвечаешь вовремя", "сам не знаю", "лучше не надо", "вот это да", "сама виновата",
     # Indonesian: a question without its mark, a remark
     "Simpan itu di mana ya", "Cek itu gimana caranya", "Salin itu bisa ga", "Kirim ulang juga gak masuk",
-    # English: a yes accepting a proposal stays an agreement, a name alone is no order, idioms, labels, caution
-    "yes add them to the list", "@helper_bot", "Proceeding with care is wise", "Proceed with caution lol",
+    # English: a name alone is no order, idioms, labels, caution
+    "@helper_bot", "Proceeding with care is wise", "Proceed with caution lol",
     "Keep it up!", "Get well soon", "Count me in", "Update - the deploy went fine", "Check: done",
 ])
 def test_a_report_a_question_a_noun_or_a_yes_is_no_order_in_those_languages(said: str) -> None:

@@ -99,6 +99,10 @@ class _Turn:
     #: asks the other side to do something ("能帮我…吗？"): "好" to it accepts rather than answers
     request: bool = False
     proposal: bool = False
+    #: the agent asks the user to choose or to say what they want (`signal.choice_question`), and its questions (not a
+    #: generic offer of help, "anything else?") say at least as much as the rest of its message: a short reply decides
+    #: (not one to a report that ends on a question, nor to a question of fact)
+    asks_choice: bool = False
     signals: frozenset[str] = frozenset()
     #: topic words, for content turns: what a bare decision in reply to this turn is about
     keys: frozenset[str] = frozenset()
@@ -167,6 +171,12 @@ class _Words(dict[str, str]):
 #: a reply's words for telling whether it says more than an option: Latin words, and Chinese
 #: characters one by one (a reply of an option and 就行 is those; one with 又崩了 says more)
 _CHOICE_TOKEN = r"[a-z0-9]+|[^\x00-\x7f\W]"
+
+
+def _own_tokens(element: Element) -> int:
+    """What the speaker's own words cost: a channel's envelope around a short message makes it cost more, not say
+    more (nor makes it long, nor its answer to a question a repeat worth dropping)."""
+    return tokens.estimate(element.text) if element.envelope else element.tokens
 
 
 def _choice_tokens(text: str) -> frozenset[str]:
@@ -257,6 +267,7 @@ class Classifier:
         self._choice_rejects = re.compile(settings["choice_rejects"], re.IGNORECASE)
         self._choice_list_ends: str = settings["choice_list_ends"]
         self._choice_max_tokens: int = settings["choice_reply_max_tokens"]
+        self._without_words = re.compile(settings["reply_without_words"])
         self._choice_fillers = frozenset(settings["choice_fillers"])
         #: the agent's recent texts, flattened: what a delivery copy repeats
         self._said: deque[str] = deque(maxlen=64)
@@ -622,7 +633,11 @@ class Classifier:
             return self._verdict(element, "process", "keep", 0.7, f'"{_quote(text)}": an unfinished fragment',
                                  "content:fragment")
         digest, earlier = self._earlier_copy(element, text)
-        if earlier is not None:
+        # a short answer given again to the question asked again ("蓝色" each time the agent asks the colour) is said
+        # anew: the copy answered a question too, this one answers the one just asked
+        answers = earlier is not None and earlier.verdict.rule == "context:answer" and reference is not None \
+            and reference.speaker != speaker and reference.question and _own_tokens(element) < self._duplicate_min_tokens
+        if earlier is not None and not answers:
             return self._verdict(element, "noise", "drop", 0.85, f"repeats #{earlier.verdict.id} word for word",
                                  "repeat:text", status="duplicate", duplicate_of=earlier.verdict.id)
         verdict = self._content(element, said, found, role, speaker, reference)
@@ -664,6 +679,7 @@ class Classifier:
                 turn.specifics = self._specifics_in(found.content_text())
             if role == "assistant" and found.question:
                 turn.options = reading.alternatives(found, self.rules, self._choice_markers, self._choice_list_ends)
+                turn.asks_choice = found.asks(self.rules["choice_question"]) and found.asks_mostly(self.rules["open_offer"])
         self._turns.append(turn)
 
     def _social(self, element: Element, found: reading.Reading, role: str, speaker: str, reference: _Turn | None,
@@ -733,16 +749,16 @@ class Classifier:
         return self._verdict(element, "noise", "drop", confidence, reason, f"social:{signal.name}",
                              confirmation=confirmation)
 
-    def _answer(self, element: Element, role: str, question: _Turn, quoted: str, polarity: str) -> Verdict:
-        """A bare yes or no to a yes/no question: the answer is content, and the pair states a decision
-        when the agent asked and the user answered."""
+    def _answer(self, element: Element, role: str, question: _Turn, quoted: str, polarity: str | None) -> Verdict:
+        """A bare yes or no to a yes/no question (``polarity``), or a short answer to another question (None): the
+        answer is content, and the pair states a decision when the agent asked and the user answered."""
         decides = question.role == "assistant" and role == "user"
-        candidate = next((c for c in self._open_questions if c.pos == question.pos), None)
+        candidate = self._settled(question, proposal=polarity is None)
         if candidate is not None:
-            self._open_questions.remove(candidate)
             self._amend(candidate, category="decision" if decides else candidate.verdict.category,
                         status="current" if decides else "answered", confidence=0.75, rule="context:answered",
-                        reason=f'yes/no question answered "{quoted}" ({polarity}) in #{element.id}'
+                        reason=(f'yes/no question answered "{quoted}" ({polarity})' if polarity else
+                                f'question answered "{quoted}"') + f" in #{element.id}"
                                + (": with its answer it states a decision" if decides else ""))
             if decides:  # the user decided it: the agent restating it later does not replace it
                 candidate.role = "user"
@@ -750,9 +766,38 @@ class Classifier:
         # the decision is recorded once: on the question its answer settled, else on the answer
         records = decides and candidate is None
         return self._verdict(element, "decision" if records else "process", "keep", 0.75,
-                             f'"{quoted}" answers the yes/no question #{question.id} ({polarity})'
+                             (f'"{quoted}" answers the yes/no question #{question.id} ({polarity})' if polarity else
+                              f'"{quoted}" answers the question #{question.id}')
                              + (": the question now states the decision" if decides and not records else ""),
                              "context:answer")
+
+    def _answers_choice(self, element: Element, said: str, found: reading.Reading, other: _Turn) -> bool:
+        """A short reply that says nothing else (no order, rule or question of its own, no bare yes or no, some words:
+        `reply_without_words`) to the agent's question asking the user to choose ("Vim" to "Which editor do you
+        prefer?"): it settles the choice, as a yes settles a yes/no question. Not after an offer of help ("Hi, what
+        can I do?": what follows is the user's own), a report that ends on a question (the report is no decision) or a
+        question of fact (its answer is information)."""
+        return other.role == "assistant" and other.question and not other.yes_no and other.asks_choice \
+            and not found.found and not found.question and found.bare is None \
+            and _own_tokens(element) <= self._choice_max_tokens and not self._without_words.match(said.strip()) \
+            and self._pending(other, proposal=True) is not None
+
+    def _pending(self, question: _Turn, *, proposal: bool) -> _Candidate | None:
+        """The record awaiting a reply at ``question``: its open question, or (``proposal``) the offer there awaiting
+        the user's answer ("What should I call myself?" offers to take a name)."""
+        candidate = next((c for c in self._open_questions if c.pos == question.pos), None)
+        if candidate is None and proposal and self._proposal is not None and self._proposal.pos == question.pos:
+            candidate = self._proposal
+        return candidate
+
+    def _settled(self, question: _Turn, *, proposal: bool) -> _Candidate | None:
+        """The record a reply settles (:meth:`_pending`), taken off its list."""
+        candidate = self._pending(question, proposal=proposal)
+        if candidate is self._proposal:
+            self._proposal = None
+        elif candidate is not None:
+            self._open_questions.remove(candidate)
+        return candidate
 
     def _accept(self, proposal: _Turn, element: Element) -> None:
         candidate = self._proposal
@@ -797,6 +842,8 @@ class Classifier:
             return self._answer(element, role, other, quoted, "no" if bare == "rejection" else "yes")
         if other is not None and other.question and other.yes_no and _echoed_yes(found, self.rules, self._echo_words):
             return self._answer(element, role, other, quoted, "yes")
+        if role == "user" and other is not None and self._answers_choice(element, said, found, other):
+            return self._answer(element, role, other, quoted, None)
         topic: int | None
         if role == "user":
             topic, keys = self.balance.observe_reading(element.id, found, self.rules, element.timestamp)
@@ -939,9 +986,7 @@ class Classifier:
             facts.add("defers_answer")
         if found.bare in ("agreement", "rejection"):
             facts.add(found.bare)
-        # long in the speaker's own words: a channel's envelope around a short message makes it cost more, not say more
-        if (tokens.estimate(element.text) if element.envelope else element.tokens) > (
-                self._long_user_tokens if role == "user" else self._compress_tokens):
+        if _own_tokens(element) > (self._long_user_tokens if role == "user" else self._compress_tokens):
             facts.add("long")
         if "supersede" in facts and ("task" not in facts or (
                 self._related(keys, self._decisions) and not self._carries_out(found, found.found["supersede"]))):

@@ -123,6 +123,7 @@ class ClassifySettings(msgspec.Struct, forbid_unknown_fields=True):
     choice_rejects: str
     choice_list_ends: str
     choice_reply_max_tokens: int
+    reply_without_words: str
     choice_fillers: list[str]
     normalize: Normalize
     pasted: Pasted
