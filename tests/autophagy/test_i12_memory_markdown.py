@@ -5,10 +5,13 @@ the whole file. Property: every cut leaves every other block of the document as 
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
+from apollo.autophagy import entries
 from apollo.autophagy.entries import cut, markdown_entries, marked_entries, superseded_entries
 from apollo.autophagy.rules import load
 
@@ -225,3 +228,44 @@ def test_no_cut_turns_a_paragraph_into_a_heading() -> None:
     level-2 heading. The item is not offered."""
     text = "para\n- [outdated] old\n---\n"
     assert _cuts(text) == text
+
+
+#: the two expressions as they were before each read a run once (helper-169): what they must still match
+_WORD_BEFORE = re.compile(r"[A-Za-z][\w.+#-]{2,}|[\u4e00-\u9fff]{2,}|\d+(?:\.\d+)+")
+_BOLD_LABEL_BEFORE = re.compile(r"\s*(\*\*|__)[^*_\n]+\1(?:\s*[:：]?|[^\n]*[:：])\s*")
+
+
+def _made_of(*parts: str) -> st.SearchStrategy[str]:
+    return st.lists(st.sampled_from(parts), max_size=30).map("".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_made_of("1", "12", ".", "a", "ab", "v2", "一", "二三", "+", "#", "-", "_", " ", "\u0663"))
+def test_a_references_words_are_the_same_with_a_version_read_from_its_first_digit(text: str) -> None:
+    """Property: a version found only where a run of digits starts is every word found before (tried from
+    inside a run, it failed as the run had)."""
+    assert entries._WORD.findall(text) == _WORD_BEFORE.findall(text)
+
+
+def test_a_reference_with_a_long_run_of_digits_still_finds_its_entry() -> None:
+    """64k digits in a reference (each read to the run's end from every digit: 72 s) name nothing, its words do."""
+    data = ("# Memory\n\n- alpha notes\n- Supersedes the " + "1" * 65_536 + " alpha entry\n").encode()
+    found = superseded_entries(markdown_entries(data), RULES)
+    assert [(old.first, how) for old, _new, how in found] == [("- alpha notes", "reference")]
+
+
+@settings(max_examples=500, deadline=None)
+@given(_made_of("**", "__", "*", "_", "a", "x", " ", "\t", "\u3000", ":", "：", "\n"))
+def test_a_bold_label_is_the_same_with_its_spaces_read_once(line: str) -> None:
+    """Property: the spaces after the closing mark read once (possessive) match the lines matched before."""
+    before, after = _BOLD_LABEL_BEFORE.fullmatch(line), entries._BOLD_LABEL.fullmatch(line)
+    assert (before and (before.span(), before.groups())) == (after and (after.span(), after.groups()))
+
+
+def test_a_bold_line_with_a_long_run_of_spaces_is_read_whole() -> None:
+    """"**2. Food**", 64k spaces and a word is no label (the two "Coping:" stand under "**1. Sleep**": the first is
+    offered); with the spaces alone it is one, and heads the second. Split both ways, the spaces took 22 s."""
+    for tail, offered in (("x", [("- Coping: a", "subject")]), ("", [])):
+        data = ("# Memory\n\n**1. Sleep**\n- Coping: a\n\n**2. Food**" + " " * 65_536 + tail + "\n- Coping: b\n").encode()
+        found = superseded_entries(markdown_entries(data), RULES)
+        assert [(old.first, how) for old, _new, how in found] == offered

@@ -7,12 +7,16 @@ import gzip
 import io
 import json
 import os
+import re
 import tarfile
 import zipfile
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from apollo import clock
+from apollo.autophagy import checks
 from apollo.autophagy.api import execute, plan
 from apollo.errors import UsageError
 from autophagy.support import DAY, NOW_TS, tree
@@ -197,6 +201,25 @@ def test_expired_and_finished_reminders(ws) -> None:
         ws.put(rel, json.dumps(content) if isinstance(content, dict) else content)
     made = ws.plan("medium")
     assert {i.rel for i in made.items} == {rel for rel, (_, gone) in reminders.items() if gone}
+
+
+#: a reminder's ``key: value`` line as read before its value was taken to its last non-space (helper-169)
+_KEY_VALUE_BEFORE = re.compile(r"\s*([A-Za-z_][\w-]*)\s*[:：=]\s*(.*?)\s*$")
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(["due", "k", "_", "-", "é", "1", " ", "\t", "\u3000", "\x0b", ":", "：", "=", "x", "'",
+                                 "\n"]), max_size=30).map("".join))
+def test_a_reminder_line_is_read_as_before(line: str) -> None:
+    """Property: key and value (to its last non-space, or nothing) are what the lazy value found."""
+    before, after = _KEY_VALUE_BEFORE.match(line), checks._KEY_VALUE.match(line)
+    assert (before and (before.span(), before.groups())) == (after and (after.span(), after.groups()))
+
+
+def test_a_reminder_value_with_a_long_run_of_spaces_inside_is_read() -> None:
+    """A value, 64k spaces and a word (the spaces were read again after each character: 21 s)."""
+    data = ("status: done" + " " * 65_536 + "x\n\nbuy milk\n").encode()
+    assert checks.reminder_fields(data, ".md") == {"status": "done" + " " * 65_536 + "x"}
 
 
 def test_medium_plan_is_saved_and_expires(ws, monkeypatch) -> None:

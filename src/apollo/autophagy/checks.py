@@ -244,7 +244,9 @@ def validate(validator: str, fd: int, size: int, rules: Corrupt) -> Verdict:
 
 # -- reminders -----------------------------------------------------------------------------------
 
-_KEY_VALUE = re.compile(r"\s*([A-Za-z_][\w-]*)\s*[:：=]\s*(.*?)\s*$")
+#: the value is the line up to its last non-space (or nothing): a lazy ``(.*?)\s*$`` read the spaces after each
+#: character again ("due: x", 64k spaces, "y": 21 s); the spaces before it are read once
+_KEY_VALUE = re.compile(r"\s*([A-Za-z_][\w-]*)\s*[:：=]\s*+(.*\S|)\s*$")
 
 
 def _text_fields(text: str) -> dict[str, object]:
