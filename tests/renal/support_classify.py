@@ -34,6 +34,11 @@ def verdicts(*turns: tuple[str, str] | Element, config: object | None = None) ->
     return {v.id: v for v in classify(conversation(*turns), config)}
 
 
+def reply_to_offer(said: str) -> Verdict:
+    """The verdict on ``said`` as the user's reply to the agent's opening offer of help."""
+    return verdicts(("assistant", "Hi, what can I do?"), ("user", said))["m2"]
+
+
 def session_verdicts(session: Any, tmp_path: Path) -> dict[str, Verdict]:
     """Every verdict of a PiSession written to a real session file and read back by the reader."""
     read = transcript.read(session.write(tmp_path / "s.jsonl"))

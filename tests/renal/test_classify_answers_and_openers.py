@@ -6,19 +6,14 @@ mark in Portuguese, Ukrainian and Russian; work reported done in Spanish, Portug
 from __future__ import annotations
 
 import pytest
-from support_classify import element, verdicts
+from support_classify import element, reply_to_offer, verdicts
 
-from apollo.renal.classify import Verdict
 from apollo.tokens import estimate
 from apollo.transcript.model import Element, Kind, Role
 
 _ENVELOPE = ('Conversation info (untrusted metadata):\n```json\n{"message_id": "141", "sender_id": "5867030229", '
              '"sender": "dig fog", "timestamp": "Sun 2026-03-22 16:21 GMT+8"}\n```\n\n')
 
-
-def _reply(said: str) -> Verdict:
-    """The verdict on ``said`` as the user's reply to the agent's opening offer of help."""
-    return verdicts(("assistant", "Hi, what can I do?"), ("user", said))["m2"]
 
 
 def _enveloped(element_id: str, said: str) -> Element:
@@ -44,7 +39,7 @@ def _enveloped(element_id: str, said: str) -> Element:
 ])
 def test_an_order_a_question_or_a_rule_after_an_opening_word_or_without_its_mark_is_recognised(
         said: str, category: str) -> None:
-    verdict = _reply(said)
+    verdict = reply_to_offer(said)
     assert verdict.category == category, verdict
 
 
@@ -55,16 +50,16 @@ def test_an_order_a_question_or_a_rule_after_an_opening_word_or_without_its_mark
     "Como você disse, o servidor caiu", "кто-то сломал сервер",
 ])
 def test_what_only_looks_like_an_order_a_question_or_a_rule_is_none(said: str) -> None:
-    verdict = _reply(said)
+    verdict = reply_to_offer(said)
     assert verdict.category == "process", verdict
 
 
 def test_what_happened_when_the_user_did_something_is_no_rule() -> None:
-    assert _reply("quando eu cheguei você já tinha saído").category != "preference"
+    assert reply_to_offer("quando eu cheguei você já tinha saído").category != "preference"
 
 
 def test_never_still_hints_at_a_rule_beside_never_mind() -> None:
-    assert _reply("I never want emojis in replies").category == "preference"
+    assert reply_to_offer("I never want emojis in replies").category == "preference"
 
 
 @pytest.mark.parametrize(("asked", "answer"), [
@@ -149,14 +144,14 @@ def test_an_element_helper_is_as_the_reader_builds_it() -> None:
 @pytest.mark.parametrize("said", ["You are called Haikoon", "Te llamas Batista, tu personalidad es un Senior Developer",
                                   "Você se chama Lucas", "Sua personalidade é calma"])
 def test_who_the_agent_is_to_be_is_a_fact_to_remember(said: str) -> None:
-    verdict = _reply(said)
+    verdict = reply_to_offer(said)
     assert (verdict.category, verdict.rule) == ("preference", "intent:profile"), verdict
 
 
 @pytest.mark.parametrize("said", ["you are called to testify", "¿Cómo te llamas?", "are you called Max?",
                                   "Setup: days when you feel like stepping on the scale"])
 def test_what_only_looks_like_who_the_agent_is_or_an_order_is_neither(said: str) -> None:
-    verdict = _reply(said)
+    verdict = reply_to_offer(said)
     assert verdict.category not in ("preference", "task"), verdict
 
 
@@ -179,9 +174,9 @@ def test_the_offers_modal_said_back_is_a_yes_in_chinese(offer: str, answer: str)
     ("我看下", "process"), ("让我查下", "process"), ("看下午的会议", "process"),
 ])
 def test_a_chinese_verb_of_work_with_a_colloquial_xia_is_an_order(said: str, category: str) -> None:
-    verdict = _reply(said)
+    verdict = reply_to_offer(said)
     assert verdict.category == category, verdict
 
 
 def test_a_note_taken_is_no_order() -> None:
-    assert _reply("记下了").category != "task"
+    assert reply_to_offer("记下了").category != "task"

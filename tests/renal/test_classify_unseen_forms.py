@@ -7,15 +7,9 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from support_classify import element, verdicts
+from support_classify import element, reply_to_offer, verdicts
 
-from apollo.renal.classify import Verdict
 from apollo.transcript.model import Kind
-
-
-def _reply(said: str) -> Verdict:
-    """The verdict on ``said`` as the user's reply to the agent's opening offer of help."""
-    return verdicts(("assistant", "Hi, what can I do?"), ("user", said))["m2"]
 
 
 def _call(element_id: str, call_id: str) -> object:
@@ -104,7 +98,7 @@ def test_a_decision_made_is_still_one(said: str) -> None:
     "Look in the notes folder for context", "I need suggestions for the next sprint", "I need to renew my passport",
 ])
 def test_an_order_with_no_marker_is_a_task(said: str) -> None:
-    verdict = _reply(said)
+    verdict = reply_to_offer(said)
     assert verdict.category == "task", verdict
 
 
@@ -135,7 +129,7 @@ def test_an_order_with_no_marker_is_a_task(said: str) -> None:
     ("继续处理", "task"), ("继续下一步", "task"), ("Execute phase 2", "task"), ("继续努力", "process"), ("回复我", "noise"),
 ])
 def test_traditional_characters_links_going_on_and_executing(said: str, category: str) -> None:
-    verdict = _reply(said)
+    verdict = reply_to_offer(said)
     assert verdict.category == category, verdict
 
 
@@ -147,7 +141,7 @@ def test_traditional_characters_links_going_on_and_executing(said: str, category
     "我终于成功把你配置到飞书上了", "我已经把证书放到服务器上了", "我刚把旧的仓库删掉了",
 ])
 def test_a_report_a_state_a_question_or_the_speakers_own_plan_is_no_order(said: str) -> None:
-    verdict = _reply(said)
+    verdict = reply_to_offer(said)
     assert verdict.category != "task", verdict
 
 
@@ -263,7 +257,7 @@ def test_one_with_more_said_after_it_is_not(said: str) -> None:
     "You don't say!", "you don't make sense", "你别说，还挺好用", "别开玩笑", "我还没有确认", "这个操作没有确认弹窗",
 ])
 def test_what_only_looks_like_an_order_or_a_rule_is_neither(said: str) -> None:
-    verdict = _reply(said)
+    verdict = reply_to_offer(said)
     assert verdict.category not in ("task", "preference"), verdict
 
 
@@ -272,7 +266,7 @@ def test_what_only_looks_like_an_order_or_a_rule_is_neither(said: str) -> None:
                                                 ("记得关浏览器", "task"), ("you'll need to install Python first", "task"),
                                                 ("写好以后发给我", "task")])
 def test_an_order_the_bounds_keep(said: str, category: str) -> None:
-    verdict = _reply(said)
+    verdict = reply_to_offer(said)
     assert verdict.category == category, verdict
 
 
@@ -288,7 +282,7 @@ def test_an_order_the_bounds_keep(said: str, category: str) -> None:
     "Pásame el archivo", "Relis ce texte", "Déploie en prod", "Renomme le fichier", "Tu peux me faire un résumé stp",
 ])
 def test_a_french_or_spanish_order_opening_its_clause_is_a_task(said: str) -> None:
-    verdict = _reply(said)
+    verdict = reply_to_offer(said)
     assert verdict.category == "task", verdict
 
 
@@ -317,7 +311,7 @@ def test_a_french_or_spanish_order_opening_its_clause_is_a_task(said: str) -> No
     "Mets won again last night", "Donne Smith called me", "Crea means create", "Programme du jour : réunion à 10 h",
 ])
 def test_a_report_a_noun_or_another_languages_word_is_no_french_or_spanish_order(said: str) -> None:
-    verdict = _reply(said)
+    verdict = reply_to_offer(said)
     assert verdict.category != "task", verdict
 
 
@@ -328,7 +322,7 @@ def test_a_report_a_noun_or_another_languages_word_is_no_french_or_spanish_order
     "désormais, envoie le résumé à 8 h", "Nunca borres archivos sin preguntar",
 ])
 def test_a_french_or_spanish_standing_rule_is_a_preference(said: str) -> None:
-    verdict = _reply(said)
+    verdict = reply_to_offer(said)
     assert verdict.category == "preference", verdict
 
 
@@ -341,7 +335,7 @@ def test_a_french_or_spanish_standing_rule_is_a_preference(said: str) -> None:
     "Ne me parle pas comme ça", "Ne fais pas le malin", "Mi jefe siempre responde en inglés", "Elle parle uniquement en français",
 ])
 def test_a_subject_left_out_a_surprise_or_a_remark_is_no_standing_rule(said: str) -> None:
-    verdict = _reply(said)
+    verdict = reply_to_offer(said)
     assert verdict.category != "preference", verdict
 
 
@@ -353,7 +347,7 @@ def test_a_subject_left_out_a_surprise_or_a_remark_is_no_standing_rule(said: str
     ("từ giờ trở đi trả lời bằng tiếng Việt", "preference"),
 ])
 def test_an_indonesian_or_vietnamese_order_or_standing_rule_is_recognised(said: str, category: str) -> None:
-    verdict = _reply(said)
+    verdict = reply_to_offer(said)
     assert verdict.category == category, verdict
 
 
@@ -372,7 +366,7 @@ def test_an_indonesian_or_vietnamese_order_or_standing_rule_is_recognised(said: 
     "Mohon is my friend", "Ayo Technology is a song",
 ])
 def test_comfort_a_reminder_a_report_or_please_alone_is_no_indonesian_or_vietnamese_order(said: str) -> None:
-    verdict = _reply(said)
+    verdict = reply_to_offer(said)
     assert verdict.category not in ("task", "preference"), verdict
 
 
@@ -403,7 +397,7 @@ def test_comfort_a_reminder_a_report_or_please_alone_is_no_indonesian_or_vietnam
 ])
 def test_an_order_or_a_standing_rule_in_vietnamese_ukrainian_russian_or_to_a_named_agent_is_recognised(
         said: str, category: str) -> None:
-    verdict = _reply(said)
+    verdict = reply_to_offer(said)
     assert verdict.category == category, verdict
 
 
@@ -434,7 +428,7 @@ def test_an_order_or_a_standing_rule_in_vietnamese_ukrainian_russian_or_to_a_nam
     "Keep it up!", "Get well soon", "Count me in", "Update - the deploy went fine", "Check: done",
 ])
 def test_a_report_a_question_a_noun_or_a_yes_is_no_order_in_those_languages(said: str) -> None:
-    verdict = _reply(said)
+    verdict = reply_to_offer(said)
     assert verdict.category not in ("task", "preference", "decision"), verdict
 
 
@@ -527,7 +521,7 @@ def test_a_halt_is_no_habit_to_drop(said: str, rule: bool) -> None:
     ("kita pakai Vercel saja", "decision"),
 ])
 def test_a_portuguese_spanish_or_indonesian_order_rule_name_or_decision_is_recognised(said: str, category: str) -> None:
-    verdict = _reply(said)
+    verdict = reply_to_offer(said)
     assert verdict.category == category, verdict
 
 
@@ -550,7 +544,7 @@ def test_a_portuguese_spanish_or_indonesian_order_rule_name_or_decision_is_recog
     "dont you have access to the weather api?",
 ])
 def test_a_report_a_question_or_a_turn_of_speech_is_no_order_or_rule_in_those_languages(said: str) -> None:
-    verdict = _reply(said)
+    verdict = reply_to_offer(said)
     assert verdict.category not in ("task", "preference", "decision"), verdict
 
 
@@ -565,7 +559,7 @@ def test_a_report_a_question_or_a_turn_of_speech_is_no_order_or_rule_in_those_la
     ("mein Name ist Jonas", "preference"), ("wir nehmen Postgres", "decision"),
 ])
 def test_a_german_order_rule_name_or_decision_is_recognised(said: str, category: str) -> None:
-    verdict = _reply(said)
+    verdict = reply_to_offer(said)
     assert verdict.category == category, verdict
 
 
@@ -577,7 +571,7 @@ def test_a_german_order_rule_name_or_decision_is_recognised(said: str, category:
     "The pass was blocked", "lies are bad", "plane crashed",
 ])
 def test_a_question_a_state_or_an_english_word_is_no_german_order_or_rule(said: str) -> None:
-    verdict = _reply(said)
+    verdict = reply_to_offer(said)
     assert verdict.category not in ("task", "preference", "decision"), verdict
 
 
@@ -606,7 +600,7 @@ def test_how_to_act_whenever_asked_or_until_told_otherwise_is_a_standing_rule(sa
     ("меня зовут Ольга", "preference"),
 ])
 def test_a_korean_japanese_or_russian_request_rule_name_or_decision_is_recognised(said: str, category: str) -> None:
-    verdict = _reply(said)
+    verdict = reply_to_offer(said)
     assert verdict.category == category, verdict
 
 
@@ -617,7 +611,7 @@ def test_a_korean_japanese_or_russian_request_rule_name_or_decision_is_recognise
     "天気がいいな", "名前は何？", "一所懸命にやってくれてありがとう", "я никогда не забуду это", "запомнил?", "как тебя зовут?",
 ])
 def test_a_formula_a_question_or_the_speakers_own_step_is_no_request_or_rule_in_those_languages(said: str) -> None:
-    verdict = _reply(said)
+    verdict = reply_to_offer(said)
     assert verdict.category not in ("task", "preference", "decision"), verdict
 
 
@@ -629,7 +623,7 @@ def test_a_formula_a_question_or_the_speakers_own_step_is_no_request_or_rule_in_
     ("veja bem, não é isso", False),
 ])
 def test_a_german_infinitive_or_a_portuguese_see_whether_is_an_order(said: str, order: bool) -> None:
-    verdict = _reply(said)
+    verdict = reply_to_offer(said)
     assert (verdict.category == "task") is order, verdict
 
 
@@ -656,7 +650,7 @@ def test_a_ping_in_another_language_is_noise_and_the_same_words_in_a_sentence_ar
     ("الملف ده اتحفظ فين؟", "question"), ("گزارش کجاست؟", "question"),
 ])
 def test_an_arabic_or_persian_order_rule_name_or_question_is_recognised(said: str, category: str) -> None:
-    verdict = _reply(said)
+    verdict = reply_to_offer(said)
     assert verdict.category == category, verdict
 
 
@@ -668,7 +662,7 @@ def test_an_arabic_or_persian_order_rule_name_or_question_is_recognised(said: st
     "ممكن تمطر بكرة", "حدث خطأ في البرنامج", "بعد كده هنروح السينما", "على طول الطريق كان زحمة", "ولش کن", "میتونی بری",
 ])
 def test_an_arabic_or_persian_remark_or_greeting_is_no_order_or_rule(said: str) -> None:
-    verdict = _reply(said)
+    verdict = reply_to_offer(said)
     assert verdict.category not in ("task", "preference", "decision"), verdict
 
 
@@ -687,7 +681,7 @@ def test_an_arabic_or_persian_remark_or_greeting_is_no_order_or_rule(said: str) 
     ("我上班的时候不能看手机", False), ("平时不要太累", False),
 ])
 def test_a_chinese_rule_for_every_time_is_a_preference_and_what_happens_every_time_is_not(said: str, rule: bool) -> None:
-    verdict = _reply(said)
+    verdict = reply_to_offer(said)
     assert (verdict.category == "preference") is rule, verdict
 
 
@@ -702,7 +696,7 @@ def test_a_chinese_rule_for_every_time_is_a_preference_and_what_happens_every_ti
     ("你跑题了", "process"), ("再分析也没有意义", "process"), ("你研究生毕业没", "process"),
 ])
 def test_a_chinese_order_with_a_verb_of_review_test_or_run_is_a_task(said: str, category: str) -> None:
-    verdict = _reply(said)
+    verdict = reply_to_offer(said)
     assert verdict.category == category, verdict
 
 
@@ -717,7 +711,7 @@ def test_a_chinese_order_with_a_verb_of_review_test_or_run_is_a_task(said: str, 
     ("quando puder me avisa", False), ("o que você quiser", False), ("quanto mais rápido melhor", False),
 ])
 def test_a_question_without_its_mark_in_those_languages_asks(said: str, asks: bool) -> None:
-    verdict = _reply(said)
+    verdict = reply_to_offer(said)
     assert (verdict.category == "question") is asks, verdict
 
 
@@ -731,7 +725,7 @@ def test_a_question_without_its_mark_in_those_languages_asks(said: str, asks: bo
     ("Thai", False), ("German", False),
 ])
 def test_the_language_of_the_answers_alone_is_a_standing_preference(said: str, rule: bool) -> None:
-    verdict = _reply(said)
+    verdict = reply_to_offer(said)
     assert (verdict.category == "preference") is rule, verdict
 
 
@@ -743,5 +737,5 @@ def test_the_language_of_the_answers_alone_is_a_standing_preference(said: str, r
     ("@helper_bot introduce yourself", "task"),
 ])
 def test_a_mention_of_the_agent_does_not_hide_a_greeting(said: str, category: str) -> None:
-    verdict = _reply(said)
+    verdict = reply_to_offer(said)
     assert verdict.category == category, verdict
