@@ -58,6 +58,28 @@ def test_a_turn_holding_only_openclaws_failure_placeholder_is_noise_and_answers_
     assert session_verdicts(worded, tmp_path / "b")[said].rule != "turn:failed"
 
 
+@pytest.mark.parametrize("printed", [
+    "<function=exec> <parameter=command> ls -la /tmp </parameter> </function> </tool_call>",
+    "<tool_call> <function=read> <parameter=file_path> /home/u/notes.md </parameter> </function> </tool_call>",
+    "browser <arg_key>action</arg_key> <arg_value>open</arg_value> <arg_key>targetUrl</arg_key> "
+    "<arg_value>https://example.com</arg_value> </tool_call>",
+])
+def test_a_turn_that_only_prints_a_tool_call_failed_and_answers_nothing(tmp_path: Path, printed: str) -> None:
+    """A model without native tool calling prints the call as text: nothing ran, the question stays open for the
+    turn that really answers it; words before the printed call are the model's own (a step narrated)."""
+    s = PiSession()
+    question = s.user("What files are in /tmp? Use the exec tool to run ls.")
+    turn = s.say(printed)
+    answer = s.say("/tmp holds two files: build.log and notes.txt.")
+    got = session_verdicts(s, tmp_path)
+    assert (got[turn].category, got[turn].rule) == ("noise", "turn:failed"), got[turn]
+    assert got[question].answered_by == got[answer].id, got[question]
+    narrated = PiSession()
+    narrated.user("What files are in /tmp?")
+    said = narrated.say("Let me list them. " + printed)
+    assert session_verdicts(narrated, tmp_path / "b")[said].rule != "turn:failed"
+
+
 def test_a_delivery_copy_of_something_never_said_is_kept(tmp_path: Path) -> None:
     s = PiSession()
     s.user("run the nightly backup check")

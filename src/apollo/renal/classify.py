@@ -33,6 +33,7 @@ from apollo.renal.balance import Balance, BalanceTracker, Thresholds
 from apollo.renal.rules import RenalRules, Signal
 from apollo.renal.rules import load as load_rules
 from apollo.transcript.model import Element, Kind, Role
+from apollo.words import all_cjk
 
 #: typing is imported only by type checkers: the heartbeat imports this module on every run
 TYPE_CHECKING = False
@@ -99,6 +100,8 @@ class _Turn:
     #: asks the other side to do something ("能帮我…吗？"): "好" to it accepts rather than answers
     request: bool = False
     proposal: bool = False
+    #: what a yes/no question asks, its question clauses ("要启用吗"): a Chinese yes says its verb back ("启用")
+    asked: str = ""
     #: the agent asks the user to choose or to say what they want (`signal.choice_question`), and its questions (not a
     #: generic offer of help, "anything else?") say at least as much as the rest of its message: a short reply decides
     #: (not one to a report that ends on a question, nor to a question of fact)
@@ -200,6 +203,25 @@ def _echoed_yes(found: reading.Reading, rules: RenalRules, echo: frozenset[str])
     elif not first.answers:
         return False
     return all(token in echo or unicodedata.category(token[0]).startswith("P") for token in re.findall(_ECHO_TOKEN, rest))
+
+
+def _echoed_verb(said: str, asked: str, found: reading.Reading) -> str | None:
+    """The verb of a Chinese yes/no question said back, as Chinese answers: "启用" to "要启用吗？" is a yes, "不启用" a no.
+    The verb is the one the question's modal governs (要, 需要, 是否, 可以, 确认 … and who does it: "要我帮你重启吗" →
+    "重启"), not any word of it ("删除这些文件吗" → "文件" says nothing); two to four characters, 不 or 没 before them, a
+    particle after them at most, nothing else said."""
+    if found.found or found.question:
+        return None
+    word = said.strip().rstrip("吧啊呀呗嘛。！!")
+    negated = word[:1] in ("不", "没")
+    verb = word[1:] if negated else word
+    if 2 <= len(verb) <= 4 and all_cjk(verb) and re.search(_MODAL + re.escape(verb), asked):
+        return "no" if negated else "yes"
+    return None
+
+
+#: what governs the verb a Chinese yes/no question asks about, and who would act (要我帮你…, 是否…, 需要…)
+_MODAL = "(?:要|需要|是否|能否|可否|可以|能|想|确认|打算|准备)[我你您帮给]{0,3}"
 
 
 #: a run of word characters (a word, a number, a CJK run, as ``echo_words`` lists them) or any other
@@ -671,6 +693,7 @@ class Classifier:
             turn.signals = frozenset({*(s.name for s in found.social), *found.found})
             turn.question = found.question or found.tag
             turn.yes_no = found.yes_no or found.tag
+            turn.asked = found.question_text() if found.yes_no else ""
             turn.request = found.question and "request" in found.found
             turn.proposal = "proposal" in found.found
             turn.keys = self._turn_keys
@@ -842,6 +865,9 @@ class Classifier:
             return self._answer(element, role, other, quoted, "no" if bare == "rejection" else "yes")
         if other is not None and other.question and other.yes_no and _echoed_yes(found, self.rules, self._echo_words):
             return self._answer(element, role, other, quoted, "yes")
+        echoed = _echoed_verb(said, other.asked, found) if other is not None and other.yes_no else None
+        if other is not None and echoed is not None:
+            return self._answer(element, role, other, quoted, echoed)
         if role == "user" and other is not None and self._answers_choice(element, said, found, other):
             return self._answer(element, role, other, quoted, None)
         topic: int | None

@@ -300,7 +300,8 @@ def _assistant_turn(message: dict[str, Any], blocks: list[Any], rule: EnvelopeRu
     stop = message.get("stopReason")
     typed = [b for b in blocks if isinstance(b, dict)]
     texts = [text_field(b, "text").strip() for b in typed if b.get("type") == "text"]
-    said = [text for text in texts if text not in rule.failed_placeholders]  # the runtime's, not the model's
+    # the runtime's placeholder and a tool call printed as text are no words of the model's
+    said = [text for text in texts if text not in rule.failed_placeholders and not rule.printed_call(text)]
     written = sum(map(len, said))
     calls = any(b.get("type") == "toolCall" for b in typed)
     if not blocks or (texts and not said and not calls) or (
