@@ -865,8 +865,7 @@ class Classifier:
             return self._answer(element, role, other, quoted, "no" if bare == "rejection" else "yes")
         if other is not None and other.question and other.yes_no and _echoed_yes(found, self.rules, self._echo_words):
             return self._answer(element, role, other, quoted, "yes")
-        echoed = _echoed_verb(said, other.asked, found) if other is not None and other.yes_no else None
-        if other is not None and echoed is not None:
+        if other is not None and (echoed := _echoed_verb(said, other.asked, found)) is not None:  # asked: yes/no only
             return self._answer(element, role, other, quoted, echoed)
         if role == "user" and other is not None and self._answers_choice(element, said, found, other):
             return self._answer(element, role, other, quoted, None)

@@ -495,8 +495,7 @@ def rules() -> EnvelopeRules:
                  failed_stop_reasons=frozenset(assistant["failed_stop_reasons"]),
                  failed_max_chars=int(assistant["failed_max_chars"]),
                  failed_placeholders=frozenset(assistant.get("failed_placeholders", [])),
-                 failed_printed_calls=tuple(LazyPattern(p, 0, ("</tool_call>", "</function>"))
-                                            for p in assistant.get("failed_printed_calls", [])),
+                 failed_printed_calls=compile_all(assistant.get("failed_printed_calls", []), 0),
                  mirror_models=frozenset(assistant["mirror_models"]), scheduled=compile_all(envelope["scheduled"]),
                  scheduled_suffixes=compile_all(envelope.get("scheduled_suffixes", []), 0),
                  unstamped_runs=compile_all(envelope.get("unstamped_runs", []), 0),
