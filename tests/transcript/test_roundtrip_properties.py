@@ -195,12 +195,11 @@ def test_markdown_round_trip_and_drops(lines: list[str], ending: str, data: st.D
         assert (folder / "o.md").read_bytes() == source.read_bytes()
         if elements:
             victim = data.draw(st.sampled_from(elements))
-            # An empty block (e.g. an empty front matter `---\n---`) can legitimately reappear: once it
-            # is dropped, the next `---` pair moves to the top of the file and is front matter in its turn.
-            assume(victim.text.strip())
             transcript.write(source, folder / "d.md", {victim.id: Edit("drop")})
-            assert victim.text not in [e.text for e in transcript.read(folder / "d.md").elements] or \
-                [e.text for e in elements].count(victim.text) > 1
+            after = [(e.text, e.extra["block"]) for e in transcript.read(folder / "d.md").elements]
+            before = [(e.text, e.extra["block"]) for e in elements if e.id != victim.id]
+            # the other blocks read as they were: a drop never joins the two it stood between
+            assert sorted(after) == sorted(before), (victim.text, (folder / "d.md").read_text())
 
 
 @settings(max_examples=60, deadline=None)
@@ -286,3 +285,18 @@ def test_a_drop_never_opens_a_comment_nor_makes_a_heading(tmp_path: Path) -> Non
         out = (tmp_path / "d.md").read_text()
         assert out.count("<!--") == out.count("-->"), (victim.text, out)
         assert "Done today:\n---" not in out, (victim.text, out)
+
+
+@pytest.mark.parametrize(("text", "victim_text"), [
+    ("- item one\n# Title\n  continued\n", "Title"),  # "  continued" would go on the item
+    ("Done today:\n- shipped\n=====\n", "shipped"),  # "Done today:" a setext heading
+    ("---\n# Title\n---\n---\n---\n", "# Title"),  # the next "---" pair read as front matter
+])
+def test_a_drop_leaves_the_blocks_around_it_as_they_were(tmp_path: Path, text: str, victim_text: str) -> None:
+    source = tmp_path / "MEMORY.md"
+    source.write_text(text)
+    elements = transcript.read(source).elements
+    victim = next(e for e in elements if e.text == victim_text)
+    transcript.write(source, tmp_path / "d.md", {victim.id: Edit("drop")})
+    after = [(e.text, e.extra["block"]) for e in transcript.read(tmp_path / "d.md").elements]
+    assert after == [(e.text, e.extra["block"]) for e in elements if e is not victim]

@@ -213,12 +213,13 @@ class DailyMarkdown(TranscriptFormat):
                 while n < len(lines) and not lines[n].strip():
                     output[n] = None
                     n += 1
-        for key in dropped:  # a drop never makes the line above it a setext heading ("Done today:" over "---")
+        owner = {n: block for block in blocks.values() for n in range(block.start, block.end)}
+        for key in dropped:  # a drop never joins the blocks it stood between: a blank line keeps them apart
             block = blocks[key]
             above = next((n for n in range(block.start - 1, -1, -1) if output[n] is not None), None)
             below = next((n for n in range(block.end, len(lines)) if output[n] is not None), None)
-            if above is not None and below is not None and (output[above] or "").strip() \
-                    and _UNDERLINE.match((output[below] or "").rstrip("\r\n")):
+            if above is not None and below is not None and above in owner and (output[above] or "").strip() \
+                    and _absorbs(owner[above], (output[below] or "").rstrip("\r\n")):
                 output[block.start] = _ending(lines[block.start]) or "\n"
         for key, edit in edits.items():
             if edit.action == "replace" and edit.text is not None and key not in dropped:
@@ -227,12 +228,24 @@ class DailyMarkdown(TranscriptFormat):
                 for n in range(block.start + 1, block.end):
                     output[n] = None
         kept = [line for line in output if line is not None]
-        if kept and kept[0].strip() == "---" and not any(b.kind == "front_matter" for b in blocks.values()):
-            # a drop brought a thematic break to the top, where it would open front matter and re-read
-            # everything after it: a blank line keeps it a break
+        if kept and kept[0].strip() == "---" \
+                and not any(block.kind == "front_matter" and key not in dropped for key, block in blocks.items()):
+            # a drop brought a thematic break to the top (the front matter's own "---" gone with it),
+            # where it would open front matter and re-read everything after it: a blank line keeps it a break
             kept.insert(0, _ending(kept[0]) or "\n")
         with atomic_output(dest) as out:
             out.write("".join(kept).encode("utf-8", "surrogateescape"))
+
+
+def _absorbs(block: Block, line: str) -> bool:
+    """Whether ``line``, right under the last line of ``block``, would be read as part of it (as
+    ``parse_blocks`` reads): a paragraph's next line ("Done today:" over "---" is a setext heading), an
+    item's indented continuation ("- item" over "  continued")."""
+    if not line.strip() or _HEADING.match(line) or opening_fence(line) or _opens_comment(line):
+        return False
+    if block.kind == "item":
+        return not _ITEM.match(line) and len(line) - len(line.lstrip()) > block.indent
+    return block.kind in ("paragraph", "label") and not _starts_list(line)
 
 
 def _ending(line: str) -> str:
