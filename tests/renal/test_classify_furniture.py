@@ -318,7 +318,7 @@ def test_a_report_the_runtime_delivered_from_another_run_is_no_outcome_of_this_o
     s = PiSession()
     s.user("remind me to water the plants on Friday")
     s.say("Reminder set for Friday at 18:00.")
-    delivered = s.say("Health check complete ✅ all four channels are OK.")
+    delivered = s.say("Health check complete ✅ restarted the stalled Telegram channel.")
     s.entries[-1]["message"].update(provider="openclaw", model="delivery-mirror")
     asks = s.say("Your weekly review is due: which project should come first this week, the garden or the shed?")
     s.entries[-1]["message"].update(provider="openclaw", model="delivery-mirror")
@@ -533,3 +533,33 @@ def test_a_marked_quotation_is_set_aside_whole_and_only_when_it_closes(before: s
     said = reading.own_words(text, rules)
     assert said.startswith(before) and said.endswith(after)
     assert ("Q0" in said) is not closed and (marks[0] in said) is not closed
+
+
+def test_a_check_that_found_nothing_to_act_on_is_its_runs_heartbeat_ok(tmp_path: Path) -> None:
+    """A report the runtime delivered from a scheduled check, or the check's own run, that says all is
+    well and nothing was needed says what HEARTBEAT_OK says: noise. One that also says what is down or
+    what is left is a report; the same words in reply to the user's own question answer it."""
+    s = PiSession()
+    s.user("is everything up on the NAS?")
+    s.tool("c1", "exec", {"command": "systemctl --failed"}, "0 loaded units listed.")
+    answer = s.say("Yes: all 4 services passed and no issues found.")
+    clear = s.say("**Health Check Summary**\n\nAll 4 services passed:\n- ✓ **nas** — OK\n- ✓ **backup** — OK\n\n"
+                  "No fixes were required; all systems healthy.")
+    s.entries[-1]["message"].update(provider="openclaw", model="delivery-mirror")
+    down = s.say("**Health Check Summary**\n\nAll other services passed, but the backup server is down.")
+    s.entries[-1]["message"].update(provider="openclaw", model="delivery-mirror")
+    tick = s.say("**Orchestrator Tick Summary**\n\n- **Channel:** #dev-ops\n- **Time:** 15:00 UTC (8:30 PM IST), active "
+                 "hours\n- **Context:** all 5 services healthy after the firewall change on the web host\n- **Previous "
+                 "questions:** which app to prioritise; whether to run a baseline check\n- **Action:** asked whether to "
+                 "check the self-hosted apps (PocketBase, n8n) for updates every night and to set up a recurring "
+                 "update monitor during quiet hours\n- **Logged:** activity.log and ops.log")
+    s.entries[-1]["message"].update(provider="openclaw", model="delivery-mirror")
+    s.user("[cron:77aa-88bb 每日巡检] 检查服务器状态")
+    s.tool("c2", "exec", {"command": "uptime"}, "up 12 days")
+    run_clear = s.say("巡检完成：一切正常，无需处理。")
+    got = session_verdicts(s, tmp_path)
+    assert (got[clear].category, got[clear].action, got[clear].rule) == ("noise", "drop", "furniture:all_clear")
+    assert (got[run_clear].category, got[run_clear].rule) == ("noise", "scheduled:all_clear")
+    assert got[down].category != "noise", got[down]
+    assert got[tick].category != "noise", got[tick]  # a longer report: what was done beside the status
+    assert got[answer].category != "noise", got[answer]

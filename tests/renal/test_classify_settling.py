@@ -373,3 +373,18 @@ def test_a_report_on_another_part_of_the_same_request_that_names_the_earlier_fil
     v = verdicts(("user", asked), _call("c1", "a"), _result("r1", "a"), ("assistant", first), ("user", between),
                  _call("c2", "b"), _result("r2", "b"), ("assistant", second))
     assert (v["m4"].category, v["m4"].status) == ("decision", "current"), v["m4"]
+
+
+@pytest.mark.parametrize("step", ["I have installed ZAP. Now the scan:",
+                                  "我已经阅读了技能文档，ZAP 已安装。现在开始扫描："])
+def test_a_step_reported_done_before_more_work_leaves_the_request_open_until_the_turn_ends(step: str) -> None:
+    """Review 71: "installed ZAP", said before the agent goes on working, closed "scan the site and give me a
+    report" for good, though the report never came; the turn's last text is what says the request is done."""
+    open_at_end = verdicts(("user", "Scan the website for vulnerabilities and give me a report."), _call("c1", "a"),
+                           _result("r1", "a"), ("assistant", step), _call("c2", "b"), _result("r2", "b"))
+    assert (open_at_end["m4"].category, open_at_end["m4"].rule) == ("process", "process:narration")
+    assert (open_at_end["m1"].category, open_at_end["m1"].status) == ("task", "current"), open_at_end["m1"]
+    done_at_end = verdicts(("user", "Scan the website for vulnerabilities and give me a report."), _call("c1", "a"),
+                           _result("r1", "a"), ("assistant", step), _call("c2", "b"), _result("r2", "b"),
+                           ("assistant", "Done: the scan report is in report.html, with 3 medium issues."))
+    assert (done_at_end["m1"].status, done_at_end["m1"].reason) == ("done", "no longer active: reported done in #m7")

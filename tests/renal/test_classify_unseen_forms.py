@@ -690,7 +690,6 @@ def test_a_chinese_rule_for_every_time_is_a_preference_and_what_happens_every_ti
     # what 对 names; an option chosen by its letter
     ("再次审核", "task"), ("再跑一篇数据", "task"), ("审核这篇文章", "task"), ("测试这个接口", "task"),
     ("说一下你的计划", "task"), ("查看一下", "task"), ("请对短视频社区进行市场需求分析", "task"),
-    ("C方案", "decision"), ("选B", "decision"),
     # the same words naming a thing or reporting a state; off-topic, no use again, a graduate student
     ("测试环境坏了", "process"), ("审核通过了", "process"), ("查看次数太多", "process"), ("检查结果没问题", "process"),
     ("你跑题了", "process"), ("再分析也没有意义", "process"), ("你研究生毕业没", "process"),
@@ -698,6 +697,14 @@ def test_a_chinese_rule_for_every_time_is_a_preference_and_what_happens_every_ti
 def test_a_chinese_order_with_a_verb_of_review_test_or_run_is_a_task(said: str, category: str) -> None:
     verdict = reply_to_offer(said)
     assert verdict.category == category, verdict
+
+
+@pytest.mark.parametrize("said", ["C方案", "选B"])
+def test_an_option_chosen_by_its_letter_is_a_decision_where_options_were_offered(said: str) -> None:
+    """A generic "what can I do?" offers no options: the letter picks one only after a question that did."""
+    asked = verdicts(("assistant", "A方案快，B方案省钱，C方案稳。你选哪个？"), ("user", said))
+    assert asked["m2"].category == "decision", asked["m2"]
+    assert reply_to_offer(said).category != "decision"
 
 
 @pytest.mark.parametrize(("said", "asks"), [
@@ -739,3 +746,55 @@ def test_the_language_of_the_answers_alone_is_a_standing_preference(said: str, r
 def test_a_mention_of_the_agent_does_not_hide_a_greeting(said: str, category: str) -> None:
     verdict = reply_to_offer(said)
     assert verdict.category == category, verdict
+
+
+@pytest.mark.parametrize(("said", "category"), [
+    # review 69-71 (sessions of owners never seen): questions typed without their mark or accents; how many in Chinese
+    ("cuantas solicitudes se hicieron hoy para renovaciones", "question"), ("para que servis", "question"),
+    ("bueno y que podes hacer", "question"), ("como estas programado", "question"), ("伦敦有多少机构", "question"),
+    ("今日更新了多少", "question"), ("现在几点", "question"),
+    # standing rules, and who the user and the agent are
+    ("我的邮箱是 a@example.com，以后给我发邮件发到这个邮箱吧", "preference"), ("以后跟我说话用中文", "preference"),
+    ("Biasakan pake bahasa Inggris", "preference"), ("你就叫 缓缓 吧", "preference"),
+    ("eu sou o Aleff e você vai ser meu assistente que vai se chamar Aleff também", "preference"),
+    ("Anda adalah AI agent dengan gaya gaul", "preference"),
+    # orders: call a tool, do work to something, look at something
+    ("直接调用 wecom_mcp", "task"), ("对网站进行安全扫描", "task"), ("veja o que tem na pasta docs", "task"),
+    # the same words saying something else
+    ("que bueno", "process"), ("como te dije ayer", "process"), ("donde quieras", "process"), ("没多少", "process"),
+    ("好几个", "process"), ("以后给我买个礼物", "task"), ("对此进行了分析", "process"), ("工具调用失败了", "process"),
+    ("调用次数太多了", "process"), ("veja só que legal", "process"),
+])
+def test_forms_the_reviews_of_unseen_owners_found(said: str, category: str) -> None:
+    verdict = reply_to_offer(said)
+    assert verdict.category == category, verdict
+
+
+@pytest.mark.parametrize("said", ["Heyyy", "helloooo", "yooo", "hii", "thanksss", "goood morning", "eyyy", "hi again"])
+def test_a_greeting_drawn_out_is_a_greeting(said: str) -> None:
+    assert reply_to_offer(said).category == "noise", reply_to_offer(said)
+
+
+@pytest.mark.parametrize("reply", [
+    "¡Hola! ¿En qué puedo ayudarte hoy?", "Hello! How can I assist you today?", "Boa tarde! Como posso ajudar você hoje?",
+    "Hallo! Wie kann ich dir heute helfen?", "Halo! Ada yang bisa saya bantu hari ini?", "¡Hola de nuevo! ¿En qué te puedo ayudar?",
+])
+def test_the_agents_greeting_with_a_generic_offer_of_help_is_noise(reply: str) -> None:
+    got = verdicts(("user", "hola"), ("assistant", reply))
+    assert (got["m2"].category, got["m2"].action) == ("noise", "drop"), got["m2"]
+
+
+@pytest.mark.parametrize("offer", ["Where would you like to start?", "¿Hay algo más en lo que pueda ayudarte?",
+                                   "Posso ajudar em mais alguma coisa?"])
+def test_a_generic_offer_of_more_help_leaves_no_question_and_its_no_decides_nothing(offer: str) -> None:
+    got = verdicts(("user", "set a reminder for 7"), ("assistant", "Reminder set for 7:00. " + offer), ("user", "no"))
+    assert got["m2"].category != "question", got["m2"]
+    assert got["m3"].category != "decision", got["m3"]
+
+
+def test_a_status_named_with_its_opposite_reports_nothing_done() -> None:
+    got = verdicts(("user", "把报告发给王总"),
+                   ("assistant", "我可以帮你：邮件营销统计（已发送/未发送数量），标记供应商为已发送"))
+    assert (got["m1"].category, got["m1"].status) == ("task", "current"), got["m1"]
+    sent = verdicts(("user", "把报告发给王总"), ("assistant", "报告已发送给王总。"))
+    assert sent["m1"].status == "done", sent["m1"]

@@ -523,6 +523,10 @@ class Classifier:
         if self._report is not None and not any(c.answer == self._report.verdict.id for c in self._answering):
             self._amend(self._report, category="process", confidence=0.7, rule="process:narration",
                         reason=f"reports a step and goes on working (#{element.id}): the turn's outcome comes later")
+            if self._closed is not None and self._closed[0] == self._report.verdict.id:
+                # "我已经阅读了文档…" and then it goes on: a step done, not the task ("install it", "give me a report")
+                self._reopen(self._closed[1], f"#{self._report.verdict.id} reported a step and went on working: "
+                             "still open until the turn reports it done")
         self._report = None
         if self._asked is not None:  # "配置里有这个开关吗？" and then it checks: answered by a later text?
             self._asked_checking, self._asked = self._asked, None
@@ -691,8 +695,10 @@ class Classifier:
             self._spoke[speaker] = self._pos
         if found is not None:
             turn.signals = frozenset({*(s.name for s in found.social), *found.found})
-            turn.question = found.question or found.tag
-            turn.yes_no = found.yes_no or found.tag
+            # an agent's generic offer of more help ("¿Algo más en lo que pueda ayudarte?") asks nothing a reply settles
+            generic = role == "assistant" and found.question and found.only_offers(self.rules["open_offer"])
+            turn.question = (found.question or found.tag) and not generic
+            turn.yes_no = (found.yes_no or found.tag) and not generic
             turn.asked = found.question_text() if found.yes_no else ""
             turn.request = found.question and "request" in found.found
             turn.proposal = "proposal" in found.found
@@ -910,7 +916,8 @@ class Classifier:
         if option is not None:
             facts.add("picks_option")
         for row in self._user_rows if role == "user" else self._agent_rows:
-            if facts.issuperset(row.get("when", ())) and facts.isdisjoint(row.get("unless", ())):
+            if facts.issuperset(row.get("when", ())) and facts.isdisjoint(row.get("unless", ())) and (
+                    "max_tokens" not in row or _own_tokens(element) <= row["max_tokens"]):
                 break
         words = _Words({name: f'"{text}"' for name, text in markers.items()}, quote=f'"{quoted}"',
                        other=other.id if other is not None else "", option=f'"{option}"',

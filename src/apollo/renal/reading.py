@@ -45,7 +45,7 @@ _CACHED_CHARS = 400
 _INTENT_SIGNALS = ("request", "preference", "profile", "preference_hint", "decision", "choice", "supersede", "proposal",
                    "task", "inquiry", "retry", "appointment", "completion", "check_mark", "grading", "appraisal", "blocked", "refusal", "reasoning", "commitment", "pick", "about_agent", "about_user", "assigns", "continuation", "undone", "still_undone",
                    "progress_check", "activity_question", "further_action", "standing", "addressee",
-                   "unknown", "negativity", "apology", "remembers", "command", "override")
+                   "unknown", "negativity", "apology", "remembers", "command", "override", "all_clear")
 # Quotation marks that open and close: a question mark inside a quotation is not the speaker asking.
 _QUOTE_OPEN = "「『“《"
 _QUOTE_CLOSE = "」』”》"
@@ -377,6 +377,18 @@ def _collapse_repeats(text: str, single_characters: bool) -> Iterator[str]:
             return
 
 
+#: a letter written three times or more ("heyyy", "helloooo"), or twice at the end of a word ("heyy", "hii")
+_STRETCHED = re.compile(r"([a-z])\1{2,}|([a-z])\2\b")
+
+
+def _unstretched(text: str) -> Iterator[str]:
+    """"heyyy" → "hey", "goood morning" → "good morning": a letter drawn out for warmth says the word
+    once; the run as two letters and as one, since either may be the word's own ("good", "hello")."""
+    if text.isascii() and _STRETCHED.search(text):
+        yield _STRETCHED.sub(lambda m: (m.group(1) or m.group(2)) * 2, text)
+        yield _STRETCHED.sub(lambda m: m.group(1) or m.group(2), text)
+
+
 def _strip_fillers(text: str, fillers: frozenset[str]) -> str:
     words = text.split()
     if len(words) > 1:
@@ -398,8 +410,9 @@ def _variants(norm: str, rules: RenalRules) -> Iterator[str]:
     seen: set[str] = set()
     bare = norm.rstrip(particles) or norm
     plain = (bare if bare.isascii() else _wide(_EMOJI_PATTERN).sub(" ", bare)).strip() or bare
+    stretched = rules.normalize["stretched_letters"]
     for candidate in (norm, bare, plain, _strip_fillers(plain, fillers)):
-        for variant in (candidate, *_collapse_repeats(candidate, single)):
+        for variant in (candidate, *_collapse_repeats(candidate, single), *(_unstretched(candidate) if stretched else ())):
             if variant and variant not in seen:
                 seen.add(variant)
                 yield variant

@@ -53,6 +53,7 @@ class Normalize(msgspec.Struct, forbid_unknown_fields=True):
     collapse_single_characters: bool
     binds_forward: list[str] = []
     read_as_one_unless: list[str] = []
+    stretched_letters: bool = False
 
 
 class Pasted(msgspec.Struct, forbid_unknown_fields=True):
