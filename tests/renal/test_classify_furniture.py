@@ -63,6 +63,8 @@ def test_a_turn_holding_only_openclaws_failure_placeholder_is_noise_and_answers_
     "<tool_call> <function=read> <parameter=file_path> /home/u/notes.md </parameter> </function> </tool_call>",
     "browser <arg_key>action</arg_key> <arg_value>open</arg_value> <arg_key>targetUrl</arg_key> "
     "<arg_value>https://example.com</arg_value> </tool_call>",
+    # the runtime's notice in the agent's place (review 71): no words of the model's either
+    "⚠️ Agent failed before reply: No API key found for provider \"openrouter\". Auth store: ~/.openclaw/auth.json",
 ])
 def test_a_turn_that_only_prints_a_tool_call_failed_and_answers_nothing(tmp_path: Path, printed: str) -> None:
     """A model without native tool calling prints the call as text: nothing ran, the question stays open for the

@@ -798,3 +798,22 @@ def test_a_status_named_with_its_opposite_reports_nothing_done() -> None:
     assert (got["m1"].category, got["m1"].status) == ("task", "current"), got["m1"]
     sent = verdicts(("user", "把报告发给王总"), ("assistant", "报告已发送给王总。"))
     assert sent["m1"].status == "done", sent["m1"]
+
+
+@pytest.mark.parametrize(("said", "category"), [
+    ("/start", "noise"), ("/start@helper_bot", "noise"), ("一所懸命にやってくれてありがとう😄 これからもよろしくね", "noise"),
+    ("おはよー！今日もよろしくね", "noise"), ("おやすみなさい また明日", "noise"), ("tchau", "noise"),
+    ("/start the backup", "process"),
+])
+def test_a_bots_start_button_and_japanese_thanks_and_closings_are_formulas(said: str, category: str) -> None:
+    assert reply_to_offer(said).category == category, reply_to_offer(said)
+
+
+@pytest.mark.parametrize(("report", "done"), [
+    ("Já clonei!", True), ("Saya telah menambahkan preferensi bahasa ke SOUL.md", True), ("sudah dicatat", True),
+    ("我已经批准了你的另一个账号的配对请求", True), ("已成功将默认模型切换为 glm-5", True),
+    ("aku sudah mencoba tapi gagal", False), ("saya sudah menginstal tapi masih error", False),
+])
+def test_work_reported_done_in_portuguese_indonesian_and_chinese_closes_the_request(report: str, done: bool) -> None:
+    got = verdicts(("user", "clone o repositório e configure tudo"), ("assistant", report))
+    assert (got["m1"].status == "done") is done, got["m1"]

@@ -45,7 +45,7 @@ _CACHED_CHARS = 400
 _INTENT_SIGNALS = ("request", "preference", "profile", "preference_hint", "decision", "choice", "supersede", "proposal",
                    "task", "inquiry", "retry", "appointment", "completion", "check_mark", "grading", "appraisal", "blocked", "refusal", "reasoning", "commitment", "pick", "about_agent", "about_user", "assigns", "continuation", "undone", "still_undone",
                    "progress_check", "activity_question", "further_action", "standing", "addressee",
-                   "unknown", "negativity", "apology", "remembers", "command", "override", "all_clear")
+                   "unknown", "negativity", "apology", "remembers", "command", "override", "all_clear", "bot_start")
 # Quotation marks that open and close: a question mark inside a quotation is not the speaker asking.
 _QUOTE_OPEN = "「『“《"
 _QUOTE_CLOSE = "」』”》"

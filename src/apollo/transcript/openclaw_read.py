@@ -301,7 +301,7 @@ def _assistant_turn(message: dict[str, Any], blocks: list[Any], rule: EnvelopeRu
     typed = [b for b in blocks if isinstance(b, dict)]
     texts = [text_field(b, "text").strip() for b in typed if b.get("type") == "text"]
     # the runtime's placeholder and a tool call printed as text are no words of the model's
-    said = [text for text in texts if text not in rule.failed_placeholders and not rule.printed_call(text)]
+    said = [text for text in texts if text not in rule.failed_placeholders and not rule.no_words(text)]
     written = sum(map(len, said))
     calls = any(b.get("type") == "toolCall" for b in typed)
     if not blocks or (texts and not said and not calls) or (

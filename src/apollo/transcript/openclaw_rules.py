@@ -54,7 +54,7 @@ class EnvelopeRules:
     failed_stop_reasons: frozenset[str] = frozenset()
     failed_max_chars: int = 0
     failed_placeholders: frozenset[str] = frozenset()
-    failed_printed_calls: tuple[LazyPattern, ...] = ()
+    failed_texts: tuple[LazyPattern, ...] = ()
     mirror_models: frozenset[str] = frozenset()
     scheduled: tuple[LazyPattern, ...] = ()
     scheduled_suffixes: tuple[LazyPattern, ...] = ()
@@ -394,9 +394,10 @@ class EnvelopeRules:
         return min((found.start() for pattern in self.poll_patterns if (found := pattern.search(stripped))),
                    default=None)
 
-    def printed_call(self, text: str) -> bool:
-        """The whole text is a tool call the model printed instead of making it (``failed_printed_calls``)."""
-        return any(pattern.fullmatch(text) for pattern in self.failed_printed_calls)
+    def no_words(self, text: str) -> bool:
+        """The whole text is no words of the model's: a tool call it printed instead of making it, or the
+        runtime's notice that the turn failed (``failed_texts``)."""
+        return any(pattern.fullmatch(text) for pattern in self.failed_texts)
 
     def is_ack(self, text: str) -> bool:
         """OpenClaw's stripHeartbeatToken in heartbeat mode: token at an edge, little else."""
@@ -495,7 +496,7 @@ def rules() -> EnvelopeRules:
                  failed_stop_reasons=frozenset(assistant["failed_stop_reasons"]),
                  failed_max_chars=int(assistant["failed_max_chars"]),
                  failed_placeholders=frozenset(assistant.get("failed_placeholders", [])),
-                 failed_printed_calls=compile_all(assistant.get("failed_printed_calls", []), 0),
+                 failed_texts=compile_all(assistant.get("failed_texts", []), 0),
                  mirror_models=frozenset(assistant["mirror_models"]), scheduled=compile_all(envelope["scheduled"]),
                  scheduled_suffixes=compile_all(envelope.get("scheduled_suffixes", []), 0),
                  unstamped_runs=compile_all(envelope.get("unstamped_runs", []), 0),
