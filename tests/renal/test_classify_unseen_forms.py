@@ -759,7 +759,7 @@ def test_a_mention_of_the_agent_does_not_hide_a_greeting(said: str, category: st
     ("eu sou o Aleff e você vai ser meu assistente que vai se chamar Aleff também", "preference"),
     ("Anda adalah AI agent dengan gaya gaul", "preference"),
     # orders: call a tool, do work to something, look at something
-    ("直接调用 wecom_mcp", "task"), ("对网站进行安全扫描", "task"), ("veja o que tem na pasta docs", "task"),
+    ("直接调用 wecom_mcp", "task"), ("我的从臂设备是：/dev/ttyACM1，尝试调用put", "task"), ("对网站进行安全扫描", "task"), ("veja o que tem na pasta docs", "task"),
     # the same words saying something else
     ("que bueno", "process"), ("como te dije ayer", "process"), ("donde quieras", "process"), ("没多少", "process"),
     ("好几个", "process"), ("以后给我买个礼物", "task"), ("对此进行了分析", "process"), ("工具调用失败了", "process"),
