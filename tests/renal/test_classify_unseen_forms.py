@@ -817,3 +817,19 @@ def test_a_bots_start_button_and_japanese_thanks_and_closings_are_formulas(said:
 def test_work_reported_done_in_portuguese_indonesian_and_chinese_closes_the_request(report: str, done: bool) -> None:
     got = verdicts(("user", "clone o repositório e configure tudo"), ("assistant", report))
     assert (got["m1"].status == "done") is done, got["m1"]
+
+
+@pytest.mark.parametrize(("said", "category"), [
+    # who may do what, the language to answer in by the asker's, work the user keeps for themselves, and what the user
+    # set up for the agent (reviews 69 and 71)
+    ("Tidak boleh ada yang menanyakan hal sensitif seperti api key selain saya", "preference"),
+    ("Jika ada yang menggunakan bahasa Indonesia jawab pake bahasa Indonesia", "preference"),
+    ("Only user ID 6155472872 may request sensitive information", "preference"),
+    ("不具合の対処は、俺がやるからね", "preference"), ("コード変更は、私が直接やるので結構です", "preference"),
+    ("I'll handle the deploys myself", "preference"), ("leave the billing to me", "preference"),
+    ("adicionei uma ferramenta de banco de dados para você utilizar", "preference"),
+    ("I added a calendar tool for you to use", "preference"),
+    ("Only you can help me", "process"), ("I'll do it myself tomorrow, thanks", "process"),
+])
+def test_rules_of_who_may_do_what_and_what_the_user_set_up(said: str, category: str) -> None:
+    assert reply_to_offer(said).category == category, reply_to_offer(said)
