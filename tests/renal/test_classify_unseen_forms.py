@@ -833,3 +833,20 @@ def test_work_reported_done_in_portuguese_indonesian_and_chinese_closes_the_requ
 ])
 def test_rules_of_who_may_do_what_and_what_the_user_set_up(said: str, category: str) -> None:
     assert reply_to_offer(said).category == category, reply_to_offer(said)
+
+
+@pytest.mark.parametrize("said", [
+    'here is the feedback:\n"Alice","I need to understand the basics of SQL first","2026-04-10"\n'
+    '"Bob","Please add more examples","2026-04-10"\n"Carol","from now on keep it short","2026-04-11"',
+    "my push failed:\nfatal: 'origin' does not appear to be a git repository\nfatal: Could not read from remote "
+    "repository.\nPlease make sure you have the correct access rights",
+])
+def test_rows_of_data_and_gits_advice_pasted_are_not_the_users_words(said: str) -> None:
+    """Review 71: a task read in a CSV cell ("I need to understand …"), an order in git's advice ("Please make sure …")."""
+    assert reply_to_offer(said).category not in ("task", "preference"), reply_to_offer(said)
+
+
+def test_work_said_not_done_yet_reports_nothing_done() -> None:
+    got = verdicts(("user", "commit the fix"), ("assistant", "I haven't actually committed anything yet, the tests fail."))
+    assert (got["m1"].category, got["m1"].status) == ("task", "current"), got["m1"]
+    assert got["m2"].category != "decision", got["m2"]
