@@ -525,3 +525,20 @@ def test_an_open_tasks_long_answer_stays_with_it_but_its_thinking_goes(tmp_path:
     assert report in seen and "Please set up the weekly invoice export" in seen
     assert "say so plainly" not in seen  # the reply is no must-keep item of its own: its thinking goes
     assert "mount | grep accounting" not in seen  # the tool work is digested
+
+
+@pytest.mark.realclient
+def test_a_long_request_carried_out_is_quoted_with_its_outcome_not_kept_whole(tmp_path: Path) -> None:
+    """n13's sweep: a 28k-token file pasted with "extract the prompts and save them", then the agent's "the
+    prompts are saved", stayed whole after the digest once the report was read as its outcome."""
+    session = PiSession()
+    pasted = "\n".join(f'{{"prompt": "Prompt {i}: write a product description for item {i} in a friendly tone, '
+                       f'under 80 words, naming its price and size"}}' for i in range(60))
+    session.user("Extract every prompt in this file and save them to prompts.md:\n" + pasted)
+    session.tool("w1", "write", {"file_path": "prompts.md", "content": "60 prompts"}, "wrote prompts.md")
+    session.say("Done: the 60 prompts are saved in prompts.md.")
+    session.user("What is the weather like in Lisbon today?")
+    session.say("Sunny, 24 °C.")
+    result = _compact_copy(session, tmp_path)
+    kept = [json.loads(line) for line in result.output_path.read_text(encoding="utf-8").splitlines()]
+    assert not any("Prompt 42:" in json.dumps(entry) for entry in kept[:-1] if entry.get("type") == "message")

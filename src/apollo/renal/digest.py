@@ -541,9 +541,11 @@ def reasoned(fates: list[Any], kept: frozenset[str]) -> frozenset[str]:
 
 def _decided_on(fate: Any, reply: Any, item_chars: int) -> bool:
     """A must-keep item too long to quote whole that the other side answered with a decision or a
-    rule of its own: that decision is read against the whole item, whose middle a quote would lose."""
+    rule of its own: that decision is read against the whole item, whose middle a quote would lose.
+    Not a request the agent reports carried out (a file pasted with "extract the prompts", then
+    "Done: the prompts are saved"): its outcome answers it, and the digest pairs the two."""
     return len(fate.element.text) > item_chars and reply is not None and reply.must_keep \
-        and reply.category in _STANDING and reply.element.role is not fate.element.role
+        and reply.category in _STANDING and reply.element.role is not fate.element.role and fate.category != "task"
 
 
 def _tools_and_files(fates: list[Any], titles: dict[str, str], said: str, written: frozenset[str]) -> list[str]:
