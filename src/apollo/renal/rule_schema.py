@@ -51,9 +51,9 @@ class Normalize(msgspec.Struct, forbid_unknown_fields=True):
     annotation_patterns: list[str]
     trailing_particles: str
     collapse_single_characters: bool
+    stretched_letters: bool
     binds_forward: list[str] = []
     read_as_one_unless: list[str] = []
-    stretched_letters: bool = False
 
 
 class Pasted(msgspec.Struct, forbid_unknown_fields=True):
