@@ -105,9 +105,7 @@ def parse_blocks(lines: list[str]) -> list[Block]:
             indent = len(match.group(1).expandtabs(4))
             marker = match.group(0)
             j = i + 1
-            while j < len(bare) and bare[j].strip() and not _ITEM.match(bare[j]) and not _HEADING.match(bare[j]) \
-                    and not opening_fence(bare[j]) and not _opens_comment(bare[j]) \
-                    and len(bare[j]) - len(bare[j].lstrip()) > indent:
+            while j < len(bare) and _continues_item(bare[j], indent):
                 j += 1
             while open_items and open_items[-1].indent >= indent:
                 open_items.pop()
@@ -119,8 +117,7 @@ def parse_blocks(lines: list[str]) -> list[Block]:
             i = j
             continue
         j = i + 1
-        while j < len(bare) and bare[j].strip() and not _HEADING.match(bare[j]) and not _starts_list(bare[j]) \
-                and not opening_fence(bare[j]) and not _opens_comment(bare[j]):
+        while j < len(bare) and _continues_paragraph(bare[j]):
             j += 1
         if j == i + 1 and _LABEL.fullmatch(line):
             blocks.append(Block("label", i, j, line, parent=heading, title=title))
@@ -241,11 +238,24 @@ def _absorbs(block: Block, line: str) -> bool:
     """Whether ``line``, right under the last line of ``block``, would be read as part of it (as
     ``parse_blocks`` reads): a paragraph's next line ("Done today:" over "---" is a setext heading), an
     item's indented continuation ("- item" over "  continued")."""
-    if not line.strip() or _HEADING.match(line) or opening_fence(line) or _opens_comment(line):
-        return False
     if block.kind == "item":
-        return not _ITEM.match(line) and len(line) - len(line.lstrip()) > block.indent
-    return block.kind in ("paragraph", "label") and not _starts_list(line)
+        return _continues_item(line, block.indent)
+    return block.kind in ("paragraph", "label") and _continues_paragraph(line)
+
+
+def _opens_block(line: str) -> bool:
+    """A line no block goes on into: blank, a heading, a fence, a comment's opening."""
+    return not line.strip() or bool(_HEADING.match(line)) or bool(opening_fence(line)) or _opens_comment(line)
+
+
+def _continues_item(line: str, indent: int) -> bool:
+    """``line`` goes on the item above it, indented by ``indent``: indented deeper, and no item of its own."""
+    return not _opens_block(line) and not _ITEM.match(line) and len(line) - len(line.lstrip()) > indent
+
+
+def _continues_paragraph(line: str) -> bool:
+    """``line`` goes on the paragraph above it: no list item that may interrupt a paragraph."""
+    return not _opens_block(line) and not _starts_list(line)
 
 
 def _ending(line: str) -> str:
