@@ -46,12 +46,13 @@ def test_an_opening_is_the_texts_own_start_then_the_marker_within_the_room(text:
     assert found is not None and body.endswith(" …]") and body.count("\n[… apollo renal") == 1
     before = body[:found.start()]
     assert before.endswith("\n") and not concentrate._fences(before)[0]  # a blank line, no fence left open
-    head = before[:-1]
-    still_open = concentrate._fences(head.rsplit("\n", 1)[0])[0] if "\n" in head else ""
-    if still_open and head.endswith("\n" + still_open):
-        head = head[:-len(still_open) - 1]  # the fence it cut into, closed
-    assert head and text.startswith(head) and len(head) < len(text)  # its own words, in order, and shorter
-    assert int((found.group(1) or found.group(2)).replace(",", "")) == len(text) - len(head)
+    kept = before[:-1]
+    still_open = concentrate._fences(kept.rsplit("\n", 1)[0])[0] if "\n" in kept else ""
+    # the fence it cut into, closed, or the text's own line that closes it: the count of what was cut says which
+    heads = [kept] + ([kept[:-len(still_open) - 1]] if still_open and kept.endswith("\n" + still_open) else [])
+    cut_chars = int((found.group(1) or found.group(2)).replace(",", ""))
+    head = next((h for h in heads if text.startswith(h) and len(text) - len(h) == cut_chars), "")
+    assert head and len(head) < len(text)  # its own words, in order, shorter, and the count of the rest right
     assert tokens - count(body[found.start():]) >= RULES.settings["budget_opening_tokens"] - 3  # never a sliver
     rest = text[len(head):]
     assert not rest or unicodedata.category(rest[0])[0] != "M" and rest[0] not in "\u200d\ufe0f" and head[-1] != "\u200d"

@@ -388,3 +388,53 @@ def test_a_step_reported_done_before_more_work_leaves_the_request_open_until_the
                            _result("r1", "a"), ("assistant", step), _call("c2", "b"), _result("r2", "b"),
                            ("assistant", "Done: the scan report is in report.html, with 3 medium issues."))
     assert (done_at_end["m1"].status, done_at_end["m1"].reason) == ("done", "no longer active: reported done in #m7")
+
+
+@pytest.mark.parametrize(("step", "still_open"), [
+    ("是的，ZAP 已经安装好了！现在，我将使用 ZAP 对网站进行安全测试，并生成一份报告。", True),
+    ("I have installed ZAP. Now I'll scan the website and write the report.", True),
+    # what it does next is other work: the request is done
+    ("Done: the report is in report.html. I'll now clean up the temp files.", False),
+    ("ZAP 已安装，网站扫描完成，报告在 /tmp/report.html。", False),
+])
+def test_a_step_reported_done_with_the_next_step_on_the_request_leaves_it_open(step: str, still_open: bool) -> None:
+    """Review 71: "ZAP 已经安装好了！现在，我将…对网站进行安全测试" closed "检查网站的漏洞，给我一份报表" though
+    the report never came: a next step on the request said after the report keeps it open, whatever ends the turn."""
+    got = verdicts(("user", "Scan the website for vulnerabilities and give me a report (网站扫描报告)."),
+                   _call("c1", "a"), _result("r1", "a"), ("assistant", step))
+    assert (got["m1"].status == "current") is still_open, got["m1"]
+
+
+@pytest.mark.parametrize("reply", [
+    "| Sales A | 120 | ✅ Perform |\n| Sales B | 80 | ❌ Underperform |",
+    "**选项1**：✅ 能听到语音了！ **选项2**：❌ 还是听不到",
+    "✅ Hecho ⏳ En progreso ❌ Bloqueado — necesito tu ok explícito antes de seguir.",
+    "需要 sudo 权限才能安装。你可以自己在终端运行 sudo apt install zap，安装完成后，工具就能用了。",
+])
+def test_a_check_mark_that_is_no_report_and_a_time_clause_report_nothing_done(reply: str) -> None:
+    """Review 74: check marks in a table's cells, an option's label, a legend, and review 72's "安装完成后…就能用了"
+    (once it is installed) had closed the request they answered."""
+    got = verdicts(("user", "Install the voice plugin and show me the sales table"), _call("c1", "a"),
+                   _result("r1", "a"), ("assistant", reply))
+    assert (got["m1"].category, got["m1"].status) == ("task", "current"), got["m1"]
+
+
+@pytest.mark.parametrize(("reply", "done"), [
+    ("Fertig! Der Cron-Job läuft täglich um 8 Uhr.", True), ("Ich habe den Cron-Job eingerichtet.", True),
+    ("成功读取！这是「海外仓账单审批数据源」表格，共有 74 条审批记录。", True), ("配置保存成功！", True),
+    ("Der Job ist noch nicht erstellt.", False), ("hooks 配置没保存成功。重新配置：", False),
+    ("即使我能够成功安装这个技能，也无法运行。", False), ("授权成功后返回确认。", False),
+])
+def test_work_reported_done_in_german_and_by_what_succeeded(reply: str, done: bool) -> None:
+    got = verdicts(("user", "Erstelle den Cron-Job und lies die Tabelle (创建定时任务，读取表格)"), _call("c1", "a"),
+                   _result("r1", "a"), ("assistant", reply))
+    assert (got["m1"].status == "done") is done, got["m1"]
+
+
+@pytest.mark.parametrize("reply", ["Xong rồi anh. Đã lưu vào raw/2026-03-01-article.md", "Đã cập nhật SOUL.md rồi anh."])
+def test_a_vietnamese_report_of_work_done_closes_the_request(reply: str) -> None:
+    got = verdicts(("user", "em hãy lưu vào raw đi"), _call("c1", "a"), _result("r1", "a"), ("assistant", reply))
+    assert got["m1"].status == "done", got["m1"]
+    going_on = verdicts(("user", "em hãy lưu vào raw đi"), _call("c1", "a"), _result("r1", "a"),
+                        ("assistant", "Chưa xong anh ơi, còn lỗi."))
+    assert going_on["m1"].status == "current", going_on["m1"]

@@ -850,3 +850,39 @@ def test_work_said_not_done_yet_reports_nothing_done() -> None:
     got = verdicts(("user", "commit the fix"), ("assistant", "I haven't actually committed anything yet, the tests fail."))
     assert (got["m1"].category, got["m1"].status) == ("task", "current"), got["m1"]
     assert got["m2"].category != "decision", got["m2"]
+
+
+@pytest.mark.parametrize(("said", "category"), [
+    # reviews 72-74 (sessions of 18 more owners): pings, still-there and why-no-answer, a test said to be one
+    ("你还在么", "noise"), ("怎么没回复呢", "noise"), ("为啥又没有回复了", "noise"), ("你还在运作吗？", "noise"),
+    ("简单测试", "noise"), ("刚才为什么没有回复我，查看日志看看", "question"),
+    # rules laid down by name and rules of the output's form, not asked about
+    ("铁律加上：之后你的产出物放到home文件夹下", "preference"), ("规则：回复不要超过三句话", "preference"),
+    ("结尾要有落款呀", "preference"), ("规则是什么", "question"), ("格式要用表格吗", "question"),
+    # Spanish requests said as what the speaker requires, or led by "ahora", "también"; a clitic imperative
+    ("Ahora requiero que me organices en notion las tareas", "task"), ("la idea es que la revises todos los dias", "task"),
+    ("tambien citame eso al correo", "task"), ("dale a hestia acceso a whatsapp", "task"),
+    ("revisa bien los datos del dashboard", "task"), ("funciona bien el bot", "process"), ("también es bueno", "process"),
+    # Vietnamese questions with who is asked or a softener after their last word
+    ("Em đã nắm rõ công việc của mình chưa em", "question"), ("Đây là trang gì vậy", "question"),
+    ("Giá xăng hôm nay là bao nhiêu vậy", "question"), ("không có gì", "process"),
+    # a message whose few clauses are each a question without its mark asks them
+    ("你是谁，你能做什么", "question"), ("帮我看看，这是什么", "question"), ("帮我查日志，然后重启", "task"),
+])
+def test_forms_reviews_72_to_74_found(said: str, category: str) -> None:
+    verdict = reply_to_offer(said)
+    assert verdict.category == category, verdict
+
+
+@pytest.mark.parametrize("reply", ["😄💪", "✨", "👋", "❤️"])
+def test_a_reply_in_emoji_only_is_noise(reply: str) -> None:
+    got = verdicts(("user", "帮我看看日志"), ("assistant", "日志里没有错误。"), ("user", "好"), ("assistant", reply))
+    assert (got["m4"].category, got["m4"].action) == ("noise", "drop"), got["m4"]
+
+
+def test_a_new_question_in_reply_leaves_the_agents_question_open() -> None:
+    """Review 73: "你确认要设置cron定时任务吗？" was answered, and the cron decided, by "你是谁，你能做什么"."""
+    got = verdicts(("user", "每天早上8点给我发天气"),
+                   ("assistant", "我可以创建一个每天 08:00 的定时任务来发送天气。你确认要设置cron定时任务吗？"),
+                   ("user", "你是谁，你能做什么"))
+    assert (got["m2"].category, got["m2"].status) == ("question", "current"), got["m2"]

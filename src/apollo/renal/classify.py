@@ -900,6 +900,7 @@ class Classifier:
 
         if role != "user" and done:  # "记好了：…PDF 的决定…" reports work done, whatever else it says
             self._close_task(element, keys, other)
+            self._goes_on(element, said)
         if role != "user" and other is not None and any(s.confirmation for s in found.social) and self._echoes(
                 keys, other) and not re.search(_DIGITS, found.content_text()):
             return self._verdict(element, "noise", "drop", 0.75, f"acknowledges and restates #{other.id}, which "
@@ -1130,6 +1131,25 @@ class Classifier:
         self._closed = (element.id, task)
         self._amend(task, status="done", action="compress", confidence=confidence, rule="resolve:done",
                     reason=f"no longer active: reported done in #{element.id}")
+
+    def _goes_on(self, element: Element, said: str) -> None:
+        """The report says a step is done and, after it, what the agent does next on the request it
+        closed ("ZAP 已安装。现在，我将对网站进行安全测试", "Installed ZAP. Now I'll run the scan"): the
+        request is under way, not done; a next step on something else ("I'll now clean up the temp
+        files") leaves it done."""
+        if self._closed is None or self._closed[0] != element.id:
+            return
+        task = self._closed[1]
+        completion, next_step = self.rules["completion"], self.rules["next_step"]
+        reported = False
+        for sentence in reading.sentences(said.lower().replace("\u2019", "'")):
+            step = None if reported else completion.search(sentence)
+            rest = (sentence[step.end():] if step is not None else sentence if reported else "").strip()
+            after = next_step.search(rest) if rest else None
+            if after is not None and reading.keywords(rest[after.start():], self.rules) & task.keys:
+                self._reopen(task, f"#{element.id} reports a step and what it does next on the request: still open")
+                return
+            reported = reported or step is not None
 
     def _adopt(self, element: Element, other: _Turn | None) -> None:
         """The agent took the user's message it replies to as an instruction to keep ("记住了"): a

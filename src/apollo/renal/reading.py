@@ -60,6 +60,8 @@ _SENTENCE_END_AT_END = LazyPattern(r"[。！？!?.…]\s*$")  # compiled for the
 #: how many sentences open a reply (within its first characters): where it says whether it knows the answer
 _OPENING_SENTENCES = 2
 _OPENING_CHARS = 600
+#: a message of at most this many clauses, each a question without its mark, asks them all
+_UNMARKED_CLAUSES = 3
 _WHOLE_INTENT_SIGNALS = ("tag_question", "rejection", "agreement", "fragment", "done_reply")
 
 
@@ -513,8 +515,11 @@ def _read(text: str, role: str, rules: RenalRules, social: bool) -> Reading:
         reading.incomplete = any(mark in clauses[-1].end for mark in _INCOMPLETE_MARKS)
     question_signal, wh_signal = rules["question"], rules["wh_question"]
     indirect = rules["indirect_question"] if rules["indirect_question"].applies_to(role) else None
-    # a question without its mark only as the whole message: in a longer one its words name what to explain
-    unmarked = rules["unmarked_question"] if len(clauses) == 1 and rules["unmarked_question"].applies_to(role) else None
+    # a question without its mark only as the whole message, or as each of its few clauses ("你是谁，你能做什么"):
+    # in a longer one its words name what to explain
+    unmarked = rules["unmarked_question"] if rules["unmarked_question"].applies_to(role) and (
+        len(clauses) == 1 or (len(clauses) <= _UNMARKED_CLAUSES and all(
+            rules["unmarked_question"].search(_match_text(c)) is not None for c in clauses))) else None
     offer = rules["proposal"] if rules["proposal"].applies_to(role) else None
     intent, in_formulas, whole_intent = _signals_for(rules, role)
     content: list[str] = []

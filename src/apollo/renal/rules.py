@@ -34,7 +34,7 @@ ENGINE_SIGNALS = frozenset({
     "acknowledgement", "receipt", "backchannel", "assent", "filler", "appreciation", "laughter", "thanks", "thanks_reply",
     "reassurance", "no_problem", "greeting", "ping", "closing", "wish", "compliance", "checking", "vocative", "request",
     "question", "unmarked_question", "wh_question", "tag_question", "indirect_question", "preference", "profile", "preference_hint", "decision", "choice", "supersede",
-    "proposal", "task", "completion", "check_mark", "grading", "appraisal", "continuation", "undone", "still_undone", "own_quotation", "unknown", "negativity", "rejection", "agreement", "apology",
+    "proposal", "task", "completion", "check_mark", "grading", "appraisal", "continuation", "next_step", "undone", "still_undone", "own_quotation", "unknown", "negativity", "rejection", "agreement", "apology",
     "fragment", "open_offer", "choice_question", "override", "heartbeat_poll", "heartbeat_ok", "no_reply", "todo_open", "todo_done",
 })
 WHOLE_TEXT_SIGNALS = frozenset({"heartbeat_poll", "heartbeat_ok", "no_reply", "todo_open", "todo_done"})
