@@ -438,3 +438,23 @@ def test_a_vietnamese_report_of_work_done_closes_the_request(reply: str) -> None
     going_on = verdicts(("user", "em hãy lưu vào raw đi"), _call("c1", "a"), _result("r1", "a"),
                         ("assistant", "Chưa xong anh ơi, còn lỗi."))
     assert going_on["m1"].status == "current", going_on["m1"]
+
+
+@pytest.mark.parametrize(("reply", "done"), [
+    # the deliverable presented next, a closing formula, what a job just set up will do: the request is done
+    ("Scan finished. Now let me summarize the scan report: 3 medium issues, 1 high.", True),
+    ("Done! The report is in report.html. Now let me know if you want me to rescan the website.", True),
+    ("Done! The website scan is set up. Then I'll send you the scan report every morning.", True),
+    # a status table of the steps done
+    ("| Install ZAP | ✅ |\n| Scan website | ✅ 完成 |", True),
+    ("安装完成后，我跑了一遍网站扫描，发现 3 个漏洞。", True),
+    # almost done, not finished, failed, noted; a share, not a report
+    ("Sắp xong rồi anh, đang tạo báo cáo.", False), ("Em chưa làm xong, còn đang quét.", False),
+    ("Đã chạy lệnh quét nhưng lỗi timeout.", False), ("Em đã ghi nhận yêu cầu.", False),
+    ("扫描完成度 60%", False), ("Ich habe nichts geändert.", False),
+])
+def test_what_review_75_found_the_new_rules_misread(reply: str, done: bool) -> None:
+    """Review 75 (an adversarial reading of the rules of reviews 72-74): each of these had been read the other way."""
+    got = verdicts(("user", "Scan the website and give me a report (扫描网站)"), _call("c1", "a"), _result("r1", "a"),
+                   ("assistant", reply))
+    assert (got["m1"].status == "done") is done, got["m1"]

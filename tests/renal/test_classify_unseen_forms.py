@@ -861,13 +861,19 @@ def test_work_said_not_done_yet_reports_nothing_done() -> None:
     ("结尾要有落款呀", "preference"), ("规则是什么", "question"), ("格式要用表格吗", "question"),
     # Spanish requests said as what the speaker requires, or led by "ahora", "también"; a clitic imperative
     ("Ahora requiero que me organices en notion las tareas", "task"), ("la idea es que la revises todos los dias", "task"),
-    ("tambien citame eso al correo", "task"), ("dale a hestia acceso a whatsapp", "task"),
-    ("revisa bien los datos del dashboard", "task"), ("funciona bien el bot", "process"), ("también es bueno", "process"),
+    ("dale a hestia acceso a whatsapp", "task"), ("funciona bien el bot", "process"), ("también es bueno", "process"),
+    ("ahora sí manda bien los mensajes", "process"), ("También abre otra ventana", "process"), ("qué bien, qué rápido", "process"),
     # Vietnamese questions with who is asked or a softener after their last word
     ("Em đã nắm rõ công việc của mình chưa em", "question"), ("Đây là trang gì vậy", "question"),
-    ("Giá xăng hôm nay là bao nhiêu vậy", "question"), ("không có gì", "process"),
+    ("Giá xăng hôm nay là bao nhiêu vậy", "question"), ("không có gì", "process"), ("Bắt đầu nào", "process"),
+    ("Em không hiểu gì", "process"),
     # a message whose few clauses are each a question without its mark asks them
     ("你是谁，你能做什么", "question"), ("帮我看看，这是什么", "question"), ("帮我查日志，然后重启", "task"),
+    # review 75: an order to test again, a refusal in emoji, a polite "not yet", a question about the form, a firewall rule
+    ("再测试一下", "task"), ("👎", "process"), ("Dạ chưa ạ", "process"), ("字数要控制在多少合适", "question"),
+    ("添加规则，允许8080端口访问", "task"),
+    # the everyday "have you eaten?" and a greeting with a word of endearment; a Vietnamese name given to the agent
+    ("你吃饭了吗？", "noise"), ("哈喽宝宝", "noise"), ("Mình muốn gọi bạn là yolo nha", "preference"),
 ])
 def test_forms_reviews_72_to_74_found(said: str, category: str) -> None:
     verdict = reply_to_offer(said)
@@ -886,3 +892,25 @@ def test_a_new_question_in_reply_leaves_the_agents_question_open() -> None:
                    ("assistant", "我可以创建一个每天 08:00 的定时任务来发送天气。你确认要设置cron定时任务吗？"),
                    ("user", "你是谁，你能做什么"))
     assert (got["m2"].category, got["m2"].status) == ("question", "current"), got["m2"]
+
+
+@pytest.mark.parametrize(("reply", "picked"), [("3", True), ("方案3", True), ("option 3", True), ("3 吧", True),
+                                               ("3 sounds fine but check the disk first", False), ("4", False)])
+def test_a_reply_naming_a_numbered_option_picks_it(reply: str, picked: bool) -> None:
+    """Review 73: "3" after "方案1：… 方案2：… 方案3：… 你选哪个？" was discussion; options listed under a number or a
+    letter (classify.option_item) are picked by their label, as one side of "A or B?" is by its words."""
+    got = verdicts(("user", "备份怎么做比较好"),
+                   ("assistant", "有三个方案：\n方案1：每天全量备份\n方案2：增量备份\n方案3：同步到云端\n你选哪个？"),
+                   ("user", reply))
+    assert (got["m3"].category == "decision") is picked, got["m3"]
+
+
+def test_a_promise_to_look_answers_nothing_and_a_generic_offer_in_vietnamese_asks_nothing() -> None:
+    """Review 72: "je vais interroger l'outil… Un instant" had answered the question; review 74: "anh cần gì nữa không?"
+    had been a question a "được rồi" answered, deciding nothing."""
+    got = verdicts(("user", "Quel est le temps moyen de préparation par commande ?"),
+                   ("assistant", "Pour obtenir le temps moyen, je vais interroger l'outil de données. Un instant."))
+    assert got["m1"].status != "answered", got["m1"]
+    offer = verdicts(("user", "em hãy lưu vào raw đi"),
+                     ("assistant", "Xong rồi anh. Đã lưu vào raw/a.md. Dạ, anh cần gì nữa không?"), ("user", "Oke vậy được rồi"))
+    assert offer["m2"].category != "question" and offer["m3"].category == "noise", (offer["m2"], offer["m3"])

@@ -291,6 +291,7 @@ class Classifier:
         self._choice_max_tokens: int = settings["choice_reply_max_tokens"]
         self._without_words = re.compile(settings["reply_without_words"])
         self._choice_fillers = frozenset(settings["choice_fillers"])
+        self._option_item = re.compile(settings["option_item"], re.IGNORECASE)
         #: the agent's recent texts, flattened: what a delivery copy repeats
         self._said: deque[str] = deque(maxlen=64)
         #: what other sessions routed here, flattened: the same message routed again repeats it
@@ -707,7 +708,8 @@ class Classifier:
             if stated in self._stance_categories:
                 turn.specifics = self._specifics_in(found.content_text())
             if role == "assistant" and found.question:
-                turn.options = reading.alternatives(found, self.rules, self._choice_markers, self._choice_list_ends)
+                turn.options = reading.alternatives(found, self.rules, self._choice_markers, self._choice_list_ends) or \
+                    reading.enumerated(found, self._option_item)
                 turn.asks_choice = found.asks(self.rules["choice_question"]) and found.asks_mostly(self.rules["open_offer"])
         self._turns.append(turn)
 
@@ -979,7 +981,8 @@ class Classifier:
         for clause in found.content:
             if _choice_tokens(clause.body) - offered - self._choice_fillers:
                 return None
-            words = reading.keywords(clause.body, self.rules)
+            # its topic words, and its bare tokens for an option labelled by a number or a letter ("3", "方案3")
+            words = reading.keywords(clause.body, self.rules) | _choice_tokens(clause.body)
             for index, (_, own) in enumerate(other.options):
                 if words & own:
                     (rejected if self._choice_rejects.search(clause.body) else named).add(index)

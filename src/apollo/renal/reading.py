@@ -223,6 +223,17 @@ def alternatives(reading: Reading, rules: RenalRules, markers: re.Pattern[str],
     return tuple(options) if len(options) > 1 else ()
 
 
+def enumerated(reading: Reading, item: re.Pattern[str]) -> tuple[tuple[str, frozenset[str]], ...]:
+    """The options a message lists under a number or a letter ("方案1：…", "Option B — …", "2. …"), each
+    with its label as the word only it has: none unless two labels or more are listed."""
+    options: dict[str, str] = {}
+    for clause in reading.clauses:
+        found = item.match(clause.body)
+        if found is not None:
+            options.setdefault((found.group(1) or found.group(2)).lower(), clause.body)
+    return tuple((text, frozenset({label})) for label, text in options.items()) if len(options) > 1 else ()
+
+
 def _last_units(text: str, size: int) -> str:
     starts = [m.start() for m in _UNIT.compiled().finditer(text)]
     return text[starts[-size]:].strip() if len(starts) > size else text.strip()

@@ -126,6 +126,7 @@ class ClassifySettings(msgspec.Struct, forbid_unknown_fields=True):
     choice_reply_max_tokens: int
     reply_without_words: str
     choice_fillers: list[str]
+    option_item: str
     normalize: Normalize
     pasted: Pasted
     keywords: Keywords
