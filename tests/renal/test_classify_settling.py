@@ -458,3 +458,18 @@ def test_what_review_75_found_the_new_rules_misread(reply: str, done: bool) -> N
     got = verdicts(("user", "Scan the website and give me a report (扫描网站)"), _call("c1", "a"), _result("r1", "a"),
                    ("assistant", reply))
     assert (got["m1"].status == "done") is done, got["m1"]
+
+
+@pytest.mark.parametrize(("reply", "done"), [
+    ("API端点不可访问 → 自动切换到模拟数据模式。报告已生成，数据来源：模拟搜索引擎（非真实市场数据）", False),
+    ("The API was down, so I'm falling back to mock data. Report saved to report.md.", False),
+    ("报告已生成，数据来源：百度搜索。", True),
+])
+def test_a_report_that_fell_back_to_a_stand_in_reports_the_work_not_done(reply: str, done: bool) -> None:
+    """Review 72: "启用真实搜索集成，获取真实市场数据" closed by a report whose data came from a simulated search."""
+    got = verdicts(("user", "启用真实搜索集成，获取真实市场数据，生成报告"), _call("c1", "a"), _result("r1", "a"),
+                   ("assistant", reply))
+    assert (got["m1"].status == "done") is done, got["m1"]
+    mock = verdicts(("user", "Create mock data for the tests"), _call("c1", "a"), _result("r1", "a"),
+                    ("assistant", "I created mock data for the tests in tests/fixtures.json."))
+    assert mock["m1"].status == "done", mock["m1"]
