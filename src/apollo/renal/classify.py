@@ -979,10 +979,11 @@ class Classifier:
         named: set[int] = set()
         rejected: set[int] = set()
         for clause in found.content:
-            if _choice_tokens(clause.body) - offered - self._choice_fillers:
+            tokens = _choice_tokens(clause.body)
+            if tokens - offered - self._choice_fillers:
                 return None
             # its topic words, and its bare tokens for an option labelled by a number or a letter ("3", "方案3")
-            words = reading.keywords(clause.body, self.rules) | _choice_tokens(clause.body)
+            words = reading.keywords(clause.body, self.rules) | tokens
             for index, (_, own) in enumerate(other.options):
                 if words & own:
                     (rejected if self._choice_rejects.search(clause.body) else named).add(index)
@@ -1146,13 +1147,16 @@ class Classifier:
         completion, next_step = self.rules["completion"], self.rules["next_step"]
         reported = False
         for sentence in reading.sentences(said.lower().replace("\u2019", "'")):
-            step = None if reported else completion.search(sentence)
-            rest = (sentence[step.end():] if step is not None else sentence if reported else "").strip()
+            if not reported:  # the next step is read after the report: in the rest of its sentence, then on
+                step = completion.search(sentence)
+                if step is None:
+                    continue
+                reported, sentence = True, sentence[step.end():]
+            rest = sentence.strip()
             after = next_step.search(rest) if rest else None
             if after is not None and reading.keywords(rest[after.start():], self.rules) & task.keys:
                 self._reopen(task, f"#{element.id} reports a step and what it does next on the request: still open")
                 return
-            reported = reported or step is not None
 
     def _adopt(self, element: Element, other: _Turn | None) -> None:
         """The agent took the user's message it replies to as an instruction to keep ("记住了"): a

@@ -528,9 +528,10 @@ def _read(text: str, role: str, rules: RenalRules, social: bool) -> Reading:
     indirect = rules["indirect_question"] if rules["indirect_question"].applies_to(role) else None
     # a question without its mark only as the whole message, or as each of its few clauses ("你是谁，你能做什么"):
     # in a longer one its words name what to explain
-    unmarked = rules["unmarked_question"] if rules["unmarked_question"].applies_to(role) and (
-        len(clauses) == 1 or (len(clauses) <= _UNMARKED_CLAUSES and all(
-            rules["unmarked_question"].search(_match_text(c)) is not None for c in clauses))) else None
+    unmarked_signal = rules["unmarked_question"]
+    unmarked = unmarked_signal if unmarked_signal.applies_to(role) and (len(clauses) == 1 or (
+        len(clauses) <= _UNMARKED_CLAUSES and all(unmarked_signal.search(_match_text(c)) is not None
+                                                   for c in clauses))) else None
     offer = rules["proposal"] if rules["proposal"].applies_to(role) else None
     intent, in_formulas, whole_intent = _signals_for(rules, role)
     content: list[str] = []
