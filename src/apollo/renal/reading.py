@@ -39,6 +39,8 @@ _QUESTION_MARKS = ("?", "？")
 # does, "،" and "؛" end a clause as "," and ";" do (one character for one)
 _ARABIC_MARKS = str.maketrans("؟،؛", "?,;")
 _INCOMPLETE_MARKS = (",", "，", "-", "—", "、", "…")
+#: a link's path, query and fragment after its scheme and host ("https://example.com/why-we-prefer-tabs?x=1")
+_LINK_PATH = LazyPattern(r"(https?://[A-Za-z0-9.:@%_~-]+)[/?#][A-Za-z0-9._~:/?#@!$&'*+,;=%-]*", re.IGNORECASE)
 _LATIN_WORD = re.compile(r"[a-z][a-z0-9_+#-]*[a-z0-9+#]|[a-z]")
 #: messages up to this long are cached (bounded: 4096 of them)
 _CACHED_CHARS = 400
@@ -491,9 +493,11 @@ def _segments(units: tuple[str, ...], rules: RenalRules, glue: str, shortest: in
 
 
 def _match_text(clause: Clause) -> str:
-    """What intent patterns see: the clause lower-cased, with its question mark if it had one."""
+    """What intent patterns see: the clause lower-cased, with its question mark if it had one, and
+    each link cut to its host (the words of a link's path are a page's name, not the speaker's)."""
     mark = "?" if any(m in clause.end for m in _QUESTION_MARKS) or clause.body.endswith(_QUESTION_MARKS) else ""
-    return simplified(clause.body.lower()).replace("\u2019", "'").rstrip(".。!！,，;；:：~～ ") + mark
+    body = _LINK_PATH.sub(r"\1", clause.body) if "://" in clause.body else clause.body
+    return simplified(body.lower()).replace("\u2019", "'").rstrip(".。!！,，;；:：~～ ") + mark
 
 
 @functools.lru_cache(maxsize=32)
