@@ -108,6 +108,7 @@ def test_repeated_texts_are_counted_once() -> None:
 
 
 @settings(max_examples=30, deadline=None)
+@example("x", 551, "  ")  # the samples' density left one token out where the run met the spaces
 @given(st.sampled_from(["x", "ab", "QmFzZTY0", "=", "-_", "Zm9vYmFy+/", "_", " ", "\n", " \n", "\t", "\r\n"]),
        st.integers(min_value=300, max_value=1500),
        st.text(alphabet="abc def 123\n", max_size=80))
