@@ -3,9 +3,14 @@ none quoted)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from support_classify import verdicts
+from support_classify import session_verdicts, verdicts
+
+from realclient.support import PiSession
 
 MUST_KEEP = {"decision", "preference", "task", "question"}
 
@@ -28,3 +33,60 @@ def test_a_links_path_query_or_fragment_changes_no_verdict(words: list[str], joi
     with_path = verdicts(("user", f"{opening}https://example.com{joint}{'-'.join(words)}"))["m1"]
     host_only = verdicts(("user", f"{opening}https://example.com"))["m1"]
     assert (with_path.category, with_path.rule) == (host_only.category, host_only.rule)
+
+
+@pytest.mark.parametrize(("reply", "status"), [
+    ("部署完成后，你可以通过 http://localhost:8080 访问。", "current"),
+    ("部署完成后请检查一下日志", "current"),
+    ("部署完成。你可以通过 http://localhost:8080 访问。", "done"),
+])
+def test_a_deployment_done_after_which_something_follows_is_no_report(reply: str, status: str) -> None:
+    """'部署完成后，…' says what follows the deployment (when, not whether it is done): the request stays open."""
+    got = verdicts(("user", "帮我把这个服务部署到服务器上"), ("assistant", reply))
+    assert (got["m1"].category, got["m1"].status) == ("task", status), got["m1"]
+
+
+_LONG_CHECK = ("Heartbeat poll at 18:21 UTC. lastChecks.todo shows 05:52 UTC, the same day, so the daily TODO review "
+               "is skipped; memory maintenance is due every few days and was last run yesterday, so it is skipped too. "
+               "Late-night window: no messages to the owner. ")
+
+
+@pytest.mark.parametrize("ending", ["HEARTBEAT_OK", "Nothing needs attention.HEARTBEAT_OK", "✅ **HEARTBEAT_OK**"])
+def test_a_long_reply_to_a_heartbeat_poll_that_ends_on_the_token_is_noise(ending: str, tmp_path: Path) -> None:
+    """However much it says on the way, its conclusion is OpenClaw's all-clear: nothing to keep; and it replies
+    to the poll, not to the greeting the user sent before it."""
+    s = PiSession()
+    s.user("hello")
+    s.say("Hi! What can I do for you?")
+    _, reply = s.heartbeat(_LONG_CHECK + ending)
+    got = session_verdicts(s, tmp_path)
+    assert (got[reply].category, got[reply].action) == ("noise", "drop"), got[reply]
+
+
+def test_a_reply_to_a_heartbeat_poll_that_ends_on_an_alert_is_kept(tmp_path: Path) -> None:
+    """An alert is no reply to the greeting the user sent before the poll."""
+    s = PiSession()
+    s.user("hello")
+    s.say("Hi! What can I do for you?")
+    _, reply = s.heartbeat(_LONG_CHECK + "HEARTBEAT_OK for the TODO list, but the backup disk is 97% full: "
+                           "the nightly backup will fail tonight unless we free space.")
+    got = session_verdicts(s, tmp_path)
+    assert got[reply].category != "noise" and got[reply].rule != "context:social_reply", got[reply]
+
+
+_REMINDER = ("System: [2026-02-18 17:00:10 EST] Cron: {event}\n\nA scheduled reminder has been triggered. The reminder "
+             "content is:\n\nCron: {event}\n\nPlease relay this reminder to the user in a helpful and friendly way.\n"
+             "Current time: Wednesday, February 18th, 2026 — 5:00 PM (America/New_York)")
+
+
+@pytest.mark.parametrize(("event", "category"), [("HEARTBEAT_OK", "noise"), ("NO_REPLY", "noise"),
+                                                  ("Backup failed: disk full", "process")])
+def test_a_scheduled_reminder_whose_event_is_the_all_clear_token_is_noise(
+        event: str, category: str, tmp_path: Path) -> None:
+    """A job that found nothing relays the token; a job that found something is a notice worth keeping."""
+    s = PiSession()
+    s.user("Set up an hourly backup check")
+    s.say("Done: the check runs every hour.")
+    notice = s.user(_REMINDER.format(event=event))
+    got = session_verdicts(s, tmp_path)
+    assert got[notice].category == category, got[notice]

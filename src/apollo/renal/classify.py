@@ -463,6 +463,8 @@ class Classifier:
             if element.role is Role.USER:  # a runtime notice opens a turn: the work before it is not the reply's
                 self._worked = False
                 self._scheduled_run = bool(element.extra.get("scheduled"))
+                if by_row.category == "noise":  # what the agent says next replies to it (a heartbeat poll), not
+                    self._remember(element, element.speaker or "user", "user", substantive=False)  # to a greeting
             return by_row
         kind = element.kind
         if kind is Kind.THINKING:
@@ -482,7 +484,8 @@ class Classifier:
                 continue
             if element.tokens > row.get("max_tokens", element.tokens) or (row.get("copy") and not self._said_before(
                     element.text)) or (row.get("routed_again") and _flat(element.text) not in self._routed) or (
-                    row.get("chatter") and not self._is_agent_chatter(element.text)):
+                    row.get("chatter") and not self._is_agent_chatter(element.text)) or (
+                    "says" in row and not self.rules[row["says"]].search(element.text or element.envelope)):
                 continue
             return self._verdict(element, row["category"], row["action"], row["confidence"],
                                  row["reason"].format(flag=flag), row["rule"])

@@ -90,6 +90,7 @@ class VerdictRow(msgspec.Struct, forbid_unknown_fields=True):
     copy: bool | UnsetType = UNSET
     routed_again: bool | UnsetType = UNSET
     chatter: bool | UnsetType = UNSET
+    says: str | UnsetType = UNSET
     restates: bool | UnsetType = UNSET
     keeps_open: bool | UnsetType = UNSET
 
