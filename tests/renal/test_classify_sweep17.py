@@ -90,3 +90,18 @@ def test_a_scheduled_reminder_whose_event_is_the_all_clear_token_is_noise(
     notice = s.user(_REMINDER.format(event=event))
     got = session_verdicts(s, tmp_path)
     assert got[notice].category == category, got[notice]
+
+
+@pytest.mark.parametrize("said", ["I want to delete my account", "I want delete my old account",
+                                  "we'd like to move the backups to S3", "ok now i really want to backup my build to github",
+                                  "I’d like to book a table for two at 8"])
+def test_the_work_the_user_wants_done_said_as_a_wish_is_a_task(said: str) -> None:
+    got = verdicts(("assistant", "Hi! How can I help?"), ("user", said))
+    assert got["m2"].category == "task", got["m2"]
+
+
+@pytest.mark.parametrize("said", ["I want to understand why the build failed", "I want to ask you something",
+                                  "I wanted to delete it but the button was grey", "I want to learn python"])
+def test_a_wish_to_know_ask_or_learn_or_one_that_failed_is_no_task(said: str) -> None:
+    got = verdicts(("assistant", "Hi! How can I help?"), ("user", said))
+    assert got["m2"].category != "task", got["m2"]
