@@ -105,3 +105,13 @@ def test_the_work_the_user_wants_done_said_as_a_wish_is_a_task(said: str) -> Non
 def test_a_wish_to_know_ask_or_learn_or_one_that_failed_is_no_task(said: str) -> None:
     got = verdicts(("assistant", "Hi! How can I help?"), ("user", said))
     assert got["m2"].category != "task", got["m2"]
+
+
+@pytest.mark.parametrize(("said", "category"), [("下次手动下单需要问我", "preference"), ("平時唔需要問我", "preference"),
+                                                ("以后部署前需要先问我", "preference"), ("一般需要问一下医生", "process"),
+                                                ("下次要问你吗", "question")])
+def test_whether_the_agent_must_ask_first_ruled_for_next_time_is_a_standing_rule(said: str, category: str) -> None:
+    """Next time, from now on or as a habit, ask me (or do not): a rule of who decides; advice about asking someone
+    else, or the question, rules nothing."""
+    got = verdicts(("assistant", "已经帮你下单了。"), ("user", said))
+    assert got["m2"].category == category, got["m2"]
