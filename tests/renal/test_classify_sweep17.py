@@ -115,3 +115,15 @@ def test_whether_the_agent_must_ask_first_ruled_for_next_time_is_a_standing_rule
     else, or the question, rules nothing."""
     got = verdicts(("assistant", "已经帮你下单了。"), ("user", said))
     assert got["m2"].category == category, got["m2"]
+
+
+@pytest.mark.parametrize(("said", "category"), [
+    ("How to sell my coins", "question"), ("HOW TO GET MORE TOKENS", "question"),
+    ("why the tool output on the right is always empty", "question"), ("What happened to the Reddit round up", "question"),
+    ("what to do", "question"), ("What a great job", "process"), ("how i fixed it: restarted the gateway", "process"),
+    ("why not", "process")])
+def test_an_english_question_without_its_mark_is_read_from_its_opening(said: str, category: str) -> None:
+    """Chat drops the question mark: how to, why, what happened… open a question; an exclamation, what the speaker
+    tells, or the agreement "why not" ask nothing (and "always" in a question rules nothing)."""
+    got = verdicts(("assistant", "The weekly digest went out at 9."), ("user", said))
+    assert got["m2"].category == category, got["m2"]
