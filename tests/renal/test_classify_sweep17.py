@@ -127,3 +127,25 @@ def test_an_english_question_without_its_mark_is_read_from_its_opening(said: str
     tells, or the agreement "why not" ask nothing (and "always" in a question rules nothing)."""
     got = verdicts(("assistant", "The weekly digest went out at 9."), ("user", said))
     assert got["m2"].category == category, got["m2"]
+
+
+@pytest.mark.parametrize(("reply", "category"), [
+    ("If it still fails, please send:\n- your account ID\n- a screenshot of the error", "process"),
+    ("Please send me your ID and a screen recording of the login.", "process"),
+    ("Please paste the output here.", "process"),
+    ("Please run `openclaw doctor` in your terminal and tell me what it says.", "task"),
+    ("Please send the signed contract to Bob before Friday.", "task")])
+def test_what_the_agent_asks_to_see_is_no_work_handed_to_the_user(reply: str, category: str) -> None:
+    """A screenshot, an ID or the output asked for comes back in the user's next message; a step to carry out on
+    their side stays theirs until done."""
+    got = verdicts(("user", "I can't log in to my wallet"), ("assistant", reply))
+    assert got["m2"].category == category, got["m2"]
+
+
+@pytest.mark.parametrize(("reply", "status"), [
+    ("To complete KYC:\n1. Log in\n2. Complete your profile\n3. Do the face verification", "current"),
+    ("You need to complete human verification first.", "current"),
+    ("Backup complete ✅", "done"), ("Migration complete.", "done")])
+def test_complete_as_what_is_left_to_do_reports_nothing(reply: str, status: str) -> None:
+    got = verdicts(("user", "Set up my account and back it up"), ("assistant", reply))
+    assert (got["m1"].category, got["m1"].status) == ("task", status), got["m1"]
