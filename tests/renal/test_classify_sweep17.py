@@ -149,3 +149,13 @@ def test_what_the_agent_asks_to_see_is_no_work_handed_to_the_user(reply: str, ca
 def test_complete_as_what_is_left_to_do_reports_nothing(reply: str, status: str) -> None:
     got = verdicts(("user", "Set up my account and back it up"), ("assistant", reply))
     assert (got["m1"].category, got["m1"].status) == ("task", status), got["m1"]
+
+
+@pytest.mark.parametrize(("reply", "status"), [
+    ("Voici l'image promotionnelle pour l'offre :", "done"), ("Aquí está la imagen promocional.", "done"),
+    ("Aqui está a imagem promocional.", "done"), ("Here's your promo image:", "done"),
+    ("Here's the situation: the image tool is down.", "current")])
+def test_a_deliverable_handed_over_closes_its_request(reply: str, status: str) -> None:
+    """"Voici…", "Aquí está…", "Here's your…": the thing asked for, delivered; "here's the situation" explains."""
+    got = verdicts(("user", "Génère une image promotionnelle pour l'offre"), ("assistant", reply))
+    assert (got["m1"].category, got["m1"].status) == ("task", status), got["m1"]
