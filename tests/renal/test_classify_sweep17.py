@@ -159,3 +159,9 @@ def test_a_deliverable_handed_over_closes_its_request(reply: str, status: str) -
     """"Voici…", "Aquí está…", "Here's your…": the thing asked for, delivered; "here's the situation" explains."""
     got = verdicts(("user", "Génère une image promotionnelle pour l'offre"), ("assistant", reply))
     assert (got["m1"].category, got["m1"].status) == ("task", status), got["m1"]
+
+
+@pytest.mark.parametrize("said", ["u ok", "u there", "r u there", "u alive"])
+def test_a_ping_in_chat_spelling_is_noise(said: str) -> None:
+    got = verdicts(("assistant", "Running the migration now."), ("user", said))
+    assert (got["m2"].category, got["m2"].action) == ("noise", "drop"), got["m2"]
