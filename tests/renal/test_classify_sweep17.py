@@ -165,3 +165,12 @@ def test_a_deliverable_handed_over_closes_its_request(reply: str, status: str) -
 def test_a_ping_in_chat_spelling_is_noise(said: str) -> None:
     got = verdicts(("assistant", "Running the migration now."), ("user", said))
     assert (got["m2"].category, got["m2"].action) == ("noise", "drop"), got["m2"]
+
+
+@pytest.mark.parametrize(("said", "ordered"), [("我通过飞书给你发送的消息，你能收到吗", False),
+                                               ("算了，暂时先不弄自动启动的事了", False), ("帮我把这个文件发送给张总", True)])
+def test_a_verb_of_work_that_names_a_thing_with_的_orders_nothing(said: str, ordered: bool) -> None:
+    """'发送的消息', '启动的事': the verb describes the noun after 的 (what was sent, the matter of starting); it is no
+    order of its own."""
+    got = verdicts(("assistant", "飞书已经连上了。"), ("user", said))
+    assert (got["m2"].category == "task") is ordered, got["m2"]
