@@ -174,3 +174,40 @@ def test_a_verb_of_work_that_names_a_thing_with_的_orders_nothing(said: str, or
     order of its own."""
     got = verdicts(("assistant", "飞书已经连上了。"), ("user", said))
     assert (got["m2"].category == "task") is ordered, got["m2"]
+
+
+_SKILL = ("---\nname: canvas-lms\ndescription: Access Canvas LMS. Use when checking due dates or grades.\n---\n\n"
+          "# Canvas LMS\n\nAlways include the course id in every request. Never guess a due date.\n")
+
+
+@pytest.mark.parametrize("lead", ["How can I run a specific canvas query: ", "My skill file looks like this:\n"])
+def test_a_file_pasted_with_its_front_matter_states_no_rule_and_replaces_none(lead: str) -> None:
+    """A SKILL.md's "always …" and "never …" are its author's; the user's own rule before it stands."""
+    got = verdicts(("user", "ALWAYS use the canvas-lms skill. Do not ask me to run curl commands."),
+                   ("assistant", "Understood."), ("user", lead + _SKILL))
+    assert got["m3"].category not in MUST_KEEP - {"question"}, got["m3"]
+    assert (got["m1"].category, got["m1"].status) == ("preference", "current"), got["m1"]
+
+
+def test_a_rule_written_after_a_line_of_dashes_is_the_speakers() -> None:
+    got = verdicts(("user", "Always answer in celsius.\n---\nThat is all."))
+    assert got["m1"].category == "preference", got["m1"]
+
+
+_LINE = st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc")), max_size=60).filter(
+    lambda line: "---" not in line)
+
+
+@given(st.lists(_LINE, min_size=1, max_size=4), st.lists(st.from_regex(r"[a-z][a-z_-]{0,10}: [a-z ]{0,20}",
+                                                                        fullmatch=True), min_size=1, max_size=5),
+       st.lists(_LINE, max_size=6))
+def test_the_speakers_words_are_what_comes_before_a_pasted_front_matter(
+        said: list[str], keys: list[str], body: list[str]) -> None:
+    """Whatever the document's keys and body, what the speaker wrote before it is read, and none of the document."""
+    from apollo.renal.reading import own_words
+    from apollo.renal.rules import load_files
+
+    rules = load_files()
+    own = "\n".join(said)
+    document = "---\n" + "\n".join(keys) + "\n---\n" + "\n".join(body)
+    assert own_words(own + "\n" + document, rules).strip() == own_words(own, rules).strip()

@@ -282,9 +282,12 @@ def own_words(text: str, rules: RenalRules) -> str:
     """The part of a message its speaker wrote: quotations with marks where they begin and end (a
     chat's reply context, an attached file), fenced blocks, terminal sessions (a prompt line and
     what follows it up to a blank line) and the lines ``[classify.pasted]`` finds (logs, stack
-    traces, quotations, indented code) set aside."""
+    traces, quotations, indented code) set aside, and a document pasted at its end (a file with its front matter)."""
     if "\n" not in text and not any(p.match(text) for p in (*rules.pasted, *rules.pasted_blocks)):
         return text
+    document = min((m.start() for m in (p.search(text) for p in rules.pasted_documents) if m is not None), default=None)
+    if document is not None:
+        text = text[:document]
     if rules.pasted_session_runs_on and any(p.match(text.lstrip()) for p in rules.pasted_blocks):
         return _after_session(text, rules)
     kept: list[str] = []

@@ -62,6 +62,7 @@ class Pasted(msgspec.Struct, forbid_unknown_fields=True):
     quotation_marks: list[Annotated[list[str], msgspec.Meta(min_length=2, max_length=2)]] = []
     block_patterns: list[str] = []
     opening_session_runs_on: bool = False
+    document_openings: list[str] = []
 
 
 class Keywords(msgspec.Struct, forbid_unknown_fields=True):

@@ -153,6 +153,8 @@ class RenalRules:
     quotations: tuple[tuple[LazyPattern, LazyPattern], ...] = ()
     #: a message that opens with a terminal prompt is that terminal pasted, across blank lines
     pasted_session_runs_on: bool = False
+    #: where a pasted document begins (searched in the whole message): from there to its end is the document's
+    pasted_documents: tuple[LazyPattern, ...] = ()
 
     def __getitem__(self, name: str) -> Signal:
         return self.signals[name]
@@ -429,7 +431,8 @@ def _build(user_files: tuple[str, ...], keep: tuple[str, ...], drop: tuple[str, 
     pasted_blocks = tuple(LazyPattern(p) for p in settings["pasted"].get("block_patterns", ()))
     quotations = tuple((LazyPattern(opens), LazyPattern(closes))
                        for opens, closes in settings["pasted"].get("quotation_marks", ()))
-    for pattern in (*pasted, *pasted_blocks, *(p for pair in quotations for p in pair)) if user_files else ():
+    pasted_documents = tuple(LazyPattern(p, re.MULTILINE) for p in settings["pasted"].get("document_openings", ()))
+    for pattern in (*pasted, *pasted_blocks, *pasted_documents, *(p for pair in quotations for p in pair)) if user_files else ():
         pattern.compiled()
     social = tuple(s for s in signals.values() if s.social)
     phrases: dict[str, Signal] = {}
@@ -452,6 +455,7 @@ def _build(user_files: tuple[str, ...], keep: tuple[str, ...], drop: tuple[str, 
         pasted_blocks=pasted_blocks,
         quotations=quotations,
         pasted_session_runs_on=settings["pasted"].get("opening_session_runs_on", False),
+        pasted_documents=pasted_documents,
     )
 
 
