@@ -211,3 +211,14 @@ def test_the_speakers_words_are_what_comes_before_a_pasted_front_matter(
     own = "\n".join(said)
     document = "---\n" + "\n".join(keys) + "\n---\n" + "\n".join(body)
     assert own_words(own + "\n" + document, rules).strip() == own_words(own, rules).strip()
+
+
+@pytest.mark.parametrize("raised", ["⚠️ The backup disk is 97% full.", "The nightly backup failed twice.",
+                                    "OAuth token expires in 2 days.", "日历同步报错，需要重新授权。"])
+def test_a_reply_to_a_heartbeat_poll_that_raises_something_is_kept_even_ending_on_the_token(
+        raised: str, tmp_path: Path) -> None:
+    """OpenClaw delivers a reply that says more than the token: a warning before HEARTBEAT_OK is not all clear."""
+    s = PiSession()
+    _, reply = s.heartbeat(_LONG_CHECK + raised + " HEARTBEAT_OK")
+    got = session_verdicts(s, tmp_path)
+    assert got[reply].category != "noise", got[reply]
