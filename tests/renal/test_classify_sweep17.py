@@ -51,16 +51,16 @@ _LONG_CHECK = ("Heartbeat poll at 18:21 UTC. lastChecks.todo shows 05:52 UTC, th
                "Late-night window: no messages to the owner. ")
 
 
-@pytest.mark.parametrize("ending", ["HEARTBEAT_OK", "Nothing needs attention.HEARTBEAT_OK", "✅ **HEARTBEAT_OK**"])
-def test_a_long_reply_to_a_heartbeat_poll_that_ends_on_the_token_is_noise(ending: str, tmp_path: Path) -> None:
-    """However much it says on the way, its conclusion is OpenClaw's all-clear: nothing to keep; and it replies
-    to the poll, not to the greeting the user sent before it."""
+@pytest.mark.parametrize("ending", ["HEARTBEAT_OK", "Nothing needs attention.HEARTBEAT_OK"])
+def test_a_long_reply_to_a_heartbeat_poll_replies_to_the_poll_and_is_kept(ending: str, tmp_path: Path) -> None:
+    """OpenClaw delivers a reply that says more than 300 characters besides the token, so it is read as any reply (an
+    alert ends on the token as often as an all-clear); and it replies to the poll, not to the greeting before it."""
     s = PiSession()
     s.user("hello")
     s.say("Hi! What can I do for you?")
     _, reply = s.heartbeat(_LONG_CHECK + ending)
     got = session_verdicts(s, tmp_path)
-    assert (got[reply].category, got[reply].action) == ("noise", "drop"), got[reply]
+    assert got[reply].category != "noise" and got[reply].rule != "context:social_reply", got[reply]
 
 
 def test_a_reply_to_a_heartbeat_poll_that_ends_on_an_alert_is_kept(tmp_path: Path) -> None:
@@ -80,6 +80,7 @@ _REMINDER = ("System: [2026-02-18 17:00:10 EST] Cron: {event}\n\nA scheduled rem
 
 
 @pytest.mark.parametrize(("event", "category"), [("HEARTBEAT_OK", "noise"), ("NO_REPLY", "noise"),
+                                                  ("HEARTBEAT_OK\nPay the electricity bill today (due 18:00)", "process"),
                                                   ("Backup failed: disk full", "process")])
 def test_a_scheduled_reminder_whose_event_is_the_all_clear_token_is_noise(
         event: str, category: str, tmp_path: Path) -> None:
@@ -198,27 +199,26 @@ _LINE = st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc")), max_s
     lambda line: "---" not in line)
 
 
-@given(st.lists(_LINE, min_size=1, max_size=4), st.lists(st.from_regex(r"[a-z][a-z_-]{0,10}: [a-z ]{0,20}",
-                                                                        fullmatch=True), min_size=1, max_size=5),
-       st.lists(_LINE, max_size=6))
+@given(st.lists(_LINE, max_size=3), st.sampled_from(["it looks like this:", "skills/pdf/SKILL.md", "文件如下："]),
+       st.sampled_from(["name", "title", "description"]),
+       st.lists(st.from_regex(r"[a-z][a-z_-]{0,10}: [a-z ]{0,20}", fullmatch=True), max_size=5), st.lists(_LINE, max_size=6))
 def test_the_speakers_words_are_what_comes_before_a_pasted_front_matter(
-        said: list[str], keys: list[str], body: list[str]) -> None:
-    """Whatever the document's keys and body, what the speaker wrote before it is read, and none of the document."""
+        said: list[str], introduction: str, first: str, keys: list[str], body: list[str]) -> None:
+    """Whatever the document's keys and body, what the speaker wrote before it (and the line that introduces it) is
+    read, and none of the document."""
     from apollo.renal.reading import own_words
     from apollo.renal.rules import load_files
 
     rules = load_files()
-    own = "\n".join(said)
-    document = "---\n" + "\n".join(keys) + "\n---\n" + "\n".join(body)
+    own = "\n".join([*said, introduction])
+    document = "---\n" + "\n".join([f"{first}: pdf tools", *keys]) + "\n---\n" + "\n".join(body)
     assert own_words(own + "\n" + document, rules).strip() == own_words(own, rules).strip()
 
 
-@pytest.mark.parametrize("raised", ["⚠️ The backup disk is 97% full.", "The nightly backup failed twice.",
-                                    "OAuth token expires in 2 days.", "日历同步报错，需要重新授权。"])
-def test_a_reply_to_a_heartbeat_poll_that_raises_something_is_kept_even_ending_on_the_token(
-        raised: str, tmp_path: Path) -> None:
-    """OpenClaw delivers a reply that says more than the token: a warning before HEARTBEAT_OK is not all clear."""
-    s = PiSession()
-    _, reply = s.heartbeat(_LONG_CHECK + raised + " HEARTBEAT_OK")
-    got = session_verdicts(s, tmp_path)
-    assert got[reply].category != "noise", got[reply]
+@pytest.mark.parametrize("said", ["Ticket ---\nseverity: high\ncomponent: auth\n---\nLogin fails for SSO users. Please fix it today.",
+                                  "Status:\n---\nBuild: green\nDeploy: pending\n---\nDeploy to production tonight at 22:00"])
+def test_a_header_the_user_writes_between_dashes_is_no_pasted_file(said: str) -> None:
+    """A front matter is a file's: its first key is one (name, title, description…) and it opens the message or
+    follows the line that introduces it."""
+    got = verdicts(("assistant", "What do you need?"), ("user", said))
+    assert got["m2"].category == "task", got["m2"]
