@@ -618,3 +618,12 @@ def test_a_chinese_negated_completion_or_an_attributive_leaves_the_task_open(rep
 def test_a_chinese_completion_beside_a_negation_that_is_no_pending_work_closes_the_task(reply: str) -> None:
     v = _after_a_look("把登录功能实现一下", reply)
     assert v["m4"].rule == "intent:outcome" and v["m1"].status == "done"
+
+
+def test_a_row_that_says_no_signal_is_refused_where_it_is_loaded(tmp_path: Path) -> None:
+    """`says` names the signal a row needs in the text: a name no rule file gives fails at load, not mid-session."""
+    (tmp_path / "rows.toml").write_text(
+        '[[classify.turns]]\nrule = "furniture:mine"\nwhen = "notice_only"\nsays = "all_clear_evnt"\n'
+        'category = "noise"\naction = "drop"\nconfidence = 0.8\nreason = "mine"\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match="says names no signal \\('all_clear_evnt'\\)"):
+        Classifier(_config(tmp_path, '[renal]\nrule_files = ["rows.toml"]\n'))

@@ -22,6 +22,7 @@ from apollo.rulefile import convert, overlay, read_toml, rule_files
 #: typing is imported only by type checkers: the heartbeat imports this module on every run
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Collection
     from typing import Any
 
 #: the built-in rule files, beside this module (read directly: importlib.resources costs a heartbeat
@@ -351,10 +352,10 @@ _EFFECTS = {"stance", "fact", "task", "question", "close_task", "proposal", "rep
 _CATEGORIES = {"decision", "preference", "task", "question", "process", "noise"}
 
 
-def _check_rows(settings: dict[str, Any]) -> None:
-    """The verdict rows (``[[classify.turns]]``, ``from_user``, ``from_agent``) name known categories
-    and effects, and a message always finds a row: the last of ``from_user`` and ``from_agent`` asks
-    for nothing. (Their keys and types are :class:`~apollo.renal.rule_schema.VerdictRow`'s.)"""
+def _check_rows(settings: dict[str, Any], signals: Collection[str]) -> None:
+    """The verdict rows (``[[classify.turns]]``, ``from_user``, ``from_agent``) name known categories,
+    effects and signals (``says``), and a message always finds a row: the last of ``from_user`` and
+    ``from_agent`` asks for nothing. (Their keys and types are :class:`~apollo.renal.rule_schema.VerdictRow`'s.)"""
     for table in ("turns", "kinds", "from_user", "from_agent"):
         rows = settings.get(table)
         where = f"[[classify.{table}]]"
@@ -363,6 +364,8 @@ def _check_rows(settings: dict[str, Any]) -> None:
         for row in rows:
             if {row["category"], row.get("answered", "process")} - _CATEGORIES or row.get("effect", "stance") not in _EFFECTS:
                 raise ConfigError(f"{where}: unknown category or effect", where=row["rule"])
+            if "says" in row and row["says"] not in signals:
+                raise ConfigError(f"{where}: says names no signal ({row['says']!r})", where=row["rule"])
         if table in ("from_user", "from_agent") and ("when" in rows[-1] or "unless" in rows[-1]):
             raise ConfigError(f"{where}: the last row must apply to every message (no when/unless)",
                               where=rows[-1]["rule"])
@@ -380,7 +383,7 @@ def _layered(user_files: tuple[str, ...]) -> dict[str, Any]:
     for file in user_files:
         data, text = read_toml(Path(file))
         _apply_layer(specs, settings, data, file, fragments, builtin=False, text=text)
-    _check_rows(settings)
+    _check_rows(settings, specs.keys())
     missing = ENGINE_SIGNALS - specs.keys()
     if missing:
         raise ConfigError(f"rule files lack signals {sorted(missing)}", where="apollo/renal/rules")
