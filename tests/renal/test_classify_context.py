@@ -620,10 +620,12 @@ def test_a_chinese_completion_beside_a_negation_that_is_no_pending_work_closes_t
     assert v["m4"].rule == "intent:outcome" and v["m1"].status == "done"
 
 
-def test_a_row_that_says_no_signal_is_refused_where_it_is_loaded(tmp_path: Path) -> None:
-    """`says` names the signal a row needs in the text: a name no rule file gives fails at load, not mid-session."""
+@pytest.mark.parametrize("key", ['says = "all_clear_evnt"', 'unless_says = ["blocked", "all_clear_evnt"]'])
+def test_a_row_that_says_no_signal_is_refused_where_it_is_loaded(tmp_path: Path, key: str) -> None:
+    """`says` and `unless_says` name signals a row looks for in the text: a name no rule file gives fails at load,
+    not mid-session."""
     (tmp_path / "rows.toml").write_text(
-        '[[classify.turns]]\nrule = "furniture:mine"\nwhen = "notice_only"\nsays = "all_clear_evnt"\n'
+        f'[[classify.turns]]\nrule = "furniture:mine"\nwhen = "notice_only"\n{key}\n'
         'category = "noise"\naction = "drop"\nconfidence = 0.8\nreason = "mine"\n', encoding="utf-8")
-    with pytest.raises(ConfigError, match="says names no signal \\('all_clear_evnt'\\)"):
+    with pytest.raises(ConfigError, match="names no signal \\('all_clear_evnt'\\)"):
         Classifier(_config(tmp_path, '[renal]\nrule_files = ["rows.toml"]\n'))

@@ -220,6 +220,12 @@ def _echoed_verb(said: str, asked: str, found: reading.Reading) -> str | None:
     return None
 
 
+def _said_back(said: str, asked: str) -> bool:
+    """The whole reply is a word of the question said back ("继续" to "继续执行第二步吗？", "restart" to "Restart it?")."""
+    word = said.strip().rstrip("吧啊呀。！!.").lower()
+    return len(word) >= 2 and word in asked.lower()
+
+
 #: what governs the verb a Chinese yes/no question asks about, and who would act (要我帮你…, 是否…, 需要…)
 _MODAL = "(?:要|需要|是否|能否|可否|可以|能|想|确认|打算|准备)[我你您帮给]{0,3}"
 
@@ -292,6 +298,7 @@ class Classifier:
         self._without_words = re.compile(settings["reply_without_words"])
         self._choice_fillers = frozenset(settings["choice_fillers"])
         self._option_item = re.compile(settings["option_item"], re.IGNORECASE)
+        self._state_flags: tuple[str, ...] = tuple(settings["state_reports"])
         #: the agent's recent texts, flattened: what a delivery copy repeats
         self._said: deque[str] = deque(maxlen=64)
         #: what other sessions routed here, flattened: the same message routed again repeats it
@@ -336,6 +343,8 @@ class Classifier:
         self._spoke: dict[str, int] = {}
         #: the record of the user's latest text, which the agent's reply may take as an instruction to keep
         self._latest_user: _Candidate | None = None
+        #: the latest kept reply of a turn that reports the state of checks (``state_reports``), until the user speaks
+        self._state_report: _Candidate | None = None
 
     # -- the stream ----------------------------------------------------------------------------
 
@@ -351,6 +360,11 @@ class Classifier:
         if element.role is Role.USER and element.kind is Kind.TEXT:  # what the agent's next reply may adopt
             self._latest_user = next(iter(self._fresh), None) or self._candidate(
                 None, element, "user", element.speaker or "user")
+        if element.role is Role.USER and verdict.category != "noise":
+            self._state_report = None
+        elif element.role is Role.ASSISTANT and element.kind in (Kind.TEXT, Kind.HEARTBEAT_REPLY) and any(
+                element.extra.get(flag) for flag in self._state_flags):
+            self._report_state(element, verdict)
         for candidate in self._fresh:
             candidate.verdict = verdict
         if verdict.rule == "user:drop":
@@ -485,7 +499,8 @@ class Classifier:
             if element.tokens > row.get("max_tokens", element.tokens) or (row.get("copy") and not self._said_before(
                     element.text)) or (row.get("routed_again") and _flat(element.text) not in self._routed) or (
                     row.get("chatter") and not self._is_agent_chatter(element.text)) or (
-                    "says" in row and not self.rules[row["says"]].search(element.text or element.envelope)):
+                    "says" in row and not self.rules[row["says"]].search(element.text or element.envelope)) or any(
+                    self.rules[name].search(element.text) for name in row.get("unless_says", ())):
                 continue
             return self._verdict(element, row["category"], row["action"], row["confidence"],
                                  row["reason"].format(flag=flag), row["rule"])
@@ -663,10 +678,13 @@ class Classifier:
             return self._verdict(element, "process", "keep", 0.7, f'"{_quote(text)}": an unfinished fragment',
                                  "content:fragment")
         digest, earlier = self._earlier_copy(element, text)
-        # a short answer given again to the question asked again ("蓝色" each time the agent asks the colour) is said
-        # anew: the copy answered a question too, this one answers the one just asked
-        answers = earlier is not None and earlier.verdict.rule == "context:answer" and reference is not None \
-            and reference.speaker != speaker and reference.question and _own_tokens(element) < self._duplicate_min_tokens
+        # a short answer given again to the question asked again ("蓝色" each time the agent asks the colour), to a new
+        # choice ("Frankfurt" to each "Frankfurt or Virginia?") or a new yes/no question ("继续" to each "继续吗？", "yes")
+        # is said anew: this one answers the question just asked
+        answers = earlier is not None and reference is not None and reference.speaker != speaker \
+            and reference.question and _own_tokens(element) < self._duplicate_min_tokens \
+            and (earlier.verdict.rule == "context:answer" or bool(reference.options) or (reference.yes_no and (
+                found.bare == "agreement" or _said_back(said, reference.asked))))
         if earlier is not None and not answers:
             return self._verdict(element, "noise", "drop", 0.85, f"repeats #{earlier.verdict.id} word for word",
                                  "repeat:text", status="duplicate", duplicate_of=earlier.verdict.id)
@@ -1235,6 +1253,18 @@ class Classifier:
         self._forget([report])
         self._amend(report, category="process", status="superseded", superseded_by=element.id, action="compress",
                     confidence=0.7, rule=rule, reason=reason)
+
+    def _report_state(self, element: Element, verdict: Verdict) -> None:
+        """A reply that reports the state of the same checks as the latest one kept (a heartbeat's, with
+        nobody speaking between) carries the current state: the earlier one is over."""
+        earlier = self._state_report
+        if earlier is not None:
+            self._forget([earlier])
+            self._amend(earlier, category="noise", status="superseded", superseded_by=element.id, action="drop",
+                        confidence=0.8, rule="resolve:state_reported",
+                        reason=f"the state of the same checks, reported again in #{element.id}")
+        self._state_report = None if verdict.category == "noise" else (
+            next(iter(self._fresh), None) or self._candidate(None, element, "assistant", element.speaker or "assistant"))
 
     def _reopen(self, task: _Candidate, reason: str) -> None:
         """A task a report closed is open again: the report did not finish it."""

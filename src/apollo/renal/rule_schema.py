@@ -92,6 +92,7 @@ class VerdictRow(msgspec.Struct, forbid_unknown_fields=True):
     routed_again: bool | UnsetType = UNSET
     chatter: bool | UnsetType = UNSET
     says: str | UnsetType = UNSET
+    unless_says: list[str] | UnsetType = UNSET
     restates: bool | UnsetType = UNSET
     keeps_open: bool | UnsetType = UNSET
 
@@ -122,6 +123,7 @@ class ClassifySettings(msgspec.Struct, forbid_unknown_fields=True):
     restate_specifics_named: str
     outcome_failed_by: list[str]
     outcome_failed_unless: list[str]
+    state_reports: list[str]
     choice_markers: str
     choice_rejects: str
     choice_list_ends: str

@@ -354,7 +354,7 @@ _CATEGORIES = {"decision", "preference", "task", "question", "process", "noise"}
 
 def _check_rows(settings: dict[str, Any], signals: Collection[str]) -> None:
     """The verdict rows (``[[classify.turns]]``, ``from_user``, ``from_agent``) name known categories,
-    effects and signals (``says``), and a message always finds a row: the last of ``from_user`` and
+    effects and signals (``says``, ``unless_says``), and a message always finds a row: the last of ``from_user`` and
     ``from_agent`` asks for nothing. (Their keys and types are :class:`~apollo.renal.rule_schema.VerdictRow`'s.)"""
     for table in ("turns", "kinds", "from_user", "from_agent"):
         rows = settings.get(table)
@@ -364,8 +364,10 @@ def _check_rows(settings: dict[str, Any], signals: Collection[str]) -> None:
         for row in rows:
             if {row["category"], row.get("answered", "process")} - _CATEGORIES or row.get("effect", "stance") not in _EFFECTS:
                 raise ConfigError(f"{where}: unknown category or effect", where=row["rule"])
-            if "says" in row and row["says"] not in signals:
-                raise ConfigError(f"{where}: says names no signal ({row['says']!r})", where=row["rule"])
+            named = ([row["says"]] if "says" in row else []) + row.get("unless_says", [])
+            unknown = [name for name in named if name not in signals]
+            if unknown:
+                raise ConfigError(f"{where}: says or unless_says names no signal ({unknown[0]!r})", where=row["rule"])
         if table in ("from_user", "from_agent") and ("when" in rows[-1] or "unless" in rows[-1]):
             raise ConfigError(f"{where}: the last row must apply to every message (no when/unless)",
                               where=rows[-1]["rule"])

@@ -1,0 +1,132 @@
+"""Forms met in OpenClaw sessions of owners the rules were never tuned on (sentences invented here,
+none quoted): the eighteenth round."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from support_classify import session_verdicts, verdicts
+from test_classify_answers_and_openers import _enveloped
+
+from apollo.renal import rules
+from realclient.support import PiSession
+
+
+def _heartbeat_reply(text: str, tmp_path: Path) -> str:
+    s = PiSession()
+    s.user("hello")
+    s.say("Hi! What can I do for you?")
+    _, reply = s.heartbeat(text)
+    return session_verdicts(s, tmp_path)[reply].category
+
+
+@pytest.mark.parametrize("reply", [
+    "The nightly backup failed: the NAS was unreachable.",
+    "docs/OBJECTIVES.md is still missing, so the objectives scan is blocked. Please restore it.",
+    "Rent is due today.",
+    "Two errors in the gateway log since 09:00.",
+    "⚠️ Certificate for the shop expires in 3 days.",
+    "巡检异常：sandbox 模式下 exec 不可用。",
+    "共享知识库目录不存在，同步失败。",
+    "El respaldo falló anoche.",
+    "I couldn't reach the mail server this time.",
+])
+def test_a_short_heartbeat_reply_that_reports_trouble_is_an_alert_kept(reply: str, tmp_path: Path) -> None:
+    """OpenClaw delivers a heartbeat reply without the token to the owner: one that reports a failure, something
+    missing, due or expiring, is what the owner was alerted to."""
+    assert _heartbeat_reply(reply, tmp_path) != "noise"
+
+
+@pytest.mark.parametrize("reply", [
+    "No new emails, calendar clear.",
+    "Checked inbox and calendar: no errors, nothing urgent.",
+    "All quiet; no failures overnight.",
+    "Errors: 0. Warnings: none.",
+    "巡检完成，无异常。",
+    "检查了日志，没有发现异常。",
+    "Sin errores esta noche.",
+    "Quiet hours, skipping checks.",
+])
+def test_a_short_heartbeat_reply_that_finds_nothing_wrong_is_noise(reply: str, tmp_path: Path) -> None:
+    """A problem word negated or counted at zero says all clear: the reply is the poll's chatter."""
+    assert _heartbeat_reply(reply, tmp_path) == "noise"
+
+
+@given(st.sampled_from(["no", "not", "without", "nothing", "zero", "0"]),
+       st.sampled_from(["errors", "failures", "warnings", "urgent", "failed", "crashes"]))
+def test_a_negated_problem_word_raises_no_alert(negation: str, word: str) -> None:
+    assert not rules.load_files()["alert"].search(f"Checked everything: {negation} {word} today.")
+
+
+def _heartbeats(tmp_path: Path, *turns: str) -> list[tuple[str, str, str]]:
+    """(category, status, superseded_by) of each heartbeat reply or user message ("user: …")."""
+    s = PiSession()
+    s.user("hello")
+    s.say("Hi! What can I do for you?")
+    ids = [s.user(turn.removeprefix("user: ")) if turn.startswith("user: ") else s.heartbeat(turn)[1] for turn in turns]
+    got = session_verdicts(s, tmp_path)
+    return [(got[i].category, got[i].status, got[i].superseded_by or "") for i in ids]
+
+
+def test_a_heartbeat_alert_is_over_once_the_next_heartbeat_reports_again(tmp_path: Path) -> None:
+    """Each heartbeat reports the state of the same checks: the latest alert stands, the earlier ones are over, and
+    an all-clear ends the last one."""
+    got = _heartbeats(tmp_path, "The nightly backup failed.", "The nightly backup failed again; the NAS is unreachable.",
+                      "Disk /var is 95% full.", "HEARTBEAT_OK", "Certificate for the shop expires in 3 days.")
+    assert [g[:2] for g in got] == [("noise", "superseded")] * 3 + [("noise", "current"), ("process", "current")]
+    assert got[0][2] and got[0][2] != got[1][2]
+
+
+def test_an_alert_the_user_took_up_stays(tmp_path: Path) -> None:
+    """Once the user answered an alert, the conversation is about it: the next heartbeat does not end it."""
+    got = _heartbeats(tmp_path, "Disk /var is 95% full.", "user: ok, clean the old logs then",
+                      "Disk /var is still 95% full.")
+    assert got[0] == ("process", "current", "") and got[2][0] == "process"
+
+
+@pytest.mark.parametrize(("asked", "again"), [
+    ("Which region should the new server go in, Frankfurt or Virginia?", "Frankfurt"),
+    ("第一步已经完成。继续执行第二步吗？", "继续"),
+    ("Step one is done. Shall I go on with step two?", "yes"),
+])
+def test_a_short_reply_said_again_to_a_new_choice_or_yes_no_question_is_said_anew(asked: str, again: str) -> None:
+    """"继续" to each "continue?", the same pick to each new choice: the same words answer the question just asked."""
+    v = verdicts(_enveloped("u1", again), ("assistant", "Done with that."), ("assistant", asked), _enveloped("u2", again))
+    assert v["u2"].rule != "repeat:text", v["u2"]
+
+
+@pytest.mark.parametrize("heading", ["What was created", "What's new", "What is included:", "What was fixed"])
+def test_a_section_heading_in_a_report_asks_nothing(heading: str) -> None:
+    """An agent's report sets out its parts under headings; one that opens with "what" is a label, not a question the
+    report leaves open, and the report closes the request it answers."""
+    v = verdicts(("user", "Please create a skill called eligibility-checker with a script check_eligibility.py"),
+                 ("assistant", f"Done. I've added the eligibility-checker skill.\n\n{heading}\n"
+                               "- skills/eligibility-checker/SKILL.md: the documentation\n\nHow it works\n- run it with --age"))
+    assert (v["m1"].status, v["m2"].category) == ("done", "process"), (v["m1"], v["m2"])
+
+
+@pytest.mark.parametrize("said", ["Hello @bot list all the apis", "hey, turn on all the servers", "Turn off the lights",
+                                  "ok, clean the old logs then"])
+def test_an_order_after_a_greeting_or_with_a_switch_or_clean_verb_is_a_task(said: str) -> None:
+    assert verdicts(("user", said))["m1"].category == "task"
+
+
+@pytest.mark.parametrize(("said", "category"), [
+    ("okay now whenever i ask you a question then you should answer polite and friendly", "preference"),
+    ("yes usage should update automatically whenever the experience is being used!", "preference"),
+    ("做每一步前进行全面思考，判断风险再执行", "preference"),
+    ("every time I open it, it crashes", "process"),
+    ("should I do this every time?", "question"),
+    ("whenever I run the script it should print the date but it doesn't", "process"),
+    ("list is empty", "process"),
+])
+def test_what_must_be_done_whenever_something_happens_is_a_standing_rule(said: str, category: str) -> None:
+    assert verdicts(("user", said))["m1"].category == category
+
+
+@pytest.mark.parametrize("said", ["你在线吗", "有人吗", "你喺唔喺度"])
+def test_asking_whether_anyone_is_there_is_a_ping(said: str) -> None:
+    assert verdicts(("user", said))["m1"].category == "noise"
