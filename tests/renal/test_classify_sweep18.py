@@ -74,7 +74,7 @@ def _heartbeats(tmp_path: Path, *turns: str) -> list[tuple[str, str, str]]:
 def test_a_heartbeat_alert_is_over_once_the_next_heartbeat_reports_again(tmp_path: Path) -> None:
     """Each heartbeat reports the state of the same checks: the latest alert stands, the earlier ones are over, and
     an all-clear ends the last one."""
-    got = _heartbeats(tmp_path, "The nightly backup failed.", "The nightly backup failed again; the NAS is unreachable.",
+    got = _heartbeats(tmp_path, "The nightly backup failed.", "Two errors in the gateway log since 09:00.",
                       "Disk /var is 95% full.", "HEARTBEAT_OK", "Certificate for the shop expires in 3 days.")
     assert [g[:2] for g in got] == [("noise", "superseded")] * 3 + [("noise", "current"), ("process", "current")]
     assert got[0][2] and got[0][2] != got[1][2]
@@ -130,3 +130,38 @@ def test_what_must_be_done_whenever_something_happens_is_a_standing_rule(said: s
 @pytest.mark.parametrize("said", ["你在线吗", "有人吗", "你喺唔喺度"])
 def test_asking_whether_anyone_is_there_is_a_ping(said: str) -> None:
     assert verdicts(("user", said))["m1"].category == "noise"
+
+
+@pytest.mark.parametrize(("said", "category"), [
+    ("全面检查", "task"), ("再次全面审查", "task"), ("排查一下网络", "task"), ("重新部署一下", "task"),
+    ("全面检查了一遍", "process"), ("仔细检查后发现没问题", "process"), ("检查报告显示一切正常", "process"),
+    ("全面的检查很重要", "process"),
+])
+def test_a_chinese_verb_of_work_after_how_thoroughly_is_an_order(said: str, category: str) -> None:
+    """Chinese has no imperative form: a verb of work opening the message, after 全面, 仔细, 再次 or 重新, orders it;
+    with 了, 后 or as a noun it reports or names the work."""
+    assert verdicts(("user", said))["m1"].category == category
+
+
+@pytest.mark.parametrize(("asked", "said"), [("第一步完成了。要继续吗？", "继续"), ("Step one is done. Shall I continue?", "continue"),
+                                             ("Plan is ready. Shall I go on with step two?", "proceed")])
+def test_a_go_ahead_to_a_yes_no_question_is_a_yes(asked: str, said: str) -> None:
+    v = verdicts(("assistant", asked), ("user", said))
+    assert v["m1"].category == "decision", v["m1"]
+
+
+@pytest.mark.parametrize(("asked", "said", "picked"), [
+    ("What next?\n1. Mine more ore\n2. Sell the cargo\n3. Refuel first", "1", "Mine more ore"),
+    ("Which would you like?\na. Keep both copies\nb. Delete the old one", "b", "Delete the old one"),
+])
+def test_a_number_or_letter_picks_the_option_a_numbered_list_offers(asked: str, said: str, picked: str) -> None:
+    """"2." ends its own clause: the label alone, the option the clause after it."""
+    v = verdicts(("assistant", asked), ("user", said))
+    assert v["m2"].category == "decision" and picked in v["m2"].reason, v["m2"]
+
+
+def test_a_heartbeat_reply_that_asks_the_owner_is_not_ended_by_the_next_report(tmp_path: Path) -> None:
+    """A question to the owner is settled by an answer, not by the next status report."""
+    got = _heartbeats(tmp_path, "Night check done. Which of the three radar plans do you approve?",
+                      "Disk /var is 95% full.")
+    assert got[0][:2] == ("question", "current"), got

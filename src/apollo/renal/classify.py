@@ -1256,14 +1256,15 @@ class Classifier:
 
     def _report_state(self, element: Element, verdict: Verdict) -> None:
         """A reply that reports the state of the same checks as the latest one kept (a heartbeat's, with
-        nobody speaking between) carries the current state: the earlier one is over."""
+        nobody speaking between) carries the current state: the earlier one is over. Only a report
+        (``process``): what asks the owner, decides or stands settles as such (answered, restated)."""
         earlier = self._state_report
-        if earlier is not None:
+        if earlier is not None and earlier.verdict.category == "process":
             self._forget([earlier])
             self._amend(earlier, category="noise", status="superseded", superseded_by=element.id, action="drop",
                         confidence=0.8, rule="resolve:state_reported",
                         reason=f"the state of the same checks, reported again in #{element.id}")
-        self._state_report = None if verdict.category == "noise" else (
+        self._state_report = None if verdict.category != "process" else (
             next(iter(self._fresh), None) or self._candidate(None, element, "assistant", element.speaker or "assistant"))
 
     def _reopen(self, task: _Candidate, reason: str) -> None:

@@ -225,14 +225,22 @@ def alternatives(reading: Reading, rules: RenalRules, markers: re.Pattern[str],
     return tuple(options) if len(options) > 1 else ()
 
 
+#: a list's number or letter that its mark ("2.", "b.") cut off as a clause of its own
+_LIST_LABEL = re.compile(r"\s*(?:[0-9]{1,2}|[a-h])\s*", re.IGNORECASE)
+
+
 def enumerated(reading: Reading, item: re.Pattern[str]) -> tuple[tuple[str, frozenset[str]], ...]:
     """The options a message lists under a number or a letter ("方案1：…", "Option B — …", "2. …"), each
-    with its label as the word only it has: none unless two labels or more are listed."""
+    with its label as the word only it has: none unless two labels or more are listed. A list's "2." ends a
+    clause of its own ("2", then "cloud sync"): the label alone, its option the clause after it."""
     options: dict[str, str] = {}
-    for clause in reading.clauses:
+    clauses = reading.clauses
+    for index, clause in enumerate(clauses):
         found = item.match(clause.body)
         if found is not None:
             options.setdefault((found.group(1) or found.group(2)).lower(), clause.body)
+        elif _LIST_LABEL.fullmatch(clause.body) and index + 1 < len(clauses):
+            options.setdefault(clause.body.strip().lower(), f"{clause.body.strip()}. {clauses[index + 1].body}")
     return tuple((text, frozenset({label})) for label, text in options.items()) if len(options) > 1 else ()
 
 
