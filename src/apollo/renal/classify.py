@@ -265,40 +265,7 @@ class Classifier:
     def __init__(self, config: Config | None = None, *, rules: RenalRules | None = None,
                  balance: BalanceTracker | None = None):
         self.rules = rules if rules is not None else load_rules(config)
-        settings = self.rules.settings
-        self._confirm_below = settings["confirm_below"]
-        self._social_max_chars = settings["social_max_chars"]
-        self._tool_keep_tokens = settings["tool_keep_tokens"]
-        self._compress_tokens = settings["compress_tokens"]
-        self._long_user_tokens = settings["long_user_tokens"]
-        self._duplicate_min_tokens = settings["duplicate_min_tokens"]
-        self._memory = settings["memory"]
-        self._max_candidates = settings["max_candidates"]
-        self._turn_rows: list[dict[str, Any]] = settings["turns"]
-        self._kind_rows: list[dict[str, Any]] = settings["kinds"]
-        self._user_rows: list[dict[str, Any]] = settings["from_user"]
-        self._agent_rows: list[dict[str, Any]] = settings["from_agent"]
-        self._agent_question_answered: str = settings["agent_question_answered"]
-        self._answer_share: float = settings["answer_min_share"]
-        self._answer_shared: int = settings["answer_min_shared"]
-        self._superseded_leave = frozenset(settings["superseded_leave"])
-        self._echo_words = frozenset(settings["echo_words"])
-        self._stance_categories = frozenset(settings["stance_categories"])
-        self._specifics = re.compile(settings["stance_report_specifics"])
-        self._restate_named = re.compile(settings["restate_specifics_named"])
-        self._answer_left_open_by: list[str] = settings["answer_left_open_by"]
-        self._left_to_user_by = frozenset(settings["left_to_user_by"])
-        self._left_to_user_done_by = frozenset(settings["left_to_user_done_by"])
-        self._failed_by = [self.rules[name] for name in settings["outcome_failed_by"]]
-        self._failed_unless = [self.rules[name] for name in settings["outcome_failed_unless"]]
-        self._choice_markers = re.compile(settings["choice_markers"], re.IGNORECASE)
-        self._choice_rejects = re.compile(settings["choice_rejects"], re.IGNORECASE)
-        self._choice_list_ends: str = settings["choice_list_ends"]
-        self._choice_max_tokens: int = settings["choice_reply_max_tokens"]
-        self._without_words = re.compile(settings["reply_without_words"])
-        self._choice_fillers = frozenset(settings["choice_fillers"])
-        self._option_item = re.compile(settings["option_item"], re.IGNORECASE)
-        self._state_flags: tuple[str, ...] = tuple(settings["state_reports"])
+        self._read_settings(self.rules.settings)
         #: the agent's recent texts, flattened: what a delivery copy repeats
         self._said: deque[str] = deque(maxlen=64)
         #: what other sessions routed here, flattened: the same message routed again repeats it
@@ -343,8 +310,46 @@ class Classifier:
         self._spoke: dict[str, int] = {}
         #: the record of the user's latest text, which the agent's reply may take as an instruction to keep
         self._latest_user: _Candidate | None = None
-        #: the latest kept reply of a turn that reports the state of checks (``state_reports``), until the user speaks
-        self._state_report: _Candidate | None = None
+        #: the kept reports of turns that report the state of checks (``state_reports``), each with the count of
+        #: heartbeat polls when it was made, until the user writes
+        self._state_reports: list[tuple[_Candidate, int]] = []
+        self._polls = 0
+
+    def _read_settings(self, settings: dict[str, Any]) -> None:
+        """The ``[classify]`` settings, read once per classifier."""
+        self._confirm_below = settings["confirm_below"]
+        self._social_max_chars = settings["social_max_chars"]
+        self._tool_keep_tokens = settings["tool_keep_tokens"]
+        self._compress_tokens = settings["compress_tokens"]
+        self._long_user_tokens = settings["long_user_tokens"]
+        self._duplicate_min_tokens = settings["duplicate_min_tokens"]
+        self._memory = settings["memory"]
+        self._max_candidates = settings["max_candidates"]
+        self._turn_rows: list[dict[str, Any]] = settings["turns"]
+        self._kind_rows: list[dict[str, Any]] = settings["kinds"]
+        self._user_rows: list[dict[str, Any]] = settings["from_user"]
+        self._agent_rows: list[dict[str, Any]] = settings["from_agent"]
+        self._agent_question_answered: str = settings["agent_question_answered"]
+        self._answer_share: float = settings["answer_min_share"]
+        self._answer_shared: int = settings["answer_min_shared"]
+        self._superseded_leave = frozenset(settings["superseded_leave"])
+        self._echo_words = frozenset(settings["echo_words"])
+        self._stance_categories = frozenset(settings["stance_categories"])
+        self._specifics = re.compile(settings["stance_report_specifics"])
+        self._restate_named = re.compile(settings["restate_specifics_named"])
+        self._answer_left_open_by: list[str] = settings["answer_left_open_by"]
+        self._left_to_user_by = frozenset(settings["left_to_user_by"])
+        self._left_to_user_done_by = frozenset(settings["left_to_user_done_by"])
+        self._failed_by = [self.rules[name] for name in settings["outcome_failed_by"]]
+        self._failed_unless = [self.rules[name] for name in settings["outcome_failed_unless"]]
+        self._choice_markers = re.compile(settings["choice_markers"], re.IGNORECASE)
+        self._choice_rejects = re.compile(settings["choice_rejects"], re.IGNORECASE)
+        self._choice_list_ends: str = settings["choice_list_ends"]
+        self._choice_max_tokens: int = settings["choice_reply_max_tokens"]
+        self._without_words = re.compile(settings["reply_without_words"])
+        self._choice_fillers = frozenset(settings["choice_fillers"])
+        self._option_item = re.compile(settings["option_item"], re.IGNORECASE)
+        self._state_flags: tuple[str, ...] = tuple(settings["state_reports"])
 
     # -- the stream ----------------------------------------------------------------------------
 
@@ -360,11 +365,13 @@ class Classifier:
         if element.role is Role.USER and element.kind is Kind.TEXT:  # what the agent's next reply may adopt
             self._latest_user = next(iter(self._fresh), None) or self._candidate(
                 None, element, "user", element.speaker or "user")
-        if element.role is Role.USER and verdict.category != "noise":
-            self._state_report = None
-        elif element.role is Role.ASSISTANT and element.kind in (Kind.TEXT, Kind.HEARTBEAT_REPLY) and any(
-                element.extra.get(flag) for flag in self._state_flags):
-            self._report_state(element, verdict)
+        if element.kind is Kind.HEARTBEAT_POLL:
+            self._polls += 1
+        elif element.role is Role.USER and (verdict.category != "noise" or verdict.rule.startswith("social:")):
+            self._state_reports = []  # the user took it up, if only with an "ok"
+        elif element.role is Role.ASSISTANT and element.kind is Kind.TEXT and element.in_context \
+                and verdict.category == "process" and any(element.extra.get(flag) for flag in self._state_flags):
+            self._report_state(element)
         for candidate in self._fresh:
             candidate.verdict = verdict
         if verdict.rule == "user:drop":
@@ -1254,18 +1261,28 @@ class Classifier:
         self._amend(report, category="process", status="superseded", superseded_by=element.id, action="compress",
                     confidence=0.7, rule=rule, reason=reason)
 
-    def _report_state(self, element: Element, verdict: Verdict) -> None:
-        """A reply that reports the state of the same checks as the latest one kept (a heartbeat's, with
-        nobody speaking between) carries the current state: the earlier one is over. Only a report
-        (``process``): what asks the owner, decides or stands settles as such (answered, restated)."""
-        earlier = self._state_report
-        if earlier is not None and earlier.verdict.category == "process":
-            self._forget([earlier])
-            self._amend(earlier, category="noise", status="superseded", superseded_by=element.id, action="drop",
-                        confidence=0.8, rule="resolve:state_reported",
-                        reason=f"the state of the same checks, reported again in #{element.id}")
-        self._state_report = None if verdict.category != "process" else (
-            next(iter(self._fresh), None) or self._candidate(None, element, "assistant", element.speaker or "assistant"))
+    def _report_state(self, element: Element) -> None:
+        """A report of checks (a heartbeat's alert or status) on what an earlier one of an earlier poll reported (it
+        names at least ``supersede_min_shared`` and ``restate_min_share`` of its topic words), with nobody writing
+        between, carries the current state: the earlier one is over. Not an all-clear (``HEARTBEAT_OK`` says nothing
+        new, not that the trouble ended), nor a report on something else, nor what asks, decides or stands (those
+        settle as such, answered or restated)."""
+        settings = self.rules.settings
+        keys = reading.keywords(element.text, self.rules)
+        standing: list[tuple[_Candidate, int]] = []
+        for earlier, poll in self._state_reports:
+            shared = len(keys & earlier.keys)
+            if poll < self._polls and earlier.verdict.category == "process" \
+                    and shared >= settings["supersede_min_shared"] and shared >= settings["restate_min_share"] * len(earlier.keys):
+                self._amend(earlier, category="noise", status="superseded", superseded_by=element.id, action="drop",
+                            confidence=0.8, rule="resolve:state_reported",
+                            reason=f"the state of the same checks, reported again in #{element.id}")
+            else:
+                standing.append((earlier, poll))
+        candidate = next(iter(self._fresh), None) or self._candidate(None, element, "assistant",
+                                                                    element.speaker or "assistant")
+        candidate.keys = candidate.keys or keys
+        self._state_reports = [*standing, (candidate, self._polls)][-self._max_candidates:]
 
     def _reopen(self, task: _Candidate, reason: str) -> None:
         """A task a report closed is open again: the report did not finish it."""
