@@ -97,6 +97,8 @@ def test_an_alert_the_user_took_up_stays(answer: str, tmp_path: Path) -> None:
     ("Which region should the new server go in, Frankfurt or Virginia?", "Frankfurt"),
     ("第一步已经完成。继续执行第二步吗？", "继续"),
     ("Step one is done. Shall I go on with step two?", "yes"),
+    ("Step one is done. Shall I delete the old logs too?", "no"),
+    ("What next?\n1. Mine more ore\n2. Sell the cargo", "1"),
 ])
 def test_a_short_reply_said_again_to_a_new_choice_or_yes_no_question_is_said_anew(asked: str, again: str) -> None:
     """"继续" to each "continue?", the same pick to each new choice: the same words answer the question just asked."""
@@ -171,3 +173,16 @@ def test_a_heartbeat_reply_that_asks_the_owner_is_not_ended_by_the_next_report(t
     got = _heartbeats(tmp_path, "Night check done. Which of the three radar plans do you approve?",
                       "Disk /var is 95% full.")
     assert got[0][:2] == ("question", "current"), got
+
+
+def test_a_short_message_said_again_that_picks_none_of_the_options_is_still_a_repeat() -> None:
+    """"Frankfurt" sent again after "small or large?" answers nothing asked now."""
+    v = verdicts(_enveloped("u1", "Frankfurt"), ("assistant", "Got it. Which size, small or large?"),
+                 _enveloped("u2", "Frankfurt"))
+    assert v["u2"].rule == "repeat:text" and v["m2"].status != "answered", (v["u2"], v["m2"])
+
+
+def test_a_pick_a_channel_delivers_in_its_envelope_picks_the_option() -> None:
+    """The envelope makes the message cost more, not say more: "2" still picks the second option."""
+    v = verdicts(("assistant", "Which should I do next?\n1. Rotate the logs\n2. Archive the metrics"), _enveloped("u1", "2"))
+    assert v["u1"].category == "decision" and "Archive the metrics" in v["u1"].reason, v["u1"]

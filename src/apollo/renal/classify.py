@@ -685,13 +685,13 @@ class Classifier:
             return self._verdict(element, "process", "keep", 0.7, f'"{_quote(text)}": an unfinished fragment',
                                  "content:fragment")
         digest, earlier = self._earlier_copy(element, text)
-        # a short answer given again to the question asked again ("蓝色" each time the agent asks the colour), to a new
-        # choice ("Frankfurt" to each "Frankfurt or Virginia?") or a new yes/no question ("继续" to each "继续吗？", "yes")
-        # is said anew: this one answers the question just asked
+        # a short answer given again to the question asked again ("蓝色" each time the agent asks the colour), picking an
+        # option of a new choice ("Frankfurt" to each "Frankfurt or Virginia?") or to a new yes/no question ("继续" to each
+        # "继续吗？", "yes", "no") is said anew: this one answers the question just asked
         answers = earlier is not None and reference is not None and reference.speaker != speaker \
             and reference.question and _own_tokens(element) < self._duplicate_min_tokens \
-            and (earlier.verdict.rule == "context:answer" or bool(reference.options) or (reference.yes_no and (
-                found.bare == "agreement" or _said_back(said, reference.asked))))
+            and (earlier.verdict.rule == "context:answer" or self._picked(element, found, reference) is not None or (
+                reference.yes_no and (found.bare in ("agreement", "rejection") or _said_back(said, reference.asked))))
         if earlier is not None and not answers:
             return self._verdict(element, "noise", "drop", 0.85, f"repeats #{earlier.verdict.id} word for word",
                                  "repeat:text", status="duplicate", duplicate_of=earlier.verdict.id)
@@ -1001,7 +1001,7 @@ class Classifier:
         PostgreSQL first", "explain PostgreSQL", "I hate SQLite", "SQLite crashed again" ask for work,
         ask a question or state something about an option, which the other rows read. What may stand
         beside an option is ``choice_fillers`` ("please", "use", "not", 用, 吧, 就行, 不要)."""
-        if other is None or not other.options or element.tokens > self._choice_max_tokens:
+        if other is None or not other.options or _own_tokens(element) > self._choice_max_tokens:
             return None
         offered = frozenset().union(*(_choice_tokens(option) for option, _ in other.options))
         named: set[int] = set()
