@@ -785,3 +785,16 @@ def test_a_kept_envelope_loses_only_the_wrappers_put_before_every_message_never_
               "message tool\n<relevant-memories>x</relevant-memories>\n\n")
     prefix, words, _ = rules().split(notice + "[Mon 2026-01-05 10:00 UTC] what did it print?")
     assert words == "what did it print?" and rules().lean(prefix) == prefix
+
+
+@pytest.mark.parametrize("first", [{"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}, None])
+def test_a_users_message_after_a_heartbeat_ends_its_turn_whatever_block_opens_it(first: dict | None,
+                                                                                  tmp_path: Path) -> None:
+    """A photo sent with a question after a heartbeat: the agent's answer answers the user, not the poll."""
+    s = PiSession()
+    s.heartbeat()
+    text = {"type": "text", "text": "what is wrong with this chart? fix the axis labels"}
+    s.entry("message", message={"role": "user", "content": [first, text] if first else [text], "timestamp": s.clock})
+    answer = s.say("Fixed: the axis labels were swapped.")
+    got = _elements(s, tmp_path)
+    assert not got[answer].extra.get("heartbeat_turn"), got[answer].extra

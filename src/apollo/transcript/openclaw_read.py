@@ -239,6 +239,8 @@ def _message_elements(message: dict[str, Any], base: str, rule: EnvelopeRules, c
         return [_element(base, element_role, Kind.METADATA, "", count, extra={"role": role}, timestamp=timestamp,
                          parent=parent)]
     turn = _assistant_turn(message, blocks, rule, turn_is_heartbeat) if role == "assistant" else {}
+    if role == "user":  # a user's message ends the heartbeat's turn, unless its text is the next poll
+        heartbeat_turn.discard(base)
     if not blocks and turn:  # a turn that failed before any content: one empty element the filter can drop
         return [_element(base, element_role, Kind.TEXT, "", count, timestamp=timestamp, parent=parent, extra=turn)]
     elements = []
@@ -265,8 +267,6 @@ def _message_elements(message: dict[str, Any], base: str, rule: EnvelopeRules, c
                 if block_index == 0 and polls:
                     kind = Kind.HEARTBEAT_POLL
                     heartbeat_turn.add(base)
-                elif block_index == 0:
-                    heartbeat_turn.discard(base)
             elif role == "assistant" and (rule.is_ack(text) or (turn_is_heartbeat and rule.is_silent(text))):
                 kind = Kind.HEARTBEAT_REPLY
             element = _element(element_id, element_role, kind, text, count, envelope, timestamp=timestamp,
