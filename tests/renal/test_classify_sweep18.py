@@ -106,7 +106,7 @@ def test_a_short_reply_said_again_to_a_new_choice_or_yes_no_question_is_said_ane
     assert v["u2"].rule != "repeat:text", v["u2"]
 
 
-@pytest.mark.parametrize("heading", ["What was created", "What's new", "What is included:", "What was fixed"])
+@pytest.mark.parametrize("heading", ["What was created", "What's done", "What is included:", "What was fixed"])
 def test_a_section_heading_in_a_report_asks_nothing(heading: str) -> None:
     """An agent's report sets out its parts under headings; one that opens with "what" is a label, not a question the
     report leaves open, and the report closes the request it answers."""
@@ -186,3 +186,21 @@ def test_a_pick_a_channel_delivers_in_its_envelope_picks_the_option() -> None:
     """The envelope makes the message cost more, not say more: "2" still picks the second option."""
     v = verdicts(("assistant", "Which should I do next?\n1. Rotate the logs\n2. Archive the metrics"), _enveloped("u1", "2"))
     assert v["u1"].category == "decision" and "Archive the metrics" in v["u1"].reason, v["u1"]
+
+
+@pytest.mark.parametrize(("said", "category"), [
+    ("i told you not to mention any developer related thing", "preference"),
+    ("WTF are you doing? i told you not to mention the developer stuff, just answer me like a normal bot", "preference"),
+    ("I already asked you never to push to main", "preference"),
+    ("I told you to fix it yesterday", "process"),
+    ("you dont need to mention that you have added this experience, just add it", "preference"),
+    ("no need to explain every step", "preference"),
+    ("you don't need to restart it", "process"),
+])
+def test_a_rule_said_again_or_what_the_agent_need_not_say_is_a_standing_rule(said: str, category: str) -> None:
+    assert verdicts(("user", said))["m1"].category == category
+
+
+@pytest.mark.parametrize("reply", ["HEARTBEAT OK.", "HEARTBEAT.OK", "HEARTBEAT", "ARTBEAT_OK", "HEARTBEAT_ACK: OK"])
+def test_the_all_clear_token_misspelt_or_cut_is_the_polls_chatter(reply: str, tmp_path: Path) -> None:
+    assert _heartbeat_reply(reply, tmp_path) == "noise"
