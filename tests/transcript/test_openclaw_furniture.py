@@ -798,3 +798,14 @@ def test_a_users_message_after_a_heartbeat_ends_its_turn_whatever_block_opens_it
     answer = s.say("Fixed: the axis labels were swapped.")
     got = _elements(s, tmp_path)
     assert not got[answer].extra.get("heartbeat_turn"), got[answer].extra
+
+
+def test_a_turn_that_ended_for_a_tool_call_it_does_not_hold_failed(tmp_path: Path) -> None:
+    """stopReason toolUse with no toolCall block: the call was lost on the way, its text only announced it."""
+    s = PiSession()
+    s.user("帮我把 QQ Mac 版下载下来")
+    lost = s.assistant({"type": "thinking", "thinking": "download it"}, {"type": "text", "text": "让我检查一下下载的内容"},
+                       stop="toolUse")
+    kept, _ = s.tool("c1", "exec", {"command": "ls -la ~/Downloads"}, "qq.dmg")
+    got = _elements(s, tmp_path)
+    assert got[f"{lost}:1"].extra.get("failed_turn") == "toolUse" and not got[kept].extra.get("failed_turn")
