@@ -204,3 +204,15 @@ def test_a_rule_said_again_or_what_the_agent_need_not_say_is_a_standing_rule(sai
 @pytest.mark.parametrize("reply", ["HEARTBEAT OK.", "HEARTBEAT.OK", "HEARTBEAT", "ARTBEAT_OK", "HEARTBEAT_ACK: OK"])
 def test_the_all_clear_token_misspelt_or_cut_is_the_polls_chatter(reply: str, tmp_path: Path) -> None:
     assert _heartbeat_reply(reply, tmp_path) == "noise"
+
+
+@pytest.mark.parametrize(("said", "category"), [
+    ("Can you see the other agents?", "question"), ("so will you able to access db now?", "question"),
+    ("will you be able to ensure every agent is updated?", "question"),
+    ("can you access my gmail and delete the spam?", "task"), ("will you deploy it tonight?", "task"),
+    ("can you fix the login page?", "task"),
+])
+def test_what_the_agent_can_perceive_or_reach_asked_alone_is_a_question(said: str, category: str) -> None:
+    """"Can you see …?", "will you be able to …?" ask about ability: the reply answers them; with work beside them
+    ("… and delete the spam") or a verb of work ("can you fix …?") they ask for it."""
+    assert verdicts(("user", said))["m1"].category == category
