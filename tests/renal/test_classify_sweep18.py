@@ -216,3 +216,10 @@ def test_what_the_agent_can_perceive_or_reach_asked_alone_is_a_question(said: st
     """"Can you see …?", "will you be able to …?" ask about ability: the reply answers them; with work beside them
     ("… and delete the spam") or a verb of work ("can you fix …?") they ask for it."""
     assert verdicts(("user", said))["m1"].category == category
+
+
+@pytest.mark.parametrize(("said", "category"), [("I want to call you Valarie", "preference"),
+                                                ("I'll call you back later", "process"),
+                                                ("I want to call you tomorrow", "process")])
+def test_the_name_the_user_will_call_the_agent_by_is_a_fact_to_keep(said: str, category: str) -> None:
+    assert verdicts(("user", said))["m1"].category == category
