@@ -223,3 +223,10 @@ def test_what_the_agent_can_perceive_or_reach_asked_alone_is_a_question(said: st
                                                 ("I want to call you tomorrow", "process")])
 def test_the_name_the_user_will_call_the_agent_by_is_a_fact_to_keep(said: str, category: str) -> None:
     assert verdicts(("user", said))["m1"].category == category
+
+
+@pytest.mark.parametrize("placeholder", ["<media:audio>", "<media:image>"])
+def test_two_attachments_are_never_a_repeat(placeholder: str) -> None:
+    """The same placeholder stands for two voice messages or two photos: what they hold differs."""
+    v = verdicts(_enveloped("u1", placeholder), ("assistant", "Got it, transcribing."), _enveloped("u2", placeholder))
+    assert v["u2"].rule != "repeat:text", v["u2"]

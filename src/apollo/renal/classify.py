@@ -347,6 +347,7 @@ class Classifier:
         self._choice_list_ends: str = settings["choice_list_ends"]
         self._choice_max_tokens: int = settings["choice_reply_max_tokens"]
         self._without_words = re.compile(settings["reply_without_words"])
+        self._attachment = re.compile(settings["attachment_placeholder"])
         self._choice_fillers = frozenset(settings["choice_fillers"])
         self._option_item = re.compile(settings["option_item"], re.IGNORECASE)
         self._state_flags: tuple[str, ...] = tuple(settings["state_reports"])
@@ -871,8 +872,8 @@ class Classifier:
 
     def _earlier_copy(self, element: Element, text: str) -> tuple[bytes | None, _Candidate | None]:
         """The same message seen before, word for word: one copy is enough (a question asked
-        again after its answer is not a repeat but a sign for the balance check)."""
-        if element.tokens < self._duplicate_min_tokens:
+        again after its answer is not a repeat but a sign for the balance check), not an attachment's placeholder."""
+        if element.tokens < self._duplicate_min_tokens or self._attachment.match(text):
             return None, None
         scope = () if element.scope is None else (element.scope,)  # a document's section (the model's Element)
         digest = _digest(element.role.value, *scope, " ".join(text.lower().split()))

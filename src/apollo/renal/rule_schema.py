@@ -129,6 +129,7 @@ class ClassifySettings(msgspec.Struct, forbid_unknown_fields=True):
     choice_list_ends: str
     choice_reply_max_tokens: int
     reply_without_words: str
+    attachment_placeholder: str
     choice_fillers: list[str]
     option_item: str
     normalize: Normalize
