@@ -106,7 +106,7 @@ def test_a_short_reply_said_again_to_a_new_choice_or_yes_no_question_is_said_ane
     assert v["u2"].rule != "repeat:text", v["u2"]
 
 
-@pytest.mark.parametrize("heading", ["What was created", "What's done", "What is included:", "What was fixed"])
+@pytest.mark.parametrize("heading", ["What was created", "What was fixed", "What was changed:"])
 def test_a_section_heading_in_a_report_asks_nothing(heading: str) -> None:
     """An agent's report sets out its parts under headings; one that opens with "what" is a label, not a question the
     report leaves open, and the report closes the request it answers."""
@@ -116,16 +116,20 @@ def test_a_section_heading_in_a_report_asks_nothing(heading: str) -> None:
     assert (v["m1"].status, v["m2"].category) == ("done", "process"), (v["m1"], v["m2"])
 
 
-@pytest.mark.parametrize("said", ["Hello @bot list all the apis", "hey, turn on all the servers", "Turn off the lights",
-                                  "ok, clean the old logs then"])
-def test_an_order_after_a_greeting_or_with_a_switch_or_clean_verb_is_a_task(said: str) -> None:
-    assert verdicts(("user", said))["m1"].category == "task"
+@pytest.mark.parametrize(("said", "category"), [
+    ("Hello @bot list all the apis", "task"), ("hey, turn on all the servers", "task"), ("Turn off the lights", "task"),
+    ("ok, clean the old logs then", "task"), ("hi test message", "process"), ("Clean!", "process"),
+    ("clean design, nice work", "process"), ("clean up is done", "process"),
+])
+def test_an_order_after_a_greeting_or_with_a_switch_or_clean_verb_is_a_task(said: str, category: str) -> None:
+    """"clean" orders when what it cleans follows ("clean the old logs"), not as an adjective ("clean design")."""
+    assert verdicts(("user", said))["m1"].category == category
 
 
 @pytest.mark.parametrize(("said", "category"), [
     ("okay now whenever i ask you a question then you should answer polite and friendly", "preference"),
     ("yes usage should update automatically whenever the experience is being used!", "preference"),
-    ("做每一步前进行全面思考，判断风险再执行", "preference"),
+    ("做每一步前进行全面思考，判断风险再执行", "preference"), ("每一步都做得很好", "process"), ("每个步骤都测试过了", "process"),
     ("every time I open it, it crashes", "process"),
     ("should I do this every time?", "question"),
     ("whenever I run the script it should print the date but it doesn't", "process"),
@@ -151,11 +155,10 @@ def test_a_chinese_verb_of_work_after_how_thoroughly_is_an_order(said: str, cate
     assert verdicts(("user", said))["m1"].category == category
 
 
-@pytest.mark.parametrize(("asked", "said"), [("第一步完成了。要继续吗？", "继续"), ("Step one is done. Shall I continue?", "continue"),
-                                             ("Plan is ready. Shall I go on with step two?", "proceed")])
-def test_a_go_ahead_to_a_yes_no_question_is_a_yes(asked: str, said: str) -> None:
-    v = verdicts(("assistant", asked), ("user", said))
-    assert v["m1"].category == "decision", v["m1"]
+@pytest.mark.parametrize(("asked", "said"), [("Should I stop the deployment?", "carry on"), ("要停止部署吗？", "继续")])
+def test_a_go_ahead_is_no_yes_to_a_question_that_asks_to_stop(asked: str, said: str) -> None:
+    """"carry on" to "Should I stop…?" says no: a go-ahead word is read as no yes."""
+    assert verdicts(("assistant", asked), ("user", said))["m1"].category != "decision"
 
 
 @pytest.mark.parametrize(("asked", "said", "picked"), [
@@ -194,7 +197,7 @@ def test_a_pick_a_channel_delivers_in_its_envelope_picks_the_option() -> None:
     ("I already asked you never to push to main", "preference"),
     ("I told you to fix it yesterday", "process"),
     ("you dont need to mention that you have added this experience, just add it", "preference"),
-    ("no need to explain every step", "preference"),
+    ("No need to apologize", "process"), ("I told you to stop the server", "process"),
     ("you don't need to restart it", "process"),
 ])
 def test_a_rule_said_again_or_what_the_agent_need_not_say_is_a_standing_rule(said: str, category: str) -> None:
@@ -210,7 +213,8 @@ def test_the_all_clear_token_misspelt_or_cut_is_the_polls_chatter(reply: str, tm
     ("Can you see the other agents?", "question"), ("so will you able to access db now?", "question"),
     ("will you be able to ensure every agent is updated?", "question"),
     ("can you access my gmail and delete the spam?", "task"), ("will you deploy it tonight?", "task"),
-    ("can you fix the login page?", "task"),
+    ("can you fix the login page?", "task"), ("can you see why the build failed?", "task"),
+    ("will you be able to remind me at 5pm?", "task"), ("can you remember to send the report on Friday?", "task"),
 ])
 def test_what_the_agent_can_perceive_or_reach_asked_alone_is_a_question(said: str, category: str) -> None:
     """"Can you see …?", "will you be able to …?" ask about ability: the reply answers them; with work beside them
@@ -218,7 +222,8 @@ def test_what_the_agent_can_perceive_or_reach_asked_alone_is_a_question(said: st
     assert verdicts(("user", said))["m1"].category == category
 
 
-@pytest.mark.parametrize(("said", "category"), [("I want to call you Valarie", "preference"),
+@pytest.mark.parametrize(("said", "category"), [("I want to call you Valarie", "preference"), ("I'll call you Max", "preference"),
+                                                ("I will call you Monday", "process"),
                                                 ("I'll call you back later", "process"),
                                                 ("I want to call you tomorrow", "process")])
 def test_the_name_the_user_will_call_the_agent_by_is_a_fact_to_keep(said: str, category: str) -> None:
@@ -230,3 +235,9 @@ def test_two_attachments_are_never_a_repeat(placeholder: str) -> None:
     """The same placeholder stands for two voice messages or two photos: what they hold differs."""
     v = verdicts(_enveloped("u1", placeholder), ("assistant", "Got it, transcribing."), _enveloped("u2", placeholder))
     assert v["u2"].rule != "repeat:text", v["u2"]
+
+
+def test_a_number_in_reply_to_how_many_is_the_quantity_not_a_listed_item() -> None:
+    v = verdicts(("assistant", "Plan:\n1. Build the image\n2. Push it\n3. Scale the deployment\nHow many replicas do you want?"),
+                 ("user", "3"))
+    assert "picks" not in v["m2"].reason, v["m2"]

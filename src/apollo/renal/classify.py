@@ -350,6 +350,7 @@ class Classifier:
         self._attachment = re.compile(settings["attachment_placeholder"])
         self._choice_fillers = frozenset(settings["choice_fillers"])
         self._option_item = re.compile(settings["option_item"], re.IGNORECASE)
+        self._asks_quantity = re.compile(settings["option_not_after"])
         self._state_flags: tuple[str, ...] = tuple(settings["state_reports"])
 
     # -- the stream ----------------------------------------------------------------------------
@@ -737,8 +738,8 @@ class Classifier:
             if stated in self._stance_categories:
                 turn.specifics = self._specifics_in(found.content_text())
             if role == "assistant" and found.question:
-                turn.options = reading.alternatives(found, self.rules, self._choice_markers, self._choice_list_ends) or \
-                    reading.enumerated(found, self._option_item)
+                turn.options = reading.alternatives(found, self.rules, self._choice_markers, self._choice_list_ends) or (
+                    () if self._asks_quantity.search(found.question_text()) else reading.enumerated(found, self._option_item))
                 turn.asks_choice = found.asks(self.rules["choice_question"]) and found.asks_mostly(self.rules["open_offer"])
         self._turns.append(turn)
 

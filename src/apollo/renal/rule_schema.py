@@ -132,6 +132,7 @@ class ClassifySettings(msgspec.Struct, forbid_unknown_fields=True):
     attachment_placeholder: str
     choice_fillers: list[str]
     option_item: str
+    option_not_after: str
     normalize: Normalize
     pasted: Pasted
     keywords: Keywords
