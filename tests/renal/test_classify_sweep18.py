@@ -133,6 +133,7 @@ def test_an_order_after_a_greeting_or_with_a_switch_or_clean_verb_is_a_task(said
     ("every time I open it, it crashes", "process"),
     ("should I do this every time?", "question"),
     ("whenever I run the script it should print the date but it doesn't", "process"),
+    ("Whenever a deploy fails, you should ping me", "preference"), ("each time you finish, always update the log", "preference"),
     ("list is empty", "process"),
 ])
 def test_what_must_be_done_whenever_something_happens_is_a_standing_rule(said: str, category: str) -> None:

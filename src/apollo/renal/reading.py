@@ -594,8 +594,8 @@ def _read(text: str, role: str, rules: RenalRules, social: bool) -> Reading:
             joined = "\n".join(clauses_read)
             for signal in signals:
                 hit = None if signal.name in reading.found else signal.search(joined)
-                if hit is not None:
-                    reading.found[signal.name] = hit.group(0)
+                if hit is not None:  # a match across clauses ("whenever it fails\nyou should") is quoted as one line
+                    reading.found[signal.name] = hit.group(0).replace("\n", " ")
     if social and len(clauses) > 1 and not reading.social_only:
         _read_as_one(text, reading, rules)
     reading.opening = opening(text[:_OPENING_CHARS]).lower()
