@@ -195,7 +195,8 @@ def test_a_pick_a_channel_delivers_in_its_envelope_picks_the_option() -> None:
 @pytest.mark.parametrize(("said", "category"), [
     ("i told you not to mention any developer related thing", "preference"),
     ("WTF are you doing? i told you not to mention the developer stuff, just answer me like a normal bot", "preference"),
-    ("I already asked you never to push to main", "preference"),
+    ("I already asked you never to push to main", "preference"), ("我告诉过你不要删文件", "preference"),
+    ("我跟你说过别动配置", "preference"), ("我说过这个问题", "process"),
     ("I told you to fix it yesterday", "process"),
     ("you dont need to mention that you have added this experience, just add it", "preference"),
     ("No need to apologize", "process"), ("I told you to stop the server", "process"),
