@@ -1221,12 +1221,9 @@ class Classifier:
         (a decision) whose topic words it mostly names (``restate_min_share`` of them) is replaced,
         unless both name things and the later one names some the earlier does not (backup.sh, then
         size.sh): two pieces of work that share topic words."""
-        settings = self.rules.settings
         newer.specifics = specifics
         for earlier in list(self._outcomes):
-            shared = len(newer.keys & earlier.keys)
-            if (earlier.verdict.category == "decision" and shared >= settings["supersede_min_shared"]
-                    and shared >= settings["restate_min_share"] * len(earlier.keys)
+            if (earlier.verdict.category == "decision" and self._reports_on(newer.keys, earlier)
                     and not (earlier.specifics and specifics - earlier.specifics)):
                 self._report_replaced(earlier, element, "resolve:restated",
                                       f"reported on again in #{element.id}, which carries the current state")
@@ -1263,19 +1260,22 @@ class Classifier:
         self._amend(report, category="process", status="superseded", superseded_by=element.id, action="compress",
                     confidence=0.7, rule=rule, reason=reason)
 
+    def _reports_on(self, keys: frozenset[str], earlier: _Candidate) -> bool:
+        """A report with these topic words is on what ``earlier`` reported: it names at least ``supersede_min_shared``
+        of its topic words and ``restate_min_share`` of them."""
+        settings = self.rules.settings
+        shared = len(keys & earlier.keys)
+        return shared >= settings["supersede_min_shared"] and shared >= settings["restate_min_share"] * len(earlier.keys)
+
     def _report_state(self, element: Element) -> None:
-        """A report of checks (a heartbeat's alert or status) on what an earlier one of an earlier poll reported (it
-        names at least ``supersede_min_shared`` and ``restate_min_share`` of its topic words), with nobody writing
-        between, carries the current state: the earlier one is over. Not an all-clear (``HEARTBEAT_OK`` says nothing
+        """A report of checks (a heartbeat's alert or status) on what an earlier one of an earlier poll reported
+        (:meth:`_reports_on`), with nobody writing between, carries the current state: the earlier one is over. Not an all-clear (``HEARTBEAT_OK`` says nothing
         new, not that the trouble ended), nor a report on something else, nor what asks, decides or stands (those
         settle as such, answered or restated)."""
-        settings = self.rules.settings
         keys = reading.keywords(element.text, self.rules)
         standing: list[tuple[_Candidate, int]] = []
         for earlier, poll in self._state_reports:
-            shared = len(keys & earlier.keys)
-            if poll < self._polls and earlier.verdict.category == "process" \
-                    and shared >= settings["supersede_min_shared"] and shared >= settings["restate_min_share"] * len(earlier.keys):
+            if poll < self._polls and earlier.verdict.category == "process" and self._reports_on(keys, earlier):
                 self._amend(earlier, category="noise", status="superseded", superseded_by=element.id, action="drop",
                             confidence=0.8, rule="resolve:state_reported",
                             reason=f"the state of the same checks, reported again in #{element.id}")
