@@ -323,6 +323,7 @@ class Classifier:
         self._compress_tokens = settings["compress_tokens"]
         self._long_user_tokens = settings["long_user_tokens"]
         self._duplicate_min_tokens = settings["duplicate_min_tokens"]
+        self._echo_min_tokens = settings["echo_min_tokens"]
         self._memory = settings["memory"]
         self._max_candidates = settings["max_candidates"]
         self._turn_rows: list[dict[str, Any]] = settings["turns"]
@@ -352,6 +353,7 @@ class Classifier:
         self._option_item = re.compile(settings["option_item"], re.IGNORECASE)
         self._asks_quantity = re.compile(settings["option_not_after"])
         self._state_flags: tuple[str, ...] = tuple(settings["state_reports"])
+        self._replies_to: tuple[tuple[str, str], ...] = tuple((fact, signal) for fact, signal in settings["replies_to"])
 
     # -- the stream ----------------------------------------------------------------------------
 
@@ -697,6 +699,9 @@ class Classifier:
         if earlier is not None and not answers:
             return self._verdict(element, "noise", "drop", 0.85, f"repeats #{earlier.verdict.id} word for word",
                                  "repeat:text", status="duplicate", duplicate_of=earlier.verdict.id)
+        if role == "user" and _own_tokens(element) >= self._echo_min_tokens and _flat(text) in self._said:
+            return self._verdict(element, "noise", "drop", 0.8, "the agent's own words sent back as the user's (a channel "
+                                 "that echoes the agent's replies): the agent's message holds them", "repeat:echo")
         verdict = self._content(element, said, found, role, speaker, reference)
         if digest is not None:
             self._remember_copy(digest, element)
@@ -943,8 +948,8 @@ class Classifier:
         if answered_turn is not None and answered_turn.stated in self._stance_categories and not (
                 self._specifics_in(said) - answered_turn.specifics):
             facts.add("replies_stance")
-        if other is not None and "about_user" in other.signals:
-            facts.add("replies_about_user")
+        if other is not None:
+            facts.update(fact for fact, signal in self._replies_to if signal in other.signals)
         option = self._picked(element, found, other) if role == "user" else None
         if option is not None:
             facts.add("picks_option")

@@ -45,7 +45,7 @@ _LATIN_WORD = re.compile(r"[a-z][a-z0-9_+#-]*[a-z0-9+#]|[a-z]")
 #: messages up to this long are cached (bounded: 4096 of them)
 _CACHED_CHARS = 400
 _INTENT_SIGNALS = ("request", "preference", "profile", "preference_hint", "decision", "choice", "supersede", "proposal",
-                   "task", "inquiry", "retry", "appointment", "completion", "check_mark", "grading", "appraisal", "blocked", "refusal", "reasoning", "commitment", "pick", "about_agent", "about_user", "assigns", "continuation", "undone", "still_undone",
+                   "task", "inquiry", "retry", "appointment", "completion", "check_mark", "grading", "appraisal", "blocked", "refusal", "reasoning", "commitment", "pick", "about_agent", "about_user", "asks_profile", "assigns", "continuation", "undone", "still_undone",
                    "progress_check", "activity_question", "further_action", "standing", "addressee",
                    "unknown", "negativity", "apology", "remembers", "command", "override", "all_clear", "bot_start")
 # Quotation marks that open and close: a question mark inside a quotation is not the speaker asking.
@@ -461,6 +461,34 @@ def social_parts(norm: str, rules: RenalRules) -> tuple[Signal, ...]:
     return (filler,) if not _strip_fillers(bare, filler.phrases) or filler.match_whole(bare) else ()
 
 
+#: a capitalised word, the way a name is written
+_CAPITALISED = re.compile(r"(?<![\w'’])[A-Z][a-z]+(?![\w'’])")
+
+
+def _names(text: str) -> frozenset[str]:
+    """The words written as names in ``text`` (capitalised after a comma or a word of the same sentence: "Good night,
+    Jan!", "Hey Lucy"; not after an emoji or a mark opening the line, "🛡️ **Verifying:**"), lower-cased: in the
+    agent's reply to a greeting or thanks, who it addresses. The agent's only: a user who writes "ok Continue" orders."""
+    found = set()
+    for match in _CAPITALISED.finditer(text):
+        before = text[:match.start()].rstrip(" \t")
+        if before and (before[-1] in ",，" or before[-1].isalpha()):
+            found.add(match.group(0).lower())
+    return frozenset(found)
+
+
+def _social_addressing(norm: str, names: frozenset[str], rules: RenalRules) -> tuple[Signal, ...]:
+    """A formula with the name of whom it is said to ("you're welcome jan", "hey lucy"), or the name alone beside
+    formulas ("Good night, Jan!"): the formula's signals, and the name a form of address."""
+    if not names:
+        return ()
+    words = norm.split()
+    kept = [word for word in words if word not in names]
+    if len(kept) == len(words):
+        return ()
+    return social_parts(" ".join(kept), rules) if kept else (rules["vocative"],)
+
+
 def _listed(norm: str, rules: RenalRules) -> Signal | None:
     for variant in _variants(norm, rules):
         signal = rules.social_phrases.get(variant)
@@ -549,6 +577,7 @@ def _read(text: str, role: str, rules: RenalRules, social: bool) -> Reading:
                                                    for c in clauses))) else None
     offer = rules["proposal"] if rules["proposal"].applies_to(role) else None
     intent, in_formulas, whole_intent = _signals_for(rules, role)
+    names = _names(text) if social and role == "assistant" else frozenset()
     content: list[str] = []
     formulas: list[str] = []  # the clauses that are formulas, which only signals read ``in_formulas`` see
     inside = own = False  # in a quotation at the end of the clause; one the speaker asks as their own
@@ -575,7 +604,7 @@ def _read(text: str, role: str, rules: RenalRules, social: bool) -> Reading:
         elif asks:
             clause.question = True
         if social:
-            parts = social_parts(clause.norm, rules)
+            parts = social_parts(clause.norm, rules) or _social_addressing(clause.norm, names, rules)
             if parts and (not clause.question or all(s.allow_question for s in parts)):
                 clause.social = parts[0]
                 reading.social.extend(parts)

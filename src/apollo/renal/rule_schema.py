@@ -104,6 +104,7 @@ class ClassifySettings(msgspec.Struct, forbid_unknown_fields=True):
     compress_tokens: int
     long_user_tokens: int
     duplicate_min_tokens: int
+    echo_min_tokens: int
     memory: int
     max_candidates: int
     supersede_min_shared: int
@@ -124,6 +125,8 @@ class ClassifySettings(msgspec.Struct, forbid_unknown_fields=True):
     outcome_failed_by: list[str]
     outcome_failed_unless: list[str]
     state_reports: list[str]
+    #: pairs of [fact, signal]
+    replies_to: list[Annotated[list[str], msgspec.Meta(min_length=2, max_length=2)]]
     choice_markers: str
     choice_rejects: str
     choice_list_ends: str

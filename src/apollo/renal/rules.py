@@ -354,8 +354,12 @@ _CATEGORIES = {"decision", "preference", "task", "question", "process", "noise"}
 
 def _check_rows(settings: dict[str, Any], signals: Collection[str]) -> None:
     """The verdict rows (``[[classify.turns]]``, ``from_user``, ``from_agent``) name known categories,
-    effects and signals (``says``, ``unless_says``), and a message always finds a row: the last of ``from_user`` and
-    ``from_agent`` asks for nothing. (Their keys and types are :class:`~apollo.renal.rule_schema.VerdictRow`'s.)"""
+    effects and signals (``says``, ``unless_says``, and the signals ``replies_to`` reads), and a message always finds a
+    row: the last of ``from_user`` and ``from_agent`` asks for nothing. (Their keys and types are
+    :class:`~apollo.renal.rule_schema.VerdictRow`'s.)"""
+    unknown_replies = [name for _, name in settings.get("replies_to", ()) if name not in signals]
+    if unknown_replies:
+        raise ConfigError(f"[classify] replies_to names no signal ({unknown_replies[0]!r})", where="classify rules")
     for table in ("turns", "kinds", "from_user", "from_agent"):
         rows = settings.get(table)
         where = f"[[classify.{table}]]"

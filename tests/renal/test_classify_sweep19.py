@@ -1,0 +1,178 @@
+"""Forms met in OpenClaw sessions of owners the rules were never tuned on (sentences invented here,
+none quoted): the nineteenth round."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from support_classify import verdicts
+
+from apollo import config
+from apollo.errors import ConfigError
+from apollo.renal import reading
+from apollo.renal.classify import Classifier
+
+
+@pytest.mark.parametrize(("said", "category"), [
+    ("下次改数据库前，需要询问", "preference"), ("以后部署前，先告诉我", "preference"), ("下次发邮件前先问我", "preference"),
+    ("下次要问你吗", "question"), ("一般需要问一下医生", "process"), ("下次先问问你妈", "process"),
+])
+def test_asking_the_user_first_next_time_is_a_standing_rule_across_a_comma(said: str, category: str) -> None:
+    """The time it holds for ("下次", "以后") may be a clause of its own; the asking alone closes the rule, and someone
+    other than the user to ask is advice."""
+    assert verdicts(("user", said))["m1"].category == category
+
+
+@pytest.mark.parametrize(("said", "category"), [
+    ("next time, check the logs first", "preference"), ("Next time you publish, always bump the version", "preference"),
+    ("next time please don't email the whole team", "preference"), ("next time should I ask?", "question"),
+    ("next time I'll fix it myself", "process"), ("see you next time", "process"),
+])
+def test_what_to_do_next_time_is_a_standing_rule(said: str, category: str) -> None:
+    assert verdicts(("user", said))["m1"].category == category
+
+
+@pytest.mark.parametrize(("said", "category"), [
+    ("读完这篇文章告诉我你的看法", "task"), ("改完了跟我说一声", "task"), ("测完以后通知我", "task"),
+    ("他读完告诉我了", "process"), ("读完告诉我好吗？", "question"),
+])
+def test_a_word_back_asked_for_once_something_is_finished_is_an_order(said: str, category: str) -> None:
+    assert verdicts(("user", said))["m1"].category == category
+
+
+@pytest.mark.parametrize(("said", "category"), [
+    ("how do I actually install it here", "question"), ("does the cache actually help?", "question"),
+    ("Actually, let's use Redis instead.", "decision"),
+])
+def test_actually_inside_a_question_changes_no_decision(said: str, category: str) -> None:
+    """"actually" opening what is said may take a decision back; inside a clause it only stresses."""
+    assert verdicts(("user", said))["m1"].category == category
+
+
+@pytest.mark.parametrize(("asked", "said"), [
+    ("Hi! I just woke up here. Who am I? Who are you?", "I'm Priya, I run a small bakery, you're my ordering assistant"),
+    ("Nice to meet you. What should I call you, and what vibe do you want me to have?",
+     "Sam is fine. Dry and a little sarcastic, like an old butler"),
+    ("你好！我该怎么称呼你？你在忙什么项目？", "叫我阿明就行，我在做一个咖啡店的小程序"),
+])
+def test_the_users_answer_to_who_they_are_or_who_the_agent_should_be_is_a_fact_to_keep(asked: str, said: str) -> None:
+    v = verdicts(("user", "hello"), ("assistant", asked), ("user", said))
+    assert "preference" in (v["m2"].category, v["m3"].category) or "decision" in (v["m2"].category, v["m3"].category), v
+
+
+@pytest.mark.parametrize(("asked", "said"), [
+    ("Hey. Who am I? Who are you?", "/status"),
+    ("好了，现在我知道该怎么称呼你了。有什么要我做的吗？", "我要出门了，等会聊"),
+    ("What should I call the new config file?", "settings for the staging cluster and the nightly jobs"),
+])
+def test_a_reply_that_answers_no_question_about_the_user_is_no_fact(asked: str, said: str) -> None:
+    """A command, a question about the work, or a statement that only says the agent knows the name now: what the user
+    says next is not who they are."""
+    assert verdicts(("user", "hello"), ("assistant", asked), ("user", said))["m3"].category != "preference"
+
+
+@pytest.mark.parametrize(("said", "category"), [
+    ("Meu gato se chama Pipoca", "preference"), ("mi hermana se llama Lucía", "preference"),
+    ("como se chama o seu gato?", "question"), ("mi jefe me llama cada día", "process"),
+])
+def test_the_name_of_someone_of_the_users_in_portuguese_or_spanish_is_a_fact(said: str, category: str) -> None:
+    assert verdicts(("user", said))["m1"].category == category
+
+
+@pytest.mark.parametrize(("said", "category"), [
+    ("decime qué hora es en Tokio", "task"), ("mostrame los logs de hoy", "task"), ("revisá el servidor", "task"),
+    ("hacé una copia de la base", "task"), ("hace calor hoy", "process"), ("abrí la app y se cerró", "process"),
+    ("設定ファイルを確認", "task"), ("ポートが開いているか確認", "task"), ("設定ファイルを確認した", "process"),
+    ("報告目前的進度", "question"), ("报告写完了", "process"),
+    ("status?", "question"), ("report", "question"),
+])
+def test_orders_in_voseo_japanese_notes_and_one_word_state_requests(said: str, category: str) -> None:
+    """Spanish as said to "vos" (alone, only with its accent); a Japanese note closing on the work's noun; 报告 with the
+    state asked for; a state asked for in one word."""
+    assert verdicts(("user", said))["m1"].category == category
+
+
+def test_the_agents_words_sent_back_as_the_users_are_an_echo() -> None:
+    said = ("I can't reach your laptop from here. You'll need to start the desktop app yourself and then send me "
+            "the exported file again.")
+    v = verdicts(("user", "can you start the desktop app on my laptop"), ("assistant", said), ("user", said))
+    assert (v["m3"].category, v["m3"].rule) == ("noise", "repeat:echo")
+    assert v["m1"].category == "task" and v["m1"].status == "current"
+
+
+def test_a_part_of_the_agents_message_copied_back_is_no_echo() -> None:
+    """Copying one item of the agent's list picks it: only the whole message sent back is the channel's echo."""
+    option = "Keep the tone casual and warm, explain the reasoning when a problem needs analysis, joke now and then"
+    v = verdicts(("user", "suggest a persona for yourself"),
+                 ("assistant", f"Two ideas:\n1. {option}\n2. Formal and brief, never joke, answer in bullet points"),
+                 ("user", option))
+    assert v["m3"].rule != "repeat:echo"
+
+
+@pytest.mark.parametrize(("reply", "names"), [
+    ("🛡️ **Verifying:**", set()), ("✅ **Checking** the backups now", set()), ("Done. Next I update the docs.", set()),
+    ("Good night, Priya!", {"priya"}), ("Hey Sam 👋", {"sam"}), ("Thanks Jan, Postgres is up", {"jan", "postgres"}),
+])
+def test_a_name_is_a_word_capitalised_after_a_comma_or_a_word(reply: str, names: set[str]) -> None:
+    """Not after an emoji, a mark or the end of a sentence: that capital opens the line or the sentence."""
+    assert reading._names(reply) == names
+
+
+def test_a_short_reply_in_the_agents_words_is_no_echo() -> None:
+    v = verdicts(("user", "the gateway hangs"), ("assistant", "Should I restart the gateway now?"),
+                 ("user", "restart the gateway now"))
+    assert v["m3"].category != "noise"
+
+
+@pytest.mark.parametrize("reply", ["You're welcome, Priya!", "Good night, Priya! 🌙", "Hey Priya! What's up?"])
+def test_the_agents_formula_that_names_the_user_is_a_formula(reply: str) -> None:
+    v = verdicts(("user", "back up the photos"), ("assistant", "Backup done."), ("user", "thanks"), ("assistant", reply))
+    assert v["m4"].category == "noise"
+
+
+def test_an_agents_reply_naming_someone_and_saying_more_is_not_a_formula() -> None:
+    v = verdicts(("user", "back up the photos"), ("assistant", "Backup done."), ("user", "thanks"),
+                 ("assistant", "Thanks Priya, the Postgres dump also finished."))
+    assert v["m4"].category != "noise"
+
+
+@pytest.mark.parametrize("reply", [
+    "I couldn't fetch the exchange rate just now. I'll try again in a minute.",
+    "Je n'ai pas pu récupérer le cours. Je réessaie dans un instant.",
+    "没能获取到汇率，我稍后再试。",
+])
+def test_a_question_the_agent_could_not_get_the_answer_to_stays_open(reply: str) -> None:
+    v = verdicts(("user", "what's the euro to yen rate today?"), ("assistant", reply))
+    assert (v["m1"].category, v["m1"].status) == ("question", "current")
+
+
+@pytest.mark.parametrize("reply", [
+    "Berikut daftar pelanggan teratas:\n1. Toko Maju\n2. Sinar Jaya",
+    "Hier ist die Liste der Kunden:\n1. Müller\n2. Schmidt",
+])
+def test_a_list_handed_over_in_indonesian_or_german_delivers_the_request(reply: str) -> None:
+    v = verdicts(("user", "tampilkan pelanggan teratas"), ("assistant", reply))
+    assert v["m1"].status in ("done", "answered"), v["m1"]
+
+
+def test_replies_to_that_names_no_signal_is_refused_where_it_is_loaded(tmp_path: Path) -> None:
+    """A user's rule file that maps a reply fact to a signal no rule file gives fails at load, not mid-session."""
+    (tmp_path / "rows.toml").write_text('[classify]\nreplies_to = [["replies_profile_question", "asks_profle"]]\n',
+                                        encoding="utf-8")
+    (tmp_path / "config.toml").write_text('[renal]\nrule_files = ["rows.toml"]\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match="replies_to names no signal \\('asks_profle'\\)"):
+        Classifier(config.load(None, extra_layers=[tmp_path / "config.toml"]))
+
+
+@pytest.mark.parametrize(("said", "category"), [
+    ("https://github.com/acme/tool install this", "task"), ("https://example.org/paper.pdf summarize it", "task"),
+    ("https://status.example.org is down again", "process"),
+    ("tes lagi dengan port 8080", "task"), ("bantui saya rekap penjualan", "task"),
+    ("Liệt kê tất cả các workflow trong n8n", "task"), ("kiểm tra dung lượng ổ đĩa", "task"),
+    ("kiểm tra xong rồi", "process"), ("liệt kê được không", "process"), ("kiểm tra mất nhiều thời gian", "process"),
+])
+def test_an_order_after_a_link_or_in_indonesian_and_vietnamese_forms(said: str, category: str) -> None:
+    """A link before the order names what it acts on; "tes lagi", "bantui saya …"; a Vietnamese verb that only orders
+    opening its clause with what it acts on, not when the clause reports, asks or says something of it."""
+    assert verdicts(("user", said))["m1"].category == category
