@@ -85,7 +85,8 @@ def test_the_name_of_someone_of_the_users_in_portuguese_or_spanish_is_a_fact(sai
     ("hacé una copia de la base", "task"), ("hace calor hoy", "process"), ("abrí la app y se cerró", "process"),
     ("設定ファイルを確認", "task"), ("ポートが開いているか確認", "task"), ("設定ファイルを確認した", "process"),
     ("報告目前的進度", "question"), ("报告写完了", "process"),
-    ("status?", "question"), ("report", "question"),
+    ("status?", "question"), ("any updates", "question"), ("报告的结果不对", "process"), ("报告进度：80%", "process"),
+    ("昨日サーバーの状態を確認", "process"), ("毎朝メールを確認", "process"),
 ])
 def test_orders_in_voseo_japanese_notes_and_one_word_state_requests(said: str, category: str) -> None:
     """Spanish as said to "vos" (alone, only with its accent); a Japanese note closing on the work's noun; 报告 with the
@@ -176,3 +177,156 @@ def test_an_order_after_a_link_or_in_indonesian_and_vietnamese_forms(said: str, 
     """A link before the order names what it acts on; "tes lagi", "bantui saya …"; a Vietnamese verb that only orders
     opening its clause with what it acts on, not when the clause reports, asks or says something of it."""
     assert verdicts(("user", said))["m1"].category == category
+
+
+def test_a_new_preference_replaces_no_earlier_one_through_the_words_of_the_question_it_follows() -> None:
+    """Each reply to the agent's questions borrows the question's topic words: a later rule about an emoji, after a
+    question that again says "assistant", shares them with the name given after the first one, and replaces nothing:
+    the rule's own words are what it is about."""
+    v = verdicts(("assistant", "你觉得我该叫什么名字？你希望我是什么样的助手？"), ("user", "你就叫 慢慢 吧"),
+                 ("assistant", "好，我是慢慢了 🐔 你希望我做什么样的助手？要不要先发个文档给我试试？"),
+                 ("user", "不要再发 🐔 这个了，我不太喜欢"))
+    assert (v["m2"].category, v["m2"].status) == ("preference", "current"), v["m2"]
+
+
+def test_a_change_that_names_what_the_question_was_about_still_replaces_the_answer() -> None:
+    v = verdicts(("user", "set up the project"), ("assistant", "Should the database be SQLite or PostgreSQL?"),
+                 ("user", "PostgreSQL"), ("user", "actually switch the database to MySQL instead"))
+    assert v["m3"].status == "superseded"
+
+
+def test_the_agents_message_sent_back_with_its_emphasis_marks_changed_is_an_echo() -> None:
+    said = ("I can't reach your laptop from here. **What I can do:** run commands in my workspace, edit files, and "
+            "start coding agents for you. Want me to try one of those instead?")
+    v = verdicts(("user", "can you start the desktop app on my laptop"), ("assistant", said),
+                 ("user", said.replace("**", "*")))
+    assert v["m3"].rule == "repeat:echo"
+
+
+@pytest.mark.parametrize(("reply", "status"), [
+    ("I can't open apps on your laptop. I could run a command, if your laptop is online and reachable. Want me to?",
+     "current"),
+    ("Gitea is up on the NUC.", "done"),
+])
+def test_a_service_up_only_on_a_condition_reports_nothing_done(reply: str, status: str) -> None:
+    v = verdicts(("user", "start gitea on the nuc"), ("assistant", reply))
+    assert v["m1"].status == status
+
+
+@pytest.mark.parametrize(("reply", "status"), [
+    ("I'm sorry, but I can't execute shell commands in this environment.", "current"),
+    ("I don't have access to run commands on that server.", "current"),
+    ("I can't see any files there, the folder is empty.", "answered"),
+])
+def test_a_question_the_agent_cannot_look_into_here_stays_open(reply: str, status: str) -> None:
+    v = verdicts(("user", "list the files in /srv/backups"), ("assistant", reply))
+    assert v["m1"].status == status
+
+
+@pytest.mark.parametrize(("asked", "reply"), [
+    ("Help me draft a letter to my landlord about the broken heater",
+     "Here is a letter you can send:\n\nDear Mr. Novak, the heater in flat 4 has not worked since Monday..."),
+    ("帮我写一封邮件给客户，说明下周停机维护", "邮件如下：\n\n尊敬的客户：下周二凌晨两点到四点系统停机维护，给您带来不便敬请谅解。"),
+    ("soạn tin nhắn xin nghỉ phép gửi sếp", "Bạn có thể gửi tin nhắn này: Chào anh, em xin phép nghỉ ngày mai vì bị ốm."),
+])
+def test_text_asked_for_is_delivered_by_the_reply(asked: str, reply: str) -> None:
+    """Writing a letter or a message is work the reply hands over: the request stays a task, no longer open."""
+    v = verdicts(("user", asked), ("assistant", reply))
+    assert (v["m1"].category, v["m1"].status) == ("task", "answered"), v["m1"]
+
+
+@pytest.mark.parametrize("asked", ["write a letter to the landlord and send it by email",
+                                   "write a script that backs up the database every night"])
+def test_text_to_be_sent_on_or_code_to_run_is_ordinary_work(asked: str) -> None:
+    v = verdicts(("user", asked), ("assistant", "Sure, here it is."))
+    assert v["m1"].rule != "intent:compose"
+
+
+@pytest.mark.parametrize(("reply", "status"), [
+    ("日历权限还没开通。授权完成后，我立即帮你设置提醒。", "current"),
+    ("如果你之前配置过，很可能已经设置好了。", "current"),
+    ("提醒已经设置好了。", "done"),
+])
+def test_a_completion_only_awaited_or_guessed_reports_nothing_done(reply: str, status: str) -> None:
+    v = verdicts(("user", "帮我在日历里设置一个提醒"), ("assistant", reply))
+    assert v["m1"].status == status
+
+
+
+@pytest.mark.parametrize("reply", ["Sure, Tuesday.", "Yes, Frankfurt.", "Yep, Hetzner Frankfurt.", "是的，Docker。"])
+def test_a_capitalised_answer_after_a_yes_is_the_answer_not_a_name(reply: str) -> None:
+    """Only greetings, goodbyes, wishes and thanks are said with a name: after a yes or a sure the word is the answer."""
+    v = verdicts(("user", "which one is it?"), ("assistant", reply))
+    assert v["m2"].category != "noise" and v["m1"].status == "answered", v
+
+
+@pytest.mark.parametrize("turns", [
+    (("user", "write two short tweet drafts about our bakery"),
+     ("assistant", "Option A: Fresh sourdough every morning at the corner of Elm Street, baked by people who love bread."),
+     ("assistant", "Option B: Your first loaf of real sourdough is closer than you think, come and taste it at Elm Street.")),
+    (("user", "delete the old backups"),
+     ("assistant", "This cannot be undone. To confirm, reply with exactly the next message."),
+     ("assistant", "I confirm that all backups older than thirty days on the storage server will be deleted now.")),
+])
+def test_one_of_several_agent_messages_copied_back_is_no_echo(turns: tuple[tuple[str, str], ...]) -> None:
+    """A channel echoes the agent's only message right away; one of several is copied to pick or confirm it."""
+    v = verdicts(*turns, ("user", turns[-1][1]))
+    assert v[f"m{len(turns) + 1}"].rule != "repeat:echo"
+
+
+@pytest.mark.parametrize("reply", [
+    "Berikut rencana deploy saya:\n1. build image\n2. restart service\nLanjut?",
+    "Berikut ini saya cek dulu datanya ya.",
+    "Hier ist das Problem: der Port 5432 ist blockiert.",
+    "Here is the plan:\n1. build the image\n2. push it\nShall I proceed?",
+])
+def test_a_plan_a_problem_or_what_the_agent_will_do_hands_nothing_over(reply: str) -> None:
+    v = verdicts(("user", "deploy aplikasi ke server produksi"), ("assistant", reply))
+    assert v["m1"].status == "current"
+
+
+@pytest.mark.parametrize("said", ["Actually, it works now, thanks", "actually nvm", "Actually, great job on the report",
+                                  "Actually I have a question: how do I reset the token?"])
+def test_actually_opening_a_remark_or_a_question_decides_nothing(said: str) -> None:
+    assert verdicts(("user", "use SQLite for now"), ("user", said))["m2"].category != "decision"
+
+
+@pytest.mark.parametrize("reply", [
+    "I couldn't find any errors in last night's logs; every request returned 200.",
+    "I couldn't fetch the live rate, but yesterday's close was 162.4 yen per euro.",
+    "没能查到任何错误记录，日志都很正常。",
+])
+def test_what_was_looked_for_and_not_found_or_a_fallback_answers(reply: str) -> None:
+    v = verdicts(("user", "any errors in the logs, and what's the rate?"), ("assistant", reply))
+    assert v["m1"].status == "answered"
+
+
+def test_a_failure_written_with_a_curly_apostrophe_leaves_the_question_open() -> None:
+    v = verdicts(("user", "what's the euro to yen rate?"),
+                 ("assistant", "I couldn’t fetch the exchange rate just now. I’ll try again in a minute."))
+    assert v["m1"].status == "current"
+
+
+@pytest.mark.parametrize(("asked", "said"), [
+    ("What tone would you like for the email?", "firm but polite, he ignored my last two messages so no niceties"),
+    ("Who are you deploying as? The CI user or your own account?", "my own account, from my laptop with the old key"),
+    ("Hey! I just came online. Who am I? Who are you?", "I dont have time for this setup stuff right now, the server is down"),
+    ("Hey! I just came online. Who am I? Who are you?", "我明天再弄这个，今天太累了"),
+])
+def test_a_work_question_or_a_put_off_makes_no_fact_of_the_reply(asked: str, said: str) -> None:
+    assert verdicts(("user", "hello"), ("assistant", asked), ("user", said))["m3"].rule != "intent:profile"
+
+
+def test_what_do_you_want_me_to_call_you_asks_who_the_user_is() -> None:
+    v = verdicts(("user", "hello"), ("assistant", "Nice to meet you! What do you want me to call you? And my vibe?"),
+                 ("user", "Sam is fine. Dry humour and short answers, like a grumpy old butler who likes tea"))
+    assert {"preference", "decision"} & {v["m2"].category, v["m3"].category}, v
+
+
+@pytest.mark.parametrize("said", ["meu script chama a API do Google e dá erro 403", "mi script se llama cada hora por cron",
+                                  "meu chefe me chama de preguiçoso", "next time I'll ask Tom directly",
+                                  "next time it crashes I'll check the logs myself", "我朋友看完跟我说挺好看的",
+                                  "他听完就跟我说不行", "https://blog.example.com/rag Build a RAG chatbot in 10 minutes",
+                                  "tes lagi gagal, error 500", "Phân tích của bạn rất hay", "下次先问我们组长"])
+def test_forms_that_look_like_the_new_rules_but_report_or_call(said: str) -> None:
+    assert verdicts(("user", said))["m1"].category not in ("preference", "task")

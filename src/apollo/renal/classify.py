@@ -254,6 +254,15 @@ def _flat(text: str) -> str:
     return " ".join(text.split())
 
 
+def _plain(text: str) -> str:
+    """``text`` without Markdown's emphasis marks, flattened: how a channel's copy of the agent's message is compared
+    with it (WhatsApp sends **bold** back as *bold*)."""
+    return _flat(text.translate(_EMPHASIS))
+
+
+_EMPHASIS = str.maketrans("", "", "*_`~")
+
+
 def _quote(text: str) -> str:
     flat = _flat(text)
     return flat if len(flat) <= _QUOTE else flat[: _QUOTE - 1] + "…"
@@ -268,6 +277,10 @@ class Classifier:
         self._read_settings(self.rules.settings)
         #: the agent's recent texts, flattened: what a delivery copy repeats
         self._said: deque[str] = deque(maxlen=64)
+        #: the agent's texts since the user last wrote, and the only one of the turn before the user's message
+        #: (what a channel that echoes the agent's replies sends back)
+        self._turn_texts: list[str] = []
+        self._echoed: str | None = None
         #: what other sessions routed here, flattened: the same message routed again repeats it
         self._routed: deque[str] = deque(maxlen=64)
         self.balance = balance if balance is not None else BalanceTracker(Thresholds.from_config(config))
@@ -480,6 +493,11 @@ class Classifier:
             for said in (element.text, element.extra.get("error", "")):
                 if said.strip():
                     self._said.append(_flat(said))
+            if element.text.strip():
+                self._turn_texts.append(element.text)
+        elif element.role is Role.USER:
+            echoed, self._turn_texts = self._turn_texts, []
+            self._echoed = echoed[0] if len(echoed) == 1 else None
         by_row = (self._by_row(element, self._turn_rows) if element.extra else None) or self._by_row(
             element, self._kind_rows)
         if element.extra.get("routed") and element.text.strip():  # another session's message: the same again repeats it
@@ -516,6 +534,11 @@ class Classifier:
             return self._verdict(element, row["category"], row["action"], row["confidence"],
                                  row["reason"].format(flag=flag), row["rule"])
         return None
+
+    def _echoes_agent(self, text: str) -> bool:
+        """``text`` is the agent's message just before it, whole, as a channel sends it back: the only text of the
+        agent's turn (one of several sent apart may be copied to pick it, or a phrase asked for typed back)."""
+        return self._echoed is not None and _plain(text) == _plain(self._echoed)
 
     def _said_before(self, text: str) -> bool:
         flat = _flat(text)
@@ -699,7 +722,7 @@ class Classifier:
         if earlier is not None and not answers:
             return self._verdict(element, "noise", "drop", 0.85, f"repeats #{earlier.verdict.id} word for word",
                                  "repeat:text", status="duplicate", duplicate_of=earlier.verdict.id)
-        if role == "user" and _own_tokens(element) >= self._echo_min_tokens and _flat(text) in self._said:
+        if role == "user" and _own_tokens(element) >= self._echo_min_tokens and self._echoes_agent(text):
             return self._verdict(element, "noise", "drop", 0.8, "the agent's own words sent back as the user's (a channel "
                                  "that echoes the agent's replies): the agent's message holds them", "repeat:echo")
         verdict = self._content(element, said, found, role, speaker, reference)
@@ -968,7 +991,7 @@ class Classifier:
             self._done_by_user(element, other)
         if effect in ("stance", "fact"):
             return self._stance(element, category, row["confidence"], reason, keys, role, speaker, topic, markers,
-                                rule=row["rule"], replaces=effect == "stance")
+                                rule=row["rule"], replaces=effect == "stance", own=self._turn_keys)
         self._take_effect(element, row, role, speaker, keys, topic, found, said, other)
         return self._verdict(element, category, row.get("action", "keep"), row["confidence"], reason, row["rule"])
 
@@ -1069,15 +1092,16 @@ class Classifier:
 
     def _stance(self, element: Element, category: str, confidence: float, reason: str, keys: frozenset[str],
                 role: str, speaker: str, topic: int | None, markers: dict[str, str], rule: str = "",
-                replaces: bool = True) -> Verdict:
+                replaces: bool = True, own: frozenset[str] | None = None) -> Verdict:
         """A decision or a preference: it may replace an earlier one of the same kind (a fact about the
         user, ``replaces=False``, adds to what is known and replaces nothing; a later change may
-        replace it)."""
+        replace it). ``own``: the topic words of the speaker's own, when ``keys`` also holds those of the
+        question it replies to."""
         store = self._decisions if category == "decision" else self._preferences
         candidate = self._candidate(None, element, role, speaker, keys, topic)
         named = reading.keywords(markers["supersede"], self.rules) if "supersede" in markers else frozenset()
         if replaces:
-            self._supersede(candidate, store, strong="supersede" in markers, named=named)
+            self._supersede(candidate, store, strong="supersede" in markers, named=named, own=own)
         self._hold(store, candidate)
         return self._verdict(element, category, "keep", confidence, reason, rule or f"intent:{category}")
 
@@ -1125,16 +1149,20 @@ class Classifier:
         return bool(aim) and any(len(aim & c.keys) * 2 >= len(aim) for c in self._decisions)
 
     def _supersede(self, newer: _Candidate, store: list[_Candidate], *, strong: bool,
-                   named: frozenset[str] = frozenset()) -> None:
+                   named: frozenset[str] = frozenset(), own: frozenset[str] | None = None) -> None:
         """Mark the earlier decisions (or preferences) that ``newer`` replaces: when the newer one
         says so (改用, instead) and they share topic words; for preferences also, tentatively
         (confirm), when they share most of their words without saying so (two decisions on one
         subject often complement each other). The user decides: the agent restating or carrying
         out a user's decision never replaces it. ``named``: what the change says it replaces
-        ("from SQLite", "不要 PDF 了")."""
+        ("from SQLite", "不要 PDF 了"). ``own``: the newer one's own topic words, one of which the earlier
+        one must hold: the words of the question it replies to say what it is about, not what it replaces
+        ("不要再发 🐔 了" after the agent asked about a document replaces no name given after another question)."""
         settings = self.rules.settings
         for earlier in list(store):
             if newer.role == "assistant" and earlier.role in ("user", "system"):
+                continue
+            if own is not None and not own & earlier.keys:
                 continue
             shared, share = reading.overlap(newer.keys, earlier.keys)
             if strong and (shared >= settings["supersede_min_shared"]

@@ -45,7 +45,7 @@ _LATIN_WORD = re.compile(r"[a-z][a-z0-9_+#-]*[a-z0-9+#]|[a-z]")
 #: messages up to this long are cached (bounded: 4096 of them)
 _CACHED_CHARS = 400
 _INTENT_SIGNALS = ("request", "preference", "profile", "preference_hint", "decision", "choice", "supersede", "proposal",
-                   "task", "inquiry", "retry", "appointment", "completion", "check_mark", "grading", "appraisal", "blocked", "refusal", "reasoning", "commitment", "pick", "about_agent", "about_user", "asks_profile", "assigns", "continuation", "undone", "still_undone",
+                   "task", "inquiry", "compose", "retry", "appointment", "completion", "check_mark", "grading", "appraisal", "blocked", "refusal", "reasoning", "commitment", "pick", "about_agent", "about_user", "asks_profile", "assigns", "continuation", "undone", "still_undone",
                    "progress_check", "activity_question", "further_action", "standing", "addressee",
                    "unknown", "negativity", "apology", "remembers", "command", "override", "all_clear", "bot_start")
 # Quotation marks that open and close: a question mark inside a quotation is not the speaker asking.
@@ -477,16 +477,22 @@ def _names(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
-def _social_addressing(norm: str, names: frozenset[str], rules: RenalRules) -> tuple[Signal, ...]:
-    """A formula with the name of whom it is said to ("you're welcome jan", "hey lucy"), or the name alone beside
-    formulas ("Good night, Jan!"): the formula's signals, and the name a form of address."""
+def _social_addressing(norm: str, names: frozenset[str], rules: RenalRules, formulas: list[str]) -> tuple[Signal, ...]:
+    """A formula said with the name of whom it is said to ("you're welcome jan", "hey lucy"), or the name alone
+    beside such formulas ("Good night, Jan!"): the formula's signals, and the name a form of address. Only the
+    formulas of ``normalize.addressed_by_name`` (``formulas`` lists the clauses read so far as formulas)."""
     if not names:
         return ()
     words = norm.split()
     kept = [word for word in words if word not in names]
     if len(kept) == len(words):
         return ()
-    return social_parts(" ".join(kept), rules) if kept else (rules["vocative"],)
+    addressed = rules.normalize["addressed_by_name"]
+    if not kept:
+        near = [social_parts(normalize_clause(clause, rules), rules) for clause in formulas]
+        return (rules["vocative"],) if near and all(s.name in addressed for parts in near for s in parts) else ()
+    parts = social_parts(" ".join(kept), rules)
+    return parts if parts and all(s.name in addressed for s in parts) else ()
 
 
 def _listed(norm: str, rules: RenalRules) -> Signal | None:
@@ -604,7 +610,7 @@ def _read(text: str, role: str, rules: RenalRules, social: bool) -> Reading:
         elif asks:
             clause.question = True
         if social:
-            parts = social_parts(clause.norm, rules) or _social_addressing(clause.norm, names, rules)
+            parts = social_parts(clause.norm, rules) or _social_addressing(clause.norm, names, rules, formulas)
             if parts and (not clause.question or all(s.allow_question for s in parts)):
                 clause.social = parts[0]
                 reading.social.extend(parts)

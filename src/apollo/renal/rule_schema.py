@@ -54,6 +54,7 @@ class Normalize(msgspec.Struct, forbid_unknown_fields=True):
     stretched_letters: bool
     binds_forward: list[str] = []
     read_as_one_unless: list[str] = []
+    addressed_by_name: list[str] = []
 
 
 class Pasted(msgspec.Struct, forbid_unknown_fields=True):
