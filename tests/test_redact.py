@@ -107,6 +107,13 @@ def test_a_password_named_in_chinese_is_redacted(seed: int, name: str, between: 
     assert all(part not in out for part in secret.split() if len(part) >= 4)
 
 
+@pytest.mark.parametrize("text", ["密码是Qx7m(Lm2Rt9Vw)", "应用密码：`Rk2p(Wq8Zt3)`", "数据库密码为 Tz4(Jn8Kd2x)"])
+def test_a_password_with_brackets_after_a_chinese_name_is_redacted(text: str) -> None:
+    """A value said after 密码是 is given, not computed: brackets in it make it no call (``get_password()``)."""
+    out = redact(text)
+    assert "[REDACTED Secret Keyword]" in out and "(" not in out.split("]")[-1], out
+
+
 def test_talk_about_passwords_in_chinese_is_left_alone() -> None:
     for text in ("密码是什么？", "修改密码: 请点击设置", "密钥 management 很重要", "你的密码太短了，需要改成至少 8 位: please",
                  # a review: compounds are other things, whose value is no secret

@@ -636,9 +636,17 @@ def _keyword_spans(line: str, keywords: list[tuple[str, re.Pattern[str], int | s
             value = _unmarked(line, start, value)
             # read on after the value taken: the rest of a long match may hold the next name and its value
             at = max(match.start() + 1, start + len(value)) if value else match.end() + (match.end() == match.start())
-            # ``password = get_password()`` names no secret
-            if value and not is_templated_secret(value) and not _compiled(_INDIRECT).match(line, start):
+            # ``password = get_password()`` names no secret; after a Chinese name (``密码是GZFv(yWeCBI8FJC)``) a value
+            # is said, not computed: a password may hold brackets
+            if value and not is_templated_secret(value) and (
+                    not _compiled(_INDIRECT).match(line, start) or _said_in_chinese(line, start)):
                 yield start, start + len(value), kind
+
+
+def _said_in_chinese(line: str, start: int) -> bool:
+    """What stands before the value (its quotes and emphasis aside) is Chinese: 是, 为, a full-width colon."""
+    before = line[:start].rstrip(" \t\u3000\u00a0`\"'「*")
+    return bool(before) and ("\u3000" <= before[-1] <= "\u9fff" or before[-1] in "：，")
 
 
 def _unmarked(line: str, start: int, value: str) -> str:

@@ -225,9 +225,10 @@ def test_a_question_the_agent_cannot_look_into_here_stays_open(reply: str, statu
 
 @pytest.mark.parametrize(("asked", "reply"), [
     ("Help me draft a letter to my landlord about the broken heater",
-     "Here is a letter you can send:\n\nDear Mr. Novak, the heater in flat 4 has not worked since Monday..."),
+     "Here is a letter you can send:\n\nDear Mr. Novak,\nthe heater in flat 4 has not worked since Monday and the "
+     "nights are cold. Could you send someone to repair it this week? I am home after 5pm every day.\nKind regards,\nAnna"),
     ("帮我写一封邮件给客户，说明下周停机维护", "邮件如下：\n\n尊敬的客户：下周二凌晨两点到四点系统停机维护，给您带来不便敬请谅解。"),
-    ("soạn tin nhắn xin nghỉ phép gửi sếp", "Bạn có thể gửi tin nhắn này: Chào anh, em xin phép nghỉ ngày mai vì bị ốm."),
+    ("soạn tin nhắn xin nghỉ phép cho sếp", "Bạn có thể gửi tin nhắn này: Chào anh, em xin phép nghỉ ngày mai vì bị ốm."),
 ])
 def test_text_asked_for_is_delivered_by_the_reply(asked: str, reply: str) -> None:
     """Writing a letter or a message is work the reply hands over: the request stays a task, no longer open."""
@@ -330,3 +331,47 @@ def test_what_do_you_want_me_to_call_you_asks_who_the_user_is() -> None:
                                   "tes lagi gagal, error 500", "Phân tích của bạn rất hay", "下次先问我们组长"])
 def test_forms_that_look_like_the_new_rules_but_report_or_call(said: str) -> None:
     assert verdicts(("user", said))["m1"].category not in ("preference", "task")
+
+
+
+@pytest.mark.parametrize("reply", ["Sure, give me a minute.", "Sorry, I can't write cover letters.", "好的，马上写。",
+                                   "Let me know the job title first."])
+def test_text_asked_for_is_not_handed_over_by_a_promise_a_refusal_or_a_question_back(reply: str) -> None:
+    v = verdicts(("user", "draft a cover letter for the bakery job"), ("assistant", reply))
+    assert (v["m1"].category, v["m1"].status) == ("task", "current"), v["m1"]
+
+
+@pytest.mark.parametrize("asked", ["write a short summary at the end of every answer",
+                                   "写一篇文章要多久", "Em viết bài này hôm qua rồi"])
+def test_a_standing_rule_a_question_or_a_report_is_no_text_asked_for(asked: str) -> None:
+    assert verdicts(("user", asked))["m1"].rule != "intent:compose"
+
+
+@pytest.mark.parametrize("turns", [
+    (("user", "数据库用 PostgreSQL"), ("assistant", "好的，记下了。"), ("user", "部署一下"), ("assistant", "数据库用什么？"),
+     ("user", "换成 MySQL 吧")),
+    (("user", "use PostgreSQL for the database"), ("assistant", "Noted."), ("assistant", "Which database should we use?"),
+     ("user", "switch to MySQL")),
+])
+def test_a_change_that_names_only_the_new_value_replaces_the_decision_the_question_was_about(
+        turns: tuple[tuple[str, str], ...]) -> None:
+    """The question's words say what a change naming something of its own is about."""
+    assert verdicts(*turns)["m1"].status == "superseded"
+
+
+@pytest.mark.parametrize(("reply", "status"), [
+    ("The API timed out and I couldn't fetch the live rate.", "current"),
+    ("接口超时了，没能获取实时汇率。", "current"),
+    ("I can't browse the internet, but as of last week it was about 150 yen.", "answered"),
+])
+def test_a_failure_after_its_cause_leaves_the_question_open_and_a_fallback_answers(reply: str, status: str) -> None:
+    assert verdicts(("user", "what's the usd to jpy rate?"), ("assistant", reply))["m1"].status == status
+
+
+@pytest.mark.parametrize(("reply", "status"), [
+    ("Here is the root cause: the session token expires after five minutes.", "current"),
+    ("Berikut penyebab masalahnya: token kedaluwarsa.", "current"),
+    ("Gitea is up and I set it to restart if it crashes.", "done"),
+])
+def test_a_diagnosis_hands_nothing_over_and_a_condition_after_the_state_keeps_it_done(reply: str, status: str) -> None:
+    assert verdicts(("user", "start gitea and fix the login bug"), ("assistant", reply))["m1"].status == status

@@ -131,10 +131,15 @@ class _Candidate:
     answered: str | None = None
     #: any answer settles it, even one that asks something back (a row's ``answer_settles``)
     settles: bool = False
+    #: the fewest tokens of the agent's own an answer hands over (a row's ``answer_min_tokens``): text asked to be
+    #: written is not in a reply that only says it will be ("Sure, give me a minute.")
+    min_answer: int = 0
     #: the agent's text that answered it first in the current turn (the answer before any work that follows)
     answer: str | None = None
     #: the things a report names (files, paths, ids): reports naming different ones are on different work
     specifics: frozenset[str] = frozenset()
+    #: a stance's own topic words, when ``keys`` also holds those of the question it replied to (None: all its own)
+    own: frozenset[str] | None = None
 
 
 @slotted()
@@ -317,7 +322,7 @@ class Classifier:
         self._answering: list[_Candidate] = []
         #: the agent's latest text in that turn (its id, and whether it asks something back); None when
         #: the agent went on working after it (then it narrated a step: the questions stay open)
-        self._last_answer: tuple[str, bool, frozenset[str]] | None = None
+        self._last_answer: tuple[str, bool, frozenset[str], int] | None = None
         self._turn_keys: frozenset[str] = frozenset()
         #: each speaker's latest substantive turn (position): what came after it, a reply of theirs answers
         self._spoke: dict[str, int] = {}
@@ -1007,6 +1012,7 @@ class Classifier:
                 self._ask_again(element)
             question = self._candidate(self._open_questions, element, role, speaker, keys, topic)
             question.answered, question.settles = row.get("answered"), row.get("answer_settles", False)
+            question.min_answer = row.get("answer_min_tokens", 0)
             if role == "assistant" and not found.asks(self.rules["addressee"]):
                 self._asked = question  # a question not put to the user, which the agent may answer itself
         elif effect == "proposal":
@@ -1099,6 +1105,7 @@ class Classifier:
         question it replies to."""
         store = self._decisions if category == "decision" else self._preferences
         candidate = self._candidate(None, element, role, speaker, keys, topic)
+        candidate.own = own
         named = reading.keywords(markers["supersede"], self.rules) if "supersede" in markers else frozenset()
         if replaces:
             self._supersede(candidate, store, strong="supersede" in markers, named=named, own=own)
@@ -1155,14 +1162,17 @@ class Classifier:
         (confirm), when they share most of their words without saying so (two decisions on one
         subject often complement each other). The user decides: the agent restating or carrying
         out a user's decision never replaces it. ``named``: what the change says it replaces
-        ("from SQLite", "不要 PDF 了"). ``own``: the newer one's own topic words, one of which the earlier
-        one must hold: the words of the question it replies to say what it is about, not what it replaces
-        ("不要再发 🐔 了" after the agent asked about a document replaces no name given after another question)."""
+        ("from SQLite", "不要 PDF 了"). ``own``: the newer one's own topic words, when its keys also hold those of
+        the question it replies to. The earlier one must hold one of them, or, for a change that names something
+        of its own, say in its own words what the question was about ("换成 MySQL 吧" to "数据库用什么？" replaces
+        "数据库用 PostgreSQL"): "不要再发 🐔 了" after the agent asked about a document replaces no name given after
+        another question, though both questions said "assistant"."""
         settings = self.rules.settings
         for earlier in list(store):
             if newer.role == "assistant" and earlier.role in ("user", "system"):
                 continue
-            if own is not None and not own & earlier.keys:
+            if own is not None and not own & earlier.keys and not (
+                    strong and own and (newer.keys - own) & (earlier.own if earlier.own is not None else earlier.keys)):
                 continue
             shared, share = reading.overlap(newer.keys, earlier.keys)
             if strong and (shared >= settings["supersede_min_shared"]
@@ -1378,9 +1388,9 @@ class Classifier:
         self._amend(candidate, category=category, status="answered", action="compress", confidence=0.75,
                     rule="resolve:answered", reason=f"answered in #{answer}", answered_by=answer)
 
-    def _answer_of(self, element: Element, found: reading.Reading) -> tuple[str, bool, frozenset[str]]:
+    def _answer_of(self, element: Element, found: reading.Reading) -> tuple[str, bool, frozenset[str], int]:
         """What the agent's text, if its turn ends on it, does to the questions it answers: (its id,
-        whether it asks back rather than answers, the topic words of what it offers to do). A reply
+        whether it asks back rather than answers, the topic words of what it offers to do, its own tokens). A reply
         that is mostly a question back, or says what it could not do, leaves them open; one that
         answers and then asks a follow-up or offers more settles them, unless what it offers is the
         very thing asked ("Want me to look that up?": the answer is still to come)."""
@@ -1389,7 +1399,7 @@ class Classifier:
         asks_back = (not offers and found.asks_mostly(rules["open_offer"])) or any(
             name in found.found for name in self._answer_left_open_by)
         offered = reading.keywords(found.question_text(), rules) if offers else frozenset()
-        return element.id, asks_back, offered
+        return element.id, asks_back, offered, _own_tokens(element)
 
     def _settle_answers(self) -> None:
         """The agent's turn ended: the user's questions it answered are answered by its last text,
@@ -1399,10 +1409,13 @@ class Classifier:
         if self._last_answer is None:
             self._open_questions.extend(self._answering)
         else:
-            answer, asks_back, offered = self._last_answer
+            answer, asks_back, offered, said = self._last_answer
             for candidate in self._answering:
                 shared, share = reading.overlap(offered, candidate.keys)
                 still_open = asks_back or (shared > 0 and share >= self._answer_share)
+                if said < candidate.min_answer or (still_open and candidate.min_answer):
+                    self._open_questions.append(candidate)  # nothing handed over yet: the text is still to come
+                    continue
                 category = candidate.verdict.category if still_open and not candidate.settles else candidate.answered
                 self._resolve_answered(candidate, candidate.answer or answer, category or candidate.verdict.category)
         self._answering, self._last_answer = [], None

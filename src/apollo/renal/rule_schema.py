@@ -53,8 +53,8 @@ class Normalize(msgspec.Struct, forbid_unknown_fields=True):
     collapse_single_characters: bool
     stretched_letters: bool
     binds_forward: list[str] = []
-    read_as_one_unless: list[str] = []
     addressed_by_name: list[str] = []
+    read_as_one_unless: list[str] = []
 
 
 class Pasted(msgspec.Struct, forbid_unknown_fields=True):
@@ -87,6 +87,7 @@ class VerdictRow(msgspec.Struct, forbid_unknown_fields=True):
     effect: str | UnsetType = UNSET
     answered: str | UnsetType = UNSET
     answer_settles: bool | UnsetType = UNSET
+    answer_min_tokens: int | UnsetType = UNSET
     kinds: list[str] | UnsetType = UNSET
     max_tokens: int | UnsetType = UNSET
     copy: bool | UnsetType = UNSET
