@@ -375,3 +375,12 @@ def test_a_failure_after_its_cause_leaves_the_question_open_and_a_fallback_answe
 ])
 def test_a_diagnosis_hands_nothing_over_and_a_condition_after_the_state_keeps_it_done(reply: str, status: str) -> None:
     assert verdicts(("user", "start gitea and fix the login bug"), ("assistant", reply))["m1"].status == status
+
+
+def test_text_handed_over_in_two_messages_is_handed_over() -> None:
+    """A letter, then "Want me to make it shorter?": the turn's texts one after another hand it over together."""
+    v = verdicts(("user", "draft a cover letter for the bakery job"),
+                 ("assistant", "Dear hiring team, I have baked bread for ten years and would love to join Elm Street "
+                               "Bakery as a morning baker. Sam"),
+                 ("assistant", "I kept it short. Want me to add a line about pastry, or make it more formal?"))
+    assert v["m1"].status == "answered"

@@ -961,7 +961,10 @@ class Classifier:
         if role == "assistant" and self._answering:
             # the turn's latest answer, settled when the turn ends: one that asks something back (an
             # offer too) leaves the questions to the user; a generic "anything else?" at its end asks nothing
-            self._last_answer = self._answer_of(element, found)
+            answer = self._answer_of(element, found)
+            if self._last_answer is not None:  # texts one after another hand over together (a letter, then "Want changes?")
+                answer = (*answer[:3], answer[3] + self._last_answer[3])
+            self._last_answer = answer
 
         if role != "user" and done:  # "记好了：…PDF 的决定…" reports work done, whatever else it says
             self._close_task(element, keys, other)

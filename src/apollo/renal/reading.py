@@ -461,8 +461,8 @@ def social_parts(norm: str, rules: RenalRules) -> tuple[Signal, ...]:
     return (filler,) if not _strip_fillers(bare, filler.phrases) or filler.match_whole(bare) else ()
 
 
-#: a capitalised word, the way a name is written
-_CAPITALISED = re.compile(r"(?<![\w'’])[A-Z][a-z]+(?![\w'’])")
+#: a capitalised word, the way a name is written (compiled, and kept by re, when an agent's formula is first read)
+_CAPITALISED = r"(?<![\w'’])[A-Z][a-z]+(?![\w'’])"
 
 
 def _names(text: str) -> frozenset[str]:
@@ -470,7 +470,7 @@ def _names(text: str) -> frozenset[str]:
     Jan!", "Hey Lucy"; not after an emoji or a mark opening the line, "🛡️ **Verifying:**"), lower-cased: in the
     agent's reply to a greeting or thanks, who it addresses. The agent's only: a user who writes "ok Continue" orders."""
     found = set()
-    for match in _CAPITALISED.finditer(text):
+    for match in re.finditer(_CAPITALISED, text):
         before = text[:match.start()].rstrip(" \t")
         if before and (before[-1] in ",，" or before[-1].isalpha()):
             found.add(match.group(0).lower())
