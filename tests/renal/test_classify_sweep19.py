@@ -380,7 +380,19 @@ def test_a_diagnosis_hands_nothing_over_and_a_condition_after_the_state_keeps_it
 def test_text_handed_over_in_two_messages_is_handed_over() -> None:
     """A letter, then "Want me to make it shorter?": the turn's texts one after another hand it over together."""
     v = verdicts(("user", "draft a cover letter for the bakery job"),
-                 ("assistant", "Dear hiring team, I have baked bread for ten years and would love to join Elm Street "
-                               "Bakery as a morning baker. Sam"),
+                 ("assistant", "Dear team, I would love to bake for Elm Street. Sam"),
                  ("assistant", "I kept it short. Want me to add a line about pastry, or make it more formal?"))
+    assert v["m1"].status == "answered"
+
+
+
+def test_a_short_text_asked_for_is_handed_over_by_a_reply_that_holds_it() -> None:
+    v = verdicts(("user", "write me a tweet about our new sourdough"),
+                 ("assistant", "Fresh sourdough every morning at Elm Street. Crust that crackles, crumb that sings."))
+    assert v["m1"].status == "answered"
+
+
+def test_a_no_with_the_failure_that_says_why_answers_a_yes_no_question() -> None:
+    v = verdicts(("user", "is the staging server up?"),
+                 ("assistant", "No, I couldn't reach it: connection refused on port 22."))
     assert v["m1"].status == "answered"
