@@ -396,3 +396,9 @@ def test_a_no_with_the_failure_that_says_why_answers_a_yes_no_question() -> None
     v = verdicts(("user", "is the staging server up?"),
                  ("assistant", "No, I couldn't reach it: connection refused on port 22."))
     assert v["m1"].status == "answered"
+
+
+@pytest.mark.parametrize("reply", ["네! 여기 있습니다. 무엇을 도와드릴까요?", "Chào bạn! Mình có thể giúp gì cho bạn?", "Hello! May I help you?"])
+def test_an_offer_of_help_in_korean_vietnamese_or_may_i_asks_nothing_specific(reply: str) -> None:
+    """A generic offer of help closing a greeting's reply leaves the user nothing to answer: no open question."""
+    assert verdicts(("user", "hi"), ("assistant", reply))["m2"].category != "question"
