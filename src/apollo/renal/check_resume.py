@@ -23,8 +23,8 @@ a signal of the rules that a list of them holds is saved by its name, and the el
 still hold are saved as their position in the session and taken from the session when the state
 is read again, so neither a user's message nor a tool's output is copied whole. What remains is what the streams keep of text themselves: topic words, short quotes in
 verdict reasons, and the agent's latest replies (flattened: the classifier recognises a delivery
-copy by them, as a part of one of them, which no digest can tell; and the texts of its current turn,
-which a channel may echo back as the user's); a watched output's tokens are
+copy by them, as a part of one of them, which no digest can tell; and the latest text of its current
+turn, which a channel may echo back as the user's); a watched output's tokens are
 kept as digests (:class:`apollo.renal.concentrate.LineIndex`), and a cut output's shortened text not
 at all. Every such string goes through
 :func:`apollo.redact.redact` when saved, as everything Apollo writes for itself (docs/privacy.md):

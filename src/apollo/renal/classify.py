@@ -282,9 +282,11 @@ class Classifier:
         self._read_settings(self.rules.settings)
         #: the agent's recent texts, flattened: what a delivery copy repeats
         self._said: deque[str] = deque(maxlen=64)
-        #: the agent's texts since the user last wrote, and the only one of the turn before the user's message
-        #: (what a channel that echoes the agent's replies sends back)
-        self._turn_texts: list[str] = []
+        #: how many texts the agent wrote since the user last did, and the latest; at a user's message, the agent's
+        #: text just before it when it was the turn's only one, as compared (what a channel that echoes the agent's
+        #: replies sends back)
+        self._turn_texts = 0
+        self._turn_text = ""
         self._echoed: str | None = None
         #: what other sessions routed here, flattened: the same message routed again repeats it
         self._routed: deque[str] = deque(maxlen=64)
@@ -499,10 +501,10 @@ class Classifier:
                 if said.strip():
                     self._said.append(_flat(said))
             if element.text.strip():
-                self._turn_texts.append(element.text)
+                self._turn_texts, self._turn_text = self._turn_texts + 1, element.text
         elif element.role is Role.USER:
-            echoed, self._turn_texts = self._turn_texts, []
-            self._echoed = echoed[0] if len(echoed) == 1 else None
+            self._echoed = _plain(self._turn_text) if self._turn_texts == 1 else None
+            self._turn_texts, self._turn_text = 0, ""
         by_row = (self._by_row(element, self._turn_rows) if element.extra else None) or self._by_row(
             element, self._kind_rows)
         if element.extra.get("routed") and element.text.strip():  # another session's message: the same again repeats it
@@ -543,7 +545,7 @@ class Classifier:
     def _echoes_agent(self, text: str) -> bool:
         """``text`` is the agent's message just before it, whole, as a channel sends it back: the only text of the
         agent's turn (one of several sent apart may be copied to pick it, or a phrase asked for typed back)."""
-        return self._echoed is not None and _plain(text) == _plain(self._echoed)
+        return self._echoed is not None and _plain(text) == self._echoed
 
     def _said_before(self, text: str) -> bool:
         flat = _flat(text)

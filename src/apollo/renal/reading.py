@@ -583,7 +583,7 @@ def _read(text: str, role: str, rules: RenalRules, social: bool) -> Reading:
                                                    for c in clauses))) else None
     offer = rules["proposal"] if rules["proposal"].applies_to(role) else None
     intent, in_formulas, whole_intent = _signals_for(rules, role)
-    names = _names(text) if social and role == "assistant" else frozenset()
+    names: frozenset[str] | None = None  # the agent's, read when a clause is no formula without them
     content: list[str] = []
     formulas: list[str] = []  # the clauses that are formulas, which only signals read ``in_formulas`` see
     inside = own = False  # in a quotation at the end of the clause; one the speaker asks as their own
@@ -610,7 +610,10 @@ def _read(text: str, role: str, rules: RenalRules, social: bool) -> Reading:
         elif asks:
             clause.question = True
         if social:
-            parts = social_parts(clause.norm, rules) or _social_addressing(clause.norm, names, rules, formulas)
+            parts = social_parts(clause.norm, rules)
+            if not parts and role == "assistant":
+                names = _names(text) if names is None else names
+                parts = _social_addressing(clause.norm, names, rules, formulas)
             if parts and (not clause.question or all(s.allow_question for s in parts)):
                 clause.social = parts[0]
                 reading.social.extend(parts)
