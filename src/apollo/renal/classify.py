@@ -361,6 +361,7 @@ class Classifier:
         self._answer_left_open_by: list[str] = settings["answer_left_open_by"]
         self._left_to_user_by = frozenset(settings["left_to_user_by"])
         self._left_to_user_done_by = frozenset(settings["left_to_user_done_by"])
+        self._answer_max_keys: int = settings["answer_max_keys"]
         self._failed_by = [self.rules[name] for name in settings["outcome_failed_by"]]
         self._failed_unless = [self.rules[name] for name in settings["outcome_failed_unless"]]
         self._choice_markers = re.compile(settings["choice_markers"], re.IGNORECASE)
@@ -1206,13 +1207,34 @@ class Classifier:
         task = next((t for t in reversed(self._tasks) if keys & t.keys), None)
         confidence = 0.75
         if task is None:
-            if other is None or self._tasks[-1].pos != other.pos:
+            if other is None or (self._tasks[-1].pos != other.pos and not self._only_answered_since(self._tasks[-1])):
                 return  # "记好了" after a preference reports that, not some older task
             task, confidence = self._tasks[-1], 0.6
         self._tasks.remove(task)
         self._closed = (element.id, task)
         self._amend(task, status="done", action="compress", confidence=confidence, rule="resolve:done",
                     reason=f"no longer active: reported done in #{element.id}")
+
+    def _only_answered_since(self, task: _Candidate) -> bool:
+        """Whether the user has only answered the agent's questions since asking for ``task`` ("删掉旧日志" →
+        "确认要删除吗？" → "是的"): the agent's next report is of that work, in whatever words. A reply that
+        asks for more (a task, a question), one to no question, or one that says more than an answer does
+        (more topic words than ``answer_max_keys``) is a turn of its own."""
+        turns = list(self._turns)
+        start = next((i for i, t in enumerate(turns) if t.pos == task.pos), None)
+        if start is None:
+            return False  # older than the turns remembered
+        asked = False
+        for turn in turns[start + 1:]:
+            if not turn.substantive:
+                continue
+            if turn.speaker == task.speaker:
+                if not asked or turn.stated in ("task", "question") or len(turn.keys) > self._answer_max_keys:
+                    return False
+                asked = False
+            else:
+                asked = turn.question
+        return True
 
     def _goes_on(self, element: Element, said: str) -> None:
         """The report says a step is done and, after it, what the agent does next on the request it

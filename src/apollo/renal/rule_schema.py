@@ -122,6 +122,7 @@ class ClassifySettings(msgspec.Struct, forbid_unknown_fields=True):
     answer_left_open_by: list[str]
     left_to_user_by: list[str]
     left_to_user_done_by: list[str]
+    answer_max_keys: int
     restate_min_share: float
     restate_specifics_named: str
     outcome_failed_by: list[str]

@@ -1,0 +1,51 @@
+"""Forms met in OpenClaw sessions of owners the rules were never tuned on (sentences invented here,
+none quoted): the twentieth round."""
+
+from __future__ import annotations
+
+import pytest
+from support_classify import verdicts
+
+
+@pytest.mark.parametrize(("reply", "status"), [
+    ("已改好。", "done"), ("已经写好，放在 docs/guide.md", "done"), ("配置已改好，重启后生效", "done"), ("改好啦", "done"),
+    ("已经写好的代码放在哪？", "current"), ("已经改好了吗", "current"), ("还没改好", "current"),
+    ("已经写好的话就发给你", "current"),
+])
+def test_work_reported_done_with_yi_and_no_le_closes_the_request(reply: str, status: str) -> None:
+    """"已改好" says done as "改好了" does; an attributive, a question or a condition says nothing done."""
+    v = verdicts(("user", "帮我把端口改成8080"), ("assistant", reply))
+    assert v["m1"].category == "task" and v["m1"].status == status
+
+
+@pytest.mark.parametrize(("said", "category"), [
+    ("帮我把端口改成8080，然后每次修改配置文件之前都git一次", "preference"), ("每次改完代码都commit一下", "preference"),
+    ("每次都gitlab报错", "process"), ("每次打开都备份吗？", "question"),
+])
+def test_saving_the_work_every_time_is_a_standing_rule_even_inside_a_request(said: str, category: str) -> None:
+    """A rule for every time outlives the one-off request it was given with, so the message is kept as the rule."""
+    assert verdicts(("user", said))["m1"].category == category
+
+
+@pytest.mark.parametrize(("said", "category"), [
+    ("vui lòng kiểm tra lại file config giúp mình", "task"), ("Anh vui lòng gửi báo cáo trước 5h chiều", "task"),
+    ("vui lòng đợi một chút", "process"), ("cho mình biết giá vàng hôm nay", "question"),
+    ("vui lòng cho tôi biết lỗi ở đâu", "question"), ("cho mình biết khi chạy xong nhé", "process"),
+])
+def test_vietnamese_please_orders_and_let_me_know_asks(said: str, category: str) -> None:
+    """"vui lòng" (please) with a verb orders; "cho mình biết" (let me know) asks, unless it is to be told later."""
+    assert verdicts(("user", said))["m1"].category == category
+
+
+@pytest.mark.parametrize(("between", "status"), [
+    ((("assistant", "找到 12 个旧日志文件，共 3.2GB。确认要删除吗？"), ("user", "是的")), "done"),
+    ((("assistant", "Found 12 old logs. Which ones, all or only last year's?"), ("user", "last year's")), "done"),
+    ((("assistant", "好的，我先看看。"), ("user", "快点")), "current"),
+    ((("assistant", "确认要删除吗？"), ("user", "先帮我看看磁盘还剩多少")), "current"),
+])
+def test_a_report_after_the_user_only_answered_the_agents_questions_closes_the_request(
+        between: tuple[tuple[str, str], ...], status: str) -> None:
+    """The report after "是的" to the agent's question is of the work asked for, whatever its words; a reply to no
+    question, or one that asks for more, is a turn of its own."""
+    v = verdicts(("user", "帮我把这些旧日志删掉"), *between, ("assistant", "已删除 12 个文件。"))
+    assert v["m1"].status == status
