@@ -49,3 +49,15 @@ def test_a_report_after_the_user_only_answered_the_agents_questions_closes_the_r
     question, or one that asks for more, is a turn of its own."""
     v = verdicts(("user", "帮我把这些旧日志删掉"), *between, ("assistant", "已删除 12 个文件。"))
     assert v["m1"].status == status
+
+
+@pytest.mark.parametrize(("said", "category"), [
+    ("不要直接推送到 main 分支", "preference"), ("别随便安装依赖", "preference"), ("不要擅自执行命令", "preference"),
+    ("回复使用中文", "preference"), ("回答请使用英文", "preference"), ("每次提交前先跑测试", "preference"),
+    ("以下是你的工作规则：\n1. 回复使用中文\n2. 每次修改代码前先备份", "preference"),
+    ("回复使用说明在哪？", "question"), ("不要直接推送了", "decision"),
+])
+def test_chinese_standing_donts_with_how_reply_language_and_every_time_first(said: str, category: str) -> None:
+    """A "don't" with how ("直接", "随便") rules the agent's work as the bare one does; the language of the replies said
+    with 使用 and "before each X, first Y" are standing rules; a noun phrase asked about and a one-off "不要…了" are not."""
+    assert verdicts(("user", said))["m1"].category == category
