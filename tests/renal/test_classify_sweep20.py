@@ -3,8 +3,12 @@ none quoted): the twentieth round."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
-from support_classify import verdicts
+from support_classify import session_verdicts, verdicts
+
+from realclient.support import PiSession
 
 
 @pytest.mark.parametrize(("reply", "status"), [
@@ -61,3 +65,69 @@ def test_chinese_standing_donts_with_how_reply_language_and_every_time_first(sai
     """A "don't" with how ("直接", "随便") rules the agent's work as the bare one does; the language of the replies said
     with 使用 and "before each X, first Y" are standing rules; a noun phrase asked about and a one-off "不要…了" are not."""
     assert verdicts(("user", said))["m1"].category == category
+
+
+@pytest.mark.parametrize(("said", "category"), [
+    ("打印机的地址是10.1.2.3", "preference"), ("the server port is 8443", "preference"),
+    ("the printer's IP is 10.1.2.3", "preference"), ("my email is jo@example.com", "preference"),
+    ("摄像头话题是/camera/image", "preference"), ("App ID: cli_a9f2abc", "preference"), ("默认分支是 main", "preference"),
+    ("端口是多少？", "question"), ("is the port 8443?", "question"), ("the port is busy", "process"),
+    ("the error is 404", "process"), ("把端口改成8080", "task"),
+    ("2026-03-21 15:40:52\n[START] 配置目录: /root/.openclaw\n2026-03-21 15:40:52\n[START] 端口: 18789", "process"),
+])
+def test_a_settings_value_the_user_states_is_a_fact_to_keep(said: str, category: str) -> None:
+    """"the server port is 8443", "打印机的地址是10.1.2.3": what the agent is to work with, kept as the user's fact; a
+    state ("busy"), a question, an order to change it and a log line pasted are not."""
+    assert verdicts(("user", said))["m1"].category == category
+
+
+@pytest.mark.parametrize("said", [
+    "Gm", "hellow", "hey claw", "yo bot", "Labas", "Chào buổi sáng nhé", "доброго ранку", "Are you active ?",
+    "can you see my last message?", "you still with me?", "All good for now", "nope that's all for today",
+])
+def test_greetings_pings_and_closings_in_chat_spellings_and_more_languages_are_noise(said: str) -> None:
+    assert verdicts(("user", said))["m1"].category == "noise"
+
+
+@pytest.mark.parametrize(("said", "category"), [
+    ("hey stop", "task"), ("yo, fix it", "task"), ("chào mừng bạn đến với dự án", "process"),
+])
+def test_a_greeting_word_before_an_order_or_inside_a_phrase_is_no_formula(said: str, category: str) -> None:
+    assert verdicts(("user", said))["m1"].category == category
+
+
+@pytest.mark.parametrize(("said", "category"), [
+    ("I want you to answer short and friendly", "preference"), ("I'd like you to reply in Spanish", "preference"),
+    ("I want you to answer this email", "task"), ("I want you to reply to John", "task"),
+    ("别说你是机器人，再回他一句", "preference"), ("你别说，还挺好用", "process"), ("别说了", "process"),
+])
+def test_how_the_agent_is_to_answer_is_a_standing_wish_what_to_answer_is_work(said: str, category: str) -> None:
+    assert verdicts(("user", said))["m1"].category == category
+
+
+@pytest.mark.parametrize(("said", "category"), [
+    ("continua", "process"), ("Continúa", "process"), ("continúa con el paso 2", "task"),
+    ("take a screenshot and send it", "task"), ("take a screenshot of the dashboard", "task"),
+    ("take a break", "process"), ("take your time", "process"),
+])
+def test_going_on_alone_orders_nothing_new_and_a_picture_to_take_is_work(said: str, category: str) -> None:
+    assert verdicts(("user", said))["m1"].category == category
+
+
+@pytest.mark.parametrize("reply", ["Hey! Good to be awake. What is on your mind?", "Labas! Kaip galiu padėti?"])
+def test_an_offer_of_help_with_no_matter_in_it_asks_nothing_open(reply: str) -> None:
+    assert verdicts(("user", "Gm"), ("assistant", reply))["m2"].category == "process"
+
+
+def test_a_report_after_a_runtime_notice_replies_to_the_notice_not_to_an_earlier_greeting(tmp_path: Path) -> None:
+    """"Gm", then a scheduled job's notice, then the agent's report of the job: the report is the job's outcome, not a
+    reply to the greeting (the notice opens the turn)."""
+    s = PiSession()
+    s.user("Gm")
+    s.say("Gm! 👋")
+    notice = s.user("System: [2026-05-12 08:48:00 UTC] Exec completed (crisp-sh, code 0) :: health check written")
+    s.tool("c1", "exec", {"command": "git commit -am 'health check'"}, "1 file changed")
+    report = s.say("✅ Health check done. Backlog: 0 files, 114 concepts, links OK. Committed the report.")
+    got = session_verdicts(s, tmp_path)
+    assert got[notice].rule == "furniture:notice"
+    assert (got[report].category, got[report].rule) == ("decision", "intent:outcome")

@@ -294,6 +294,16 @@ RUNTIME_HEADER = ("OpenClaw runtime context for the immediately preceding user m
     # the prompt sent again after a turn with no visible answer; the warning after a compaction, blank line and all
     ("The previous assistant turn recorded reasoning but did not produce a user-visible answer. Continue from that "
      "partial turn and produce the visible answer now. Do not restate the reasoning or restart from scratch.", ""),
+    # the same instructions appended to the user's words when the turn is sent again: the words stay, the runtime's go
+    ("deploy the site\n\nThe previous attempt did not produce a user-visible answer. Continue from the current state and "
+     "produce the visible answer now. Do not restart from scratch.", "deploy the site"),
+    ("go ahead\n\nThe latest user message is a short approval to proceed. Do not recap or restate the plan. Start with "
+     "the first concrete tool action immediately. Keep any user-facing follow-up brief and natural.", "go ahead"),
+    ("The previous assistant turn only described the plan. Do not restate the plan. Act now: take the first concrete "
+     "tool action you can. If a real blocker prevents action, reply with the exact blocker in one sentence.", ""),
+    # quoted by the user with words of theirs after it, it stays theirs
+    ("why does it say\n\nThe previous attempt did not produce a user-visible answer. Continue from here?\nthat is odd",
+     "why does it say\n\nThe previous attempt did not produce a user-visible answer. Continue from here?\nthat is odd"),
     (AUDIT + "System: [2026-03-02 00:26:45 GMT+8] Feishu[main] DM from ou_a447c005ab197bcfcc56aa0cc97877c9: 情况如何\n\n"
      + CONVERSATION_INFO + "情况如何", "情况如何"),
     # the warning pasted by the user after their stamp, or words of theirs after its last line, stay theirs

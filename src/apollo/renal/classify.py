@@ -129,6 +129,8 @@ class _Candidate:
     topic: int | None = None
     #: the category an open question takes once answered (a row's ``answered``; None: as settings say)
     answered: str | None = None
+    #: what the filter does with it once answered (a row's ``answered_action``): the answer may make it stand
+    answered_action: str = "compress"
     #: any answer settles it, even one that asks something back (a row's ``answer_settles``)
     settles: bool = False
     #: the fewest tokens of the agent's own an answer hands over (a row's ``answer_min_tokens``): text asked to be
@@ -514,8 +516,8 @@ class Classifier:
             if element.role is Role.USER:  # a runtime notice opens a turn: the work before it is not the reply's
                 self._worked = False
                 self._scheduled_run = bool(element.extra.get("scheduled"))
-                if by_row.category == "noise":  # what the agent says next replies to it (a heartbeat poll), not
-                    self._remember(element, element.speaker or "user", "user", substantive=False)  # to a greeting
+                # what the agent says next replies to it (a heartbeat poll, a job's notice), not to a greeting before it
+                self._remember(element, element.speaker or "user", "user", substantive=False)
             return by_row
         kind = element.kind
         if kind is Kind.THINKING:
@@ -1018,6 +1020,7 @@ class Classifier:
                 self._ask_again(element)
             question = self._candidate(self._open_questions, element, role, speaker, keys, topic)
             question.answered, question.settles = row.get("answered"), row.get("answer_settles", False)
+            question.answered_action = row.get("answered_action", "compress")
             question.min_answer = row.get("answer_min_tokens", 0)
             if role == "assistant" and not found.asks(self.rules["addressee"]):
                 self._asked = question  # a question not put to the user, which the agent may answer itself
@@ -1412,7 +1415,7 @@ class Classifier:
             self._resolve_answered(candidate, element.id, category)
 
     def _resolve_answered(self, candidate: _Candidate, answer: str, category: str) -> None:
-        self._amend(candidate, category=category, status="answered", action="compress", confidence=0.75,
+        self._amend(candidate, category=category, status="answered", action=candidate.answered_action, confidence=0.75,
                     rule="resolve:answered", reason=f"answered in #{answer}", answered_by=answer)
 
     def _answer_of(self, element: Element, found: reading.Reading) -> tuple[str, bool, frozenset[str], int]:

@@ -86,6 +86,7 @@ class VerdictRow(msgspec.Struct, forbid_unknown_fields=True):
     action: str | UnsetType = UNSET
     effect: str | UnsetType = UNSET
     answered: str | UnsetType = UNSET
+    answered_action: str | UnsetType = UNSET
     answer_settles: bool | UnsetType = UNSET
     answer_min_tokens: int | UnsetType = UNSET
     kinds: list[str] | UnsetType = UNSET
