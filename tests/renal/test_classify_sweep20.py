@@ -131,3 +131,23 @@ def test_a_report_after_a_runtime_notice_replies_to_the_notice_not_to_an_earlier
     got = session_verdicts(s, tmp_path)
     assert got[notice].rule == "furniture:notice"
     assert (got[report].category, got[report].rule) == ("decision", "intent:outcome")
+
+
+@pytest.mark.parametrize(("reply", "status"), [
+    ("check the disk usage", "current"), ("yes, and then update the docs", "answered"),
+    ("no, then update the docs", "answered"), ("restart it after checking the disk usage", "answered"),
+])
+def test_a_new_request_on_something_else_leaves_the_agents_question_unanswered(reply: str, status: str) -> None:
+    """"Done, cache is now 2 GB. Restart now?" → "check the disk usage": the user never answered it; a yes or a no
+    first, or the question's own words, answer it."""
+    v = verdicts(("user", "raise the cache to 2 GB"), ("assistant", "Done, cache is now 2 GB. Restart now?"),
+                 ("user", reply))
+    assert v["m2"].status == status
+
+
+@pytest.mark.parametrize(("said", "category"), [
+    ("用扫码的方式登录一下", "task"), ("使用写作技能把这段改写", "task"), ("通过 SSH 重启一下", "task"),
+    ("用 Postgres", "decision"), ("用扫码的方式就行", "decision"), ("用扫码登录一下吗？", "question"),
+])
+def test_work_ordered_with_its_means_is_the_work_not_a_choice(said: str, category: str) -> None:
+    assert verdicts(("user", said))["m1"].category == category

@@ -364,6 +364,7 @@ class Classifier:
         self._left_to_user_by = frozenset(settings["left_to_user_by"])
         self._left_to_user_done_by = frozenset(settings["left_to_user_done_by"])
         self._answer_max_keys: int = settings["answer_max_keys"]
+        self._moves_on_by = frozenset(settings["question_left_by"])
         self._failed_by = [self.rules[name] for name in settings["outcome_failed_by"]]
         self._failed_unless = [self.rules[name] for name in settings["outcome_failed_unless"]]
         self._choice_markers = re.compile(settings["choice_markers"], re.IGNORECASE)
@@ -962,7 +963,8 @@ class Classifier:
         deferral = unknown.search(found.opening)
         defers = deferral is not None
         if found.content and any(not c.question for c in found.content):
-            self._answered_by(element, speaker, keys, defers=defers, unsure="unknown" in markers)
+            self._answered_by(element, speaker, keys, defers=defers, unsure="unknown" in markers,
+                              moves_on=self._moves_on(found, role))
         if role == "assistant" and self._answering:
             # the turn's latest answer, settled when the turn ends: one that asks something back (an
             # offer too) leaves the questions to the user; a generic "anything else?" at its end asks nothing
@@ -1381,11 +1383,13 @@ class Classifier:
                         reason=f"left unanswered: the agent asked something else in #{element.id}")
 
     def _answered_by(self, element: Element, speaker: str, keys: frozenset[str], *, defers: bool,
-                     unsure: bool) -> None:
+                     unsure: bool, moves_on: frozenset[str] = frozenset()) -> None:
         """A substantive reply answers the other side's questions asked since this speaker last spoke,
         unless it opens by saying the answer is not known yet ("I don't know yet", "还不确定"); an
         older open question only when the reply is about it (most of its topic words) and says
-        nowhere that something is still unknown ("等王姐确认上限"). The agent's answer to a user's
+        nowhere that something is still unknown ("等王姐确认上限"). A user's reply that asks for new work
+        (``moves_on``: its own topic words) answers none of the agent's yes/no questions it shares no topic word with.
+        The agent's answer to a user's
         question whose row names a category for it once answered (``answered``) takes effect when
         the agent's turn ends there (:meth:`_settle_answers`) and asks nothing back."""
         since = self._spoke.get(speaker, -1)
@@ -1395,7 +1399,7 @@ class Classifier:
             if candidate.speaker == speaker:
                 continue
             if candidate.pos > since:
-                if not defers:
+                if not defers and not (moves_on and self._asked_yes_no(candidate) and moves_on.isdisjoint(candidate.keys)):
                     answered.append(candidate)
                 continue
             shared, share = reading.overlap(keys, candidate.keys)
@@ -1413,6 +1417,21 @@ class Classifier:
             closed = candidate.role == "assistant" and candidate.verdict.category == "question"
             category = candidate.answered or (self._agent_question_answered if closed else candidate.verdict.category)
             self._resolve_answered(candidate, element.id, category)
+
+    def _moves_on(self, found: reading.Reading, role: str) -> frozenset[str]:
+        """The topic words of the user's reply when it asks for new work (a `question_left_by` signal: "Restart
+        now?" → "check the disk usage"), not opening with a yes or a no ("yes, and then update the docs"); else none."""
+        first = found.clauses[0] if found.clauses else None
+        if role != "user" or found.found.keys().isdisjoint(self._moves_on_by) or (first is not None and (
+                first.whole in ("agreement", "rejection") or (first.social is not None and (
+                    first.social.answers or first.social.agrees)))):
+            return frozenset()
+        return self._turn_keys
+
+    def _asked_yes_no(self, candidate: _Candidate) -> bool:
+        """The agent's question takes a yes or a no ("Restart now?"): a reply on something else leaves it; any reply
+        to a question of what or which ("What's the play: wholesale, flip or buy?" → "Need a buyer") answers it."""
+        return candidate.role == "assistant" and any(t.pos == candidate.pos and t.yes_no for t in self._turns)
 
     def _resolve_answered(self, candidate: _Candidate, answer: str, category: str) -> None:
         self._amend(candidate, category=category, status="answered", action=candidate.answered_action, confidence=0.75,

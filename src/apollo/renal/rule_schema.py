@@ -124,6 +124,7 @@ class ClassifySettings(msgspec.Struct, forbid_unknown_fields=True):
     left_to_user_by: list[str]
     left_to_user_done_by: list[str]
     answer_max_keys: int
+    question_left_by: list[str]
     restate_min_share: float
     restate_specifics_named: str
     outcome_failed_by: list[str]
