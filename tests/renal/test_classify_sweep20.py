@@ -151,3 +151,11 @@ def test_a_new_request_on_something_else_leaves_the_agents_question_unanswered(r
 ])
 def test_work_ordered_with_its_means_is_the_work_not_a_choice(said: str, category: str) -> None:
     assert verdicts(("user", said))["m1"].category == category
+
+
+@pytest.mark.parametrize(("said", "category"), [
+    ("tell me what you decided to include", "question"), ("let me know which one they decided on", "process"),
+    ("we decided to use postgres", "decision"), ("Decided: postgres", "decision"),
+])
+def test_what_was_decided_asked_about_is_no_decision(said: str, category: str) -> None:
+    assert verdicts(("user", said))["m1"].category == category
