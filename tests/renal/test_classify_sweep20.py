@@ -159,3 +159,13 @@ def test_work_ordered_with_its_means_is_the_work_not_a_choice(said: str, categor
 ])
 def test_what_was_decided_asked_about_is_no_decision(said: str, category: str) -> None:
     assert verdicts(("user", said))["m1"].category == category
+
+
+@pytest.mark.parametrize(("report", "status"), [
+    ("Acabo de revisar tus tareas: tienes 3 pendientes.", "done"), ("Acabei de enviar o e-mail.", "done"),
+    ("Xem rồi: không có lỗi.", "done"), ("Acabo de intentarlo pero falló.", "current"), ("chưa xem", "current"),
+])
+def test_just_did_in_spanish_and_portuguese_and_verb_then_roi_in_vietnamese_report_work_done(report: str,
+                                                                                              status: str) -> None:
+    v = verdicts(("user", "please check it"), ("assistant", report))
+    assert v["m1"].status == status
