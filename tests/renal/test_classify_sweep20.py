@@ -169,3 +169,59 @@ def test_just_did_in_spanish_and_portuguese_and_verb_then_roi_in_vietnamese_repo
                                                                                               status: str) -> None:
     v = verdicts(("user", "please check it"), ("assistant", report))
     assert v["m1"].status == status
+
+
+@pytest.mark.parametrize(("said", "category"), [
+    ("I want you to write unit tests for the parser", "task"), ("I want you to answer why the build failed", "task"),
+    ("I want you to answer honestly: is my code any good?", "question"), ("每次都push不上去", "process"),
+    ("为什么每次都push失败", "question"), ("用户反馈一下子多了很多", "process"), ("用 curl 测了一下", "process"),
+    ("the failing url is https://example.com/a", "process"), ("当前目录是 /home/a", "process"),
+    ("vui lòng trả lời bằng tiếng Việt", "preference"), ("cho mình biết nhé", "process"),
+    ("increase the max tokens fixed it", "process"), ("回复使用中文吗", "question"),
+])
+def test_the_new_forms_stop_where_an_adversarial_review_found_them_overreaching(said: str, category: str) -> None:
+    """Review 93: what is to be written is work, a complaint or a question with 每次 is no rule, 用户 and 一下子 are no
+    means of work, a failing or current value is no setting, a bare "let me know" asks nothing, a fix reported is done."""
+    assert verdicts(("user", said))["m1"].category == category
+
+
+@pytest.mark.parametrize(("asked", "reply"), [
+    ("Is that the complete list?", "no that is all"), ("Did the deploy work?", "all good for now"),
+])
+def test_a_closing_after_a_real_question_answers_it(asked: str, reply: str) -> None:
+    v = verdicts(("assistant", asked), ("user", reply))
+    assert v["m2"].category != "noise" and v["m1"].status == "answered"
+
+
+def test_a_choice_question_with_a_general_opening_still_asks() -> None:
+    v = verdicts(("user", "hi"), ("assistant", "Hi! What shall we do: roll back or patch forward?"))
+    assert v["m2"].category == "question"
+
+
+def test_a_later_value_of_a_setting_replaces_the_earlier() -> None:
+    v = verdicts(("user", "the server port is 8443"), ("assistant", "ok"), ("user", "the server port is now 9443"))
+    assert (v["m1"].status, v["m3"].status) == ("superseded", "current")
+
+
+def test_a_report_of_the_step_the_agents_question_offered_leaves_the_request_open() -> None:
+    """"migrate the users table" → "Want me to run the test suite first?" → "sure" → "Ran the test suite": the report is
+    of the step the question offered (no word of the request's in it), not of the migration."""
+    v = verdicts(("user", "migrate the users table"), ("assistant", "Want me to run the test suite first?"),
+                 ("user", "sure"), ("assistant", "Ran the test suite: 120 passed."))
+    assert v["m1"].status == "current"
+
+
+def test_a_yes_in_other_words_answers_the_agents_question() -> None:
+    v = verdicts(("user", "draft the invite"), ("assistant", "Done. Send it to Anna?"), ("user", "email it to her"))
+    assert v["m2"].status == "answered"
+
+
+def test_a_request_asked_again_is_done_with_the_later_copy() -> None:
+    """"deploy the landing page to vercel", a failed turn, "please deploy the landing page to vercel now", then the
+    report: both copies are done; a request on another page stays open."""
+    v = verdicts(("user", "deploy the landing page to vercel"), ("assistant", "(failed)"),
+                 ("user", "please deploy the landing page to vercel now"), ("assistant", "Deployed the landing page to vercel."))
+    assert (v["m1"].status, v["m3"].status) == ("done", "done")
+    other = verdicts(("user", "deploy the docs page to vercel"), ("user", "deploy the landing page to vercel"),
+                     ("assistant", "Deployed the landing page to vercel."))
+    assert (other["m1"].status, other["m2"].status) == ("current", "done")

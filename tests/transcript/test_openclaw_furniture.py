@@ -301,6 +301,10 @@ RUNTIME_HEADER = ("OpenClaw runtime context for the immediately preceding user m
      "the first concrete tool action immediately. Keep any user-facing follow-up brief and natural.", "go ahead"),
     ("The previous assistant turn only described the plan. Do not restate the plan. Act now: take the first concrete "
      "tool action you can. If a real blocker prevents action, reply with the exact blocker in one sentence.", ""),
+    ("[PLANNING_RETRY]: The previous assistant turn only described the plan. Do not restate the plan. Act now: take the "
+     "first concrete tool action you can.", ""),
+    ("ok go\n\nThe system is auto-continuing. Do not recap or restate the plan. Start with the first concrete tool action "
+     "immediately. Keep any user-facing follow-up brief and natural.", "ok go"),
     # quoted by the user with words of theirs after it, it stays theirs
     ("why does it say\n\nThe previous attempt did not produce a user-visible answer. Continue from here?\nthat is odd",
      "why does it say\n\nThe previous attempt did not produce a user-visible answer. Continue from here?\nthat is odd"),

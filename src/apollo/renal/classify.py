@@ -365,6 +365,7 @@ class Classifier:
         self._left_to_user_done_by = frozenset(settings["left_to_user_done_by"])
         self._answer_max_keys: int = settings["answer_max_keys"]
         self._moves_on_by = frozenset(settings["question_left_by"])
+        self._restated_share: float = settings["request_restated_share"]
         self._failed_by = [self.rules[name] for name in settings["outcome_failed_by"]]
         self._failed_unless = [self.rules[name] for name in settings["outcome_failed_unless"]]
         self._choice_markers = re.compile(settings["choice_markers"], re.IGNORECASE)
@@ -974,7 +975,7 @@ class Classifier:
             self._last_answer = answer
 
         if role != "user" and done:  # "记好了：…PDF 的决定…" reports work done, whatever else it says
-            self._close_task(element, keys, other)
+            self._close_task(element, keys, other, asks=found.question)
             self._goes_on(element, said)
         if role != "user" and other is not None and any(s.confirmation for s in found.social) and self._echoes(
                 keys, other) and not re.search(_DIGITS, found.content_text()):
@@ -1203,7 +1204,7 @@ class Classifier:
                         confidence=confidence if whole else min(confidence, 0.6), rule="resolve:superseded",
                         reason=f"replaced{'' if whole else ' in part'} by the later #{newer.verdict.id}")
 
-    def _close_task(self, element: Element, keys: frozenset[str], other: _Turn | None) -> None:
+    def _close_task(self, element: Element, keys: frozenset[str], other: _Turn | None, *, asks: bool = False) -> None:
         """A report of work done closes the latest active task it shares a topic word with (a report
         is about the work just asked for, more than about older requests it mentions); failing
         any shared word, the task it replies to ("Fixed." right after "fix the login"), tentatively."""
@@ -1212,34 +1213,49 @@ class Classifier:
         task = next((t for t in reversed(self._tasks) if keys & t.keys), None)
         confidence = 0.75
         if task is None:
-            if other is None or (self._tasks[-1].pos != other.pos and not self._only_answered_since(self._tasks[-1])):
+            if other is None or (self._tasks[-1].pos != other.pos and (asks or not self._only_answered_since(
+                    self._tasks[-1], keys))):
                 return  # "记好了" after a preference reports that, not some older task
             task, confidence = self._tasks[-1], 0.6
         self._tasks.remove(task)
         self._closed = (element.id, task)
         self._amend(task, status="done", action="compress", confidence=confidence, rule="resolve:done",
                     reason=f"no longer active: reported done in #{element.id}")
+        for earlier in [t for t in self._tasks if t.pos < task.pos and self._asks_again(t, task)]:
+            self._tasks.remove(earlier)
+            self._amend(earlier, status="done", action="compress", confidence=confidence, rule="resolve:done",
+                        reason=f"asked again in #{task.verdict.id}, reported done in #{element.id}")
 
-    def _only_answered_since(self, task: _Candidate) -> bool:
+    def _only_answered_since(self, task: _Candidate, report: frozenset[str]) -> bool:
         """Whether the user has only answered the agent's questions since asking for ``task`` ("删掉旧日志" →
-        "确认要删除吗？" → "是的"): the agent's next report is of that work, in whatever words. A reply that
-        asks for more (a task, a question), one to no question, or one that says more than an answer does
-        (more topic words than ``answer_max_keys``) is a turn of its own."""
+        "确认要删除吗？" → "是的"): the agent's next report (its topic words ``report``) is of that work, in whatever
+        words. A reply that asks for more (a task, a question), one to no question, or one that says more than an
+        answer does (more topic words than ``answer_max_keys``) is a turn of its own; and a report on what the
+        agent's last question offered, when that was another step ("Want me to run the tests first?" → "sure" → "Ran
+        the tests": no word of the request's in the question), is of that step."""
         turns = list(self._turns)
         start = next((i for i, t in enumerate(turns) if t.pos == task.pos), None)
         if start is None:
             return False  # older than the turns remembered
-        asked = False
+        asked: _Turn | None = None
         for turn in turns[start + 1:]:
             if not turn.substantive:
                 continue
-            if turn.speaker == task.speaker:
-                if not asked or turn.stated in ("task", "question") or len(turn.keys) > self._answer_max_keys:
-                    return False
-                asked = False
-            else:
-                asked = turn.question
-        return True
+            if turn.speaker == task.speaker and (asked is None or turn.stated in ("task", "question")
+                                                 or len(turn.keys) > self._answer_max_keys):
+                return False
+            asked = turn if turn.speaker != task.speaker and turn.question else None
+        last_question = next((t for t in reversed(turns) if t.speaker != task.speaker and t.question), None)
+        return last_question is None or last_question.keys.isdisjoint(report) or not last_question.keys.isdisjoint(
+            task.keys)
+
+    def _asks_again(self, earlier: _Candidate, later: _Candidate) -> bool:
+        """``later`` asks again for what ``earlier`` asked (after a failed turn, in other words: "deploy the landing page"
+        → "please deploy the landing page to vercel now"): it names at least ``supersede_min_shared`` and
+        ``request_restated_share`` of the earlier request's topic words."""
+        shared = len(earlier.keys & later.keys)
+        return shared >= self.rules.settings["supersede_min_shared"] and (
+            shared >= self._restated_share * len(earlier.keys))
 
     def _goes_on(self, element: Element, said: str) -> None:
         """The report says a step is done and, after it, what the agent does next on the request it
@@ -1420,9 +1436,11 @@ class Classifier:
 
     def _moves_on(self, found: reading.Reading, role: str) -> frozenset[str]:
         """The topic words of the user's reply when it asks for new work (a `question_left_by` signal: "Restart
-        now?" → "check the disk usage"), not opening with a yes or a no ("yes, and then update the docs"); else none."""
+        now?" → "check the disk usage"), naming at least two (a yes in other words names less: "Send it to Anna?"
+        → "email it to her"), not opening with a yes or a no ("yes, and then update the docs"); else none."""
         first = found.clauses[0] if found.clauses else None
-        if role != "user" or found.found.keys().isdisjoint(self._moves_on_by) or (first is not None and (
+        if role != "user" or len(self._turn_keys) < 2 or found.found.keys().isdisjoint(self._moves_on_by) or (
+                first is not None and (
                 first.whole in ("agreement", "rejection") or (first.social is not None and (
                     first.social.answers or first.social.agrees)))):
             return frozenset()

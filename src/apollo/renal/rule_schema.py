@@ -125,6 +125,7 @@ class ClassifySettings(msgspec.Struct, forbid_unknown_fields=True):
     left_to_user_done_by: list[str]
     answer_max_keys: int
     question_left_by: list[str]
+    request_restated_share: float
     restate_min_share: float
     restate_specifics_named: str
     outcome_failed_by: list[str]
