@@ -8,6 +8,9 @@ from pathlib import Path
 import pytest
 from support_classify import session_verdicts, verdicts
 
+from apollo import config
+from apollo.errors import ConfigError
+from apollo.renal.classify import Classifier
 from realclient.support import PiSession
 
 
@@ -225,3 +228,12 @@ def test_a_request_asked_again_is_done_with_the_later_copy() -> None:
     other = verdicts(("user", "deploy the docs page to vercel"), ("user", "deploy the landing page to vercel"),
                      ("assistant", "Deployed the landing page to vercel."))
     assert (other["m1"].status, other["m2"].status) == ("current", "done")
+
+
+def test_a_row_whose_action_once_answered_is_unknown_is_refused_where_it_is_loaded(tmp_path: Path) -> None:
+    (tmp_path / "rows.toml").write_text(
+        '[[classify.from_agent]]\nrule = "mine"\ncategory = "question"\nanswered = "decision"\nanswered_action = "kepp"\n'
+        'confidence = 0.7\nreason = "mine"\n', encoding="utf-8")
+    (tmp_path / "config.toml").write_text('[renal]\nrule_files = ["rows.toml"]\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match="unknown action"):
+        Classifier(config.load(None, extra_layers=[tmp_path / "config.toml"]))

@@ -30,7 +30,7 @@ from apollo import tokens
 from apollo.records import field, replace, slotted
 from apollo.renal import reading
 from apollo.renal.balance import Balance, BalanceTracker, Thresholds
-from apollo.renal.rules import RenalRules, Signal
+from apollo.renal.rules import ACTIONS, RenalRules, Signal
 from apollo.renal.rules import load as load_rules
 from apollo.transcript.model import Element, Kind, Role
 from apollo.words import all_cjk
@@ -43,7 +43,6 @@ if TYPE_CHECKING:
     from apollo.config import Config
 
 CATEGORIES = ("decision", "preference", "task", "question", "process", "noise")
-ACTIONS = ("keep", "compress", "drop", "confirm")
 #: categories SPEC §1.1 keeps always while they are current
 MUST_KEEP = frozenset({"decision", "preference", "task", "question"})
 _QUOTE = 40
@@ -1405,9 +1404,8 @@ class Classifier:
         older open question only when the reply is about it (most of its topic words) and says
         nowhere that something is still unknown ("等王姐确认上限"). A user's reply that asks for new work
         (``moves_on``: its own topic words) answers none of the agent's yes/no questions it shares no topic word with.
-        The agent's answer to a user's
-        question whose row names a category for it once answered (``answered``) takes effect when
-        the agent's turn ends there (:meth:`_settle_answers`) and asks nothing back."""
+        The agent's answer to a user's question whose row names a category for it once answered (``answered``) takes
+        effect when the agent's turn ends there (:meth:`_settle_answers`) and asks nothing back."""
         since = self._spoke.get(speaker, -1)
         settings = self.rules.settings
         answered = []

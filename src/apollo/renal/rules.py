@@ -350,11 +350,13 @@ def _compile_user_patterns(patterns: tuple[str, ...], key: str, where: str) -> t
 
 _EFFECTS = {"stance", "fact", "task", "question", "close_task", "proposal", "report", "adopt"}
 _CATEGORIES = {"decision", "preference", "task", "question", "process", "noise"}
+#: what the filter may do with an element (a row's ``action`` and ``answered_action``)
+ACTIONS = ("keep", "compress", "drop", "confirm")
 
 
 def _check_rows(settings: dict[str, Any], signals: Collection[str]) -> None:
     """The verdict rows (``[[classify.turns]]``, ``from_user``, ``from_agent``) name known categories,
-    effects and signals (``says``, ``unless_says``, and the signals ``replies_to`` reads), and a message always finds a
+    actions, effects and signals (``says``, ``unless_says``, and the signals ``replies_to`` reads), and a message always finds a
     row: the last of ``from_user`` and ``from_agent`` asks for nothing. (Their keys and types are
     :class:`~apollo.renal.rule_schema.VerdictRow`'s.)"""
     unknown_replies = [name for _, name in settings.get("replies_to", ()) if name not in signals]
@@ -368,6 +370,8 @@ def _check_rows(settings: dict[str, Any], signals: Collection[str]) -> None:
         for row in rows:
             if {row["category"], row.get("answered", "process")} - _CATEGORIES or row.get("effect", "stance") not in _EFFECTS:
                 raise ConfigError(f"{where}: unknown category or effect", where=row["rule"])
+            if {row.get("action", "keep"), row.get("answered_action", "keep")} - set(ACTIONS):
+                raise ConfigError(f"{where}: unknown action", where=row["rule"])
             named = ([row["says"]] if "says" in row else []) + row.get("unless_says", [])
             unknown = [name for name in named if name not in signals]
             if unknown:
