@@ -117,7 +117,8 @@ def test_going_on_alone_orders_nothing_new_and_a_picture_to_take_is_work(said: s
     assert verdicts(("user", said))["m1"].category == category
 
 
-@pytest.mark.parametrize("reply", ["Hey! Good to be awake. What is on your mind?", "Labas! Kaip galiu padėti?"])
+@pytest.mark.parametrize("reply", ["Hey! Good to be awake. What is on your mind?", "Labas! Kaip galiu padėti?",
+                                   "这家店位于阜成路2号，还有什么能帮助您的么？"])
 def test_an_offer_of_help_with_no_matter_in_it_asks_nothing_open(reply: str) -> None:
     assert verdicts(("user", "Gm"), ("assistant", reply))["m2"].category == "process"
 
@@ -194,6 +195,11 @@ def test_the_new_forms_stop_where_an_adversarial_review_found_them_overreaching(
 def test_a_closing_after_a_real_question_answers_it(asked: str, reply: str) -> None:
     v = verdicts(("assistant", asked), ("user", reply))
     assert v["m2"].category != "noise" and v["m1"].status == "answered"
+
+
+def test_a_closing_after_an_offer_of_more_help_is_a_closing() -> None:
+    v = verdicts(("assistant", "这家店位于阜成路2号，还有什么能帮助您的么？"), ("user", "没什么了，多谢您了。"))
+    assert v["m2"].category == "noise"
 
 
 def test_a_choice_question_with_a_general_opening_still_asks() -> None:
