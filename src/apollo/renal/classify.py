@@ -1220,7 +1220,10 @@ class Classifier:
         self._closed = (element.id, task)
         self._amend(task, status="done", action="compress", confidence=confidence, rule="resolve:done",
                     reason=f"no longer active: reported done in #{element.id}")
-        for earlier in [t for t in self._tasks if t.pos < task.pos and self._asks_again(t, task)]:
+        # a request asked again (after a failed turn, in other words: "deploy the landing page" → "please deploy the
+        # landing page to vercel now") is done with the later copy
+        for earlier in [t for t in self._tasks
+                        if t.pos < task.pos and self._names_most_of(task.keys, t, self._restated_share)]:
             self._tasks.remove(earlier)
             self._amend(earlier, status="done", action="compress", confidence=confidence, rule="resolve:done",
                         reason=f"asked again in #{task.verdict.id}, reported done in #{element.id}")
@@ -1247,14 +1250,6 @@ class Classifier:
         last_question = next((t for t in reversed(turns) if t.speaker != task.speaker and t.question), None)
         return last_question is None or last_question.keys.isdisjoint(report) or not last_question.keys.isdisjoint(
             task.keys)
-
-    def _asks_again(self, earlier: _Candidate, later: _Candidate) -> bool:
-        """``later`` asks again for what ``earlier`` asked (after a failed turn, in other words: "deploy the landing page"
-        → "please deploy the landing page to vercel now"): it names at least ``supersede_min_shared`` and
-        ``request_restated_share`` of the earlier request's topic words."""
-        shared = len(earlier.keys & later.keys)
-        return shared >= self.rules.settings["supersede_min_shared"] and (
-            shared >= self._restated_share * len(earlier.keys))
 
     def _goes_on(self, element: Element, said: str) -> None:
         """The report says a step is done and, after it, what the agent does next on the request it
@@ -1351,11 +1346,14 @@ class Classifier:
                     confidence=0.7, rule=rule, reason=reason)
 
     def _reports_on(self, keys: frozenset[str], earlier: _Candidate) -> bool:
-        """A report with these topic words is on what ``earlier`` reported: it names at least ``supersede_min_shared``
-        of its topic words and ``restate_min_share`` of them."""
-        settings = self.rules.settings
+        """A report with these topic words is on what ``earlier`` reported (``restate_min_share`` of its words)."""
+        return self._names_most_of(keys, earlier, self.rules.settings["restate_min_share"])
+
+    def _names_most_of(self, keys: frozenset[str], earlier: _Candidate, share: float) -> bool:
+        """A later message with these topic words is on what ``earlier`` was: it names at least
+        ``supersede_min_shared`` of its topic words and ``share`` of them."""
         shared = len(keys & earlier.keys)
-        return shared >= settings["supersede_min_shared"] and shared >= settings["restate_min_share"] * len(earlier.keys)
+        return shared >= self.rules.settings["supersede_min_shared"] and shared >= share * len(earlier.keys)
 
     def _report_state(self, element: Element) -> None:
         """A report of checks (a heartbeat's alert or status) on what an earlier one of an earlier poll reported
