@@ -15,6 +15,11 @@ import re
 
 from apollo.cache import DiskMemo
 
+#: for type checkers only: the heartbeat imports this module on every run
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
 
 def _is_plain_char(char: str) -> bool:
     """Lower-casing ``char`` on its own agrees with how an ``re.IGNORECASE`` search compares it:
@@ -146,6 +151,10 @@ class LazyPattern:
         only means the search is made)."""
         program = self._program(text)
         return program.search(text, pos) if program is not None else None
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        program = self._program(text)
+        return program.finditer(text) if program is not None else iter(())
 
     def sub(self, replacement: str, text: str) -> str:
         program = self._program(text)

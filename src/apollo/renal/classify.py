@@ -246,6 +246,13 @@ def _answering(rules: RenalRules, phrase: str) -> bool:
     return signal is not None and signal.answers
 
 
+def _visible(element: Element) -> str:
+    """The element's text without the tags and reasoning a model wrapped its reply in (``markup``), which the
+    runtime strips before anyone reads it."""
+    markup = element.extra.get("markup")
+    return _outside(element.text, markup) if markup else element.text
+
+
 def _outside(text: str, spans: list[list[int]]) -> str:
     """``text`` without the [start, end) ``spans`` (ordered, apart), a line break where each was."""
     pieces, position = [], 0
@@ -377,6 +384,7 @@ class Classifier:
         self._option_item = re.compile(settings["option_item"], re.IGNORECASE)
         self._asks_quantity = re.compile(settings["option_not_after"])
         self._state_flags: tuple[str, ...] = tuple(settings["state_reports"])
+        self._failed_parts_by: tuple[str, ...] = tuple(settings["failed_parts_by"])
         self._replies_to: tuple[tuple[str, str], ...] = tuple((fact, signal) for fact, signal in settings["replies_to"])
 
     # -- the stream ----------------------------------------------------------------------------
@@ -538,7 +546,7 @@ class Classifier:
                 continue
             if element.tokens > row.get("max_tokens", element.tokens) or (row.get("copy") and not self._said_before(
                     element.text)) or (row.get("routed_again") and _flat(element.text) not in self._routed) or (
-                    row.get("chatter") and not self._is_agent_chatter(element.text)) or (
+                    row.get("chatter") and not self._is_agent_chatter(_visible(element))) or (
                     "says" in row and not self.rules[row["says"]].search(element.text or element.envelope)) or any(
                     self.rules[name].search(element.text) for name in row.get("unless_says", ())):
                 continue
@@ -644,7 +652,8 @@ class Classifier:
     def _text(self, element: Element) -> Verdict:
         role = element.role.value
         speaker = element.speaker or role
-        text = element.text.strip()
+        markup = element.extra.get("markup")
+        text = _visible(element).strip()
         rules = self.rules
         if role == "assistant":
             self._acted()
@@ -656,6 +665,8 @@ class Classifier:
         self._report = None
         self._asked = None
         if not text:
+            if markup and element.extra.get("reasoning"):  # only the reasoning a model wrote in tags ("<think>…</think>"):
+                return self._thinking(element)  # its thinking, as a block of it is
             self._remember(element, speaker, role, substantive=False)
             reason = "no content, only the agent's wrapper" if element.envelope.strip() else "empty message"
             return self._verdict(element, "noise", "drop", 0.8, reason, "empty")
@@ -818,7 +829,9 @@ class Classifier:
         noise_reason = f'{primary.about}: "{quoted}"'
         last = self._turns[-1] if self._turns else None
         if reference is None or last is None:
-            if anywhere:
+            # a formula with nothing to reply to but the other side's own formulas ("you all online?" → "Yeah, I'm
+            # here. What do you need?", "Respond with one word: OK" → "OK") replies to them: noise as well
+            if anywhere or previous_other is not None:
                 return self._noise(element, confidence, noise_reason, primary, confirmation)
             return self._verdict(element, "process", "keep", 0.5, f'"{quoted}" with nothing before it to reply to '
                                  "(it may answer something before the transcript starts)", "context:opening")
@@ -973,8 +986,9 @@ class Classifier:
                 answer = (*answer[:3], answer[3] + self._last_answer[3])
             self._last_answer = answer
 
-        if role != "user" and done:  # "记好了：…PDF 的决定…" reports work done, whatever else it says
-            self._close_task(element, keys, other, asks=found.question)
+        # "记好了：…PDF 的决定…" reports work done, whatever else it says; a reply to a heartbeat poll reports its checks
+        if role != "user" and done and not any(element.extra.get(flag) for flag in self._state_flags):
+            self._close_task(element, keys, other, asks=found.question, spared=self._failed_parts(found))
             self._goes_on(element, said)
         if role != "user" and other is not None and any(s.confirmation for s in found.social) and self._echoes(
                 keys, other) and not re.search(_DIGITS, found.content_text()):
@@ -1203,10 +1217,13 @@ class Classifier:
                         confidence=confidence if whole else min(confidence, 0.6), rule="resolve:superseded",
                         reason=f"replaced{'' if whole else ' in part'} by the later #{newer.verdict.id}")
 
-    def _close_task(self, element: Element, keys: frozenset[str], other: _Turn | None, *, asks: bool = False) -> None:
+    def _close_task(self, element: Element, keys: frozenset[str], other: _Turn | None, *, asks: bool = False,
+                    spared: frozenset[str] = frozenset()) -> None:
         """A report of work done closes the latest active task it shares a topic word with (a report
         is about the work just asked for, more than about older requests it mentions); failing
-        any shared word, the task it replies to ("Fixed." right after "fix the login"), tentatively."""
+        any shared word, the task it replies to ("Fixed." right after "fix the login"), tentatively. Not a task
+        whose topic words a line of the report marked failed names (``spared``: "❌ Gmail not connected" leaves
+        "connect Gmail and set up the nudges" open, though "✅ Nudges scheduled" reports the rest done)."""
         if not self._tasks:
             return
         task = next((t for t in reversed(self._tasks) if keys & t.keys), None)
@@ -1216,6 +1233,8 @@ class Classifier:
                     self._tasks[-1], keys))):
                 return  # "记好了" after a preference reports that, not some older task
             task, confidence = self._tasks[-1], 0.6
+        if spared & task.keys:
+            return
         self._tasks.remove(task)
         self._closed = (element.id, task)
         self._amend(task, status="done", action="compress", confidence=confidence, rule="resolve:done",
@@ -1227,6 +1246,11 @@ class Classifier:
             self._tasks.remove(earlier)
             self._amend(earlier, status="done", action="compress", confidence=confidence, rule="resolve:done",
                         reason=f"asked again in #{task.verdict.id}, reported done in #{element.id}")
+
+    def _failed_parts(self, found: reading.Reading) -> frozenset[str]:
+        """The topic words of the report's lines marked failed (``classify.failed_parts_by``: "❌ Gmail not connected")."""
+        return frozenset().union(*(reading.keywords(clause.body, self.rules) for name in self._failed_parts_by
+                                   for clause in found.clauses_showing(self.rules[name])))
 
     def _only_answered_since(self, task: _Candidate, report: frozenset[str]) -> bool:
         """Whether the user has only answered the agent's questions since asking for ``task`` ("删掉旧日志" →

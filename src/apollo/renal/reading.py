@@ -62,6 +62,10 @@ _SENTENCE_END_AT_END = LazyPattern(r"[。！？!?.…]\s*$")  # compiled for the
 #: how many sentences open a reply (within its first characters): where it says whether it knows the answer
 _OPENING_SENTENCES = 2
 _OPENING_CHARS = 600
+#: a Markdown heading ("## Why did it fail?"): in the agent's report, a question in one that another heading follows and
+#: that is put to no one (no "you", "should I", 要不要: ``signal.addressee``) titles a section, which answers it; the
+#: last one may be what the message asks ("## Start module 1?", then options), and "## Which database should we use?" asks
+_HEADING = re.compile(r"#{1,6}[ \t]")
 #: a message of at most this many clauses, each a question without its mark, asks them all
 _UNMARKED_CLAUSES = 3
 _WHOLE_INTENT_SIGNALS = ("tag_question", "rejection", "agreement", "fragment", "done_reply")
@@ -150,6 +154,10 @@ class Reading:
         if not content or not any(s.search(_match_text(content[0])) is not None for s in signals):
             return False
         return not any(s.search(_match_text(c)) is not None for c in content[1:] for s in unless)
+
+    def clauses_showing(self, signal: Signal) -> list[Clause]:
+        """Its content clauses in which ``signal`` is found."""
+        return [c for c in self.content if signal.search(_match_text(c)) is not None]
 
     def question_text(self) -> str:
         return " ".join(c.body for c in self.content if c.question)
@@ -383,7 +391,8 @@ def _annotation_patterns(rules: RenalRules) -> tuple[LazyPattern, ...]:
 
 
 def normalize_clause(body: str, rules: RenalRules) -> str:
-    text = _strip_annotations(simplified(body.lower()), rules)
+    # a phone's apostrophe ("I’m here", "t’es là") is the one the formulas are written with
+    text = _strip_annotations(simplified(body.lower()).replace("\u2019", "'"), rules)
     text = (_PUNCT_ASCII if text.isascii() else _wide(_PUNCT_PATTERN)).sub(" ", text)
     return normalize_phrase(text).strip("-' ")
 
@@ -583,6 +592,8 @@ def _read(text: str, role: str, rules: RenalRules, social: bool) -> Reading:
                                                    for c in clauses))) else None
     offer = rules["proposal"] if rules["proposal"].applies_to(role) else None
     intent, in_formulas, whole_intent = _signals_for(rules, role)
+    last_heading = max((i for i, c in enumerate(clauses) if _HEADING.match(c.body)), default=-1) if "#" in text else -1
+    addressee = rules["addressee"] if last_heading > 0 and rules["addressee"].applies_to(role) else None
     names: frozenset[str] | None = None  # the agent's, read when a clause is no formula without them
     content: list[str] = []
     formulas: list[str] = []  # the clauses that are formulas, which only signals read ``in_formulas`` see
@@ -596,6 +607,9 @@ def _read(text: str, role: str, rules: RenalRules, social: bool) -> Reading:
         asks = (not inside or own) and (question_signal.search(matched) is not None or (
             unmarked is not None and unmarked.search(matched) is not None)) and (
             indirect is None or indirect.search(matched) is None)  # "让我检查是否…": what it will find out
+        if asks and index < last_heading and _HEADING.match(clause.body) and addressee is not None and (
+                addressee.search(matched) is None):
+            asks = False  # "### Is this a problem?" titles a section of a report that goes on to the next heading
         if social or len(clause.body) <= 24:
             clause.norm = normalize_clause(clause.body, rules)
             clause.whole = next((s.name for s in whole_intent if s.match_whole(clause.norm)), None)

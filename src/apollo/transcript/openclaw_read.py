@@ -267,8 +267,15 @@ def _message_elements(message: dict[str, Any], base: str, rule: EnvelopeRules, c
                 if block_index == 0 and polls:
                     kind = Kind.HEARTBEAT_POLL
                     heartbeat_turn.add(base)
-            elif role == "assistant" and (rule.is_ack(text) or (turn_is_heartbeat and rule.is_silent(text))):
-                kind = Kind.HEARTBEAT_REPLY
+            elif role == "assistant":
+                shown = text
+                unsent, reasoned = rule.unsent_spans(text)
+                if unsent:  # the model's answer tags and reasoning, which nobody reads
+                    extra["markup"] = [list(span) for span in unsent]
+                    extra["reasoning"] = reasoned
+                    shown = "".join(text[start:end] for start, end in _between(unsent, len(text)))
+                if rule.is_ack(shown) or (turn_is_heartbeat and rule.is_silent(shown)):
+                    kind = Kind.HEARTBEAT_REPLY
             element = _element(element_id, element_role, kind, text, count, envelope, timestamp=timestamp,
                                parent=previous, extra=extra)
         elif block_type == "thinking":
@@ -290,6 +297,13 @@ def _message_elements(message: dict[str, Any], base: str, rule: EnvelopeRules, c
         elements.append(element)
         previous = element_id
     return elements
+
+
+def _between(spans: list[tuple[int, int]], length: int) -> list[tuple[int, int]]:
+    """The stretches of a text of ``length`` characters outside the ordered, apart ``spans``."""
+    starts = [0, *(end for _, end in spans)]
+    ends = [*(start for start, _ in spans), length]
+    return list(zip(starts, ends, strict=True))
 
 
 def _assistant_turn(message: dict[str, Any], blocks: list[Any], rule: EnvelopeRules, heartbeat: bool) -> dict[str, Any]:

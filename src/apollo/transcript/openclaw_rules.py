@@ -3,7 +3,9 @@ and the envelope and heartbeat rules (``data/transcript_openclaw.toml``) the rea
 
 from __future__ import annotations
 
+import bisect
 import functools
+import itertools
 import json
 import re
 from pathlib import Path
@@ -11,6 +13,7 @@ from pathlib import Path
 from apollo.cache import toml_loads
 from apollo.patterns import LazyPattern
 from apollo.records import slotted
+from apollo.transcript import fences
 
 BOUNDARIES = ("compaction", "reset")
 #: how pi shows the model a compaction's / a branch's summary (core/messages.js COMPACTION_SUMMARY_PREFIX and
@@ -68,6 +71,8 @@ class EnvelopeRules:
     queued_batch: LazyPattern | None = None
     trailing_headers: tuple[LazyPattern, ...] = ()
     reply_directives: tuple[LazyPattern, ...] = ()
+    answer_tags: tuple[LazyPattern, ...] = ()
+    reasoning_blocks: tuple[LazyPattern, ...] = ()
     lean_keys: tuple[str, ...] = ()
     lean_time_keys: tuple[str, ...] = ()
     stamp_time: LazyPattern | None = None
@@ -422,6 +427,32 @@ class EnvelopeRules:
             text = pattern.sub(" ", text)
         return text
 
+    def unsent_spans(self, text: str) -> tuple[list[tuple[int, int]], bool]:
+        """(start, end) of the answer tags, reply directives and reasoning blocks in the agent's ``text`` that OpenClaw
+        strips before the reply is read (``answer_tags``, ``reply_directives``, ``reasoning_blocks``), outside code; and
+        whether a reasoning block is among them: the model's markup, no words of the reply."""
+        if "<" not in text and "[[" not in text:
+            return [], False
+        found = sorted((m.start(), m.end(), reasoning) for reasoning, patterns in (
+            (False, (*self.answer_tags, *self.reply_directives)), (True, self.reasoning_blocks))
+            for pattern in patterns for m in pattern.finditer(text))
+        if not found:
+            return [], False
+        code = fences.code_lines(lines := text.splitlines(keepends=True))
+        starts = list(itertools.accumulate((len(line) for line in lines), initial=0))
+        inline = [m.span() for m in re.finditer(r"`[^`\n]*`", text)] if "`" in text else []
+        spans: list[tuple[int, int]] = []
+        reasoned = False
+        for start, end, reasoning in found:
+            if spans and start < spans[-1][1]:
+                continue  # a marker inside a reasoning block already taken out
+            if code[min(bisect.bisect_right(starts, start) - 1, len(code) - 1)] or any(
+                    a <= start < b for a, b in inline):
+                continue
+            spans.append((start, end))
+            reasoned = reasoned or reasoning
+        return spans, reasoned
+
     def is_silent(self, text: str) -> bool:
         body = text.strip().strip(".!*`_ ")
         return any(body == token for token in self.silent_tokens)
@@ -508,5 +539,7 @@ def rules() -> EnvelopeRules:
                  queued_batch=LazyPattern(envelope["queued_batch"]) if "queued_batch" in envelope else None,
                  trailing_headers=compile_all(envelope.get("trailing_headers", [])),
                  reply_directives=compile_all(assistant.get("reply_directives", []), re.IGNORECASE),
+                 answer_tags=compile_all(assistant.get("answer_tags", []), re.IGNORECASE),
+                 reasoning_blocks=compile_all(assistant.get("reasoning_blocks", []), re.IGNORECASE),
                  lean_keys=tuple(envelope.get("lean_keys", [])), lean_time_keys=tuple(envelope.get("lean_time_keys", [])),
                  stamp_time=LazyPattern(envelope["stamp_time"]) if "stamp_time" in envelope else None)

@@ -1,0 +1,224 @@
+"""Forms met in OpenClaw sessions of owners the rules were never tuned on (sentences invented here,
+none quoted): the twenty-first round."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from support_classify import session_verdicts, verdicts
+
+from apollo import config
+from apollo.errors import ConfigError
+from apollo.renal.classify import Classifier
+from apollo.transcript.openclaw_rules import rules
+from realclient.support import PiSession
+
+
+def _status_after_work(request: str, command: str, output: str, report: str, tmp_path: Path) -> str:
+    """The status of ``request`` once the agent ran ``command`` (a real tool call and its result) and said ``report``."""
+    s = PiSession()
+    ask = s.user(request)
+    s.tool("c1", "exec", {"command": command}, output)
+    s.say(report)
+    return session_verdicts(s, tmp_path)[ask].status
+
+
+@pytest.mark.parametrize("said", [
+    "u online?", "y'all there?", "yall there", "you guys online?", "anyone online?", "r u online",
+])
+def test_pings_to_one_or_to_several_in_chat_spellings_are_noise(said: str) -> None:
+    assert verdicts(("user", said))["m1"].category == "noise"
+
+
+@pytest.mark.parametrize("reply", ["Yep, here! What do you need?", "Hey! What's on your mind?", "hey boss, what is up"])
+def test_the_agents_greeting_back_after_a_ping_is_noise(reply: str) -> None:
+    """After "u there?", "Hey! What's on your mind?" answers the ping and offers nothing specific: a pleasantry."""
+    v = verdicts(("user", "fix the login page"), ("assistant", "Fixed the login page: the session cookie was missing."),
+                 ("user", "u there?"), ("assistant", reply))
+    assert v["m4"].category == "noise"
+
+
+def test_what_is_up_greets_and_reports_no_service_started() -> None:
+    """"what is up" after a greeting greets back; "the API is up again" after a restart reports it done."""
+    assert verdicts(("user", "hey boss"), ("assistant", "hey boss, what is up"))["m2"].category == "noise"
+    restarted = verdicts(("user", "restart the API"), ("tool", "ok"), ("assistant", "The API is up again on port 8080."))
+    assert restarted["m1"].status == "done"
+
+
+@pytest.mark.parametrize(("said", "category"), [
+    ("from now onwards reply in English", "preference"), ("Tom will send you the figures from now onward", "preference"),
+])
+def test_from_now_onwards_sets_a_standing_rule(said: str, category: str) -> None:
+    assert verdicts(("user", said))["m1"].category == category
+
+
+@pytest.mark.parametrize(("said", "category"), [
+    ("process the article archive and build a knowledge base from it", "task"),
+    ("study the docs before you change the config", "task"), ("link my calendar and show the sync log", "task"),
+    ("activate the dark mode", "task"), ("handle the refunds first", "task"),
+    ("process crashed again", "process"), ("link is broken", "process"), ("study shows nothing new", "process"),
+    ("process that runs the nightly cron died again", "process"), ("déjalo, no importa", "process"),
+    ("Esta app es rara. Activa el modo oscuro sola cada noche.", "process"),
+    ("activa la transcripción de audio", "task"), ("déjalo en la agenda para el lunes", "task"),
+    ("Dejalo en notion para realizarlo mañana", "task"), ("déjala en paz, ya no me interesa", "process"),
+    ("deja de funcionar cada noche", "process"),
+])
+def test_verbs_that_are_often_nouns_order_only_with_what_they_act_on(said: str, category: str) -> None:
+    """"process", "study", "link", "handle", "activate" open an order when what they act on follows; the noun
+    ("process crashed") and the Spanish "deja de" (stops) say what happens."""
+    assert verdicts(("user", said))["m1"].category == category
+
+
+@pytest.mark.parametrize(("report", "status"), [
+    ("Listo. Activé la opción y reinicié el servicio.", "done"), ("Ya te dejé el límite en 50.", "done"),
+    ("C'est fait, le compte a été désactivé.", "done"), ("La sauvegarde a été programmée pour 3h.", "done"),
+    ("¿Listo para empezar?", "current"), ("No activé la opción: falta el permiso.", "current"),
+    ("Le compte n'est pas activé.", "current"), ("No lo activé todavía: falta el permiso.", "current"),
+    ("Si lo configuré mal, el túnel no va a levantar.", "current"), ("Reinicié el servicio, pero sigue caído.", "current"),
+    ("Listo cuando quieras empezar.", "current"), ("C'est fait exprès : le bouton reste gris.", "current"),
+    ("Je ne sais pas si le fichier a été supprimé.", "current"), ("Not tested yet on Windows.", "current"),
+    ("Should be tested before we merge.", "current"), ("I checked but could not open the file.", "current"),
+    ("Le proxy, configuré par défaut, bloque encore.", "current"),
+])
+def test_spanish_preterite_and_french_passive_report_work_done(report: str, status: str) -> None:
+    """"Activé…", "Listo", "a été désactivé" say done as "He activado" and "J'ai activé" do; a question, a negation
+    (through a pronoun too: "No lo activé"), a condition, a "but still down", a hedge ("Not tested yet", "Should be
+    tested") and the French participle without "a été" say nothing done."""
+    v = verdicts(("user", "activa la opción de respaldo"), ("tool", "ok"), ("assistant", report))
+    assert v["m1"].status == status
+
+
+def test_the_answer_tags_and_reasoning_block_openclaw_strips_are_no_words_of_the_reply(tmp_path: Path) -> None:
+    """"<final>I have created the skill…</final>" reports work done as the same words without tags do; the reasoning
+    in "<think>…</think>" decides nothing, though it says "decided"; tags inside fenced code are an example, kept."""
+    s = PiSession()
+    ask = s.user("create a skill that summarizes my inbox")
+    s.tool("c1", "exec", {"command": "mkdir -p skills/inbox"}, "")
+    report = s.say("<final>I have created the skill in skills/inbox.</final>")
+    question = s.user("what model are you?")
+    answer = s.say("<think>The user asks. I decided to always answer in one line.</think><final>MiniMax M2.</final>")
+    s.user("and the context window?")
+    reasoning = s.say("<think>I decided to look it up in the config first.</think>")
+    s.say("It is 200k tokens.")
+    got = session_verdicts(s, tmp_path)
+    assert got[ask].status == "done" and got[report].rule == "intent:outcome"
+    assert got[question].status == "answered" and got[answer].category == "process"
+    assert (got[reasoning].category, got[reasoning].rule) == ("process", "process:thinking")
+    text = "Use this format:\n```\n<final>answer</final>\n```\nor `<think>x</think>`, then <final>done</final>"
+    spans, reasoned = rules().unsent_spans(text)
+    assert [text[a:b] for a, b in spans] == ["<final>", "</final>"] and spans[0][0] > text.index("then") and not reasoned
+
+
+@pytest.mark.parametrize(("report", "asks"), [
+    ("### Is this a problem?\nNo. The disk is at 41%, well below the alert level.\n### Growth\nThe logs, 2 GB a week.",
+     False),
+    ("Disk at 91%.\n### Should I delete the old logs?", True),
+    ("Disk at 91%.\n## Clean up now?\nYou can:\n- A) delete the old logs\n- B) move them to the NAS\nPick one 👇", True),
+    ("## Which database should we use?\nI need your call.\n## Options\nPostgreSQL or MySQL.", True),
+])
+def test_a_question_that_titles_a_section_of_a_report_asks_nothing(report: str, asks: bool) -> None:
+    """"### Is this a problem?" with another heading after it titles a section of a structured report, which answers
+    it; the last heading may be what the message asks (then options follow it)."""
+    v = verdicts(("user", "how full is the disk on the server?"), ("assistant", report))
+    assert (v["m2"].category == "question" or v["m2"].rule == "intent:offer") is asks
+
+
+@pytest.mark.parametrize(("report", "status"), [
+    ("Watcher started. Now reload the page and I'll catch the error.", "current"),
+    ("Deployed the fix. Retry and I'll watch the logs.", "current"),
+    ("Fixed the cookie bug and restarted. Try it now and let me know.", "done"),
+    ("Fixed the cookie bug. I reloaded the page and it works.", "done"),
+    ("Fixed the cookie bug. Log in now redirects to /home and I'll close the ticket.", "done"),
+])
+def test_a_step_handed_to_the_user_leaves_the_request_open(report: str, status: str, tmp_path: Path) -> None:
+    """"Now reload the page and I'll catch the error": the agent's side step is done, the request waits on the user
+    (not a courtesy after work reported done, "try it and let me know", nor "log in" as a noun phrase)."""
+    assert _status_after_work("fix the login page", "npm run watch", "watching", report, tmp_path) == status
+
+
+@pytest.mark.parametrize(("report", "status"), [
+    ("Checked. The problem is the missing server_name line.", "done"), ("Reviewed the config: two typos, both fixed.", "done"),
+])
+def test_a_check_carried_out_closes_the_request_to_check(report: str, status: str, tmp_path: Path) -> None:
+    assert _status_after_work("check the nginx config", "cat /etc/nginx/nginx.conf", "server { listen 80; }", report,
+                              tmp_path) == status
+
+
+@pytest.mark.parametrize(("said", "category"), [
+    ("in this chat I need you to be my accountability partner", "preference"), ("act as my editor for the blog", "preference"),
+    ("do you want to be my friend?", "question"), ("act as my agent and book a table for 8pm tonight", "task"),
+    ("I need you to be my reviewer for PR #42", "task"),
+])
+def test_a_role_the_user_gives_the_agent_is_a_standing_rule(said: str, category: str) -> None:
+    assert verdicts(("user", said))["m1"].category == category
+
+
+@pytest.mark.parametrize(("said", "category"), [
+    ("现在把这个决定也写进日志：", "process"), ("将这个决定写入 MEMORY.md", "process"), ("我们决定用 PostgreSQL", "decision"),
+    ("我们把这个决定改一下：不用 MySQL 了，改用 PostgreSQL。", "decision"),
+])
+def test_the_decision_named_as_what_a_step_handles_is_no_decision(said: str, category: str) -> None:
+    assert verdicts(("user", "整理一下今天的日志"), ("assistant", said))["m2"].category == category
+
+
+@pytest.mark.parametrize("said", ["tu es là ?", "t'es toujours là ?", "t’es là ?", "that’s all for today"])
+def test_french_pings_and_a_phones_apostrophe_are_noise(said: str) -> None:
+    assert verdicts(("user", said))["m1"].category == "noise"
+
+
+def test_a_reply_to_a_heartbeat_poll_closes_no_request(tmp_path: Path) -> None:
+    """The heartbeat's "All checks done, digest sent. HEARTBEAT_OK" reports its checks, not the user's request."""
+    s = PiSession()
+    ask = s.user("connect my gmail account to the digest")
+    s.say("I need an app password for that.")
+    s.user("Read HEARTBEAT.md if it exists (workspace context). Follow it strictly. If nothing needs attention, reply "
+           "HEARTBEAT_OK.")
+    s.say("All checks done, inbox digest sent. HEARTBEAT_OK")
+    assert session_verdicts(s, tmp_path)[ask].status == "current"
+
+
+@pytest.mark.parametrize(("report", "status"), [
+    ("✅ Daily nudges scheduled for 9:00\n❌ Gmail not connected: the app password was rejected", "current"),
+    ("- ✅ Daily nudges scheduled\n- ❌ Slack copy skipped: no webhook", "done"),
+    ("✅ Daily nudges scheduled and Gmail connected", "done"),
+])
+def test_a_line_of_the_report_marked_failed_leaves_the_request_it_names_open(report: str, status: str,
+                                                                              tmp_path: Path) -> None:
+    """"❌ Gmail not connected" leaves "connect gmail and set up the nudges" open, though the rest is done; a failed
+    line on something else ("Slack copy") does not."""
+    assert _status_after_work("connect gmail and set up the daily nudges", "crontab -l", "0 9 * * * nudge", report,
+                              tmp_path) == status
+
+
+@pytest.mark.parametrize(("said", "reply", "status"), [
+    ("introduce yourself to my partner Anna", "Hi Anna! I am Pip, the assistant here. I keep the calendar and the home "
+     "server running. Nice to meet you!", "answered"),
+    ("I need ideas for new skills", "Five: a grocery planner, a bill reminder, a workout log, a reading tracker, a "
+     "news digest.", "answered"),
+    ("give me five names for the bot", "Pip (short, friendly), Nova (bright), Echo (answers back), Juno (classic) and "
+     "Bolt (fast).", "answered"),
+    ("suggest a few titles and then use the best one for the post", "Maybe: Rain Days, Wet Streets.", "current"),
+])
+def test_ideas_names_and_an_introduction_asked_for_are_delivered_by_the_reply(said: str, reply: str,
+                                                                              status: str) -> None:
+    """What is to be written (ideas, names, an introduction) is handed over by the reply that ends the turn, as a
+    letter asked for is; with work to do on it after ("and then use the best one") the reply is a step."""
+    v = verdicts(("user", said), ("assistant", reply))
+    assert v["m1"].status == status
+
+
+def test_a_failed_parts_signal_that_does_not_exist_is_refused_where_it_is_loaded(tmp_path: Path) -> None:
+    (tmp_path / "mine.toml").write_text('[classify]\nfailed_parts_by = ["faild_item"]\n', encoding="utf-8")
+    (tmp_path / "config.toml").write_text('[renal]\nrule_files = ["mine.toml"]\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match="failed_parts_by names no signal"):
+        Classifier(config.load(None, extra_layers=[tmp_path / "config.toml"]))
+
+
+def test_a_formula_that_answers_only_the_other_sides_formulas_is_noise() -> None:
+    """With nothing said yet but pings, "Yeah, I'm here. What do you need?" and "OK" answer them: noise, as after a
+    conversation; a formula with nothing at all before it may answer what came before the transcript."""
+    v = verdicts(("user", "you all online?"), ("assistant", "Yeah, I'm here. 👋 What do you need?"),
+                 ("user", "Respond with one word: OK"), ("assistant", "OK"))
+    assert [v[m].category for m in ("m1", "m2", "m3", "m4")] == ["noise"] * 4
+    assert verdicts(("assistant", "OK"))["m1"].rule == "context:opening"
