@@ -267,15 +267,8 @@ def _message_elements(message: dict[str, Any], base: str, rule: EnvelopeRules, c
                 if block_index == 0 and polls:
                     kind = Kind.HEARTBEAT_POLL
                     heartbeat_turn.add(base)
-            elif role == "assistant":
-                shown = text
-                unsent, reasoned = rule.unsent_spans(text)
-                if unsent:  # the model's answer tags and reasoning, which nobody reads
-                    extra["markup"] = [list(span) for span in unsent]
-                    extra["reasoning"] = reasoned
-                    shown = "".join(text[start:end] for start, end in _between(unsent, len(text)))
-                if rule.is_ack(shown) or (turn_is_heartbeat and rule.is_silent(shown)):
-                    kind = Kind.HEARTBEAT_REPLY
+            elif role == "assistant" and _reply_markup(text, rule, extra, turn_is_heartbeat):
+                kind = Kind.HEARTBEAT_REPLY
             element = _element(element_id, element_role, kind, text, count, envelope, timestamp=timestamp,
                                parent=previous, extra=extra)
         elif block_type == "thinking":
@@ -297,6 +290,19 @@ def _message_elements(message: dict[str, Any], base: str, rule: EnvelopeRules, c
         elements.append(element)
         previous = element_id
     return elements
+
+
+def _reply_markup(text: str, rule: EnvelopeRules, extra: dict[str, Any], heartbeat: bool) -> bool:
+    """Marks in ``extra`` the answer tags, reply directives and reasoning the model wrote around its reply, which
+    nobody reads (``markup``, and ``reasoning`` when a reasoning block is among them); whether what remains
+    acknowledges a heartbeat poll."""
+    shown = text
+    unsent, reasoned = rule.unsent_spans(text)
+    if unsent:
+        extra["markup"] = [list(span) for span in unsent]
+        extra["reasoning"] = reasoned
+        shown = "".join(text[start:end] for start, end in _between(unsent, len(text)))
+    return rule.is_ack(shown) or (heartbeat and rule.is_silent(shown))
 
 
 def _between(spans: list[tuple[int, int]], length: int) -> list[tuple[int, int]]:
