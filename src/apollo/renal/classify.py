@@ -32,7 +32,7 @@ from apollo.renal import reading
 from apollo.renal.balance import Balance, BalanceTracker, Thresholds
 from apollo.renal.rules import ACTIONS, RenalRules, Signal
 from apollo.renal.rules import load as load_rules
-from apollo.transcript.model import Element, Kind, Role
+from apollo.transcript.model import Element, Kind, Role, outside
 from apollo.words import all_cjk
 
 #: typing is imported only by type checkers: the heartbeat imports this module on every run
@@ -250,16 +250,7 @@ def _visible(element: Element) -> str:
     """The element's text without the tags and reasoning a model wrapped its reply in (``markup``), which the
     runtime strips before anyone reads it."""
     markup = element.extra.get("markup")
-    return _outside(element.text, markup) if markup else element.text
-
-
-def _outside(text: str, spans: list[list[int]]) -> str:
-    """``text`` without the [start, end) ``spans`` (ordered, apart), a line break where each was."""
-    pieces, position = [], 0
-    for start, end in spans:
-        pieces.append(text[position:start])
-        position = end
-    return "\n".join([*pieces, text[position:]])
+    return outside(element.text, markup) if markup else element.text
 
 
 def _flat(text: str) -> str:
@@ -384,6 +375,8 @@ class Classifier:
         self._option_item = re.compile(settings["option_item"], re.IGNORECASE)
         self._asks_quantity = re.compile(settings["option_not_after"])
         self._state_flags: tuple[str, ...] = tuple(settings["state_reports"])
+        self._delivered_runs: frozenset[str] = frozenset(settings["delivered_runs"])
+        self._delivered_states: frozenset[str] = frozenset(settings["delivered_states"])
         self._failed_parts_by: tuple[str, ...] = tuple(settings["failed_parts_by"])
         self._replies_to: tuple[tuple[str, str], ...] = tuple((fact, signal) for fact, signal in settings["replies_to"])
 
@@ -405,9 +398,12 @@ class Classifier:
             self._polls += 1
         elif element.role is Role.USER and (verdict.category != "noise" or verdict.rule.startswith("social:")):
             self._state_reports = []  # the user took it up, if only with an "ok"
-        elif element.role is Role.ASSISTANT and element.kind is Kind.TEXT and element.in_context \
-                and verdict.category == "process" and any(element.extra.get(flag) for flag in self._state_flags):
-            self._report_state(element)
+        elif element.role is Role.ASSISTANT and element.kind is Kind.TEXT and element.in_context:
+            if verdict.rule in self._delivered_runs:  # a report the runtime delivered from another run: a run of its own
+                self._polls += 1
+                self._report_state(element, supersedes=verdict.rule in self._delivered_states)
+            elif verdict.category == "process" and any(element.extra.get(flag) for flag in self._state_flags):
+                self._report_state(element)
         for candidate in self._fresh:
             candidate.verdict = verdict
         if verdict.rule == "user:drop":
@@ -704,7 +700,7 @@ class Classifier:
         # (and what a vision model wrote of their image, or the runtime around a queued item, which the
         # transcript's reader marks)
         unsaid = sorted([*element.extra.get("described", ()), *element.extra.get("furniture", ())])
-        said = reading.own_words(text if not unsaid else _outside(element.text, unsaid).strip(), rules)
+        said = reading.own_words(text if not unsaid else outside(element.text, unsaid).strip(), rules)
         if role == "user" and said != text:  # what a run printed, pasted by the user: evidence, like a tool result
             self._worked = True
         if not said:
@@ -1222,8 +1218,9 @@ class Classifier:
         """A report of work done closes the latest active task it shares a topic word with (a report
         is about the work just asked for, more than about older requests it mentions); failing
         any shared word, the task it replies to ("Fixed." right after "fix the login"), tentatively. Not a task
-        whose topic words a line of the report marked failed names (``spared``: "❌ Gmail not connected" leaves
-        "connect Gmail and set up the nudges" open, though "✅ Nudges scheduled" reports the rest done)."""
+        of whose topic words a line of the report marked failed names ``supersede_min_shared`` (``spared``: "❌ Gmail not
+        connected" leaves "connect Gmail and set up the nudges" open, though "✅ Nudges scheduled" reports the rest done;
+        "❌ Could not connect Outlook" names one word of it, a verb, and leaves it done)."""
         if not self._tasks:
             return
         task = next((t for t in reversed(self._tasks) if keys & t.keys), None)
@@ -1233,7 +1230,7 @@ class Classifier:
                     self._tasks[-1], keys))):
                 return  # "记好了" after a preference reports that, not some older task
             task, confidence = self._tasks[-1], 0.6
-        if spared & task.keys:
+        if len(spared & task.keys) >= self.rules.settings["supersede_min_shared"]:
             return
         self._tasks.remove(task)
         self._closed = (element.id, task)
@@ -1379,15 +1376,17 @@ class Classifier:
         shared = len(keys & earlier.keys)
         return shared >= self.rules.settings["supersede_min_shared"] and shared >= share * len(earlier.keys)
 
-    def _report_state(self, element: Element) -> None:
-        """A report of checks (a heartbeat's alert or status) on what an earlier one of an earlier poll reported
-        (:meth:`_reports_on`), with nobody writing between, carries the current state: the earlier one is over. Not an all-clear (``HEARTBEAT_OK`` says nothing
-        new, not that the trouble ended), nor a report on something else, nor what asks, decides or stands (those
-        settle as such, answered or restated)."""
+    def _report_state(self, element: Element, *, supersedes: bool = True) -> None:
+        """A report of checks (a heartbeat's alert or status; of a scheduled run's delivered reports, an all-clear in
+        words, "All 4 services passed": ``supersedes``) on what an earlier one of an earlier poll or run reported
+        (:meth:`_reports_on`), with nobody writing between, carries the current state: the earlier one is over. Not
+        ``HEARTBEAT_OK`` (it says nothing new, not that the trouble ended), nor a report on something else, nor what
+        asks, decides or stands (those settle as such, answered or restated)."""
         keys = reading.keywords(element.text, self.rules)
         standing: list[tuple[_Candidate, int]] = []
         for earlier, poll in self._state_reports:
-            if poll < self._polls and earlier.verdict.category == "process" and self._reports_on(keys, earlier):
+            if supersedes and poll < self._polls and earlier.verdict.category == "process" and self._reports_on(
+                    keys, earlier):
                 self._amend(earlier, category="noise", status="superseded", superseded_by=element.id, action="drop",
                             confidence=0.8, rule="resolve:state_reported",
                             reason=f"the state of the same checks, reported again in #{element.id}")

@@ -62,9 +62,9 @@ _SENTENCE_END_AT_END = LazyPattern(r"[。！？!?.…]\s*$")  # compiled for the
 #: how many sentences open a reply (within its first characters): where it says whether it knows the answer
 _OPENING_SENTENCES = 2
 _OPENING_CHARS = 600
-#: a Markdown heading ("## Why did it fail?"): in the agent's report, a question in one that another heading follows and
-#: that is put to no one (no "you", "should I", 要不要: ``signal.addressee``) titles a section, which answers it; the
-#: last one may be what the message asks ("## Start module 1?", then options), and "## Which database should we use?" asks
+#: a Markdown heading: in the agent's report, one that asks what, why or whether something is so, put to no one
+#: (``signal.section_question``, not ``signal.addressee``: "## Why did it fail?"), with another heading after it, titles a
+#: section, which answers it; the last one may be what the message asks ("## Start module 1?", then options)
 _HEADING = re.compile(r"#{1,6}[ \t]")
 #: a message of at most this many clauses, each a question without its mark, asks them all
 _UNMARKED_CLAUSES = 3
@@ -593,7 +593,8 @@ def _read(text: str, role: str, rules: RenalRules, social: bool) -> Reading:
     offer = rules["proposal"] if rules["proposal"].applies_to(role) else None
     intent, in_formulas, whole_intent = _signals_for(rules, role)
     last_heading = max((i for i, c in enumerate(clauses) if _HEADING.match(c.body)), default=-1) if "#" in text else -1
-    addressee = rules["addressee"] if last_heading > 0 and rules["addressee"].applies_to(role) else None
+    section = rules["section_question"] if last_heading > 0 and rules["section_question"].applies_to(role) else None
+    addressee = rules["addressee"] if section is not None and rules["addressee"].applies_to(role) else None
     names: frozenset[str] | None = None  # the agent's, read when a clause is no formula without them
     content: list[str] = []
     formulas: list[str] = []  # the clauses that are formulas, which only signals read ``in_formulas`` see
@@ -607,8 +608,8 @@ def _read(text: str, role: str, rules: RenalRules, social: bool) -> Reading:
         asks = (not inside or own) and (question_signal.search(matched) is not None or (
             unmarked is not None and unmarked.search(matched) is not None)) and (
             indirect is None or indirect.search(matched) is None)  # "让我检查是否…": what it will find out
-        if asks and index < last_heading and _HEADING.match(clause.body) and addressee is not None and (
-                addressee.search(matched) is None):
+        if asks and index < last_heading and section is not None and section.search(matched) is not None and (
+                addressee is None or addressee.search(matched) is None):
             asks = False  # "### Is this a problem?" titles a section of a report that goes on to the next heading
         if social or len(clause.body) <= 24:
             clause.norm = normalize_clause(clause.body, rules)

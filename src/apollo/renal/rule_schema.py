@@ -131,6 +131,8 @@ class ClassifySettings(msgspec.Struct, forbid_unknown_fields=True):
     outcome_failed_by: list[str]
     outcome_failed_unless: list[str]
     state_reports: list[str]
+    delivered_runs: list[str]
+    delivered_states: list[str]
     failed_parts_by: list[str]
     #: pairs of [fact, signal]
     replies_to: list[Annotated[list[str], msgspec.Meta(min_length=2, max_length=2)]]

@@ -98,6 +98,16 @@ class Element:
 _DEFERRED: dict[int, tuple[Element, Callable[[Element], None]]] = {}
 
 
+def outside(text: str, spans: list[list[int]] | list[tuple[int, int]]) -> str:
+    """``text`` without the [start, end) ``spans`` (ordered, apart), a line break where each was: what a reader marked
+    as not the speaker's words (a vision model's description, the runtime's wrapper, a model's answer tags) taken out."""
+    pieces, position = [], 0
+    for start, end in spans:
+        pieces.append(text[position:start])
+        position = end
+    return "\n".join([*pieces, text[position:]])
+
+
 def deferred(fill: Callable[[Element], None]) -> Element:
     """An element whose fields ``fill`` sets when one of them is first read: an element a caller
     may never look at is not built."""

@@ -13,7 +13,7 @@ from apollo.transcript.base import (
     iter_records,
     text_field,
 )
-from apollo.transcript.model import Element, Kind, ReadWarning, Role, is_deferred
+from apollo.transcript.model import Element, Kind, ReadWarning, Role, is_deferred, outside
 from apollo.transcript.openclaw_rules import (
     BRANCH_SUMMARY_WRAPPER,
     COMPACTION_SUMMARY_WRAPPER,
@@ -301,15 +301,8 @@ def _reply_markup(text: str, rule: EnvelopeRules, extra: dict[str, Any], heartbe
     if unsent:
         extra["markup"] = [list(span) for span in unsent]
         extra["reasoning"] = reasoned
-        shown = "".join(text[start:end] for start, end in _between(unsent, len(text)))
+        shown = outside(text, unsent)
     return rule.is_ack(shown) or (heartbeat and rule.is_silent(shown))
-
-
-def _between(spans: list[tuple[int, int]], length: int) -> list[tuple[int, int]]:
-    """The stretches of a text of ``length`` characters outside the ordered, apart ``spans``."""
-    starts = [0, *(end for _, end in spans)]
-    ends = [*(start for start, _ in spans), length]
-    return list(zip(starts, ends, strict=True))
 
 
 def _assistant_turn(message: dict[str, Any], blocks: list[Any], rule: EnvelopeRules, heartbeat: bool) -> dict[str, Any]:
