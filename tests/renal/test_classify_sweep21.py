@@ -215,15 +215,6 @@ def test_a_failed_parts_signal_that_does_not_exist_is_refused_where_it_is_loaded
         Classifier(config.load(None, extra_layers=[tmp_path / "config.toml"]))
 
 
-def test_a_formula_that_answers_only_the_other_sides_formulas_is_noise() -> None:
-    """With nothing said yet but pings, "Yeah, I'm here. What do you need?" and "OK" answer them: noise, as after a
-    conversation; a formula with nothing at all before it may answer what came before the transcript."""
-    v = verdicts(("user", "you all online?"), ("assistant", "Yeah, I'm here. 👋 What do you need?"),
-                 ("user", "Respond with one word: OK"), ("assistant", "OK"))
-    assert [v[m].category for m in ("m1", "m2", "m3", "m4")] == ["noise"] * 4
-    assert verdicts(("assistant", "OK"))["m1"].rule == "context:opening"
-
-
 @pytest.mark.parametrize(("said", "rule"), [
     ("jajaja", "content:fragment"), ("kkkkk", "content:fragment"), ("¿qué tal?", "social:greeting"),
     ("ça va ?", "social:greeting"), ("tudo bem?", "social:greeting"), ("wie geht's?", "social:greeting"),

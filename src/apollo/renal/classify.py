@@ -825,9 +825,7 @@ class Classifier:
         noise_reason = f'{primary.about}: "{quoted}"'
         last = self._turns[-1] if self._turns else None
         if reference is None or last is None:
-            # a formula with nothing to reply to but the other side's own formulas ("you all online?" → "Yeah, I'm
-            # here. What do you need?", "Respond with one word: OK" → "OK") replies to them: noise as well
-            if anywhere or previous_other is not None:
+            if anywhere:
                 return self._noise(element, confidence, noise_reason, primary, confirmation)
             return self._verdict(element, "process", "keep", 0.5, f'"{quoted}" with nothing before it to reply to '
                                  "(it may answer something before the transcript starts)", "context:opening")
