@@ -402,7 +402,7 @@ class Classifier:
             if verdict.rule in self._delivered_runs:  # a report the runtime delivered from another run: a run of its own
                 self._polls += 1
                 self._report_state(element, supersedes=verdict.rule in self._delivered_states)
-            elif verdict.category == "process" and any(element.extra.get(flag) for flag in self._state_flags):
+            elif verdict.category == "process" and self._reports_checks(element):
                 self._report_state(element)
         for candidate in self._fresh:
             candidate.verdict = verdict
@@ -648,7 +648,6 @@ class Classifier:
     def _text(self, element: Element) -> Verdict:
         role = element.role.value
         speaker = element.speaker or role
-        markup = element.extra.get("markup")
         text = _visible(element).strip()
         rules = self.rules
         if role == "assistant":
@@ -661,8 +660,8 @@ class Classifier:
         self._report = None
         self._asked = None
         if not text:
-            if markup and element.extra.get("reasoning"):  # only the reasoning a model wrote in tags ("<think>…</think>"):
-                return self._thinking(element)  # its thinking, as a block of it is
+            if element.extra.get("reasoning"):  # only the reasoning a model wrote in tags ("<think>…</think>"): its
+                return self._thinking(element)  # thinking, as a block of it is (the reader marks it with its markup)
             self._remember(element, speaker, role, substantive=False)
             reason = "no content, only the agent's wrapper" if element.envelope.strip() else "empty message"
             return self._verdict(element, "noise", "drop", 0.8, reason, "empty")
@@ -981,7 +980,7 @@ class Classifier:
             self._last_answer = answer
 
         # "记好了：…PDF 的决定…" reports work done, whatever else it says; a reply to a heartbeat poll reports its checks
-        if role != "user" and done and not any(element.extra.get(flag) for flag in self._state_flags):
+        if role != "user" and done and not self._reports_checks(element):
             self._close_task(element, keys, other, asks=found.question, spared=self._failed_parts(found))
             self._goes_on(element, said)
         if role != "user" and other is not None and any(s.confirmation for s in found.social) and self._echoes(
@@ -1373,6 +1372,11 @@ class Classifier:
         ``supersede_min_shared`` of its topic words and ``share`` of them."""
         shared = len(keys & earlier.keys)
         return shared >= self.rules.settings["supersede_min_shared"] and shared >= share * len(earlier.keys)
+
+    def _reports_checks(self, element: Element) -> bool:
+        """The element is a reply of a turn whose replies report the state of the same checks each time (a heartbeat's:
+        ``classify.state_reports``)."""
+        return any(element.extra.get(flag) for flag in self._state_flags)
 
     def _report_state(self, element: Element, *, supersedes: bool = True) -> None:
         """A report of checks (a heartbeat's alert or status; of a scheduled run's delivered reports, an all-clear in
