@@ -600,3 +600,22 @@ def test_a_row_of_dashes_among_the_data_stays_and_rows_without_outer_pipes_stay_
         "| Host | Backup | | nas | -- | | -- | -- |")  # "--": no value
     assert digest._one_line("Plan | Price\n--- | ---\nBasic | $10\nTeam | $40\n\nTake Team.") == (
         "Plan | Price | Basic | $10 | Team | $40 Take Team.")
+
+
+def test_a_quote_is_the_words_the_user_read_not_the_model_s_answer_tags_or_reasoning(tmp_path: Path) -> None:
+    """OpenClaw strips a model's <final> tags, <think> blocks and reply directives before anyone reads the reply:
+    the digest quotes what is left, and a text that is only reasoning answers nothing."""
+    session = worked_session()
+    session.user("Switch the daily report to 07:30, please.")
+    session.say("<think>The user wants the report moved to half past seven.</think>")
+    session.tool("call_1", "cron", {"action": "update", "schedule": "30 7 * * *"}, '{"status":"ok","jobId":"job-7f3a"}')
+    session.say("[[reply_to_current]] <final>Done: the daily report now runs at 07:30 (job-7f3a).</final>")
+    session.user("Which model are you running on right now?")
+    session.say("<think>I should check the config.</think><final>MiniMax M2, set in openclaw.json.</final>")
+    _tail(session)
+    summary, _ = _digest(session, tmp_path)
+    assert '"Switch the daily report to 07:30, please." → [' in summary
+    assert "Done: the daily report now runs at 07:30 (job-7f3a)." in summary
+    assert '"Which model are you running on right now?" → MiniMax M2, set in openclaw.json.' in summary
+    for markup in ("<final>", "</final>", "<think>", "[[reply_to_current]]", "The user wants", "check the config"):
+        assert markup not in summary, markup

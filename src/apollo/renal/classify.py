@@ -32,7 +32,7 @@ from apollo.renal import reading
 from apollo.renal.balance import Balance, BalanceTracker, Thresholds
 from apollo.renal.rules import ACTIONS, RenalRules, Signal
 from apollo.renal.rules import load as load_rules
-from apollo.transcript.model import Element, Kind, Role, outside
+from apollo.transcript.model import Element, Kind, Role, outside, shown
 from apollo.words import all_cjk
 
 #: typing is imported only by type checkers: the heartbeat imports this module on every run
@@ -244,13 +244,6 @@ _ECHO_TOKEN = r"[\w']+|[^\w\s]"
 def _answering(rules: RenalRules, phrase: str) -> bool:
     signal = rules.social_phrases.get(phrase.strip(",.!"))
     return signal is not None and signal.answers
-
-
-def _visible(element: Element) -> str:
-    """The element's text without the tags and reasoning a model wrapped its reply in (``markup``), which the
-    runtime strips before anyone reads it."""
-    markup = element.extra.get("markup")
-    return outside(element.text, markup) if markup else element.text
 
 
 def _flat(text: str) -> str:
@@ -542,7 +535,7 @@ class Classifier:
                 continue
             if element.tokens > row.get("max_tokens", element.tokens) or (row.get("copy") and not self._said_before(
                     element.text)) or (row.get("routed_again") and _flat(element.text) not in self._routed) or (
-                    row.get("chatter") and not self._is_agent_chatter(_visible(element))) or (
+                    row.get("chatter") and not self._is_agent_chatter(shown(element))) or (
                     "says" in row and not self.rules[row["says"]].search(element.text or element.envelope)) or any(
                     self.rules[name].search(element.text) for name in row.get("unless_says", ())):
                 continue
@@ -648,7 +641,7 @@ class Classifier:
     def _text(self, element: Element) -> Verdict:
         role = element.role.value
         speaker = element.speaker or role
-        text = _visible(element).strip()
+        text = shown(element).strip()
         rules = self.rules
         if role == "assistant":
             self._acted()

@@ -26,7 +26,7 @@ from apollo.clock import parse_timestamp
 from apollo.redact import redact
 from apollo.renal.concentrate import SENTENCE_END
 from apollo.transcript.fences import code_lines
-from apollo.transcript.model import Kind, Role
+from apollo.transcript.model import Kind, Role, shown
 
 #: a Markdown heading's line ("## Open TODOs")
 _HEADING_LINE = re.compile(r"#{1,6} ")
@@ -244,7 +244,7 @@ def replies(fates: list[Any]) -> dict[str, Any]:
         if element.kind is Kind.HEARTBEAT_POLL:
             asking, run = [], []
             continue
-        if element.kind is not Kind.TEXT or not element.text.strip() or _is_blob(element.text) \
+        if element.kind is not Kind.TEXT or not shown(element).strip() or _is_blob(element.text) \
                 or (fate.action == "drop" and element.role is Role.ASSISTANT):
             continue
         if run and element.role is run[-1].element.role:
@@ -277,7 +277,7 @@ def _poll_answers(fates: list[Any]) -> frozenset[str]:
 def _worth_quoting(fate: Any, *, reply: bool = False) -> bool:
     """Not a JSON blob, and not a greeting: an item that is nothing but social words ("hi", "thanks!"
     — a classifier may still call one a decision), a reply that is only pleasantries."""
-    text = fate.element.text
+    text = shown(fate.element)
     if not text.strip() or _is_blob(text):
         return False
     condenser = _condenser()
@@ -413,7 +413,7 @@ def _id(fate: Any, quote: str, referred: bool) -> str:
     session keeps the rest under it, or when another line refers to it (``referred``): a message
     quoted whole needs none (a table's delimiter rows aside). A quote whose secret was marked is not
     whole: the id leads to the entry that holds the key the user gave."""
-    return f"[{fate.element.id}] " if referred or quote != " ".join(_sent(fate.element.text).split()) else ""
+    return f"[{fate.element.id}] " if referred or quote != " ".join(_sent(shown(fate.element)).split()) else ""
 
 
 def _marks(quote: str, lang: str) -> str:
@@ -650,7 +650,7 @@ class _Lines:
         """A must-keep item (``said`` None) with its id; a request (``said``: its text as quoted) with
         its id only where its quote is cut or another line points to it; then what answered it."""
         cut = max(width, self.longer_chars) if fate.element.id in self.longer else width
-        quote = _quote(fate.element.text if said is None else said, cut)
+        quote = _quote(shown(fate.element) if said is None else said, cut)
         text = f"- {_id(fate, quote, said is None or self.pointed[fate.element.id] > 0)}{_marks(quote, self.lang)}"
         reply = self.paired(fate)
         if reply is None:
@@ -660,7 +660,7 @@ class _Lines:
         self.quoted.add(reply.element.id)  # an answer to several messages is quoted under the first
         answered = self.outdated_chars if said is not None and fate.element.id in self.done and fate.category != "task" \
             and not _worked(self.fates, self.position, fate, reply) else self.reply_chars
-        outcome = _outcome(reply.element.text, min(width, answered or width))
+        outcome = _outcome(shown(reply.element), min(width, answered or width))
         return text + f" → {_id(reply, outcome, self.pointed[reply.element.id] > 1)}{outcome}"
 
 
@@ -707,7 +707,7 @@ def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | 
     if asked:
         listed += len(asked)
         sections.append(f"## {titles['requests']}\n" + "\n".join(
-            line(f, limit, _said(f.element.text, outdated_chars or limit)) for f in asked))
+            line(f, limit, _said(shown(f.element), outdated_chars or limit)) for f in asked))
     polled = _poll_answers(fates)
     facts = [f for f in fates if f.rescued and not f.must_keep and f.element.kind is Kind.TEXT and _worth_quoting(f)
              and f.element.id not in polled
@@ -715,7 +715,7 @@ def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | 
     if facts and level.facts:
         listed += len(facts)
         sections.append(f"## {titles['facts']}\n" + "\n".join(
-            f"- {_quote(f.element.text, limit)}" for f in facts))
+            f"- {_quote(shown(f.element), limit)}" for f in facts))
     if level.tools_and_files:
         sections += _tools_and_files(fates, titles, "\n".join(sections), written)
     answering = {answers[i].element.id for i in quoted if i in answers}
@@ -726,7 +726,7 @@ def build(fates: list[Any], lang: str, item_chars: int, *, earlier: list[str] | 
         listed += len(stale)
         width = min(limit, outdated_chars or limit)
         sections.append(f"## {titles['superseded']}\n" + "\n".join(
-            f"- [{f.element.id}] {_pointer(f.element.text, _chars_for(f.element.text, width))}" for f in stale))
+            f"- [{f.element.id}] {_pointer(shown(f.element), _chars_for(shown(f.element), width))}" for f in stale))
     omitted = sum(1 for f in fates if f.element.kind in (Kind.TEXT, Kind.HEARTBEAT_POLL, Kind.HEARTBEAT_REPLY)) \
         - listed - len(below)
     if omitted > 0:

@@ -108,6 +108,14 @@ def outside(text: str, spans: list[list[int]] | list[tuple[int, int]]) -> str:
     return "\n".join([*pieces, text[position:]])
 
 
+def shown(element: Element) -> str:
+    """The words of ``element`` its reader sees: the text without what the transcript's reader marked as a model's
+    markup (``extra["markup"]``: answer tags, reasoning blocks, reply directives), which the runtime strips before
+    anyone reads the reply. What is classified and what a digest quotes."""
+    markup = element.extra.get("markup")
+    return outside(element.text, markup) if markup else element.text
+
+
 def deferred(fill: Callable[[Element], None]) -> Element:
     """An element whose fields ``fill`` sets when one of them is first read: an element a caller
     may never look at is not built."""
