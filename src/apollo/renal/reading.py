@@ -45,7 +45,7 @@ _LATIN_WORD = re.compile(r"[a-z][a-z0-9_+#-]*[a-z0-9+#]|[a-z]")
 #: messages up to this long are cached (bounded: 4096 of them)
 _CACHED_CHARS = 400
 _INTENT_SIGNALS = ("request", "preference", "profile", "setting", "preference_hint", "decision", "choice", "supersede", "proposal",
-                   "task", "inquiry", "compose", "retry", "appointment", "completion", "check_mark", "grading", "appraisal", "blocked", "refusal", "reasoning", "commitment", "pick", "about_agent", "about_user", "asks_profile", "assigns", "continuation", "undone", "still_undone",
+                   "task", "inquiry", "compose", "presents_self", "retry", "appointment", "completion", "check_mark", "grading", "appraisal", "blocked", "refusal", "reasoning", "commitment", "pick", "about_agent", "about_user", "asks_profile", "assigns", "continuation", "undone", "still_undone",
                    "progress_check", "activity_question", "further_action", "standing", "addressee",
                    "unknown", "negativity", "apology", "remembers", "command", "override", "all_clear", "bot_start")
 # Quotation marks that open and close: a question mark inside a quotation is not the speaker asking.

@@ -1,0 +1,115 @@
+"""Forms met in OpenClaw sessions of owners the rules were never tuned on (sentences invented here,
+none quoted): the twenty-second round (reviews 97–99, second sessions of owners read before)."""
+
+from __future__ import annotations
+
+import pytest
+from support_classify import verdicts
+
+
+@pytest.mark.parametrize("said", ["打开领星", "查询本周订单", "筛选华东地区的客户", "点击右上角的设置", "重新部署测试服务器",
+                                  "ppt 太丑了，更新样式"])
+def test_a_chinese_order_of_one_short_clause_opening_with_its_verb_is_a_task(said: str) -> None:
+    """Chinese has no imperative form: a message that is only a verb of the agent's work and what it acts on orders it."""
+    assert verdicts(("user", said))["m1"].category == "task"
+
+
+@pytest.mark.parametrize("said", ["更新日志写得很清楚", "登录页面打不开", "测试环境挂了", "下载速度很慢", "搜索功能有问题",
+                                  "装修风格", "整理并推送任务执行的咋样啦", "配置产品的时候，这是配置选项",
+                                  "执行结果如下 exit code 1", "配置文件", "测试环境", "查询语句", "点击率下降", "检查无误",
+                                  "处理进度 80%", "配置文件，我已经改好了", "查资料啊"])
+def test_a_clause_that_states_asks_or_reports_after_such_a_verb_orders_nothing(said: str) -> None:
+    """The same verbs open noun phrases ("更新日志", "登录页面"): with a state, a complaint, a question or a time after
+    them the message is about the thing, not an order to do the work."""
+    assert verdicts(("user", said))["m1"].category != "task"
+
+
+@pytest.mark.parametrize("said", ["用浏览器打开百度", "使用谷歌搜索今天的天气", "用 Python 写一个爬虫"])
+def test_the_means_of_a_piece_of_work_ordered_with_it_is_no_choice(said: str) -> None:
+    assert verdicts(("user", said))["m1"].category == "task"
+
+
+@pytest.mark.parametrize("said", ["用 PostgreSQL 吧", "就用 Claude", "用扫码的方式就行", "用这个方案", "用 Docker 部署", "后端用 Go 写",
+                                  "这个项目用 Rust 重写"])
+def test_use_x_without_the_work_or_with_a_verb_alone_still_chooses(said: str) -> None:
+    assert verdicts(("user", said))["m1"].category == "decision"
+
+
+@pytest.mark.parametrize("said", ["用 Excel 整理数据很麻烦", "通过这次测试发现不少问题", "用过的测试账号", "使用说明更新"])
+def test_what_a_means_was_like_orders_nothing(said: str) -> None:
+    assert verdicts(("user", said))["m1"].category != "task"
+
+
+@pytest.mark.parametrize("reply", ["✅ Closed the popup. What shall we build next?", "✅ 已关闭弹窗！还要测试别的吗？",
+                                   "Updated the README. Need a hand with anything else?",
+                                   "✅ Done: the popup is closed and the readme updated. Need a hand or just stopping by? 😏"])
+def test_a_report_closed_by_a_generic_offer_asks_nothing(reply: str) -> None:
+    v = verdicts(("user", "close the popup and update the readme"), ("assistant", reply))
+    assert v["m2"].category != "question" and v["m1"].status == "done"
+
+
+@pytest.mark.parametrize("reply", ["写好了。你还想要其他语言的版本吗？比如 Python 还是 Go？", "写好了。还需要安装其他依赖吗？",
+                                   "Done. Do you need a hand setting up the SSH keys?",
+                                   "Done. Which page do you want to build next — pricing or about?"])
+def test_a_specific_question_after_a_report_still_asks(reply: str) -> None:
+    v = verdicts(("user", "帮我写个脚本"), ("assistant", reply))
+    assert v["m2"].category == "question"
+
+
+@pytest.mark.parametrize("said", ["fala comigo", "cadê você", "dậy mau", "Dậy mau @bot", "ngủ rồi à", "bạn còn đó không",
+                                  "wake up bot"])
+def test_pings_in_portuguese_and_vietnamese_and_to_the_bot_by_name_are_noise(said: str) -> None:
+    assert verdicts(("user", said))["m1"].category == "noise"
+
+
+@pytest.mark.parametrize("said", ["bot, restart the gateway", "the bot is down again since the update"])
+def test_the_bot_named_in_a_request_or_a_statement_is_no_ping(said: str) -> None:
+    assert verdicts(("user", said))["m1"].category != "noise"
+
+
+def test_still_there_asked_of_a_thing_is_no_ping() -> None:
+    v = verdicts(("user", "xóa bản sao lưu cũ"), ("assistant", "Đã xóa bản sao lưu cũ."), ("user", "còn đó không?"))
+    assert v["m3"].category != "noise"
+
+
+@pytest.mark.parametrize(("said", "reply"), [
+    ("introduce yourself", "I'm Max, your assistant. I manage your calendar, search the web, write code and keep notes."),
+    ("introduce urself", "Max, your assistant."), ("你再介绍一下自己", "我是小A，你的 AI 助手。"), ("自我介绍一下", "我是小A。"),
+    ("show me your skills list", "My skills: 1. weather 2. calendar 3. github 4. notion 5. browser automation 6. email"),
+    ("list your skills", "Coding, research, spreadsheets."),
+])
+def test_a_presentation_asked_for_is_handed_over_by_the_reply_however_short(said: str, reply: str) -> None:
+    """Before the reply it is work asked for (a task); the reply is the presentation, and the request is finished."""
+    assert verdicts(("user", said))["m1"].category == "task"
+    v = verdicts(("user", said), ("assistant", reply))
+    assert v["m1"].status == "answered" and v["m1"].category == "process"
+
+
+@pytest.mark.parametrize("said", ["describe yourself in the README and push it", "introduce yourself to the team in #general",
+                                  "introduce yourself in Spanish when users greet you", "做个自我介绍，然后发到群里",
+                                  "做个自我介绍的 PPT"])
+def test_a_presentation_asked_to_be_put_somewhere_or_as_a_rule_is_not_handed_over_by_the_reply(said: str) -> None:
+    v = verdicts(("user", said), ("assistant", "I'm Max, your assistant: calendar, search, code and notes."))
+    assert v["m1"].status != "answered"
+
+
+@pytest.mark.parametrize("said", ["I don't read English, is there a translation setting?", "我不懂英文，有没有翻译配置", "我英文不好",
+                                  "I only speak Spanish", "I'm a frontend developer with 8 years of experience."])
+def test_the_languages_the_user_reads_and_a_trade_with_its_years_are_facts_about_the_user(said: str) -> None:
+    """What languages the user reads decides how every answer must be written: a fact the answer to the question
+    beside it does not settle."""
+    v = verdicts(("user", said), ("assistant", "Yes: Settings → Language → 中文."))
+    assert v["m1"].category == "preference"
+
+
+@pytest.mark.parametrize("said", ["I'm a bit lost", "I'm a little confused by the logs", "I can't read this file",
+                                  "do I need to speak English?"])
+def test_a_degree_of_a_state_or_a_file_not_read_is_no_fact_about_the_user(said: str) -> None:
+    assert verdicts(("user", said))["m1"].category != "preference"
+
+
+@pytest.mark.parametrize(("said", "category"), [
+    ("现在就配置产品页吧", "task"), ("马上就发布新版本吧", "task"), ("就用 PostgreSQL 吧", "decision"), ("那就用飞书吧", "decision"),
+])
+def test_work_asked_for_now_is_an_order_and_a_thing_taken_is_a_choice(said: str, category: str) -> None:
+    assert verdicts(("user", said))["m1"].category == category
