@@ -44,10 +44,6 @@ _LINK_PATH = LazyPattern(r"(https?://[A-Za-z0-9.:@%_~-]+)[/?#][A-Za-z0-9._~:/?#@
 _LATIN_WORD = re.compile(r"[a-z][a-z0-9_+#-]*[a-z0-9+#]|[a-z]")
 #: messages up to this long are cached (bounded: 4096 of them)
 _CACHED_CHARS = 400
-_INTENT_SIGNALS = ("request", "preference", "profile", "setting", "preference_hint", "decision", "choice", "supersede", "proposal",
-                   "task", "inquiry", "compose", "presents_self", "retry", "appointment", "completion", "check_mark", "grading", "appraisal", "blocked", "refusal", "reasoning", "commitment", "pick", "about_agent", "about_user", "asks_profile", "assigns", "continuation", "undone", "still_undone",
-                   "progress_check", "activity_question", "further_action", "standing", "addressee",
-                   "unknown", "negativity", "apology", "remembers", "command", "override", "all_clear", "bot_start")
 # Quotation marks that open and close: a question mark inside a quotation is not the speaker asking.
 _QUOTE_OPEN = "「『“《"
 _QUOTE_CLOSE = "」』”》"
@@ -68,7 +64,6 @@ _OPENING_CHARS = 600
 _HEADING = re.compile(r"#{1,6}[ \t]")
 #: a message of at most this many clauses, each a question without its mark, asks them all
 _UNMARKED_CLAUSES = 3
-_WHOLE_INTENT_SIGNALS = ("tag_question", "rejection", "agreement", "fragment", "done_reply")
 
 
 @slotted()
@@ -557,8 +552,8 @@ def _match_text(clause: Clause) -> str:
 @functools.lru_cache(maxsize=32)
 def _signals_for(rules: RenalRules, role: str) -> tuple[tuple[Signal, ...], tuple[Signal, ...], tuple[Signal, ...]]:
     """(intent signals that apply to ``role``, those of them also read in formulas, whole-clause intent signals)."""
-    intent = tuple(rules[n] for n in _INTENT_SIGNALS if rules[n].applies_to(role))
-    return intent, tuple(s for s in intent if s.in_formulas), tuple(rules[n] for n in _WHOLE_INTENT_SIGNALS)
+    intent = tuple(s for s in rules.intents if s.applies_to(role))
+    return intent, tuple(s for s in intent if s.in_formulas), rules.whole_intents
 
 
 def read(text: str, role: str, rules: RenalRules, *, social: bool = True) -> Reading:

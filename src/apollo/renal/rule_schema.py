@@ -35,6 +35,9 @@ class SignalSpec(msgspec.Struct, forbid_unknown_fields=True):
     confidence: float = 0.8
     roles: list[str] = []
     whole: bool = False
+    #: read only where the engine asks for it by name (a question's mark, an offer, a heading, a poll), not among the
+    #: intents every clause is searched for
+    by_name: bool = False
     zh: list[str] = []
     en: list[str] = []
     phrases: list[str] = []

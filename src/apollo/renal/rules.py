@@ -113,6 +113,8 @@ class Signal:
     confidence: float
     roles: frozenset[str] | None
     whole: bool
+    #: read only where the engine asks for it by name (``by_name``), not in every clause
+    by_name: bool
     phrases: frozenset[str]
     #: words its patterns stand for: like its phrases, never a topic word (``markers``)
     markers: frozenset[str]
@@ -146,6 +148,10 @@ class RenalRules:
     keep: tuple[re.Pattern[str], ...]
     drop: tuple[re.Pattern[str], ...]
     sources: tuple[str, ...]
+    #: the intent signals every clause is searched for, in file order: neither social nor read by name; and those
+    #: that must be a clause whole (``whole = true``)
+    intents: tuple[Signal, ...] = ()
+    whole_intents: tuple[Signal, ...] = ()
     #: lines a message quotes rather than says (code, logs, terminal output)
     pasted: tuple[LazyPattern, ...] = ()
     #: lines that open a pasted terminal session, which runs to the next blank line
@@ -245,6 +251,7 @@ def _signal_data(name: str, spec: dict[str, Any]) -> dict[str, Any]:
         "confidence": float(spec.get("confidence", 0.8)),
         "roles": frozenset(roles) if roles else None,
         "whole": whole,
+        "by_name": bool(spec.get("by_name", False)),
         "phrases": frozenset(phrases),
         "markers": frozenset(_normalized(spec, "markers")),
         "regex": regex,
@@ -451,6 +458,7 @@ def _build(user_files: tuple[str, ...], keep: tuple[str, ...], drop: tuple[str, 
     for pattern in (*pasted, *pasted_blocks, *pasted_documents, *(p for pair in quotations for p in pair)) if user_files else ():
         pattern.compiled()
     social = tuple(s for s in signals.values() if s.social)
+    intents = tuple(s for s in signals.values() if not s.social and not s.by_name)
     phrases: dict[str, Signal] = {}
     for signal in social:
         if signal.name != "filler":
@@ -467,6 +475,8 @@ def _build(user_files: tuple[str, ...], keep: tuple[str, ...], drop: tuple[str, 
         keep=_compile_user_patterns(keep, "renal.keep_patterns", patterns_from),
         drop=_compile_user_patterns(drop, "renal.drop_patterns", patterns_from),
         sources=(*(f"apollo/renal/rules/{n}" for n in BUILTIN_FILES), *user_files),
+        intents=tuple(s for s in intents if not s.whole),
+        whole_intents=tuple(s for s in intents if s.whole),
         pasted=pasted,
         pasted_blocks=pasted_blocks,
         quotations=quotations,
