@@ -7,7 +7,7 @@ import pytest
 from support_classify import verdicts
 
 
-@pytest.mark.parametrize("said", ["打开领星", "查询本周订单", "筛选华东地区的客户", "点击右上角的设置", "重新部署测试服务器",
+@pytest.mark.parametrize("said", ["打开领星", "汇总本周的销售额", "筛选华东地区的客户", "点击右上角的设置", "重新部署测试服务器",
                                   "ppt 太丑了，更新样式"])
 def test_a_chinese_order_of_one_short_clause_opening_with_its_verb_is_a_task(said: str) -> None:
     """Chinese has no imperative form: a message that is only a verb of the agent's work and what it acts on orders it."""
@@ -112,4 +112,51 @@ def test_a_degree_of_a_state_or_a_file_not_read_is_no_fact_about_the_user(said: 
     ("现在就配置产品页吧", "task"), ("马上就发布新版本吧", "task"), ("就用 PostgreSQL 吧", "decision"), ("那就用飞书吧", "decision"),
 ])
 def test_work_asked_for_now_is_an_order_and_a_thing_taken_is_a_choice(said: str, category: str) -> None:
+    assert verdicts(("user", said))["m1"].category == category
+
+
+@pytest.mark.parametrize(("said", "reply"), [
+    ("查询一下今天的天气", "今天北京晴，18-26°C，东南风2级。"), ("联网找一下最新的 OpenClaw 版本号", "最新版本是 2026.9.6，9 月 30 日发布。"),
+    ("查询本周订单", "本周共 12 单：3 单待发货，9 单已完成。"),
+])
+def test_a_chinese_look_up_is_a_question_put_as_an_order_that_the_reply_answers(said: str, reply: str) -> None:
+    assert verdicts(("user", said))["m1"].category == "question"
+    assert verdicts(("user", said), ("assistant", reply))["m1"].status == "answered"
+
+
+def test_a_look_up_that_goes_on_to_work_stays_work() -> None:
+    v = verdicts(("user", "找一下日志里的报错然后修复它"), ("assistant", "报错是缺少 TZ 变量。"))
+    assert v["m1"].category == "task" and v["m1"].status == "current"
+
+
+@pytest.mark.parametrize("said", ["I'm allergic to nuts and fruits.", "FYI I work at Acme as a team lead", "我对花生过敏",
+                                  "I have asthma", "btw I'm vegetarian", "我有高血压",
+                                  "Plan my workouts; I have asthma and can't train after meals."])
+def test_the_users_health_diet_and_work_stated_flatly_are_facts_about_the_user(said: str) -> None:
+    """Every plan, recipe or reminder must suit them: kept as a fact even inside a request that gets done."""
+    assert verdicts(("user", said))["m1"].category == "preference"
+
+
+@pytest.mark.parametrize("said", ["am I allergic to this?", "I have a question", "我是不是过敏了", "I'm a little tired today"])
+def test_a_health_question_or_a_passing_state_is_no_fact_about_the_user(said: str) -> None:
+    assert verdicts(("user", said))["m1"].category != "preference"
+
+
+@pytest.mark.parametrize(("said", "category"), [
+    ("Schlag mir nie wieder vor, Pause zu machen", "preference"), ("erinnere mich nie mehr an den Termin", "preference"),
+    ("das passiert nie wieder", "process"), ("ich mache das nie wieder", "process"),
+])
+def test_german_never_again_after_an_imperative_is_a_standing_rule(said: str, category: str) -> None:
+    assert verdicts(("user", said))["m1"].category == category
+
+
+@pytest.mark.parametrize(("said", "reply"), [("Revisa el cron", "Revisé el cron. Diagnóstico: falta la variable TZ."),
+                                             ("Hazlo", "Listo, la config ya quedó puesta.")])
+def test_spanish_reports_of_a_check_done_or_a_setting_put_close_the_request(said: str, reply: str) -> None:
+    assert verdicts(("user", said), ("assistant", reply))["m1"].status == "done"
+
+
+@pytest.mark.parametrize(("said", "category"), [("are you working?", "noise"), ("Working yet?", "noise"),
+                                                ("are you working on it?", "question")])
+def test_whether_the_agent_works_again_is_a_ping_how_far_its_work_got_is_not(said: str, category: str) -> None:
     assert verdicts(("user", said))["m1"].category == category
