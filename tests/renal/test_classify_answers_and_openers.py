@@ -169,7 +169,9 @@ def test_the_offers_modal_said_back_is_a_yes_in_chinese(offer: str, answer: str)
 
 
 @pytest.mark.parametrize(("said", "category"), [
-    ("检查下配置", "task"), ("搜下最新的新闻", "task"), ("你帮我看下这个报错", "task"), ("记下这个", "task"),
+    ("检查下配置", "task"), ("你帮我看下这个报错", "task"), ("记下这个", "task"),
+    # a look-up is a question put as an order, which the reply answers
+    ("搜下最新的新闻", "question"),
     # the speaker's own step, a word that 下 opens, done
     ("我看下", "process"), ("让我查下", "process"), ("看下午的会议", "process"),
 ])

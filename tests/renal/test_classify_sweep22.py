@@ -137,7 +137,10 @@ def test_the_users_health_diet_and_work_stated_flatly_are_facts_about_the_user(s
     assert verdicts(("user", said))["m1"].category == "preference"
 
 
-@pytest.mark.parametrize("said", ["am I allergic to this?", "I have a question", "我是不是过敏了", "I'm a little tired today"])
+@pytest.mark.parametrize("said", ["am I allergic to this?", "I have a question", "我是不是过敏了", "I'm a little tired today",
+                                  "I'm allergic to meetings lol", "I have diabetes patients in my dataset, anonymize it",
+                                  "我有高血压患者的数据要分析", "我对加班过敏", "FYI I work from home tomorrow",
+                                  "btw I run the migration now", "I'm pregnant with ideas"])
 def test_a_health_question_or_a_passing_state_is_no_fact_about_the_user(said: str) -> None:
     assert verdicts(("user", said))["m1"].category != "preference"
 
@@ -145,18 +148,49 @@ def test_a_health_question_or_a_passing_state_is_no_fact_about_the_user(said: st
 @pytest.mark.parametrize(("said", "category"), [
     ("Schlag mir nie wieder vor, Pause zu machen", "preference"), ("erinnere mich nie mehr an den Termin", "preference"),
     ("das passiert nie wieder", "process"), ("ich mache das nie wieder", "process"),
+    ("Dieser Fehler tritt nie wieder auf", "process"), ("Hat nie mehr funktioniert", "process"),
 ])
 def test_german_never_again_after_an_imperative_is_a_standing_rule(said: str, category: str) -> None:
     assert verdicts(("user", said))["m1"].category == category
 
 
-@pytest.mark.parametrize(("said", "reply"), [("Revisa el cron", "Revisé el cron. Diagnóstico: falta la variable TZ."),
-                                             ("Hazlo", "Listo, la config ya quedó puesta.")])
-def test_spanish_reports_of_a_check_done_or_a_setting_put_close_the_request(said: str, reply: str) -> None:
+@pytest.mark.parametrize(("said", "reply"), [("Hazlo", "Listo, la config ya quedó puesta."),
+                                             ("Ajusta el puerto a 8080", "Ajusté el puerto a 8080 y reinicié el servicio.")])
+def test_spanish_reports_of_a_setting_put_close_the_request(said: str, reply: str) -> None:
     assert verdicts(("user", said), ("assistant", reply))["m1"].status == "done"
 
 
-@pytest.mark.parametrize(("said", "category"), [("are you working?", "noise"), ("Working yet?", "noise"),
+@pytest.mark.parametrize("reply", ["Está puesto en 8080 actualmente. Lo cambio ahora.", "Ejecuté el script y falla igual.",
+                                   "Revisé la config: el puerto es 8080. ¿Quieres que lo cambie?"])
+def test_a_state_described_a_failure_or_a_look_taken_closes_no_request_to_change_it(reply: str) -> None:
+    assert verdicts(("user", "cambia el puerto a 9090"), ("assistant", reply))["m1"].status != "done"
+
+
+@pytest.mark.parametrize(("said", "category"), [("are you working?", "noise"), ("are you working again?", "noise"),
                                                 ("are you working on it?", "question")])
 def test_whether_the_agent_works_again_is_a_ping_how_far_its_work_got_is_not(said: str, category: str) -> None:
     assert verdicts(("user", said))["m1"].category == category
+
+
+@pytest.mark.parametrize(("said", "reply"), [("hi", "Hey! What's up today?"), ("thanks, that's all", "Anytime! How's it going otherwise?"),
+                                             ("good morning", "Morning! Nothing new since yesterday; backups are running. What shall we tackle?")])
+def test_small_talk_or_what_to_do_next_asked_back_after_a_greeting_asks_nothing(said: str, reply: str) -> None:
+    assert verdicts(("user", said), ("assistant", reply))["m2"].category not in ("question", "decision")
+
+
+@pytest.mark.parametrize("reply", ["What shall we tackle first: the DB migration or the API cleanup?",
+                                   "How is the build going on your side?"])
+def test_a_choice_or_a_matter_asked_after_a_greeting_still_asks(reply: str) -> None:
+    assert verdicts(("user", "hi"), ("assistant", reply))["m2"].category == "question"
+
+
+@pytest.mark.parametrize("said", ["查询一下库存，不够的话下单补货", "查询接口返回500", "查询失败", "查询一下子就完成了", "找一下午也没找到"])
+def test_a_look_up_with_work_after_it_or_a_statement_about_a_query_is_no_question_put_as_an_order(said: str) -> None:
+    assert verdicts(("user", said))["m1"].rule != "intent:inquiry"
+
+
+def test_a_look_up_the_agent_could_not_make_stays_open() -> None:
+    """What the agent could not do leaves the question a question (must-keep), as a question back does."""
+    v = verdicts(("user", "联网查询一下今天的汇率"), ("assistant", "抱歉，我现在无法联网。"))
+    assert v["m1"].category == "question"
+    assert verdicts(("user", "联网查询一下今天的汇率"), ("assistant", "今天 1 美元兑 7.12 人民币。"))["m1"].category == "process"
