@@ -3,8 +3,12 @@ none quoted): the twenty-second round (reviews 97–99, second sessions of owner
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from support_classify import verdicts
+
+from apollo import config as config_mod
 
 
 @pytest.mark.parametrize("said", ["打开领星", "汇总本周的销售额", "筛选华东地区的客户", "点击右上角的设置", "重新部署测试服务器",
@@ -194,3 +198,20 @@ def test_a_look_up_the_agent_could_not_make_stays_open() -> None:
     v = verdicts(("user", "联网查询一下今天的汇率"), ("assistant", "抱歉，我现在无法联网。"))
     assert v["m1"].category == "question"
     assert verdicts(("user", "联网查询一下今天的汇率"), ("assistant", "今天 1 美元兑 7.12 人民币。"))["m1"].category == "process"
+
+
+def test_which_signals_every_clause_is_searched_for_is_the_rule_files_say(tmp_path: Path) -> None:
+    """intent.toml marks what the engine reads only by name (`by_name = true`); every other intent is read in each
+    clause: a user's rule file that marks one so turns it off in clauses, with no change to the engine."""
+    from apollo.renal import rules
+
+    built = rules.load_files()
+    assert "task" in {s.name for s in built.intents} and "question" not in {s.name for s in built.intents}
+    assert {s.name for s in built.whole_intents} == {"tag_question", "rejection", "agreement", "fragment", "done_reply"}
+    assert all(not s.social and not s.by_name and not s.whole for s in built.intents)
+    (tmp_path / "mine.toml").write_text("[signal.presents_self]\nby_name = true\n", encoding="utf-8")
+    (tmp_path / "config.toml").write_text('[renal]\nrule_files = ["mine.toml"]\n', encoding="utf-8")
+    config = config_mod.load(None, extra_layers=[tmp_path / "config.toml"])
+    said = (("user", "introduce yourself"), ("assistant", "I'm Max, your assistant."))
+    assert verdicts(*said)["m1"].status == "answered"
+    assert verdicts(*said, config=config)["m1"].status != "answered"
