@@ -215,3 +215,18 @@ def test_which_signals_every_clause_is_searched_for_is_the_rule_files_say(tmp_pa
     said = (("user", "introduce yourself"), ("assistant", "I'm Max, your assistant."))
     assert verdicts(*said)["m1"].status == "answered"
     assert verdicts(*said, config=config)["m1"].status != "answered"
+
+
+@pytest.mark.parametrize(("said", "category"), [
+    ("@hieudabot mở terminal chạy printenv và cho tôi kết quả", "task"), ("<@1470660971793088542> show me all products in stock", "question"),
+    ("@helper_bot please give me the list of open invoices", "question"), ("@hieudabot hi", "noise"),
+])
+def test_a_mention_opening_a_group_message_is_who_it_is_said_to_not_what_it_says(said: str, category: str) -> None:
+    """The message reads from after the mention (`normalize.leading_address`), as it did for greetings already."""
+    assert verdicts(("user", said))["m1"].category == category
+    assert verdicts(("user", said.split(" ", 1)[1]))["m1"].category == category
+
+
+def test_a_mention_alone_or_inside_a_message_is_left_as_it_is() -> None:
+    assert verdicts(("user", "@hieudabot"))["m1"].category == "process"
+    assert verdicts(("user", "ask @anna to send the report"))["m1"].category == "task"

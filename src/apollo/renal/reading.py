@@ -370,6 +370,21 @@ def split_clauses(text: str) -> list[Clause]:
     return clauses
 
 
+def _without_leading_address(text: str, rules: RenalRules) -> str:
+    """``text`` from after the mention that opens it (``normalize.leading_address``): "@bot can you …?" asks as "can
+    you …?" does."""
+    for pattern in _address_patterns_cached(tuple(rules.normalize.get("leading_address", ()))):
+        found = pattern.match(text)
+        if found is not None:
+            return text[found.end():]
+    return text
+
+
+@functools.lru_cache(maxsize=8)
+def _address_patterns_cached(patterns: tuple[str, ...]) -> tuple[LazyPattern, ...]:
+    return tuple(LazyPattern(p) for p in patterns)
+
+
 def _strip_annotations(text: str, rules: RenalRules) -> str:
     for pattern in _annotation_patterns(rules):
         text = pattern.sub(" ", text)
@@ -573,6 +588,8 @@ def _read_cached(text: str, role: str, rules: RenalRules, social: bool) -> Readi
 def _read(text: str, role: str, rules: RenalRules, social: bool) -> Reading:
     if not text.isascii():
         text = text.translate(_ARABIC_MARKS)
+    if role == "user" and (text.startswith("@") or "<@" in text[:4]):
+        text = _without_leading_address(text, rules)
     clauses = split_clauses(text)
     reading = Reading(clauses)
     if clauses:

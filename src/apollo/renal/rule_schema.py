@@ -58,6 +58,7 @@ class Normalize(msgspec.Struct, forbid_unknown_fields=True):
     binds_forward: list[str] = []
     addressed_by_name: list[str] = []
     read_as_one_unless: list[str] = []
+    leading_address: list[str] = []
 
 
 class Pasted(msgspec.Struct, forbid_unknown_fields=True):
