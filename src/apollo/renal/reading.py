@@ -373,31 +373,27 @@ def split_clauses(text: str) -> list[Clause]:
 def _without_leading_address(text: str, rules: RenalRules) -> str:
     """``text`` from after the mention that opens it (``normalize.leading_address``): "@bot can you …?" asks as "can
     you …?" does."""
-    for pattern in _address_patterns_cached(tuple(rules.normalize.get("leading_address", ()))):
+    for pattern in _normalize_patterns(rules, "leading_address"):
         found = pattern.match(text)
         if found is not None:
             return text[found.end():]
     return text
 
 
-@functools.lru_cache(maxsize=8)
-def _address_patterns_cached(patterns: tuple[str, ...]) -> tuple[LazyPattern, ...]:
-    return tuple(LazyPattern(p) for p in patterns)
-
-
 def _strip_annotations(text: str, rules: RenalRules) -> str:
-    for pattern in _annotation_patterns(rules):
+    for pattern in _normalize_patterns(rules, "annotation_patterns", re.IGNORECASE):
         text = pattern.sub(" ", text)
     return text
 
 
-@functools.lru_cache(maxsize=8)
-def _annotation_patterns_cached(patterns: tuple[str, ...]) -> tuple[LazyPattern, ...]:
-    return tuple(LazyPattern(p, re.IGNORECASE) for p in patterns)
+def _normalize_patterns(rules: RenalRules, key: str, flags: int = 0) -> tuple[LazyPattern, ...]:
+    """The patterns ``[classify.normalize]`` lists under ``key``, each compiled when first needed."""
+    return _lazy_patterns(tuple(rules.normalize[key]), flags)
 
 
-def _annotation_patterns(rules: RenalRules) -> tuple[LazyPattern, ...]:
-    return _annotation_patterns_cached(tuple(rules.normalize["annotation_patterns"]))
+@functools.lru_cache(maxsize=16)
+def _lazy_patterns(patterns: tuple[str, ...], flags: int) -> tuple[LazyPattern, ...]:
+    return tuple(LazyPattern(p, flags) for p in patterns)
 
 
 def normalize_clause(body: str, rules: RenalRules) -> str:
@@ -588,7 +584,7 @@ def _read_cached(text: str, role: str, rules: RenalRules, social: bool) -> Readi
 def _read(text: str, role: str, rules: RenalRules, social: bool) -> Reading:
     if not text.isascii():
         text = text.translate(_ARABIC_MARKS)
-    if role == "user" and (text.startswith("@") or "<@" in text[:4]):
+    if role == "user":
         text = _without_leading_address(text, rules)
     clauses = split_clauses(text)
     reading = Reading(clauses)
