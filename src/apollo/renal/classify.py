@@ -358,6 +358,8 @@ class Classifier:
         self._restated_share: float = settings["request_restated_share"]
         self._failed_by = [self.rules[name] for name in settings["outcome_failed_by"]]
         self._failed_unless = [self.rules[name] for name in settings["outcome_failed_unless"]]
+        self._done_closes_unless = tuple(settings["done_closes_unless"])
+        self._tasks_called_off_by = tuple(settings["tasks_called_off_by"])
         self._choice_markers = re.compile(settings["choice_markers"], re.IGNORECASE)
         self._choice_rejects = re.compile(settings["choice_rejects"], re.IGNORECASE)
         self._choice_list_ends: str = settings["choice_list_ends"]
@@ -973,7 +975,7 @@ class Classifier:
             self._last_answer = answer
 
         # "记好了：…PDF 的决定…" reports work done, whatever else it says; a reply to a heartbeat poll reports its checks
-        if role != "user" and done and not self._reports_checks(element):
+        if role != "user" and done and not self._reports_checks(element) and not self._declines(found):
             self._close_task(element, keys, other, asks=found.question, spared=self._failed_parts(found))
             self._goes_on(element, said)
         if role != "user" and other is not None and any(s.confirmation for s in found.social) and self._echoes(
@@ -1096,7 +1098,7 @@ class Classifier:
             facts.add("delivered")
         if defers:
             facts.add("defers_answer")
-        if found.bare in ("agreement", "rejection"):
+        if found.bare is not None:  # the one clause is a whole-clause signal ("不用", "can you help me?")
             facts.add(found.bare)
         if _own_tokens(element) > (self._long_user_tokens if role == "user" else self._compress_tokens):
             facts.add("long")
@@ -1120,6 +1122,8 @@ class Classifier:
         named = reading.keywords(markers["supersede"], self.rules) if "supersede" in markers else frozenset()
         if replaces:
             self._supersede(candidate, store, strong="supersede" in markers, named=named, own=own)
+            if role == "user" and any(name in markers for name in self._tasks_called_off_by):
+                self._supersede(candidate, self._tasks, strong=True, named=named, own=own)  # the work is off
         self._hold(store, candidate)
         return self._verdict(element, category, "keep", confidence, reason, rule or f"intent:{category}")
 
@@ -1138,6 +1142,11 @@ class Classifier:
         marks beside caution marks grade it; after a task they report the work done."""
         return other is not None and ((other.question and not other.request)
                                       or bool(other.signals & self.rules["grading"].after))
+
+    def _declines(self, found: reading.Reading) -> bool:
+        """The reply declines the request with no work behind it (``done_closes_unless``): what it says is done is
+        other, older work."""
+        return not self._worked and any(name in found.found for name in self._done_closes_unless)
 
     def _reports_done(self, text: str, found: reading.Reading, *, grades: bool) -> bool:
         """Work reported done: "修好了吗？" asks, "看完了，…要我先清洗吗？" reports and then asks;

@@ -600,10 +600,8 @@ def _read(text: str, role: str, rules: RenalRules, social: bool) -> Reading:
                                                    for c in clauses))) else None
     offer = rules["proposal"] if rules["proposal"].applies_to(role) else None
     intent, in_formulas, whole_intent = _signals_for(rules, role)
-    last_heading = max((i for i, c in enumerate(clauses) if _HEADING.match(c.body)), default=-1) if "#" in text else -1
-    section = rules["section_question"] if last_heading > 0 and rules["section_question"].applies_to(role) else None
-    addressee = rules["addressee"] if section is not None and rules["addressee"].applies_to(role) else None
     names: frozenset[str] | None = None  # the agent's, read when a clause is no formula without them
+    asks_no_one = _asks_no_one(clauses, text, role, rules)
     content: list[str] = []
     formulas: list[str] = []  # the clauses that are formulas, which only signals read ``in_formulas`` see
     inside = own = False  # in a quotation at the end of the clause; one the speaker asks as their own
@@ -613,12 +611,9 @@ def _read(text: str, role: str, rules: RenalRules, social: bool) -> Reading:
         if (quoted or straight) and not inside:
             own = _introduces_own(clauses, index, rules)
         inside = bool(quoted or straight)
-        asks = (not inside or own) and (question_signal.search(matched) is not None or (
+        asks = (not inside or own) and index not in asks_no_one and (question_signal.search(matched) is not None or (
             unmarked is not None and unmarked.search(matched) is not None)) and (
             indirect is None or indirect.search(matched) is None)  # "让我检查是否…": what it will find out
-        if asks and index < last_heading and section is not None and section.search(matched) is not None and (
-                addressee is None or addressee.search(matched) is None):
-            asks = False  # "### Is this a problem?" titles a section of a report that goes on to the next heading
         if social or len(clause.body) <= 24:
             clause.norm = normalize_clause(clause.body, rules)
             clause.whole = next((s.name for s in whole_intent if s.match_whole(clause.norm)), None)
@@ -661,6 +656,54 @@ def _read(text: str, role: str, rules: RenalRules, social: bool) -> Reading:
         _read_as_one(text, reading, rules)
     reading.opening = opening(text[:_OPENING_CHARS]).lower()
     return reading
+
+
+def _asks_no_one(clauses: list[Clause], text: str, role: str, rules: RenalRules) -> set[int]:
+    """The clauses of the agent's message that put no question to the user (``signal.addressee``) whatever their
+    words: one it answers at once (:func:`_self_answered`), a label ending in a colon before a line break
+    (``signal.report_label``: "What's set up:", then a list; not "What's the target region:", then options), and a
+    heading that titles a section of a report going on to the next heading ("### Is this a problem?", "## 一、什么是
+    ACP？", whose line is two clauses)."""
+    put_to = rules["addressee"] if rules["addressee"].applies_to(role) else None
+    if put_to is None:
+        return set()
+    found = _self_answered(clauses, rules, put_to)
+    label = rules["report_label"]
+    last_heading = max((i for i, c in enumerate(clauses) if _HEADING.match(c.body)), default=-1) if "#" in text else -1
+    section = rules["section_question"] if last_heading > 0 and rules["section_question"].applies_to(role) else None
+    heading = False  # the clause is on a heading's line
+    for index, clause in enumerate(clauses):
+        matched = _match_text(clause)
+        if clause.body.endswith((":", "：")) and "\n" in clause.end and label.search(matched) is not None:
+            found.add(index)
+        if section is None:
+            continue
+        opens = _HEADING.match(clause.body) is not None
+        heading = opens or (heading and "\n" not in clauses[index - 1].end)
+        titled = matched if opens or not heading else "# " + matched
+        if heading and index < last_heading and section.search(titled) is not None and put_to.search(matched) is None:
+            found.add(index)
+    return found
+
+
+#: what ends the bare yes or no opening a clause ("Yes — it is safe")
+_ANSWER_DASH = re.compile(r"\s+[—–-]+\s+|\s*——\s*")
+
+
+def _self_answered(clauses: list[Clause], rules: RenalRules, put_to: Signal) -> set[int]:
+    """The clauses whose question the speaker answers at once with a bare yes or no (``[classify]
+    self_answered_by``): "Is it the cache? No. The lockfile changed." asks nothing of the other side; "Can I drop
+    the column? Not yet — I'll wait for your go" still asks the user (``put_to``)."""
+    answers = [rules[name] for name in rules.settings["self_answered_by"]]
+    found = set()
+    for index, (clause, after) in enumerate(itertools.pairwise(clauses)):
+        if "?" in after.end or "？" in after.end or not clause.end or clause.end[0] not in "?？" or put_to.search(
+                _match_text(clause)) is not None:
+            continue
+        head = _ANSWER_DASH.split(after.body, maxsplit=1)[0]
+        if len(head) <= 12 and any(signal.match_whole(normalize_clause(head, rules)) for signal in answers):
+            found.add(index)
+    return found
 
 
 def _bracket_quotations(clauses: list[Clause]) -> list[bool]:

@@ -129,11 +129,14 @@ class ClassifySettings(msgspec.Struct, forbid_unknown_fields=True):
     left_to_user_done_by: list[str]
     answer_max_keys: int
     question_left_by: list[str]
+    tasks_called_off_by: list[str]
+    self_answered_by: list[str]
     request_restated_share: float
     restate_min_share: float
     restate_specifics_named: str
     outcome_failed_by: list[str]
     outcome_failed_unless: list[str]
+    done_closes_unless: list[str]
     state_reports: list[str]
     delivered_runs: list[str]
     delivered_states: list[str]

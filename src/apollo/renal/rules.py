@@ -369,9 +369,10 @@ def _check_rows(settings: dict[str, Any], signals: Collection[str]) -> None:
     unknown_replies = [name for _, name in settings.get("replies_to", ()) if name not in signals]
     if unknown_replies:
         raise ConfigError(f"[classify] replies_to names no signal ({unknown_replies[0]!r})", where="classify rules")
-    unknown_failed = [name for name in settings.get("failed_parts_by", ()) if name not in signals]
-    if unknown_failed:
-        raise ConfigError(f"[classify] failed_parts_by names no signal ({unknown_failed[0]!r})", where="classify rules")
+    for key in ("failed_parts_by", "self_answered_by", "done_closes_unless", "tasks_called_off_by"):
+        unknown_named = [name for name in settings.get(key, ()) if name not in signals]
+        if unknown_named:
+            raise ConfigError(f"[classify] {key} names no signal ({unknown_named[0]!r})", where="classify rules")
     for table in ("turns", "kinds", "from_user", "from_agent"):
         rows = settings.get(table)
         where = f"[[classify.{table}]]"
