@@ -223,3 +223,8 @@ def test_a_change_of_choice_leaves_the_work_on_the_same_thing_open(asked: str, c
 
 def test_a_thing_that_stopped_working_calls_nothing_off() -> None:
     assert verdicts(("user", "页面打不开了"))["m1"].category != "decision"
+
+
+@pytest.mark.parametrize("said", ["请在每天早上7:00为我整理AI资讯", "请为我整理AI资讯", "请明天上午帮我备份数据库"])
+def test_a_chinese_order_with_when_and_for_whom_before_its_verb_is_a_task(said: str) -> None:
+    assert verdicts(("user", said))["m1"].category == "task"
