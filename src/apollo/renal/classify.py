@@ -1098,7 +1098,7 @@ class Classifier:
             facts.add("delivered")
         if defers:
             facts.add("defers_answer")
-        if found.bare is not None:  # the one clause is a whole-clause signal ("不用", "can you help me?")
+        if found.bare is not None:  # the one clause is a whole-clause signal ("不用", "exactly", "done")
             facts.add(found.bare)
         if _own_tokens(element) > (self._long_user_tokens if role == "user" else self._compress_tokens):
             facts.add("long")
