@@ -588,6 +588,7 @@ def _read(text: str, role: str, rules: RenalRules, social: bool) -> Reading:
         text = _without_leading_address(text, rules)
     clauses = split_clauses(text)
     reading = Reading(clauses)
+    matches = [_match_text(c) for c in clauses]  # what the patterns see of each clause, made once
     if clauses:
         reading.incomplete = any(mark in clauses[-1].end for mark in _INCOMPLETE_MARKS)
     question_signal, wh_signal = rules["question"], rules["wh_question"]
@@ -596,18 +597,17 @@ def _read(text: str, role: str, rules: RenalRules, social: bool) -> Reading:
     # in a longer one its words name what to explain
     unmarked_signal = rules["unmarked_question"]
     unmarked = unmarked_signal if unmarked_signal.applies_to(role) and (len(clauses) == 1 or (
-        len(clauses) <= _UNMARKED_CLAUSES and all(unmarked_signal.search(_match_text(c)) is not None
-                                                   for c in clauses))) else None
+        len(clauses) <= _UNMARKED_CLAUSES and all(unmarked_signal.search(m) is not None for m in matches))) else None
     offer = rules["proposal"] if rules["proposal"].applies_to(role) else None
     intent, in_formulas, whole_intent = _signals_for(rules, role)
     names: frozenset[str] | None = None  # the agent's, read when a clause is no formula without them
-    asks_no_one = _asks_no_one(clauses, text, role, rules)
+    asks_no_one = _asks_no_one(clauses, matches, text, role, rules)
     content: list[str] = []
     formulas: list[str] = []  # the clauses that are formulas, which only signals read ``in_formulas`` see
     inside = own = False  # in a quotation at the end of the clause; one the speaker asks as their own
     for index, (clause, quoted, straight) in enumerate(
             zip(clauses, _bracket_quotations(clauses), _straight_quotations(clauses), strict=True)):
-        matched = _match_text(clause)
+        matched = matches[index]
         if (quoted or straight) and not inside:
             own = _introduces_own(clauses, index, rules)
         inside = bool(quoted or straight)
@@ -658,7 +658,7 @@ def _read(text: str, role: str, rules: RenalRules, social: bool) -> Reading:
     return reading
 
 
-def _asks_no_one(clauses: list[Clause], text: str, role: str, rules: RenalRules) -> set[int]:
+def _asks_no_one(clauses: list[Clause], matches: list[str], text: str, role: str, rules: RenalRules) -> set[int]:
     """The clauses of the agent's message that put no question to the user (``signal.addressee``) whatever their
     words: one it answers at once (:func:`_self_answered`), a label ending in a colon before a line break
     (``signal.report_label``: "What's set up:", then a list; not "What's the target region:", then options), and a
@@ -667,13 +667,12 @@ def _asks_no_one(clauses: list[Clause], text: str, role: str, rules: RenalRules)
     put_to = rules["addressee"] if rules["addressee"].applies_to(role) else None
     if put_to is None:
         return set()
-    found = _self_answered(clauses, rules, put_to)
+    found = _self_answered(clauses, matches, rules, put_to)
     label = rules["report_label"]
     last_heading = max((i for i, c in enumerate(clauses) if _HEADING.match(c.body)), default=-1) if "#" in text else -1
     section = rules["section_question"] if last_heading > 0 and rules["section_question"].applies_to(role) else None
     heading = False  # the clause is on a heading's line
-    for index, clause in enumerate(clauses):
-        matched = _match_text(clause)
+    for index, (clause, matched) in enumerate(zip(clauses, matches, strict=True)):
         if clause.body.endswith((":", "：")) and "\n" in clause.end and label.search(matched) is not None:
             found.add(index)
         if section is None:
@@ -690,7 +689,7 @@ def _asks_no_one(clauses: list[Clause], text: str, role: str, rules: RenalRules)
 _ANSWER_DASH = re.compile(r"\s+[—–-]+\s+|\s*——\s*")
 
 
-def _self_answered(clauses: list[Clause], rules: RenalRules, put_to: Signal) -> set[int]:
+def _self_answered(clauses: list[Clause], matches: list[str], rules: RenalRules, put_to: Signal) -> set[int]:
     """The clauses whose question the speaker answers at once with a bare yes or no (``[classify]
     self_answered_by``): "Is it the cache? No. The lockfile changed." asks nothing of the other side; "Can I drop
     the column? Not yet — I'll wait for your go" still asks the user (``put_to``)."""
@@ -698,7 +697,7 @@ def _self_answered(clauses: list[Clause], rules: RenalRules, put_to: Signal) -> 
     found = set()
     for index, (clause, after) in enumerate(itertools.pairwise(clauses)):
         if "?" in after.end or "？" in after.end or not clause.end or clause.end[0] not in "?？" or put_to.search(
-                _match_text(clause)) is not None:
+                matches[index]) is not None:
             continue
         head = _ANSWER_DASH.split(after.body, maxsplit=1)[0]
         if len(head) <= 12 and any(signal.match_whole(normalize_clause(head, rules)) for signal in answers):
