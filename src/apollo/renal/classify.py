@@ -287,6 +287,8 @@ class Classifier:
         self._changes: list[Change] = []
         self._fresh: list[_Candidate] = []
         self._turns: deque[_Turn] = deque(maxlen=32)
+        #: where the user's latest messages of their own stand (not answers): whether the user moved on from a request
+        self._user_spoke: deque[int] = deque(maxlen=8)
         self._open_questions: list[_Candidate] = []
         self._decisions: list[_Candidate] = []
         self._preferences: list[_Candidate] = []
@@ -781,6 +783,11 @@ class Classifier:
                 turn.options = reading.alternatives(found, self.rules, self._choice_markers, self._choice_list_ends) or (
                     () if self._asks_quantity.search(found.question_text()) else reading.enumerated(found, self._option_item))
                 turn.asks_choice = found.asks(self.rules["choice_question"]) and found.asks_mostly(self.rules["open_offer"])
+        if role == "user" and substantive:
+            before = next((t for t in reversed(self._turns) if t.substantive), None)
+            if self._of_its_own(turn, before if before is not None and before.speaker != speaker and before.question
+                                else None):
+                self._user_spoke.append(turn.pos)
         self._turns.append(turn)
 
     def _social(self, element: Element, found: reading.Reading, role: str, speaker: str, reference: _Turn | None,
@@ -1222,7 +1229,7 @@ class Classifier:
         "❌ Could not connect Outlook" names one word of it, a verb, and leaves it done)."""
         if not self._tasks:
             return
-        task = next((t for t in reversed(self._tasks) if keys & t.keys), None)
+        task = next((t for t in reversed(self._tasks) if self._names_task(keys, t)), None)
         confidence = 0.75
         if task is None:
             if other is None or (self._tasks[-1].pos != other.pos and (asks or not self._only_answered_since(
@@ -1242,6 +1249,16 @@ class Classifier:
             self._tasks.remove(earlier)
             self._amend(earlier, status="done", action="compress", confidence=confidence, rule="resolve:done",
                         reason=f"asked again in #{task.verdict.id}, reported done in #{element.id}")
+
+    def _names_task(self, report: frozenset[str], task: _Candidate) -> bool:
+        """Whether a report (its topic words) is of ``task``: one shared word while the task is still what the user
+        is on, ``supersede_min_shared`` once the user has moved on (``report_moved_on_turns`` messages of their own
+        since, answers to the agent's questions aside)."""
+        shared = len(report & task.keys)
+        if shared >= self.rules.settings["supersede_min_shared"]:
+            return True
+        return shared == 1 and sum(pos > task.pos for pos in self._user_spoke) < self.rules.settings[
+            "report_moved_on_turns"]
 
     def _failed_parts(self, found: reading.Reading) -> frozenset[str]:
         """The topic words of the report's lines marked failed (``classify.failed_parts_by``: "❌ Gmail not connected")."""
@@ -1263,13 +1280,18 @@ class Classifier:
         for turn in turns[start + 1:]:
             if not turn.substantive:
                 continue
-            if turn.speaker == task.speaker and (asked is None or turn.stated in ("task", "question")
-                                                 or len(turn.keys) > self._answer_max_keys):
+            if turn.speaker == task.speaker and self._of_its_own(turn, asked):
                 return False
             asked = turn if turn.speaker != task.speaker and turn.question else None
         last_question = next((t for t in reversed(turns) if t.speaker != task.speaker and t.question), None)
         return last_question is None or last_question.keys.isdisjoint(report) or not last_question.keys.isdisjoint(
             task.keys)
+
+    def _of_its_own(self, turn: _Turn, asked: _Turn | None) -> bool:
+        """A message that is a turn of its own, not an answer to ``asked`` (the other side's question right before
+        it): one to no question, one that asks for more (a task, a question), one that says more than an answer does
+        (more topic words than ``answer_max_keys``)."""
+        return asked is None or turn.stated in ("task", "question") or len(turn.keys) > self._answer_max_keys
 
     def _goes_on(self, element: Element, said: str) -> None:
         """The report says a step is done and, after it, what the agent does next on the request it

@@ -132,6 +132,7 @@ class ClassifySettings(msgspec.Struct, forbid_unknown_fields=True):
     tasks_called_off_by: list[str]
     self_answered_by: list[str]
     request_restated_share: float
+    report_moved_on_turns: int
     restate_min_share: float
     restate_specifics_named: str
     outcome_failed_by: list[str]
