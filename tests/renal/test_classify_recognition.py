@@ -41,7 +41,7 @@ def test_a_report_that_asks_is_an_open_question_until_answered_then_the_outcome_
     assert v["m4"].category == "question" and v["m4"].status == "current"
     v = verdicts(("user", "Create the quarterly report."), _call("c1", "a"), _result("r1", "a"), asked,
                  ("user", "No, keep it local for now, I will send it myself after the review."))
-    assert v["m4"].category == "decision" and v["m4"].status == "answered"
+    assert (v["m4"].category, v["m4"].status, v["m4"].rule) == ("decision", "current", "resolve:answered")
 
 
 def test_a_report_that_asks_with_no_work_behind_it_is_only_a_question() -> None:
@@ -117,7 +117,7 @@ def test_a_report_whose_question_was_left_behind_keeps_its_outcome() -> None:
                  ("assistant", "Done. I created the quarterly report. Which team should receive it, finance or sales?"),
                  ("user", "Can you also rename the staging database to staging_v2?"),
                  ("assistant", "Renamed. Should the old name stay as an alias for a week?"))
-    assert v["m4"].category == "decision" and v["m4"].status == "superseded"
+    assert (v["m4"].category, v["m4"].status, v["m4"].action) == ("decision", "current", "keep")
 
 
 def test_the_output_under_a_pasted_shell_prompt_is_not_the_users_words() -> None:

@@ -3,6 +3,7 @@ none quoted): the twenty-fourth round (what closes a request)."""
 
 from __future__ import annotations
 
+import pytest
 from support_classify import element, verdicts
 
 from apollo.transcript.model import Kind
@@ -43,3 +44,91 @@ def test_answers_to_the_agents_questions_are_no_moving_on() -> None:
     v = verdicts(("user", "把旧日志删掉"), ("assistant", "只删 30 天前的吗？"), ("user", "是的"),
                  ("assistant", "要先备份吗？"), ("user", "不用"), *_tool("1"), ("assistant", "已删除 12 个日志文件。"))
     assert v["m1"].status == "done"
+
+
+@pytest.mark.parametrize("reply", ["完成了！灯已关闭。还需要其他操作吗？", "完成了！还有别的事吗？", "灯已关闭。还要我做点什么吗？"])
+def test_a_chinese_anything_else_after_a_report_asks_nothing(reply: str) -> None:
+    """"还需要其他操作吗？" is "anything else?": the report closes the request and leaves no question open."""
+    v = verdicts(("user", "请把灯关掉"), *_tool("1"), ("assistant", reply))
+    assert (v["m1"].status, v["m4"].category) == ("done", "decision")
+
+
+def test_a_chinese_question_naming_what_else_still_asks() -> None:
+    v = verdicts(("user", "请把灯关掉"), *_tool("1"), ("assistant", "完成了！还需要安装其他依赖吗？"))
+    assert v["m4"].category == "question"
+
+
+@pytest.mark.parametrize("asked_next", [("user", "/var/log/backup"),
+                                        ("user", "what is the weather in Paris?")])
+def test_a_report_that_asked_something_stands_once_answered_or_left(asked_next: tuple) -> None:
+    """"Done: backups run at 02:00. Which folder for the logs?": answered or left for another question, what it
+    reports is still the state the conversation rests on."""
+    v = verdicts(("user", "set up the nightly backup"), *_tool("1"),
+                 ("assistant", "Done: the backup runs at 02:00 to /mnt/nas. Which folder should the logs go to?"),
+                 asked_next, ("assistant", "Noted. Which city should I check next, and how often?"))
+    assert (v["m4"].category, v["m4"].status, v["m4"].action) == ("decision", "current", "keep")
+
+
+@pytest.mark.parametrize("said", ["still an error on line 14", "same error: SyntaxError on line 14", "第14行还是报错",
+                                  "还是打不开"])
+def test_the_same_failure_again_undoes_the_report_of_a_fix(said: str) -> None:
+    """"✅ Fixed!" then "still an error on line 14": the report is no state to keep, the request is open again."""
+    v = verdicts(("user", "fix the script"), *_tool("1"), ("assistant", "✅ Fixed! The quoting was wrong; paste this version."),
+                 ("user", said))
+    assert (v["m1"].status, v["m4"].status) == ("current", "superseded")
+
+
+def test_asking_whether_work_goes_on_is_no_failure() -> None:
+    v = verdicts(("user", "fix the script"), *_tool("1"), ("assistant", "✅ Fixed! The quoting was wrong; paste this version."),
+                 ("user", "still working on it?"))
+    assert (v["m1"].status, v["m4"].category) == ("done", "decision")
+
+
+@pytest.mark.parametrize("said", ["激活所有技能", "启用飞书插件", "提交代码", "编辑 README 加一段说明", "重命名这个文件为 a.md",
+                                  "禁用自动更新", "开启夜间模式", "合并这两个分支", "请移动到 docs 目录", "发布这些产品"])
+def test_chinese_orders_with_common_verbs_of_work(said: str) -> None:
+    assert verdicts(("user", said))["m1"].category == "task"
+
+
+@pytest.mark.parametrize("said", ["移动端页面打不开", "编辑器打不开", "合并后的文件在哪", "提交了吗", "已经发布了", "复制的内容不对",
+                                  "链接直接复制到chrome里打不开", "我已经完成了x的发布", "公司将于下月发布新版"])
+def test_those_verbs_as_nouns_reports_or_questions_order_nothing(said: str) -> None:
+    assert verdicts(("user", said))["m1"].category != "task"
+
+
+def test_a_report_with_a_question_holding_a_completion_word_still_reports() -> None:
+    """"安装成功！…微信是否已经打开？": the question asks about something else; the install is done."""
+    v = verdicts(("user", "安装微信自动化技能"), *_tool("1"),
+                 ("assistant", "✅ 安装成功！开始之前需要你提供两个信息：1. 你想发什么消息？ 2. 微信现在是否已经打开？"))
+    assert (v["m1"].status, v["m4"].category) == ("done", "question")
+
+
+@pytest.mark.parametrize("token", ["ANNOUNCE_SKIP", "REPLY_SKIP"])
+def test_the_agent_to_agent_silent_tokens_are_noise(token: str) -> None:
+    assert verdicts(("user", "ping the ops agent"), ("assistant", token))["m2"].category == "noise"
+
+
+@pytest.mark.parametrize("said", ["✓", "See you tomorrow.", "OK, let's call it a night. See you tomorrow."])
+def test_a_check_mark_and_a_goodnight_are_noise(said: str) -> None:
+    assert verdicts(("assistant", "The draft is saved."), ("user", said))["m2"].category == "noise"
+
+
+@pytest.mark.parametrize("said", ["Adopt this as your working rule: if a minor confirmation blocks you, ask in the ops channel.",
+                                  "Treat this as a standing policy: confirm before deleting files.", "Rule: no deploys on Friday.",
+                                  "把这个作为你的工作规则：遇到小问题先在群里问。", "这是规则：周五不发布。",
+                                  "Toma esto como regla: pregunta en el canal de ops."])
+def test_what_the_user_names_a_rule_is_a_standing_preference(said: str) -> None:
+    assert verdicts(("user", said))["m1"].category == "preference"
+
+
+@pytest.mark.parametrize("said", ["Is this a rule?", "这是规则吗？", "The rule says we can't deploy on Friday.", "rules: none yet"])
+def test_a_rule_asked_about_or_quoted_sets_none(said: str) -> None:
+    assert verdicts(("user", said))["m1"].category != "preference"
+
+
+@pytest.mark.parametrize(("said", "category"), [("The staging bucket needs to be linked to the new project.", "task"),
+                                                ("these files have to be removed", "task"),
+                                                ("it didn't need to be restarted", "process"),
+                                                ("The config doesn't have to be updated", "process")])
+def test_work_said_as_what_something_needs_done_to_it(said: str, category: str) -> None:
+    assert verdicts(("user", said))["m1"].category == category

@@ -141,6 +141,8 @@ class _Candidate:
     specifics: frozenset[str] = frozenset()
     #: a stance's own topic words, when ``keys`` also holds those of the question it replied to (None: all its own)
     own: frozenset[str] | None = None
+    #: a report that says work is done (its row asks for the fact ``done``), not what could not be done
+    reports_done: bool = False
 
 
 @slotted()
@@ -215,10 +217,10 @@ def _echoed_verb(said: str, asked: str, found: reading.Reading) -> str | None:
     """The verb of a Chinese yes/no question said back, as Chinese answers: "启用" to "要启用吗？" is a yes, "不启用" a no.
     The verb is the one the question's modal governs (要, 需要, 是否, 可以, 确认 … and who does it: "要我帮你重启吗" →
     "重启"), not any word of it ("删除这些文件吗" → "文件" says nothing); two to four characters, 不 or 没 before them, a
-    particle after them at most, nothing else said."""
-    if found.found or found.question:
-        return None
+    particle after them at most, nothing else said (the verb alone may read as an order: "启用" is one)."""
     word = said.strip().rstrip("吧啊呀呗嘛。！!")
+    if found.question or any(match not in word for match in found.found.values()):
+        return None
     negated = word[:1] in ("不", "没")
     verb = word[1:] if negated else word
     if 2 <= len(verb) <= 4 and all_cjk(verb) and re.search(_MODAL + re.escape(verb), asked):
@@ -1046,8 +1048,9 @@ class Classifier:
         if row.get("keeps_open") and self._closed is not None and self._closed[0] == element.id:
             self._reopen(self._closed[1], f"#{element.id} hands the rest of it to the user: still open")
         if row.get("restates"):
-            self._restate(element, self._fresh[-1] if self._fresh else
-                          self._candidate(None, element, role, speaker, keys, topic), self._named_in(said))
+            report = self._fresh[-1] if self._fresh else self._candidate(None, element, role, speaker, keys, topic)
+            report.reports_done = "done" in row.get("when", ())
+            self._restate(element, report, self._named_in(said))
 
     def _picked(self, element: Element, found: reading.Reading, other: _Turn | None) -> str | None:
         """The option of the agent's question a short reply picks: the one it names, when it names no
@@ -1156,7 +1159,8 @@ class Classifier:
         return not self._worked and any(name in found.found for name in self._done_closes_unless)
 
     def _reports_done(self, text: str, found: reading.Reading, *, grades: bool) -> bool:
-        """Work reported done: "修好了吗？" asks, "看完了，…要我先清洗吗？" reports and then asks;
+        """Work reported done: "修好了吗？" asks, "看完了，…要我先清洗吗？" reports and then asks (and so does "安装成功！…
+        微信是否已经打开？", whatever its question holds);
         "✅ 蛋白质到位 ⚠️ 脂肪偏高" in reply to a question (``grades``) grades (``grading``), its check
         mark reports nothing done;
         "Fixed the import, but the test still fails" is progress, "Gitea is up. Remotes still point
@@ -1164,7 +1168,7 @@ class Classifier:
         not fixed" reports nothing, "It's fixed now, it was not working" reports it done, "Deployed the
         fix, but the site is not working yet" not (a present negation speaks for the whole message)."""
         completion, continuation = self.rules["completion"], self.rules["continuation"]
-        if "completion" not in found.found or found.asks(completion) or "still_undone" in found.found or (
+        if "completion" not in found.found or not found.says(completion) or "still_undone" in found.found or (
                 "undone" in found.found and not found.states(completion, unless=self.rules["undone"])):
             return False
         if grades and "grading" in found.found and not found.states_apart_from(completion, self.rules["check_mark"]):
@@ -1362,8 +1366,9 @@ class Classifier:
         answered is kept)."""
         since = self._spoke.get(speaker, -1)
         latest = self._outcomes[-1] if self._outcomes else None
-        if latest is None or latest.pos < since or latest.verdict.category not in ("decision", "question"):
-            return
+        if latest is None or latest.pos < since or latest.verdict.category not in ("decision", "question") or (
+                not latest.reports_done):
+            return  # a blocker the user's try did not get past ("还是报错" after "请你执行…") still stands
         self._report_replaced(latest, element, "resolve:failed", f"the user says in #{element.id} that it did not work")
         if self._closed is not None and self._closed[0] == latest.verdict.id:
             self._reopen(self._closed[1], f"reported done in #{latest.verdict.id}, which the user says in "
@@ -1440,7 +1445,13 @@ class Classifier:
             return
         self._open_questions = [c for c in self._open_questions if c not in dropped]
         for candidate in dropped:
-            self._amend(candidate, category=candidate.answered or self._agent_question_answered, status="superseded",
+            category = candidate.answered or self._agent_question_answered
+            if candidate.answered_action == "keep":  # what it reports stands; only its question is left behind
+                self._amend(candidate, category=category, action="keep", confidence=0.7, rule="resolve:asked_again",
+                            reason=f"its question left unanswered (the agent asked something else in #{element.id}); "
+                                   "what it reports stands")
+                continue
+            self._amend(candidate, category=category, status="superseded",
                         superseded_by=element.id, action="compress", confidence=0.7, rule="resolve:asked_again",
                         reason=f"left unanswered: the agent asked something else in #{element.id}")
 
@@ -1497,8 +1508,11 @@ class Classifier:
         return candidate.role == "assistant" and any(t.pos == candidate.pos and t.yes_no for t in self._turns)
 
     def _resolve_answered(self, candidate: _Candidate, answer: str, category: str) -> None:
-        self._amend(candidate, category=category, status="answered", action=candidate.answered_action, confidence=0.75,
-                    rule="resolve:answered", reason=f"answered in #{answer}", answered_by=answer)
+        """Settled by ``answer``: outdated, unless what it says stands once answered (``answered_action = "keep"``: a
+        report of work done that asked something, "Done: backups run at 02:00. Which folder for the logs?")."""
+        self._amend(candidate, category=category, status="current" if candidate.answered_action == "keep" else "answered",
+                    action=candidate.answered_action, confidence=0.75, rule="resolve:answered",
+                    reason=f"answered in #{answer}", answered_by=answer)
 
     def _answer_of(self, element: Element, found: reading.Reading) -> tuple[str, bool, frozenset[str], int]:
         """What the agent's text, if its turn ends on it, does to the questions it answers: (its id,

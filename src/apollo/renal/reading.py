@@ -168,6 +168,11 @@ class Reading:
         words, not only by a mark ("✅ **碳水到位**" shows a completion only by its check mark)."""
         return any(signal.search(_without(marks, m)) is not None for m in map(_match_text, self.content))
 
+    def says(self, signal: Signal) -> bool:
+        """The signal is found in one of its content clauses that ask nothing ("已安装成功。微信是否已经打开？" says it is
+        installed, whatever its question holds)."""
+        return any(not c.question and signal.search(_match_text(c)) is not None for c in self.content)
+
     def asks(self, signal: Signal) -> bool:
         """The signal is found in one of the message's questions ("修好了吗？" asks, it reports nothing)."""
         return any(c.question and signal.search(_match_text(c)) is not None for c in self.clauses)
