@@ -16,11 +16,11 @@ def _tool(call_id: str) -> tuple:
 
 
 def _moved_on(report: str) -> dict:
-    """A request left undone, two other requests of the user's since, then a report of work."""
+    """A request left undone, two requests for other work since, then a report of work."""
     return verdicts(("user", "Set my fallback model to the local Gemma."),
                     ("assistant", "That needs the admin password, which I don't have."),
                     ("user", "Remind me to water the plants at 6pm."), *_tool("1"), ("assistant", "Reminder set for 6pm."),
-                    ("user", "What's the news today?"), *_tool("2"), ("assistant", report))
+                    ("user", "Book a table for two at the Thai place tonight."), *_tool("2"), ("assistant", report))
 
 
 def test_a_report_sharing_one_word_with_a_request_the_user_moved_on_from_leaves_it_open() -> None:
@@ -36,6 +36,15 @@ def test_a_report_naming_the_request_closes_it_however_old() -> None:
 
 def test_one_shared_word_still_closes_the_request_the_user_is_on() -> None:
     v = verdicts(("user", "Set my fallback model to the local Gemma."), *_tool("1"), ("assistant", "Done, the model is switched."))
+    assert v["m1"].status == "done"
+
+
+def test_questions_and_more_details_of_the_request_are_no_moving_on() -> None:
+    """"Rotate the Stripe key" → "the current one is in the vault" → "and leave the webhook secret alone" → a question
+    on the side: the user is still on the request, and a report naming Stripe once closes it."""
+    v = verdicts(("user", "Please rotate the Stripe API key."), ("user", "the current key is in the vault under payments"),
+                 ("user", "and leave the webhook secret alone"), ("user", "what's the weather like in Lisbon?"),
+                 ("assistant", "Sunny, 24C."), *_tool("1"), ("assistant", "Done: Stripe now uses the new credentials."))
     assert v["m1"].status == "done"
 
 
@@ -78,10 +87,18 @@ def test_the_same_failure_again_undoes_the_report_of_a_fix(said: str) -> None:
     assert (v["m1"].status, v["m4"].status) == ("current", "superseded")
 
 
-def test_asking_whether_work_goes_on_is_no_failure() -> None:
+@pytest.mark.parametrize("said", ["still working on it?", "yes, still the same", "the build is still error-free, great",
+                                  "我又有问题了，想问一下怎么导出日志"])
+def test_what_only_sounds_like_the_failure_again_is_none(said: str) -> None:
     v = verdicts(("user", "fix the script"), *_tool("1"), ("assistant", "✅ Fixed! The quoting was wrong; paste this version."),
-                 ("user", "still working on it?"))
+                 ("user", said))
     assert (v["m1"].status, v["m4"].category) == ("done", "decision")
+
+
+@pytest.mark.parametrize("said", ["I downloaded the installer to your Downloads folder. Have you finished installing it?",
+                                  "已下载安装包。你安装完成了吗？"])
+def test_a_report_asking_the_user_whether_they_finished_closes_nothing(said: str) -> None:
+    assert verdicts(("user", "Please install Docker on my Mac."), *_tool("1"), ("assistant", said))["m1"].status == "current"
 
 
 @pytest.mark.parametrize("said", ["激活所有技能", "启用飞书插件", "提交代码", "编辑 README 加一段说明", "重命名这个文件为 a.md",
@@ -91,7 +108,8 @@ def test_chinese_orders_with_common_verbs_of_work(said: str) -> None:
 
 
 @pytest.mark.parametrize("said", ["移动端页面打不开", "编辑器打不开", "合并后的文件在哪", "提交了吗", "已经发布了", "复制的内容不对",
-                                  "链接直接复制到chrome里打不开", "我已经完成了x的发布", "公司将于下月发布新版"])
+                                  "链接直接复制到chrome里打不开", "我已经完成了x的发布", "公司将于下月发布新版",
+                                  "中国移动信号太差了", "开启新的一天，早安", "合并请求我明天自己看"])
 def test_those_verbs_as_nouns_reports_or_questions_order_nothing(said: str) -> None:
     assert verdicts(("user", said))["m1"].category != "task"
 
@@ -114,21 +132,33 @@ def test_a_check_mark_and_a_goodnight_are_noise(said: str) -> None:
 
 
 @pytest.mark.parametrize("said", ["Adopt this as your working rule: if a minor confirmation blocks you, ask in the ops channel.",
-                                  "Treat this as a standing policy: confirm before deleting files.", "Rule: no deploys on Friday.",
-                                  "把这个作为你的工作规则：遇到小问题先在群里问。", "这是规则：周五不发布。",
-                                  "Toma esto como regla: pregunta en el canal de ops."])
+                                  "Treat this as a standing policy: confirm before deleting files.",
+                                  "把这个作为你的工作规则：遇到小问题先在群里问。", "Toma esto como regla: pregunta en el canal de ops."])
 def test_what_the_user_names_a_rule_is_a_standing_preference(said: str) -> None:
     assert verdicts(("user", said))["m1"].category == "preference"
 
 
-@pytest.mark.parametrize("said", ["Is this a rule?", "这是规则吗？", "The rule says we can't deploy on Friday.", "rules: none yet"])
-def test_a_rule_asked_about_or_quoted_sets_none(said: str) -> None:
+@pytest.mark.parametrize("said", ["Is this a rule?", "这是规则吗？", "The rule says we can't deploy on Friday.", "rules: none yet",
+                                  "Add this as a Gmail rule: billing emails go to Invoices",
+                                  "Rule: each player draws two cards. Write a Python script to simulate it.",
+                                  "Write a username validator.\nRule 1: 3 to 16 characters\nRule 2: only letters and digits",
+                                  "这是规则：每人每轮摸两张牌。帮我写个 Python 小程序模拟一下。",
+                                  "Toma esto como regla del juego: cada jugador roba dos cartas. Escribe un script."])
+def test_a_rule_asked_about_quoted_or_of_something_else_sets_none(said: str) -> None:
     assert verdicts(("user", said))["m1"].category != "preference"
 
 
 @pytest.mark.parametrize(("said", "category"), [("The staging bucket needs to be linked to the new project.", "task"),
                                                 ("these files have to be removed", "task"),
                                                 ("it didn't need to be restarted", "process"),
+                                                ("No services need to be restarted.", "process"),
+                                                ("I don't think it needs to be restarted.", "process"),
                                                 ("The config doesn't have to be updated", "process")])
 def test_work_said_as_what_something_needs_done_to_it(said: str, category: str) -> None:
     assert verdicts(("user", said))["m1"].category == category
+
+
+def test_the_users_do_i_need_to_do_anything_else_still_asks() -> None:
+    """From the user, after the agent's steps, "还需要其他操作吗？" asks whether there is more for them to do."""
+    v = verdicts(("assistant", "运行 openclaw gateway restart 即可。"), ("user", "还需要其他操作吗？"))
+    assert v["m2"].category == "question"

@@ -289,8 +289,8 @@ class Classifier:
         self._changes: list[Change] = []
         self._fresh: list[_Candidate] = []
         self._turns: deque[_Turn] = deque(maxlen=32)
-        #: where the user's latest messages of their own stand (not answers): whether the user moved on from a request
-        self._user_spoke: deque[int] = deque(maxlen=8)
+        #: the user's latest requests (where each stands, its topic words): whether the user moved on from an older one
+        self._user_asked: deque[tuple[int, frozenset[str]]] = deque(maxlen=8)
         self._open_questions: list[_Candidate] = []
         self._decisions: list[_Candidate] = []
         self._preferences: list[_Candidate] = []
@@ -785,11 +785,8 @@ class Classifier:
                 turn.options = reading.alternatives(found, self.rules, self._choice_markers, self._choice_list_ends) or (
                     () if self._asks_quantity.search(found.question_text()) else reading.enumerated(found, self._option_item))
                 turn.asks_choice = found.asks(self.rules["choice_question"]) and found.asks_mostly(self.rules["open_offer"])
-        if role == "user" and substantive:
-            before = next((t for t in reversed(self._turns) if t.substantive), None)
-            if self._of_its_own(turn, before if before is not None and before.speaker != speaker and before.question
-                                else None):
-                self._user_spoke.append(turn.pos)
+        if role == "user" and stated == "task":
+            self._user_asked.append((turn.pos, turn.keys))
         self._turns.append(turn)
 
     def _social(self, element: Element, found: reading.Reading, role: str, speaker: str, reference: _Turn | None,
@@ -1160,7 +1157,8 @@ class Classifier:
 
     def _reports_done(self, text: str, found: reading.Reading, *, grades: bool) -> bool:
         """Work reported done: "修好了吗？" asks, "看完了，…要我先清洗吗？" reports and then asks (and so does "安装成功！…
-        微信是否已经打开？", whatever its question holds);
+        微信是否已经打开？", whatever its question holds, unless it asks the user whether they did it: "I downloaded the
+        installer. Have you finished installing it?" waits on them);
         "✅ 蛋白质到位 ⚠️ 脂肪偏高" in reply to a question (``grades``) grades (``grading``), its check
         mark reports nothing done;
         "Fixed the import, but the test still fails" is progress, "Gitea is up. Remotes still point
@@ -1168,7 +1166,8 @@ class Classifier:
         not fixed" reports nothing, "It's fixed now, it was not working" reports it done, "Deployed the
         fix, but the site is not working yet" not (a present negation speaks for the whole message)."""
         completion, continuation = self.rules["completion"], self.rules["continuation"]
-        if "completion" not in found.found or not found.says(completion) or "still_undone" in found.found or (
+        if "completion" not in found.found or not found.says(completion) or found.asks_of(
+                completion, self.rules["addressee"]) or "still_undone" in found.found or (
                 "undone" in found.found and not found.states(completion, unless=self.rules["undone"])):
             return False
         if grades and "grading" in found.found and not found.states_apart_from(completion, self.rules["check_mark"]):
@@ -1256,13 +1255,13 @@ class Classifier:
 
     def _names_task(self, report: frozenset[str], task: _Candidate) -> bool:
         """Whether a report (its topic words) is of ``task``: one shared word while the task is still what the user
-        is on, ``supersede_min_shared`` once the user has moved on (``report_moved_on_turns`` messages of their own
-        since, answers to the agent's questions aside)."""
+        is on, ``supersede_min_shared`` once the user has moved on (``report_moved_on_turns`` requests for other work
+        since: not questions, answers or more details of the same request, which share its topic words)."""
         shared = len(report & task.keys)
         if shared >= self.rules.settings["supersede_min_shared"]:
             return True
-        return shared == 1 and sum(pos > task.pos for pos in self._user_spoke) < self.rules.settings[
-            "report_moved_on_turns"]
+        return shared == 1 and sum(pos > task.pos and keys.isdisjoint(task.keys) for pos, keys in self._user_asked) < (
+            self.rules.settings["report_moved_on_turns"])
 
     def _failed_parts(self, found: reading.Reading) -> frozenset[str]:
         """The topic words of the report's lines marked failed (``classify.failed_parts_by``: "❌ Gmail not connected")."""
@@ -1284,18 +1283,13 @@ class Classifier:
         for turn in turns[start + 1:]:
             if not turn.substantive:
                 continue
-            if turn.speaker == task.speaker and self._of_its_own(turn, asked):
+            if turn.speaker == task.speaker and (asked is None or turn.stated in ("task", "question")
+                                                 or len(turn.keys) > self._answer_max_keys):
                 return False
             asked = turn if turn.speaker != task.speaker and turn.question else None
         last_question = next((t for t in reversed(turns) if t.speaker != task.speaker and t.question), None)
         return last_question is None or last_question.keys.isdisjoint(report) or not last_question.keys.isdisjoint(
             task.keys)
-
-    def _of_its_own(self, turn: _Turn, asked: _Turn | None) -> bool:
-        """A message that is a turn of its own, not an answer to ``asked`` (the other side's question right before
-        it): one to no question, one that asks for more (a task, a question), one that says more than an answer does
-        (more topic words than ``answer_max_keys``)."""
-        return asked is None or turn.stated in ("task", "question") or len(turn.keys) > self._answer_max_keys
 
     def _goes_on(self, element: Element, said: str) -> None:
         """The report says a step is done and, after it, what the agent does next on the request it

@@ -173,6 +173,12 @@ class Reading:
         installed, whatever its question holds)."""
         return any(not c.question and signal.search(_match_text(c)) is not None for c in self.content)
 
+    def asks_of(self, signal: Signal, put_to: Signal) -> bool:
+        """The signal is found in one of its questions put to the other side (``put_to``: "Have you finished installing
+        it?", "你安装完成了吗？"): what it asks about waits on them."""
+        return any(c.question and signal.search(m) is not None and put_to.search(m) is not None
+                   for c, m in ((c, _match_text(c)) for c in self.clauses))
+
     def asks(self, signal: Signal) -> bool:
         """The signal is found in one of the message's questions ("修好了吗？" asks, it reports nothing)."""
         return any(c.question and signal.search(_match_text(c)) is not None for c in self.clauses)
@@ -637,7 +643,8 @@ def _read(text: str, role: str, rules: RenalRules, social: bool) -> Reading:
             if not parts and role == "assistant":
                 names = _names(text) if names is None else names
                 parts = _social_addressing(clause.norm, names, rules, formulas)
-            if parts and (not clause.question or all(s.allow_question for s in parts)):
+            if parts and all(s.applies_to(role) for s in parts) and (
+                    not clause.question or all(s.allow_question for s in parts)):
                 clause.social = parts[0]
                 reading.social.extend(parts)
                 formulas.append(matched)
@@ -658,7 +665,7 @@ def _read(text: str, role: str, rules: RenalRules, social: bool) -> Reading:
                 if hit is not None:  # a match across clauses ("whenever it fails\nyou should") is quoted as one line
                     reading.found[signal.name] = hit.group(0).replace("\n", " ")
     if social and len(clauses) > 1 and not reading.social_only:
-        _read_as_one(text, reading, rules)
+        _read_as_one(text, reading, rules, role)
     reading.opening = opening(text[:_OPENING_CHARS]).lower()
     return reading
 
@@ -755,7 +762,7 @@ def _introduces_own(clauses: list[Clause], index: int, rules: RenalRules) -> boo
     return rules["own_quotation"].search(before.lower().replace("\u2019", "'")) is not None
 
 
-def _read_as_one(text: str, reading: Reading, rules: RenalRules) -> None:
+def _read_as_one(text: str, reading: Reading, rules: RenalRules, role: str) -> None:
     """A short message whose clauses only make sense together: "Oh, no." is "oh no", not "oh" + "no";
     not one a clause of which says an order or a rule (``read_as_one_unless``: "thanks, send it")."""
     if any(name in reading.found for name in rules.normalize.get("read_as_one_unless", ())):
@@ -764,7 +771,8 @@ def _read_as_one(text: str, reading: Reading, rules: RenalRules) -> None:
     if len(norm) > 32:
         return
     parts = social_parts(norm, rules)
-    if not parts or parts[0].name == "filler" or (reading.question and not all(s.allow_question for s in parts)):
+    if not parts or parts[0].name == "filler" or not all(s.applies_to(role) for s in parts) or (
+            reading.question and not all(s.allow_question for s in parts)):
         return
     end = reading.clauses[-1].end
     reading.clauses = [Clause(text, end, norm, parts[0])]
