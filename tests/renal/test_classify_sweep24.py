@@ -162,3 +162,23 @@ def test_the_users_do_i_need_to_do_anything_else_still_asks() -> None:
     """From the user, after the agent's steps, "还需要其他操作吗？" asks whether there is more for them to do."""
     v = verdicts(("assistant", "运行 openclaw gateway restart 即可。"), ("user", "还需要其他操作吗？"))
     assert v["m2"].category == "question"
+
+
+@pytest.mark.parametrize("said", ["Still can't see the file you sent.", "还是没收到", "still nothing"])
+def test_what_was_sent_still_not_there_undoes_the_report(said: str) -> None:
+    v = verdicts(("user", "send me the report"), *_tool("1"), ("assistant", "✅ Sent the report to your inbox."), ("user", said))
+    assert (v["m1"].status, v["m4"].status) == ("current", "superseded")
+
+
+@pytest.mark.parametrize(("said", "category"), [
+    ("I don't want people to be able to reach the admin page through the game.", "preference"),
+    ("I don't want anyone to see these logs.", "preference"), ("don't you want anyone to review it?", "question")])
+def test_what_others_must_not_be_able_to_do_is_a_standing_constraint(said: str, category: str) -> None:
+    assert verdicts(("user", said))["m1"].category == category
+
+
+@pytest.mark.parametrize(("said", "category"), [("请让机器人转一圈", "task"), ("让小车往左走两秒", "task"),
+                                                ("让子代理把日志整理一下", "task"), ("请让我想想", "process"),
+                                                ("能让它停下吗？", "question")])
+def test_work_had_done_by_what_the_agent_drives_is_ordered(said: str, category: str) -> None:
+    assert verdicts(("user", said))["m1"].category == category

@@ -176,8 +176,8 @@ class Reading:
     def asks_of(self, signal: Signal, put_to: Signal) -> bool:
         """The signal is found in one of its questions put to the other side (``put_to``: "Have you finished installing
         it?", "你安装完成了吗？"): what it asks about waits on them."""
-        return any(c.question and signal.search(m) is not None and put_to.search(m) is not None
-                   for c, m in ((c, _match_text(c)) for c in self.clauses))
+        return any(c.question and signal.search(m := _match_text(c)) is not None and put_to.search(m) is not None
+                   for c in self.clauses)
 
     def asks(self, signal: Signal) -> bool:
         """The signal is found in one of the message's questions ("修好了吗？" asks, it reports nothing)."""
