@@ -182,3 +182,10 @@ def test_what_others_must_not_be_able_to_do_is_a_standing_constraint(said: str, 
                                                 ("能让它停下吗？", "question")])
 def test_work_had_done_by_what_the_agent_drives_is_ordered(said: str, category: str) -> None:
     assert verdicts(("user", said))["m1"].category == category
+
+
+def test_a_persona_here_to_get_things_done_reports_nothing() -> None:
+    """"I'm Elle, … here to get things done": the idiom closes no request."""
+    v = verdicts(("user", "set up the nightly backup to the NAS"),
+                 ("assistant", "I'm Elle, a practical assistant here to get things done. Which folders should it hold?"))
+    assert v["m1"].status == "current"
