@@ -11,6 +11,7 @@ from support_classify import session_verdicts, verdicts
 from apollo import config
 from apollo.errors import ConfigError
 from apollo.renal.classify import Classifier
+from apollo.renal.rules import SIGNAL_LISTS
 from apollo.transcript.openclaw_rules import rules
 from realclient.support import PiSession
 
@@ -208,10 +209,13 @@ def test_ideas_and_names_asked_for_are_delivered_by_the_reply(said: str, reply: 
     assert v["m1"].status == status
 
 
-def test_a_failed_parts_signal_that_does_not_exist_is_refused_where_it_is_loaded(tmp_path: Path) -> None:
-    (tmp_path / "mine.toml").write_text('[classify]\nfailed_parts_by = ["faild_item"]\n', encoding="utf-8")
+@pytest.mark.parametrize("key", SIGNAL_LISTS)
+def test_a_setting_naming_a_signal_that_does_not_exist_is_refused_where_it_is_loaded(tmp_path: Path, key: str) -> None:
+    """Every [classify] setting that lists signals is checked when the rules load: a misspelt name fails then, not
+    silently mid-session (the engine would look for a signal no rule file gives and never find it)."""
+    (tmp_path / "mine.toml").write_text(f'[classify]\n{key} = ["faild_item"]\n', encoding="utf-8")
     (tmp_path / "config.toml").write_text('[renal]\nrule_files = ["mine.toml"]\n', encoding="utf-8")
-    with pytest.raises(ConfigError, match="failed_parts_by names no signal"):
+    with pytest.raises(ConfigError, match=f"{key} names no signal \\('faild_item'\\)"):
         Classifier(config.load(None, extra_layers=[tmp_path / "config.toml"]))
 
 

@@ -207,7 +207,8 @@ def test_which_signals_every_clause_is_searched_for_is_the_rule_files_say(tmp_pa
 
     built = rules.load_files()
     assert "task" in {s.name for s in built.intents} and "question" not in {s.name for s in built.intents}
-    assert {s.name for s in built.whole_intents} == {"tag_question", "rejection", "agreement", "fragment", "done_reply"}
+    assert {s.name for s in built.whole_intents} == {"tag_question", "rejection", "agreement", "fragment", "done_reply",
+                                                         "holding"}
     assert all(not s.social and not s.by_name and not s.whole for s in built.intents)
     (tmp_path / "mine.toml").write_text("[signal.presents_self]\nby_name = true\n", encoding="utf-8")
     (tmp_path / "config.toml").write_text('[renal]\nrule_files = ["mine.toml"]\n', encoding="utf-8")

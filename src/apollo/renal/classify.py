@@ -355,6 +355,7 @@ class Classifier:
         self._specifics = re.compile(settings["stance_report_specifics"])
         self._restate_named = re.compile(settings["restate_specifics_named"])
         self._answer_left_open_by: list[str] = settings["answer_left_open_by"]
+        self._answer_held_by = frozenset(settings["answer_held_by"])
         self._left_to_user_by = frozenset(settings["left_to_user_by"])
         self._left_to_user_done_by = frozenset(settings["left_to_user_done_by"])
         self._answer_max_keys: int = settings["answer_max_keys"]
@@ -1513,10 +1514,11 @@ class Classifier:
         whether it asks back rather than answers, the topic words of what it offers to do, its own tokens). A reply
         that is mostly a question back, or says what it could not do, leaves them open; one that
         answers and then asks a follow-up or offers more settles them, unless what it offers is the
-        very thing asked ("Want me to look that up?": the answer is still to come)."""
+        very thing asked ("Want me to look that up?": the answer is still to come); nor does one that only says it
+        is looking ("Checking…": the turn stopped before the answer)."""
         rules = self.rules
         offers = found.question and found.only_offers(rules["proposal"])
-        asks_back = (not offers and found.asks_mostly(rules["open_offer"])) or any(
+        asks_back = (not offers and found.asks_mostly(rules["open_offer"])) or found.bare in self._answer_held_by or any(
             name in found.found for name in self._answer_left_open_by)
         offered = reading.keywords(found.question_text(), rules) if offers else frozenset()
         return element.id, asks_back, offered, _own_tokens(element)

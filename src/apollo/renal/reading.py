@@ -487,6 +487,14 @@ def social_parts(norm: str, rules: RenalRules) -> tuple[Signal, ...]:
     return (filler,) if not _strip_fillers(bare, filler.phrases) or filler.match_whole(bare) else ()
 
 
+def said_as_formula(parts: tuple[Signal, ...], role: str, question: bool) -> bool:
+    """``parts`` (a clause's :func:`social_parts`) make it a formula when said by ``role``: a signal of the other
+    side's only ("anything else I can do?" is the agent's) or asked where the signal is never a question reads as
+    content."""
+    return bool(parts) and all(s.applies_to(role) for s in parts) and (
+        not question or all(s.allow_question for s in parts))
+
+
 #: a capitalised word, the way a name is written (compiled, and kept by re, when an agent's formula is first read)
 _CAPITALISED = r"(?<![\w'’])[A-Z][a-z]+(?![\w'’])"
 
@@ -643,8 +651,7 @@ def _read(text: str, role: str, rules: RenalRules, social: bool) -> Reading:
             if not parts and role == "assistant":
                 names = _names(text) if names is None else names
                 parts = _social_addressing(clause.norm, names, rules, formulas)
-            if parts and all(s.applies_to(role) for s in parts) and (
-                    not clause.question or all(s.allow_question for s in parts)):
+            if said_as_formula(parts, role, clause.question):
                 clause.social = parts[0]
                 reading.social.extend(parts)
                 formulas.append(matched)
@@ -771,8 +778,7 @@ def _read_as_one(text: str, reading: Reading, rules: RenalRules, role: str) -> N
     if len(norm) > 32:
         return
     parts = social_parts(norm, rules)
-    if not parts or parts[0].name == "filler" or not all(s.applies_to(role) for s in parts) or (
-            reading.question and not all(s.allow_question for s in parts)):
+    if not said_as_formula(parts, role, reading.question) or parts[0].name == "filler":
         return
     end = reading.clauses[-1].end
     reading.clauses = [Clause(text, end, norm, parts[0])]

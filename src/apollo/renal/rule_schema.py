@@ -125,6 +125,7 @@ class ClassifySettings(msgspec.Struct, forbid_unknown_fields=True):
     stance_categories: list[str]
     stance_report_specifics: str
     answer_left_open_by: list[str]
+    answer_held_by: list[str]
     left_to_user_by: list[str]
     left_to_user_done_by: list[str]
     answer_max_keys: int

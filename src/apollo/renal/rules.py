@@ -361,15 +361,20 @@ _CATEGORIES = {"decision", "preference", "task", "question", "process", "noise"}
 ACTIONS = ("keep", "compress", "drop", "confirm")
 
 
+#: the ``[classify]`` settings whose values are signal names: a misspelt one fails at load, not mid-session
+SIGNAL_LISTS = ("answer_left_open_by", "answer_held_by", "left_to_user_by", "left_to_user_done_by", "question_left_by", "tasks_called_off_by",
+                "self_answered_by", "outcome_failed_by", "outcome_failed_unless", "done_closes_unless", "failed_parts_by")
+
+
 def _check_rows(settings: dict[str, Any], signals: Collection[str]) -> None:
     """The verdict rows (``[[classify.turns]]``, ``from_user``, ``from_agent``) name known categories,
-    actions, effects and signals (``says``, ``unless_says``, and the signals ``replies_to`` reads), and a message always finds a
+    actions, effects and signals (``says``, ``unless_says``, :data:`SIGNAL_LISTS`, and the signals ``replies_to`` reads), and a message always finds a
     row: the last of ``from_user`` and ``from_agent`` asks for nothing. (Their keys and types are
     :class:`~apollo.renal.rule_schema.VerdictRow`'s.)"""
     unknown_replies = [name for _, name in settings.get("replies_to", ()) if name not in signals]
     if unknown_replies:
         raise ConfigError(f"[classify] replies_to names no signal ({unknown_replies[0]!r})", where="classify rules")
-    for key in ("failed_parts_by", "self_answered_by", "done_closes_unless", "tasks_called_off_by"):
+    for key in SIGNAL_LISTS:
         unknown_named = [name for name in settings.get(key, ()) if name not in signals]
         if unknown_named:
             raise ConfigError(f"[classify] {key} names no signal ({unknown_named[0]!r})", where="classify rules")

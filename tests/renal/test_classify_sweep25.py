@@ -1,0 +1,113 @@
+"""Forms met in OpenClaw sessions of owners the rules were never tuned on (sentences invented here,
+none quoted): the twenty-fifth round (generic follow-up questions, situation reports, ordinal picks, bare
+Chinese orders)."""
+
+from __future__ import annotations
+
+import pytest
+from support_classify import element, verdicts
+
+from apollo.transcript.model import Kind
+
+
+def _tool(call_id: str) -> tuple:
+    return (element(f"c{call_id}", "assistant", f'{{"command":"step {call_id}"}}', Kind.TOOL_CALL, call_id=call_id,
+                    tool_name="exec"),
+            element(f"r{call_id}", "tool", f"ok {call_id}", Kind.TOOL_RESULT, call_id=call_id, tool_name="exec"))
+
+
+@pytest.mark.parametrize("report", [
+    "Added three roles to the roster and created their files. What shall we drill next?",
+    "All three bots are live. Any other questions?",
+    "Configured the nightly backup for 23:00. What should we look at next?",
+])
+def test_a_report_ending_in_a_generic_next_step_question_is_the_outcome_not_an_open_question(report: str) -> None:
+    """"What shall we do next?" asks the user nothing specific: the report is the state the work rests on (a decision),
+    not a question that stays open until the user answers it."""
+    v = verdicts(("user", "set up the roster and the bots"), *_tool("1"), ("assistant", report))
+    assert (v["m4"].category, v["m4"].status, v["m4"].rule) == ("decision", "current", "intent:outcome")
+
+
+def test_a_report_ending_in_a_specific_question_stays_open_until_answered() -> None:
+    v = verdicts(("user", "set up the roster"), *_tool("1"),
+                 ("assistant", "Added three roles to the roster. Should the reviewer role get write access?"))
+    assert (v["m4"].category, v["m4"].status) == ("question", "current")
+
+
+@pytest.mark.parametrize("reply", ["Ready to help. What are we building today?", "Paris. Would you like more details?"])
+def test_a_generic_invitation_is_no_open_question(reply: str) -> None:
+    v = verdicts(("user", "hi, what is the capital of France?"), ("assistant", reply))
+    assert v["m2"].category != "question"
+
+
+@pytest.mark.parametrize("opening", ["Here is the situation:", "Here is the current state:", "Here is the status:"])
+def test_a_situation_laid_out_before_acting_closes_no_request(opening: str) -> None:
+    """"Here is the situation: … Plan: … Should I proceed?" hands nothing over: the merge asked for is still to do."""
+    v = verdicts(("user", "merge the two config directories into one"), *_tool("1"),
+                 ("assistant", f"{opening} two folders, old configs in the second. Plan: back up, then merge. "
+                               "Should I proceed?"))
+    assert (v["m1"].category, v["m1"].status) == ("task", "current")
+
+
+def test_a_list_handed_over_still_answers_the_request() -> None:
+    v = verdicts(("user", "list the open invoices"), *_tool("1"), ("assistant", "Here are the open invoices: #12 and #14."))
+    assert v["m1"].status == "answered"
+
+
+@pytest.mark.parametrize("pick", ["the second one then", "Let's go with the first option", "I'll take the last one",
+                                  "3rd option please"])
+def test_an_option_picked_by_its_ordinal_is_a_decision(pick: str) -> None:
+    v = verdicts(("user", "make a logo"), ("assistant", "Which style: 1) minimal 2) playful 3) retro?"), ("user", pick))
+    assert v["m3"].category == "decision"
+
+
+@pytest.mark.parametrize("said", ["the second one is broken", "the first option was too slow, why?"])
+def test_an_ordinal_that_picks_nothing_is_no_decision(said: str) -> None:
+    v = verdicts(("user", "make a logo"), ("assistant", "Which style: 1) minimal 2) playful 3) retro?"), ("user", said))
+    assert v["m3"].category != "decision"
+
+
+@pytest.mark.parametrize("order", ["撤掉所有频道的自动转发", "去掉飞书的推送设置", "请尝试联系一下供应商", "撤销刚才的修改"])
+def test_a_bare_chinese_order_to_remove_undo_contact_or_try_is_a_task(order: str) -> None:
+    assert verdicts(("user", order))["m1"].category == "task"
+
+
+@pytest.mark.parametrize("said", ["联系方式是 138 0000 0000", "尝试过了，没用", "我昨天尝试联系过他们", "去掉这个设置会有什么影响？"])
+def test_the_same_words_ordering_nothing_are_no_task(said: str) -> None:
+    assert verdicts(("user", said))["m1"].category != "task"
+
+
+@pytest.mark.parametrize("holding", ["Checking the server state…", "One moment.", "Let me look.", "稍等，我查一下"])
+def test_a_turn_that_stops_while_the_agent_is_still_looking_leaves_the_question_open(holding: str) -> None:
+    """"Did you save it?" → "Checking…" and nothing more: the turn stopped before the answer, the question stays a
+    question (the same as a reply that says what it could not find)."""
+    v = verdicts(("user", "did you save the file?"), ("assistant", holding))
+    assert v["m1"].category == "question"
+
+
+@pytest.mark.parametrize("reply", ["Let me check. Yes, the file is saved at /tmp/report.md.",
+                                   "Checked: the file is saved at /tmp/report.md."])
+def test_looking_and_then_answering_answers(reply: str) -> None:
+    v = verdicts(("user", "did you save the file?"), ("assistant", reply))
+    assert (v["m1"].category, v["m1"].status) == ("process", "answered")
+
+
+@pytest.mark.parametrize("report", ["Saved the plan locally, but the upload to the wiki failed with a 400 error.",
+                                    "Saved the plan locally, but I couldn't upload it to the wiki.",
+                                    "Saved the plan locally; however the wiki upload was rejected."])
+def test_a_report_of_the_rest_done_but_a_named_part_failed_leaves_the_request_open(report: str) -> None:
+    """"…, but the upload failed" names the part of the request still undone: the request stays open, as a line marked
+    ❌ leaves it."""
+    v = verdicts(("user", "write the plan doc, save it locally and upload it to the wiki"), *_tool("1"), ("assistant", report))
+    assert (v["m1"].category, v["m1"].status) == ("task", "current")
+
+
+def test_a_report_of_every_part_done_closes_the_request() -> None:
+    v = verdicts(("user", "write the plan doc, save it locally and upload it to the wiki"), *_tool("1"),
+                 ("assistant", "Saved the plan locally and uploaded it to the wiki."))
+    assert v["m1"].status == "done"
+
+
+def test_a_chinese_report_of_a_failed_part_leaves_the_request_open() -> None:
+    v = verdicts(("user", "写一份计划文档，保存到本地并上传到飞书"), *_tool("1"), ("assistant", "已保存到本地，但上传飞书失败了。"))
+    assert (v["m1"].category, v["m1"].status) == ("task", "current")
