@@ -970,16 +970,7 @@ class Classifier:
         # "I don't know yet. …", "我先压测，再给出建议": a reply that says the answer is still to come
         deferral = unknown.search(found.opening)
         defers = deferral is not None
-        if found.content and any(not c.question for c in found.content):
-            self._answered_by(element, speaker, keys, defers=defers, unsure="unknown" in markers,
-                              moves_on=self._moves_on(found, role))
-        if role == "assistant" and self._answering:
-            # the turn's latest answer, settled when the turn ends: one that asks something back (an
-            # offer too) leaves the questions to the user; a generic "anything else?" at its end asks nothing
-            answer = self._answer_of(element, found)
-            if self._last_answer is not None:  # texts one after another hand over together (a letter, then "Want changes?")
-                answer = (*answer[:3], answer[3] + self._last_answer[3])
-            self._last_answer = answer
+        self._answers(element, found, role, speaker, keys, defers=defers, unsure="unknown" in markers)
 
         # "记好了：…PDF 的决定…" reports work done, whatever else it says; a reply to a heartbeat poll reports its checks
         if role != "user" and done and not self._reports_checks(element) and not self._declines(found):
@@ -1039,8 +1030,9 @@ class Classifier:
             self._proposal = self._candidate(None, element, role, speaker, keys, topic)
         elif effect == "close_task":
             self._close_task(element, keys, other)
-        elif effect == "report":
-            self._report = self._candidate(None, element, role, speaker, keys, topic)
+        elif effect == "report":  # one ending "anything else?" closes the turn's work: no step that _tool_call narrates
+            closing = found.question and found.only_offers(self.rules["open_offer"])
+            self._report = None if closing else self._candidate(None, element, role, speaker, keys, topic)
         elif effect == "adopt":
             self._adopt(element, other)
         if row.get("keeps_open") and self._closed is not None and self._closed[0] == element.id:
@@ -1509,16 +1501,30 @@ class Classifier:
                     action=candidate.answered_action, confidence=0.75, rule="resolve:answered",
                     reason=f"answered in #{answer}", answered_by=answer)
 
+    def _answers(self, element: Element, found: reading.Reading, role: str, speaker: str, keys: frozenset[str], *,
+                 defers: bool, unsure: bool) -> None:
+        """What the text answers: the questions it settles now, and for the agent the turn's latest answer, settled
+        when the turn ends (one that asks something back, an offer too, leaves the questions to the user; a generic
+        "anything else?" at its end asks nothing). A text that only says the agent is looking ("Checking…",
+        ``answer_held_by``) answers nothing: a turn that stops on it leaves them open, unless it answered them before."""
+        held = role == "assistant" and found.bare in self._answer_held_by
+        if found.content and any(not c.question for c in found.content) and not held:
+            self._answered_by(element, speaker, keys, defers=defers, unsure=unsure, moves_on=self._moves_on(found, role))
+        if role == "assistant" and self._answering and (not held or any(c.answer for c in self._answering)):
+            answer = self._answer_of(element, found)
+            if self._last_answer is not None:  # texts one after another hand over together (a letter, then "Want changes?")
+                answer = (*answer[:3], answer[3] + self._last_answer[3])
+            self._last_answer = answer
+
     def _answer_of(self, element: Element, found: reading.Reading) -> tuple[str, bool, frozenset[str], int]:
         """What the agent's text, if its turn ends on it, does to the questions it answers: (its id,
         whether it asks back rather than answers, the topic words of what it offers to do, its own tokens). A reply
         that is mostly a question back, or says what it could not do, leaves them open; one that
         answers and then asks a follow-up or offers more settles them, unless what it offers is the
-        very thing asked ("Want me to look that up?": the answer is still to come); nor does one that only says it
-        is looking ("Checking…": the turn stopped before the answer)."""
+        very thing asked ("Want me to look that up?": the answer is still to come)."""
         rules = self.rules
         offers = found.question and found.only_offers(rules["proposal"])
-        asks_back = (not offers and found.asks_mostly(rules["open_offer"])) or found.bare in self._answer_held_by or any(
+        asks_back = (not offers and found.asks_mostly(rules["open_offer"])) or any(
             name in found.found for name in self._answer_left_open_by)
         offered = reading.keywords(found.question_text(), rules) if offers else frozenset()
         return element.id, asks_back, offered, _own_tokens(element)

@@ -410,6 +410,10 @@ def _layered(user_files: tuple[str, ...]) -> dict[str, Any]:
         data, text = read_toml(Path(file))
         _apply_layer(specs, settings, data, file, fragments, builtin=False, text=text)
     _check_rows(settings, specs.keys())
+    partial = [name for name in settings.get("answer_held_by", ()) if not specs[name].get("whole")]
+    if partial:  # the engine compares them with a message's one whole-clause signal: any other would never be seen
+        raise ConfigError(f"[classify] answer_held_by names a signal that is not whole = true ({partial[0]!r})",
+                          where="classify rules")
     missing = ENGINE_SIGNALS - specs.keys()
     if missing:
         raise ConfigError(f"rule files lack signals {sorted(missing)}", where="apollo/renal/rules")
