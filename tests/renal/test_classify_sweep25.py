@@ -206,3 +206,23 @@ def test_a_signal_that_holds_an_answer_back_must_be_a_whole_clause(tmp_path: Pat
     (tmp_path / "config.toml").write_text('[renal]\nrule_files = ["mine.toml"]\n', encoding="utf-8")
     with pytest.raises(ConfigError, match="answer_held_by names a signal that is not whole"):
         Classifier(config.load(None, extra_layers=[tmp_path / "config.toml"]))
+
+
+_NUMBERED = "A few questions: 1. Email alerts? 2. Check interval: hourly or daily? 3. Servers: web, db or both?"
+
+
+@pytest.mark.parametrize("said", ["1 yes 2 hourly 3 both", "yes to 1; hourly for 2; both for 3", "1: yes 2: daily",
+                                  "1 yes\n2 Hourly\n3 both"])
+def test_answers_to_the_agents_numbered_questions_by_number_are_a_decision(said: str) -> None:
+    v = verdicts(("user", "set up monitoring"), ("assistant", _NUMBERED), ("user", said))
+    assert v["m3"].category == "decision"
+
+
+@pytest.mark.parametrize("said", ["add tests for 2", "I have 1 cat and 2 dogs"])
+def test_work_named_by_number_or_numbers_in_talk_are_no_numbered_answers(said: str) -> None:
+    v = verdicts(("user", "set up monitoring"), ("assistant", _NUMBERED), ("user", said))
+    assert v["m3"].category != "decision"
+
+
+def test_numbers_answering_no_question_are_no_decision() -> None:
+    assert verdicts(("user", "1 yes 2 hourly 3 both"))["m1"].category != "decision"
