@@ -151,6 +151,12 @@ def test_already_so_as_a_condition_closes_nothing() -> None:
     assert v["m1"].status == "current"
 
 
+def test_what_is_already_so_describing_something_else_closes_nothing() -> None:
+    v = verdicts(("user", "install the backup skill"), *_tool("1"),
+                 ("assistant", "Use `clawhub list` to list skills that are already installed in your environment."))
+    assert v["m1"].status == "current"
+
+
 def test_a_diagnosis_of_something_already_running_closes_nothing() -> None:
     v = verdicts(("user", "build the debate window on the vps"), *_tool("1"),
                  ("assistant", "The gateway is already running but there's a port conflict. Stop it, then start it again."))
