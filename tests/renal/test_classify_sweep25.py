@@ -232,3 +232,12 @@ def test_work_named_by_number_or_numbers_in_talk_are_no_numbered_answers(said: s
 
 def test_numbers_answering_no_question_are_no_decision() -> None:
     assert verdicts(("user", "1 yes 2 hourly 3 both"))["m1"].category != "decision"
+
+
+@pytest.mark.parametrize("offer", ["La commande a échoué. Voulez-vous que je vérifie ou essaye une autre méthode ?",
+                                   "No pude abrir la página. ¿Quieres que lo intente de nuevo?",
+                                   "Não consegui abrir. Quer que eu tente de novo?", "Der Dienst hängt. Soll ich ihn neu starten?"])
+def test_an_offer_to_do_it_in_other_languages_is_an_offer_as_in_english(offer: str) -> None:
+    """"Voulez-vous que je…", "¿Quieres que lo…", "Quer que eu…", "Soll ich…" offer as "Do you want me to…" does: no
+    open question."""
+    assert verdicts(("user", "open the page"), ("assistant", offer))["m2"].category != "question"
