@@ -17,6 +17,13 @@ def element(element_id: str, role: str, text: str, kind: Kind = Kind.TEXT, **fie
     return Element(id=element_id, role=_ROLES[role], kind=kind, text=text, tokens=estimate(text), **fields)
 
 
+def exec_step(call_id: str) -> tuple[Element, Element]:
+    """One exec tool call of the agent's and its result, ids c<call_id> and r<call_id>: the agent worked this turn."""
+    return (element(f"c{call_id}", "assistant", f'{{"command":"step {call_id}"}}', Kind.TOOL_CALL, call_id=call_id,
+                    tool_name="exec"),
+            element(f"r{call_id}", "tool", f"ok {call_id}", Kind.TOOL_RESULT, call_id=call_id, tool_name="exec"))
+
+
 def conversation(*turns: tuple[str, str] | Element) -> list[Element]:
     """Turns as (role, text) pairs or ready elements; ids m1, m2, … in order."""
     out = []

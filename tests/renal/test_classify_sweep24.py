@@ -4,23 +4,15 @@ none quoted): the twenty-fourth round (what closes a request)."""
 from __future__ import annotations
 
 import pytest
-from support_classify import element, verdicts
-
-from apollo.transcript.model import Kind
-
-
-def _tool(call_id: str) -> tuple:
-    return (element(f"c{call_id}", "assistant", f'{{"command":"step {call_id}"}}', Kind.TOOL_CALL, call_id=call_id,
-                    tool_name="exec"),
-            element(f"r{call_id}", "tool", f"ok {call_id}", Kind.TOOL_RESULT, call_id=call_id, tool_name="exec"))
+from support_classify import exec_step, verdicts
 
 
 def _moved_on(report: str) -> dict:
     """A request left undone, two requests for other work since, then a report of work."""
     return verdicts(("user", "Set my fallback model to the local Gemma."),
                     ("assistant", "That needs the admin password, which I don't have."),
-                    ("user", "Remind me to water the plants at 6pm."), *_tool("1"), ("assistant", "Reminder set for 6pm."),
-                    ("user", "Book a table for two at the Thai place tonight."), *_tool("2"), ("assistant", report))
+                    ("user", "Remind me to water the plants at 6pm."), *exec_step("1"), ("assistant", "Reminder set for 6pm."),
+                    ("user", "Book a table for two at the Thai place tonight."), *exec_step("2"), ("assistant", report))
 
 
 def test_a_report_sharing_one_word_with_a_request_the_user_moved_on_from_leaves_it_open() -> None:
@@ -35,7 +27,7 @@ def test_a_report_naming_the_request_closes_it_however_old() -> None:
 
 
 def test_one_shared_word_still_closes_the_request_the_user_is_on() -> None:
-    v = verdicts(("user", "Set my fallback model to the local Gemma."), *_tool("1"), ("assistant", "Done, the model is switched."))
+    v = verdicts(("user", "Set my fallback model to the local Gemma."), *exec_step("1"), ("assistant", "Done, the model is switched."))
     assert v["m1"].status == "done"
 
 
@@ -44,26 +36,26 @@ def test_questions_and_more_details_of_the_request_are_no_moving_on() -> None:
     on the side: the user is still on the request, and a report naming Stripe once closes it."""
     v = verdicts(("user", "Please rotate the Stripe API key."), ("user", "the current key is in the vault under payments"),
                  ("user", "and leave the webhook secret alone"), ("user", "what's the weather like in Lisbon?"),
-                 ("assistant", "Sunny, 24C."), *_tool("1"), ("assistant", "Done: Stripe now uses the new credentials."))
+                 ("assistant", "Sunny, 24C."), *exec_step("1"), ("assistant", "Done: Stripe now uses the new credentials."))
     assert v["m1"].status == "done"
 
 
 def test_answers_to_the_agents_questions_are_no_moving_on() -> None:
     """"删掉旧日志" → "只删 30 天前的吗？" → "是的" → "要先备份吗？" → "不用": the user answered, and is still on the request."""
     v = verdicts(("user", "把旧日志删掉"), ("assistant", "只删 30 天前的吗？"), ("user", "是的"),
-                 ("assistant", "要先备份吗？"), ("user", "不用"), *_tool("1"), ("assistant", "已删除 12 个日志文件。"))
+                 ("assistant", "要先备份吗？"), ("user", "不用"), *exec_step("1"), ("assistant", "已删除 12 个日志文件。"))
     assert v["m1"].status == "done"
 
 
 @pytest.mark.parametrize("reply", ["完成了！灯已关闭。还需要其他操作吗？", "完成了！还有别的事吗？", "灯已关闭。还要我做点什么吗？"])
 def test_a_chinese_anything_else_after_a_report_asks_nothing(reply: str) -> None:
     """"还需要其他操作吗？" is "anything else?": the report closes the request and leaves no question open."""
-    v = verdicts(("user", "请把灯关掉"), *_tool("1"), ("assistant", reply))
+    v = verdicts(("user", "请把灯关掉"), *exec_step("1"), ("assistant", reply))
     assert (v["m1"].status, v["m4"].category) == ("done", "decision")
 
 
 def test_a_chinese_question_naming_what_else_still_asks() -> None:
-    v = verdicts(("user", "请把灯关掉"), *_tool("1"), ("assistant", "完成了！还需要安装其他依赖吗？"))
+    v = verdicts(("user", "请把灯关掉"), *exec_step("1"), ("assistant", "完成了！还需要安装其他依赖吗？"))
     assert v["m4"].category == "question"
 
 
@@ -72,7 +64,7 @@ def test_a_chinese_question_naming_what_else_still_asks() -> None:
 def test_a_report_that_asked_something_stands_once_answered_or_left(asked_next: tuple) -> None:
     """"Done: backups run at 02:00. Which folder for the logs?": answered or left for another question, what it
     reports is still the state the conversation rests on."""
-    v = verdicts(("user", "set up the nightly backup"), *_tool("1"),
+    v = verdicts(("user", "set up the nightly backup"), *exec_step("1"),
                  ("assistant", "Done: the backup runs at 02:00 to /mnt/nas. Which folder should the logs go to?"),
                  asked_next, ("assistant", "Noted. Which city should I check next, and how often?"))
     assert (v["m4"].category, v["m4"].status, v["m4"].action) == ("decision", "current", "keep")
@@ -82,7 +74,7 @@ def test_a_report_that_asked_something_stands_once_answered_or_left(asked_next: 
                                   "还是打不开"])
 def test_the_same_failure_again_undoes_the_report_of_a_fix(said: str) -> None:
     """"✅ Fixed!" then "still an error on line 14": the report is no state to keep, the request is open again."""
-    v = verdicts(("user", "fix the script"), *_tool("1"), ("assistant", "✅ Fixed! The quoting was wrong; paste this version."),
+    v = verdicts(("user", "fix the script"), *exec_step("1"), ("assistant", "✅ Fixed! The quoting was wrong; paste this version."),
                  ("user", said))
     assert (v["m1"].status, v["m4"].status) == ("current", "superseded")
 
@@ -90,7 +82,7 @@ def test_the_same_failure_again_undoes_the_report_of_a_fix(said: str) -> None:
 @pytest.mark.parametrize("said", ["still working on it?", "yes, still the same", "the build is still error-free, great",
                                   "我又有问题了，想问一下怎么导出日志"])
 def test_what_only_sounds_like_the_failure_again_is_none(said: str) -> None:
-    v = verdicts(("user", "fix the script"), *_tool("1"), ("assistant", "✅ Fixed! The quoting was wrong; paste this version."),
+    v = verdicts(("user", "fix the script"), *exec_step("1"), ("assistant", "✅ Fixed! The quoting was wrong; paste this version."),
                  ("user", said))
     assert (v["m1"].status, v["m4"].category) == ("done", "decision")
 
@@ -98,7 +90,7 @@ def test_what_only_sounds_like_the_failure_again_is_none(said: str) -> None:
 @pytest.mark.parametrize("said", ["I downloaded the installer to your Downloads folder. Have you finished installing it?",
                                   "已下载安装包。你安装完成了吗？"])
 def test_a_report_asking_the_user_whether_they_finished_closes_nothing(said: str) -> None:
-    assert verdicts(("user", "Please install Docker on my Mac."), *_tool("1"), ("assistant", said))["m1"].status == "current"
+    assert verdicts(("user", "Please install Docker on my Mac."), *exec_step("1"), ("assistant", said))["m1"].status == "current"
 
 
 @pytest.mark.parametrize("said", ["激活所有技能", "启用飞书插件", "提交代码", "编辑 README 加一段说明", "重命名这个文件为 a.md",
@@ -116,7 +108,7 @@ def test_those_verbs_as_nouns_reports_or_questions_order_nothing(said: str) -> N
 
 def test_a_report_with_a_question_holding_a_completion_word_still_reports() -> None:
     """"安装成功！…微信是否已经打开？": the question asks about something else; the install is done."""
-    v = verdicts(("user", "安装微信自动化技能"), *_tool("1"),
+    v = verdicts(("user", "安装微信自动化技能"), *exec_step("1"),
                  ("assistant", "✅ 安装成功！开始之前需要你提供两个信息：1. 你想发什么消息？ 2. 微信现在是否已经打开？"))
     assert (v["m1"].status, v["m4"].category) == ("done", "question")
 
@@ -166,7 +158,7 @@ def test_the_users_do_i_need_to_do_anything_else_still_asks() -> None:
 
 @pytest.mark.parametrize("said", ["Still can't see the file you sent.", "还是没收到", "still nothing"])
 def test_what_was_sent_still_not_there_undoes_the_report(said: str) -> None:
-    v = verdicts(("user", "send me the report"), *_tool("1"), ("assistant", "✅ Sent the report to your inbox."), ("user", said))
+    v = verdicts(("user", "send me the report"), *exec_step("1"), ("assistant", "✅ Sent the report to your inbox."), ("user", said))
     assert (v["m1"].status, v["m4"].status) == ("current", "superseded")
 
 

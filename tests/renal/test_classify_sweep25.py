@@ -7,18 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support_classify import element, verdicts
+from support_classify import exec_step, verdicts
 
 from apollo import config
 from apollo.errors import ConfigError
 from apollo.renal.classify import Classifier
-from apollo.transcript.model import Kind
-
-
-def _tool(call_id: str) -> tuple:
-    return (element(f"c{call_id}", "assistant", f'{{"command":"step {call_id}"}}', Kind.TOOL_CALL, call_id=call_id,
-                    tool_name="exec"),
-            element(f"r{call_id}", "tool", f"ok {call_id}", Kind.TOOL_RESULT, call_id=call_id, tool_name="exec"))
 
 
 @pytest.mark.parametrize("report", [
@@ -29,12 +22,12 @@ def _tool(call_id: str) -> tuple:
 def test_a_report_ending_in_a_generic_next_step_question_is_the_outcome_not_an_open_question(report: str) -> None:
     """"What shall we do next?" asks the user nothing specific: the report is the state the work rests on (a decision),
     not a question that stays open until the user answers it."""
-    v = verdicts(("user", "set up the roster and the bots"), *_tool("1"), ("assistant", report))
+    v = verdicts(("user", "set up the roster and the bots"), *exec_step("1"), ("assistant", report))
     assert (v["m4"].category, v["m4"].status, v["m4"].rule) == ("decision", "current", "intent:outcome")
 
 
 def test_a_report_ending_in_a_specific_question_stays_open_until_answered() -> None:
-    v = verdicts(("user", "set up the roster"), *_tool("1"),
+    v = verdicts(("user", "set up the roster"), *exec_step("1"),
                  ("assistant", "Added three roles to the roster. Should the reviewer role get write access?"))
     assert (v["m4"].category, v["m4"].status) == ("question", "current")
 
@@ -48,14 +41,14 @@ def test_a_generic_invitation_is_no_open_question(reply: str) -> None:
 @pytest.mark.parametrize("opening", ["Here is the situation:", "Here is the current state:", "Here is the status:"])
 def test_a_situation_laid_out_before_acting_closes_no_request(opening: str) -> None:
     """"Here is the situation: … Plan: … Should I proceed?" hands nothing over: the merge asked for is still to do."""
-    v = verdicts(("user", "merge the two config directories into one"), *_tool("1"),
+    v = verdicts(("user", "merge the two config directories into one"), *exec_step("1"),
                  ("assistant", f"{opening} two folders, old configs in the second. Plan: back up, then merge. "
                                "Should I proceed?"))
     assert (v["m1"].category, v["m1"].status) == ("task", "current")
 
 
 def test_a_list_handed_over_still_answers_the_request() -> None:
-    v = verdicts(("user", "list the open invoices"), *_tool("1"), ("assistant", "Here are the open invoices: #12 and #14."))
+    v = verdicts(("user", "list the open invoices"), *exec_step("1"), ("assistant", "Here are the open invoices: #12 and #14."))
     assert v["m1"].status == "answered"
 
 
@@ -102,18 +95,18 @@ def test_looking_and_then_answering_answers(reply: str) -> None:
 def test_a_report_of_the_rest_done_but_a_named_part_failed_leaves_the_request_open(report: str) -> None:
     """"…, but the upload failed" names the part of the request still undone: the request stays open, as a line marked
     ❌ leaves it."""
-    v = verdicts(("user", "write the plan doc, save it locally and upload it to the wiki"), *_tool("1"), ("assistant", report))
+    v = verdicts(("user", "write the plan doc, save it locally and upload it to the wiki"), *exec_step("1"), ("assistant", report))
     assert (v["m1"].category, v["m1"].status) == ("task", "current")
 
 
 def test_a_report_of_every_part_done_closes_the_request() -> None:
-    v = verdicts(("user", "write the plan doc, save it locally and upload it to the wiki"), *_tool("1"),
+    v = verdicts(("user", "write the plan doc, save it locally and upload it to the wiki"), *exec_step("1"),
                  ("assistant", "Saved the plan locally and uploaded it to the wiki."))
     assert v["m1"].status == "done"
 
 
 def test_a_chinese_report_of_a_failed_part_leaves_the_request_open() -> None:
-    v = verdicts(("user", "写一份计划文档，保存到本地并上传到飞书"), *_tool("1"), ("assistant", "已保存到本地，但上传飞书失败了。"))
+    v = verdicts(("user", "写一份计划文档，保存到本地并上传到飞书"), *exec_step("1"), ("assistant", "已保存到本地，但上传飞书失败了。"))
     assert (v["m1"].category, v["m1"].status) == ("task", "current")
 
 
@@ -125,7 +118,7 @@ def test_a_chinese_request_to_be_told_or_given_an_analysis_is_answered_by_the_re
 
 
 def test_an_analysis_with_work_after_it_stays_a_task() -> None:
-    v = verdicts(("user", "帮我分析一下日志，然后修复这个bug"), *_tool("1"), ("assistant", "日志显示是空指针。"))
+    v = verdicts(("user", "帮我分析一下日志，然后修复这个bug"), *exec_step("1"), ("assistant", "日志显示是空指针。"))
     assert (v["m1"].category, v["m1"].status) == ("task", "current")
 
 
@@ -141,30 +134,30 @@ def test_the_same_words_asked_or_of_others_are_no_preference(said: str) -> None:
 
 @pytest.mark.parametrize("report", ["ripgrep is already installed (v14).", "The folder already exists, nothing to do."])
 def test_what_was_asked_found_already_so_closes_the_request(report: str) -> None:
-    v = verdicts(("user", "install ripgrep and create the docs folder"), *_tool("1"), ("assistant", report))
+    v = verdicts(("user", "install ripgrep and create the docs folder"), *exec_step("1"), ("assistant", report))
     assert v["m1"].status == "done"
 
 
 def test_already_so_as_a_condition_closes_nothing() -> None:
-    v = verdicts(("user", "install ripgrep"), *_tool("1"),
+    v = verdicts(("user", "install ripgrep"), *exec_step("1"),
                  ("assistant", "If it is already installed, I will skip it. Checking the version first."))
     assert v["m1"].status == "current"
 
 
 def test_what_is_already_so_describing_something_else_closes_nothing() -> None:
-    v = verdicts(("user", "install the backup skill"), *_tool("1"),
+    v = verdicts(("user", "install the backup skill"), *exec_step("1"),
                  ("assistant", "Use `clawhub list` to list skills that are already installed in your environment."))
     assert v["m1"].status == "current"
 
 
 def test_a_diagnosis_of_something_already_running_closes_nothing() -> None:
-    v = verdicts(("user", "build the debate window on the vps"), *_tool("1"),
+    v = verdicts(("user", "build the debate window on the vps"), *exec_step("1"),
                  ("assistant", "The gateway is already running but there's a port conflict. Stop it, then start it again."))
     assert v["m1"].status == "current"
 
 
 def test_an_answer_given_before_a_trailing_look_still_answers() -> None:
-    v = verdicts(("user", "did you save the file?"), ("assistant", "Yes, it is saved at /tmp/report.md."), *_tool("1"),
+    v = verdicts(("user", "did you save the file?"), ("assistant", "Yes, it is saved at /tmp/report.md."), *exec_step("1"),
                  ("assistant", "Let me verify."))
     assert v["m1"].status == "answered"
 
@@ -174,7 +167,7 @@ def test_an_answer_given_before_a_trailing_look_still_answers() -> None:
 def test_a_report_closing_with_a_generic_offer_stays_the_outcome_whatever_the_agent_does_after_it(report: str) -> None:
     """The agent offers more help, then writes a note to its memory: the report closed the turn's work, it narrates no
     step, and the request stays done."""
-    v = verdicts(("user", "set up the nightly backup"), *_tool("1"), ("assistant", report), *_tool("2"))
+    v = verdicts(("user", "set up the nightly backup"), *exec_step("1"), ("assistant", report), *exec_step("2"))
     assert (v["m4"].category, v["m1"].status) == ("decision", "done")
 
 
@@ -183,14 +176,14 @@ def test_a_report_closing_with_a_generic_offer_stays_the_outcome_whatever_the_ag
                                     "笔记已添加到 Notion 页面，但没有任何报错。",
                                     "笔记已添加到 Notion 页面，只是第一次出了点问题，我又重试了一次。"])
 def test_a_workaround_a_retry_or_no_error_is_no_failed_part(report: str) -> None:
-    v = verdicts(("user", "add the notes to the Notion page"), *_tool("1"), ("assistant", report))
+    v = verdicts(("user", "add the notes to the Notion page"), *exec_step("1"), ("assistant", report))
     assert v["m1"].status == "done"
 
 
 @pytest.mark.parametrize("report", ["Here's your weekly status report: 7 tickets closed, 2 open.",
                                     "Here is the status report: 7 tickets closed, 2 open."])
 def test_a_status_report_handed_over_still_answers(report: str) -> None:
-    v = verdicts(("user", "compile my weekly status report from the tickets"), *_tool("1"), ("assistant", report))
+    v = verdicts(("user", "compile my weekly status report from the tickets"), *exec_step("1"), ("assistant", report))
     assert v["m1"].status in ("done", "answered")
 
 

@@ -371,11 +371,10 @@ def _check_rows(settings: dict[str, Any], signals: Collection[str]) -> None:
     actions, effects and signals (``says``, ``unless_says``, :data:`SIGNAL_LISTS`, and the signals ``replies_to`` reads), and a message always finds a
     row: the last of ``from_user`` and ``from_agent`` asks for nothing. (Their keys and types are
     :class:`~apollo.renal.rule_schema.VerdictRow`'s.)"""
-    unknown_replies = [name for _, name in settings.get("replies_to", ()) if name not in signals]
-    if unknown_replies:
-        raise ConfigError(f"[classify] replies_to names no signal ({unknown_replies[0]!r})", where="classify rules")
-    for key in SIGNAL_LISTS:
-        unknown_named = [name for name in settings.get(key, ()) if name not in signals]
+    named = {key: settings.get(key, ()) for key in SIGNAL_LISTS}
+    named["replies_to"] = [name for _, name in settings.get("replies_to", ())]
+    for key, names in named.items():
+        unknown_named = [name for name in names if name not in signals]
         if unknown_named:
             raise ConfigError(f"[classify] {key} names no signal ({unknown_named[0]!r})", where="classify rules")
     for table in ("turns", "kinds", "from_user", "from_agent"):
