@@ -48,7 +48,8 @@ def test_a_deployment_done_after_which_something_follows_is_no_report(reply: str
 
 _LONG_CHECK = ("Heartbeat poll at 18:21 UTC. lastChecks.todo shows 05:52 UTC, the same day, so the daily TODO review "
                "is skipped; memory maintenance is due every few days and was last run yesterday, so it is skipped too. "
-               "Late-night window: no messages to the owner. ")
+               "Late-night window: no messages to the owner. The weather check runs at 07:00 local time and the calendar "
+               "sync at 08:00, both later today. ")
 
 
 @pytest.mark.parametrize("ending", ["HEARTBEAT_OK", "Nothing needs attention.HEARTBEAT_OK"])

@@ -273,11 +273,11 @@ def test_an_order_the_bounds_keep(said: str, category: str) -> None:
 @pytest.mark.parametrize("said", [
     "Génère une image pour l'offre de printemps", "genere une affiche en espagnol", "Cherche 10 prospects à Lille",
     "ajoute-les en base", "Enlève le nom de domaine", "Très bien, fais maintenant la version courte",
-    "montre-moi le rapport", "Lance la prospection à Lyon", "peux-tu me l'envoyer stp", "Pourriez-vous vérifier la facture ?",
+    "Lance la prospection à Lyon", "peux-tu me l'envoyer stp", "Pourriez-vous vérifier la facture ?",
     "Revisa si tengo tareas pendientes", "Crea un ejemplo de una clase Persona", "Redacta un saludo breve para Ana",
-    "dame los comandos para nuestro caso", "explícame la herencia en Java", "pregúntale a Ana cómo está",
+    "dame los comandos para nuestro caso", "pregúntale a Ana cómo está",
     "puedes enviarme un mensaje de prueba por telegram", "Ajústalo según convenga", "Arregla el bug del login",
-    "Lee este archivo", "Resúmeme el documento", "Vuelve a intentarlo", "Dis-moi ce que tu vois", "Explique-moi le code",
+    "Lee este archivo", "Vuelve a intentarlo",
     "Veuillez envoyer le rapport", "Quiero que revises el código", "Guarda el archivo", "Checa mi correo",
     "Pásame el archivo", "Relis ce texte", "Déploie en prod", "Renomme le fichier", "Tu peux me faire un résumé stp",
 ])
@@ -500,7 +500,7 @@ def test_a_halt_is_no_habit_to_drop(said: str, rule: bool) -> None:
     # Portuguese: the imperative said to "você" opening its clause, the one said to "tu" with what it acts on, asked
     # with "pode", wanted with "quero que você"; always, never, a "don't" in the form of a command, "você deve",
     # whenever something happens; a name given, the agent's or the user's, a profession; a decision
-    ("Envie o relatório para o Marcos", "task"), ("me mostre os últimos pedidos", "task"),
+    ("Envie o relatório para o Marcos", "task"),
     ("manda uma mensagem pro grupo", "task"), ("roda o script de novo", "task"), ("pode reiniciar o servidor?", "task"),
     ("eu quero que você revise o contrato", "task"), ("Sempre responda em português", "preference"),
     ("nunca apague arquivos da pasta docs", "preference"), ("não publique nada sem minha aprovação", "preference"),
@@ -512,8 +512,7 @@ def test_a_halt_is_no_habit_to_drop(said: str, rule: bool) -> None:
     ("siempre responde en inglés", "preference"), ("mi nombre es Carla", "preference"), ("vamos a usar Supabase", "decision"),
     # Indonesian: any verb in -kan opening its clause, a bare verb of the agent's work with what it acts on, "bantu",
     # what the speaker wants to see; always, the language of the answers; a name given, the agent's role; a decision
-    ("tampilkan laporan penjualan bulan ini", "task"), ("berikan saya daftar pelanggan baru", "task"),
-    ("cek folder download saya", "task"), ("rekap pengeluaran minggu ini", "task"), ("bantu saya susun jadwal", "task"),
+    ("cek folder download saya", "task"), ("bantu saya susun jadwal", "task"),
     ("saya mau lihat stok gudang", "task"), ("aku butuh kamu cek server", "task"), ("saya perlu kamu kirim invoice", "task"),
     ("coba lagi", "task"), ("selalu balas pakai bahasa Inggris", "preference"),
     ("balas lewat email saja", "preference"),
@@ -616,10 +615,10 @@ def test_a_formula_a_question_or_the_speakers_own_step_is_no_request_or_rule_in_
 
 
 @pytest.mark.parametrize(("said", "order"), [
-    # German: the infinitive alone ending the clause (not with a subject, a modal verb or "zu"); Portuguese: "veja se…",
-    # "me fala…" (not "veja bem")
+    # German: the infinitive alone ending the clause (not with a subject, a modal verb or "zu"); Portuguese: "veja se…"
+    # (not "veja bem"; "me fala…" asks to be told: test_classify_sweep26)
     ("phase 2 starten", True), ("in memory speichern", True), ("wir müssen das noch testen", False),
-    ("das ist schwer zu testen", False), ("veja se consegue clonar o repositório", True), ("me fala o que aconteceu", True),
+    ("das ist schwer zu testen", False), ("veja se consegue clonar o repositório", True),
     ("veja bem, não é isso", False),
 ])
 def test_a_german_infinitive_or_a_portuguese_see_whether_is_an_order(said: str, order: bool) -> None:
