@@ -284,6 +284,8 @@ class Classifier:
         self._echoed: str | None = None
         #: what other sessions routed here, flattened: the same message routed again repeats it
         self._routed: deque[str] = deque(maxlen=64)
+        #: the runtime's recent notices, flattened and without their time stamps: the same notice again repeats it
+        self._noticed: deque[str] = deque(maxlen=64)
         self.balance = balance if balance is not None else BalanceTracker(Thresholds.from_config(config))
         self._pos = -1
         self._changes: list[Change] = []
@@ -354,6 +356,7 @@ class Classifier:
         self._stance_categories = frozenset(settings["stance_categories"])
         self._specifics = re.compile(settings["stance_report_specifics"])
         self._restate_named = re.compile(settings["restate_specifics_named"])
+        self._notice_stamps = re.compile(settings["notice_stamps"], re.MULTILINE)
         self._answer_left_open_by: list[str] = settings["answer_left_open_by"]
         self._answer_held_by = frozenset(settings["answer_held_by"])
         self._left_to_user_by = frozenset(settings["left_to_user_by"])
@@ -517,6 +520,8 @@ class Classifier:
             element, self._kind_rows)
         if element.extra.get("routed") and element.text.strip():  # another session's message: the same again repeats it
             self._routed.append(_flat(element.text))
+        if element.extra.get("notice_only"):
+            self._noticed.append(self._unstamped(element))
         if by_row is not None:
             if element.role is Role.USER:  # a runtime notice opens a turn: the work before it is not the reply's
                 self._worked = False
@@ -542,6 +547,7 @@ class Classifier:
                 continue
             if element.tokens > row.get("max_tokens", element.tokens) or (row.get("copy") and not self._said_before(
                     element.text)) or (row.get("routed_again") and _flat(element.text) not in self._routed) or (
+                    row.get("noticed_again") and self._unstamped(element) not in self._noticed) or (
                     row.get("chatter") and not self._is_agent_chatter(shown(element))) or (
                     "says" in row and not self.rules[row["says"]].search(element.text or element.envelope)) or any(
                     self.rules[name].search(element.text) for name in row.get("unless_says", ())):
@@ -549,6 +555,11 @@ class Classifier:
             return self._verdict(element, row["category"], row["action"], row["confidence"],
                                  row["reason"].format(flag=flag), row["rule"])
         return None
+
+    def _unstamped(self, element: Element) -> str:
+        """A runtime notice as compared with the ones before it: flattened, without its time stamps
+        (``notice_stamps``: a reminder every 30 minutes differs from the last only in them)."""
+        return _flat(self._notice_stamps.sub("", element.envelope or element.text))
 
     def _echoes_agent(self, text: str) -> bool:
         """``text`` is the agent's message just before it, whole, as a channel sends it back: the only text of the

@@ -97,6 +97,7 @@ class VerdictRow(msgspec.Struct, forbid_unknown_fields=True):
     max_tokens: int | UnsetType = UNSET
     copy: bool | UnsetType = UNSET
     routed_again: bool | UnsetType = UNSET
+    noticed_again: bool | UnsetType = UNSET
     chatter: bool | UnsetType = UNSET
     says: str | UnsetType = UNSET
     unless_says: list[str] | UnsetType = UNSET
@@ -136,6 +137,7 @@ class ClassifySettings(msgspec.Struct, forbid_unknown_fields=True):
     report_moved_on_turns: int
     restate_min_share: float
     restate_specifics_named: str
+    notice_stamps: str
     outcome_failed_by: list[str]
     outcome_failed_unless: list[str]
     done_closes_unless: list[str]
