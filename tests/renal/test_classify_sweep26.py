@@ -50,6 +50,9 @@ def test_the_bare_token_keeps_its_own_rule(tmp_path: Path) -> None:
     "HEARTBEAT_OK, but the nightly backup did not run last night; I will retry at 02:00.",  # the agent's own plan
     "Disk /var at 97% (was 80% yesterday). HEARTBEAT_OK",  # a measure
     "I will need your approval before I can renew the domain. HEARTBEAT_OK",
+    "HEARTBEAT_OK, the backup did not run, retrying at 02:00",
+    "We'll need your approval to renew the domain. HEARTBEAT_OK",
+    "Disk at 97 percent. HEARTBEAT_OK",
 ])
 def test_trouble_a_question_a_token_inside_a_sentence_or_a_long_report_is_not_that_chatter(
         reply: str, tmp_path: Path) -> None:
@@ -94,7 +97,8 @@ def test_the_same_words_once_of_a_thing_or_asked_are_no_preference(said: str) ->
 
 @pytest.mark.parametrize("failure", ["Showing failed in GitHub", "the build is still failing",
                                      "they are still not functional", "GitHub 上显示失败", "上传又失败了",
-                                     "you said it was fixed but the build is failing", "the tests fail when I run them locally"])
+                                     "you said it was fixed but the build is failing", "the tests fail when I run them locally",
+                                     "still not working now", "the build is failing again, another timeout"])
 def test_a_failure_the_user_reports_after_a_report_of_work_done_reopens_the_request(failure: str) -> None:
     v = verdicts(("user", "deploy the site to production"), *exec_step("1"), ("assistant", "Deployed! The site is live."),
                  ("user", failure))
@@ -139,7 +143,8 @@ def test_show_me_tell_me_in_other_languages_asks_a_question_until_answered(order
                                    "dime cuando termine el backup", "zeig mir jeden Morgen die Zahlen und dann die Fehler",
                                    "tampilkan tombol logout di navbar", "tunjukkan loading spinner saat data sedang dimuat",
                                    "berikan saya akses admin ke dashboard", "dis-moi dès que le déploiement est terminé",
-                                   "me diz assim que o backup terminar", "dime en cuanto termine la migración"])
+                                   "me diz assim que o backup terminar", "dime en cuanto termine la migración",
+                                   "dis-moi dès qu'il a fini", "muéstrame las ventas a las 8", "zeig mir stündlich die Fehler"])
 def test_the_same_orders_with_work_after_them_or_giving_no_one_anything_stay_tasks(order: str) -> None:
     v = verdicts(("user", order), ("assistant", "Okay."))
     assert v["m1"].category == "task"
@@ -167,25 +172,63 @@ def test_is_this_what_you_wanted_closing_a_report_asks_nothing_specific(report: 
     assert v["m1"].status == "done"
 
 
-def test_the_same_reminder_again_but_for_its_time_is_a_repeat(tmp_path: Path) -> None:
+
+def _reminders(tmp_path: Path, runs: list[tuple[str, str, str]]) -> list[str]:
+    """The rules of a scheduled job's reminders, each run as (date, time, content) followed by the agent's NO_REPLY or,
+    for a content starting with "!", by words of the agent's about it, as the real reader reads them."""
     s = PiSession()
     s.user("Set up the deploy check every 30 minutes.")
     s.say("Scheduled.")
     notices = []
-    for minute, content in enumerate(["CHECK_DEPLOYS: read deploy.json and spawn a tester for each pending agent."] * 3
-                                     + ["CHECK_DEPLOYS: 2 agents pending in deploy.json."]):
-        notices.append(s.user(f"System: [2026-05-05 17:{10 + minute:02d}:45 GMT+5:30] {content}\n\nA scheduled reminder "
-                              f"has been triggered. The reminder content is:\n\n{content}\n\nCurrent time: Tuesday, May "
-                              f"5th, 2026 - 5:{10 + minute:02d} PM"))
-        s.say("Checked: nothing pending.")
+    for date, time, content in runs:
+        said = content.lstrip("!")
+        notices.append(s.user(f"System: [{date} {time}:45 GMT+5:30] {said}\n\nA scheduled reminder has been triggered. "
+                              f"The reminder content is:\n\n{said}\n\nCurrent time: {date} {time} (Asia/Calcutta)"))
+        s.say("Fixed the trigger file; the next run should pass." if content.startswith("!") else "NO_REPLY")
     got = session_verdicts(s, tmp_path)
-    rules = [got[n].rule for n in notices]
-    assert rules[0] != "repeat:notice" and rules[1] == rules[2] == "repeat:notice", rules
-    assert rules[3] != "repeat:notice", rules  # another number says something new
+    return [got[n].rule for n in notices]
 
+
+_CHECK = "CHECK_DEPLOYS: read deploy.json and spawn a tester for each pending agent."
+
+
+def test_the_same_reminder_again_but_for_its_time_is_a_repeat(tmp_path: Path) -> None:
+    rules = _reminders(tmp_path, [("2026-05-05", "17:10", _CHECK), ("2026-05-05", "17:40", _CHECK),
+                                  ("2026-05-05", "18:10", _CHECK)])
+    assert rules[0] != "repeat:notice" and rules[1] == rules[2] == "repeat:notice", rules
+
+
+@pytest.mark.parametrize("runs", [
+    [("2026-05-05", "17:10", _CHECK), ("2026-05-05", "17:40", "CHECK_DEPLOYS: 2 agents pending in deploy.json.")],
+    [("2026-05-05", "17:10", _CHECK), ("2026-05-08", "17:10", _CHECK)],  # another day
+    [("2026-05-05", "17:10", "!" + _CHECK), ("2026-05-05", "17:40", _CHECK)],  # the agent said something between
+    [("2026-05-05", "17:10", "Backup window [10:00-10:30] failed"),
+     ("2026-05-05", "17:40", "Backup window [15:00-15:30] failed")],  # a time that is no stamp
+])
+def test_a_notice_with_news_of_another_day_or_after_words_is_kept(runs: list[tuple[str, str, str]],
+                                                                  tmp_path: Path) -> None:
+    assert _reminders(tmp_path, runs)[-1] != "repeat:notice"
 
 @pytest.mark.parametrize("reply", ["I drafted the migration. Do you need any changes to the schema before I run it?",
                                    "The draft is ready. Is this what you wanted before I send it?"])
 def test_a_change_named_or_a_step_waiting_on_the_answer_still_asks(reply: str) -> None:
     v = verdicts(("user", "draft the migration"), *exec_step("1"), ("assistant", reply))
     assert v["m4"].category == "question"
+
+
+@pytest.mark.parametrize("ping", ["did you get all my messages?", "you there? did you receive my last message?"])
+def test_asking_whether_the_messages_arrived_is_a_ping(ping: str) -> None:
+    v = verdicts(("user", "set up the blog"), *exec_step("1"), ("assistant", "Done, the blog is live."), ("user", ping))
+    assert v["m5"].category == "noise"
+
+
+
+@pytest.mark.parametrize("order", ["先搭建日志目录", "重新设计一下", "开发一个登录页面"])
+def test_a_bare_chinese_order_to_build_design_or_develop_is_a_task(order: str) -> None:
+    assert verdicts(("user", order), ("assistant", "好"))["m1"].category == "task"
+
+
+@pytest.mark.parametrize("said", ["开发这块我不太懂", "设计那边反馈说颜色太暗", "搭建这个环境花了我一整天",
+                                  "编写这份文档的人已经离职了", "开发分支已经合并", "这个设计不错"])
+def test_the_same_words_as_a_subject_a_noun_or_a_state_are_no_task(said: str) -> None:
+    assert verdicts(("user", said), ("assistant", "好"))["m1"].category != "task"

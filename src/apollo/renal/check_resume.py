@@ -61,7 +61,7 @@ if TYPE_CHECKING:
     from apollo.workspace import Paths
 
 #: bump when what is saved changes shape
-_VERSION = 14
+_VERSION = 15
 #: values saved as they are even when a rule set them: only containers and objects are matched by identity
 _ATOMS = (type(None), bool, int, float, str, bytes)
 

@@ -138,6 +138,7 @@ class ClassifySettings(msgspec.Struct, forbid_unknown_fields=True):
     restate_min_share: float
     restate_specifics_named: str
     notice_stamps: str
+    notice_times: str
     outcome_failed_by: list[str]
     outcome_failed_unless: list[str]
     done_closes_unless: list[str]
