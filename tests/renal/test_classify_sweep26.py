@@ -53,6 +53,7 @@ def test_the_bare_token_keeps_its_own_rule(tmp_path: Path) -> None:
     "HEARTBEAT_OK, the backup did not run, retrying at 02:00",
     "We'll need your approval to renew the domain. HEARTBEAT_OK",
     "Disk at 97 percent. HEARTBEAT_OK",
+    "HEARTBEAT_OK. Rerun scheduled for 02:00.", "Restarted the gateway. HEARTBEAT_OK",
 ])
 def test_trouble_a_question_a_token_inside_a_sentence_or_a_long_report_is_not_that_chatter(
         reply: str, tmp_path: Path) -> None:
@@ -113,6 +114,7 @@ def test_a_failure_the_user_reports_after_a_report_of_work_done_reopens_the_requ
     "the deploy is failing but that's a different repo, ignore it", "the job failed lol. nvm, it passes now",  # set aside
     "之前部署显示失败是因为网络问题，现在好了",
     "thanks. a customer reported an error on checkout this morning", "ok. Sentry shows an error spike",  # a new matter
+    "the tests are failing on a different service, not this one", "the build failed as expected",
 ])
 def test_a_failure_asked_about_as_a_condition_or_over_closes_nothing_again(said: str) -> None:
     v = verdicts(("user", "deploy the site to production"), *exec_step("1"), ("assistant", "Deployed! The site is live."),
@@ -144,7 +146,8 @@ def test_show_me_tell_me_in_other_languages_asks_a_question_until_answered(order
                                    "tampilkan tombol logout di navbar", "tunjukkan loading spinner saat data sedang dimuat",
                                    "berikan saya akses admin ke dashboard", "dis-moi dès que le déploiement est terminé",
                                    "me diz assim que o backup terminar", "dime en cuanto termine la migración",
-                                   "dis-moi dès qu'il a fini", "muéstrame las ventas a las 8", "zeig mir stündlich die Fehler"])
+                                   "dis-moi dès qu'il a fini", "muéstrame las ventas a las 8", "zeig mir stündlich die Fehler",
+                                   "dis-moi à 8h la météo", "zeig mir um 10 Uhr die Zahlen"])
 def test_the_same_orders_with_work_after_them_or_giving_no_one_anything_stay_tasks(order: str) -> None:
     v = verdicts(("user", order), ("assistant", "Okay."))
     assert v["m1"].category == "task"
@@ -175,15 +178,18 @@ def test_is_this_what_you_wanted_closing_a_report_asks_nothing_specific(report: 
 
 def _reminders(tmp_path: Path, runs: list[tuple[str, str, str]]) -> list[str]:
     """The rules of a scheduled job's reminders, each run as (date, time, content) followed by the agent's NO_REPLY or,
-    for a content starting with "!", by words of the agent's about it, as the real reader reads them."""
+    for a content starting with "!", by words of the agent's about it, or with "$", by a command it ran, as the real
+    reader reads them."""
     s = PiSession()
     s.user("Set up the deploy check every 30 minutes.")
     s.say("Scheduled.")
     notices = []
     for date, time, content in runs:
-        said = content.lstrip("!")
+        said = content.lstrip("!$")
         notices.append(s.user(f"System: [{date} {time}:45 GMT+5:30] {said}\n\nA scheduled reminder has been triggered. "
                               f"The reminder content is:\n\n{said}\n\nCurrent time: {date} {time} (Asia/Calcutta)"))
+        if content.startswith("$"):
+            s.tool(f"c{len(notices)}", "exec", {"command": "rm -rf /var/backups/old"}, "")
         s.say("Fixed the trigger file; the next run should pass." if content.startswith("!") else "NO_REPLY")
     got = session_verdicts(s, tmp_path)
     return [got[n].rule for n in notices]
@@ -202,6 +208,7 @@ def test_the_same_reminder_again_but_for_its_time_is_a_repeat(tmp_path: Path) ->
     [("2026-05-05", "17:10", _CHECK), ("2026-05-05", "17:40", "CHECK_DEPLOYS: 2 agents pending in deploy.json.")],
     [("2026-05-05", "17:10", _CHECK), ("2026-05-08", "17:10", _CHECK)],  # another day
     [("2026-05-05", "17:10", "!" + _CHECK), ("2026-05-05", "17:40", _CHECK)],  # the agent said something between
+    [("2026-05-05", "17:10", "$" + _CHECK), ("2026-05-05", "17:40", _CHECK)],  # or did something
     [("2026-05-05", "17:10", "Backup window [10:00-10:30] failed"),
      ("2026-05-05", "17:40", "Backup window [15:00-15:30] failed")],  # a time that is no stamp
 ])
@@ -223,12 +230,12 @@ def test_asking_whether_the_messages_arrived_is_a_ping(ping: str) -> None:
 
 
 
-@pytest.mark.parametrize("order", ["先搭建日志目录", "重新设计一下", "开发一个登录页面"])
+@pytest.mark.parametrize("order", ["先搭建日志目录", "重新设计一下", "开发一个登录页面", "搭建工作环境", "设计工作流审批页面"])
 def test_a_bare_chinese_order_to_build_design_or_develop_is_a_task(order: str) -> None:
     assert verdicts(("user", order), ("assistant", "好"))["m1"].category == "task"
 
 
 @pytest.mark.parametrize("said", ["开发这块我不太懂", "设计那边反馈说颜色太暗", "搭建这个环境花了我一整天",
-                                  "编写这份文档的人已经离职了", "开发分支已经合并", "这个设计不错"])
+                                  "编写这份文档的人已经离职了", "开发分支已经合并", "这个设计不错", "编写这段代码的同事请假了"])
 def test_the_same_words_as_a_subject_a_noun_or_a_state_are_no_task(said: str) -> None:
     assert verdicts(("user", said), ("assistant", "好"))["m1"].category != "task"

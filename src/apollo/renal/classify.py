@@ -284,9 +284,9 @@ class Classifier:
         self._echoed: str | None = None
         #: what other sessions routed here, flattened: the same message routed again repeats it
         self._routed: deque[str] = deque(maxlen=64)
-        #: the runtime's latest notice, flattened and without the times of day of its stamps, while nothing but noise was
-        #: said since: the same notice again repeats it
-        self._last_notice: str | None = None
+        #: the digest of the runtime's latest notice (flattened, without the times of day of its stamps), while nothing
+        #: but noise was said or done since: the same notice again repeats it (a digest: the saved state holds no text)
+        self._last_notice: bytes | None = None
         self.balance = balance if balance is not None else BalanceTracker(Thresholds.from_config(config))
         self._pos = -1
         self._changes: list[Change] = []
@@ -399,8 +399,9 @@ class Classifier:
         if element.role is Role.USER and element.kind is Kind.TEXT:  # what the agent's next reply may adopt
             self._latest_user = next(iter(self._fresh), None) or self._candidate(
                 None, element, "user", element.speaker or "user")
-        if element.kind is Kind.TEXT and not element.extra.get("notice_only") and verdict.category != "noise":
-            self._last_notice = None  # the conversation moved on: the same notice again is news again
+        if element.kind in (Kind.TEXT, Kind.HEARTBEAT_REPLY, Kind.TOOL_CALL) and not element.extra.get("notice_only") \
+                and verdict.category != "noise":
+            self._last_notice = None  # the conversation or the work moved on: the same notice again is news again
         if element.kind is Kind.HEARTBEAT_POLL:
             self._polls += 1
         elif element.role is Role.USER and (verdict.category != "noise" or verdict.rule.startswith("social:")):
@@ -525,7 +526,7 @@ class Classifier:
         if element.extra.get("routed") and element.text.strip():  # another session's message: the same again repeats it
             self._routed.append(_flat(element.text))
         if element.extra.get("notice_only"):
-            self._last_notice = self._unstamped(element)
+            self._last_notice = self._notice_digest(element)
         if by_row is not None:
             if element.role is Role.USER:  # a runtime notice opens a turn: the work before it is not the reply's
                 self._worked = False
@@ -551,7 +552,7 @@ class Classifier:
                 continue
             if element.tokens > row.get("max_tokens", element.tokens) or (row.get("copy") and not self._said_before(
                     element.text)) or (row.get("routed_again") and _flat(element.text) not in self._routed) or (
-                    row.get("noticed_again") and self._unstamped(element) != self._last_notice) or (
+                    row.get("noticed_again") and self._notice_digest(element) != self._last_notice) or (
                     row.get("chatter") and not self._is_agent_chatter(shown(element))) or (
                     "says" in row and not self.rules[row["says"]].search(element.text or element.envelope)) or any(
                     self.rules[name].search(element.text) for name in row.get("unless_says", ())):
@@ -560,12 +561,13 @@ class Classifier:
                                  row["reason"].format(flag=flag), row["rule"])
         return None
 
-    def _unstamped(self, element: Element) -> str:
+    def _notice_digest(self, element: Element) -> bytes:
         """A runtime notice as compared with the one before it: flattened, its stamps (``notice_stamps``) without their
         times of day (``notice_times``): a reminder every 30 minutes differs from the last only in them, one on
         another day in its date."""
-        return _flat(self._notice_stamps.sub(lambda stamp: self._notice_times.sub("", stamp.group(0)),
-                                             f"{element.envelope}\n{element.text}"))
+        unstamped = self._notice_stamps.sub(lambda stamp: self._notice_times.sub("", stamp.group(0)),
+                                            f"{element.envelope}\n{element.text}")
+        return _digest(_flat(unstamped))
 
     def _echoes_agent(self, text: str) -> bool:
         """``text`` is the agent's message just before it, whole, as a channel sends it back: the only text of the
