@@ -54,6 +54,7 @@ def test_the_bare_token_keeps_its_own_rule(tmp_path: Path) -> None:
     "We'll need your approval to renew the domain. HEARTBEAT_OK",
     "Disk at 97 percent. HEARTBEAT_OK",
     "HEARTBEAT_OK. Rerun scheduled for 02:00.", "Restarted the gateway. HEARTBEAT_OK",
+    "But the backup did not run last night. HEARTBEAT_OK", "Retrying the sync at 02:00. HEARTBEAT_OK",  # capitalised
 ])
 def test_trouble_a_question_a_token_inside_a_sentence_or_a_long_report_is_not_that_chatter(
         reply: str, tmp_path: Path) -> None:
