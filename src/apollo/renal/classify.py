@@ -521,12 +521,13 @@ class Classifier:
         elif element.role is Role.USER:
             self._echoed = _plain(self._turn_text) if self._turn_texts == 1 else None
             self._turn_texts, self._turn_text = 0, ""
-        by_row = (self._by_row(element, self._turn_rows) if element.extra else None) or self._by_row(
-            element, self._kind_rows)
+        notice = self._notice_digest(element) if element.extra.get("notice_only") else None
+        by_row = (self._by_row(element, self._turn_rows, notice) if element.extra else None) or self._by_row(
+            element, self._kind_rows, notice)
         if element.extra.get("routed") and element.text.strip():  # another session's message: the same again repeats it
             self._routed.append(_flat(element.text))
-        if element.extra.get("notice_only"):
-            self._last_notice = self._notice_digest(element)
+        if notice is not None:
+            self._last_notice = notice
         if by_row is not None:
             if element.role is Role.USER:  # a runtime notice opens a turn: the work before it is not the reply's
                 self._worked = False
@@ -543,16 +544,16 @@ class Classifier:
             return self._tool_result(element)
         return self._text(element)
 
-    def _by_row(self, element: Element, rows: list[dict[str, Any]]) -> Verdict | None:
+    def _by_row(self, element: Element, rows: list[dict[str, Any]], notice: bytes | None) -> Verdict | None:
         """The first row (``[[classify.turns]]``, ``[[classify.kinds]]``) that fits the element's turn
-        flag and kind, if any."""
+        flag and kind, if any; ``notice`` is the element's digest when it is a runtime notice (computed once)."""
         for row in rows:
             flag = element.extra.get(row["when"]) if "when" in row else True
             if not flag or ("kinds" in row and element.kind.value not in row["kinds"]):
                 continue
             if element.tokens > row.get("max_tokens", element.tokens) or (row.get("copy") and not self._said_before(
                     element.text)) or (row.get("routed_again") and _flat(element.text) not in self._routed) or (
-                    row.get("noticed_again") and self._notice_digest(element) != self._last_notice) or (
+                    row.get("noticed_again") and (notice is None or notice != self._last_notice)) or (
                     row.get("chatter") and not self._is_agent_chatter(shown(element))) or (
                     "says" in row and not self.rules[row["says"]].search(element.text or element.envelope)) or any(
                     self.rules[name].search(element.text) for name in row.get("unless_says", ())):
