@@ -368,6 +368,8 @@ class Classifier:
         self._restated_share: float = settings["request_restated_share"]
         self._failed_by = [self.rules[name] for name in settings["outcome_failed_by"]]
         self._failed_unless = [self.rules[name] for name in settings["outcome_failed_unless"]]
+        self._failed_after = frozenset(settings["outcome_failed_after"])
+        self._failed_after_by = [self.rules[name] for name in settings["outcome_failed_after_by"]]
         self._done_closes_unless = tuple(settings["done_closes_unless"])
         self._tasks_called_off_by = tuple(settings["tasks_called_off_by"])
         self._choice_markers = re.compile(settings["choice_markers"], re.IGNORECASE)
@@ -376,6 +378,8 @@ class Classifier:
         self._choice_max_tokens: int = settings["choice_reply_max_tokens"]
         self._without_words = re.compile(settings["reply_without_words"])
         self._attachment = re.compile(settings["attachment_placeholder"])
+        self._structured_reply = re.compile(settings["structured_reply"])
+        self._fenced_answers = frozenset(settings["fenced_answers"])
         self._choice_fillers = frozenset(settings["choice_fillers"])
         self._option_item = re.compile(settings["option_item"], re.IGNORECASE)
         self._asks_quantity = re.compile(settings["option_not_after"])
@@ -723,10 +727,7 @@ class Classifier:
         if role == "user" and said != text:  # what a run printed, pasted by the user: evidence, like a tool result
             self._worked = True
         if not said:
-            self._remember(element, speaker, role, substantive=True)
-            return self._verdict(element, "process", "compress" if element.tokens > self._long_user_tokens else "keep",
-                                 0.6, "pasted material (code, a log, terminal output), no words of the speaker's",
-                                 "content:pasted")
+            return self._pasted(element, text, role, speaker)
         found = reading.read(said, role, rules, social=said == text and len(text) <= self._social_max_chars)
         self._turn_keys = frozenset()
         reference = self._reference()
@@ -837,7 +838,7 @@ class Classifier:
         if found.tag:  # "right?": checks that the listener follows, and waits for the answer
             return self._verdict(element, "process", "keep", 0.7, f'"{quoted}" asks the listener to confirm',
                                  "context:check")
-        primary: Signal = spoken[0] if spoken else signals[0]
+        primary: Signal = reading.leading(spoken) if spoken else signals[0]
         answers = bool(spoken) and all(s.answers or s.sound for s in signals)
         anywhere = any(s.anywhere for s in signals)
         confirmation = any(s.confirmation for s in signals)
@@ -1006,7 +1007,7 @@ class Classifier:
         if answered_turn is not None and answered_turn.stated in self._stance_categories and not (
                 self._specifics_in(said) - answered_turn.specifics):
             facts.add("replies_stance")
-        if other is not None:
+        if other is not None and not self._attachment.match(said):
             facts.update(fact for fact, signal in self._replies_to if signal in other.signals)
         option = self._picked(element, found, other) if role == "user" else None
         if option is not None:
@@ -1020,7 +1021,8 @@ class Classifier:
                        deferral=f'"{deferral.group(0)}"' if deferral is not None else "")
         reason = row["reason"].format_map(words)
         category, effect = row["category"], row.get("effect")
-        if role == "user" and found.opens_with(self._failed_by, self._failed_unless):
+        if role == "user" and found.opens_with(self._failed_by, self._failed_unless, self._failed_after,
+                                               self._failed_after_by):
             self._failed(element, speaker)
         if role == "user" and found.bare in self._left_to_user_done_by:
             self._done_by_user(element, other)
@@ -1531,10 +1533,28 @@ class Classifier:
         if found.content and any(not c.question for c in found.content) and not held:
             self._answered_by(element, speaker, keys, defers=defers, unsure=unsure, moves_on=self._moves_on(found, role))
         if role == "assistant" and self._answering and (not held or any(c.answer for c in self._answering)):
-            answer = self._answer_of(element, found)
-            if self._last_answer is not None:  # texts one after another hand over together (a letter, then "Want changes?")
-                answer = (*answer[:3], answer[3] + self._last_answer[3])
-            self._last_answer = answer
+            self._hand_over(self._answer_of(element, found))
+
+    def _pasted(self, element: Element, text: str, role: str, speaker: str) -> Verdict:
+        """Pasted material, no words of the speaker's; the agent's answer written whole in structured output
+        (`structured_reply`), or the fenced block the user asked to be shown (`fenced_answers`), answers all the same."""
+        if role == "assistant" and not element.extra.get("failed_turn") and (self._structured_reply.match(text) or (
+                text.lstrip().startswith(("```", "~~~")) and any(
+                    c.role == "user" and c.verdict.rule in self._fenced_answers for c in self._open_questions))):
+            self._answered_by(element, speaker, frozenset(), defers=False, unsure=False)
+            if self._answering:
+                self._hand_over((element.id, False, frozenset(), _own_tokens(element)))
+        self._remember(element, speaker, role, substantive=True)
+        return self._verdict(element, "process", "compress" if element.tokens > self._long_user_tokens else "keep",
+                             0.6, "pasted material (code, a log, terminal output), no words of the speaker's",
+                             "content:pasted")
+
+    def _hand_over(self, answer: tuple[str, bool, frozenset[str], int]) -> None:
+        """``answer`` is the agent's turn's latest: texts one after another hand over together (a letter, then "Want
+        changes?")."""
+        if self._last_answer is not None:
+            answer = (*answer[:3], answer[3] + self._last_answer[3])
+        self._last_answer = answer
 
     def _answer_of(self, element: Element, found: reading.Reading) -> tuple[str, bool, frozenset[str], int]:
         """What the agent's text, if its turn ends on it, does to the questions it answers: (its id,

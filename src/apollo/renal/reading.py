@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import itertools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from apollo.hanzi import simplified
 from apollo.patterns import LazyPattern
@@ -142,13 +142,24 @@ class Reading:
         said = sum(len(c.body) for c in self.content if not c.question)
         return asked > 0 and asked >= said
 
-    def opens_with(self, signals: list[Signal], unless: list[Signal]) -> bool:
+    def opens_with(self, signals: list[Signal], unless: list[Signal], preface: frozenset[str] = frozenset(),
+                   after_preface: list[Signal] | None = None) -> bool:
         """Its first content clause shows one of ``signals`` and no later one any of ``unless``: what
-        the message is mainly about, with nothing new asked after it."""
+        the message is mainly about, with nothing new asked after it. Leading clauses that are only a
+        whole-clause signal of ``preface`` ("no, …") and show none of ``signals`` ("不对" does) are read as the preface of
+        the next, which must then show one of ``after_preface`` (what "no" says depends on what was asked: only
+        the words after it tell a failure from "no, nothing is broken")."""
         content = self.content
-        if not content or not any(s.search(_match_text(content[0])) is not None for s in signals):
+
+        def shows(clause: Clause, among: list[Signal]) -> bool:
+            return any(s.search(_match_text(clause)) is not None for s in among)
+
+        opening = content
+        while len(opening) > 1 and opening[0].whole in preface and not shows(opening[0], signals):
+            opening = opening[1:]
+        if not opening or not shows(opening[0], signals if opening is content else after_preface or signals):
             return False
-        return not any(s.search(_match_text(c)) is not None for c in content[1:] for s in unless)
+        return not any(s.search(_match_text(c)) is not None for c in opening[1:] for s in unless)
 
     def clauses_showing(self, signal: Signal) -> list[Clause]:
         """Its content clauses in which ``signal`` is found."""
@@ -487,6 +498,11 @@ def social_parts(norm: str, rules: RenalRules) -> tuple[Signal, ...]:
     return (filler,) if not _strip_fillers(bare, filler.phrases) or filler.match_whole(bare) else ()
 
 
+def leading(parts: Sequence[Signal]) -> Signal:
+    """What a clause of several formulas is read as: its first that is not a form of address ("bro you on?" pings)."""
+    return next((part for part in parts if not part.attached), parts[0])
+
+
 def said_as_formula(parts: tuple[Signal, ...], role: str, question: bool) -> bool:
     """``parts`` (a clause's :func:`social_parts`) make it a formula when said by ``role``: a signal of the other
     side's only ("anything else I can do?" is the agent's) or asked where the signal is never a question reads as
@@ -652,7 +668,7 @@ def _read(text: str, role: str, rules: RenalRules, social: bool) -> Reading:
                 names = _names(text) if names is None else names
                 parts = _social_addressing(clause.norm, names, rules, formulas)
             if said_as_formula(parts, role, clause.question):
-                clause.social = parts[0]
+                clause.social = leading(parts)
                 reading.social.extend(parts)
                 formulas.append(matched)
                 continue
@@ -781,7 +797,7 @@ def _read_as_one(text: str, reading: Reading, rules: RenalRules, role: str) -> N
     if not said_as_formula(parts, role, reading.question) or parts[0].name == "filler":
         return
     end = reading.clauses[-1].end
-    reading.clauses = [Clause(text, end, norm, parts[0])]
+    reading.clauses = [Clause(text, end, norm, leading(parts))]
     reading.social = list(parts)
     reading.found.clear()
     reading.question = reading.yes_no = reading.tag = False

@@ -141,6 +141,8 @@ class ClassifySettings(msgspec.Struct, forbid_unknown_fields=True):
     notice_times: str
     outcome_failed_by: list[str]
     outcome_failed_unless: list[str]
+    outcome_failed_after: list[str]
+    outcome_failed_after_by: list[str]
     done_closes_unless: list[str]
     state_reports: list[str]
     delivered_runs: list[str]
@@ -154,6 +156,8 @@ class ClassifySettings(msgspec.Struct, forbid_unknown_fields=True):
     choice_reply_max_tokens: int
     reply_without_words: str
     attachment_placeholder: str
+    fenced_answers: list[str]
+    structured_reply: str
     choice_fillers: list[str]
     option_item: str
     option_not_after: str

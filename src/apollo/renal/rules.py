@@ -363,7 +363,8 @@ ACTIONS = ("keep", "compress", "drop", "confirm")
 
 #: the ``[classify]`` settings whose values are signal names: a misspelt one fails at load, not mid-session
 SIGNAL_LISTS = ("answer_left_open_by", "answer_held_by", "left_to_user_by", "left_to_user_done_by", "question_left_by", "tasks_called_off_by",
-                "self_answered_by", "outcome_failed_by", "outcome_failed_unless", "done_closes_unless", "failed_parts_by")
+                "self_answered_by", "outcome_failed_by", "outcome_failed_unless", "outcome_failed_after",
+                "outcome_failed_after_by", "done_closes_unless", "failed_parts_by")
 
 
 def _check_rows(settings: dict[str, Any], signals: Collection[str]) -> None:
