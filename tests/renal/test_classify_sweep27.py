@@ -333,3 +333,54 @@ def test_a_question_or_a_failure_beside_when_or_after_is_no_rule(said: str) -> N
 def test_the_file_shown_in_a_fence_answers_show_me_the_file() -> None:
     v = verdicts(("user", "Show me the file"), ("assistant", "```markdown\n# Notes\n- item one\n```"), ("user", "ok thanks"))
     assert (v["m1"].category, v["m1"].status) == ("process", "answered")
+
+
+@pytest.mark.parametrize(("rule", "addendum"), [
+    ("Always reply in English in this group.", "Em outros grupos também."),
+    ("以后回复都用中文", "其他群也一样"),
+    ("Always answer in German.", "bei allen Projekten"),
+    ("Never post without asking me first.", "same for emails"),
+    ("Quando eu falar olá voz vc aparece aqui ok", "Em outras conversas."),
+    ("Always reply in English.", "in all groups"),
+])
+def test_a_scope_added_to_the_rule_just_given_is_part_of_the_rule(rule: str, addendum: str) -> None:
+    v = verdicts(("user", rule), ("assistant", "Got it."), ("user", addendum))
+    assert (v["m3"].category, v["m3"].rule) == ("preference", "intent:preference")
+
+
+@pytest.mark.parametrize(("before", "said"), [
+    ("Fix the header.", "also fix the footer"),  # new work
+    ("Fix the header.", "also for the footer"),  # a scope added to work, not to a rule
+    ("以后回复都用中文", "我也是"),  # the speaker
+    ("Always reply in English in this group.", "also in the other groups?"),  # asked
+    ("Fix the header.", "in all pages"),  # a scope added to work
+    ("Always reply in English.", "also during the demo the server crashed"),  # a report
+    ("以后回复都用中文", "换了浏览器也一样"),  # still broken
+])
+def test_also_after_work_as_new_work_about_the_speaker_or_asked_is_no_rule(before: str, said: str) -> None:
+    v = verdicts(("user", before), ("assistant", "Done."), ("user", said))
+    assert v["m3"].category != "preference"
+
+
+@pytest.mark.parametrize("rule", ["No more emojis in your replies, ok?", "no more walls of text please", "ok no more jokes"])
+def test_no_more_of_what_the_agent_puts_in_its_replies_is_a_preference(rule: str) -> None:
+    v = verdicts(("assistant", "Here you go 😀🎉"), ("user", rule))
+    assert v["m2"].category == "preference"
+
+
+@pytest.mark.parametrize("said", ["no more errors in the log", "no more tables?", "no more questions"])
+def test_no_more_of_what_is_over_or_asked_is_no_rule(said: str) -> None:
+    v = verdicts(("assistant", "Here you go 😀🎉"), ("user", said))
+    assert v["m2"].category != "preference"
+
+
+def test_a_widening_after_the_agents_work_or_question_or_after_another_widening_is_no_rule() -> None:
+    v = verdicts(("user", "Always reply in English."), *exec_step("1"), ("assistant", "Done, switched to English."),
+                 ("user", "in all groups"))
+    assert v["m5"].category != "preference"
+    v = verdicts(("user", "Always reply in English."), ("assistant", "Got it. Both channels or just this one?"),
+                 ("user", "same for both"))
+    assert v["m3"].category != "preference"
+    v = verdicts(("user", "Always reply in English."), ("assistant", "Got it."), ("user", "in all groups"),
+                 ("assistant", "Ok."), ("user", "in all other channels"))
+    assert v["m5"].category != "preference"

@@ -1009,6 +1009,8 @@ class Classifier:
             facts.add("replies_stance")
         if other is not None and not self._attachment.match(said):
             facts.update(fact for fact, signal in self._replies_to if signal in other.signals)
+        if self._follows_own_preference(speaker):
+            facts.add("follows_own_preference")
         option = self._picked(element, found, other) if role == "user" else None
         if option is not None:
             facts.add("picks_option")
@@ -1534,6 +1536,14 @@ class Classifier:
             self._answered_by(element, speaker, keys, defers=defers, unsure=unsure, moves_on=self._moves_on(found, role))
         if role == "assistant" and self._answering and (not held or any(c.answer for c in self._answering)):
             self._hand_over(self._answer_of(element, found))
+
+    def _follows_own_preference(self, speaker: str) -> bool:
+        """The speaker's latest message with words in it stated a preference (not one that only widened an earlier one),
+        and nothing with words in it came after it (the other side's "Got it." aside)."""
+        for turn in reversed(self._turns):
+            if turn.substantive:
+                return turn.speaker == speaker and turn.stated == "preference" and "addendum" not in turn.signals
+        return False
 
     def _pasted(self, element: Element, text: str, role: str, speaker: str) -> Verdict:
         """Pasted material, no words of the speaker's; the agent's answer written whole in structured output
