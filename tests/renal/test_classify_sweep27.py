@@ -7,6 +7,11 @@ import pytest
 from support_classify import exec_step, verdicts
 
 
+def _request_status(request: str, report: str) -> str:
+    """The status of the user's ``request`` once the agent worked on it (a tool call and its result) and said ``report``."""
+    return verdicts(("user", request), *exec_step("1"), ("assistant", report))["m1"].status
+
+
 @pytest.mark.parametrize("greeting", ["moin", "Moin moin!", "Servus", "Guten Morgen", "guten abend :)", "Grüss dich",
                                       "Buenas", "Buen día", "Coucou", "Bonsoir", "Buongiorno", "Hoi", "Goedemorgen",
                                       "annyeonghaseyo", "Merhaba!", "salam"])
@@ -185,15 +190,13 @@ def test_a_no_that_is_itself_the_failure_still_reopens_the_request() -> None:
 @pytest.mark.parametrize("report", ["I fixed the error in the parser.", "Fixed the failing test.",
                                     "I created the cron job, next run 02:00.", "Backup scheduled, next run Monday 02:00."])
 def test_a_failure_that_was_fixed_or_the_next_run_of_a_job_is_no_work_still_going_on(report: str) -> None:
-    v = verdicts(("user", "Fix the parser and set up the nightly backup."), *exec_step("1"), ("assistant", report))
-    assert v["m1"].status == "done"
+    assert _request_status("Fix the parser and set up the nightly backup.", report) == "done"
 
 
 @pytest.mark.parametrize("report", ["Fixed the import, but the build failed.", "Deployed, next step is the DNS.",
                                     "The deploy failed, so I fixed the config."])
 def test_a_failure_after_the_fix_or_the_next_step_is_still_work_going_on(report: str) -> None:
-    v = verdicts(("user", "Fix the parser and deploy."), *exec_step("1"), ("assistant", report))
-    assert v["m1"].status == "current"
+    assert _request_status("Fix the parser and deploy.", report) == "current"
 
 
 @pytest.mark.parametrize("offer", ["Anything else, or are we done for today?", "¿Algo más o lo dejamos por hoy?",
@@ -235,8 +238,7 @@ def test_a_no_with_the_failure_after_it_reopens_the_request_whatever_was_asked(c
                                     "Removed the lockfile and reinstalled; npm install failed with EACCES.",
                                     "Fixed the import, tests failed though."])
 def test_a_fix_earlier_in_the_line_does_not_hide_a_later_failure(report: str) -> None:
-    v = verdicts(("user", "fix the deploy pipeline"), *exec_step("1"), ("assistant", report))
-    assert v["m1"].status == "current"
+    assert _request_status("fix the deploy pipeline", report) == "current"
 
 
 @pytest.mark.parametrize("order", ["je veux que tu regardes pourquoi le build plante toujours",
@@ -306,21 +308,18 @@ def test_digits_still_answer_the_agents_question_about_the_user() -> None:
 
 @pytest.mark.parametrize("report", ["Listo. Creé **Prisma** como agente nuevo.", "Creé `backup.sh` en la carpeta scripts."])
 def test_a_spanish_report_naming_what_it_made_in_bold_or_code_is_done(report: str) -> None:
-    v = verdicts(("user", "Crea un agente nuevo."), *exec_step("1"), ("assistant", report))
-    assert v["m1"].status == "done"
+    assert _request_status("Crea un agente nuevo.", report) == "done"
 
 
 def test_a_failure_still_to_fix_is_work_going_on() -> None:
-    v = verdicts(("user", "update the files"), *exec_step("1"),
-                 ("assistant", "Good progress! Two files updated successfully. Let me fix the failed edits by"))
-    assert v["m1"].status == "current"
+    report = "Good progress! Two files updated successfully. Let me fix the failed edits by"
+    assert _request_status("update the files", report) == "current"
 
 
 @pytest.mark.parametrize("report", ["Ejecuté `npm test` y 3 tests fallaron.", "Actualicé `axios`, queda pendiente `react`.",
                                     "Instalé **Node 20**, sin embargo el build no compila."])
 def test_a_spanish_report_with_a_failure_or_work_left_is_not_done(report: str) -> None:
-    v = verdicts(("user", "Arregla el build."), *exec_step("1"), ("assistant", report))
-    assert v["m1"].status == "current"
+    assert _request_status("Arregla el build.", report) == "current"
 
 
 @pytest.mark.parametrize("said", ["上传的时候要先压缩，能不能简化", "发邮件的时候要抄送我，但是邮件一直收不到",

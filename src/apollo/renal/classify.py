@@ -32,6 +32,7 @@ from apollo.renal import reading
 from apollo.renal.balance import Balance, BalanceTracker, Thresholds
 from apollo.renal.rules import ACTIONS, RenalRules, Signal
 from apollo.renal.rules import load as load_rules
+from apollo.transcript import fences
 from apollo.transcript.model import Element, Kind, Role, outside, shown
 from apollo.words import all_cjk
 
@@ -1549,7 +1550,7 @@ class Classifier:
         """Pasted material, no words of the speaker's; the agent's answer written whole in structured output
         (`structured_reply`), or the fenced block the user asked to be shown (`fenced_answers`), answers all the same."""
         if role == "assistant" and not element.extra.get("failed_turn") and (self._structured_reply.match(text) or (
-                text.lstrip().startswith(("```", "~~~")) and any(
+                fences.opening_fence(text.lstrip("\r\n").partition("\n")[0]) and any(
                     c.role == "user" and c.verdict.rule in self._fenced_answers for c in self._open_questions))):
             self._answered_by(element, speaker, frozenset(), defers=False, unsure=False)
             if self._answering:
